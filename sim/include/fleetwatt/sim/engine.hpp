@@ -1,0 +1,108 @@
+// The simulation: one object per run (never a singleton, so sweeps and tests build many). It owns the
+// event queue, the cluster, the jobs and the power ledger; a predictor gives each job's phases and a
+// scheduler decides starts. Jobs run epoch by epoch: a peak phase, then a valley phase.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "fleetwatt/models/gpu_hardware.hpp"
+#include "fleetwatt/models/power_predictor.hpp"
+#include "fleetwatt/sim/cluster.hpp"
+#include "fleetwatt/sim/event_queue.hpp"
+#include "fleetwatt/sim/job.hpp"
+#include "fleetwatt/sim/power_ledger.hpp"
+#include "fleetwatt/sim/run_summary.hpp"
+#include "fleetwatt/sim/scheduler.hpp"
+#include "fleetwatt/workloads/scenario.hpp"
+
+namespace fleetwatt::sim {
+
+/// Thrown out of Engine::run when the stop flag is raised (Ctrl-C).
+class Interrupted : public std::runtime_error {
+ public:
+  Interrupted() : std::runtime_error("interrupted") {}
+};
+
+struct EngineSetup {
+  std::uint32_t nodes = 1;
+  std::uint32_t gpus_per_node = 1;
+  models::GpuHardware gpu;
+  double node_base_W = 0.0;
+  double pue = 1.0;
+  double carbon_kg_per_J = 0.0;
+  Time horizon = Time::from_ns(86'400'000'000'000);
+  Duration facility_interval = Duration::from_ns(1'000'000'000);
+  Duration node_interval = Duration::from_ns(10'000'000'000);
+};
+
+/// What the engine reports while it runs (for progress lines).
+struct Progress {
+  Time now;
+  Time horizon;
+  std::uint64_t jobs_finished;
+  std::uint64_t jobs_total;
+  std::uint64_t events;
+};
+
+class Engine {
+ public:
+  /// Predicts every job's phases up front (a bad job fails here, before anything is written).
+  /// `predictor` must outlive the engine; `sink` may be null.
+  Engine(EngineSetup setup, std::vector<workloads::JobSpec> jobs, const models::PowerPredictor& predictor,
+         std::unique_ptr<Scheduler> scheduler, std::unique_ptr<PlacementPolicy> placement, PowerSink* sink);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  /// Runs to the horizon. `on_progress` is called about every `progress_every` events; a raised
+  /// `stop` flag throws Interrupted.
+  void run(const std::function<void(const Progress&)>& on_progress = {}, std::uint64_t progress_every = 200000,
+           const std::atomic<bool>* stop = nullptr);
+
+  [[nodiscard]] const std::vector<Job>& jobs() const noexcept { return jobs_; }
+  [[nodiscard]] const Cluster& cluster() const noexcept { return cluster_; }
+  [[nodiscard]] const PowerLedger& ledger() const noexcept { return ledger_; }
+  [[nodiscard]] const EngineSetup& setup() const noexcept { return setup_; }
+  [[nodiscard]] EventQueue& queue() noexcept { return queue_; }
+  /// Totals; valid after run().
+  [[nodiscard]] const RunSummary& summary() const noexcept { return summary_; }
+
+ private:
+  class Context;
+  void arrive(JobIndex j);
+  void request_schedule();
+  void schedule_pass();
+  void start_job(JobIndex j, Placement gpus);
+  void enter_peak(JobIndex j);
+  void enter_valley(JobIndex j);
+  void finish_job(JobIndex j);
+  void close_at_horizon();
+
+  EngineSetup setup_;
+  std::vector<Job> jobs_;
+  const models::PowerPredictor& predictor_;
+  std::unique_ptr<Scheduler> scheduler_;
+  std::unique_ptr<PlacementPolicy> placement_;
+  std::unique_ptr<Context> context_;
+  EventQueue queue_;
+  Cluster cluster_;
+  PowerLedger ledger_;
+  std::vector<JobIndex> waiting_;     ///< queued jobs in arrival order
+  bool schedule_pending_ = false;
+  std::uint64_t finished_ = 0;
+  double gpu_seconds_ = 0.0;
+  RunSummary summary_;
+};
+
+/// The engine setup a scenario describes (GPU preset with the scenario's overrides).
+[[nodiscard]] EngineSetup engine_setup(const workloads::Scenario& scenario);
+
+/// Scheduler and placement policies by name; unknown names are ConfigErrors at the scenario's location.
+[[nodiscard]] std::unique_ptr<Scheduler> make_scheduler(const workloads::SchedulerConfig& config);
+[[nodiscard]] std::unique_ptr<PlacementPolicy> make_placement(const workloads::SchedulerConfig& config);
+
+}  // namespace fleetwatt::sim

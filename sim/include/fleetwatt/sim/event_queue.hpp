@@ -1,0 +1,59 @@
+// The discrete-event core: a binary heap ordered by (time, priority, insertion sequence), a total order that
+// makes runs deterministic. Cancellation is lazy: a cancelled id is skipped when it reaches the top.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <unordered_set>
+#include <vector>
+
+#include "fleetwatt/sim/time.hpp"
+
+namespace fleetwatt::sim {
+
+/// Identifies a scheduled event, for cancellation. Never reused within one queue.
+using EventId = std::uint64_t;
+
+class EventQueue {
+ public:
+  using Callback = std::function<void()>;
+
+  /// Schedules `cb` at absolute time t (t >= now()); lower priority values run first at equal times.
+  EventId schedule_at(Time t, Callback cb, int priority = 0);
+  /// Schedules `cb` after d (d >= 0) from now().
+  EventId schedule_in(Duration d, Callback cb, int priority = 0);
+  /// Cancels a pending event; returns false if it already ran, was cancelled, or never existed.
+  bool cancel(EventId id);
+
+  [[nodiscard]] Time now() const noexcept { return now_; }
+  /// Time of the next live event, if any.
+  [[nodiscard]] std::optional<Time> next_time();
+  /// Number of live (not cancelled) pending events.
+  [[nodiscard]] std::size_t pending() const noexcept { return heap_.size() - cancelled_.size(); }
+  [[nodiscard]] std::uint64_t events_run() const noexcept { return events_run_; }
+
+  /// Runs the next live event; returns false when none is left.
+  bool step();
+  /// Runs every event with time < t, then sets the clock to t (t >= now()). Returns events run.
+  std::uint64_t run_until(Time t);
+
+ private:
+  struct Entry {
+    Time time;
+    int priority;
+    EventId id;
+    Callback callback;
+  };
+  static bool later(const Entry& a, const Entry& b);
+  void drop_cancelled_top();
+
+  std::vector<Entry> heap_;
+  std::unordered_set<EventId> cancelled_;
+  std::unordered_set<EventId> live_;
+  Time now_ = Time::zero();
+  EventId next_id_ = 1;
+  std::uint64_t events_run_ = 0;
+};
+
+}  // namespace fleetwatt::sim

@@ -1,0 +1,91 @@
+// Power accounting. GPU power is piecewise constant and changes only at events; the ledger integrates it
+// exactly (energy += P_old * dt at each change), keeps node and facility totals, and cuts the facility and
+// node series into fixed intervals whose samples are exact interval means.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "fleetwatt/sim/cluster.hpp"
+#include "fleetwatt/sim/power_sink.hpp"
+#include "fleetwatt/sim/time.hpp"
+
+namespace fleetwatt::sim {
+
+/// Compensated (Neumaier) sum: energy totals over a year of a fleet stay exact to ~1e-16 relative.
+class EnergySum {
+ public:
+  void add(double x) noexcept;
+  [[nodiscard]] double value() const noexcept { return sum_ + compensation_; }
+
+ private:
+  double sum_ = 0.0, compensation_ = 0.0;
+};
+
+struct LedgerConfig {
+  std::uint32_t nodes = 1;
+  std::uint32_t gpus_per_node = 1;
+  double gpu_idle_W = 0.0;
+  double node_base_W = 0.0;
+  double pue = 1.0;
+  Duration facility_interval = Duration::from_ns(1'000'000'000);
+  Duration node_interval = Duration::from_ns(10'000'000'000);
+};
+
+class PowerLedger {
+ public:
+  /// All GPUs start idle at time zero. `sink` may be null (totals only).
+  PowerLedger(const LedgerConfig& config, PowerSink* sink);
+
+  /// From `now` on, each GPU in `gpus` draws `power_W`.
+  void set_gpu_power(Time now, std::span<const GpuIndex> gpus, double power_W);
+  /// Adds a constant non-GPU IT load (network, storage) from `now` on; may be negative to remove it.
+  void add_other_it_power(Time now, double delta_W);
+  /// Integrates up to `end` and emits the last (possibly partial) samples; no change may follow.
+  void close(Time end);
+
+  [[nodiscard]] double gpu_power_W(GpuIndex g) const { return gpu_W_[g]; }
+  [[nodiscard]] double node_power_W(NodeIndex n) const { return node_W_[n]; }
+  [[nodiscard]] double it_power_W() const noexcept { return it_W_; }
+  [[nodiscard]] double facility_power_W() const noexcept { return it_W_ * config_.pue; }
+
+  [[nodiscard]] double gpu_energy_J() const noexcept { return gpu_energy_.value(); }
+  [[nodiscard]] double it_energy_J() const noexcept { return it_energy_.value(); }
+  [[nodiscard]] double facility_energy_J() const noexcept { return it_energy_.value() * config_.pue; }
+  /// Highest facility power held for a positive time.
+  [[nodiscard]] double peak_facility_W() const noexcept { return peak_it_W_ * config_.pue; }
+  /// Highest facility interval mean.
+  [[nodiscard]] double peak_facility_sample_W() const noexcept { return peak_sample_W_; }
+  [[nodiscard]] const LedgerConfig& config() const noexcept { return config_; }
+
+ private:
+  void advance(Time now);
+  void advance_nodes_to(Time t);
+  void touch_node(NodeIndex n, Time now);
+
+  LedgerConfig config_;
+  PowerSink* sink_;
+  std::vector<double> gpu_W_;
+  std::vector<double> node_W_;
+  double gpu_total_W_ = 0.0;
+  double other_it_W_ = 0.0;
+  double it_W_ = 0.0;
+  Time last_ = Time::zero();
+  bool closed_ = false;
+
+  EnergySum gpu_energy_, it_energy_;
+  double peak_it_W_ = 0.0;
+  double peak_sample_W_ = 0.0;
+
+  // Facility interval in progress.
+  Time facility_start_ = Time::zero();
+  double facility_interval_J_ = 0.0;  ///< IT energy since facility_start_
+  // Node interval in progress: per-node energy since node_start_, integrated up to node_last_[n].
+  Time node_start_ = Time::zero();
+  std::vector<double> node_interval_J_;
+  std::vector<Time> node_last_;
+  std::vector<double> node_sample_W_;
+};
+
+}  // namespace fleetwatt::sim

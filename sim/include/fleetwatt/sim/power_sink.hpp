@@ -1,0 +1,23 @@
+// Where power time series go as the simulation produces them (results/ writes them to HDF5). Samples are
+// streamed, so memory does not grow with simulated time.
+#pragma once
+
+#include <span>
+
+#include "fleetwatt/sim/cluster.hpp"
+#include "fleetwatt/sim/time.hpp"
+
+namespace fleetwatt::sim {
+
+class PowerSink {
+ public:
+  virtual ~PowerSink() = default;
+  /// Mean powers over [start, start + interval); energy_J is facility energy from 0 to the interval's end.
+  virtual void facility_sample(Time start, double it_W, double facility_W, double energy_J) = 0;
+  /// Mean power of every node over [start, start + node interval).
+  virtual void node_samples(Time start, std::span<const double> node_W) = 0;
+  /// From time t on, each GPU in `gpus` draws `power_W`.
+  virtual void gpu_change(Time t, std::span<const GpuIndex> gpus, double power_W) = 0;
+};
+
+}  // namespace fleetwatt::sim

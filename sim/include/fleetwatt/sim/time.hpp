@@ -1,0 +1,62 @@
+// Simulated time: integer nanoseconds since scenario start. A floating-point clock needs epsilons and loses
+// short phases late in long runs; int64 ns spans ~292 years exactly. Seconds appear only at the boundary.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+namespace fleetwatt::sim {
+
+/// A span of simulated time.
+class Duration {
+ public:
+  constexpr Duration() = default;
+  static constexpr Duration from_ns(std::int64_t ns) { return Duration(ns); }
+  /// Rounds to the nearest nanosecond; throws std::out_of_range for NaN or spans beyond ~292 years.
+  static Duration from_seconds(double s);
+  static constexpr Duration zero() { return Duration(0); }
+  static constexpr Duration max() { return Duration(std::numeric_limits<std::int64_t>::max()); }
+
+  [[nodiscard]] constexpr std::int64_t ns() const { return ns_; }
+  [[nodiscard]] constexpr double seconds() const { return static_cast<double>(ns_) * 1e-9; }
+
+  /// Checked addition: throws std::overflow_error rather than wrapping.
+  friend Duration operator+(Duration a, Duration b);
+  friend constexpr Duration operator-(Duration a, Duration b) { return Duration(a.ns_ - b.ns_); }
+  friend Duration operator*(Duration a, std::int64_t k);
+  Duration& operator+=(Duration b) { return *this = *this + b; }
+  friend constexpr auto operator<=>(Duration, Duration) = default;
+
+ private:
+  constexpr explicit Duration(std::int64_t ns) : ns_(ns) {}
+  std::int64_t ns_ = 0;
+};
+
+/// A point of simulated time, measured from the scenario's start.
+class Time {
+ public:
+  constexpr Time() = default;
+  static constexpr Time from_ns(std::int64_t ns) { return Time(ns); }
+  static Time from_seconds(double s) { return Time(Duration::from_seconds(s).ns()); }
+  static constexpr Time zero() { return Time(0); }
+  static constexpr Time max() { return Time(std::numeric_limits<std::int64_t>::max()); }
+
+  [[nodiscard]] constexpr std::int64_t ns() const { return ns_; }
+  [[nodiscard]] constexpr double seconds() const { return static_cast<double>(ns_) * 1e-9; }
+  [[nodiscard]] constexpr Duration since_start() const { return Duration::from_ns(ns_); }
+
+  friend Time operator+(Time t, Duration d) { return Time((t.since_start() + d).ns()); }
+  friend constexpr Duration operator-(Time a, Time b) { return Duration::from_ns(a.ns_ - b.ns_); }
+  friend constexpr auto operator<=>(Time, Time) = default;
+
+ private:
+  constexpr explicit Time(std::int64_t ns) : ns_(ns) {}
+  std::int64_t ns_ = 0;
+};
+
+/// "3d 04:05:06.789" style rendering for progress lines and messages.
+[[nodiscard]] std::string format_time(Time t);
+
+}  // namespace fleetwatt::sim

@@ -1,0 +1,72 @@
+// Test helpers: locations, temporary folders, running commands.
+#include "test_support.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+namespace fleetwatt::test {
+
+std::optional<std::filesystem::path> shared_data() {
+  std::filesystem::path p = FLEETWATT_SHARED_DATA;
+  if (std::filesystem::is_directory(p)) return p;
+  return std::nullopt;
+}
+
+std::filesystem::path source_dir() { return FLEETWATT_SOURCE_DIR; }
+
+std::filesystem::path fleetwatt_binary() { return FLEETWATT_BINARY; }
+
+TempDir::TempDir() {
+  static std::atomic<unsigned> counter{0};
+  std::random_device rd;
+  auto base = std::filesystem::temp_directory_path();
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    auto p = base / ("fleetwatt-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + "-" +
+                     std::to_string(rd() % 100000));
+    if (std::filesystem::create_directory(p)) {
+      path_ = p;
+      return;
+    }
+  }
+  throw std::runtime_error("cannot create a temporary folder");
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+std::filesystem::path TempDir::write(const std::string& name, const std::string& text) const {
+  auto p = path_ / name;
+  std::ofstream(p, std::ios::binary) << text;
+  return p;
+}
+
+static std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+CommandResult run_command(const std::string& command_line) {
+  TempDir dir;
+  auto out = dir / "out.txt";
+  auto err = dir / "err.txt";
+  std::string full = command_line + " >" + out.string() + " 2>" + err.string() + " </dev/null";
+  int status = std::system(full.c_str());
+  CommandResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+}  // namespace fleetwatt::test

@@ -1,0 +1,52 @@
+// Helpers shared by the tests: where the shared data and the fleetwatt binary are, temporary folders,
+// running the command line.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace fleetwatt::test {
+
+/// ../shared/data beside the checkout, or nothing when it is absent (a user's clone).
+[[nodiscard]] std::optional<std::filesystem::path> shared_data();
+/// The source tree root.
+[[nodiscard]] std::filesystem::path source_dir();
+/// The built fleetwatt executable.
+[[nodiscard]] std::filesystem::path fleetwatt_binary();
+
+/// A fresh temporary folder, removed when the object goes.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
+  [[nodiscard]] std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+  /// Writes text to a file in the folder and returns its path.
+  std::filesystem::path write(const std::string& name, const std::string& text) const;
+
+ private:
+  std::filesystem::path path_;
+};
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;  ///< stdout
+  std::string err;  ///< stderr
+};
+
+/// Runs a shell command line, capturing stdout and stderr.
+[[nodiscard]] CommandResult run_command(const std::string& command_line);
+
+}  // namespace fleetwatt::test
+
+/// Skips the current test (with a message) when ../shared/data is absent.
+#define FLEETWATT_REQUIRE_SHARED_DATA(var)                                             \
+  const auto var##_opt = ::fleetwatt::test::shared_data();                             \
+  if (!var##_opt) {                                                                    \
+    WARN("skipped: ../shared/data is absent (public measurements are not in a clone)"); \
+    return;                                                                            \
+  }                                                                                    \
+  const std::filesystem::path& var = *var##_opt

@@ -1,0 +1,17 @@
+// Subcommands of the fleetwatt command. Each registers itself on the CLI11 app and sets `action` to the
+// function that runs it; main() calls that action once parsing succeeded.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace fleetwatt::tools {
+
+/// The chosen subcommand's body; returns the process exit status.
+using Action = std::function<int()>;
+
+void add_run_command(CLI::App& app, Action& action);
+void add_bench_command(CLI::App& app, Action& action);
+void add_list_command(CLI::App& app, Action& action);
+
+}  // namespace fleetwatt::tools

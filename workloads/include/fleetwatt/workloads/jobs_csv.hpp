@@ -1,0 +1,16 @@
+// Explicit job lists as CSV: job_id,submit_s,n_gpus,epochs,peak_s,peak_W,valley_s,valley_W.
+#pragma once
+
+#include <filesystem>
+#include <istream>
+#include <vector>
+
+#include "fleetwatt/workloads/job_spec.hpp"
+
+namespace fleetwatt::workloads {
+
+/// Reads a jobs CSV; a bad record throws TraceFormatError with the line, column and field.
+[[nodiscard]] std::vector<JobSpec> read_jobs_csv(const std::filesystem::path& file);
+[[nodiscard]] std::vector<JobSpec> read_jobs_csv(std::istream& in, const std::string& name);
+
+}  // namespace fleetwatt::workloads

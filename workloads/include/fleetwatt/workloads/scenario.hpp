@@ -1,0 +1,101 @@
+// A scenario as typed structs: the fleet, facility, predictor, scheduler, workload and output sections of a
+// scenario TOML file. Parsing lives in scenario_loader.cpp alone; everything else sees only these structs.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fleetwatt/workloads/input_error.hpp"
+#include "fleetwatt/workloads/job_spec.hpp"
+#include "fleetwatt/workloads/param_set.hpp"
+
+namespace fleetwatt::workloads {
+
+struct FleetConfig {
+  std::uint32_t nodes = 1;
+  std::uint32_t gpus_per_node = 4;
+  std::string gpu = "a800";  ///< hardware preset id
+  SourceLocation gpu_origin;
+  std::optional<double> gpu_idle_W;  ///< overrides the preset's idle power
+  std::optional<double> gpu_tdp_W;   ///< overrides the preset's TDP
+  double node_base_W = 0.0;          ///< CPU, memory, fans, NIC idle: drawn always
+};
+
+struct FacilityConfig {
+  double pue = 1.0;                  ///< facility power / IT power
+  double carbon_kg_per_J = 0.0;      ///< grid carbon intensity (scenario key is kg/kWh)
+};
+
+/// A job class for class-based predictors: a measured per-epoch phase profile at a reference dataset size.
+struct JobClassConfig {
+  std::string name;
+  PhaseProfile reference;
+  double reference_samples = 0.0;
+  SourceLocation where;
+};
+
+struct PredictorConfig {
+  std::string kind = "table";
+  SourceLocation kind_origin;
+  std::vector<JobClassConfig> classes;  ///< [predictor.classes.NAME] tables
+  ParamSet params;                      ///< any other key of [predictor], for the predictor's registry entry
+};
+
+struct SchedulerConfig {
+  std::string policy = "fifo";
+  SourceLocation policy_origin;
+  std::string placement = "first_fit";
+  SourceLocation placement_origin;
+  ParamSet params;
+};
+
+/// One entry of a generator's job mix.
+struct MixEntry {
+  double weight = 1.0;
+  std::string job_class;
+  SourceLocation class_origin;
+  std::vector<std::uint32_t> n_gpus{1};
+  std::vector<double> n_gpus_weights;  ///< empty: uniform over n_gpus
+  std::uint32_t epochs_min = 1, epochs_max = 1;
+  double samples_min = 0.0, samples_max = 0.0;  ///< 0: the class's reference size
+};
+
+/// Poisson arrivals whose rate follows a cosine day/night profile.
+struct GeneratorConfig {
+  double mean_rate_per_s = 0.0;
+  double diurnal_amplitude = 0.0;   ///< 0..1: rate = mean * (1 + a cos(2 pi (t - peak) / day))
+  double peak_time_of_day_s = 14 * 3600.0;
+  double start_s = 0.0;
+  double end_s = 0.0;               ///< defaults to the horizon
+  std::vector<MixEntry> mix;
+};
+
+struct WorkloadConfig {
+  double horizon_s = 86400.0;       ///< simulated span [0, horizon)
+  std::vector<JobSpec> jobs;        ///< explicit [[workload.jobs]] and jobs_csv rows
+  std::optional<GeneratorConfig> generator;
+};
+
+struct OutputConfig {
+  std::filesystem::path path = "fleetwatt.h5";
+  double facility_interval_s = 1.0;
+  double node_interval_s = 10.0;
+  bool gpu_changes = true;          ///< write /gpus/changes
+};
+
+struct Scenario {
+  std::filesystem::path file;       ///< where it was read from (relative paths resolve against its folder)
+  std::string text;                 ///< the TOML as read, stored in results for reproducibility
+  std::uint64_t seed = 1;
+  FleetConfig fleet;
+  FacilityConfig facility;
+  PredictorConfig predictor;
+  SchedulerConfig scheduler;
+  WorkloadConfig workload;
+  OutputConfig output;
+};
+
+}  // namespace fleetwatt::workloads
