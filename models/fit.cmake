@@ -1,0 +1,5 @@
+# models/fit: learning a site's predictor from its own telemetry (issue #4): power-log reading, square-wave
+# segmentation, records, feature selection, symbolic regression, baselines, evaluation, the "sr" predictor.
+target_sources(fleetwatt_models PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/src/fit/telemetry.cpp
+)
