@@ -2,4 +2,5 @@
 # segmentation, records, feature selection, symbolic regression, baselines, evaluation, the "sr" predictor.
 target_sources(fleetwatt_models PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/fit/telemetry.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/fit/segmentation.cpp
 )
