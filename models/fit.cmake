@@ -3,4 +3,5 @@
 target_sources(fleetwatt_models PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/fit/telemetry.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/fit/segmentation.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/fit/records.cpp
 )

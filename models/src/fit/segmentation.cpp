@@ -123,6 +123,33 @@ Segmentation segment_series(const GpuPowerSeries& series, const SegmentOptions& 
   // Runs of high/low samples, as boundaries (index of each run's first sample).
   std::vector<std::size_t> starts{0};
   std::vector<bool> high{true};
+  // Folds runs too short to be a phase into their neighbours (repeat until stable).
+  auto merge_short_runs = [&] {
+    bool changed = true;
+    while (changed && starts.size() > 1) {
+      changed = false;
+      for (std::size_t r = 0; r < starts.size(); ++r) {
+        const std::size_t end = r + 1 < starts.size() ? starts[r + 1] : n;
+        if (end - starts[r] >= options.min_phase_samples) continue;
+        // Dropping a run's boundaries folds it into its neighbours.
+        if (r == 0) {
+          starts.erase(starts.begin() + 1);
+          high.erase(high.begin());
+          starts[0] = 0;
+        } else if (r + 1 == starts.size()) {
+          starts.pop_back();
+          high.pop_back();
+        } else {
+          starts.erase(starts.begin() + static_cast<std::ptrdiff_t>(r),
+                       starts.begin() + static_cast<std::ptrdiff_t>(r + 2));
+          high.erase(high.begin() + static_cast<std::ptrdiff_t>(r),
+                     high.begin() + static_cast<std::ptrdiff_t>(r + 2));
+        }
+        changed = true;
+        break;
+      }
+    }
+  };
   if (two_levels) {
     seg.threshold_W = lv.threshold;
     std::vector<bool> label(n);
@@ -149,31 +176,7 @@ Segmentation segment_series(const GpuPowerSeries& series, const SegmentOptions& 
         high.push_back(label[i]);
       }
     }
-    // Merge runs too short to be a phase into the preceding one (repeat until stable).
-    bool changed = true;
-    while (changed && starts.size() > 1) {
-      changed = false;
-      for (std::size_t r = 0; r < starts.size(); ++r) {
-        const std::size_t end = r + 1 < starts.size() ? starts[r + 1] : n;
-        if (end - starts[r] >= options.min_phase_samples) continue;
-        // Dropping a run's boundaries folds it into its neighbours.
-        if (r == 0) {
-          starts.erase(starts.begin() + 1);
-          high.erase(high.begin());
-          starts[0] = 0;
-        } else if (r + 1 == starts.size()) {
-          starts.pop_back();
-          high.pop_back();
-        } else {
-          starts.erase(starts.begin() + static_cast<std::ptrdiff_t>(r),
-                       starts.begin() + static_cast<std::ptrdiff_t>(r + 2));
-          high.erase(high.begin() + static_cast<std::ptrdiff_t>(r),
-                     high.begin() + static_cast<std::ptrdiff_t>(r + 2));
-        }
-        changed = true;
-        break;
-      }
-    }
+    merge_short_runs();
     // Each threshold crossing of the smoothed trace lies within half a window of the raw edge.
     const auto w = static_cast<std::size_t>(options.smoothing_window);
     for (std::size_t r = 1; r < starts.size(); ++r) {
@@ -183,6 +186,7 @@ Segmentation segment_series(const GpuPowerSeries& series, const SegmentOptions& 
       const std::size_t ceil = r + 2 < starts.size() ? starts[r + 2] : n;
       if (lo <= hi) starts[r] = refine_edge(p, lo, hi, std::max<std::size_t>(w, 2), starts[r - 1], ceil);
     }
+    merge_short_runs();
   }
 
   // Phases: high runs are peaks; low runs are idle at either end and valleys in between.
