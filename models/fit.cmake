@@ -4,4 +4,6 @@ target_sources(fleetwatt_models PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/fit/telemetry.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/fit/segmentation.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/fit/records.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/fit/dataset.cpp
 )
+target_link_libraries(fleetwatt_models PRIVATE fmt::fmt Threads::Threads)

@@ -144,15 +144,20 @@ std::string record_header() {
 }
 
 std::string record_line(const JobRecordMeta& m, const TraceSummary& s) {
-  std::string line = csv_text(m.model);
+  std::vector<std::string> cells{csv_text(m.model)};
   for (const auto& v : {m.params, m.flops, m.batch_size, m.data_size, m.input_size, m.workers})
-    line += "," + csv_number(v);
-  line += "," + csv_number(m.gpus ? m.gpus : std::optional<double>(double(s.gpus.size())));
-  line += "," + csv_text(m.gpu_type);
+    cells.push_back(csv_number(v));
+  cells.push_back(csv_number(m.gpus ? m.gpus : std::optional<double>(double(s.gpus.size()))));
+  cells.push_back(csv_text(m.gpu_type));
   for (const double v :
        {s.valley_W, s.valley_s, s.peak_W, s.peak_s, double(s.n_valleys), s.energy_J, s.phase_energy_J})
-    line += "," + csv_number(v);
-  line += "," + csv_text(s.source);
+    cells.push_back(csv_number(v));
+  cells.push_back(csv_text(s.source));
+  std::string line;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (i) line.push_back(',');
+    line.append(cells[i]);
+  }
   return line;
 }
 
