@@ -5,5 +5,7 @@ target_sources(fleetwatt_models PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/fit/segmentation.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/fit/records.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/fit/dataset.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/fit/program.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/fit/symbolic_regression.cpp
 )
 target_link_libraries(fleetwatt_models PRIVATE fmt::fmt Threads::Threads)
