@@ -7,5 +7,6 @@ target_sources(fleetwatt_models PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/src/fit/dataset.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/fit/program.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/fit/symbolic_regression.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/fit/baselines.cpp
 )
 target_link_libraries(fleetwatt_models PRIVATE fmt::fmt Threads::Threads)
