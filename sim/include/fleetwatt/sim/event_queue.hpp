@@ -1,6 +1,7 @@
 // The discrete-event core: a binary heap ordered by (time, priority, insertion sequence), a total order that
-// makes runs deterministic. Cancellation is lazy: a cancelled entry is skipped when it reaches the top. Ids are
-// (generation, slot) pairs over a recycled slot table, so bookkeeping is O(1) and bounded by pending events.
+// makes runs deterministic. Cancellation is lazy: a cancelled entry is skipped when it reaches the top. Ids
+// are (generation, slot) pairs over a recycled slot table, so bookkeeping is O(1) and bounded by pending
+// events.
 #pragma once
 
 #include <cstdint>
