@@ -1,0 +1,56 @@
+// Human units appear only here, in what people read.
+#include "fleetwatt/results/summary_report.hpp"
+
+#include <fmt/format.h>
+#include <cmath>
+
+namespace fleetwatt::results {
+
+std::string format_energy(double j) {
+  const double wh = j / 3600.0;
+  if (std::fabs(wh) >= 1e9) return fmt::format("{:.3f} GWh", wh / 1e9);
+  if (std::fabs(wh) >= 1e6) return fmt::format("{:.3f} MWh", wh / 1e6);
+  if (std::fabs(wh) >= 1e3) return fmt::format("{:.3f} kWh", wh / 1e3);
+  return fmt::format("{:.3f} Wh", wh);
+}
+
+std::string format_power(double w) {
+  if (std::fabs(w) >= 1e6) return fmt::format("{:.3f} MW", w / 1e6);
+  if (std::fabs(w) >= 1e3) return fmt::format("{:.3f} kW", w / 1e3);
+  return fmt::format("{:.1f} W", w);
+}
+
+/// "41091.2 kWh (41.091 MWh)": the report unit the planners asked for, and a readable one when larger.
+static std::string with_scale(double value, const char* unit, double big, const char* big_unit,
+                              int decimals = 1) {
+  std::string out = fmt::format("{:.{}f} {}", value, decimals, unit);
+  if (std::fabs(value) >= big) out += fmt::format(" ({:.3f} {})", value / big, big_unit);
+  return out;
+}
+
+std::string format_summary(const sim::RunSummary& s) {
+  std::string out;
+  auto line = [&out](std::string_view label, const std::string& value) {
+    out += fmt::format("  {:<28}{}\n", label, value);
+  };
+  out += fmt::format(
+      "fleetwatt run: {:.2f} h simulated in {:.2f} s ({} events; scheduler {}, placement {}, "
+      "predictor {})\n",
+      s.horizon_s / 3600.0, s.wall_s, s.events, s.scheduler, s.placement, s.predictor);
+  line("jobs finished",
+       fmt::format("{} of {} arrived ({} in the workload)", s.jobs_finished, s.jobs_arrived, s.jobs_total));
+  line("jobs running at the end", fmt::format("{}", s.jobs_running));
+  line("jobs still queued", fmt::format("{}", s.jobs_queued));
+  line("GPU-hours", fmt::format("{:.1f}", s.gpu_seconds / 3600.0));
+  line("mean GPU utilisation", fmt::format("{:.1f} % (allocated GPU time)", 100.0 * s.gpu_utilisation));
+  line("GPU energy", with_scale(s.gpu_energy_J / 3.6e6, "kWh", 1000, "MWh"));
+  line("IT energy", with_scale(s.it_energy_J / 3.6e6, "kWh", 1000, "MWh"));
+  line("facility energy", with_scale(s.facility_energy_J / 3.6e6, "kWh", 1000, "MWh"));
+  line("peak facility power",
+       with_scale(s.peak_facility_sample_W / 1e3, "kW", 1000, "MW") + " (highest interval mean)");
+  line("mean facility power", with_scale(s.mean_facility_W / 1e3, "kW", 1000, "MW"));
+  line("CO2", with_scale(s.carbon_kg, "kg", 1000, "t"));
+  return out;
+}
+
+}  // namespace fleetwatt::results
