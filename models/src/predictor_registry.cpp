@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "fleetwatt/models/fit/sr_predictor.hpp"
 #include "fleetwatt/models/table_predictor.hpp"
 
 namespace fleetwatt::models {
@@ -17,6 +18,10 @@ PredictorRegistry PredictorRegistry::with_builtins() {
          [](const workloads::PredictorConfig& c) -> std::unique_ptr<PowerPredictor> {
            c.params.require_known({});
            return std::make_unique<TablePredictor>(c.classes);
+         }});
+  r.add({"sr", "a site's fitted symbolic-regression formulas (path = model file from `fleetwatt fit`)",
+         [](const workloads::PredictorConfig& c) -> std::unique_ptr<PowerPredictor> {
+           return fit::SrPredictor::from_config(c);
          }});
   return r;
 }
