@@ -40,7 +40,7 @@ std::string json_string(const std::string& s) {
 
 int run_calibrate(const CalibrateOptions& o) {
   using namespace models::fit;
-  try {
+  {
     const PowerTrace trace = read_power_trace(o.trace);
     SegmentOptions seg;
     seg.smoothing_window = o.smoothing;
@@ -113,15 +113,13 @@ int run_calibrate(const CalibrateOptions& o) {
                               {&meta.data_size, &f.data_size},
                               {&meta.input_size, &f.input_size},
                               {&meta.workers, &f.workers},
+                              {&meta.epochs, &f.epochs},
                               {&meta.gpus, &f.gpus}})
         if (*src) *dst = *src;
       append_record(o.records, meta, s);
       if (!o.json) fmt::print("record appended to {}\n", o.records);
     }
     return 0;
-  } catch (const workloads::InputError& e) {
-    fmt::print(stderr, "fleetwatt calibrate: {}\n", e.what());
-    return 2;
   }
 }
 
@@ -146,7 +144,7 @@ void add_calibrate_command(CLI::App& app, Action& action) {
                   "append a record (metadata + measured phases) to this records CSV");
   cmd->add_option("--meta", o->meta_file,
                   "job metadata TOML (model, params, flops, batch_size, data_size, "
-                  "input_size, workers, gpus, gpu_type) for the record");
+                  "input_size, workers, epochs, gpus, gpu_type) for the record");
   cmd->add_option("--model", o->meta.model, "model name for the record");
   cmd->add_option("--params", o->meta.params, "trainable parameters for the record");
   cmd->add_option("--flops", o->meta.flops, "forward FLOPs per sample for the record");
@@ -154,6 +152,7 @@ void add_calibrate_command(CLI::App& app, Action& action) {
   cmd->add_option("--data-size", o->meta.data_size, "samples per epoch for the record");
   cmd->add_option("--input-size", o->meta.input_size, "image side (px) or sequence length for the record");
   cmd->add_option("--workers", o->meta.workers, "data-loader workers for the record");
+  cmd->add_option("--epochs", o->meta.epochs, "epochs the run trained, for the record");
   cmd->add_option("--gpus", o->meta.gpus, "GPUs of the job for the record (default: GPUs in the log)");
   cmd->add_option("--gpu-type", o->meta.gpu_type, "GPU type for the record");
   cmd->callback([o, &action] { action = [o] { return run_calibrate(*o); }; });

@@ -31,7 +31,7 @@ Eigen::MatrixXd Scaler::transform(const Eigen::MatrixXd& x) const {
 
 const std::vector<std::string>& default_feature_columns() {
   static const std::vector<std::string> cols{"input_size", "data_size", "params", "flops",
-                                             "batch_size", "workers",   "gpus"};
+                                             "batch_size", "workers",   "epochs", "gpus"};
   return cols;
 }
 

@@ -92,15 +92,17 @@ JobRecordMeta read_job_meta_toml(const std::filesystem::path& path) {
       m.input_size = number();
     else if (k == "workers")
       m.workers = number();
+    else if (k == "epochs")
+      m.epochs = number();
     else if (k == "gpus")
       m.gpus = number();
     else if (k == "gpu_type")
       m.gpu_type = text();
     else
-      throw ConfigError(
-          where, k,
-          "unknown key (known: model, params, flops, batch_size, data_size, input_size, workers, gpus, "
-          "gpu_type)");
+      throw ConfigError(where, k,
+                        "unknown key (known: model, params, flops, batch_size, data_size, input_size, "
+                        "workers, epochs, gpus, "
+                        "gpu_type)");
   }
   return m;
 }
@@ -139,13 +141,14 @@ std::optional<double> parse_cell(const std::string& s) {
 }  // namespace
 
 std::string record_header() {
-  return "model,params,flops,batch_size,data_size,input_size,workers,gpus,gpu_type,valley_W,valley_s,peak_W,"
+  return "model,params,flops,batch_size,data_size,input_size,workers,epochs,gpus,gpu_type,valley_W,valley_s,"
+         "peak_W,"
          "peak_s,n_valleys,energy_measured_J,energy_phases_J,source";
 }
 
 std::string record_line(const JobRecordMeta& m, const TraceSummary& s) {
   std::vector<std::string> cells{csv_text(m.model)};
-  for (const auto& v : {m.params, m.flops, m.batch_size, m.data_size, m.input_size, m.workers})
+  for (const auto& v : {m.params, m.flops, m.batch_size, m.data_size, m.input_size, m.workers, m.epochs})
     cells.push_back(csv_number(v));
   cells.push_back(csv_number(m.gpus ? m.gpus : std::optional<double>(double(s.gpus.size()))));
   cells.push_back(csv_text(m.gpu_type));

@@ -269,6 +269,42 @@ GpResult fit_symbolic(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, const 
     result.evaluations += pop;
     fitness.resize(pop);
     for (std::size_t i = 0; i < pop; ++i) fitness[i] = raw[i] + c.parsimony * double(programs[i].size());
+    if (c.polish_constants && c.polish_every > 0 && gen > 0 && gen % c.polish_every == 0 &&
+        gen + 1 < c.generations) {
+      // Refine the constants of the fittest few in place, so that good shapes spread with good constants.
+      std::vector<std::size_t> order(pop);
+      for (std::size_t i = 0; i < pop; ++i) order[i] = i;
+      const auto top = std::min<std::size_t>(pop, static_cast<std::size_t>(std::max(0, c.polish_top)));
+      std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(top), order.end(),
+                        [&](std::size_t a, std::size_t b) {
+                          return fitness[a] < fitness[b] || (fitness[a] == fitness[b] && a < b);
+                        });
+      for (std::size_t k = 0; k < top; ++k) {
+        const std::size_t i = order[k];
+        Program candidate;
+        if (c.linear_scaling) {
+          // Refine inside the rescaling, then drop it again: the fitness rescales by itself.
+          Evaluator ev(x);
+          const auto [a, b] = linear_scale(ev.evaluate(programs[i]), y);
+          Program scaled{Node{Op::add, 0, 0.0}, Node{Op::cst, 0, a}, Node{Op::mul, 0, 0.0},
+                         Node{Op::cst, 0, b}};
+          scaled.insert(scaled.end(), programs[i].begin(), programs[i].end());
+          scaled = polish(scaled, x, y);
+          candidate.assign(scaled.begin() + 4, scaled.end());
+        } else {
+          candidate = polish(programs[i], x, y);
+        }
+        Evaluator ev(x);
+        const double m =
+            c.linear_scaling ? scaled_mae_of(ev.evaluate(candidate), y) : mae_of(ev.evaluate(candidate), y);
+        result.evaluations += 1;
+        if (m < raw[i]) {
+          programs[i] = std::move(candidate);
+          raw[i] = m;
+          fitness[i] = m + c.parsimony * double(programs[i].size());
+        }
+      }
+    }
     const std::size_t best = static_cast<std::size_t>(std::min_element(raw.begin(), raw.end()) - raw.begin());
     best_of_gen.push_back(programs[best]);
     result.best_mae_per_generation.push_back(raw[best]);

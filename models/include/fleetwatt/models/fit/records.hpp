@@ -47,12 +47,14 @@ struct JobRecordMeta {
   std::optional<double> data_size;   ///< samples per epoch
   std::optional<double> input_size;  ///< image side or sequence length
   std::optional<double> workers;
+  std::optional<double> epochs;  ///< epochs the run trained
   std::optional<double> gpus;
   std::string gpu_type;
 };
 
 /// Reads job metadata from a TOML file (keys: model, params, flops, batch_size, data_size, input_size,
-/// workers, gpus, gpu_type); unknown keys and wrong types are ConfigErrors with file, line and column.
+/// workers, epochs, gpus, gpu_type); unknown keys and wrong types are ConfigErrors with file, line and
+/// column.
 [[nodiscard]] JobRecordMeta read_job_meta_toml(const std::filesystem::path& path);
 
 /// The records CSV header (one line, no newline).

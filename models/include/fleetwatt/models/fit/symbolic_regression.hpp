@@ -16,8 +16,8 @@
 namespace fleetwatt::models::fit {
 
 struct GpConfig {
-  int population = 3000;     ///< paper: 15,000
-  int generations = 30;      ///< paper: 50
+  int population = 2000;     ///< paper: 15,000
+  int generations = 50;      ///< paper: 50
   int tournament_size = 20;  ///< gplearn default
   int init_depth_min = 2;    ///< ramped half-and-half depth range (gplearn's init_depth)
   int init_depth_max = 6;
@@ -38,6 +38,10 @@ struct GpConfig {
   /// gplearn; off means gplearn's result exactly).
   bool polish_constants = true;
   int polish_candidates = 20;  ///< distinct fittest programs of the last generation also refined
+  /// Every this many generations, the fittest `polish_top` programs get their constants refined in place
+  /// (a memetic step; 0 turns it off). Not part of gplearn.
+  int polish_every = 10;
+  int polish_top = 5;
   /// Judge each program by the MAE of its best linear rescaling a + b f(x) (least squares; Keijzer 2003)
   /// and wrap the final program in that rescaling. Not part of gplearn; off means gplearn's fitness.
   bool linear_scaling = true;
