@@ -84,6 +84,14 @@ Dataset make_dataset(const RecordTable& table, const std::string& target,
           candidates.push_back(c);
     for (const auto& c : candidates) {
       if (c == target || c == group_column) continue;
+      bool all_empty = true;
+      const std::size_t ci = table.column(c);
+      for (std::size_t r = 0; r < table.rows() && all_empty; ++r)
+        all_empty = table.cell(r, ci).find_first_not_of(" \r") == std::string::npos;
+      if (all_empty) {
+        d.skipped.push_back(c + " (not given)");
+        continue;
+      }
       if (!table.is_numeric(c)) {
         if (from_defaults) (void)table.numeric(c);  // a metadata column must be numeric: name the bad cell
         d.skipped.push_back(c + " (not numeric)");
