@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cmath>
 #include <stdexcept>
 
 namespace fleetwatt::models {
@@ -32,10 +33,12 @@ class ConvCounter {
     tensors_ += bias ? 2 : 1;
     ++layers_;
     c_ = out, h_ = ho, w_ = wo;
+    activations_ += static_cast<double>(c_) * h_ * w_;
   }
   void batch_norm() {
     params_ += 2.0 * c_;
     tensors_ += 2;
+    activations_ += static_cast<double>(c_) * h_ * w_;
   }
   void pool(std::uint32_t k, std::uint32_t stride, std::uint32_t pad) {
     h_ = out_size(h_, k, stride, pad), w_ = out_size(w_, k, stride, pad);
@@ -49,6 +52,7 @@ class ConvCounter {
     tensors_ += bias ? 2 : 1;
     ++layers_;
     c_ = out, h_ = 1, w_ = 1;
+    activations_ += out;
   }
 
   [[nodiscard]] ModelCount result(std::string name, std::uint32_t image) const {
@@ -61,6 +65,7 @@ class ConvCounter {
     m.input_size = image;
     m.weight_layers = layers_;
     m.param_tensors = tensors_;
+    m.activation_elements = activations_;
     return m;
   }
 
@@ -71,7 +76,7 @@ class ConvCounter {
   }
 
   std::uint32_t c_, h_, w_;
-  double params_ = 0.0, macs_ = 0.0;
+  double params_ = 0.0, macs_ = 0.0, activations_ = 0.0;
   std::uint32_t layers_ = 0, tensors_ = 0;
 };
 
@@ -84,7 +89,7 @@ void require_image(std::string_view model, std::uint32_t image, std::uint32_t mi
 /// Counts of one Transformer encoder/decoder stack over `tokens` tokens (HuggingFace / torchvision layout:
 /// fused or separate Q, K, V with biases, output projection, two LayerNorms, two-layer MLP).
 struct StackCount {
-  double params = 0.0, macs = 0.0;
+  double params = 0.0, macs = 0.0, activations = 0.0;
   std::uint32_t layers = 0, tensors = 0;
 };
 StackCount transformer_stack(std::uint32_t n_layers, double d, double ff, double tokens) {
@@ -94,13 +99,16 @@ StackCount transformer_stack(std::uint32_t n_layers, double d, double ff, double
   const double per_layer_macs = tokens * (4.0 * d * d + 2.0 * d * ff) + 2.0 * tokens * tokens * d;
   s.params = n_layers * per_layer_params;
   s.macs = n_layers * per_layer_macs;
+  // Outputs of Q, K, V, attention, output projection, two LayerNorms, MLP up and down, and the two
+  // heads x tokens^2 score and probability matrices (64-wide heads).
+  s.activations = n_layers * (tokens * (8.0 * d + ff) + 2.0 * (d / 64.0) * tokens * tokens);
   s.layers = n_layers * 6;    // Q, K, V, output, two MLP layers
   s.tensors = n_layers * 16;  // 6 weights + 6 biases + 2 LayerNorms x 2
   return s;
 }
 
 ModelCount finish(std::string name, ModelFamily family, double params, double macs, std::uint32_t input,
-                  std::uint32_t layers, std::uint32_t tensors) {
+                  std::uint32_t layers, std::uint32_t tensors, double activations) {
   ModelCount m;
   m.name = std::move(name);
   m.family = family;
@@ -110,6 +118,7 @@ ModelCount finish(std::string name, ModelFamily family, double params, double ma
   m.input_size = input;
   m.weight_layers = layers;
   m.param_tensors = tensors;
+  m.activation_elements = activations;
   return m;
 }
 
@@ -188,6 +197,45 @@ ModelCount vgg16(std::uint32_t image, std::uint32_t classes) {
   return n.result("vgg16", image);
 }
 
+ModelCount shufflenet_v2(std::uint32_t image, std::uint32_t classes) {
+  require_image("shufflenet_v2", image, 16);
+  const bool cifar = image < 64;
+  ConvCounter n(3, image);
+  if (cifar) {
+    n.conv(24, 3, 1, 1), n.batch_norm();
+  } else {
+    n.conv(24, 3, 2, 1), n.batch_norm();
+    n.pool(3, 2, 1);
+  }
+  const std::array<std::uint32_t, 3> repeats{4, 8, 4}, widths{116, 232, 464};
+  for (std::size_t stage = 0; stage < 3; ++stage) {
+    const std::uint32_t out = widths[stage], half = out / 2;
+    for (std::uint32_t i = 0; i < repeats[stage]; ++i) {
+      const auto in = n.shape();
+      if (i == 0) {                                   // downsampling unit: both branches see the whole input
+        n.conv(in.c, 3, 2, 1, in.c), n.batch_norm();  // depthwise
+        n.conv(half, 1, 1, 0), n.batch_norm();
+        const auto left = n.shape();
+        n.set_shape(in);
+        n.conv(half, 1, 1, 0), n.batch_norm();
+        n.conv(half, 3, 2, 1, half), n.batch_norm();
+        n.conv(half, 1, 1, 0), n.batch_norm();
+        n.set_shape({left.c + half, left.h, left.w});
+      } else {  // basic unit: half the channels pass through, the other half go through the branch
+        n.set_shape({half, in.h, in.w});
+        n.conv(half, 1, 1, 0), n.batch_norm();
+        n.conv(half, 3, 1, 1, half), n.batch_norm();
+        n.conv(half, 1, 1, 0), n.batch_norm();
+        n.set_shape(in);
+      }
+    }
+  }
+  n.conv(1024, 1, 1, 0), n.batch_norm();
+  n.adaptive_pool(1);
+  n.linear(classes);
+  return n.result("shufflenet_v2", image);
+}
+
 ModelCount mobilenet_v2(std::uint32_t image, std::uint32_t classes) {
   require_image("mobilenet_v2", image, 32);
   ConvCounter n(3, image);
@@ -240,7 +288,8 @@ ModelCount vit(std::string_view variant, std::uint32_t image, std::uint32_t patc
   const double head_params = 2 * dd /*final LayerNorm*/ + dd * classes + classes;
   const double head_macs = dd * classes;  // the head reads the class token only
   return finish(name, ModelFamily::transformer, embed_params + stack.params + head_params,
-                embed_macs + stack.macs + head_macs, image, stack.layers + 2, stack.tensors + 8);
+                embed_macs + stack.macs + head_macs, image, stack.layers + 2, stack.tensors + 8,
+                stack.activations + 2 * tokens * dd);
 }
 
 ModelCount bert(std::string_view variant, std::uint32_t seq_len) {
@@ -260,7 +309,8 @@ ModelCount bert(std::string_view variant, std::uint32_t seq_len) {
   const StackCount stack = transformer_stack(layers, dd, 4 * dd, seq_len);
   const double pooler_params = dd * dd + dd, pooler_macs = dd * dd;  // on the [CLS] token only
   return finish(name, ModelFamily::transformer, embed_params + stack.params + pooler_params,
-                stack.macs + pooler_macs, seq_len, stack.layers + 1, stack.tensors + 7);
+                stack.macs + pooler_macs, seq_len, stack.layers + 1, stack.tensors + 7,
+                stack.activations + 2.0 * seq_len * dd);
 }
 
 ModelCount gpt2(std::string_view variant, std::uint32_t seq_len) {
@@ -283,6 +333,25 @@ ModelCount gpt2(std::string_view variant, std::uint32_t seq_len) {
   return m;
 }
 
+ModelCount neumf(std::uint32_t users, std::uint32_t items, std::uint32_t factors, std::uint32_t mlp_layers) {
+  if (users == 0 || items == 0 || factors == 0 || mlp_layers == 0 || mlp_layers > 16)
+    throw std::invalid_argument("neumf: users, items, factors must be positive and mlp_layers in 1..16");
+  const double f = factors, mlp_embed = f * std::pow(2.0, mlp_layers - 1);
+  double params = (static_cast<double>(users) + items) * (f + mlp_embed), macs = 0.0,
+         acts = 2 * (f + mlp_embed);
+  double width = 2 * mlp_embed;  // concatenated user and item MLP embeddings
+  for (std::uint32_t l = 0; l < mlp_layers; ++l) {
+    params += width * (width / 2) + width / 2;
+    macs += width * (width / 2);
+    acts += width / 2;
+    width /= 2;
+  }
+  params += 2 * f + 1;  // prediction layer over [GMF, MLP]
+  macs += 2 * f + f;    // prediction layer and the GMF elementwise product
+  return finish("neumf", ModelFamily::mlp, params, macs, 0, mlp_layers + 1, 4 + 2 * (mlp_layers + 1),
+                acts + 1);
+}
+
 ModelCount transformer(const TransformerShape& s) {
   if (s.layers == 0 || s.d_model == 0 || s.heads == 0 || s.seq_len == 0)
     throw std::invalid_argument("transformer: layers, d_model, heads and seq_len must be positive");
@@ -302,7 +371,9 @@ ModelCount transformer(const TransformerShape& s) {
   return finish(fmt::format("transformer(L={},d={},h={},seq={},V={})", s.layers, s.d_model, s.heads,
                             s.seq_len, s.vocab),
                 ModelFamily::transformer, embed_params + stack.params + final_norm, stack.macs + head_macs,
-                s.seq_len, stack.layers + (head_macs > 0 ? 1 : 0), stack.tensors + 4);
+                s.seq_len, stack.layers + (head_macs > 0 ? 1 : 0), stack.tensors + 4,
+                stack.activations + 2.0 * s.seq_len * d +
+                    (head_macs > 0 ? static_cast<double>(s.seq_len) * s.vocab : 0.0));
 }
 
 ModelCount recurrent(const RecurrentShape& s) {
@@ -320,7 +391,9 @@ ModelCount recurrent(const RecurrentShape& s) {
                             s.input_size, s.hidden_size, s.seq_len, s.bidirectional ? ",bidirectional" : ""),
                 ModelFamily::recurrent, params, macs_per_step * s.seq_len, s.seq_len,
                 s.layers * static_cast<std::uint32_t>(dirs) * 2,
-                s.layers * static_cast<std::uint32_t>(dirs) * 4);
+                s.layers * static_cast<std::uint32_t>(dirs) * 4,
+                // Per step and direction: gate pre-activations and activations, cell and hidden state.
+                s.layers * dirs * s.seq_len * (2.0 * gates + 2.0) * h);
 }
 
 const std::vector<ZooEntry>& zoo_entries() {
@@ -332,6 +405,7 @@ const std::vector<ZooEntry>& zoo_entries() {
       {"resnet152", "image", 224, "ResNet-152 v1.5 (torchvision)"},
       {"vgg16", "image", 224, "VGG16 without batch norm (torchvision)"},
       {"mobilenet_v2", "image", 224, "MobileNetV2 width 1.0 (torchvision)"},
+      {"shufflenet_v2", "image", 224, "ShuffleNetV2 x1.0 (torchvision; CIFAR stem below 64 px)"},
       {"vit-s16", "image", 224, "ViT-S/16"},
       {"vit-b16", "image", 224, "ViT-B/16 (torchvision)"},
       {"vit-l16", "image", 224, "ViT-L/16 (torchvision)"},
@@ -339,6 +413,7 @@ const std::vector<ZooEntry>& zoo_entries() {
       {"bert-large", "sequence", 512, "BERT-large with pooler (HuggingFace)"},
       {"gpt2-small", "sequence", 1024, "GPT-2 small, tied output embedding"},
       {"gpt2-medium", "sequence", 1024, "GPT-2 medium, tied output embedding"},
+      {"neumf", "none", 0, "NeuMF recommender (factor 32, 3 MLP layers) on MovieLens-1M"},
   };
   return entries;
 }
@@ -372,12 +447,14 @@ ModelCount count_model(std::string_view name, std::uint32_t input_size) {
   if (name == "resnet152") return resnet(152, in);
   if (name == "vgg16") return vgg16(in);
   if (name == "mobilenet_v2") return mobilenet_v2(in);
+  if (name == "shufflenet_v2") return shufflenet_v2(in);
   if (name == "vit-s16") return vit("s", in);
   if (name == "vit-b16") return vit("b", in);
   if (name == "vit-l16") return vit("l", in);
   if (name == "bert-base") return bert("base", in);
   if (name == "bert-large") return bert("large", in);
   if (name == "gpt2-small") return gpt2("small", in);
+  if (name == "neumf") return neumf();
   return gpt2("medium", in);
 }
 

@@ -85,3 +85,12 @@ TEST_CASE("The zoo refuses unknown models and impossible input sizes, listing wh
   CHECK_THROWS_WITH(count_model("resnet50", 8), Catch::Contains("too small"));
   CHECK(count_model("resnet50").params == resnet(50).params);
 }
+
+TEST_CASE("ShuffleNetV2 and NeuMF match their reference counts", "[models][zoo]") {
+  // torchvision shufflenet_v2_x1_0: 2,278,604 parameters, 0.146 GMACs at 224 (within 2 %).
+  CHECK(shufflenet_v2().params == 2278604.0);
+  CHECK(std::abs(shufflenet_v2().forward_macs / 146e6 - 1.0) < 0.02);
+  // NeuMF on MovieLens-1M (6040 users, 3706 items, factor 32, MLP 256-128-64-32):
+  // embeddings (6040 + 3706) * (32 + 128), MLP 256*128+128 + 128*64+64 + 64*32+32, prediction 64 + 1.
+  CHECK(neumf().params == (6040.0 + 3706) * 160 + (256 * 128 + 128) + (128 * 64 + 64) + (64 * 32 + 32) + 65);
+}

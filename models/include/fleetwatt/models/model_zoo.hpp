@@ -19,12 +19,13 @@ enum class ModelFamily { cnn, transformer, recurrent, mlp, other };
 struct ModelCount {
   std::string name;  ///< zoo name ("resnet50") or a description of the generic shape
   ModelFamily family = ModelFamily::other;
-  double params = 0.0;              ///< trainable parameters
-  double forward_macs = 0.0;        ///< multiply-accumulates of one sample's forward pass
-  double forward_flops = 0.0;       ///< 2 x forward_macs
-  std::uint32_t input_size = 0;     ///< image side (pixels) or sequence length (tokens) the counts are for
-  std::uint32_t weight_layers = 0;  ///< convolution / linear / recurrent layers (one kernel each per pass)
-  std::uint32_t param_tensors = 0;  ///< parameter tensors (an unfused optimiser launches kernels per tensor)
+  double params = 0.0;               ///< trainable parameters
+  double forward_macs = 0.0;         ///< multiply-accumulates of one sample's forward pass
+  double forward_flops = 0.0;        ///< 2 x forward_macs
+  std::uint32_t input_size = 0;      ///< image side (pixels) or sequence length (tokens) the counts are for
+  std::uint32_t weight_layers = 0;   ///< convolution / linear / recurrent layers (one kernel each per pass)
+  std::uint32_t param_tensors = 0;   ///< parameter tensors (an unfused optimiser launches kernels per tensor)
+  double activation_elements = 0.0;  ///< elements of every layer output of one sample's forward pass
 
   /// FLOPs of one training step per sample: forward + backward (2 x forward).
   [[nodiscard]] double training_flops() const noexcept { return 3.0 * forward_flops; }
@@ -56,6 +57,9 @@ struct RecurrentShape {
 [[nodiscard]] ModelCount resnet(int depth, std::uint32_t image = 224, std::uint32_t classes = 1000);
 /// VGG16 (torchvision, 7x7 adaptive pool before the classifier).
 [[nodiscard]] ModelCount vgg16(std::uint32_t image = 224, std::uint32_t classes = 1000);
+/// ShuffleNetV2 x1.0. At images below 64 pixels it uses the CIFAR stem (3x3 stride-1 convolution, no max
+/// pool), as the CIFAR-100 implementations do; otherwise torchvision's.
+[[nodiscard]] ModelCount shufflenet_v2(std::uint32_t image = 224, std::uint32_t classes = 1000);
 /// MobileNetV2 (width 1.0).
 [[nodiscard]] ModelCount mobilenet_v2(std::uint32_t image = 224, std::uint32_t classes = 1000);
 /// Vision Transformer; `variant` is "s", "b" or "l"; image must be a multiple of `patch`.
@@ -65,6 +69,10 @@ struct RecurrentShape {
 [[nodiscard]] ModelCount bert(std::string_view variant, std::uint32_t seq_len = 512);
 /// GPT-2 with tied output embedding; `variant` is "small" or "medium"; seq_len <= 1024.
 [[nodiscard]] ModelCount gpt2(std::string_view variant, std::uint32_t seq_len = 1024);
+/// NeuMF (neural collaborative filtering, He et al. 2017): GMF and MLP embeddings of `factors` and
+/// factors x 2^(mlp_layers - 1), an MLP tower halving down to `factors`, one output. Defaults: MovieLens-1M.
+[[nodiscard]] ModelCount neumf(std::uint32_t users = 6040, std::uint32_t items = 3706,
+                               std::uint32_t factors = 32, std::uint32_t mlp_layers = 3);
 /// Generic Transformer (see TransformerShape).
 [[nodiscard]] ModelCount transformer(const TransformerShape& shape);
 /// Stacked LSTM or GRU; MACs are per sequence (seq_len steps).
