@@ -19,6 +19,7 @@
 #include "fleetwatt/models/model_zoo.hpp"
 #include "fleetwatt/models/power_law.hpp"
 #include "fleetwatt/models/power_predictor.hpp"
+#include "fleetwatt/models/predictor_registry.hpp"
 
 namespace fleetwatt::models {
 
@@ -114,5 +115,11 @@ class ComponentPredictor final : public PowerPredictor {
   ComponentPredictorParams params_;
   std::unique_ptr<PowerPredictor> fallback_;
 };
+
+/// Registry entries of "datasheet" and "component" (both fall back to the table predictor's classes for jobs
+/// that give only a class). Parameters of [predictor] for "datasheet": power_limit_w, storage_gbytes_per_s,
+/// comm_overlap, default_workers, epoch_end_s; for "component": mfu, utilisation, memory_activity,
+/// fusion_factor, pipeline_factor, storage_gbytes_per_s, epoch_end_s.
+[[nodiscard]] std::vector<PredictorEntry> first_principles_predictor_entries();
 
 }  // namespace fleetwatt::models
