@@ -1,5 +1,6 @@
-// `fleetwatt predict`: one job's per-GPU phase profile, epoch and total time, GPU and facility energy with its
-// uncertainty band, from flags or from a job of a scenario file, with the predictor and presets that made it.
+// `fleetwatt predict`: one job's per-GPU phase profile, epoch and total time, GPU and facility energy with
+// its uncertainty band, from flags or from a job of a scenario file, with the predictor and presets that made
+// it.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -21,7 +22,8 @@ using workloads::ConfigError;
 using workloads::Precision;
 
 struct PredictOptions {
-  std::string model, gpu = "a100-sxm-80gb", precision = "fp32", predictor = "datasheet";
+  std::string model, gpu = "a100-sxm-80gb", precision = "fp32";
+  std::optional<std::string> predictor;  ///< default: datasheet, or the scenario's
   std::string scenario, gpu_file;
   std::optional<std::int64_t> job_id;
   std::uint32_t gpus = 1, batch = 0, image = 0, seq = 0, epochs = 1, workers = 0;
@@ -77,13 +79,15 @@ Request build_request(const PredictOptions& o) {
   if (!o.scenario.empty()) {
     const workloads::Scenario s = workloads::load_scenario(o.scenario);
     if (s.workload.jobs.empty())
-      throw ConfigError({o.scenario, 0, 0}, "workload.jobs", "the scenario lists no [[workload.jobs]] to predict");
+      throw ConfigError({o.scenario, 0, 0}, "workload.jobs",
+                        "the scenario lists no [[workload.jobs]] to predict");
     const workloads::JobSpec* job = &s.workload.jobs.front();
     if (o.job_id) {
       job = nullptr;
       for (const auto& j : s.workload.jobs)
         if (j.id == *o.job_id) job = &j;
-      if (job == nullptr) throw flag_error("--job", fmt::format("no job with id {} in {}", *o.job_id, o.scenario));
+      if (job == nullptr)
+        throw flag_error("--job", fmt::format("no job with id {} in {}", *o.job_id, o.scenario));
     }
     r.job = *job;
     r.gpu = find_gpu(s.fleet.gpu, s.fleet.gpu_origin);
@@ -94,9 +98,11 @@ Request build_request(const PredictOptions& o) {
     return r;
   }
   if (o.model.empty() && !(o.flops > 0.0))
-    throw flag_error("--model", fmt::format("give --model (one of: {}) or --flops and --params", models::zoo_names()));
+    throw flag_error("--model",
+                     fmt::format("give --model (one of: {}) or --flops and --params", models::zoo_names()));
   if (!o.model.empty() && !models::is_zoo_model(o.model) && !(o.flops > 0.0))
-    throw flag_error("--model", fmt::format("unknown model '{}'; known models: {}", o.model, models::zoo_names()));
+    throw flag_error("--model",
+                     fmt::format("unknown model '{}'; known models: {}", o.model, models::zoo_names()));
   if (o.image && o.seq) throw flag_error("--seq", "give --image or --seq, not both");
   for (const auto& e : models::zoo_entries()) {
     if (e.name != o.model) continue;
@@ -119,18 +125,22 @@ Request build_request(const PredictOptions& o) {
   r.job.class_origin = {"command line", 0, 0};
   r.gpu = find_gpu(o.gpu, {"command line", 0, 0});
   r.pue = o.pue;
-  r.predictor.kind = o.predictor;
+  r.predictor.kind = o.predictor.value_or("datasheet");
   r.predictor.kind_origin = {"command line", 0, 0};
   return r;
 }
 
 int predict(const PredictOptions& o) {
   Request r = build_request(o);
-  if (!o.scenario.empty() && o.predictor != "datasheet") r.predictor.kind = o.predictor;
+  if (o.predictor) {
+    r.predictor.kind = *o.predictor;
+    r.predictor.kind_origin = {"command line", 0, 0};
+  }
   if (o.power_limit > 0.0) {
     if (r.predictor.kind != "datasheet")
-      throw flag_error("--power-limit", fmt::format("predictor '{}' does not model power limits; use datasheet",
-                                                    r.predictor.kind));
+      throw flag_error(
+          "--power-limit",
+          fmt::format("predictor '{}' does not model power limits; use datasheet", r.predictor.kind));
     r.predictor.params.set("power_limit_w", {o.power_limit, {"command line", 0, 0}});
   }
   if (o.pue != 1.0) r.pue = o.pue;
@@ -144,7 +154,8 @@ int predict(const PredictOptions& o) {
       ds != nullptr && models::DatasheetPredictor::has_metadata(r.job))
     step = ds->explain(r.job, r.gpu);
   std::optional<models::ModelCount> counts;
-  if (models::DatasheetPredictor::has_metadata(r.job)) counts = models::resolve_model(r.job.meta, r.job.class_origin);
+  if (models::DatasheetPredictor::has_metadata(r.job))
+    counts = models::resolve_model(r.job.meta, r.job.class_origin);
 
   const double epoch_s = p.epoch_s();
   const double total_s = epoch_s * r.job.epochs;
@@ -155,7 +166,9 @@ int predict(const PredictOptions& o) {
 
   if (o.json) {
     std::string out = "{";
-    const auto num = [&](const char* key, double v) { out += fmt::format("{}\"{}\": {}", out.size() > 1 ? ", " : "", key, v); };
+    const auto num = [&](const char* key, double v) {
+      out += fmt::format("{}\"{}\": {}", out.size() > 1 ? ", " : "", key, v);
+    };
     const auto str = [&](const char* key, std::string_view v) {
       out += fmt::format("{}\"{}\": {}", out.size() > 1 ? ", " : "", key, json_string(v));
     };
@@ -165,7 +178,8 @@ int predict(const PredictOptions& o) {
     num("epochs", r.job.epochs);
     num("params", params);
     num("flops_per_sample", flops);
-    num("training_flops_per_sample", step ? step->training_flops_per_sample : (counts ? counts->training_flops() : 0.0));
+    num("training_flops_per_sample",
+        step ? step->training_flops_per_sample : (counts ? counts->training_flops() : 0.0));
     num("peak_W", p.peak_W);
     num("peak_s", p.peak_s);
     num("valley_W", p.valley_W);
@@ -192,16 +206,18 @@ int predict(const PredictOptions& o) {
     return 0;
   }
 
-  std::cout << fmt::format("job        {} on {} x {} ({}), {} epoch(s)\n", counts ? counts->name : r.job.job_class,
-                           r.job.n_gpus, r.gpu.id, r.gpu.name, r.job.epochs);
+  std::cout << fmt::format("job        {} on {} x {} ({}), {} epoch(s)\n",
+                           counts ? counts->name : r.job.job_class, r.job.n_gpus, r.gpu.id, r.gpu.name,
+                           r.job.epochs);
   if (counts)
-    std::cout << fmt::format("model      {:.0f} parameters, {:.4g} GFLOP forward per sample (1 MAC = 2 FLOP), "
-                             "{:.4g} GFLOP per training sample\n",
-                             params, flops / 1e9,
-                             (step ? step->training_flops_per_sample : counts->training_flops()) / 1e9);
+    std::cout << fmt::format(
+        "model      {:.0f} parameters, {:.4g} GFLOP forward per sample (1 MAC = 2 FLOP), "
+        "{:.4g} GFLOP per training sample\n",
+        params, flops / 1e9, (step ? step->training_flops_per_sample : counts->training_flops()) / 1e9);
   if (step) {
     std::cout << fmt::format(
-        "step       {:.4g} ms: compute {:.4g} ms at {:.1f} % of {:.4g} TFLOP/s, memory {:.4g} ms, overhead {:.4g} "
+        "step       {:.4g} ms: compute {:.4g} ms at {:.1f} % of {:.4g} TFLOP/s, memory {:.4g} ms, overhead "
+        "{:.4g} "
         "ms, all-reduce {:.4g} ms, data loading bound {:.4g} ms; {:.0f} steps per epoch\n",
         1e3 * step->step_s, 1e3 * step->compute_s * step->dvfs_slowdown, 100 * step->efficiency,
         step->peak_flops / 1e12, 1e3 * step->memory_s, 1e3 * step->overhead_s, 1e3 * step->comm_s,
@@ -212,14 +228,17 @@ int predict(const PredictOptions& o) {
         step->power_limit_W,
         step->dvfs_slowdown > 1.0 ? fmt::format(", compute stretched x{:.3f}", step->dvfs_slowdown) : "");
   }
-  std::cout << fmt::format("phases     peak {:.1f} W for {:.1f} s, valley {:.1f} W for {:.1f} s (per GPU, per epoch)\n",
-                           p.peak_W, p.peak_s, p.valley_W, p.valley_s);
+  std::cout << fmt::format(
+      "phases     peak {:.1f} W for {:.1f} s, valley {:.1f} W for {:.1f} s (per GPU, per epoch)\n", p.peak_W,
+      p.peak_s, p.valley_W, p.valley_s);
   std::cout << fmt::format("epoch      {:.1f} s, average {:.1f} W per GPU\n", epoch_s, p.mean_W());
   std::cout << fmt::format("total      {:.1f} s ({:.2f} h)\n", total_s, total_s / 3600.0);
-  std::cout << fmt::format("energy     GPUs {:.4g} J ({:.2f} kWh), band {:.4g} .. {:.4g} J (-{:.1f} % / +{:.1f} %)\n",
-                           gpu_energy, gpu_energy / 3.6e6, gpu_energy * (1 - band.low),
-                           gpu_energy * (1 + band.high), 100 * band.low, 100 * band.high);
-  std::cout << fmt::format("facility   {:.4g} J ({:.2f} kWh) at PUE {:.3g}\n", facility, facility / 3.6e6, r.pue);
+  std::cout << fmt::format(
+      "energy     GPUs {:.4g} J ({:.2f} kWh), band {:.4g} .. {:.4g} J (-{:.1f} % / +{:.1f} %)\n", gpu_energy,
+      gpu_energy / 3.6e6, gpu_energy * (1 - band.low), gpu_energy * (1 + band.high), 100 * band.low,
+      100 * band.high);
+  std::cout << fmt::format("facility   {:.4g} J ({:.2f} kWh) at PUE {:.3g}\n", facility, facility / 3.6e6,
+                           r.pue);
   std::cout << fmt::format("predictor  {}; GPU preset {} ({})\n", predictor->name(), r.gpu.id, r.gpu.source);
   return 0;
 }
@@ -242,7 +261,8 @@ void add_predict_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(1u, 1u << 20));
   cmd->add_option("--batch", o->batch, "Global batch size, samples")->check(CLI::Range(1u, 1u << 30));
   cmd->add_option("--image", o->image, "Image side, pixels (image models)")->check(CLI::Range(1u, 1u << 16));
-  cmd->add_option("--seq", o->seq, "Sequence length, tokens (sequence models)")->check(CLI::Range(1u, 1u << 24));
+  cmd->add_option("--seq", o->seq, "Sequence length, tokens (sequence models)")
+      ->check(CLI::Range(1u, 1u << 24));
   cmd->add_option("--samples", o->samples, "Samples per epoch")->check(CLI::PositiveNumber);
   cmd->add_option("--epochs", o->epochs, "Epochs")->capture_default_str()->check(CLI::Range(1u, 1u << 24));
   cmd->add_option("--workers", o->workers, "Data-loader workers (0: the predictor's default)");
@@ -254,9 +274,12 @@ void add_predict_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_option("--power-limit", o->power_limit, "GPU power limit, W (below the TDP it caps peak power)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--predictor", o->predictor, "Predictor name (see `fleetwatt list`)")->capture_default_str();
-  cmd->add_option("--pue", o->pue, "Facility PUE for the facility energy")->capture_default_str()->check(
-      CLI::Range(1.0, 10.0));
+  cmd->add_option(
+      "--predictor", o->predictor,
+      "Predictor name (see `fleetwatt list`); default datasheet, or the scenario's with --scenario");
+  cmd->add_option("--pue", o->pue, "Facility PUE for the facility energy")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 10.0));
   cmd->add_option("--scenario", o->scenario, "Take the job, GPU, PUE and predictor from this scenario TOML");
   cmd->add_option("--job", o->job_id, "With --scenario: the id of the job to predict (default: the first)");
   cmd->add_flag("--json", o->json, "Print one JSON object (SI units) instead of text");

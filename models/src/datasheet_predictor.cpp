@@ -52,8 +52,12 @@ ModelCount resolve_model(const workloads::ModelMetadata& meta, const workloads::
       throw ConfigError(where, "model", e.what());
     }
     if (meta.params > 0.0) m.params = meta.params;
-    if (meta.flops_per_sample > 0.0)
+    if (meta.flops_per_sample > 0.0) {
+      // The job's own FLOPs (e.g. another input size or implementation): activations scale with them, as
+      // both grow with the image area or sequence length.
+      m.activation_elements *= meta.flops_per_sample / m.forward_flops;
       m.forward_flops = meta.flops_per_sample, m.forward_macs = meta.flops_per_sample / 2;
+    }
     return m;
   }
   if (!(meta.flops_per_sample > 0.0)) {
@@ -192,8 +196,15 @@ PhaseProfile DatasheetPredictor::predict(const JobSpec& job, const GpuHardware& 
 UncertaintyBand DatasheetPredictor::uncertainty(const JobSpec& job, const GpuHardware& gpu) const {
   if (job.phases) return {};
   if (!has_metadata(job)) {
-    if (fallback_) return fallback_->uncertainty(job, gpu);
-    return {};
+    if (!fallback_) return {};
+    // A class profile measured elsewhere gets at least the default band on its power above idle.
+    const UncertaintyBand own = fallback_->uncertainty(job, gpu);
+    const PhaseProfile p = fallback_->predict(job, gpu);
+    const double energy = p.epoch_energy_J();
+    const double dynamic =
+        std::max(0.0, p.peak_W - gpu.idle_W) * p.peak_s + std::max(0.0, p.valley_W - gpu.idle_W) * p.valley_s;
+    const UncertaintyBand band = energy_uncertainty(energy > 0.0 ? dynamic / energy : 0.0, false);
+    return {std::max(own.low, band.low), std::max(own.high, band.high)};
   }
   const StepBreakdown s = explain(job, gpu);
   const double energy = s.profile.epoch_energy_J();

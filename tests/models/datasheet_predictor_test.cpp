@@ -171,3 +171,23 @@ TEST_CASE("The component predictor times FLOPs at its assumed utilisation", "[mo
   CHECK(pr.peak_s == Approx(1281167.0 * resnet(50).training_flops() / (19.5e12 * 0.35)));
   CHECK(pr.peak_W == Approx(134 + 266 * 0.8 + 266 * 0.67 * 0.15));
 }
+
+TEST_CASE("A zoo model with its own FLOPs scales its activations with them", "[models][datasheet]") {
+  // Half the FLOPs (e.g. a smaller image): half the activation elements.
+  fleetwatt::workloads::ModelMetadata meta;
+  meta.model = "resnet50";
+  meta.flops_per_sample = resnet(50).forward_flops / 2;
+  const ModelCount m = resolve_model(meta, {});
+  CHECK(m.activation_elements == Approx(resnet(50).activation_elements / 2));
+  CHECK(m.params == resnet(50).params);
+}
+
+TEST_CASE("Class jobs on the fallback get the default band on their power above idle",
+          "[models][datasheet]") {
+  // Fixed profile: 300 W for 100 s, 80 W for 10 s on an A800 (idle 62 W):
+  // dynamic = 238 * 100 + 18 * 10 = 23,980 J of 30,800 J; band = 0.15 * 23980 / 30800.
+  JobSpec j;
+  j.job_class = "vit";
+  const DatasheetPredictor with(DatasheetParams{}, std::make_unique<FixedPredictor>());
+  CHECK(with.uncertainty(j, gpu_preset("a800")).low == Approx(0.15 * 23980.0 / 30800.0));
+}

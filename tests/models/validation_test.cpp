@@ -143,7 +143,8 @@ TEST_CASE("The datasheet predictor's errors on the GAISSA RTX 3070 runs stay wit
     const double epochs = std::stod(r.at(col.at("trained epochs")));
     const double seconds = std::stod(r.at(col.at("training duration (h)"))) * 3600.0;
     JobSpec job;
-    // Not the zoo's names: the Keras models run at an unstated image size, so the record's FLOPs are used.
+    // Known by their FLOPs only: the Keras models run at an unstated image size, and with a frozen backbone
+    // only the head's few tensors are trained (the zoo's PyTorch per-tensor optimiser cost would not apply).
     job.meta.model = "keras-" + r.at(col.at("architecture"));
     job.meta.params = params.at(r.at(col.at("architecture")));
     job.meta.flops_per_sample = std::stod(r.at(col.at("GFLOPs"))) * 1e9;

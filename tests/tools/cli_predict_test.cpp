@@ -9,7 +9,9 @@
 using namespace fleetwatt::test;
 
 namespace {
-std::string fw() { return fleetwatt_binary().string(); }
+std::string fw() {
+  return fleetwatt_binary().string();
+}
 
 double key(const std::string& json, const std::string& name) {
   const std::regex re("\"" + name + "\": ([-+0-9.eE]+)");
@@ -26,8 +28,8 @@ const std::string kResnet =
 TEST_CASE("predict explains its options", "[cli][predict]") {
   const auto r = run_command(fw() + " predict --help");
   CHECK(r.exit_code == 0);
-  for (const char* opt : {"--model", "--gpu", "--gpus", "--batch", "--image", "--seq", "--samples", "--epochs",
-                          "--precision", "--power-limit", "--predictor", "--pue", "--json"})
+  for (const char* opt : {"--model", "--gpu", "--gpus", "--batch", "--image", "--seq", "--samples",
+                          "--epochs", "--precision", "--power-limit", "--predictor", "--pue", "--json"})
     CHECK(r.out.find(opt) != std::string::npos);
 }
 
@@ -63,6 +65,8 @@ TEST_CASE("a power limit below the draw caps peak power and stretches the epoch"
 }
 
 TEST_CASE("predict takes a job from a scenario, class-only jobs included", "[cli][predict]") {
+  // Job 1 names a class and gives model metadata (the datasheet predictor reads the metadata); job 2 names
+  // only a class (the datasheet predictor falls back to the table's class profile).
   TempDir dir;
   const auto file = dir.write("s.toml", R"([fleet]
 gpu = "a800"
@@ -72,6 +76,7 @@ pue = 1.3
 id = 1
 n_gpus = 4
 epochs = 2
+class = "vit"
 model = "vit-b16"
 batch_size = 512
 dataset_samples = 1281167
@@ -82,14 +87,18 @@ id = 2
 n_gpus = 4
 class = "vit"
 )");
-  const auto meta = run_command(fw() + " predict --json --scenario " + file.string());
+  const auto meta = run_command(fw() + " predict --json --predictor datasheet --scenario " + file.string());
+  INFO(meta.err);
   REQUIRE(meta.exit_code == 0);
   CHECK(key(meta.out, "params") == 86567656.0);
   CHECK(key(meta.out, "facility_energy_J") == Approx(1.3 * key(meta.out, "gpu_energy_J")));
-  const auto cls = run_command(fw() + " predict --json --scenario " + file.string() + " --job 2");
+  CHECK(key(meta.out, "total_s") == Approx(2 * key(meta.out, "epoch_s")));
+  const auto cls =
+      run_command(fw() + " predict --json --predictor datasheet --scenario " + file.string() + " --job 2");
   INFO(cls.err);
   REQUIRE(cls.exit_code == 0);
   CHECK(key(cls.out, "peak_W") > 0.0);
+  CHECK(cls.out.find("\"predictor\": \"datasheet\"") != std::string::npos);
 }
 
 TEST_CASE("predict refuses bad input with exit status 2 and one clear line", "[cli][predict]") {
@@ -97,8 +106,8 @@ TEST_CASE("predict refuses bad input with exit status 2 and one clear line", "[c
     std::string args, expect;
   };
   for (const Case& c : {
-           Case{"--model resnet51 --batch 32 --samples 1000", "resnet50"},                  // lists known models
-           Case{"--model resnet50 --gpu h999 --batch 32 --samples 1000", "h100-sxm"},       // lists known GPUs
+           Case{"--model resnet51 --batch 32 --samples 1000", "resnet50"},             // lists known models
+           Case{"--model resnet50 --gpu h999 --batch 32 --samples 1000", "h100-sxm"},  // lists known GPUs
            Case{"--model bert-base --image 224 --batch 32 --samples 1000", "--seq"},
            Case{"--model gpt2-medium --gpu rtx3070 --seq 1024 --batch 64 --samples 1000", "GiB"},
            Case{"--model resnet50 --batch 0 --samples 1000", "--batch"},
