@@ -10,7 +10,8 @@
 
 namespace fleetwatt::workloads {
 
-/// Per-GPU power square wave of one epoch: a compute (peak) phase, then a checkpoint/sync/eval (valley) phase.
+/// Per-GPU power square wave of one epoch: a compute (peak) phase, then a checkpoint/sync/eval (valley)
+/// phase.
 struct PhaseProfile {
   double peak_W = 0.0;
   double peak_s = 0.0;
@@ -50,7 +51,7 @@ struct ModelMetadata {
 /// One job of the workload.
 struct JobSpec {
   std::int64_t id = 0;
-  std::string job_class;  ///< job class for class-based predictors; empty when phases are explicit
+  std::string job_class;        ///< job class for class-based predictors; empty when phases are explicit
   SourceLocation class_origin;  ///< where job_class was written, for "unknown job class" errors
   double submit_s = 0.0;
   std::uint32_t n_gpus = 1;

@@ -25,8 +25,8 @@ struct FleetConfig {
 };
 
 struct FacilityConfig {
-  double pue = 1.0;                  ///< facility power / IT power
-  double carbon_kg_per_J = 0.0;      ///< grid carbon intensity (scenario key is kg/kWh)
+  double pue = 1.0;              ///< facility power / IT power
+  double carbon_kg_per_J = 0.0;  ///< grid carbon intensity (scenario key is kg/kWh)
 };
 
 /// A job class for class-based predictors: a measured per-epoch phase profile at a reference dataset size.
@@ -66,16 +66,16 @@ struct MixEntry {
 /// Poisson arrivals whose rate follows a cosine day/night profile.
 struct GeneratorConfig {
   double mean_rate_per_s = 0.0;
-  double diurnal_amplitude = 0.0;   ///< 0..1: rate = mean * (1 + a cos(2 pi (t - peak) / day))
+  double diurnal_amplitude = 0.0;  ///< 0..1: rate = mean * (1 + a cos(2 pi (t - peak) / day))
   double peak_time_of_day_s = 14 * 3600.0;
   double start_s = 0.0;
-  double end_s = 0.0;               ///< defaults to the horizon
+  double end_s = 0.0;  ///< defaults to the horizon
   std::vector<MixEntry> mix;
 };
 
 struct WorkloadConfig {
-  double horizon_s = 86400.0;       ///< simulated span [0, horizon)
-  std::vector<JobSpec> jobs;        ///< explicit [[workload.jobs]] and jobs_csv rows
+  double horizon_s = 86400.0;  ///< simulated span [0, horizon)
+  std::vector<JobSpec> jobs;   ///< explicit [[workload.jobs]] and jobs_csv rows
   std::optional<GeneratorConfig> generator;
 };
 
@@ -83,12 +83,12 @@ struct OutputConfig {
   std::filesystem::path path = "fleetwatt.h5";
   double facility_interval_s = 1.0;
   double node_interval_s = 10.0;
-  bool gpu_changes = true;          ///< write /gpus/changes
+  bool gpu_changes = true;  ///< write /gpus/changes
 };
 
 struct Scenario {
-  std::filesystem::path file;       ///< where it was read from (relative paths resolve against its folder)
-  std::string text;                 ///< the TOML as read, stored in results for reproducibility
+  std::filesystem::path file;  ///< where it was read from (relative paths resolve against its folder)
+  std::string text;            ///< the TOML as read, stored in results for reproducibility
   std::uint64_t seed = 1;
   FleetConfig fleet;
   FacilityConfig facility;
