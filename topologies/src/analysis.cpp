@@ -1,8 +1,6 @@
 // Maximum flow on the interconnect with Boost's push-relabel algorithm.
 #include "fleetwatt/topologies/analysis.hpp"
 
-#include <limits>
-
 #include <boost/graph/push_relabel_max_flow.hpp>
 
 namespace fleetwatt::topologies {
@@ -33,7 +31,10 @@ double max_flow_Bps(const Topology& topo, const std::vector<Vertex>& sources,
     arc(a, b, topo.link(id).bandwidth_Bps);
     arc(b, a, topo.link(id).bandwidth_Bps);
   }
-  const double unlimited = std::numeric_limits<double>::max() / 4.0;
+  // "Unlimited" super-source and super-sink arcs: more than every link together, yet finite so that the
+  // algorithm's excess arithmetic stays exact.
+  double unlimited = 1.0;
+  for (std::uint32_t id = 0; id < topo.link_count(); ++id) unlimited += 2.0 * topo.link(id).bandwidth_Bps;
   const std::size_t s = n, t = n + 1;
   for (const Vertex v : sources) arc(s, v, unlimited);
   for (const Vertex v : sinks) arc(v, t, unlimited);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <tuple>
 
 namespace fleetwatt::topologies {
 
@@ -116,12 +117,16 @@ Collective hierarchical_all_reduce(const Topology& topo, const std::vector<Verte
 PlacedCollective::PlacedCollective(Collective collective, Router& router, FlowNetwork& network,
                                    std::uint64_t flow_key)
     : collective_(std::move(collective)), network_(&network) {
-  std::map<std::pair<Vertex, Vertex>, std::uint32_t> index;
+  // Phases run one after another, so a pair that talks in several phases (the intra-node rings of a
+  // hierarchical all-reduce) is one flow; within a phase, each transfer is its own flow even when two share
+  // a pair (the two trees of a double binary tree), so that they compete for the path.
+  std::map<std::tuple<Vertex, Vertex, std::uint32_t>, std::uint32_t> index;
   try {
     for (const auto& phase : collective_.phases) {
       auto& map = flow_of_.emplace_back();
+      std::map<std::pair<Vertex, Vertex>, std::uint32_t> seen_in_phase;
       for (const auto& t : phase.transfers) {
-        const auto key = std::make_pair(t.src, t.dst);
+        const auto key = std::make_tuple(t.src, t.dst, seen_in_phase[{t.src, t.dst}]++);
         auto it = index.find(key);
         if (it == index.end()) {
           const auto i = static_cast<std::uint32_t>(flows_.size());

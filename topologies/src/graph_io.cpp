@@ -3,6 +3,8 @@
 // numbers and names, so every error can name the vertex or edge and, where found, its line in the file.
 #include "fleetwatt/topologies/graph_io.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -84,13 +86,21 @@ boost::dynamic_properties attribute_properties(RawGraph& g) {
   });
 }
 
-/// 1-based line of the first occurrence of `needle` in `text`, 0 when absent.
+/// 1-based line of the first occurrence of `needle` as a whole token in `text` (not inside a longer
+/// identifier such as "graph" for "r"), 0 when absent.
 std::uint32_t line_of(const std::string& text, const std::string& needle) {
   if (needle.empty()) return 0;
-  const auto pos = text.find(needle);
-  if (pos == std::string::npos) return 0;
-  return static_cast<std::uint32_t>(
-      1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(pos), '\n'));
+  const auto ident = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '.';
+  };
+  for (auto pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1)) {
+    const bool starts = pos == 0 || !ident(text[pos - 1]);
+    const bool ends = pos + needle.size() >= text.size() || !ident(text[pos + needle.size()]);
+    if (starts && ends)
+      return static_cast<std::uint32_t>(
+          1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(pos), '\n'));
+  }
+  return 0;
 }
 
 struct Converter {
@@ -120,7 +130,7 @@ struct Converter {
   }
 
   Topology convert() const {
-    static const std::set<std::string> vertex_keys = {"kind",   "name",     "node", "rack",
+    static const std::set<std::string> vertex_keys = {"kind",   "name",     "server", "rack",
                                                       "idle_w", "active_w", "label"};
     static const std::set<std::string> edge_keys = {"bandwidth_gbps", "latency_us", "idle_w", "active_w",
                                                     "label"};
@@ -148,10 +158,11 @@ struct Converter {
                         "spine, core, storage)",
                         what, kind));
       p.kind = *k;
-      const double node = number(a, "node", -1.0, what, p.name);
+      const double node = number(a, "server", -1.0, what, p.name);
       const double rack = number(a, "rack", -1.0, what, p.name);
       if (node != std::floor(node) || node < -1.0 || node > 1e7)
-        throw ConfigError(at(p.name), "node", fmt::format("{}: node must be a non-negative integer", what));
+        throw ConfigError(at(p.name), "server",
+                          fmt::format("{}: server must be a non-negative integer", what));
       p.node = static_cast<std::int32_t>(node);
       p.rack = static_cast<std::int32_t>(rack);
       p.idle_W = number(a, "idle_w", 0.0, what, p.name);
@@ -244,7 +255,7 @@ void write_dot(const Topology& topo, std::ostream& out) {
   for (const Vertex v : boost::make_iterator_range(boost::vertices(g))) {
     const auto& p = g[v];
     out << "  " << quote(p.name) << " [kind=" << to_string(p.kind);
-    if (p.node >= 0) out << ", node=" << p.node;
+    if (p.node >= 0) out << ", server=" << p.node;
     if (p.rack >= 0) out << ", rack=" << p.rack;
     if (p.idle_W > 0.0) out << fmt::format(", idle_w={}", p.idle_W);
     if (p.active_W > 0.0) out << fmt::format(", active_w={}", p.active_W);

@@ -33,7 +33,7 @@ std::uint64_t mix(std::uint64_t x) {
 Router::Router(const Topology& topo, RouteMetric metric) : topo_(topo), metric_(metric) {}
 
 double Router::weight(const Edge& e) const {
-  return metric_ == RouteMetric::hops ? 1.0 : topo_.graph()[e].spec.latency_s + kHopTieBreak_s;
+  return metric_ == RouteMetric::hops ? 1.0 : topo_.link(topo_.graph()[e].id).latency_s + kHopTieBreak_s;
 }
 
 bool Router::on_shortest(double dist_v, double dist_u, double w) const {

@@ -41,10 +41,9 @@ Vertex Topology::add_vertex(VertexProps props, const workloads::SourceLocation& 
 }
 
 std::uint32_t Topology::add_link(Vertex a, Vertex b, const LinkSpec& spec) {
-  const auto id = static_cast<std::uint32_t>(edges_.size());
-  const auto [e, inserted] = boost::add_edge(a, b, EdgeProps{spec, id}, graph_);
-  (void)inserted;  // parallel links are allowed (vecS out-edge lists)
-  edges_.push_back(e);
+  const auto id = static_cast<std::uint32_t>(specs_.size());
+  boost::add_edge(a, b, EdgeProps{id}, graph_);  // parallel links are allowed (vecS out-edge lists)
+  specs_.push_back(spec);
   ends_.emplace_back(a, b);
   indexed_ = false;
   return id;

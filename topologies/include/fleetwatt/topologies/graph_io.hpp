@@ -1,7 +1,8 @@
 // Topologies from files and back: GraphML and Graphviz DOT readers (Boost.Graph's parsers) and a DOT writer
 // for inspection. Attributes: vertices kind (gpu, nvswitch, pcie_switch, nic, leaf, spine, core, storage),
-// name, node (server index; required for GPUs), rack, idle_w, active_w; edges bandwidth_gbps (required),
-// latency_us, idle_w, active_w (both ports together); label is accepted and ignored.
+// name, server (node index; "node" is a DOT keyword; required for GPUs), rack, idle_w, active_w; edges
+// bandwidth_gbps (required), latency_us, idle_w, active_w (both ports together); label is accepted and
+// ignored.
 #pragma once
 
 #include <filesystem>

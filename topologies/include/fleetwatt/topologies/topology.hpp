@@ -46,9 +46,9 @@ struct LinkSpec {
   double active_W = 0.0;  ///< both ports together, while carrying a flow
 };
 
+/// Edges carry only their dense link index; the specs live in the Topology, so copies stay valid.
 struct EdgeProps {
-  LinkSpec spec;
-  std::uint32_t id = 0;  ///< dense link index, in insertion order
+  std::uint32_t id = 0;  ///< link index, in insertion order
 };
 
 using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, VertexProps, EdgeProps>;
@@ -68,7 +68,7 @@ class Topology {
   [[nodiscard]] std::size_t vertex_count() const noexcept { return boost::num_vertices(graph_); }
   [[nodiscard]] std::size_t link_count() const noexcept { return ends_.size(); }
   [[nodiscard]] const VertexProps& vertex(Vertex v) const { return graph_[v]; }
-  [[nodiscard]] const LinkSpec& link(std::uint32_t id) const { return graph_[edges_[id]].spec; }
+  [[nodiscard]] const LinkSpec& link(std::uint32_t id) const { return specs_[id]; }
   /// The two ends of a link, in the order they were added.
   [[nodiscard]] std::pair<Vertex, Vertex> link_ends(std::uint32_t id) const { return ends_[id]; }
   /// The directed link from `from` over link `id`.
@@ -100,7 +100,7 @@ class Topology {
   void index_gpus() const;
 
   Graph graph_;
-  std::vector<Edge> edges_;
+  std::vector<LinkSpec> specs_;
   std::vector<std::pair<Vertex, Vertex>> ends_;
   std::unordered_map<std::string, Vertex> by_name_;
   mutable std::vector<Vertex> gpus_;
