@@ -13,5 +13,6 @@ using Action = std::function<int()>;
 void add_run_command(CLI::App& app, Action& action);
 void add_bench_command(CLI::App& app, Action& action);
 void add_list_command(CLI::App& app, Action& action);
+void add_topology_command(CLI::App& app, Action& action);
 
 }  // namespace fleetwatt::tools

@@ -64,6 +64,9 @@ TEST_CASE("sample and checkpoint sizes follow the documented rules") {
   CHECK(bytes_per_sample(m, c) == Approx(3 * 224 * 224 * 0.2));
   m.input_size = 2048;  // a sequence of tokens
   CHECK(bytes_per_sample(m, c) == Approx(4 * 2048));
+  m.input_size = 512;
+  m.model = "bert-base";  // a language model reads token ids at any length
+  CHECK(bytes_per_sample(m, c) == Approx(4 * 512));
   c.bytes_per_sample = 110e3;
   CHECK(bytes_per_sample(m, c) == Approx(110e3));
   m.params = 1e9;

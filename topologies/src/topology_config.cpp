@@ -179,7 +179,7 @@ TopologyConfig parse_topology_config(const ParamSet& params, const std::filesyst
     l->idle_W = 2.0 * port_idle;
     l->active_W = 2.0 * port_active;
   }
-  c.storage.servers = r.count("storage_servers", c.storage.servers);
+  c.storage.servers = r.count("storage_servers", c.storage.servers, 0);
   c.storage.link.bandwidth_Bps = r.positive("storage_gbps", c.storage.link.bandwidth_Bps, kGbps);
   c.storage.server_idle_W = r.non_negative("storage_idle_w", c.storage.server_idle_W);
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 namespace fleetwatt::topologies {
 
@@ -36,12 +37,22 @@ double exposed_communication(double compute_s, double comm_s, double overlap,
   return std::max(0.0, comm_s - hidden);
 }
 
+namespace {
+/// Language models read token ids, not images, whatever their input size.
+bool is_text_model(const std::string& model) {
+  for (const char* family : {"bert", "gpt", "llama", "t5", "lstm", "gru", "opt-", "roberta", "mistral"})
+    if (model.find(family) != std::string::npos) return true;
+  return false;
+}
+}  // namespace
+
 double bytes_per_sample(const workloads::ModelMetadata& meta, const TrainingIoConfig& config) noexcept {
   if (config.bytes_per_sample > 0.0) return config.bytes_per_sample;
   const double s = meta.input_size;
   if (s <= 0.0) return 0.0;
-  // Image sides are at most a few thousand pixels; larger "sizes" are sequence lengths in tokens.
-  if (s <= 1024.0) return 3.0 * s * s * config.jpeg_ratio;
+  // Image sides are at most a few thousand pixels; larger sizes, and any size of a language model, are
+  // sequence lengths in tokens.
+  if (s <= 1024.0 && !is_text_model(meta.model)) return 3.0 * s * s * config.jpeg_ratio;
   return 4.0 * s;
 }
 

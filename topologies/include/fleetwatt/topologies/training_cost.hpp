@@ -26,7 +26,8 @@ namespace fleetwatt::topologies {
                                            double backward_fraction) noexcept;
 
 /// Dataset bytes per sample: the config's bytes_per_sample, else 3 * input_size^2 * jpeg_ratio (an RGB
-/// image of that side, compressed), else 4 bytes per token of a sequence when the input is not an image.
+/// image of that side, compressed), else 4 bytes per token when the input is a sequence (a language model
+/// by name - bert, gpt, llama, t5, ... - or a size above 1024).
 [[nodiscard]] double bytes_per_sample(const workloads::ModelMetadata& meta,
                                       const TrainingIoConfig& config) noexcept;
 
