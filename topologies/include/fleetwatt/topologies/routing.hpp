@@ -1,6 +1,12 @@
 // Shortest-path routing over the interconnect graph, by hop count or by latency, with equal-cost multipath:
 // among equal shortest paths a flow key picks one deterministically, and consecutive keys between the same
 // two end points pick different paths (as ECMP hashing spreads flows, without hashing's collisions).
+//
+// Servers do not forward: a route may cross the internals (GPUs, NVSwitch, PCIe switches, NICs) of its own
+// two servers only, and otherwise only network vertices (switches, storage, anything without a server
+// index). Besides being how fabrics are built, this keeps routing cheap at fleet scale: distances to a
+// destination are computed over the network and the destination's server only (a few hundred vertices for
+// a thousand-server fat-tree), and the source server's side is a small search of its own.
 #pragma once
 
 #include <cstdint>
@@ -34,13 +40,26 @@ class Router {
   [[nodiscard]] RouteMetric metric() const noexcept { return metric_; }
 
  private:
+  /// Distances to one destination: over network vertices (by network slot) and its own server's vertices.
+  struct ToDestination {
+    std::vector<double> net;
+    std::vector<double> own;
+  };
+  /// Distances from every vertex that a route from `src` to `dst` may use.
+  class Distances;
+
   [[nodiscard]] double weight(const Edge& e) const;
   [[nodiscard]] bool on_shortest(double dist_v, double dist_u, double w) const;
-  const std::vector<double>& distances_to(Vertex dst);
+  const ToDestination& to_destination(Vertex dst);
+  [[nodiscard]] Distances distances(Vertex src, Vertex dst);
 
   const Topology& topo_;
   RouteMetric metric_;
-  std::unordered_map<Vertex, std::vector<double>> cache_;
+  std::vector<std::int32_t> server_;  ///< per vertex: server index, or -1 for network vertices
+  std::vector<std::uint32_t> slot_;   ///< per vertex: index among network vertices or its server's
+  std::vector<std::vector<Vertex>> server_vertices_;
+  std::size_t network_vertices_ = 0;
+  std::unordered_map<Vertex, ToDestination> cache_;
 };
 
 }  // namespace fleetwatt::topologies
