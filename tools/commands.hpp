@@ -14,5 +14,6 @@ void add_run_command(CLI::App& app, Action& action);
 void add_bench_command(CLI::App& app, Action& action);
 void add_list_command(CLI::App& app, Action& action);
 void add_predict_command(CLI::App& app, Action& action);
+void add_topology_command(CLI::App& app, Action& action);
 
 }  // namespace fleetwatt::tools
