@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "fleetwatt/models/datasheet_predictor.hpp"
 #include "fleetwatt/models/fit/sr_predictor.hpp"
 #include "fleetwatt/models/table_predictor.hpp"
 
@@ -19,6 +20,7 @@ PredictorRegistry PredictorRegistry::with_builtins() {
            c.params.require_known({});
            return std::make_unique<TablePredictor>(c.classes);
          }});
+  for (auto& e : first_principles_predictor_entries()) r.add(std::move(e));
   r.add({"sr", "a site's fitted symbolic-regression formulas (path = model file from `fleetwatt fit`)",
          [](const workloads::PredictorConfig& c) -> std::unique_ptr<PowerPredictor> {
            return fit::SrPredictor::from_config(c);

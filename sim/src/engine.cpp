@@ -1,6 +1,9 @@
 // The event loop of one run: arrivals, scheduling passes, epoch phases, completions, and the horizon.
 #include "fleetwatt/sim/engine.hpp"
 
+#include "fleetwatt/sim/network_model.hpp"
+#include "fleetwatt/sim/topology_placement.hpp"
+
 #include <fmt/format.h>
 #include <algorithm>
 #include <chrono>
@@ -75,9 +78,30 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
     if (jobs_[j].submit < setup_.horizon)
       queue_.schedule_at(
           jobs_[j].submit, [this, j] { arrive(j); }, kArrivalPriority);
+  // Network (issue 5): build the interconnect, give rack-aware placement its racks, draw idle network power.
+  if (setup_.topology) {
+    network_ = std::make_unique<NetworkModel>(*setup_.topology, setup_.nodes, setup_.gpus_per_node,
+                                              setup_.gpu.idle_W);
+    if (auto* rack_aware = dynamic_cast<RackAwarePlacement*>(placement_.get()))
+      rack_aware->set_racks(network_->racks());
+    ledger_.add_other_it_power(Time::zero(), network_->power_W());
+  }
 }
 
 Engine::~Engine() = default;
+
+void Engine::attach(PowerSink* sink) {
+  ledger_.attach(sink);
+  sink_ = sink;
+  if (network_ && sink_) sink_->network_change(queue_.now(), network_->power_W());
+}
+
+void Engine::network_changed(double before_W) {
+  const double after = network_->power_W();
+  if (after == before_W) return;
+  ledger_.add_other_it_power(queue_.now(), after - before_W);
+  if (sink_) sink_->network_change(queue_.now(), after);
+}
 
 void Engine::arrive(JobIndex j) {
   jobs_[j].state = JobState::queued;
@@ -111,6 +135,11 @@ void Engine::start_job(JobIndex j, Placement gpus) {
   job.gpus = std::move(gpus);
   job.state = JobState::running;
   job.start = queue_.now();
+  if (network_) {
+    const double before = network_->power_W();
+    network_->job_started(j, job);
+    network_changed(before);
+  }
   enter_peak(j);
 }
 
@@ -118,6 +147,13 @@ void Engine::enter_peak(JobIndex j) {
   Job& job = jobs_[j];
   job.phase = JobPhase::peak;
   job.phase_start = queue_.now();
+  if (network_) {
+    // This epoch's peak: compute + exposed communication + exposed I/O at the current shares.
+    const EpochSplit split = network_->next_epoch(j);
+    job.profile.peak_W = split.mean_W();
+    job.profile.peak_s = split.duration_s();
+    job.peak = Duration::from_seconds(split.duration_s());
+  }
   ledger_.set_gpu_power(queue_.now(), job.gpus, job.profile.peak_W);
   job.next_event = queue_.schedule_in(
       job.peak, [this, j] { enter_valley(j); }, kPhasePriority);
@@ -126,14 +162,31 @@ void Engine::enter_peak(JobIndex j) {
 void Engine::enter_valley(JobIndex j) {
   Job& job = jobs_[j];
   job.energy_J += static_cast<double>(job.gpus.size()) * job.profile.peak_W * job.peak.seconds();
+  account_peak(job, j, 1.0);
   job.phase = JobPhase::valley;
   job.phase_start = queue_.now();
+  if (network_) {
+    // The checkpoint write is the valley's duration floor.
+    const double before = network_->power_W();
+    const double checkpoint_s = network_->begin_checkpoint(j);
+    network_changed(before);
+    job.profile.valley_s = std::max(network_->base_profile(j).valley_s, checkpoint_s);
+    job.valley = Duration::from_seconds(job.profile.valley_s);
+  }
   ledger_.set_gpu_power(queue_.now(), job.gpus, job.profile.valley_W);
   job.next_event = queue_.schedule_in(
       job.valley,
       [this, j] {
         Job& jb = jobs_[j];
         jb.energy_J += static_cast<double>(jb.gpus.size()) * jb.profile.valley_W * jb.valley.seconds();
+        if (network_) {
+          const double ckpt_s = network_->last_checkpoint_s(j);
+          jb.io_s += ckpt_s;
+          jb.io_J += static_cast<double>(jb.gpus.size()) * jb.profile.valley_W * ckpt_s;
+          const double before = network_->power_W();
+          network_->end_checkpoint(j);
+          network_changed(before);
+        }
         if (++jb.epochs_done >= jb.spec.epochs) {
           finish_job(j);
         } else {
@@ -143,9 +196,30 @@ void Engine::enter_valley(JobIndex j) {
       kPhasePriority);
 }
 
+void Engine::account_peak(Job& job, JobIndex j, double fraction) {
+  const double n = static_cast<double>(job.gpus.size());
+  if (!network_) {
+    job.compute_s += fraction * job.peak.seconds();
+    job.compute_J += fraction * n * job.profile.peak_W * job.peak.seconds();
+    return;
+  }
+  const EpochSplit& s = network_->last_split(j);
+  job.compute_s += fraction * s.compute_s;
+  job.comm_s += fraction * s.comm_s;
+  job.io_s += fraction * s.io_s;
+  job.compute_J += fraction * n * s.compute_W * s.compute_s;
+  job.comm_J += fraction * n * s.comm_W * s.comm_s;
+  job.io_J += fraction * n * s.io_W * s.io_s;
+}
+
 void Engine::finish_job(JobIndex j) {
   Job& job = jobs_[j];
   ledger_.set_gpu_power(queue_.now(), job.gpus, setup_.gpu.idle_W);
+  if (network_) {
+    const double before = network_->power_W();
+    network_->job_finished(j);
+    network_changed(before);
+  }
   cluster_.release(j, job.gpus);
   job.state = JobState::finished;
   job.phase = JobPhase::none;
@@ -164,6 +238,15 @@ void Engine::close_at_horizon() {
     ++running;
     const double w = job.phase == JobPhase::peak ? job.profile.peak_W : job.profile.valley_W;
     job.energy_J += static_cast<double>(job.gpus.size()) * w * (h - job.phase_start).seconds();
+    if (job.phase == JobPhase::peak && job.peak > Duration::zero()) {
+      account_peak(job, static_cast<JobIndex>(&job - jobs_.data()),
+                   (h - job.phase_start).seconds() / job.peak.seconds());
+    } else if (job.phase == JobPhase::valley && network_) {
+      const double ckpt_s = std::min(network_->last_checkpoint_s(static_cast<JobIndex>(&job - jobs_.data())),
+                                     (h - job.phase_start).seconds());
+      job.io_s += ckpt_s;
+      job.io_J += static_cast<double>(job.gpus.size()) * job.profile.valley_W * ckpt_s;
+    }
     gpu_seconds_ += static_cast<double>(job.gpus.size()) * (h - job.start).seconds();
   }
   ledger_.close(h);

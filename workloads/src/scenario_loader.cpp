@@ -248,7 +248,8 @@ Scenario parse_scenario(std::string_view text, const std::filesystem::path& file
   }
   TomlTable top(root, "", name);
   top.require_known(
-      {"seed", "fleet", "facility", "predictor", "scheduler", "workload", "output", "name", "description"});
+      {"seed", "fleet", "facility", "predictor", "scheduler", "workload", "output", "name", "description",
+       "topology"});
   Scenario s;
   s.file = file;
   s.text = std::string(text);
@@ -265,6 +266,8 @@ Scenario parse_scenario(std::string_view text, const std::filesystem::path& file
     throw ConfigError(top.where(), "workload", "missing (a scenario needs a [workload] section)");
   }
   if (auto t = top.table("output")) s.output = parse_output(*t);
+  // The topology's keys belong to topologies/ (parse_topology_config), like a predictor's parameters.
+  if (auto t = top.table("topology")) s.topology = t->params_except({});
   if (s.workload.jobs.empty() && !s.workload.generator)
     throw ConfigError({name, 0, 0}, "workload",
                       "no jobs: give [[workload.jobs]], jobs_csv or [workload.generator]");

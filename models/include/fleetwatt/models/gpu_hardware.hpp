@@ -1,6 +1,7 @@
 // A GPU's datasheet: what predictors need to turn FLOPs and bytes into seconds and watts.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,5 +33,16 @@ struct GpuHardware {
 [[nodiscard]] const GpuHardware& gpu_preset(std::string_view id);
 /// Every built-in preset, in a stable order.
 [[nodiscard]] const std::vector<GpuHardware>& gpu_presets();
+/// Comma-separated ids of the built-in presets (and of `extra`), for messages.
+[[nodiscard]] std::string gpu_preset_ids(const std::vector<GpuHardware>& extra = {});
+
+/// Parses presets in the format of models/data/gpu_presets.toml ([[gpu]] tables). `file` names the text in
+/// messages. Throws workloads::ConfigError naming file, line, column and key for a malformed entry.
+[[nodiscard]] std::vector<GpuHardware> parse_gpu_presets(std::string_view toml_text, const std::string& file);
+/// Reads a user's preset file (same format as the built-in one).
+[[nodiscard]] std::vector<GpuHardware> load_gpu_preset_file(const std::filesystem::path& file);
+/// The preset with this id, looked up in `extra` (user presets, which may redefine a built-in) first, then
+/// in the built-ins; throws std::out_of_range listing every known id when there is none.
+[[nodiscard]] GpuHardware find_gpu(std::string_view id, const std::vector<GpuHardware>& extra = {});
 
 }  // namespace fleetwatt::models

@@ -33,6 +33,11 @@ struct Job {
   double energy_J = 0.0;  ///< GPU energy of this job so far (all its GPUs)
   EventId next_event = 0;
 
+  // Where the time and GPU energy went (all the job's GPUs for energy): compute in peak phases, exposed
+  // gradient communication, exposed I/O (data loading in peak phases, checkpoint writes in valleys).
+  double compute_s = 0.0, comm_s = 0.0, io_s = 0.0;
+  double compute_J = 0.0, comm_J = 0.0, io_J = 0.0;
+
   /// Predicted run time on an idle fleet: epochs * (peak + valley).
   [[nodiscard]] Duration predicted_runtime() const { return (peak + valley) * spec.epochs; }
 };

@@ -96,6 +96,8 @@ struct Scenario {
   SchedulerConfig scheduler;
   WorkloadConfig workload;
   OutputConfig output;
+  /// [topology]: the interconnect, read by topologies::parse_topology_config; absent: no network model.
+  std::optional<ParamSet> topology;
 };
 
 }  // namespace fleetwatt::workloads
