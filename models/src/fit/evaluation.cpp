@@ -135,23 +135,48 @@ std::vector<TransferCell> transfer_table(const Dataset& d, const EvaluationConfi
     const auto nv = std::max<std::size_t>(1, static_cast<std::size_t>(std::llround(0.1 * double(ra.size()))));
     const std::vector<Eigen::Index> va(shuffled.begin(), shuffled.begin() + static_cast<std::ptrdiff_t>(nv));
     const std::vector<Eigen::Index> tr(shuffled.begin() + static_cast<std::ptrdiff_t>(nv), shuffled.end());
-    const Scaler sc = Scaler::fit(take_rows(d.x, tr));
-    const Eigen::MatrixXd xt = sc.transform(take_rows(d.x, tr)), xv = sc.transform(take_rows(d.x, va));
+    // A feature constant within the training group carries no information there; left in, every model
+    // would extrapolate along it blindly. Only the features that vary in the group are used.
+    std::vector<Eigen::Index> varying;
+    for (Eigen::Index j = 0; j < d.x.cols(); ++j) {
+      bool varies = false;
+      for (const Eigen::Index r : ra) varies = varies || d.x(r, j) != d.x(ra.front(), j);
+      if (varies) varying.push_back(j);
+    }
+    auto cols = [&](const Eigen::MatrixXd& m) {
+      Eigen::MatrixXd out(m.rows(), static_cast<Eigen::Index>(varying.size()));
+      for (std::size_t k = 0; k < varying.size(); ++k)
+        out.col(static_cast<Eigen::Index>(k)) = m.col(varying[k]);
+      return out;
+    };
+    std::vector<std::string> names;
+    for (const Eigen::Index j : varying) names.push_back(d.features[static_cast<std::size_t>(j)]);
+    const Scaler sc = Scaler::fit(cols(take_rows(d.x, tr)));
+    const Eigen::MatrixXd xt = sc.transform(cols(take_rows(d.x, tr))),
+                          xv = sc.transform(cols(take_rows(d.x, va)));
     const Eigen::VectorXd yt = take_rows(d.y, tr), yv = take_rows(d.y, va);
     for (const auto& [gb, rb] : rows) {
       if (gb == ga || static_cast<Eigen::Index>(rb.size()) < min_rows) continue;
-      const Eigen::MatrixXd xs = sc.transform(take_rows(d.x, rb));
+      const Eigen::MatrixXd xs = sc.transform(cols(take_rows(d.x, rb)));
       const Eigen::VectorXd ys = take_rows(d.y, rb);
       for (const auto& m : cfg.models) {
+        if (varying.empty()) {
+          // Nothing varies in the training group: every model can only predict its mean.
+          const Eigen::VectorXd p = Eigen::VectorXd::Constant(ys.size(), take_rows(d.y, ra).mean());
+          cells.push_back(TransferCell{ga, gb, m, mse(p, ys), mre_percent(p, ys),
+                                       static_cast<Eigen::Index>(ra.size()),
+                                       static_cast<Eigen::Index>(rb.size())});
+          continue;
+        }
         // Baselines see training and validation rows together: they cross-validate internally.
         Eigen::VectorXd p;
         if (m == "sr") {
-          p = fit_predict(m, xt, yt, xv, yv, xs, cfg.gp, cfg.seed, nullptr, d.features);
+          p = fit_predict(m, xt, yt, xv, yv, xs, cfg.gp, cfg.seed, nullptr, names);
         } else {
           std::vector<Eigen::Index> all = tr;
           all.insert(all.end(), va.begin(), va.end());
-          p = fit_predict(m, sc.transform(take_rows(d.x, all)), take_rows(d.y, all), {}, {}, xs, cfg.gp,
-                          cfg.seed, nullptr, d.features);
+          p = fit_predict(m, sc.transform(cols(take_rows(d.x, all))), take_rows(d.y, all), {}, {}, xs, cfg.gp,
+                          cfg.seed, nullptr, names);
         }
         cells.push_back(TransferCell{ga, gb, m, mse(p, ys), mre_percent(p, ys),
                                      static_cast<Eigen::Index>(ra.size()),

@@ -57,7 +57,8 @@ struct TransferCell {
 };
 
 /// Every ordered pair of distinct groups with at least `min_rows` rows each: fit on all of the first
-/// (SR keeps a tenth of it for validation), predict all of the second.
+/// (SR keeps a tenth of it for validation), predict all of the second. Features constant within the
+/// training group are left out of that pair's models.
 [[nodiscard]] std::vector<TransferCell> transfer_table(const Dataset& data, const EvaluationConfig& config,
                                                        Eigen::Index min_rows = 5);
 
