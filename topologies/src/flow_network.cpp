@@ -50,7 +50,8 @@ FlowId FlowNetwork::add_flow(std::vector<DirectedLink> path, double max_rate_Bps
     on_link_[l].push_back(f);
     cap_sum_[l] += flow.cap;
     if (!was && over(l)) ++oversubscribed_;
-    dirty_links_.push_back(l);
+    // A link oversubscribed neither before nor after cannot bind anyone: its other flows keep their rates.
+    if (was || over(l)) dirty_links_.push_back(l);
   }
   dirty_flows_.push_back(f);
   ++live_;
@@ -66,7 +67,7 @@ void FlowNetwork::remove_flow(FlowId f) {
     on.erase(std::find(on.begin(), on.end(), f));
     cap_sum_[l] = on.empty() ? 0.0 : cap_sum_[l] - flow.cap;  // reset when empty: no drift accumulates
     if (was && !over(l)) --oversubscribed_;
-    dirty_links_.push_back(l);
+    if (was) dirty_links_.push_back(l);
   }
   flow.alive = false;
   flow.path.clear();
@@ -121,9 +122,14 @@ std::size_t FlowNetwork::update() {
     links.push_back(l);
   }
   for (const FlowId f : dirty_flows_) {
-    if (!flows_[f].alive || flow_mark_[f] == epoch_ || !flows_[f].path.empty()) continue;
-    flow_mark_[f] = epoch_;  // local copies touch no link: their rate is their cap
+    if (!flows_[f].alive || flow_mark_[f] == epoch_) continue;
+    flow_mark_[f] = epoch_;
     flows.push_back(f);
+    for (const DirectedLink l : flows_[f].path) {
+      if (link_mark_[l] == epoch_ || !over(l)) continue;
+      link_mark_[l] = epoch_;
+      links.push_back(l);
+    }
   }
   for (std::size_t i = 0; i < links.size(); ++i) {
     for (const FlowId f : on_link_[links[i]]) {
