@@ -18,8 +18,7 @@ FlowNetwork::FlowNetwork(std::vector<double> capacities_Bps)
       cap_sum_(capacity_.size(), 0.0),
       link_mark_(capacity_.size(), 0),
       remaining_(capacity_.size(), 0.0),
-      unfrozen_on_(capacity_.size(), 0),
-      version_(capacity_.size(), 0) {
+      unfrozen_on_(capacity_.size(), 0) {
   for (const double c : capacity_)
     if (!(c > 0.0)) throw std::invalid_argument("link capacities must be positive");
 }
@@ -154,26 +153,21 @@ std::size_t FlowNetwork::update() {
 
 void FlowNetwork::fill(const std::vector<FlowId>& flows, const std::vector<DirectedLink>& links) {
   // Progressive filling as a sequence of saturation events: all unfrozen flows share one rising level; a
-  // link with n unfrozen flows and frozen traffic F saturates when the level reaches (capacity - F) / n, a
-  // flow when the level reaches its cap. Taking the earliest event each time (two heaps, stale link entries
-  // skipped by a version stamp) freezes every flow once and touches each of its links once: O(P log L) for
-  // P path entries, instead of a pass over every link per distinct rate.
-  struct Event {
-    double level;
-    DirectedLink link;
-    std::uint32_t version;
-    bool operator>(const Event& o) const { return level > o.level; }
-  };
+  // link with n unfrozen flows and capacity R left after its frozen flows saturates when the level reaches
+  // R / n, a flow when the level reaches its cap. Each step takes the earliest event. A link's saturation
+  // level never falls as flows freeze (they freeze at levels below it), so heap entries may be stale only
+  // low: a popped entry is re-keyed to its current level when that is higher, and otherwise is exact.
+  // Every flow freezes once: O((P + L) log L) for P path entries and L links.
+  using Event = LinkEvent;
+  const auto in_fill = [this](DirectedLink l) { return link_mark_[l] == epoch_ && over(l); };
+  heap_.clear();
   for (const DirectedLink l : links) {
     remaining_[l] = capacity_[l];  // capacity minus the traffic of frozen flows
     unfrozen_on_[l] = static_cast<std::uint32_t>(on_link_[l].size());
-    ++version_[l];
+    if (unfrozen_on_[l] > 0) heap_.push_back({remaining_[l] / unfrozen_on_[l], l});
   }
-  std::priority_queue<Event, std::vector<Event>, std::greater<>> link_events;
-  for (const DirectedLink l : links)
-    if (unfrozen_on_[l] > 0) link_events.push({remaining_[l] / unfrozen_on_[l], l, version_[l]});
-  std::vector<std::pair<double, FlowId>> caps;
-  caps.reserve(flows.size());
+  std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
+  caps_.clear();
   std::size_t unfrozen = 0;
   for (const FlowId f : flows) {
     Flow& flow = flows_[f];
@@ -182,11 +176,11 @@ void FlowNetwork::fill(const std::vector<FlowId>& flows, const std::vector<Direc
       flow.frozen = true;
     } else {
       flow.frozen = false;
-      caps.emplace_back(flow.cap, f);
+      caps_.emplace_back(flow.cap, f);
       ++unfrozen;
     }
   }
-  std::sort(caps.begin(), caps.end());
+  std::sort(caps_.begin(), caps_.end());
   std::size_t next_cap = 0;
   const auto freeze = [&](FlowId f, double level) {
     Flow& flow = flows_[f];
@@ -194,25 +188,40 @@ void FlowNetwork::fill(const std::vector<FlowId>& flows, const std::vector<Direc
     flow.frozen = true;
     --unfrozen;
     for (const DirectedLink l : flow.path) {
-      if (link_mark_[l] != epoch_ || !over(l)) continue;  // not a possible bottleneck
+      if (!in_fill(l)) continue;  // not a possible bottleneck
       remaining_[l] -= level;
-      if (--unfrozen_on_[l] > 0)
-        link_events.push({std::max(0.0, remaining_[l]) / unfrozen_on_[l], l, ++version_[l]});
+      --unfrozen_on_[l];
     }
   };
+  const auto current = [this](DirectedLink l) { return std::max(0.0, remaining_[l]) / unfrozen_on_[l]; };
   while (unfrozen > 0) {
-    while (!link_events.empty() && (link_events.top().version != version_[link_events.top().link] ||
-                                    unfrozen_on_[link_events.top().link] == 0))
-      link_events.pop();
-    while (next_cap < caps.size() && flows_[caps[next_cap].second].frozen) ++next_cap;
-    const double link_level = link_events.empty() ? kInf : link_events.top().level;
-    const double cap_level = next_cap < caps.size() ? caps[next_cap].first : kInf;
+    double link_level = kInf;
+    while (!heap_.empty()) {
+      const Event top = heap_.front();
+      if (unfrozen_on_[top.link] == 0) {
+        std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+        heap_.pop_back();
+        continue;
+      }
+      const double now = current(top.link);
+      if (now > top.level) {  // stale: re-key and look again
+        std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+        heap_.back().level = now;
+        std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+        continue;
+      }
+      link_level = now;
+      break;
+    }
+    while (next_cap < caps_.size() && flows_[caps_[next_cap].second].frozen) ++next_cap;
+    const double cap_level = next_cap < caps_.size() ? caps_[next_cap].first : kInf;
     if (cap_level <= link_level) {
       if (cap_level == kInf) throw std::logic_error("progressive filling found no bound");
-      freeze(caps[next_cap++].second, cap_level);
+      freeze(caps_[next_cap++].second, cap_level);
     } else {
-      const DirectedLink l = link_events.top().link;
-      link_events.pop();
+      const DirectedLink l = heap_.front().link;
+      std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+      heap_.pop_back();
       for (const FlowId f : on_link_[l])
         if (!flows_[f].frozen) freeze(f, link_level);
     }

@@ -69,7 +69,13 @@ class FlowNetwork {
   std::uint32_t epoch_ = 0;
   std::vector<double> remaining_;
   std::vector<std::uint32_t> unfrozen_on_;
-  std::vector<std::uint32_t> version_;  ///< per link: stamp of its latest saturation event
+  struct LinkEvent {
+    double level;
+    DirectedLink link;
+    bool operator>(const LinkEvent& o) const { return level > o.level; }
+  };
+  std::vector<LinkEvent> heap_;                       ///< fill(): saturation events, a min-heap
+  std::vector<std::pair<double, FlowId>> caps_;       ///< fill(): caps, ascending
 };
 
 }  // namespace fleetwatt::topologies
