@@ -74,8 +74,8 @@ class FlowNetwork {
     DirectedLink link;
     bool operator>(const LinkEvent& o) const { return level > o.level; }
   };
-  std::vector<LinkEvent> heap_;                       ///< fill(): saturation events, a min-heap
-  std::vector<std::pair<double, FlowId>> caps_;       ///< fill(): caps, ascending
+  std::vector<LinkEvent> heap_;                  ///< fill(): saturation events, a min-heap
+  std::vector<std::pair<double, FlowId>> caps_;  ///< fill(): caps, ascending
 };
 
 }  // namespace fleetwatt::topologies
