@@ -28,11 +28,15 @@ const std::vector<PlacementEntry>& placement_entries() {
   static const std::vector<PlacementEntry> entries = {
       {"first_fit", "lowest-numbered server with room; multi-server jobs take whole free servers first",
        [](const workloads::SchedulerConfig&) { return std::make_unique<FirstFitPlacement>(); }},
-      {"pack", "fewest servers, then fewest racks (racks from [topology], else [scheduler] nodes_per_rack = 16)",
-       [](const workloads::SchedulerConfig& c) { return std::make_unique<PackPlacement>(nodes_per_rack(c)); }},
+      {"pack", "fewest servers, then fewest racks (racks from [topology], else nodes_per_rack = 16)",
+       [](const workloads::SchedulerConfig& c) {
+         return std::make_unique<PackPlacement>(nodes_per_rack(c));
+       }},
       {"spread", "across as many racks and servers as possible, one GPU per server in turn",
-       [](const workloads::SchedulerConfig& c) { return std::make_unique<SpreadPlacement>(nodes_per_rack(c)); }},
-      {"topology_aware", "best fit by topology: the tightest server, else the tightest rack, else fewest racks",
+       [](const workloads::SchedulerConfig& c) {
+         return std::make_unique<SpreadPlacement>(nodes_per_rack(c));
+       }},
+      {"topology_aware", "best fit by topology: tightest server, else tightest rack, else fewest racks",
        [](const workloads::SchedulerConfig& c) {
          return std::make_unique<TopologyAwarePlacement>(nodes_per_rack(c));
        }},
@@ -82,7 +86,8 @@ EngineSetup engine_setup(const workloads::Scenario& s) {
   if (s.topology) {
     e.topology = topologies::parse_topology_config(*s.topology, s.file.parent_path());
     // NVLink bandwidth from the GPU preset unless the scenario sets it.
-    if (!e.topology->nvlink_set && e.gpu.nvlink_bw_Bps > 0.0) e.topology->node.nvlink.bandwidth_Bps = e.gpu.nvlink_bw_Bps;
+    if (!e.topology->nvlink_set && e.gpu.nvlink_bw_Bps > 0.0)
+      e.topology->node.nvlink.bandwidth_Bps = e.gpu.nvlink_bw_Bps;
   }
   if (e.facility_interval <= Duration::zero() || e.node_interval <= Duration::zero())
     throw workloads::ConfigError({s.file.string(), 0, 0}, "output",
