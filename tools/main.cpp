@@ -21,7 +21,11 @@ int main(int argc, char** argv) {
   fleetwatt::tools::add_run_command(app, action);
   fleetwatt::tools::add_bench_command(app, action);
   fleetwatt::tools::add_list_command(app, action);
+  fleetwatt::tools::add_powerlaw_command(app, action);
+  fleetwatt::tools::add_predict_command(app, action);
   fleetwatt::tools::add_topology_command(app, action);
+  fleetwatt::tools::add_calibrate_command(app, action);
+  fleetwatt::tools::add_fit_command(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

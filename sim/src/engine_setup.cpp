@@ -28,7 +28,8 @@ const std::vector<PlacementEntry>& placement_entries() {
   static const std::vector<PlacementEntry> entries = {
       {"first_fit", "lowest-numbered server with room; multi-server jobs take whole free servers first",
        [](const workloads::SchedulerConfig&) { return std::make_unique<FirstFitPlacement>(); }},
-      {"pack", "fewest servers, then fewest racks (racks from [topology], else nodes_per_rack = 16)",
+      {"pack",
+       "fewest servers, then fewest racks (racks from [topology], else [scheduler] nodes_per_rack = 16)",
        [](const workloads::SchedulerConfig& c) {
          return std::make_unique<PackPlacement>(nodes_per_rack(c));
        }},
@@ -36,7 +37,8 @@ const std::vector<PlacementEntry>& placement_entries() {
        [](const workloads::SchedulerConfig& c) {
          return std::make_unique<SpreadPlacement>(nodes_per_rack(c));
        }},
-      {"topology_aware", "best fit by topology: tightest server, else tightest rack, else fewest racks",
+      {"topology_aware",
+       "best fit by topology: the tightest server, else the tightest rack, else fewest racks",
        [](const workloads::SchedulerConfig& c) {
          return std::make_unique<TopologyAwarePlacement>(nodes_per_rack(c));
        }},
@@ -71,7 +73,10 @@ EngineSetup engine_setup(const workloads::Scenario& s) {
   e.nodes = s.fleet.nodes;
   e.gpus_per_node = s.fleet.gpus_per_node;
   try {
-    e.gpu = models::gpu_preset(s.fleet.gpu);
+    // A user's preset file (validated with file:line:column errors) may add GPUs or redefine built-ins.
+    const auto user = s.fleet.gpu_file.empty() ? std::vector<models::GpuHardware>{}
+                                               : models::load_gpu_preset_file(s.fleet.gpu_file);
+    e.gpu = models::find_gpu(s.fleet.gpu, user);
   } catch (const std::out_of_range& err) {
     throw workloads::ConfigError(s.fleet.gpu_origin, "fleet.gpu", err.what());
   }

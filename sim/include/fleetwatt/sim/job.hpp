@@ -30,7 +30,7 @@ struct Job {
   Time phase_start;
   Placement gpus;
   std::uint32_t epochs_done = 0;
-  double energy_J = 0.0;            ///< GPU energy of this job so far (all its GPUs)
+  double energy_J = 0.0;  ///< GPU energy of this job so far (all its GPUs)
   EventId next_event = 0;
 
   // Where the time and GPU energy went (all the job's GPUs for energy): compute in peak phases, exposed

@@ -20,7 +20,8 @@ class PlacementPolicy {
   virtual ~PlacementPolicy() = default;
   [[nodiscard]] virtual std::string_view name() const = 0;
   /// GPUs for a job of n_gpus, or nothing if it cannot be placed now.
-  [[nodiscard]] virtual std::optional<Placement> place(const Cluster& cluster, std::uint32_t n_gpus) const = 0;
+  [[nodiscard]] virtual std::optional<Placement> place(const Cluster& cluster,
+                                                       std::uint32_t n_gpus) const = 0;
 };
 
 /// First fit: a job that fits on one node goes to the lowest-numbered node with room; a larger one takes

@@ -10,7 +10,8 @@
 
 namespace fleetwatt::workloads {
 
-/// Per-GPU power square wave of one epoch: a compute (peak) phase, then a checkpoint/sync/eval (valley) phase.
+/// Per-GPU power square wave of one epoch: a compute (peak) phase, then a checkpoint/sync/eval (valley)
+/// phase.
 struct PhaseProfile {
   double peak_W = 0.0;
   double peak_s = 0.0;
@@ -38,6 +39,8 @@ struct ModelMetadata {
   std::string model;              ///< zoo name ("resnet50", "vit-b16", ...) or empty
   double params = 0.0;            ///< trainable parameters
   double flops_per_sample = 0.0;  ///< forward-pass FLOPs per sample (see README for the FLOP convention)
+  double training_flops_per_sample = 0.0;  ///< FLOPs of one sample's training step; 0: 3 x forward (full
+                                           ///< backward); about 1 x forward when a frozen backbone is fine-tuned
   std::uint32_t batch_size = 0;   ///< global batch size, samples
   double dataset_samples = 0.0;   ///< samples per epoch
   std::uint32_t input_size = 0;   ///< image side (pixels) or sequence length (tokens)
@@ -48,7 +51,7 @@ struct ModelMetadata {
 /// One job of the workload.
 struct JobSpec {
   std::int64_t id = 0;
-  std::string job_class;  ///< job class for class-based predictors; empty when phases are explicit
+  std::string job_class;        ///< job class for class-based predictors; empty when phases are explicit
   SourceLocation class_origin;  ///< where job_class was written, for "unknown job class" errors
   double submit_s = 0.0;
   std::uint32_t n_gpus = 1;

@@ -19,14 +19,15 @@ struct FleetConfig {
   std::uint32_t gpus_per_node = 4;
   std::string gpu = "a800";  ///< hardware preset id
   SourceLocation gpu_origin;
+  std::filesystem::path gpu_file;  ///< user GPU presets (TOML, the format of models/data/gpu_presets.toml)
   std::optional<double> gpu_idle_W;  ///< overrides the preset's idle power
   std::optional<double> gpu_tdp_W;   ///< overrides the preset's TDP
   double node_base_W = 0.0;          ///< CPU, memory, fans, NIC idle: drawn always
 };
 
 struct FacilityConfig {
-  double pue = 1.0;                  ///< facility power / IT power
-  double carbon_kg_per_J = 0.0;      ///< grid carbon intensity (scenario key is kg/kWh)
+  double pue = 1.0;              ///< facility power / IT power
+  double carbon_kg_per_J = 0.0;  ///< grid carbon intensity (scenario key is kg/kWh)
 };
 
 /// A job class for class-based predictors: a measured per-epoch phase profile at a reference dataset size.
@@ -37,8 +38,12 @@ struct JobClassConfig {
   SourceLocation where;
 };
 
+/// Which end of a prediction's uncertainty band a run uses (low/mid/high runs bracket the energy).
+enum class Band { low, mid, high };
+
 struct PredictorConfig {
-  std::string kind = "table";
+  std::string kind = "datasheet";
+  Band band = Band::mid;
   SourceLocation kind_origin;
   std::vector<JobClassConfig> classes;  ///< [predictor.classes.NAME] tables
   ParamSet params;                      ///< any other key of [predictor], for the predictor's registry entry
@@ -66,16 +71,16 @@ struct MixEntry {
 /// Poisson arrivals whose rate follows a cosine day/night profile.
 struct GeneratorConfig {
   double mean_rate_per_s = 0.0;
-  double diurnal_amplitude = 0.0;   ///< 0..1: rate = mean * (1 + a cos(2 pi (t - peak) / day))
+  double diurnal_amplitude = 0.0;  ///< 0..1: rate = mean * (1 + a cos(2 pi (t - peak) / day))
   double peak_time_of_day_s = 14 * 3600.0;
   double start_s = 0.0;
-  double end_s = 0.0;               ///< defaults to the horizon
+  double end_s = 0.0;  ///< defaults to the horizon
   std::vector<MixEntry> mix;
 };
 
 struct WorkloadConfig {
-  double horizon_s = 86400.0;       ///< simulated span [0, horizon)
-  std::vector<JobSpec> jobs;        ///< explicit [[workload.jobs]] and jobs_csv rows
+  double horizon_s = 86400.0;  ///< simulated span [0, horizon)
+  std::vector<JobSpec> jobs;   ///< explicit [[workload.jobs]] and jobs_csv rows
   std::optional<GeneratorConfig> generator;
 };
 
@@ -83,12 +88,12 @@ struct OutputConfig {
   std::filesystem::path path = "fleetwatt.h5";
   double facility_interval_s = 1.0;
   double node_interval_s = 10.0;
-  bool gpu_changes = true;          ///< write /gpus/changes
+  bool gpu_changes = true;  ///< write /gpus/changes
 };
 
 struct Scenario {
-  std::filesystem::path file;       ///< where it was read from (relative paths resolve against its folder)
-  std::string text;                 ///< the TOML as read, stored in results for reproducibility
+  std::filesystem::path file;  ///< where it was read from (relative paths resolve against its folder)
+  std::string text;            ///< the TOML as read, stored in results for reproducibility
   std::uint64_t seed = 1;
   FleetConfig fleet;
   FacilityConfig facility;
