@@ -315,7 +315,7 @@ void ResultWriter::commit() {
     H5::Group g = m.file->createGroup("/network");
     write_vector(g, "time_s", m.net_time, "s");
     write_vector(g, "power_W", m.net_power,
-                 "W: switches, NICs, links and storage servers draw power_W[i] from time_s[i] until time_s[i+1]");
+                 "W: switches, NICs, links and storage draw power_W[i] from time_s[i] to time_s[i+1]");
   }
   m.close_all();
   std::error_code ec;

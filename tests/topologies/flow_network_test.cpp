@@ -3,6 +3,7 @@
 
 #include "fleetwatt/topologies/flow_network.hpp"
 #include "fleetwatt/topologies/routing.hpp"
+#include "fleetwatt/topologies/shared_pool.hpp"
 #include "fleetwatt/topologies/topology_config.hpp"
 
 using namespace fleetwatt::topologies;
@@ -89,4 +90,45 @@ TEST_CASE("removed flow ids are reused and bad use is refused") {
   CHECK(net.add_flow({0}) == a);
   CHECK_THROWS_AS(net.add_flow({7}), std::out_of_range);
   CHECK_THROWS_AS(FlowNetwork({0.0}), std::invalid_argument);
+}
+
+TEST_CASE("while no link is oversubscribed, flows run at their caps and only new flows are touched") {
+  // Link 0 (10) carries caps 3 and 4: 7 fits, so both run at their caps. A third flow of cap 5 makes the
+  // link oversubscribed (12 > 10): max-min gives the 3 and splits the rest, 3.5 and 3.5. Removing it
+  // returns the others to their caps.
+  FlowNetwork net({10.0, 10.0});
+  const FlowId a = net.add_flow({0}, 3.0), b = net.add_flow({0, 1}, 4.0);
+  CHECK(net.rate(a) == 3.0);
+  CHECK(net.rate(b) == 4.0);
+  const FlowId far = net.add_flow({1}, 1.0);
+  CHECK(net.update() == 1);  // only the new flow
+  CHECK(net.rate(far) == 1.0);
+  const FlowId c = net.add_flow({0}, 5.0);
+  CHECK(net.rate(a) == Approx(3.0));
+  CHECK(net.rate(b) == Approx(3.5));
+  CHECK(net.rate(c) == Approx(3.5));
+  net.remove_flow(c);
+  CHECK(net.rate(b) == Approx(4.0));
+  CHECK(net.rate(a) == Approx(3.0));
+}
+
+TEST_CASE("a shared pool gives each client min(cap, water level)") {
+  // 10 GB/s among ten uncapped readers: a tenth each. Caps of 0.5 for two of them leave 9 for the other
+  // eight: 1.125 each. All caps fitting (sum <= capacity): every client at its cap.
+  SharedPool pool(10e9);
+  std::vector<std::uint32_t> ids;
+  for (int i = 0; i < 10; ++i) ids.push_back(pool.add(std::numeric_limits<double>::infinity()));
+  for (const auto id : ids) CHECK(pool.rate(id) == Approx(1e9));
+  pool.remove(ids[0]);
+  pool.remove(ids[1]);
+  const auto a = pool.add(0.5e9), b = pool.add(0.5e9);
+  CHECK(pool.rate(a) == Approx(0.5e9));
+  CHECK(pool.rate(ids[2]) == Approx(9e9 / 8));
+  CHECK(pool.rate(b) + 8 * pool.rate(ids[5]) == Approx(10e9 - 0.5e9));
+  SharedPool roomy(10e9);
+  const auto c = roomy.add(2e9), d = roomy.add(3e9);
+  CHECK(roomy.rate(c) == 2e9);
+  CHECK(roomy.rate(d) == 3e9);
+  CHECK(roomy.level() == std::numeric_limits<double>::infinity());
+  CHECK_THROWS_AS(roomy.remove(7), std::logic_error);
 }

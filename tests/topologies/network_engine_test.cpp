@@ -6,6 +6,7 @@
 #include "fleetwatt/models/predictor_registry.hpp"
 #include "fleetwatt/sim/engine.hpp"
 #include "fleetwatt/sim/network_model.hpp"
+#include "fleetwatt/topologies/graph_io.hpp"
 #include "fleetwatt/workloads/job_generator.hpp"
 #include "fleetwatt/workloads/scenario_loader.hpp"
 #include "test_support.hpp"
@@ -162,4 +163,27 @@ TEST_CASE("the shipped spread scenario shows longer epochs, more communication a
 TEST_CASE("a bad [topology] key in a scenario is a ConfigError at its line") {
   const auto s = workloads::parse_scenario(with("fabric = \"mesh\""), "bad.toml");
   CHECK_THROWS_WITH(sim::engine_setup(s), Catch::Contains("bad.toml:") && Catch::Contains("fabric"));
+}
+
+TEST_CASE(
+    "fleetwatt topology describes the default fleet's fabric, writes DOT, and refuses a scenario without "
+    "one") {
+  const auto fw = fleetwatt::test::fleetwatt_binary().string();
+  const auto day = (fleetwatt::test::source_dir() / "workloads" / "scenarios" / "day-fleet.toml").string();
+  // 1000 servers need a k = 16 fat-tree: (k/2)^2 = 64 core and k^2/2 = 128 aggregation and 128 edge switches.
+  const auto r = fleetwatt::test::run_command(fw + " topology " + day);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("core        64") != std::string::npos);
+  CHECK(r.out.find("spine       128") != std::string::npos);
+  CHECK(r.out.find("gpu         4000") != std::string::npos);
+  fleetwatt::test::TempDir dir;
+  const auto dot = dir / "fleet.dot";
+  CHECK(fleetwatt::test::run_command(fw + " topology " + day + " --dot " + dot.string()).exit_code == 0);
+  CHECK(topologies::read_topology_file(dot).gpus().size() == 4000);
+  const auto plain = dir.write("plain.toml",
+                               "[workload]\n[[workload.jobs]]\nn_gpus = 1\npeak_w = 1.0\npeak_s = 1.0\n"
+                               "valley_w = 1.0\nvalley_s = 1.0\n");
+  const auto bad = fleetwatt::test::run_command(fw + " topology " + plain.string());
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("no [topology] section") != std::string::npos);
 }

@@ -25,8 +25,8 @@ struct FleetNetwork::JobState {
   double sample_bytes = 0.0;
   double workers = 0.0;
   std::optional<PlacedCollective> allreduce;
-  std::vector<FlowId> reads;   ///< per node, in reads_
-  std::vector<FlowId> writes;  ///< per node while checkpointing, in writes_
+  std::vector<std::uint32_t> reads;   ///< per node: client ids in reads_
+  std::vector<std::uint32_t> writes;  ///< per node while checkpointing: client ids in writes_
   std::vector<double> write_bytes;
 };
 
@@ -72,13 +72,9 @@ FleetNetwork::FleetNetwork(Topology topology, TopologyConfig config)
   link_users_.assign(topo_.link_count(), 0);
   nic_users_.assign(nodes, 0);
 
-  // Storage pools: link 0 is the servers' total bandwidth, link 1 + n node n's NICs.
-  std::vector<double> caps{storage_Bps_ > 0.0 ? storage_Bps_ : 1.0};
-  for (std::uint32_t n = 0; n < nodes; ++n) caps.push_back(nic_Bps_[n] > 0.0 ? nic_Bps_[n] : kInf);
-  for (double& c : caps)
-    if (c == kInf) c = std::numeric_limits<double>::max();
-  reads_ = std::make_unique<FlowNetwork>(caps);
-  writes_ = std::make_unique<FlowNetwork>(caps);
+  const double pool = storage_Bps_ > 0.0 ? storage_Bps_ : 1.0;  // unused without storage
+  reads_ = std::make_unique<SharedPool>(pool);
+  writes_ = std::make_unique<SharedPool>(pool);
 }
 
 FleetNetwork::~FleetNetwork() = default;
@@ -172,7 +168,7 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const workl
           s->gpus.begin(), s->gpus.end(), [&](std::uint32_t g) { return node_of_gpu(g) == node; }));
       const double cap =
           s->workers * on_node / n_gpus * config_.training.decode_rate_per_worker * s->sample_bytes;
-      s->reads.push_back(reads_->add_flow({0, 1 + node}, cap));
+      s->reads.push_back(reads_->add(std::min(cap, nic_Bps_[node] > 0.0 ? nic_Bps_[node] : kInf)));
       use_nic(node, +1);
       use_storage(+1);
     }
@@ -190,7 +186,7 @@ void FleetNetwork::remove_job(NetJob job) {
     s->allreduce.reset();
   }
   for (std::size_t i = 0; i < s->reads.size(); ++i) {
-    reads_->remove_flow(s->reads[i]);
+    reads_->remove(s->reads[i]);
     use_nic(s->nodes[i], -1);
     use_storage(-1);
   }
@@ -212,7 +208,7 @@ EpochCost FleetNetwork::epoch_cost(NetJob job) {
                                       config_.training.backward_fraction);
   }
   if (!s.reads.empty()) {
-    for (const FlowId f : s.reads) c.read_share_Bps += reads_->rate(f);
+    for (const auto r : s.reads) c.read_share_Bps += reads_->rate(r);
     const auto l = epoch_loading(s.meta.dataset_samples, s.sample_bytes, c.read_share_Bps, s.workers,
                                  config_.training.decode_rate_per_worker, s.compute_s,
                                  config_.training.prefetch_depth, s.steps);
@@ -229,7 +225,7 @@ double FleetNetwork::begin_checkpoint(NetJob job) {
   if (!(bytes > 0.0) || storage_Bps_ <= 0.0) return 0.0;
   // Data-parallel replicas hold the same state; each node writes its 1/n share (sharded checkpoints).
   for (const auto node : s.nodes) {
-    s.writes.push_back(writes_->add_flow({0, 1 + node}));
+    s.writes.push_back(writes_->add(nic_Bps_[node] > 0.0 ? nic_Bps_[node] : kInf));
     s.write_bytes.push_back(bytes / static_cast<double>(s.nodes.size()));
     use_nic(node, +1);
     use_storage(+1);
@@ -243,7 +239,7 @@ double FleetNetwork::begin_checkpoint(NetJob job) {
 void FleetNetwork::end_checkpoint(NetJob job) {
   auto& s = *jobs_.at(job);
   for (std::size_t i = 0; i < s.writes.size(); ++i) {
-    writes_->remove_flow(s.writes[i]);
+    writes_->remove(s.writes[i]);
     use_nic(s.nodes[i], -1);
     use_storage(-1);
   }

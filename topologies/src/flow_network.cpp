@@ -3,18 +3,19 @@
 
 #include <algorithm>
 #include <cmath>
+#include <queue>
 #include <stdexcept>
 
 namespace fleetwatt::topologies {
 
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kSaturated = 1e-12;  // relative slack under which a link counts as full
 }  // namespace
 
 FlowNetwork::FlowNetwork(std::vector<double> capacities_Bps)
     : capacity_(std::move(capacities_Bps)),
       on_link_(capacity_.size()),
+      cap_sum_(capacity_.size(), 0.0),
       link_mark_(capacity_.size(), 0),
       remaining_(capacity_.size(), 0.0),
       unfrozen_on_(capacity_.size(), 0) {
@@ -37,12 +38,19 @@ FlowId FlowNetwork::add_flow(std::vector<DirectedLink> path, double max_rate_Bps
   }
   Flow& flow = flows_[f];
   flow.path = std::move(path);
+  // A flow never exceeds its narrowest link; capping it there changes no max-min rate but makes the sum
+  // of caps on each link finite, which is what the unsaturated fast path in update() checks.
+  for (const DirectedLink l : flow.path) max_rate_Bps = std::min(max_rate_Bps, capacity_[l]);
   flow.cap = max_rate_Bps;
   flow.rate = 0.0;
   flow.alive = true;
   for (const DirectedLink l : flow.path) {
+    const bool was = over(l);
     on_link_[l].push_back(f);
-    dirty_links_.push_back(l);
+    cap_sum_[l] += flow.cap;
+    if (!was && over(l)) ++oversubscribed_;
+    // A link oversubscribed neither before nor after cannot bind anyone: its other flows keep their rates.
+    if (was || over(l)) dirty_links_.push_back(l);
   }
   dirty_flows_.push_back(f);
   ++live_;
@@ -53,9 +61,12 @@ void FlowNetwork::remove_flow(FlowId f) {
   if (f >= flows_.size() || !flows_[f].alive) throw std::logic_error("removing a flow that is not live");
   Flow& flow = flows_[f];
   for (const DirectedLink l : flow.path) {
+    const bool was = over(l);
     auto& on = on_link_[l];
     on.erase(std::find(on.begin(), on.end(), f));
-    dirty_links_.push_back(l);
+    cap_sum_[l] = on.empty() ? 0.0 : cap_sum_[l] - flow.cap;  // reset when empty: no drift accumulates
+    if (was && !over(l)) --oversubscribed_;
+    if (was) dirty_links_.push_back(l);
   }
   flow.alive = false;
   flow.path.clear();
@@ -71,13 +82,37 @@ double FlowNetwork::rate(FlowId f) {
 
 std::size_t FlowNetwork::update() {
   if (dirty_links_.empty() && dirty_flows_.empty()) return 0;
+  if (oversubscribed_ == 0) {
+    // No link is asked for more than it carries: every flow runs at its cap, which is max-min fair. Only
+    // the new flows need a rate (all of them after a time when some link was oversubscribed).
+    std::size_t n = 0;
+    if (!all_at_cap_) {
+      for (auto& flow : flows_)
+        if (flow.alive) flow.rate = flow.cap;
+      n = live_;
+      all_at_cap_ = true;
+    } else {
+      for (const FlowId f : dirty_flows_)
+        if (flows_[f].alive) {
+          flows_[f].rate = flows_[f].cap;
+          ++n;
+        }
+    }
+    dirty_links_.clear();
+    dirty_flows_.clear();
+    recomputed_ += n;
+    return n;
+  }
+  all_at_cap_ = false;
   if (++epoch_ == 0) {  // wrapped: clear the marks once every 2^32 updates
     std::fill(link_mark_.begin(), link_mark_.end(), 0);
     std::fill(flow_mark_.begin(), flow_mark_.end(), 0);
     epoch_ = 1;
   }
-  // The component: every flow reachable from a changed link through shared links. Max-min rates of flows
-  // outside it cannot change, because progressive filling never couples flows that share no link.
+  // The component: every flow on a changed link, and every flow reachable from those through shared
+  // oversubscribed links. Max-min rates outside it cannot change: progressive filling couples flows only
+  // through links that saturate, and a link whose flows' caps add up to no more than its capacity never
+  // saturates before all of them reach their caps.
   std::vector<DirectedLink> links;
   std::vector<FlowId> flows;
   for (const DirectedLink l : dirty_links_) {
@@ -86,9 +121,14 @@ std::size_t FlowNetwork::update() {
     links.push_back(l);
   }
   for (const FlowId f : dirty_flows_) {
-    if (!flows_[f].alive || flow_mark_[f] == epoch_ || !flows_[f].path.empty()) continue;
-    flow_mark_[f] = epoch_;  // local copies touch no link: their rate is their cap
+    if (!flows_[f].alive || flow_mark_[f] == epoch_) continue;
+    flow_mark_[f] = epoch_;
     flows.push_back(f);
+    for (const DirectedLink l : flows_[f].path) {
+      if (link_mark_[l] == epoch_ || !over(l)) continue;
+      link_mark_[l] = epoch_;
+      links.push_back(l);
+    }
   }
   for (std::size_t i = 0; i < links.size(); ++i) {
     for (const FlowId f : on_link_[links[i]]) {
@@ -96,7 +136,7 @@ std::size_t FlowNetwork::update() {
       flow_mark_[f] = epoch_;
       flows.push_back(f);
       for (const DirectedLink l : flows_[f].path) {
-        if (link_mark_[l] == epoch_) continue;
+        if (link_mark_[l] == epoch_ || !over(l)) continue;
         link_mark_[l] = epoch_;
         links.push_back(l);
       }
@@ -104,60 +144,87 @@ std::size_t FlowNetwork::update() {
   }
   dirty_links_.clear();
   dirty_flows_.clear();
+  links.erase(std::remove_if(links.begin(), links.end(), [this](DirectedLink l) { return !over(l); }),
+              links.end());
   fill(flows, links);
   recomputed_ += flows.size();
   return flows.size();
 }
 
 void FlowNetwork::fill(const std::vector<FlowId>& flows, const std::vector<DirectedLink>& links) {
+  // Progressive filling as a sequence of saturation events: all unfrozen flows share one rising level; a
+  // link with n unfrozen flows and capacity R left after its frozen flows saturates when the level reaches
+  // R / n, a flow when the level reaches its cap. Each step takes the earliest event. A link's saturation
+  // level never falls as flows freeze (they freeze at levels below it), so heap entries may be stale only
+  // low: a popped entry is re-keyed to its current level when that is higher, and otherwise is exact.
+  // Every flow freezes once: O((P + L) log L) for P path entries and L links.
+  using Event = LinkEvent;
+  const auto in_fill = [this](DirectedLink l) { return link_mark_[l] == epoch_ && over(l); };
+  heap_.clear();
   for (const DirectedLink l : links) {
-    remaining_[l] = capacity_[l];
+    remaining_[l] = capacity_[l];  // capacity minus the traffic of frozen flows
     unfrozen_on_[l] = static_cast<std::uint32_t>(on_link_[l].size());
+    if (unfrozen_on_[l] > 0) heap_.push_back({remaining_[l] / unfrozen_on_[l], l});
   }
-  std::vector<FlowId> active;
-  active.reserve(flows.size());
+  std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
+  caps_.clear();
+  std::size_t unfrozen = 0;
   for (const FlowId f : flows) {
     Flow& flow = flows_[f];
     if (flow.path.empty()) {
       flow.rate = flow.cap;
+      flow.frozen = true;
     } else {
-      flow.rate = 0.0;
-      active.push_back(f);
+      flow.frozen = false;
+      caps_.emplace_back(flow.cap, f);
+      ++unfrozen;
     }
   }
-  std::vector<DirectedLink> busy(links.begin(), links.end());
-  std::vector<FlowId> still;
-  while (!active.empty()) {
-    // The common increment: the smallest fair share left on a link, or the smallest headroom to a cap.
-    double inc = kInf;
-    for (const DirectedLink l : busy)
-      if (unfrozen_on_[l] > 0) inc = std::min(inc, remaining_[l] / unfrozen_on_[l]);
-    for (const FlowId f : active) inc = std::min(inc, flows_[f].cap - flows_[f].rate);
-    inc = std::max(inc, 0.0);
-    for (const FlowId f : active) flows_[f].rate += inc;
-    std::size_t keep = 0;
-    for (const DirectedLink l : busy) {
-      remaining_[l] = std::max(0.0, remaining_[l] - inc * unfrozen_on_[l]);
-      if (unfrozen_on_[l] > 0) busy[keep++] = l;
+  std::sort(caps_.begin(), caps_.end());
+  std::size_t next_cap = 0;
+  const auto freeze = [&](FlowId f, double level) {
+    Flow& flow = flows_[f];
+    flow.rate = level;
+    flow.frozen = true;
+    --unfrozen;
+    for (const DirectedLink l : flow.path) {
+      if (!in_fill(l)) continue;  // not a possible bottleneck
+      remaining_[l] -= level;
+      --unfrozen_on_[l];
     }
-    busy.resize(keep);
-    // Freeze the flows that reached their cap or cross a saturated link.
-    still.clear();
-    for (const FlowId f : active) {
-      const Flow& flow = flows_[f];
-      bool frozen = flow.rate >= flow.cap * (1.0 - kSaturated);
-      for (std::size_t i = 0; !frozen && i < flow.path.size(); ++i) {
-        const DirectedLink l = flow.path[i];
-        frozen = remaining_[l] <= kSaturated * capacity_[l];
+  };
+  const auto current = [this](DirectedLink l) { return std::max(0.0, remaining_[l]) / unfrozen_on_[l]; };
+  while (unfrozen > 0) {
+    double link_level = kInf;
+    while (!heap_.empty()) {
+      const Event top = heap_.front();
+      if (unfrozen_on_[top.link] == 0) {
+        std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+        heap_.pop_back();
+        continue;
       }
-      if (frozen) {
-        for (const DirectedLink l : flow.path) --unfrozen_on_[l];
-      } else {
-        still.push_back(f);
+      const double now = current(top.link);
+      if (now > top.level) {  // stale: re-key and look again
+        std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+        heap_.back().level = now;
+        std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+        continue;
       }
+      link_level = now;
+      break;
     }
-    if (still.size() == active.size()) throw std::logic_error("progressive filling made no progress");
-    active.swap(still);
+    while (next_cap < caps_.size() && flows_[caps_[next_cap].second].frozen) ++next_cap;
+    const double cap_level = next_cap < caps_.size() ? caps_[next_cap].first : kInf;
+    if (cap_level <= link_level) {
+      if (cap_level == kInf) throw std::logic_error("progressive filling found no bound");
+      freeze(caps_[next_cap++].second, cap_level);
+    } else {
+      const DirectedLink l = heap_.front().link;
+      std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+      heap_.pop_back();
+      for (const FlowId f : on_link_[l])
+        if (!flows_[f].frozen) freeze(f, link_level);
+    }
   }
 }
 

@@ -84,6 +84,32 @@ bool Router::on_shortest(double dist_v, double dist_u, double w) const {
   return std::abs(dist_u + w - dist_v) <= 1e-9 * kHopTieBreak_s + 1e-12 * dist_v;
 }
 
+const std::vector<double>& Router::network_distances(Vertex from) {
+  const auto it = network_cache_.find(from);
+  if (it != network_cache_.end()) return it->second;
+  if (network_cache_.size() >= kCacheLimit) network_cache_.clear();
+  const Graph& g = topo_.graph();
+  std::vector<double> dist(network_vertices_, kInf);
+  MinHeap heap;
+  dist[slot_[from]] = 0.0;
+  heap.emplace(0.0, from);
+  while (!heap.empty()) {
+    const auto [d, v] = heap.top();
+    heap.pop();
+    if (d > dist[slot_[v]]) continue;
+    for (const Edge& e : boost::make_iterator_range(boost::out_edges(v, g))) {
+      const Vertex u = boost::target(e, g);
+      if (server_[u] >= 0) continue;  // servers do not forward
+      const double nd = d + weight(e);
+      if (nd < dist[slot_[u]]) {
+        dist[slot_[u]] = nd;
+        heap.emplace(nd, u);
+      }
+    }
+  }
+  return network_cache_.emplace(from, std::move(dist)).first->second;
+}
+
 const Router::ToDestination& Router::to_destination(Vertex dst) {
   const auto it = cache_.find(dst);
   if (it != cache_.end()) return it->second;
@@ -91,39 +117,78 @@ const Router::ToDestination& Router::to_destination(Vertex dst) {
   const Graph& g = topo_.graph();
   const std::int32_t ds = server_[dst];
   ToDestination to;
-  to.net.assign(network_vertices_, kInf);
-  if (ds >= 0) to.own.assign(server_vertices_[static_cast<std::size_t>(ds)].size(), kInf);
-  // Dijkstra from the destination over the network and the destination's own server.
-  const auto dist = [&](Vertex v) -> double* {
-    const std::int32_t s = server_[v];
-    if (s < 0) return &to.net[slot_[v]];
-    if (s == ds) return &to.own[slot_[v]];
-    return nullptr;
-  };
+  if (ds < 0) {
+    to.net = network_distances(dst);
+    return cache_.emplace(dst, std::move(to)).first->second;
+  }
+  // Inside the destination's server, then out through each of its links to the network: a route enters
+  // its destination server once, so the network distances are those to each attachment switch (cached
+  // per switch and shared by every GPU behind it) plus the way in.
+  const auto& members = server_vertices_[static_cast<std::size_t>(ds)];
+  to.own.assign(members.size(), kInf);
   MinHeap heap;
-  *dist(dst) = 0.0;
+  to.own[slot_[dst]] = 0.0;
   heap.emplace(0.0, dst);
   while (!heap.empty()) {
     const auto [d, v] = heap.top();
     heap.pop();
-    if (d > *dist(v)) continue;
+    if (d > to.own[slot_[v]]) continue;
     for (const Edge& e : boost::make_iterator_range(boost::out_edges(v, g))) {
       const Vertex u = boost::target(e, g);
-      double* du = dist(u);
-      if (du == nullptr) continue;
+      if (server_[u] != ds) continue;
       const double nd = d + weight(e);
-      if (nd < *du) {
-        *du = nd;
+      if (nd < to.own[slot_[u]]) {
+        to.own[slot_[u]] = nd;
         heap.emplace(nd, u);
       }
+    }
+  }
+  to.net.assign(network_vertices_, kInf);
+  for (const Vertex u : members) {
+    if (to.own[slot_[u]] == kInf) continue;
+    for (const Edge& e : boost::make_iterator_range(boost::out_edges(u, g))) {
+      const Vertex x = boost::target(e, g);
+      if (server_[x] >= 0) continue;
+      const double offset = to.own[slot_[u]] + weight(e);
+      const auto& from_x = network_distances(x);
+      for (std::size_t i = 0; i < network_vertices_; ++i) to.net[i] = std::min(to.net[i], from_x[i] + offset);
     }
   }
   return cache_.emplace(dst, std::move(to)).first->second;
 }
 
 Router::Distances Router::distances(Vertex src, Vertex dst) {
-  const ToDestination& to = to_destination(dst);
+  const ToDestination& cached = to_destination(dst);
   const std::int32_t ds = server_[dst], ss = server_[src];
+  if (ss >= 0 && ss == ds && cached.own[slot_[src]] == kInf) {
+    // Two vertices of one server joined only through the network (a switch outside it): search the
+    // network and the server together. Rare: inside a server GPUs reach each other directly.
+    scratch_ = ToDestination{std::vector<double>(network_vertices_, kInf),
+                             std::vector<double>(cached.own.size(), kInf)};
+    const Graph& g = topo_.graph();
+    const auto dist = [&](Vertex v) -> double* {
+      if (server_[v] < 0) return &scratch_.net[slot_[v]];
+      if (server_[v] == ds) return &scratch_.own[slot_[v]];
+      return nullptr;
+    };
+    MinHeap heap;
+    *dist(dst) = 0.0;
+    heap.emplace(0.0, dst);
+    while (!heap.empty()) {
+      const auto [d, v] = heap.top();
+      heap.pop();
+      if (d > *dist(v)) continue;
+      for (const Edge& e : boost::make_iterator_range(boost::out_edges(v, g))) {
+        double* du = dist(boost::target(e, g));
+        if (du != nullptr && d + weight(e) < *du) {
+          *du = d + weight(e);
+          heap.emplace(*du, boost::target(e, g));
+        }
+      }
+    }
+    return Distances(*this, scratch_, ds, ss, {});
+  }
+  const ToDestination& to = cached;
   std::vector<double> local;
   if (ss >= 0 && ss != ds) {
     // The source server's side: seeded from its links to the network and to the destination's server,

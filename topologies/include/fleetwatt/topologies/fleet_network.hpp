@@ -5,7 +5,9 @@
 // finishes; the simulator asks for a job's cost at each epoch boundary.
 //
 // Storage is a pool (the servers' total bandwidth) shared max-min among reading nodes, each node capped by
-// its NICs and by its data-loader workers. Storage traffic is kept off the gradient fabric, as on systems
+// its NICs and by its data-loader workers; checkpoint writers share it max-min too, each capped by its NICs.
+// Storage traffic is kept off the gradient fabric, as on systems with a separate storage network (NVIDIA's
+// SuperPOD reference designs, for one). Storage traffic is kept off the gradient fabric, as on systems
 // with a separate storage network (NVIDIA's SuperPOD reference designs, for one).
 #pragma once
 
@@ -17,6 +19,7 @@
 #include "fleetwatt/topologies/collectives.hpp"
 #include "fleetwatt/topologies/flow_network.hpp"
 #include "fleetwatt/topologies/routing.hpp"
+#include "fleetwatt/topologies/shared_pool.hpp"
 #include "fleetwatt/topologies/topology.hpp"
 #include "fleetwatt/topologies/topology_config.hpp"
 #include "fleetwatt/topologies/training_cost.hpp"
@@ -85,8 +88,10 @@ class FleetNetwork {
   TopologyConfig config_;
   Router router_;
   std::unique_ptr<FlowNetwork> fabric_;
-  std::unique_ptr<FlowNetwork> reads_;  ///< link 0: storage; link 1 + n: node n's NICs
-  std::unique_ptr<FlowNetwork> writes_;
+  /// Storage readers (one client per node of a job, capped by its workers' decode rate and its NICs) and
+  /// checkpoint writers (capped by NICs). Jobs sharing a node do not share its NICs here: decoding, not
+  /// the NIC, bounds loading in practice. A checkpoint's duration is fixed at its start.
+  std::unique_ptr<SharedPool> reads_, writes_;
   std::vector<std::unique_ptr<JobState>> jobs_;
   std::vector<NetJob> free_;
   std::vector<std::uint32_t> node_of_gpu_;

@@ -2,7 +2,9 @@
 // progressive filling (every unfrozen flow's rate rises together until a link saturates or a flow reaches
 // its own cap; the flows through that bottleneck freeze). Rates are recomputed only when flows start or end,
 // and only for the flows coupled to the change through shared links: a flow whose links no changed flow
-// touches, directly or through other flows, keeps its rate without being revisited.
+// touches, directly or through other flows, keeps its rate without being revisited. While no link is asked
+// for more than its capacity (the sum of its flows' caps fits), every flow simply runs at its cap and only
+// new flows are touched.
 #pragma once
 
 #include <cstdint>
@@ -46,11 +48,16 @@ class FlowNetwork {
     double cap = 0.0;
     double rate = 0.0;
     bool alive = false;
+    bool frozen = false;  ///< scratch of fill()
   };
   void fill(const std::vector<FlowId>& flows, const std::vector<DirectedLink>& links);
+  [[nodiscard]] bool over(DirectedLink l) const noexcept { return cap_sum_[l] > capacity_[l] * (1.0 + 1e-9); }
 
   std::vector<double> capacity_;
   std::vector<std::vector<FlowId>> on_link_;
+  std::vector<double> cap_sum_;     ///< per link: sum of its flows' caps
+  std::size_t oversubscribed_ = 0;  ///< links whose flows' caps add up to more than the link
+  bool all_at_cap_ = true;          ///< every live flow's rate is its cap
   std::vector<Flow> flows_;
   std::vector<FlowId> free_;
   std::vector<DirectedLink> dirty_links_;
@@ -62,6 +69,13 @@ class FlowNetwork {
   std::uint32_t epoch_ = 0;
   std::vector<double> remaining_;
   std::vector<std::uint32_t> unfrozen_on_;
+  struct LinkEvent {
+    double level;
+    DirectedLink link;
+    bool operator>(const LinkEvent& o) const { return level > o.level; }
+  };
+  std::vector<LinkEvent> heap_;                  ///< fill(): saturation events, a min-heap
+  std::vector<std::pair<double, FlowId>> caps_;  ///< fill(): caps, ascending
 };
 
 }  // namespace fleetwatt::topologies

@@ -3,10 +3,12 @@
 // two end points pick different paths (as ECMP hashing spreads flows, without hashing's collisions).
 //
 // Servers do not forward: a route may cross the internals (GPUs, NVSwitch, PCIe switches, NICs) of its own
-// two servers only, and otherwise only network vertices (switches, storage, anything without a server
-// index). Besides being how fabrics are built, this keeps routing cheap at fleet scale: distances to a
-// destination are computed over the network and the destination's server only (a few hundred vertices for
-// a thousand-server fat-tree), and the source server's side is a small search of its own.
+// two servers only (leaving the first and entering the second once), and otherwise only network vertices
+// (switches, storage, anything without a server index); between two vertices of one server it stays inside
+// the server when it can (GPUs talk over NVLink or PCIe, not through their leaf switch). Besides being how
+// fabrics are built, this keeps routing cheap at fleet scale: distances to a destination are computed over
+// the network and the destination's server only (a few hundred vertices for a thousand-server fat-tree), and
+// the source server's side is a small search of its own.
 #pragma once
 
 #include <cstdint>
@@ -51,6 +53,8 @@ class Router {
   [[nodiscard]] double weight(const Edge& e) const;
   [[nodiscard]] bool on_shortest(double dist_v, double dist_u, double w) const;
   const ToDestination& to_destination(Vertex dst);
+  /// Distances from a network vertex to every network vertex, over the network only.
+  const std::vector<double>& network_distances(Vertex from);
   [[nodiscard]] Distances distances(Vertex src, Vertex dst);
 
   const Topology& topo_;
@@ -60,6 +64,8 @@ class Router {
   std::vector<std::vector<Vertex>> server_vertices_;
   std::size_t network_vertices_ = 0;
   std::unordered_map<Vertex, ToDestination> cache_;
+  std::unordered_map<Vertex, std::vector<double>> network_cache_;
+  ToDestination scratch_;  ///< distances of the rare same-server route through the network
 };
 
 }  // namespace fleetwatt::topologies
