@@ -31,6 +31,10 @@ class Cluster {
   [[nodiscard]] JobIndex owner(GpuIndex g) const noexcept { return owner_[g]; }
   /// Lowest-numbered node with at least k free GPUs, or nodes() if none.
   [[nodiscard]] NodeIndex first_node_with_free(std::uint32_t k) const;
+  /// Nodes with exactly k free GPUs, ascending.
+  [[nodiscard]] const std::set<NodeIndex>& nodes_with_free(std::uint32_t k) const {
+    return nodes_by_free_[k];
+  }
   /// Free GPUs of a node, ascending.
   [[nodiscard]] std::vector<GpuIndex> free_gpus_of(NodeIndex n) const;
 

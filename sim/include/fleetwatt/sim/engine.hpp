@@ -51,17 +51,20 @@ struct Progress {
 class Engine {
  public:
   /// Predicts every job's phases up front (a bad job fails here, before anything is written).
-  /// `predictor` must outlive the engine; `sink` may be null.
+  /// `predictor` must outlive the engine.
   Engine(EngineSetup setup, std::vector<workloads::JobSpec> jobs, const models::PowerPredictor& predictor,
-         std::unique_ptr<Scheduler> scheduler, std::unique_ptr<PlacementPolicy> placement, PowerSink* sink);
+         std::unique_ptr<Scheduler> scheduler, std::unique_ptr<PlacementPolicy> placement);
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
   /// Runs to the horizon. `on_progress` is called about every `progress_every` events; a raised
   /// `stop` flag throws Interrupted.
-  void run(const std::function<void(const Progress&)>& on_progress = {}, std::uint64_t progress_every = 200000,
-           const std::atomic<bool>* stop = nullptr);
+  void run(const std::function<void(const Progress&)>& on_progress = {},
+           std::uint64_t progress_every = 200000, const std::atomic<bool>* stop = nullptr);
+
+  /// Streams the power series to `sink` (which must outlive run()); call before run().
+  void attach(PowerSink* sink) { ledger_.attach(sink); }
 
   [[nodiscard]] const std::vector<Job>& jobs() const noexcept { return jobs_; }
   [[nodiscard]] const Cluster& cluster() const noexcept { return cluster_; }
@@ -91,7 +94,7 @@ class Engine {
   EventQueue queue_;
   Cluster cluster_;
   PowerLedger ledger_;
-  std::vector<JobIndex> waiting_;     ///< queued jobs in arrival order
+  std::vector<JobIndex> waiting_;  ///< queued jobs in arrival order
   bool schedule_pending_ = false;
   std::uint64_t finished_ = 0;
   double gpu_seconds_ = 0.0;

@@ -36,7 +36,10 @@ struct LedgerConfig {
 class PowerLedger {
  public:
   /// All GPUs start idle at time zero. `sink` may be null (totals only).
-  PowerLedger(const LedgerConfig& config, PowerSink* sink);
+  explicit PowerLedger(const LedgerConfig& config, PowerSink* sink = nullptr);
+
+  /// Sends the series to `sink` from now on; only before time has advanced. Emits the initial GPU state.
+  void attach(PowerSink* sink);
 
   /// From `now` on, each GPU in `gpus` draws `power_W`.
   void set_gpu_power(Time now, std::span<const GpuIndex> gpus, double power_W);

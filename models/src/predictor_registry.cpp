@@ -1,0 +1,34 @@
+// Built-in predictors and lookup by name.
+#include "fleetwatt/models/predictor_registry.hpp"
+
+#include <fmt/format.h>
+
+#include "fleetwatt/models/table_predictor.hpp"
+
+namespace fleetwatt::models {
+
+void PredictorRegistry::add(PredictorEntry entry) {
+  entries_.push_back(std::move(entry));
+}
+
+PredictorRegistry PredictorRegistry::with_builtins() {
+  PredictorRegistry r;
+  r.add({"table", "per-class measured phase profiles ([predictor.classes.NAME]; built-in vit, bert on A800)",
+         [](const workloads::PredictorConfig& c) -> std::unique_ptr<PowerPredictor> {
+           c.params.require_known({});
+           return std::make_unique<TablePredictor>(c.classes);
+         }});
+  return r;
+}
+
+std::unique_ptr<PowerPredictor> PredictorRegistry::make(const workloads::PredictorConfig& config) const {
+  for (const auto& e : entries_)
+    if (e.name == config.kind) return e.make(config);
+  std::vector<std::string> names;
+  for (const auto& e : entries_) names.push_back(e.name);
+  throw workloads::ConfigError(
+      config.kind_origin, "predictor.kind",
+      fmt::format("unknown predictor '{}' (known: {})", config.kind, fmt::join(names, ", ")));
+}
+
+}  // namespace fleetwatt::models

@@ -1,0 +1,66 @@
+// Streams a run into an HDF5 file: facility and node series (interval means), GPU change points, the job
+// table, summary totals and provenance attributes. Writes go to a temporary file beside the target, which
+// is renamed only by commit(); a failed or interrupted run leaves nothing under the requested name.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fleetwatt/sim/job.hpp"
+#include "fleetwatt/sim/power_sink.hpp"
+#include "fleetwatt/sim/run_summary.hpp"
+
+namespace fleetwatt::results {
+
+/// Provenance stamped into the file's root attributes.
+struct RunProvenance {
+  std::string scenario_text;
+  std::string scenario_file;
+  std::uint64_t seed = 0;
+  std::string version;
+  std::string git_commit;
+};
+
+struct WriterLayout {
+  std::uint32_t nodes = 1;
+  std::uint32_t gpus_per_node = 1;
+  double facility_interval_s = 1.0;
+  double node_interval_s = 10.0;
+  bool gpu_changes = true;
+};
+
+class ResultWriter final : public sim::PowerSink {
+ public:
+  /// Creates the temporary file; throws std::runtime_error naming the path when it cannot.
+  ResultWriter(std::filesystem::path target, const WriterLayout& layout);
+  /// Removes the temporary file unless commit() succeeded.
+  ~ResultWriter() override;
+  ResultWriter(const ResultWriter&) = delete;
+  ResultWriter& operator=(const ResultWriter&) = delete;
+
+  void facility_sample(sim::Time start, double it_W, double facility_W, double energy_J) override;
+  void node_samples(sim::Time start, std::span<const double> node_W) override;
+  void gpu_change(sim::Time t, std::span<const sim::GpuIndex> gpus, double power_W) override;
+
+  void write_jobs(const std::vector<sim::Job>& jobs, std::uint32_t gpus_per_node);
+  void write_summary(const sim::RunSummary& summary);
+  void write_provenance(const RunProvenance& provenance);
+
+  /// Flushes, closes and renames the temporary file onto the target.
+  void commit();
+
+  [[nodiscard]] const std::filesystem::path& target() const noexcept { return target_; }
+  [[nodiscard]] const std::filesystem::path& temporary() const noexcept { return temp_; }
+
+ private:
+  struct Impl;
+  std::filesystem::path target_;
+  std::filesystem::path temp_;
+  std::unique_ptr<Impl> impl_;
+  bool committed_ = false;
+};
+
+}  // namespace fleetwatt::results

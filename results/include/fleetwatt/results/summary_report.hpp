@@ -1,0 +1,18 @@
+// The human summary printed at the end of a run: SI totals turned into kWh, kW, hours and tonnes.
+#pragma once
+
+#include <string>
+
+#include "fleetwatt/sim/run_summary.hpp"
+
+namespace fleetwatt::results {
+
+/// A multi-line, aligned summary of a run.
+[[nodiscard]] std::string format_summary(const sim::RunSummary& s);
+
+/// Energy in the unit that reads best (Wh, kWh, MWh, GWh).
+[[nodiscard]] std::string format_energy(double joules);
+/// Power in the unit that reads best (W, kW, MW).
+[[nodiscard]] std::string format_power(double watts);
+
+}  // namespace fleetwatt::results

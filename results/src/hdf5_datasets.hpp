@@ -1,0 +1,59 @@
+// Thin helpers over the HDF5 C++ API: extendible chunked, compressed datasets that grow by appended blocks,
+// and the `units` attribute every dataset carries.
+#pragma once
+
+#include <H5Cpp.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fleetwatt::results {
+
+/// Writes a variable-length string attribute.
+void write_string_attribute(H5::H5Object& obj, const std::string& name, const std::string& value);
+void write_int_attribute(H5::H5Object& obj, const std::string& name, std::int64_t value);
+void write_double_attribute(H5::H5Object& obj, const std::string& name, double value);
+
+/// A 1-D dataset that grows at its end.
+class AppendableSeries {
+ public:
+  AppendableSeries(H5::Group& group, const std::string& name, const H5::PredType& type,
+                   const std::string& units, hsize_t chunk);
+  /// Appends n values of the dataset's type from `data`.
+  void append(const void* data, hsize_t n);
+  [[nodiscard]] hsize_t size() const noexcept { return size_; }
+  H5::DataSet& dataset() noexcept { return dataset_; }
+
+ private:
+  H5::DataSet dataset_;
+  H5::PredType type_;
+  hsize_t size_ = 0;
+};
+
+/// A rows x columns dataset that grows by columns (rows fixed: one per node).
+class AppendableMatrix {
+ public:
+  AppendableMatrix(H5::Group& group, const std::string& name, hsize_t rows, const std::string& units,
+                   hsize_t chunk_rows, hsize_t chunk_cols);
+  /// Appends `cols` columns from a rows x cols row-major block.
+  void append_columns(const double* block, hsize_t cols);
+  [[nodiscard]] hsize_t columns() const noexcept { return cols_; }
+  H5::DataSet& dataset() noexcept { return dataset_; }
+
+ private:
+  H5::DataSet dataset_;
+  hsize_t rows_;
+  hsize_t cols_ = 0;
+};
+
+/// A complete 1-D dataset written at once (job table columns, summary values).
+void write_vector(H5::Group& group, const std::string& name, const std::vector<double>& v,
+                  const std::string& units);
+void write_vector(H5::Group& group, const std::string& name, const std::vector<std::int64_t>& v,
+                  const std::string& units);
+void write_strings(H5::Group& group, const std::string& name, const std::vector<std::string>& v,
+                   const std::string& units);
+void write_scalar(H5::Group& group, const std::string& name, double v, const std::string& units);
+
+}  // namespace fleetwatt::results

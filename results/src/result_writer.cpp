@@ -1,0 +1,299 @@
+// The HDF5 result file. Series are buffered and appended in chunk-sized blocks so memory stays flat however
+// long the simulated span; the file lives under a temporary name until commit().
+#include "fleetwatt/results/result_writer.hpp"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+
+#include "hdf5_datasets.hpp"
+
+namespace fleetwatt::results {
+
+namespace {
+constexpr hsize_t kSeriesChunk = 16384;
+constexpr hsize_t kChangeChunk = 65536;
+// A node block holds at most this many values (nodes x columns) before it is written.
+constexpr std::size_t kNodeBlockValues = 1u << 21;
+
+std::string utc_now_iso8601() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+}  // namespace
+
+struct ResultWriter::Impl {
+  // Optionals because the HDF5 C++ classes have no (non-deprecated) copy assignment.
+  std::optional<H5::H5File> file;
+  std::optional<H5::Group> root, facility_group, nodes_group, gpus_group, changes_group;
+  std::optional<AppendableSeries> f_time, f_it, f_facility, f_energy;
+  std::optional<AppendableSeries> n_time;
+  std::optional<AppendableMatrix> n_power;
+  std::optional<AppendableSeries> c_gpu, c_time, c_power;
+  std::vector<double> fb_time, fb_it, fb_facility, fb_energy;
+  std::vector<double> nb_time;
+  std::vector<double> nb_block;  // nodes x block_cols, row-major
+  std::size_t block_cols = 1, block_used = 0;
+  std::uint32_t nodes = 0;
+  std::vector<std::uint32_t> cb_gpu;
+  std::vector<double> cb_time, cb_power;
+  bool gpu_changes = true;
+
+  void flush_facility() {
+    f_time->append(fb_time.data(), fb_time.size());
+    f_it->append(fb_it.data(), fb_it.size());
+    f_facility->append(fb_facility.data(), fb_facility.size());
+    f_energy->append(fb_energy.data(), fb_energy.size());
+    fb_time.clear();
+    fb_it.clear();
+    fb_facility.clear();
+    fb_energy.clear();
+  }
+  void flush_nodes() {
+    if (block_used == 0) return;
+    n_time->append(nb_time.data(), nb_time.size());
+    if (block_used == block_cols) {
+      n_power->append_columns(nb_block.data(), block_used);
+    } else {
+      // A partly filled block: compact to nodes x block_used before writing.
+      std::vector<double> compact(static_cast<std::size_t>(nodes) * block_used);
+      for (std::size_t n = 0; n < nodes; ++n)
+        for (std::size_t k = 0; k < block_used; ++k)
+          compact[n * block_used + k] = nb_block[n * block_cols + k];
+      n_power->append_columns(compact.data(), block_used);
+    }
+    nb_time.clear();
+    block_used = 0;
+  }
+  /// Releases every object before the file closes, so the close really closes (HDF5 keeps a file open
+  /// while any of its objects is open).
+  void close_all() {
+    f_time.reset();
+    f_it.reset();
+    f_facility.reset();
+    f_energy.reset();
+    n_time.reset();
+    n_power.reset();
+    c_gpu.reset();
+    c_time.reset();
+    c_power.reset();
+    root.reset();
+    facility_group.reset();
+    nodes_group.reset();
+    gpus_group.reset();
+    changes_group.reset();
+    if (file) file->close();
+    file.reset();
+  }
+  void flush_changes() {
+    if (!gpu_changes) return;
+    c_gpu->append(cb_gpu.data(), cb_gpu.size());
+    c_time->append(cb_time.data(), cb_time.size());
+    c_power->append(cb_power.data(), cb_power.size());
+    cb_gpu.clear();
+    cb_time.clear();
+    cb_power.clear();
+  }
+};
+
+ResultWriter::ResultWriter(std::filesystem::path target, const WriterLayout& layout)
+    : target_(std::move(target)), impl_(std::make_unique<Impl>()) {
+  temp_ = target_;
+  temp_ += fmt::format(".tmp-{}", static_cast<long>(getpid()));
+  H5::Exception::dontPrint();
+  try {
+    impl_->file.emplace(temp_.string(), H5F_ACC_TRUNC);
+  } catch (const H5::Exception& e) {
+    throw std::runtime_error(fmt::format(
+        "{}: cannot create the result file (is the folder there and writable?)", target_.string()));
+  }
+  auto& m = *impl_;
+  m.root.emplace(m.file->openGroup("/"));
+  m.facility_group.emplace(m.file->createGroup("/facility"));
+  auto& fg = *m.facility_group;
+  m.f_time.emplace(fg, "time_s", H5::PredType::NATIVE_DOUBLE, "s", kSeriesChunk);
+  m.f_it.emplace(fg, "it_power_W", H5::PredType::NATIVE_DOUBLE, "W", kSeriesChunk);
+  m.f_facility.emplace(fg, "facility_power_W", H5::PredType::NATIVE_DOUBLE, "W", kSeriesChunk);
+  m.f_energy.emplace(fg, "energy_J", H5::PredType::NATIVE_DOUBLE, "J", kSeriesChunk);
+  write_double_attribute(fg, "interval_s", layout.facility_interval_s);
+  write_string_attribute(
+      fg, "description",
+      "power_W[i] is the exact mean over [time_s[i], time_s[i] + interval_s); energy_J[i] is "
+      "cumulative facility energy at the end of that interval");
+
+  m.nodes = layout.nodes;
+  m.nodes_group.emplace(m.file->createGroup("/nodes"));
+  auto& ng = *m.nodes_group;
+  m.block_cols = std::clamp<std::size_t>(kNodeBlockValues / std::max<std::uint32_t>(1, layout.nodes), 1, 256);
+  m.nb_block.assign(static_cast<std::size_t>(layout.nodes) * m.block_cols, 0.0);
+  m.n_time.emplace(ng, "time_s", H5::PredType::NATIVE_DOUBLE, "s", kSeriesChunk);
+  m.n_power.emplace(ng, "power_W", layout.nodes, "W", 256, m.block_cols);
+  write_double_attribute(ng, "interval_s", layout.node_interval_s);
+  write_string_attribute(ng, "description",
+                         "power_W[node][i]: exact mean IT power of the node (base + its GPUs) over "
+                         "[time_s[i], time_s[i] + interval_s)");
+
+  m.gpu_changes = layout.gpu_changes;
+  m.gpus_group.emplace(m.file->createGroup("/gpus"));
+  write_int_attribute(*m.gpus_group, "count", static_cast<std::int64_t>(layout.nodes) * layout.gpus_per_node);
+  write_int_attribute(*m.gpus_group, "gpus_per_node", layout.gpus_per_node);
+  if (m.gpu_changes) {
+    m.changes_group.emplace(m.file->createGroup("/gpus/changes"));
+    auto& cg = *m.changes_group;
+    m.c_gpu.emplace(cg, "gpu", H5::PredType::NATIVE_UINT32, "1", kChangeChunk);
+    m.c_time.emplace(cg, "time_s", H5::PredType::NATIVE_DOUBLE, "s", kChangeChunk);
+    m.c_power.emplace(cg, "power_W", H5::PredType::NATIVE_DOUBLE, "W", kChangeChunk);
+    write_string_attribute(
+        cg, "description",
+        "from time_s[i] on, GPU gpu[i] (node = gpu / gpus_per_node) draws power_W[i]; rows are in "
+        "time order and every GPU has a row at time 0");
+  }
+}
+
+ResultWriter::~ResultWriter() {
+  if (committed_) return;
+  try {
+    impl_->close_all();
+  } catch (...) {
+  }
+  std::error_code ec;
+  std::filesystem::remove(temp_, ec);
+}
+
+void ResultWriter::facility_sample(sim::Time start, double it_W, double facility_W, double energy_J) {
+  auto& m = *impl_;
+  m.fb_time.push_back(start.seconds());
+  m.fb_it.push_back(it_W);
+  m.fb_facility.push_back(facility_W);
+  m.fb_energy.push_back(energy_J);
+  if (m.fb_time.size() >= kSeriesChunk) m.flush_facility();
+}
+
+void ResultWriter::node_samples(sim::Time start, std::span<const double> node_W) {
+  auto& m = *impl_;
+  m.nb_time.push_back(start.seconds());
+  for (std::size_t n = 0; n < node_W.size(); ++n) m.nb_block[n * m.block_cols + m.block_used] = node_W[n];
+  if (++m.block_used == m.block_cols) m.flush_nodes();
+}
+
+void ResultWriter::gpu_change(sim::Time t, std::span<const sim::GpuIndex> gpus, double power_W) {
+  auto& m = *impl_;
+  if (!m.gpu_changes) return;
+  const double ts = t.seconds();
+  for (auto g : gpus) {
+    m.cb_gpu.push_back(g);
+    m.cb_time.push_back(ts);
+    m.cb_power.push_back(power_W);
+  }
+  if (m.cb_gpu.size() >= kChangeChunk) m.flush_changes();
+}
+
+void ResultWriter::write_jobs(const std::vector<sim::Job>& jobs, std::uint32_t gpus_per_node) {
+  auto& m = *impl_;
+  H5::Group g = m.file->createGroup("/jobs");
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<std::int64_t> id, n_gpus, epochs, epochs_done;
+  std::vector<std::string> cls, nodes, state;
+  std::vector<double> submit, start, end, peak_W, peak_s, valley_W, valley_s, energy;
+  for (const auto& j : jobs) {
+    id.push_back(j.spec.id);
+    cls.push_back(j.spec.job_class);
+    n_gpus.push_back(j.spec.n_gpus);
+    std::string ns;
+    std::int64_t last = -1;
+    for (auto gpu : j.gpus) {
+      const std::int64_t node = gpu / gpus_per_node;
+      if (node == last) continue;
+      if (!ns.empty()) ns += ',';
+      ns += std::to_string(node);
+      last = node;
+    }
+    nodes.push_back(ns);
+    state.push_back(sim::to_string(j.state));
+    submit.push_back(j.spec.submit_s);
+    const bool started = j.state == sim::JobState::running || j.state == sim::JobState::finished;
+    start.push_back(started ? j.start.seconds() : nan);
+    end.push_back(j.state == sim::JobState::finished ? j.end.seconds() : nan);
+    epochs.push_back(j.spec.epochs);
+    epochs_done.push_back(j.epochs_done);
+    peak_W.push_back(j.profile.peak_W);
+    peak_s.push_back(j.peak.seconds());
+    valley_W.push_back(j.profile.valley_W);
+    valley_s.push_back(j.valley.seconds());
+    energy.push_back(j.energy_J);
+  }
+  write_vector(g, "id", id, "1");
+  write_strings(g, "class", cls, "text");
+  write_vector(g, "n_gpus", n_gpus, "1");
+  write_strings(g, "nodes", nodes, "text: comma-separated node indices");
+  write_strings(g, "state", state, "text: pending|queued|running|finished at the horizon");
+  write_vector(g, "submit_s", submit, "s");
+  write_vector(g, "start_s", start, "s (NaN: never started)");
+  write_vector(g, "end_s", end, "s (NaN: not finished by the horizon)");
+  write_vector(g, "epochs", epochs, "1");
+  write_vector(g, "epochs_done", epochs_done, "1");
+  write_vector(g, "peak_W", peak_W, "W per GPU");
+  write_vector(g, "peak_s", peak_s, "s per epoch");
+  write_vector(g, "valley_W", valley_W, "W per GPU");
+  write_vector(g, "valley_s", valley_s, "s per epoch");
+  write_vector(g, "energy_J", energy, "J (all the job's GPUs, up to the horizon)");
+}
+
+void ResultWriter::write_summary(const sim::RunSummary& s) {
+  H5::Group g = impl_->file->createGroup("/summary");
+  write_scalar(g, "horizon_s", s.horizon_s, "s");
+  write_scalar(g, "jobs_total", static_cast<double>(s.jobs_total), "1");
+  write_scalar(g, "jobs_finished", static_cast<double>(s.jobs_finished), "1");
+  write_scalar(g, "jobs_running", static_cast<double>(s.jobs_running), "1");
+  write_scalar(g, "jobs_queued", static_cast<double>(s.jobs_queued), "1");
+  write_scalar(g, "gpu_seconds", s.gpu_seconds, "s");
+  write_scalar(g, "gpu_utilisation", s.gpu_utilisation, "1");
+  write_scalar(g, "gpu_energy_J", s.gpu_energy_J, "J");
+  write_scalar(g, "it_energy_J", s.it_energy_J, "J");
+  write_scalar(g, "facility_energy_J", s.facility_energy_J, "J");
+  write_scalar(g, "peak_facility_W", s.peak_facility_W, "W");
+  write_scalar(g, "peak_facility_interval_mean_W", s.peak_facility_sample_W, "W");
+  write_scalar(g, "mean_facility_W", s.mean_facility_W, "W");
+  write_scalar(g, "carbon_kg", s.carbon_kg, "kg");
+  write_string_attribute(g, "scheduler", s.scheduler);
+  write_string_attribute(g, "placement", s.placement);
+  write_string_attribute(g, "predictor", s.predictor);
+}
+
+void ResultWriter::write_provenance(const RunProvenance& p) {
+  auto& root = *impl_->root;
+  write_string_attribute(root, "scenario", p.scenario_text);
+  write_string_attribute(root, "scenario_file", p.scenario_file);
+  write_int_attribute(root, "seed", static_cast<std::int64_t>(p.seed));
+  write_string_attribute(root, "fleetwatt_version", p.version);
+  write_string_attribute(root, "git_commit", p.git_commit);
+  write_string_attribute(root, "created", utc_now_iso8601());
+  write_string_attribute(root, "hdf5_version",
+                         fmt::format("{}.{}.{}", H5_VERS_MAJOR, H5_VERS_MINOR, H5_VERS_RELEASE));
+}
+
+void ResultWriter::commit() {
+  auto& m = *impl_;
+  m.flush_facility();
+  m.flush_nodes();
+  m.flush_changes();
+  m.close_all();
+  std::error_code ec;
+  std::filesystem::rename(temp_, target_, ec);
+  if (ec)
+    throw std::runtime_error(
+        fmt::format("{}: cannot move the result into place: {}", target_.string(), ec.message()));
+  committed_ = true;
+}
+
+}  // namespace fleetwatt::results

@@ -1,0 +1,214 @@
+// The event loop of one run: arrivals, scheduling passes, epoch phases, completions, and the horizon.
+#include "fleetwatt/sim/engine.hpp"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace fleetwatt::sim {
+
+namespace {
+// At one instant, completions and arrivals settle before the scheduler looks at the queue.
+constexpr int kPhasePriority = 0;
+constexpr int kArrivalPriority = 1;
+constexpr int kSchedulePriority = 10;
+}  // namespace
+
+class Engine::Context final : public SchedulerContext {
+ public:
+  explicit Context(Engine& e) : e_(e) {}
+  Time now() const override { return e_.queue_.now(); }
+  std::span<const JobIndex> queue() const override { return e_.waiting_; }
+  const Job& job(JobIndex j) const override { return e_.jobs_.at(j); }
+  const Cluster& cluster() const override { return e_.cluster_; }
+  std::optional<Placement> place(JobIndex j) const override {
+    return e_.placement_->place(e_.cluster_, e_.jobs_.at(j).spec.n_gpus);
+  }
+  void start(JobIndex j, Placement gpus) override { e_.start_job(j, std::move(gpus)); }
+  void wake_at(Time t) override {
+    e_.queue_.schedule_at(
+        std::max(t, now()), [this] { e_.request_schedule(); }, kArrivalPriority);
+  }
+
+ private:
+  Engine& e_;
+};
+
+Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
+               const models::PowerPredictor& predictor, std::unique_ptr<Scheduler> scheduler,
+               std::unique_ptr<PlacementPolicy> placement)
+    : setup_(std::move(setup)),
+      predictor_(predictor),
+      scheduler_(std::move(scheduler)),
+      placement_(std::move(placement)),
+      context_(std::make_unique<Context>(*this)),
+      cluster_(setup_.nodes, setup_.gpus_per_node),
+      ledger_(LedgerConfig{setup_.nodes, setup_.gpus_per_node, setup_.gpu.idle_W, setup_.node_base_W,
+                           setup_.pue, setup_.facility_interval, setup_.node_interval}) {
+  jobs_.reserve(specs.size());
+  for (auto& spec : specs) {
+    if (spec.n_gpus == 0 || spec.n_gpus > cluster_.gpus())
+      throw workloads::ConfigError(
+          spec.class_origin, "n_gpus",
+          fmt::format("job {} asks for {} GPUs; the fleet has {}", spec.id, spec.n_gpus, cluster_.gpus()));
+    Job job;
+    job.profile = spec.phases ? *spec.phases : predictor_.predict(spec, setup_.gpu);
+    const auto& p = job.profile;
+    if (!(p.peak_s >= 0 && p.valley_s >= 0 && p.peak_W >= 0 && p.valley_W >= 0) || !(p.epoch_s() > 0) ||
+        !std::isfinite(p.epoch_s()) || !std::isfinite(p.peak_W) || !std::isfinite(p.valley_W))
+      throw workloads::ConfigError(
+          spec.class_origin, "phases",
+          fmt::format("job {}: predictor '{}' gave an impossible phase profile (peak {} W for "
+                      "{} s, valley {} W for {} s)",
+                      spec.id, predictor_.name(), p.peak_W, p.peak_s, p.valley_W, p.valley_s));
+    job.peak = Duration::from_seconds(p.peak_s);
+    job.valley = Duration::from_seconds(p.valley_s);
+    if (job.peak + job.valley <= Duration::zero())
+      throw workloads::ConfigError(spec.class_origin, "phases",
+                                   fmt::format("job {}: epoch shorter than 1 ns", spec.id));
+    job.submit = Time::from_seconds(spec.submit_s);
+    job.spec = std::move(spec);
+    jobs_.push_back(std::move(job));
+  }
+  for (JobIndex j = 0; j < jobs_.size(); ++j)
+    if (jobs_[j].submit < setup_.horizon)
+      queue_.schedule_at(
+          jobs_[j].submit, [this, j] { arrive(j); }, kArrivalPriority);
+}
+
+Engine::~Engine() = default;
+
+void Engine::arrive(JobIndex j) {
+  jobs_[j].state = JobState::queued;
+  waiting_.push_back(j);
+  request_schedule();
+}
+
+void Engine::request_schedule() {
+  if (schedule_pending_) return;
+  schedule_pending_ = true;
+  queue_.schedule_at(
+      queue_.now(), [this] { schedule_pass(); }, kSchedulePriority);
+}
+
+void Engine::schedule_pass() {
+  schedule_pending_ = false;
+  if (!waiting_.empty()) scheduler_->schedule(*context_);
+}
+
+void Engine::start_job(JobIndex j, Placement gpus) {
+  Job& job = jobs_.at(j);
+  if (job.state != JobState::queued)
+    throw std::logic_error(
+        fmt::format("scheduler started job {} which is {}", job.spec.id, to_string(job.state)));
+  if (gpus.size() != job.spec.n_gpus)
+    throw std::logic_error(
+        fmt::format("job {} needs {} GPUs, placed on {}", job.spec.id, job.spec.n_gpus, gpus.size()));
+  std::sort(gpus.begin(), gpus.end());
+  cluster_.allocate(j, gpus);
+  waiting_.erase(std::find(waiting_.begin(), waiting_.end(), j));
+  job.gpus = std::move(gpus);
+  job.state = JobState::running;
+  job.start = queue_.now();
+  enter_peak(j);
+}
+
+void Engine::enter_peak(JobIndex j) {
+  Job& job = jobs_[j];
+  job.phase = JobPhase::peak;
+  job.phase_start = queue_.now();
+  ledger_.set_gpu_power(queue_.now(), job.gpus, job.profile.peak_W);
+  job.next_event = queue_.schedule_in(
+      job.peak, [this, j] { enter_valley(j); }, kPhasePriority);
+}
+
+void Engine::enter_valley(JobIndex j) {
+  Job& job = jobs_[j];
+  job.energy_J += static_cast<double>(job.gpus.size()) * job.profile.peak_W * job.peak.seconds();
+  job.phase = JobPhase::valley;
+  job.phase_start = queue_.now();
+  ledger_.set_gpu_power(queue_.now(), job.gpus, job.profile.valley_W);
+  job.next_event = queue_.schedule_in(
+      job.valley,
+      [this, j] {
+        Job& jb = jobs_[j];
+        jb.energy_J += static_cast<double>(jb.gpus.size()) * jb.profile.valley_W * jb.valley.seconds();
+        if (++jb.epochs_done >= jb.spec.epochs) {
+          finish_job(j);
+        } else {
+          enter_peak(j);
+        }
+      },
+      kPhasePriority);
+}
+
+void Engine::finish_job(JobIndex j) {
+  Job& job = jobs_[j];
+  ledger_.set_gpu_power(queue_.now(), job.gpus, setup_.gpu.idle_W);
+  cluster_.release(j, job.gpus);
+  job.state = JobState::finished;
+  job.phase = JobPhase::none;
+  job.end = queue_.now();
+  job.next_event = 0;
+  gpu_seconds_ += static_cast<double>(job.gpus.size()) * (job.end - job.start).seconds();
+  ++finished_;
+  request_schedule();
+}
+
+void Engine::close_at_horizon() {
+  const Time h = setup_.horizon;
+  std::uint64_t running = 0;
+  for (auto& job : jobs_) {
+    if (job.state != JobState::running) continue;
+    ++running;
+    const double w = job.phase == JobPhase::peak ? job.profile.peak_W : job.profile.valley_W;
+    job.energy_J += static_cast<double>(job.gpus.size()) * w * (h - job.phase_start).seconds();
+    gpu_seconds_ += static_cast<double>(job.gpus.size()) * (h - job.start).seconds();
+  }
+  ledger_.close(h);
+  auto& s = summary_;
+  s.scheduler = std::string(scheduler_->name());
+  s.placement = std::string(placement_->name());
+  s.predictor = std::string(predictor_.name());
+  s.horizon_s = h.seconds();
+  s.jobs_total = jobs_.size();
+  s.jobs_arrived = static_cast<std::uint64_t>(
+      std::count_if(jobs_.begin(), jobs_.end(), [&](const Job& j) { return j.submit < h; }));
+  s.jobs_finished = finished_;
+  s.jobs_running = running;
+  s.jobs_queued = waiting_.size();
+  s.gpu_seconds = gpu_seconds_;
+  s.gpu_utilisation = gpu_seconds_ / (static_cast<double>(cluster_.gpus()) * h.seconds());
+  s.gpu_energy_J = ledger_.gpu_energy_J();
+  s.it_energy_J = ledger_.it_energy_J();
+  s.facility_energy_J = ledger_.facility_energy_J();
+  s.peak_facility_W = ledger_.peak_facility_W();
+  s.peak_facility_sample_W = ledger_.peak_facility_sample_W();
+  s.mean_facility_W = s.facility_energy_J / h.seconds();
+  s.carbon_kg = s.facility_energy_J * setup_.carbon_kg_per_J;
+  s.events = queue_.events_run();
+}
+
+void Engine::run(const std::function<void(const Progress&)>& on_progress, std::uint64_t progress_every,
+                 const std::atomic<bool>* stop) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const Time h = setup_.horizon;
+  std::uint64_t since_report = 0;
+  for (;;) {
+    auto next = queue_.next_time();
+    if (!next || *next >= h) break;
+    queue_.step();
+    if (stop && stop->load(std::memory_order_relaxed)) throw Interrupted();
+    if (on_progress && ++since_report >= progress_every) {
+      since_report = 0;
+      on_progress({queue_.now(), h, finished_, jobs_.size(), queue_.events_run()});
+    }
+  }
+  queue_.run_until(h);
+  close_at_horizon();
+  summary_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  if (on_progress) on_progress({h, h, finished_, jobs_.size(), queue_.events_run()});
+}
+
+}  // namespace fleetwatt::sim

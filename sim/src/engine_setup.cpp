@@ -1,0 +1,70 @@
+// From a scenario to an engine's parts: the GPU preset with overrides, and policies by name.
+#include <fmt/format.h>
+
+#include "fleetwatt/sim/engine.hpp"
+#include "fleetwatt/sim/policy_registry.hpp"
+
+namespace fleetwatt::sim {
+
+const std::vector<SchedulerEntry>& scheduler_entries() {
+  static const std::vector<SchedulerEntry> entries = {
+      {"fifo", "first in, first out; the queue head blocks everything behind it",
+       [](const workloads::SchedulerConfig&) { return std::make_unique<FifoScheduler>(); }},
+  };
+  return entries;
+}
+
+const std::vector<PlacementEntry>& placement_entries() {
+  static const std::vector<PlacementEntry> entries = {
+      {"first_fit", "lowest-numbered server with room; multi-server jobs take whole free servers first",
+       [](const workloads::SchedulerConfig&) { return std::make_unique<FirstFitPlacement>(); }},
+  };
+  return entries;
+}
+
+template <class T>
+static std::unique_ptr<T> make_named(const std::vector<PolicyEntry<T>>& entries, const std::string& name,
+                                     const workloads::SourceLocation& where, const char* field,
+                                     const workloads::SchedulerConfig& config) {
+  std::vector<std::string> names;
+  for (const auto& e : entries) {
+    if (e.name == name) return e.make(config);
+    names.push_back(e.name);
+  }
+  throw workloads::ConfigError(where, field,
+                               fmt::format("unknown policy '{}' (known: {})", name, fmt::join(names, ", ")));
+}
+
+std::unique_ptr<Scheduler> make_scheduler(const workloads::SchedulerConfig& config) {
+  return make_named(scheduler_entries(), config.policy, config.policy_origin, "scheduler.policy", config);
+}
+
+std::unique_ptr<PlacementPolicy> make_placement(const workloads::SchedulerConfig& config) {
+  return make_named(placement_entries(), config.placement, config.placement_origin, "scheduler.placement",
+                    config);
+}
+
+EngineSetup engine_setup(const workloads::Scenario& s) {
+  EngineSetup e;
+  e.nodes = s.fleet.nodes;
+  e.gpus_per_node = s.fleet.gpus_per_node;
+  try {
+    e.gpu = models::gpu_preset(s.fleet.gpu);
+  } catch (const std::out_of_range& err) {
+    throw workloads::ConfigError(s.fleet.gpu_origin, "fleet.gpu", err.what());
+  }
+  if (s.fleet.gpu_idle_W) e.gpu.idle_W = *s.fleet.gpu_idle_W;
+  if (s.fleet.gpu_tdp_W) e.gpu.tdp_W = *s.fleet.gpu_tdp_W;
+  e.node_base_W = s.fleet.node_base_W;
+  e.pue = s.facility.pue;
+  e.carbon_kg_per_J = s.facility.carbon_kg_per_J;
+  e.horizon = Time::from_seconds(s.workload.horizon_s);
+  e.facility_interval = Duration::from_seconds(s.output.facility_interval_s);
+  e.node_interval = Duration::from_seconds(s.output.node_interval_s);
+  if (e.facility_interval <= Duration::zero() || e.node_interval <= Duration::zero())
+    throw workloads::ConfigError({s.file.string(), 0, 0}, "output",
+                                 "sampling intervals must be at least 1 ns");
+  return e;
+}
+
+}  // namespace fleetwatt::sim

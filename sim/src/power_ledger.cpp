@@ -1,0 +1,147 @@
+// Exact integration of piecewise-constant power and its cutting into interval means.
+#include "fleetwatt/sim/power_ledger.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace fleetwatt::sim {
+
+void EnergySum::add(double x) noexcept {
+  const double t = sum_ + x;
+  if (std::fabs(sum_) >= std::fabs(x)) {
+    compensation_ += (sum_ - t) + x;
+  } else {
+    compensation_ += (x - t) + sum_;
+  }
+  sum_ = t;
+}
+
+PowerLedger::PowerLedger(const LedgerConfig& config, PowerSink* sink)
+    : config_(config),
+      sink_(sink),
+      gpu_W_(static_cast<std::size_t>(config.nodes) * config.gpus_per_node, config.gpu_idle_W),
+      node_W_(config.nodes, config.node_base_W + config.gpus_per_node * config.gpu_idle_W),
+      node_interval_J_(config.nodes, 0.0),
+      node_last_(config.nodes, Time::zero()),
+      node_sample_W_(config.nodes, 0.0) {
+  if (config.facility_interval <= Duration::zero() || config.node_interval <= Duration::zero())
+    throw std::invalid_argument("sampling intervals must be positive");
+  gpu_total_W_ = static_cast<double>(gpu_W_.size()) * config.gpu_idle_W;
+  it_W_ = config.nodes * config.node_base_W + gpu_total_W_;
+  PowerSink* s = sink_;
+  sink_ = nullptr;
+  attach(s);
+}
+
+void PowerLedger::attach(PowerSink* sink) {
+  if (last_ > Time::zero() || closed_)
+    throw std::logic_error("a power sink must be attached before the run starts");
+  sink_ = sink;
+  if (!sink_) return;
+  std::vector<GpuIndex> all(gpu_W_.size());
+  for (GpuIndex g = 0; g < all.size(); ++g) all[g] = g;
+  sink_->gpu_change(Time::zero(), all, config_.gpu_idle_W);
+}
+
+void PowerLedger::advance_nodes_to(Time b) {
+  for (NodeIndex n = 0; n < node_W_.size(); ++n) {
+    node_interval_J_[n] += node_W_[n] * (b - node_last_[n]).seconds();
+    node_last_[n] = b;
+  }
+}
+
+void PowerLedger::advance(Time now) {
+  if (closed_) throw std::logic_error("power ledger used after close");
+  if (now < last_) throw std::logic_error("power ledger asked to go back in time");
+  // Facility intervals that end by `now`.
+  Time cursor = last_;
+  for (;;) {
+    const Time b = facility_start_ + config_.facility_interval;
+    if (b > now) break;
+    facility_interval_J_ += it_W_ * (b - cursor).seconds();
+    const double mean_it = facility_interval_J_ / config_.facility_interval.seconds();
+    const double cumulative = (it_energy_.value() + it_W_ * (b - last_).seconds()) * config_.pue;
+    peak_sample_W_ = std::max(peak_sample_W_, mean_it * config_.pue);
+    if (sink_) sink_->facility_sample(facility_start_, mean_it, mean_it * config_.pue, cumulative);
+    facility_start_ = b;
+    facility_interval_J_ = 0.0;
+    cursor = b;
+  }
+  facility_interval_J_ += it_W_ * (now - cursor).seconds();
+  // Node intervals that end by `now`.
+  for (;;) {
+    const Time b = node_start_ + config_.node_interval;
+    if (b > now) break;
+    advance_nodes_to(b);
+    const double dt = config_.node_interval.seconds();
+    for (NodeIndex n = 0; n < node_W_.size(); ++n) {
+      node_sample_W_[n] = node_interval_J_[n] / dt;
+      node_interval_J_[n] = 0.0;
+    }
+    if (sink_) sink_->node_samples(node_start_, node_sample_W_);
+    node_start_ = b;
+  }
+  const double dt = (now - last_).seconds();
+  if (dt > 0.0) {
+    gpu_energy_.add(gpu_total_W_ * dt);
+    it_energy_.add(it_W_ * dt);
+    peak_it_W_ = std::max(peak_it_W_, it_W_);
+  }
+  last_ = now;
+}
+
+void PowerLedger::touch_node(NodeIndex n, Time now) {
+  node_interval_J_[n] += node_W_[n] * (now - node_last_[n]).seconds();
+  node_last_[n] = now;
+}
+
+void PowerLedger::set_gpu_power(Time now, std::span<const GpuIndex> gpus, double power_W) {
+  advance(now);
+  const std::uint32_t g_per_node = config_.gpus_per_node;
+  NodeIndex last_node = ~NodeIndex{0};
+  for (GpuIndex g : gpus) {
+    const NodeIndex n = g / g_per_node;
+    if (n != last_node) touch_node(n, now);
+    last_node = n;
+    gpu_total_W_ += power_W - gpu_W_[g];
+    gpu_W_[g] = power_W;
+  }
+  // Recompute the touched nodes from their GPUs rather than by deltas, so node power never drifts.
+  last_node = ~NodeIndex{0};
+  for (GpuIndex g : gpus) {
+    const NodeIndex n = g / g_per_node;
+    if (n == last_node) continue;
+    last_node = n;
+    double w = config_.node_base_W;
+    for (GpuIndex i = n * g_per_node; i < (n + 1) * g_per_node; ++i) w += gpu_W_[i];
+    node_W_[n] = w;
+  }
+  it_W_ = config_.nodes * config_.node_base_W + gpu_total_W_ + other_it_W_;
+  if (sink_) sink_->gpu_change(now, gpus, power_W);
+}
+
+void PowerLedger::add_other_it_power(Time now, double delta_W) {
+  advance(now);
+  other_it_W_ += delta_W;
+  it_W_ = config_.nodes * config_.node_base_W + gpu_total_W_ + other_it_W_;
+}
+
+void PowerLedger::close(Time end) {
+  advance(end);
+  // A final partial interval (a horizon that is not a multiple of the interval) is the mean over its span.
+  if (facility_start_ < end) {
+    const double mean_it = facility_interval_J_ / (end - facility_start_).seconds();
+    peak_sample_W_ = std::max(peak_sample_W_, mean_it * config_.pue);
+    if (sink_) sink_->facility_sample(facility_start_, mean_it, mean_it * config_.pue, facility_energy_J());
+  }
+  if (node_start_ < end) {
+    advance_nodes_to(end);
+    const double dt = (end - node_start_).seconds();
+    for (NodeIndex n = 0; n < node_W_.size(); ++n) node_sample_W_[n] = node_interval_J_[n] / dt;
+    if (sink_) sink_->node_samples(node_start_, node_sample_W_);
+  }
+  closed_ = true;
+}
+
+}  // namespace fleetwatt::sim

@@ -1,0 +1,82 @@
+// Signal handling, progress, error mapping and run preparation for the subcommands.
+#include "cli_support.hpp"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+
+#include "fleetwatt/models/predictor_registry.hpp"
+#include "fleetwatt/workloads/input_error.hpp"
+#include "fleetwatt/workloads/job_generator.hpp"
+#include "fleetwatt/workloads/scenario_loader.hpp"
+
+namespace fleetwatt::tools {
+
+std::atomic<bool>& stop_flag() {
+  static std::atomic<bool> flag{false};
+  return flag;
+}
+
+extern "C" void fleetwatt_on_signal(int) {
+  stop_flag().store(true);
+}
+
+void install_signal_handlers() {
+  std::signal(SIGINT, fleetwatt_on_signal);
+  std::signal(SIGTERM, fleetwatt_on_signal);
+}
+
+bool stderr_is_terminal() {
+  return isatty(STDERR_FILENO) == 1;
+}
+
+int guarded(const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const workloads::InputError& e) {
+    if (stderr_is_terminal()) std::cerr << "\r\033[K";
+    std::cerr << "fleetwatt: error: " << e.what() << '\n';
+    return kExitBadInput;
+  } catch (const sim::Interrupted&) {
+    if (stderr_is_terminal()) std::cerr << "\r\033[K";
+    std::cerr << "fleetwatt: interrupted; no result file was written\n";
+    return kExitInterrupted;
+  } catch (const std::exception& e) {
+    if (stderr_is_terminal()) std::cerr << "\r\033[K";
+    std::cerr << "fleetwatt: error: " << e.what() << '\n';
+    return 1;
+  }
+}
+
+std::function<void(const sim::Progress&)> progress_printer() {
+  if (!stderr_is_terminal()) return {};
+  auto last = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
+  return [last](const sim::Progress& p) {
+    const auto now = std::chrono::steady_clock::now();
+    const bool done = p.now >= p.horizon;
+    if (!done && now - *last < std::chrono::milliseconds(200)) return;
+    *last = now;
+    const double frac =
+        p.horizon.ns() > 0 ? static_cast<double>(p.now.ns()) / static_cast<double>(p.horizon.ns()) : 1;
+    std::cerr << fmt::format("\r\033[K  {:5.1f} %  simulated {} of {}  jobs done {}/{}  events {}",
+                             100.0 * frac, sim::format_time(p.now), sim::format_time(p.horizon),
+                             p.jobs_finished, p.jobs_total, p.events)
+              << (done ? "\n" : "") << std::flush;
+  };
+}
+
+PreparedRun prepare_run(const std::filesystem::path& scenario_file, std::optional<std::uint64_t> seed) {
+  PreparedRun r;
+  r.scenario = workloads::load_scenario(scenario_file);
+  if (seed) r.scenario.seed = *seed;
+  r.setup = sim::engine_setup(r.scenario);
+  r.predictor = models::PredictorRegistry::with_builtins().make(r.scenario.predictor);
+  r.jobs = workloads::build_workload(r.scenario);
+  return r;
+}
+
+}  // namespace fleetwatt::tools

@@ -1,0 +1,111 @@
+// `fleetwatt bench [SCENARIO]`: speed figures for the README: events per second, wall time and peak memory
+// of a whole run (HDF5 output included), on this machine.
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <chrono>
+#include <iostream>
+#include <thread>
+
+#include "cli_support.hpp"
+#include "commands.hpp"
+#include "fleetwatt/results/result_writer.hpp"
+#include "fleetwatt/sim/event_queue.hpp"
+
+namespace fleetwatt::tools {
+
+namespace {
+struct BenchOptions {
+  std::string scenario = "workloads/scenarios/day-fleet.toml";
+  std::string output;
+  bool no_output = false;
+  std::uint64_t queue_events = 2'000'000;
+};
+
+double peak_rss_MiB() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;  // Linux reports KiB
+}
+
+/// Raw event-queue throughput: a steady population of pending events, each rescheduling itself.
+double queue_events_per_s(std::uint64_t n) {
+  sim::EventQueue q;
+  std::uint64_t left = n;
+  std::uint64_t state = 88172645463325252ull;
+  std::function<void()> tick = [&] {
+    if (left == 0) return;
+    --left;
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    q.schedule_in(sim::Duration::from_ns(static_cast<std::int64_t>(state % 1'000'000'000)), tick);
+  };
+  for (int i = 0; i < 4096; ++i) q.schedule_in(sim::Duration::from_ns(i), tick);
+  const auto t0 = std::chrono::steady_clock::now();
+  while (q.step()) {
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return static_cast<double>(q.events_run()) / s;
+}
+
+int bench(const BenchOptions& o) {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  std::cout << fmt::format("fleetwatt bench on {} ({} hardware threads)\n", host,
+                           std::thread::hardware_concurrency());
+  std::cout << fmt::format("  event queue alone           {:.2f} M events/s\n",
+                           queue_events_per_s(o.queue_events) / 1e6);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  PreparedRun r = prepare_run(o.scenario, std::nullopt);
+  sim::Engine engine(r.setup, std::move(r.jobs), *r.predictor, sim::make_scheduler(r.scenario.scheduler),
+                     sim::make_placement(r.scenario.scheduler));
+  std::optional<results::ResultWriter> writer;
+  std::filesystem::path out = o.output.empty()
+                                  ? std::filesystem::temp_directory_path() /
+                                        fmt::format("fleetwatt-bench-{}.h5", static_cast<long>(getpid()))
+                                  : std::filesystem::path(o.output);
+  if (!o.no_output) {
+    writer.emplace(out, results::WriterLayout{
+                            r.setup.nodes, r.setup.gpus_per_node, r.scenario.output.facility_interval_s,
+                            r.scenario.output.node_interval_s, r.scenario.output.gpu_changes});
+    engine.attach(&*writer);
+  }
+  engine.run(progress_printer(), 100000, &stop_flag());
+  if (writer) {
+    writer->write_jobs(engine.jobs(), r.setup.gpus_per_node);
+    writer->write_summary(engine.summary());
+    writer->commit();
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const auto& s = engine.summary();
+  std::cout << fmt::format("  scenario                    {} ({} GPUs, {:.1f} h, {} jobs)\n", o.scenario,
+                           r.setup.nodes * r.setup.gpus_per_node, s.horizon_s / 3600, s.jobs_total);
+  std::cout << fmt::format(
+      "  engine events               {} in {:.3f} s = {:.2f} M events/s (engine loop incl. "
+      "power accounting{})\n",
+      s.events, s.wall_s, static_cast<double>(s.events) / s.wall_s / 1e6,
+      o.no_output ? "" : " and HDF5 streaming");
+  std::cout << fmt::format("  whole run wall time         {:.3f} s (load, predict, simulate{})\n", wall,
+                           o.no_output ? "" : ", write HDF5");
+  std::cout << fmt::format("  peak memory (max RSS)       {:.1f} MiB\n", peak_rss_MiB());
+  if (writer && o.output.empty()) std::filesystem::remove(out);
+  return 0;
+}
+}  // namespace
+
+void add_bench_command(CLI::App& app, Action& action) {
+  auto opts = std::make_shared<BenchOptions>();
+  CLI::App* cmd = app.add_subcommand("bench", "Measure events/s, wall time and peak memory of a whole run");
+  cmd->add_option("scenario", opts->scenario, "Scenario to time")->capture_default_str();
+  cmd->add_option("-o,--output", opts->output,
+                  "Keep the result file here (default: a temporary file, removed)");
+  cmd->add_flag("--no-output", opts->no_output, "Time the simulation without writing HDF5");
+  cmd->add_option("--queue-events", opts->queue_events, "Events for the raw event-queue benchmark")
+      ->capture_default_str();
+  cmd->callback([opts, &action] { action = [opts] { return bench(*opts); }; });
+}
+
+}  // namespace fleetwatt::tools

@@ -1,0 +1,58 @@
+// `fleetwatt run SCENARIO`: simulate a scenario and write its HDF5 result file and summary.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "cli_support.hpp"
+#include "commands.hpp"
+#include "fleetwatt/results/result_writer.hpp"
+#include "fleetwatt/results/summary_report.hpp"
+#include "version.hpp"
+
+namespace fleetwatt::tools {
+
+namespace {
+struct RunOptions {
+  std::string scenario;
+  std::string output;
+  std::optional<std::uint64_t> seed;
+  bool quiet = false;
+};
+
+int run_scenario(const RunOptions& o) {
+  PreparedRun r = prepare_run(o.scenario, o.seed);
+  const std::filesystem::path out =
+      o.output.empty() ? r.scenario.output.path : std::filesystem::path(o.output);
+  // The engine predicts every job before the writer exists, so a bad job fails before any file is made.
+  sim::Engine engine(r.setup, std::move(r.jobs), *r.predictor, sim::make_scheduler(r.scenario.scheduler),
+                     sim::make_placement(r.scenario.scheduler));
+  results::WriterLayout layout{r.setup.nodes, r.setup.gpus_per_node, r.scenario.output.facility_interval_s,
+                               r.scenario.output.node_interval_s, r.scenario.output.gpu_changes};
+  results::ResultWriter writer(out, layout);
+  engine.attach(&writer);
+  engine.run(progress_printer(), 100000, &stop_flag());
+  writer.write_jobs(engine.jobs(), r.setup.gpus_per_node);
+  writer.write_summary(engine.summary());
+  writer.write_provenance(
+      {r.scenario.text, r.scenario.file.string(), r.scenario.seed, FLEETWATT_VERSION, FLEETWATT_GIT_COMMIT});
+  writer.commit();
+  if (!o.quiet) {
+    std::cout << results::format_summary(engine.summary());
+    std::cout << fmt::format("  {:<28}{}\n", "result file", out.string());
+  }
+  return 0;
+}
+}  // namespace
+
+void add_run_command(CLI::App& app, Action& action) {
+  auto opts = std::make_shared<RunOptions>();
+  CLI::App* cmd =
+      app.add_subcommand("run", "Simulate a scenario; write an HDF5 result file and print a summary");
+  cmd->add_option("scenario", opts->scenario, "Scenario TOML file")->required();
+  cmd->add_option("-o,--output", opts->output, "Result file (HDF5); default: the scenario's [output] path");
+  cmd->add_option("--seed", opts->seed, "Random seed; overrides the scenario's seed");
+  cmd->add_flag("-q,--quiet", opts->quiet, "Print no summary");
+  cmd->callback([opts, &action] { action = [opts] { return run_scenario(*opts); }; });
+}
+
+}  // namespace fleetwatt::tools

@@ -1,0 +1,294 @@
+// Scenario TOML -> typed Scenario. The only translation unit that knows the scenario schema; the README's
+// "Scenario reference" documents the same keys.
+#include "fleetwatt/workloads/scenario_loader.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "fleetwatt/workloads/jobs_csv.hpp"
+#include "toml_reader.hpp"
+
+namespace fleetwatt::workloads {
+namespace {
+
+constexpr std::int64_t kMaxI64 = std::numeric_limits<std::int64_t>::max();
+constexpr std::int64_t kMaxU32 = std::numeric_limits<std::uint32_t>::max();
+constexpr double kJoulesPerKWh = 3.6e6;
+
+Precision parse_precision(const TomlTable& t, const std::string& key) {
+  auto s = t.string(key);
+  if (!s) return Precision::fp32;
+  if (*s == "fp32") return Precision::fp32;
+  if (*s == "tf32") return Precision::tf32;
+  if (*s == "fp16") return Precision::fp16;
+  if (*s == "bf16") return Precision::bf16;
+  if (*s == "fp8") return Precision::fp8;
+  t.fail(key, fmt::format("unknown precision '{}' (known: fp32, tf32, fp16, bf16, fp8)", *s));
+}
+
+FleetConfig parse_fleet(const TomlTable& t) {
+  t.require_known({"nodes", "gpus_per_node", "gpu", "gpu_idle_w", "gpu_tdp_w", "node_base_w"});
+  FleetConfig f;
+  f.nodes = static_cast<std::uint32_t>(t.integer("nodes", 1, 10'000'000).value_or(f.nodes));
+  f.gpus_per_node = static_cast<std::uint32_t>(t.integer("gpus_per_node", 1, 1024).value_or(f.gpus_per_node));
+  f.gpu = t.string("gpu").value_or(f.gpu);
+  f.gpu_origin = t.where("gpu");
+  f.gpu_idle_W = t.number_at_least("gpu_idle_w", 0.0, false);
+  f.gpu_tdp_W = t.number_at_least("gpu_tdp_w", 0.0, true);
+  f.node_base_W = t.number_at_least("node_base_w", 0.0, false).value_or(0.0);
+  return f;
+}
+
+FacilityConfig parse_facility(const TomlTable& t) {
+  t.require_known({"pue", "carbon_kg_per_kwh"});
+  FacilityConfig f;
+  f.pue = t.number_at_least("pue", 1.0, false).value_or(1.0);
+  f.carbon_kg_per_J = t.number_at_least("carbon_kg_per_kwh", 0.0, false).value_or(0.0) / kJoulesPerKWh;
+  return f;
+}
+
+PhaseProfile parse_phases(const TomlTable& t) {
+  for (const char* k : {"peak_w", "peak_s", "valley_w", "valley_s"})
+    if (!t.has(k))
+      throw ConfigError(t.where(), t.dotted(k),
+                        "missing (a phase profile needs peak_w, peak_s, valley_w and valley_s)");
+  PhaseProfile p;
+  p.peak_W = *t.number_at_least("peak_w", 0.0, false);
+  p.peak_s = *t.number_at_least("peak_s", 0.0, false);
+  p.valley_W = *t.number_at_least("valley_w", 0.0, false);
+  p.valley_s = *t.number_at_least("valley_s", 0.0, false);
+  if (!(p.epoch_s() > 0.0)) t.fail("peak_s", "an epoch needs a positive duration (peak_s + valley_s > 0)");
+  return p;
+}
+
+PredictorConfig parse_predictor(const TomlTable& t) {
+  PredictorConfig p;
+  p.kind = t.string("kind").value_or(p.kind);
+  p.kind_origin = t.has("kind") ? t.where("kind") : t.where();
+  if (auto classes = t.table("classes")) {
+    for (const auto& [k, v] : classes->raw()) {
+      std::string name(k.str());
+      auto ct = classes->table(name);
+      ct->require_known({"peak_w", "peak_s", "valley_w", "valley_s", "dataset_samples"});
+      JobClassConfig c;
+      c.name = name;
+      c.reference = parse_phases(*ct);
+      c.reference_samples = ct->number_at_least("dataset_samples", 0.0, true).value_or(0.0);
+      c.where = location_of(k.source(), t.file());
+      p.classes.push_back(std::move(c));
+    }
+  }
+  p.params = t.params_except({"kind", "classes"});
+  return p;
+}
+
+SchedulerConfig parse_scheduler(const TomlTable& t) {
+  SchedulerConfig s;
+  s.policy = t.string("policy").value_or(s.policy);
+  s.policy_origin = t.has("policy") ? t.where("policy") : t.where();
+  s.placement = t.string("placement").value_or(s.placement);
+  s.placement_origin = t.has("placement") ? t.where("placement") : t.where();
+  s.params = t.params_except({"policy", "placement"});
+  return s;
+}
+
+void parse_metadata(const TomlTable& t, ModelMetadata& m) {
+  m.model = t.string("model").value_or("");
+  m.params = t.number_at_least("params", 0.0, true).value_or(0.0);
+  m.flops_per_sample = t.number_at_least("flops_per_sample", 0.0, true).value_or(0.0);
+  m.batch_size = static_cast<std::uint32_t>(t.integer("batch_size", 1, kMaxU32).value_or(0));
+  m.dataset_samples = t.number_at_least("dataset_samples", 0.0, true).value_or(0.0);
+  m.input_size = static_cast<std::uint32_t>(t.integer("input_size", 1, kMaxU32).value_or(0));
+  m.workers = static_cast<std::uint32_t>(t.integer("workers", 0, kMaxU32).value_or(0));
+  m.precision = parse_precision(t, "precision");
+}
+
+const std::vector<std::string> kMetadataKeys = {"model",      "params",         "flops_per_sample",
+                                                "batch_size", "input_size",     "workers",
+                                                "precision",  "dataset_samples"};
+
+JobSpec parse_job(const TomlTable& t, std::int64_t default_id) {
+  std::vector<std::string> known = {"id",     "submit_s", "n_gpus",   "epochs",  "class",
+                                    "peak_w", "peak_s",   "valley_w", "valley_s"};
+  known.insert(known.end(), kMetadataKeys.begin(), kMetadataKeys.end());
+  t.require_known(known);
+  JobSpec j;
+  j.id = t.integer("id", 0, kMaxI64 / 2).value_or(default_id);
+  j.submit_s = t.number_at_least("submit_s", 0.0, false).value_or(0.0);
+  if (!t.has("n_gpus")) throw ConfigError(t.where(), t.dotted("n_gpus"), "missing (every job needs n_gpus)");
+  j.n_gpus = static_cast<std::uint32_t>(*t.integer("n_gpus", 1, kMaxU32));
+  j.epochs = static_cast<std::uint32_t>(t.integer("epochs", 1, kMaxU32).value_or(1));
+  parse_metadata(t, j.meta);
+  const bool has_phase = t.has("peak_w") || t.has("peak_s") || t.has("valley_w") || t.has("valley_s");
+  if (auto c = t.string("class")) {
+    if (has_phase) t.fail("class", "give either a job class or the four phase values, not both");
+    j.job_class = *c;
+    j.class_origin = t.where("class");
+  } else {
+    j.class_origin = t.where();
+  }
+  if (has_phase) j.phases = parse_phases(t);
+  return j;
+}
+
+std::vector<std::uint32_t> positive_counts(const TomlTable& t, const std::string& key,
+                                           std::vector<double> v) {
+  std::vector<std::uint32_t> out;
+  for (double x : v) {
+    if (!(x >= 1) || x != static_cast<double>(static_cast<std::uint32_t>(x)))
+      t.fail(key, fmt::format("must hold positive integers, found {}", x));
+    out.push_back(static_cast<std::uint32_t>(x));
+  }
+  if (out.empty()) t.fail(key, "must not be empty");
+  return out;
+}
+
+/// [lo, hi] from a number or a two-element array.
+std::pair<double, double> range_of(const TomlTable& t, const std::string& key, std::vector<double> v) {
+  if (v.size() == 1) v.push_back(v[0]);
+  if (v.size() != 2) t.fail(key, "expected a number or a [min, max] pair");
+  if (v[0] > v[1]) t.fail(key, fmt::format("min {} is above max {}", v[0], v[1]));
+  return {v[0], v[1]};
+}
+
+GeneratorConfig parse_generator(const TomlTable& t, double horizon_s) {
+  t.require_known({"rate_per_hour", "diurnal_amplitude", "peak_hour", "start_s", "end_s", "mix"});
+  GeneratorConfig g;
+  if (!t.has("rate_per_hour"))
+    throw ConfigError(t.where(), t.dotted("rate_per_hour"), "missing (mean arrivals per hour)");
+  g.mean_rate_per_s = *t.number_at_least("rate_per_hour", 0.0, true) / 3600.0;
+  g.diurnal_amplitude = t.number_at_least("diurnal_amplitude", 0.0, false).value_or(0.0);
+  if (g.diurnal_amplitude > 1.0) t.fail("diurnal_amplitude", "must be in [0, 1] (a rate cannot go negative)");
+  double peak_hour = t.number_at_least("peak_hour", 0.0, false).value_or(14.0);
+  if (peak_hour >= 24.0) t.fail("peak_hour", "must be in [0, 24)");
+  g.peak_time_of_day_s = peak_hour * 3600.0;
+  g.start_s = t.number_at_least("start_s", 0.0, false).value_or(0.0);
+  g.end_s = t.number_at_least("end_s", 0.0, true).value_or(horizon_s);
+  if (g.end_s <= g.start_s) t.fail("end_s", "must be after start_s");
+  auto mix = t.tables("mix");
+  if (mix.empty())
+    throw ConfigError(t.where(), t.dotted("mix"), "missing (at least one [[workload.generator.mix]] entry)");
+  for (const auto& m : mix) {
+    m.require_known({"weight", "class", "n_gpus", "n_gpus_weights", "epochs", "dataset_samples"});
+    MixEntry e;
+    e.weight = m.number_at_least("weight", 0.0, true).value_or(1.0);
+    if (!m.has("class"))
+      throw ConfigError(m.where(), m.dotted("class"), "missing (the job class of this mix entry)");
+    e.job_class = *m.string("class");
+    e.class_origin = m.where("class");
+    if (auto v = m.numbers("n_gpus")) e.n_gpus = positive_counts(m, "n_gpus", *v);
+    if (auto w = m.numbers("n_gpus_weights")) {
+      if (w->size() != e.n_gpus.size()) m.fail("n_gpus_weights", "needs one weight per n_gpus entry");
+      for (double x : *w)
+        if (!(x >= 0)) m.fail("n_gpus_weights", "weights must be zero or more");
+      e.n_gpus_weights = *w;
+    }
+    if (auto v = m.numbers("epochs")) {
+      auto [lo, hi] = range_of(m, "epochs", *v);
+      auto c = positive_counts(m, "epochs", {lo, hi});
+      e.epochs_min = c[0];
+      e.epochs_max = c[1];
+    }
+    if (auto v = m.numbers("dataset_samples")) {
+      auto [lo, hi] = range_of(m, "dataset_samples", *v);
+      if (!(lo > 0)) m.fail("dataset_samples", "must be positive");
+      e.samples_min = lo;
+      e.samples_max = hi;
+    }
+    g.mix.push_back(std::move(e));
+  }
+  return g;
+}
+
+WorkloadConfig parse_workload(const TomlTable& t, const std::filesystem::path& scenario_file) {
+  t.require_known({"horizon_s", "jobs", "jobs_csv", "generator"});
+  WorkloadConfig w;
+  w.horizon_s = t.number_at_least("horizon_s", 0.0, true).value_or(w.horizon_s);
+  std::int64_t next_id = 1;
+  for (const auto& jt : t.tables("jobs")) w.jobs.push_back(parse_job(jt, next_id++));
+  if (auto csv = t.string("jobs_csv")) {
+    std::filesystem::path p = *csv;
+    if (p.is_relative()) p = scenario_file.parent_path() / p;
+    if (!std::filesystem::exists(p)) t.fail("jobs_csv", fmt::format("file not found: {}", p.string()));
+    auto jobs = read_jobs_csv(p);
+    w.jobs.insert(w.jobs.end(), jobs.begin(), jobs.end());
+  }
+  std::set<std::int64_t> ids;
+  for (const auto& j : w.jobs)
+    if (!ids.insert(j.id).second)
+      throw ConfigError(j.class_origin, "id", fmt::format("duplicate job id {}", j.id));
+  if (auto g = t.table("generator")) w.generator = parse_generator(*g, w.horizon_s);
+  return w;
+}
+
+OutputConfig parse_output(const TomlTable& t) {
+  t.require_known({"path", "facility_interval_s", "node_interval_s", "gpu_changes"});
+  OutputConfig o;
+  if (auto p = t.string("path")) o.path = *p;
+  o.facility_interval_s =
+      t.number_at_least("facility_interval_s", 1e-9, false).value_or(o.facility_interval_s);
+  o.node_interval_s = t.number_at_least("node_interval_s", 1e-9, false).value_or(o.node_interval_s);
+  o.gpu_changes = t.boolean("gpu_changes").value_or(o.gpu_changes);
+  return o;
+}
+
+}  // namespace
+
+Scenario parse_scenario(std::string_view text, const std::filesystem::path& file) {
+  const std::string name = file.string();
+  toml::table root;
+  try {
+    root = toml::parse(text, name);
+  } catch (const toml::parse_error& e) {
+    throw ConfigError(location_of(e.source(), name), "", std::string(e.description()));
+  }
+  TomlTable top(root, "", name);
+  top.require_known(
+      {"seed", "fleet", "facility", "predictor", "scheduler", "workload", "output", "name", "description"});
+  Scenario s;
+  s.file = file;
+  s.text = std::string(text);
+  s.seed = static_cast<std::uint64_t>(top.integer("seed", 0, kMaxI64).value_or(1));
+  (void)top.string("name");
+  (void)top.string("description");
+  if (auto t = top.table("fleet")) s.fleet = parse_fleet(*t);
+  if (auto t = top.table("facility")) s.facility = parse_facility(*t);
+  if (auto t = top.table("predictor")) s.predictor = parse_predictor(*t);
+  if (auto t = top.table("scheduler")) s.scheduler = parse_scheduler(*t);
+  if (auto t = top.table("workload")) {
+    s.workload = parse_workload(*t, file);
+  } else {
+    throw ConfigError(top.where(), "workload", "missing (a scenario needs a [workload] section)");
+  }
+  if (auto t = top.table("output")) s.output = parse_output(*t);
+  if (s.workload.jobs.empty() && !s.workload.generator)
+    throw ConfigError({name, 0, 0}, "workload",
+                      "no jobs: give [[workload.jobs]], jobs_csv or [workload.generator]");
+  const std::uint64_t fleet_gpus = std::uint64_t{s.fleet.nodes} * s.fleet.gpus_per_node;
+  for (const auto& j : s.workload.jobs)
+    if (j.n_gpus > fleet_gpus)
+      throw ConfigError(
+          j.class_origin, "n_gpus",
+          fmt::format("job {} asks for {} GPUs but the fleet has {}", j.id, j.n_gpus, fleet_gpus));
+  if (s.workload.generator)
+    for (const auto& m : s.workload.generator->mix)
+      for (auto n : m.n_gpus)
+        if (n > fleet_gpus)
+          throw ConfigError(m.class_origin, "n_gpus",
+                            fmt::format("mix entry asks for {} GPUs but the fleet has {}", n, fleet_gpus));
+  return s;
+}
+
+Scenario load_scenario(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw ConfigError({file.string(), 0, 0}, "", "cannot open scenario file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_scenario(ss.str(), file);
+}
+
+}  // namespace fleetwatt::workloads

@@ -1,0 +1,181 @@
+// Located reads from toml++ tables.
+#include "toml_reader.hpp"
+
+#include <fmt/format.h>
+#include <cmath>
+#include <limits>
+
+namespace fleetwatt::workloads {
+
+SourceLocation location_of(const toml::source_region& r, const std::string& file) {
+  return {file, static_cast<std::uint32_t>(r.begin.line), static_cast<std::uint32_t>(r.begin.column)};
+}
+
+static const char* kind_name(const toml::node& n) {
+  switch (n.type()) {
+    case toml::node_type::table:
+      return "a table";
+    case toml::node_type::array:
+      return "an array";
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a number";
+    case toml::node_type::boolean:
+      return "a boolean";
+    default:
+      return "a date or time";
+  }
+}
+
+SourceLocation TomlTable::where(const std::string& key) const {
+  if (auto* n = table_.get(key)) {
+    // Point at the key itself (where a reader looks), falling back to the value.
+    auto it = table_.find(key);
+    if (it != table_.end() && it->first.source().begin.line > 0)
+      return location_of(it->first.source(), file_);
+    return location_of(n->source(), file_);
+  }
+  return where();
+}
+
+void TomlTable::fail(const std::string& key, const std::string& message) const {
+  throw ConfigError(where(key), dotted(key), message);
+}
+
+std::optional<double> TomlTable::number(const std::string& key) const {
+  if (!has(key)) return std::nullopt;
+  const auto& n = node(key);
+  if (auto i = n.as_integer()) return static_cast<double>(i->get());
+  if (auto f = n.as_floating_point()) {
+    if (!std::isfinite(f->get())) fail(key, "must be a finite number");
+    return f->get();
+  }
+  fail(key, fmt::format("expected a number, found {}", kind_name(n)));
+}
+
+std::optional<double> TomlTable::number_at_least(const std::string& key, double lo, bool strict) const {
+  auto v = number(key);
+  if (v && (strict ? !(*v > lo) : !(*v >= lo))) {
+    if (lo == 0.0) fail(key, fmt::format("must be {}, got {}", strict ? "positive" : "zero or more", *v));
+    fail(key, fmt::format("must be {} {}, got {}", strict ? "more than" : "at least", lo, *v));
+  }
+  return v;
+}
+
+std::optional<std::int64_t> TomlTable::integer(const std::string& key, std::int64_t lo,
+                                               std::int64_t hi) const {
+  if (!has(key)) return std::nullopt;
+  const auto& n = node(key);
+  auto i = n.as_integer();
+  if (!i) fail(key, fmt::format("expected an integer, found {}", kind_name(n)));
+  std::int64_t v = i->get();
+  if (v < lo || v > hi) {
+    if (lo == 1 && v < 1) fail(key, fmt::format("must be positive, got {}", v));
+    if (hi == std::numeric_limits<std::int64_t>::max())
+      fail(key, fmt::format("must be at least {}, got {}", lo, v));
+    fail(key, fmt::format("must be in [{}, {}], got {}", lo, hi, v));
+  }
+  return v;
+}
+
+std::optional<std::string> TomlTable::string(const std::string& key) const {
+  if (!has(key)) return std::nullopt;
+  const auto& n = node(key);
+  if (auto s = n.as_string()) return s->get();
+  fail(key, fmt::format("expected a string, found {}", kind_name(n)));
+}
+
+std::optional<bool> TomlTable::boolean(const std::string& key) const {
+  if (!has(key)) return std::nullopt;
+  const auto& n = node(key);
+  if (auto b = n.as_boolean()) return b->get();
+  fail(key, fmt::format("expected true or false, found {}", kind_name(n)));
+}
+
+std::optional<std::vector<double>> TomlTable::numbers(const std::string& key) const {
+  if (!has(key)) return std::nullopt;
+  const auto& n = node(key);
+  if (n.is_number()) return std::vector<double>{*number(key)};
+  auto a = n.as_array();
+  if (!a) fail(key, fmt::format("expected a number or an array of numbers, found {}", kind_name(n)));
+  std::vector<double> out;
+  for (const auto& e : *a) {
+    if (auto i = e.as_integer()) {
+      out.push_back(static_cast<double>(i->get()));
+    } else if (auto f = e.as_floating_point()) {
+      out.push_back(f->get());
+    } else {
+      throw ConfigError(location_of(e.source(), file_), dotted(key),
+                        fmt::format("array elements must be numbers, found {}", kind_name(e)));
+    }
+  }
+  return out;
+}
+
+std::optional<TomlTable> TomlTable::table(const std::string& key) const {
+  if (!has(key)) return std::nullopt;
+  const auto& n = node(key);
+  auto t = n.as_table();
+  if (!t) fail(key, fmt::format("expected a table, found {}", kind_name(n)));
+  return TomlTable(*t, dotted(key), file_);
+}
+
+std::vector<TomlTable> TomlTable::tables(const std::string& key) const {
+  std::vector<TomlTable> out;
+  if (!has(key)) return out;
+  const auto& n = node(key);
+  auto a = n.as_array();
+  if (!a) fail(key, fmt::format("expected an array of tables ([[{}]]), found {}", dotted(key), kind_name(n)));
+  std::size_t i = 0;
+  for (const auto& e : *a) {
+    auto t = e.as_table();
+    if (!t)
+      throw ConfigError(location_of(e.source(), file_), dotted(key),
+                        fmt::format("expected a table, found {}", kind_name(e)));
+    out.emplace_back(*t, fmt::format("{}[{}]", dotted(key), i++), file_);
+  }
+  return out;
+}
+
+void TomlTable::require_known(const std::vector<std::string>& known) const {
+  for (const auto& [k, v] : table_) {
+    std::string key(k.str());
+    bool ok = false;
+    for (const auto& kn : known) ok = ok || kn == key;
+    if (!ok)
+      throw ConfigError(location_of(k.source(), file_), dotted(key),
+                        fmt::format("unknown key (known here: {})", fmt::join(known, ", ")));
+  }
+}
+
+ParamSet TomlTable::params_except(const std::vector<std::string>& taken) const {
+  ParamSet p(path_, where());
+  for (const auto& [k, v] : table_) {
+    std::string key(k.str());
+    bool skip = false;
+    for (const auto& t : taken) skip = skip || t == key;
+    if (skip) continue;
+    ParamValue pv;
+    pv.where = location_of(k.source(), file_);
+    if (auto b = v.as_boolean()) {
+      pv.value = b->get();
+    } else if (auto i = v.as_integer()) {
+      pv.value = i->get();
+    } else if (auto f = v.as_floating_point()) {
+      pv.value = f->get();
+    } else if (auto s = v.as_string()) {
+      pv.value = s->get();
+    } else if (v.is_array()) {
+      pv.value = *numbers(key);
+    } else {
+      throw ConfigError(pv.where, dotted(key), fmt::format("unexpected {} here", kind_name(v)));
+    }
+    p.set(key, std::move(pv));
+  }
+  return p;
+}
+
+}  // namespace fleetwatt::workloads
