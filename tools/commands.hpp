@@ -13,5 +13,7 @@ using Action = std::function<int()>;
 void add_run_command(CLI::App& app, Action& action);
 void add_bench_command(CLI::App& app, Action& action);
 void add_list_command(CLI::App& app, Action& action);
+void add_trace_command(CLI::App& app, Action& action);
+void add_compare_command(CLI::App& app, Action& action);
 
 }  // namespace fleetwatt::tools

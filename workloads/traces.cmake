@@ -9,5 +9,6 @@ target_sources(fleetwatt_workloads PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/src/trace_reader.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/src/grid_signal.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/src/cluster_presets.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/src/replay.cpp
 )
 target_link_libraries(fleetwatt_workloads PRIVATE nlohmann_json::nlohmann_json)

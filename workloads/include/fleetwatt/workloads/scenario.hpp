@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "fleetwatt/workloads/grid_signal.hpp"
 #include "fleetwatt/workloads/input_error.hpp"
 #include "fleetwatt/workloads/job_spec.hpp"
 #include "fleetwatt/workloads/param_set.hpp"
@@ -25,8 +26,8 @@ struct FleetConfig {
 };
 
 struct FacilityConfig {
-  double pue = 1.0;                  ///< facility power / IT power
-  double carbon_kg_per_J = 0.0;      ///< grid carbon intensity (scenario key is kg/kWh)
+  double pue = 1.0;              ///< facility power / IT power
+  double carbon_kg_per_J = 0.0;  ///< grid carbon intensity (scenario key is kg/kWh)
 };
 
 /// A job class for class-based predictors: a measured per-epoch phase profile at a reference dataset size.
@@ -66,35 +67,75 @@ struct MixEntry {
 /// Poisson arrivals whose rate follows a cosine day/night profile.
 struct GeneratorConfig {
   double mean_rate_per_s = 0.0;
-  double diurnal_amplitude = 0.0;   ///< 0..1: rate = mean * (1 + a cos(2 pi (t - peak) / day))
+  double diurnal_amplitude = 0.0;  ///< 0..1: rate = mean * (1 + a cos(2 pi (t - peak) / day))
   double peak_time_of_day_s = 14 * 3600.0;
   double start_s = 0.0;
-  double end_s = 0.0;               ///< defaults to the horizon
+  double end_s = 0.0;  ///< defaults to the horizon
   std::vector<MixEntry> mix;
 };
 
+/// [workload.trace]: a recorded trace replayed as the workload (see trace.hpp for the formats).
+struct TraceConfig {
+  std::filesystem::path file;  ///< resolved against the scenario's folder
+  std::string format;          ///< a trace_format_names() entry; empty: guessed from the file
+  SourceLocation where;
+  std::optional<double> from_s, to_s;  ///< submit-time window, seconds after the first submission
+  double arrival_scale = 1.0;
+  bool strict = false;
+  std::size_t max_jobs = 0;
+  double swf_procs_per_gpu = 1.0;
+  std::filesystem::path pai_task_table;
+  double deferrable_fraction = 0.0;
+  double defer_window_s = 12 * 3600.0;
+};
+
+/// [workload.preset]: jobs generated from a cluster-calibrated preset (see cluster_presets.hpp).
+struct PresetConfig {
+  std::string cluster;
+  SourceLocation where;
+  double mean_rate_per_s = 0.0;
+  double start_s = 0.0, end_s = 0.0;
+  double deferrable_fraction = 0.0;
+  double defer_window_s = 12 * 3600.0;
+};
+
 struct WorkloadConfig {
-  double horizon_s = 86400.0;       ///< simulated span [0, horizon)
-  std::vector<JobSpec> jobs;        ///< explicit [[workload.jobs]] and jobs_csv rows
+  double horizon_s = 86400.0;  ///< simulated span [0, horizon)
+  std::vector<JobSpec> jobs;   ///< explicit [[workload.jobs]] and jobs_csv rows
   std::optional<GeneratorConfig> generator;
+  std::optional<TraceConfig> trace;
+  std::optional<PresetConfig> preset;
+};
+
+/// [grid.carbon] / [grid.price]: a time series read from CSV (see grid_signal.hpp).
+struct GridSignalConfig {
+  std::filesystem::path file;
+  GridSignalOptions options;
+  SourceLocation where;
+};
+
+struct GridConfig {
+  std::optional<GridSignalConfig> carbon;  ///< carbon intensity, g/kWh after `scale`
+  std::optional<GridSignalConfig> price;   ///< electricity price, currency per MWh after `scale`
 };
 
 struct OutputConfig {
   std::filesystem::path path = "fleetwatt.h5";
   double facility_interval_s = 1.0;
   double node_interval_s = 10.0;
-  bool gpu_changes = true;          ///< write /gpus/changes
+  bool gpu_changes = true;  ///< write /gpus/changes
 };
 
 struct Scenario {
-  std::filesystem::path file;       ///< where it was read from (relative paths resolve against its folder)
-  std::string text;                 ///< the TOML as read, stored in results for reproducibility
+  std::filesystem::path file;  ///< where it was read from (relative paths resolve against its folder)
+  std::string text;            ///< the TOML as read, stored in results for reproducibility
   std::uint64_t seed = 1;
   FleetConfig fleet;
   FacilityConfig facility;
   PredictorConfig predictor;
   SchedulerConfig scheduler;
   WorkloadConfig workload;
+  GridConfig grid;
   OutputConfig output;
 };
 
