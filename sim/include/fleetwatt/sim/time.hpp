@@ -20,7 +20,7 @@ class Duration {
   static constexpr Duration max() { return Duration(std::numeric_limits<std::int64_t>::max()); }
 
   [[nodiscard]] constexpr std::int64_t ns() const { return ns_; }
-  [[nodiscard]] constexpr double seconds() const { return static_cast<double>(ns_) * 1e-9; }
+  [[nodiscard]] constexpr double seconds() const { return static_cast<double>(ns_) / 1e9; }
 
   /// Checked addition: throws std::overflow_error rather than wrapping.
   friend Duration operator+(Duration a, Duration b);
@@ -44,7 +44,7 @@ class Time {
   static constexpr Time max() { return Time(std::numeric_limits<std::int64_t>::max()); }
 
   [[nodiscard]] constexpr std::int64_t ns() const { return ns_; }
-  [[nodiscard]] constexpr double seconds() const { return static_cast<double>(ns_) * 1e-9; }
+  [[nodiscard]] constexpr double seconds() const { return static_cast<double>(ns_) / 1e9; }
   [[nodiscard]] constexpr Duration since_start() const { return Duration::from_ns(ns_); }
 
   friend Time operator+(Time t, Duration d) { return Time((t.since_start() + d).ns()); }

@@ -1,0 +1,89 @@
+// The event queue: total order (time, priority, insertion), lazy cancellation, run_until semantics.
+#include <catch2/catch.hpp>
+#include <stdexcept>
+#include <vector>
+
+#include "fleetwatt/sim/event_queue.hpp"
+
+using namespace fleetwatt::sim;
+
+TEST_CASE("events at the same time run in insertion order", "[queue]") {
+  EventQueue q;
+  std::vector<int> order;
+  for (int i = 0; i < 100; ++i) q.schedule_at(Time::from_seconds(5), [&order, i] { order.push_back(i); });
+  q.run_until(Time::from_seconds(10));
+  REQUIRE(order.size() == 100);
+  for (int i = 0; i < 100; ++i) CHECK(order[i] == i);
+}
+
+TEST_CASE("events run in time order, then priority, then insertion", "[queue]") {
+  EventQueue q;
+  std::vector<std::string> order;
+  q.schedule_at(Time::from_seconds(2), [&] { order.push_back("t2"); });
+  q.schedule_at(
+      Time::from_seconds(1), [&] { order.push_back("t1-late"); }, 5);
+  q.schedule_at(
+      Time::from_seconds(1), [&] { order.push_back("t1-early"); }, -5);
+  q.schedule_at(Time::from_seconds(1), [&] { order.push_back("t1-mid"); });
+  while (q.step()) {
+  }
+  CHECK(order == std::vector<std::string>{"t1-early", "t1-mid", "t1-late", "t2"});
+}
+
+TEST_CASE("a cancelled event never fires", "[queue]") {
+  EventQueue q;
+  int fired = 0;
+  EventId a = q.schedule_at(Time::from_seconds(1), [&] { fired += 1; });
+  EventId b = q.schedule_at(Time::from_seconds(2), [&] { fired += 10; });
+  q.schedule_at(Time::from_seconds(3), [&] { fired += 100; });
+  CHECK(q.cancel(b));
+  CHECK_FALSE(q.cancel(b));  // twice is a no-op
+  CHECK(q.pending() == 2);
+  q.run_until(Time::from_seconds(100));
+  CHECK(fired == 101);
+  CHECK_FALSE(q.cancel(a));  // already ran
+  CHECK(q.events_run() == 2);
+}
+
+TEST_CASE("an event can cancel another due at the same instant", "[queue]") {
+  EventQueue q;
+  bool second = false;
+  EventId id2 = 0;
+  q.schedule_at(Time::from_seconds(1), [&] { q.cancel(id2); });
+  id2 = q.schedule_at(Time::from_seconds(1), [&] { second = true; });
+  q.run_until(Time::from_seconds(2));
+  CHECK_FALSE(second);
+}
+
+TEST_CASE("run_until runs events strictly before the stop time and sets the clock to it", "[queue]") {
+  EventQueue q;
+  int n = 0;
+  q.schedule_at(Time::from_seconds(1), [&] { ++n; });
+  q.schedule_at(Time::from_seconds(5), [&] { ++n; });
+  CHECK(q.run_until(Time::from_seconds(5)) == 1);
+  CHECK(q.now() == Time::from_seconds(5));
+  CHECK(n == 1);
+  CHECK(q.next_time() == Time::from_seconds(5));
+}
+
+TEST_CASE("events scheduled from events keep the clock monotone", "[queue]") {
+  EventQueue q;
+  std::vector<Time> seen;
+  std::function<void()> chain = [&] {
+    seen.push_back(q.now());
+    if (seen.size() < 50) q.schedule_in(Duration::from_ns(static_cast<std::int64_t>(seen.size() % 3)), chain);
+  };
+  q.schedule_at(Time::zero(), chain);
+  while (q.step()) {
+  }
+  REQUIRE(seen.size() == 50);
+  for (std::size_t i = 1; i < seen.size(); ++i) CHECK(seen[i] >= seen[i - 1]);
+}
+
+TEST_CASE("scheduling in the past or with a negative delay is refused", "[queue]") {
+  EventQueue q;
+  q.schedule_at(Time::from_seconds(10), [] {});
+  q.step();
+  CHECK_THROWS_AS(q.schedule_at(Time::from_seconds(9), [] {}), std::logic_error);
+  CHECK_THROWS_AS(q.schedule_in(Duration::from_ns(-1), [] {}), std::logic_error);
+}

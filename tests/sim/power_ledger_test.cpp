@@ -1,0 +1,98 @@
+// Power accounting against a hand-worked example: one server, two GPUs, three power levels.
+#include <catch2/catch.hpp>
+
+#include "fleetwatt/sim/power_ledger.hpp"
+#include "sim_test_support.hpp"
+
+using namespace fleetwatt::sim;
+
+namespace {
+LedgerConfig small_config() {
+  LedgerConfig c;
+  c.nodes = 1;
+  c.gpus_per_node = 2;
+  c.gpu_idle_W = 10;
+  c.node_base_W = 100;
+  c.pue = 1.5;
+  c.facility_interval = Duration::from_seconds(1);
+  c.node_interval = Duration::from_seconds(2);
+  return c;
+}
+}  // namespace
+
+TEST_CASE("interval samples are exact means of the piecewise-constant power", "[ledger]") {
+  // IT power: 120 W on [0, 0.5), 160 W on [0.5, 2.25) (GPU0 at 50 W), 180 W on [2.25, 4) (GPU1 at 30 W).
+  fleetwatt::test::RecordingSink sink;
+  PowerLedger ledger(small_config(), &sink);
+  ledger.set_gpu_power(Time::from_seconds(0.5), std::vector<GpuIndex>{0}, 50);
+  ledger.set_gpu_power(Time::from_seconds(2.25), std::vector<GpuIndex>{1}, 30);
+  ledger.close(Time::from_seconds(4));
+
+  // Facility interval means by hand: [0,1) 0.5*120 + 0.5*160 = 140; [1,2) 160; [2,3) 0.25*160 + 0.75*180 =
+  // 175; [3,4) 180.
+  REQUIRE(sink.f_it.size() == 4);
+  CHECK(sink.f_it[0] == Approx(140));
+  CHECK(sink.f_it[1] == Approx(160));
+  CHECK(sink.f_it[2] == Approx(175));
+  CHECK(sink.f_it[3] == Approx(180));
+  CHECK(sink.f_facility[2] == Approx(175 * 1.5));
+  CHECK(sink.f_energy[0] == Approx(210));
+  CHECK(sink.f_energy[3] == Approx((140 + 160 + 175 + 180) * 1.5));
+  CHECK(sink.f_start == std::vector<double>{0, 1, 2, 3});
+
+  // Node interval means: [0,2) (0.5*120 + 1.5*160)/2 = 150; [2,4) (0.25*160 + 1.75*180)/2 = 177.5.
+  REQUIRE(sink.n_power.size() == 2);
+  CHECK(sink.n_power[0][0] == Approx(150));
+  CHECK(sink.n_power[1][0] == Approx(177.5));
+
+  // GPU energy: GPU0 10*0.5 + 50*3.5 = 180 J; GPU1 10*2.25 + 30*1.75 = 75 J.
+  CHECK(ledger.gpu_energy_J() == Approx(255));
+  CHECK(ledger.it_energy_J() == Approx(655));
+  CHECK(ledger.facility_energy_J() == Approx(982.5));
+  CHECK(ledger.peak_facility_W() == Approx(270));
+  CHECK(ledger.peak_facility_sample_W() == Approx(270));
+}
+
+TEST_CASE("the GPU change list starts with every GPU idle at time zero", "[ledger]") {
+  fleetwatt::test::RecordingSink sink;
+  PowerLedger ledger(small_config(), &sink);
+  ledger.set_gpu_power(Time::from_seconds(1), std::vector<GpuIndex>{1}, 42);
+  ledger.close(Time::from_seconds(2));
+  using C = fleetwatt::test::RecordingSink::Change;
+  CHECK(sink.changes == std::vector<C>{{0, 0, 10}, {0, 1, 10}, {1, 1, 42}});
+}
+
+TEST_CASE("a horizon that is not a multiple of the interval ends with a partial-interval mean", "[ledger]") {
+  fleetwatt::test::RecordingSink sink;
+  PowerLedger ledger(small_config(), &sink);
+  ledger.set_gpu_power(Time::from_seconds(1.2), std::vector<GpuIndex>{0, 1}, 60);  // 120 -> 220 W
+  ledger.close(Time::from_seconds(1.5));
+  REQUIRE(sink.f_it.size() == 2);
+  // [1, 1.5): 0.2 s at 120 W and 0.3 s at 220 W -> mean (24 + 66) / 0.5 = 180 W.
+  CHECK(sink.f_it[1] == Approx(180));
+  CHECK(sink.f_energy[1] == Approx((120 + 90) * 1.5));
+  REQUIRE(sink.n_power.size() == 1);
+  CHECK(sink.n_power[0][0] == Approx((120 * 1.2 + 220 * 0.3) / 1.5));
+}
+
+TEST_CASE("a ledger refuses to go back in time or to change after closing", "[ledger]") {
+  PowerLedger ledger(small_config());
+  ledger.set_gpu_power(Time::from_seconds(2), std::vector<GpuIndex>{0}, 20);
+  CHECK_THROWS_AS(ledger.set_gpu_power(Time::from_seconds(1), std::vector<GpuIndex>{0}, 20),
+                  std::logic_error);
+  ledger.close(Time::from_seconds(3));
+  CHECK_THROWS_AS(ledger.set_gpu_power(Time::from_seconds(4), std::vector<GpuIndex>{0}, 20),
+                  std::logic_error);
+}
+
+TEST_CASE("compensated sums keep a year of small increments exact", "[ledger]") {
+  // 31.5 million one-second increments of 0.1 J: a naive double sum drifts in the 7th digit.
+  EnergySum s;
+  double naive = 0;
+  for (int i = 0; i < 31'536'000; ++i) {
+    s.add(0.1);
+    naive += 0.1;
+  }
+  CHECK(s.value() == Approx(3'153'600.0).epsilon(1e-14));
+  CHECK(std::fabs(naive - 3'153'600.0) > std::fabs(s.value() - 3'153'600.0));
+}

@@ -1,0 +1,60 @@
+// Builds engines from scenario text for the sim tests, and a sink that records everything in memory.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fleetwatt/models/predictor_registry.hpp"
+#include "fleetwatt/sim/engine.hpp"
+#include "fleetwatt/sim/power_sink.hpp"
+#include "fleetwatt/workloads/job_generator.hpp"
+#include "fleetwatt/workloads/scenario_loader.hpp"
+
+namespace fleetwatt::test {
+
+struct TestRun {
+  workloads::Scenario scenario;
+  std::unique_ptr<models::PowerPredictor> predictor;
+  std::unique_ptr<sim::Engine> engine;
+};
+
+inline TestRun make_run(const std::string& toml) {
+  TestRun r;
+  r.scenario = workloads::parse_scenario(toml, "test.toml");
+  r.predictor = models::PredictorRegistry::with_builtins().make(r.scenario.predictor);
+  r.engine = std::make_unique<sim::Engine>(
+      sim::engine_setup(r.scenario), workloads::build_workload(r.scenario), *r.predictor,
+      sim::make_scheduler(r.scenario.scheduler), sim::make_placement(r.scenario.scheduler));
+  return r;
+}
+
+/// Keeps every sample and change in memory (small test fleets only).
+struct RecordingSink final : sim::PowerSink {
+  std::vector<double> f_start, f_it, f_facility, f_energy;
+  std::vector<double> n_start;
+  std::vector<std::vector<double>> n_power;
+  struct Change {
+    double t;
+    sim::GpuIndex gpu;
+    double W;
+    bool operator==(const Change&) const = default;
+  };
+  std::vector<Change> changes;
+
+  void facility_sample(sim::Time start, double it_W, double facility_W, double energy_J) override {
+    f_start.push_back(start.seconds());
+    f_it.push_back(it_W);
+    f_facility.push_back(facility_W);
+    f_energy.push_back(energy_J);
+  }
+  void node_samples(sim::Time start, std::span<const double> node_W) override {
+    n_start.push_back(start.seconds());
+    n_power.emplace_back(node_W.begin(), node_W.end());
+  }
+  void gpu_change(sim::Time t, std::span<const sim::GpuIndex> gpus, double W) override {
+    for (auto g : gpus) changes.push_back({t.seconds(), g, W});
+  }
+};
+
+}  // namespace fleetwatt::test

@@ -1,0 +1,162 @@
+// The fleetwatt command end to end: help, a good run, the shipped scenarios, determinism of the file,
+// and every bad-input case (exit status 2, one located line, no result file).
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <fstream>
+
+#include "fleetwatt/results/result_reader.hpp"
+#include "test_support.hpp"
+
+using namespace fleetwatt::test;
+
+namespace {
+std::string fw() {
+  return fleetwatt_binary().string();
+}
+
+const std::string kSmall = R"(seed = 11
+[fleet]
+nodes = 4
+gpus_per_node = 4
+[facility]
+pue = 1.2
+carbon_kg_per_kwh = 0.5
+[workload]
+horizon_s = 3600
+[workload.generator]
+rate_per_hour = 30
+[[workload.generator.mix]]
+class = "vit"
+n_gpus = [1, 4, 8]
+epochs = [1, 5]
+dataset_samples = [10000, 30000]
+)";
+}  // namespace
+
+TEST_CASE("every command explains itself with --help", "[cli]") {
+  for (const char* cmd : {"", " run", " bench", " list"}) {
+    auto r = run_command(fw() + cmd + " --help");
+    INFO(cmd);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("Usage") != std::string::npos);
+  }
+  auto r = run_command(fw() + " run --help");
+  for (const char* opt : {"--output", "--seed", "--quiet"}) CHECK(r.out.find(opt) != std::string::npos);
+}
+
+TEST_CASE("a run writes its result file and prints a summary", "[cli]") {
+  TempDir dir;
+  auto scenario = dir.write("s.toml", kSmall);
+  auto r = run_command(fw() + " run " + scenario.string() + " -o " + (dir / "out.h5").string());
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.empty());  // stderr is not a terminal here: no progress lines
+  for (const char* label : {"jobs finished", "GPU-hours", "facility energy", "peak facility power", "CO2"})
+    CHECK(r.out.find(label) != std::string::npos);
+  CHECK(std::filesystem::exists(dir / "out.h5"));
+  // No temporary file is left behind.
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++files;
+  CHECK(files == 2);
+}
+
+TEST_CASE("two runs of the same scenario and seed write identical datasets", "[cli][determinism]") {
+  TempDir dir;
+  auto scenario = dir.write("s.toml", kSmall);
+  REQUIRE(run_command(fw() + " run -q " + scenario.string() + " -o " + (dir / "a.h5").string()).exit_code ==
+          0);
+  REQUIRE(run_command(fw() + " run -q " + scenario.string() + " -o " + (dir / "b.h5").string()).exit_code ==
+          0);
+  REQUIRE(run_command(fw() + " run -q " + scenario.string() + " --seed 12 -o " + (dir / "c.h5").string())
+              .exit_code == 0);
+  fleetwatt::results::ResultReader a(dir / "a.h5"), b(dir / "b.h5"), c(dir / "c.h5");
+  REQUIRE(a.datasets() == b.datasets());
+  for (const auto& name : a.datasets()) {
+    INFO(name);
+    if (name == "/jobs/class" || name == "/jobs/nodes" || name == "/jobs/state") {
+      CHECK(a.strings(name) == b.strings(name));
+    } else if (name.rfind("/nodes/power_W", 0) == 0) {
+      CHECK(a.matrix(name).values == b.matrix(name).values);
+    } else {
+      auto va = a.doubles(name), vb = b.doubles(name);
+      // NaN != NaN, so compare bit patterns.
+      REQUIRE(va.size() == vb.size());
+      CHECK(std::memcmp(va.data(), vb.data(), va.size() * sizeof(double)) == 0);
+    }
+  }
+  CHECK(a.integer_attribute("/", "seed") == 11);
+  CHECK(c.integer_attribute("/", "seed") == 12);
+  CHECK(a.doubles("/gpus/changes/time_s") != c.doubles("/gpus/changes/time_s"));
+}
+
+TEST_CASE("bad input exits with status 2, one located line, and no result file", "[cli][bad-input]") {
+  struct Case {
+    std::string name, toml, expected;
+  };
+  const std::vector<Case> cases = {
+      {"unknown key", "[fleet]\nnodes = 2\ngpu_count = 4\n", "s.toml:3:1: fleet.gpu_count: unknown key"},
+      {"wrong type", "[fleet]\nnodes = \"many\"\n",
+       "s.toml:2:1: fleet.nodes: expected an integer, found a string"},
+      {"negative count", "[fleet]\nnodes = -1\n", "s.toml:2:1: fleet.nodes: must be positive, got -1"},
+      {"zero count", "[fleet]\ngpus_per_node = 0\n",
+       "s.toml:2:1: fleet.gpus_per_node: must be positive, got 0"},
+      {"missing file", "[workload]\njobs_csv = \"missing.csv\"\n",
+       "s.toml:2:1: workload.jobs_csv: file not found"},
+      {"unknown job class", "[workload]\n[[workload.jobs]]\nn_gpus = 1\nclass = \"llama\"\n",
+       "s.toml:4:1: class: unknown job class 'llama'"},
+      {"unknown GPU", "[fleet]\ngpu = \"tpu\"\n[workload]\n[[workload.jobs]]\nn_gpus = 1\nclass = \"vit\"\n",
+       "s.toml:2:1: fleet.gpu: unknown GPU 'tpu'"},
+      {"unknown policy",
+       "[scheduler]\npolicy = \"lottery\"\n[workload]\n[[workload.jobs]]\nn_gpus = 1\nclass = \"vit\"\n",
+       "s.toml:2:1: scheduler.policy: unknown policy 'lottery'"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.name);
+    TempDir dir;
+    auto scenario = dir.write("s.toml", c.toml);
+    auto out = dir / "out.h5";
+    auto r = run_command("cd " + dir.path().string() + " && " + fw() + " run s.toml -o " + out.string());
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(c.expected) != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK_FALSE(std::filesystem::exists(out));
+    std::size_t files = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++files;
+    CHECK(files == 1);  // only the scenario: no temporary left either
+  }
+  auto r = run_command(fw() + " run /no/such.toml");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("/no/such.toml: cannot open scenario file") != std::string::npos);
+  CHECK(run_command(fw() + " run").exit_code == 2);  // usage error
+}
+
+TEST_CASE("an interrupted run leaves no result file", "[cli]") {
+  TempDir dir;
+  auto scenario = dir.write("s.toml",
+                            "[fleet]\nnodes = 400\n[workload]\nhorizon_s = 864000\n[workload.generator]\n"
+                            "rate_per_hour = 400\n[[workload.generator.mix]]\nclass = \"vit\"\n"
+                            "n_gpus = [1, 4]\nepochs = [1, 50]\n");
+  auto out = dir / "out.h5";
+  // SIGINT half a second in: the engine stops, the writer removes its temporary file.
+  auto r = run_command("timeout --preserve-status -s INT 0.5 " + fw() + " run " + scenario.string() + " -o " +
+                       out.string());
+  CHECK(r.exit_code == 130);
+  CHECK(r.err.find("interrupted") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(out));
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++files;
+  CHECK(files == 1);
+}
+
+TEST_CASE("every shipped scenario runs", "[cli][scenarios]") {
+  TempDir dir;
+  std::size_t n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(source_dir() / "workloads" / "scenarios")) {
+    if (e.path().extension() != ".toml") continue;
+    ++n;
+    INFO(e.path());
+    auto r = run_command(fw() + " run -q " + e.path().string() + " -o " + (dir / "x.h5").string());
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.empty());
+  }
+  CHECK(n >= 1);
+}

@@ -1,0 +1,160 @@
+// Scenario parsing: a full scenario reads into the right structs; every kind of bad input is refused with
+// one message naming the file, line:column and key.
+#include <catch2/catch.hpp>
+
+#include "fleetwatt/workloads/scenario_loader.hpp"
+#include "test_support.hpp"
+
+using namespace fleetwatt::workloads;
+
+namespace {
+/// The message of the ConfigError that parsing `toml` throws.
+std::string error_of(const std::string& toml) {
+  try {
+    (void)parse_scenario(toml, "bad.toml");
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+const std::string kJobs = "[workload]\n[[workload.jobs]]\nn_gpus = 1\nclass = \"vit\"\n";
+}  // namespace
+
+TEST_CASE("a complete scenario reads into typed sections", "[scenario]") {
+  auto s = parse_scenario(R"(
+seed = 42
+[fleet]
+nodes = 10
+gpus_per_node = 8
+gpu = "a800"
+gpu_idle_w = 55
+node_base_w = 700
+[facility]
+pue = 1.2
+carbon_kg_per_kwh = 0.36
+[predictor.classes.tiny]
+peak_w = 200
+peak_s = 10
+valley_w = 60
+valley_s = 1
+dataset_samples = 1000
+[workload]
+horizon_s = 3600
+[[workload.jobs]]
+submit_s = 5
+n_gpus = 8
+epochs = 3
+class = "tiny"
+dataset_samples = 2000
+precision = "bf16"
+[[workload.jobs]]
+n_gpus = 2
+peak_w = 250
+peak_s = 20
+valley_w = 70
+valley_s = 2
+[output]
+path = "out.h5"
+facility_interval_s = 0.5
+node_interval_s = 60
+)",
+                          "dir/s.toml");
+  CHECK(s.seed == 42);
+  CHECK(s.fleet.nodes == 10);
+  CHECK(s.fleet.gpus_per_node == 8);
+  CHECK(*s.fleet.gpu_idle_W == 55);
+  CHECK(s.fleet.node_base_W == 700);
+  CHECK(s.facility.pue == 1.2);
+  CHECK(s.facility.carbon_kg_per_J == Approx(0.36 / 3.6e6));
+  REQUIRE(s.predictor.classes.size() == 1);
+  CHECK(s.predictor.classes[0].reference.peak_W == 200);
+  CHECK(s.predictor.classes[0].reference_samples == 1000);
+  CHECK(s.workload.horizon_s == 3600);
+  REQUIRE(s.workload.jobs.size() == 2);
+  CHECK(s.workload.jobs[0].id == 1);
+  CHECK(s.workload.jobs[0].job_class == "tiny");
+  CHECK(s.workload.jobs[0].meta.dataset_samples == 2000);
+  CHECK(s.workload.jobs[0].meta.precision == Precision::bf16);
+  CHECK(s.workload.jobs[1].id == 2);
+  CHECK(s.workload.jobs[1].phases == PhaseProfile{250, 20, 70, 2});
+  CHECK(s.output.path == "out.h5");
+  CHECK(s.output.facility_interval_s == 0.5);
+}
+
+TEST_CASE("an unknown key is an error at its line and column", "[scenario][bad-input]") {
+  CHECK(error_of("[fleet]\nnodes = 2\nnodez = 3\n" + kJobs)
+            .rfind("bad.toml:3:1: fleet.nodez: unknown key", 0) == 0);
+  CHECK(error_of("colour = 1\n" + kJobs).rfind("bad.toml:1:1: colour: unknown key", 0) == 0);
+  CHECK(error_of(kJobs + "flavour = 2\n").rfind("bad.toml:5:1: workload.jobs[0].flavour: unknown key", 0) ==
+        0);
+}
+
+TEST_CASE("a value of the wrong type is an error naming the key", "[scenario][bad-input]") {
+  CHECK(error_of("[fleet]\nnodes = \"ten\"\n" + kJobs) ==
+        "bad.toml:2:1: fleet.nodes: expected an integer, found a string");
+  CHECK(error_of("[fleet]\nnodes = 2.5\n" + kJobs) ==
+        "bad.toml:2:1: fleet.nodes: expected an integer, found a number");
+  CHECK(error_of("[facility]\npue = true\n" + kJobs) ==
+        "bad.toml:2:1: facility.pue: expected a number, found a boolean");
+  CHECK(error_of("fleet = 3\n" + kJobs) == "bad.toml:1:1: fleet: expected a table, found an integer");
+}
+
+TEST_CASE("negative or zero counts are refused", "[scenario][bad-input]") {
+  CHECK(error_of("[fleet]\nnodes = 0\n" + kJobs) == "bad.toml:2:1: fleet.nodes: must be positive, got 0");
+  CHECK(error_of("[fleet]\ngpus_per_node = -4\n" + kJobs) ==
+        "bad.toml:2:1: fleet.gpus_per_node: must be positive, got -4");
+  CHECK(error_of("[workload]\n[[workload.jobs]]\nn_gpus = 0\n") ==
+        "bad.toml:3:1: workload.jobs[0].n_gpus: must be positive, got 0");
+  CHECK(error_of("[workload]\n[[workload.jobs]]\nn_gpus = 1\nepochs = -1\nclass = \"vit\"\n") ==
+        "bad.toml:4:1: workload.jobs[0].epochs: must be positive, got -1");
+  CHECK(error_of("[facility]\npue = 0.9\n" + kJobs) ==
+        "bad.toml:2:1: facility.pue: must be at least 1, got 0.9");
+  CHECK(error_of("[workload]\nhorizon_s = -5\n[[workload.jobs]]\nn_gpus = 1\n") ==
+        "bad.toml:2:1: workload.horizon_s: must be positive, got -5");
+}
+
+TEST_CASE("a missing jobs file is an error naming the key and the path", "[scenario][bad-input]") {
+  auto msg = error_of("[workload]\njobs_csv = \"nowhere.csv\"\n");
+  CHECK(msg.rfind("bad.toml:2:1: workload.jobs_csv: file not found: ", 0) == 0);
+  CHECK(msg.find("nowhere.csv") != std::string::npos);
+}
+
+TEST_CASE("a missing scenario file is an error naming it", "[scenario][bad-input]") {
+  try {
+    (void)load_scenario("/no/such/scenario.toml");
+    FAIL("expected an error");
+  } catch (const ConfigError& e) {
+    CHECK(std::string(e.what()) == "/no/such/scenario.toml: cannot open scenario file");
+  }
+}
+
+TEST_CASE("TOML syntax errors carry toml++'s line and column", "[scenario][bad-input]") {
+  auto msg = error_of("[fleet]\nnodes = = 3\n");
+  CHECK(msg.rfind("bad.toml:2:", 0) == 0);
+}
+
+TEST_CASE("a job bigger than the fleet and half-given phases are refused", "[scenario][bad-input]") {
+  CHECK(error_of("[fleet]\nnodes = 2\ngpus_per_node = 4\n[workload]\n[[workload.jobs]]\nn_gpus = 9\n") ==
+        "bad.toml:5:1: n_gpus: job 1 asks for 9 GPUs but the fleet has 8");
+  CHECK(error_of("[workload]\n[[workload.jobs]]\nn_gpus = 1\npeak_w = 3\n")
+            .find("peak_s: missing (a phase profile needs peak_w, peak_s, valley_w and valley_s)") !=
+        std::string::npos);
+  CHECK(
+      error_of(
+          "[workload]\n[[workload.jobs]]\nn_gpus = 1\nclass = \"vit\"\npeak_w = 1\npeak_s = 1\nvalley_w = 1\n"
+          "valley_s = 1\n")
+          .find("not both") != std::string::npos);
+  CHECK(error_of("[workload]\nhorizon_s = 10\n") ==
+        "bad.toml: workload: no jobs: give [[workload.jobs]], jobs_csv or [workload.generator]");
+}
+
+TEST_CASE("jobs_csv resolves against the scenario's folder", "[scenario]") {
+  fleetwatt::test::TempDir dir;
+  dir.write("jobs.csv",
+            "job_id,submit_s,n_gpus,epochs,peak_s,peak_W,valley_s,valley_W\n7,1.5,2,3,10,250,1,60\n");
+  auto path = dir.write("s.toml", "[workload]\njobs_csv = \"jobs.csv\"\n");
+  auto s = load_scenario(path);
+  REQUIRE(s.workload.jobs.size() == 1);
+  CHECK(s.workload.jobs[0].id == 7);
+  CHECK(s.workload.jobs[0].phases == PhaseProfile{250, 10, 60, 1});
+}
