@@ -2,15 +2,20 @@
 #include <fmt/format.h>
 
 #include "fleetwatt/sim/engine.hpp"
+#include "fleetwatt/sim/policies.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
 
 namespace fleetwatt::sim {
 
 const std::vector<SchedulerEntry>& scheduler_entries() {
-  static const std::vector<SchedulerEntry> entries = {
-      {"fifo", "first in, first out; the queue head blocks everything behind it",
-       [](const workloads::SchedulerConfig&) { return std::make_unique<FifoScheduler>(); }},
-  };
+  static const std::vector<SchedulerEntry> entries = [] {
+    std::vector<SchedulerEntry> e = {
+        {"fifo", "first in, first out; the queue head blocks everything behind it",
+         [](const workloads::SchedulerConfig&) { return std::make_unique<FifoScheduler>(); }},
+    };
+    for (auto& p : policy_scheduler_entries()) e.push_back(std::move(p));
+    return e;
+  }();
   return entries;
 }
 

@@ -349,6 +349,9 @@ Scenario parse_scenario(std::string_view text, const std::filesystem::path& file
     throw ConfigError(top.where(), "workload", "missing (a scenario needs a [workload] section)");
   }
   if (auto t = top.table("grid")) s.grid = parse_grid(*t, file);
+  if (s.grid.carbon)
+    s.scheduler.carbon =
+        std::make_shared<const GridSignal>(read_grid_signal_csv(s.grid.carbon->file, s.grid.carbon->options));
   if (auto t = top.table("output")) s.output = parse_output(*t);
   if (s.workload.jobs.empty() && !s.workload.generator && !s.workload.trace && !s.workload.preset)
     throw ConfigError({name, 0, 0}, "workload",

@@ -82,7 +82,17 @@ class Engine {
   void start_job(JobIndex j, Placement gpus);
   void enter_peak(JobIndex j);
   void enter_valley(JobIndex j);
+  void end_epoch(JobIndex j);
   void finish_job(JobIndex j);
+  // Policy controls (see SchedulerContext): run-time limits, pausing, power caps, node sleep.
+  [[nodiscard]] double phase_power(const Job& job) const;
+  [[nodiscard]] Duration phase_length(const Job& job, JobPhase phase) const;
+  void account_phase(JobIndex j);
+  void stop_job(JobIndex j);
+  void pause_job(JobIndex j);
+  void resume_job(JobIndex j);
+  void sleep_node(NodeIndex n, double sleep_W);
+  void wake_node(NodeIndex n, Duration latency, double wake_energy_J);
   void close_at_horizon();
 
   EngineSetup setup_;
@@ -95,6 +105,8 @@ class Engine {
   Cluster cluster_;
   PowerLedger ledger_;
   std::vector<JobIndex> waiting_;  ///< queued jobs in arrival order
+  std::vector<JobIndex> running_;  ///< running jobs in start order
+  std::vector<NodePower> node_power_;
   bool schedule_pending_ = false;
   std::uint64_t finished_ = 0;
   double gpu_seconds_ = 0.0;

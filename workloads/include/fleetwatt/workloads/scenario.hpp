@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +47,8 @@ struct PredictorConfig {
 };
 
 struct SchedulerConfig {
+  std::shared_ptr<const GridSignal>
+      carbon;  ///< the scenario's [grid.carbon] signal, for carbon-aware policies
   std::string policy = "fifo";
   SourceLocation policy_origin;
   std::string placement = "first_fit";
