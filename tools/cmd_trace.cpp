@@ -162,7 +162,7 @@ int fleet(const std::string& file, const std::string& output, const std::string&
       "# fleetwatt nodes are identical: {} nodes x {} GPUs = {} GPUs ({:+.1f} % of the recorded count)\n",
       nodes, per_node, nodes * per_node, 100.0 * (static_cast<double>(nodes * per_node) - gpus) / gpus);
   out << "[fleet]\n";
-  out << fmt::format("nodes = {}\ngpus_per_node = {}\ngpu = \"{}\"\nnode_base_W = {}\n", nodes, per_node, gpu,
+  out << fmt::format("nodes = {}\ngpus_per_node = {}\ngpu = \"{}\"\nnode_base_w = {}\n", nodes, per_node, gpu,
                      node_base_W);
   std::cout << fmt::format("{} nodes x {} GPUs written to {} (recorded: {} GPUs)\n", nodes, per_node, output,
                            gpus);

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   fleetwatt::tools::add_bench_command(app, action);
   fleetwatt::tools::add_list_command(app, action);
   fleetwatt::tools::add_trace_command(app, action);
+  fleetwatt::tools::add_compare_command(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

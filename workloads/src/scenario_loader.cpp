@@ -94,7 +94,18 @@ SchedulerConfig parse_scheduler(const TomlTable& t) {
   s.policy_origin = t.has("policy") ? t.where("policy") : t.where();
   s.placement = t.string("placement").value_or(s.placement);
   s.placement_origin = t.has("placement") ? t.where("placement") : t.where();
-  s.params = t.params_except({"policy", "placement"});
+  // Sub-tables [scheduler.NAME] hold the parameters of policy NAME; the chosen policy's fill `params`
+  // when the section gives none directly.
+  std::vector<std::string> taken{"policy", "placement"};
+  for (const auto& [k, v] : t.raw())
+    if (v.is_table()) {
+      const std::string name(k.str());
+      taken.push_back(name);
+      s.policy_params[name] = t.table(name)->params_except({});
+    }
+  s.params = t.params_except(taken);
+  if (s.params.empty())
+    if (auto it = s.policy_params.find(s.policy); it != s.policy_params.end()) s.params = it->second;
   return s;
 }
 

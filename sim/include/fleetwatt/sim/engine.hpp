@@ -65,6 +65,14 @@ class Engine {
 
   /// Streams the power series to `sink` (which must outlive run()); call before run().
   void attach(PowerSink* sink) { ledger_.attach(sink); }
+  /// Calls `observer(t0, t1, it_W)` for every span of constant IT power (exact carbon and cost integrals).
+  void observe_power(std::function<void(Time, Time, double)> observer) {
+    ledger_.set_segment_observer(std::move(observer));
+  }
+  /// The scheduler's own figures of the run.
+  [[nodiscard]] std::vector<std::pair<std::string, double>> scheduler_metrics() const {
+    return scheduler_->metrics();
+  }
 
   [[nodiscard]] const std::vector<Job>& jobs() const noexcept { return jobs_; }
   [[nodiscard]] const Cluster& cluster() const noexcept { return cluster_; }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -54,6 +55,8 @@ struct SchedulerConfig {
   std::string placement = "first_fit";
   SourceLocation placement_origin;
   ParamSet params;
+  /// [scheduler.<policy>] tables: parameters of policies other than the chosen one (`fleetwatt compare`).
+  std::map<std::string, ParamSet> policy_params;
 };
 
 /// One entry of a generator's job mix.
