@@ -81,8 +81,10 @@ ComparisonRow run_policy(const ComparisonInput& in, const std::string& policy) {
       last_end = std::max(last_end, j.end.seconds());
     }
     lost += j.paused_gpu_seconds;
-    if (j.spec.deferrable && j.spec.deadline_s &&
-        (j.state != sim::JobState::finished || j.end.seconds() > *j.spec.deadline_s + 1e-9))
+    // A miss: finished after its deadline, or unfinished at a horizon past its deadline.
+    if (j.spec.deadline_s && j.spec.deferrable &&
+        (j.state == sim::JobState::finished ? j.end.seconds() > *j.spec.deadline_s + 1e-9
+                                             : s.horizon_s > *j.spec.deadline_s))
       ++r.deadline_misses;
   }
   r.jct_mean_s = mean_of(jct);

@@ -112,7 +112,8 @@ void Engine::request_schedule() {
 
 void Engine::schedule_pass() {
   schedule_pending_ = false;
-  if (!waiting_.empty()) scheduler_->schedule(*context_);
+  // Power-aware policies act on an empty queue too (idle nodes sleep, demand-response events begin).
+  scheduler_->schedule(*context_);
 }
 
 void Engine::start_job(JobIndex j, Placement gpus) {

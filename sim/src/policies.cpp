@@ -204,12 +204,15 @@ void ConsolidatingScheduler::schedule(SchedulerContext& ctx) {
     }
     if (idle_since_[n] == Time::max()) idle_since_[n] = now;
     const Time due = idle_since_[n] + timeout_;
-    if (due <= now && ctx.queue().empty()) {
-      ctx.sleep_node(n, sleep_W_);
-      ++sleeps_;
-      idle_since_[n] = Time::max();
+    if (due <= now) {
+      // Due: sleep now if nothing waits; otherwise the next arrival or finish brings another pass.
+      if (ctx.queue().empty()) {
+        ctx.sleep_node(n, sleep_W_);
+        ++sleeps_;
+        idle_since_[n] = Time::max();
+      }
     } else {
-      next = std::min(next, std::max(due, now + Duration::from_ns(1)));
+      next = std::min(next, due);
     }
   }
   if (next != Time::max()) ctx.wake_at(next);
