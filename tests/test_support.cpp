@@ -19,9 +19,13 @@ std::optional<std::filesystem::path> shared_data() {
   return std::nullopt;
 }
 
-std::filesystem::path source_dir() { return FLEETWATT_SOURCE_DIR; }
+std::filesystem::path source_dir() {
+  return FLEETWATT_SOURCE_DIR;
+}
 
-std::filesystem::path fleetwatt_binary() { return FLEETWATT_BINARY; }
+std::filesystem::path fleetwatt_binary() {
+  return FLEETWATT_BINARY;
+}
 
 TempDir::TempDir() {
   static std::atomic<unsigned> counter{0};

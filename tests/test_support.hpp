@@ -43,10 +43,10 @@ struct CommandResult {
 }  // namespace fleetwatt::test
 
 /// Skips the current test (with a message) when ../shared/data is absent.
-#define FLEETWATT_REQUIRE_SHARED_DATA(var)                                             \
-  const auto var##_opt = ::fleetwatt::test::shared_data();                             \
-  if (!var##_opt) {                                                                    \
+#define FLEETWATT_REQUIRE_SHARED_DATA(var)                                              \
+  const auto var##_opt = ::fleetwatt::test::shared_data();                              \
+  if (!var##_opt) {                                                                     \
     WARN("skipped: ../shared/data is absent (public measurements are not in a clone)"); \
-    return;                                                                            \
-  }                                                                                    \
+    return;                                                                             \
+  }                                                                                     \
   const std::filesystem::path& var = *var##_opt

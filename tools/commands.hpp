@@ -15,5 +15,7 @@ void add_bench_command(CLI::App& app, Action& action);
 void add_list_command(CLI::App& app, Action& action);
 void add_trace_command(CLI::App& app, Action& action);
 void add_compare_command(CLI::App& app, Action& action);
+void add_predict_command(CLI::App& app, Action& action);
+void add_topology_command(CLI::App& app, Action& action);
 
 }  // namespace fleetwatt::tools

@@ -1,61 +1,188 @@
-// GPU datasheet presets. Figures are vendor datasheet values; each preset names its source.
+// GPU presets: the built-in table (models/data/gpu_presets.toml, compiled in as text by CMake) and user
+// preset files in the same format. Parsing happens here alone; everything else sees GpuHardware structs.
 #include "fleetwatt/models/gpu_hardware.hpp"
 
 #include <fmt/format.h>
+
+#include <toml++/toml.h>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
-namespace fleetwatt::models {
+#include "embedded_gpu_presets.hpp"
+#include "fleetwatt/workloads/input_error.hpp"
 
-double GpuHardware::peak_flops(workloads::Precision p) const noexcept {
-  using workloads::Precision;
+namespace fleetwatt::models {
+namespace {
+
+using workloads::ConfigError;
+using workloads::Precision;
+using workloads::SourceLocation;
+
+SourceLocation where(const std::string& file, const toml::source_region& region) {
+  return {file, region.begin.line, region.begin.column};
+}
+
+const std::vector<std::string> kKeys{"id",
+                                     "name",
+                                     "tdp_w",
+                                     "idle_w",
+                                     "fp32_tflops",
+                                     "tf32_tflops",
+                                     "fp16_tflops",
+                                     "fp8_tflops",
+                                     "memory_gib",
+                                     "memory_bw_gbytes_per_s",
+                                     "nvlink_gbytes_per_s",
+                                     "pcie_gbytes_per_s",
+                                     "source"};
+
+std::string known_keys() {
+  std::string out;
+  for (const auto& k : kKeys) out += (out.empty() ? "" : ", ") + k;
+  return out;
+}
+
+GpuHardware parse_one(const toml::table& t, const std::string& file) {
+  for (const auto& [key, node] : t) {
+    bool known = false;
+    for (const auto& k : kKeys) known = known || k == key.str();
+    if (!known)
+      throw ConfigError(where(file, node.source()), std::string(key.str()),
+                        "unknown key in [[gpu]]; known keys: " + known_keys());
+  }
+  const auto text = [&](const char* key, bool required) -> std::string {
+    const toml::node* n = t.get(key);
+    if (n == nullptr) {
+      if (required) throw ConfigError(where(file, t.source()), key, "missing in [[gpu]]");
+      return {};
+    }
+    if (!n->is_string()) throw ConfigError(where(file, n->source()), key, "must be a string");
+    return std::string(*n->value<std::string>());
+  };
+  // Required figures must be positive; optional ones (a precision or link the GPU lacks) default to 0.
+  const auto number = [&](const char* key, bool required) -> double {
+    const bool positive = required;
+    const toml::node* n = t.get(key);
+    if (n == nullptr) {
+      if (required) throw ConfigError(where(file, t.source()), key, "missing in [[gpu]]");
+      return 0.0;
+    }
+    const auto v = n->value<double>();  // toml++ converts integers too
+    if (!v || !(n->is_integer() || n->is_floating_point()))
+      throw ConfigError(where(file, n->source()), key, "must be a number");
+    if (*v < 0.0 || (positive && *v == 0.0))
+      throw ConfigError(where(file, n->source()), key,
+                        positive ? "must be positive" : "must not be negative");
+    return *v;
+  };
+  GpuHardware g;
+  g.id = text("id", true);
+  if (g.id.empty()) throw ConfigError(where(file, t.source()), "id", "must not be empty");
+  g.name = text("name", false);
+  if (g.name.empty()) g.name = g.id;
+  g.tdp_W = number("tdp_w", true);
+  g.idle_W = number("idle_w", true);
+  if (g.idle_W >= g.tdp_W)
+    throw ConfigError(where(file, t.get("idle_w")->source()), "idle_w", "must be below tdp_w");
+  g.fp32_flops = number("fp32_tflops", true) * 1e12;
+  g.tf32_flops = number("tf32_tflops", false) * 1e12;
+  g.fp16_flops = number("fp16_tflops", false) * 1e12;
+  g.fp8_flops = number("fp8_tflops", false) * 1e12;
+  g.memory_bytes = number("memory_gib", true) * 1024.0 * 1024.0 * 1024.0;
+  g.memory_bw_Bps = number("memory_bw_gbytes_per_s", true) * 1e9;
+  g.nvlink_bw_Bps = number("nvlink_gbytes_per_s", false) * 1e9;
+  g.pcie_bw_Bps = number("pcie_gbytes_per_s", true) * 1e9;
+  g.source = text("source", false);
+  return g;
+}
+
+}  // namespace
+
+double GpuHardware::peak_flops(Precision p) const noexcept {
+  // Fall back to the next slower precision the GPU has: FP8 -> FP16 -> TF32 -> FP32.
+  const double fp32 = fp32_flops;
+  const double tf32 = tf32_flops > 0.0 ? tf32_flops : fp32;
+  const double fp16 = fp16_flops > 0.0 ? fp16_flops : tf32;
   switch (p) {
-    case Precision::fp8:
-      if (fp8_flops > 0) return fp8_flops;
-      [[fallthrough]];
+    case Precision::fp32:
+      return fp32;
+    case Precision::tf32:
+      return tf32;
     case Precision::fp16:
     case Precision::bf16:
-      if (fp16_flops > 0) return fp16_flops;
-      [[fallthrough]];
-    case Precision::tf32:
-      if (tf32_flops > 0) return tf32_flops;
-      [[fallthrough]];
-    case Precision::fp32:
-      return fp32_flops;
+      return fp16;
+    case Precision::fp8:
+      return fp8_flops > 0.0 ? fp8_flops : fp16;
   }
-  return fp32_flops;
+  return fp32;
+}
+
+std::vector<GpuHardware> parse_gpu_presets(std::string_view toml_text, const std::string& file) {
+  toml::table root;
+  try {
+    root = toml::parse(toml_text, file);
+  } catch (const toml::parse_error& e) {
+    throw ConfigError(where(file, e.source()), "toml", std::string(e.description()));
+  }
+  for (const auto& [key, node] : root) {
+    if (key.str() != "gpu")
+      throw ConfigError(where(file, node.source()), std::string(key.str()),
+                        "unknown top-level key; a preset file holds [[gpu]] tables only");
+  }
+  std::vector<GpuHardware> out;
+  const toml::array* gpus = root["gpu"].as_array();
+  if (gpus == nullptr) throw ConfigError({file, 0, 0}, "gpu", "no [[gpu]] tables");
+  for (const auto& node : *gpus) {
+    const toml::table* t = node.as_table();
+    if (t == nullptr)
+      throw ConfigError(where(file, node.source()), "gpu", "must be an array of tables [[gpu]]");
+    GpuHardware g = parse_one(*t, file);
+    for (const auto& other : out)
+      if (other.id == g.id)
+        throw ConfigError(where(file, t->source()), "id", "duplicate preset id '" + g.id + "'");
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+std::vector<GpuHardware> load_gpu_preset_file(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw ConfigError({file.string(), 0, 0}, "file", "cannot open the GPU preset file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_gpu_presets(text.str(), file.string());
 }
 
 const std::vector<GpuHardware>& gpu_presets() {
-  static const std::vector<GpuHardware> presets = [] {
-    std::vector<GpuHardware> v;
-    GpuHardware a800;
-    a800.id = "a800";
-    a800.name = "NVIDIA A800 SXM4 80GB";
-    a800.tdp_W = 400.0;
-    // Typical nvidia-smi idle reading of A100-class SXM4 boards (50-60 W); an assumption, not a datasheet
-    // figure. The valley phases of the A800 training study (62-67 W) sit just above it.
-    a800.idle_W = 60.0;
-    a800.fp32_flops = 19.5e12;
-    a800.tf32_flops = 156e12;
-    a800.fp16_flops = 312e12;
-    a800.memory_bytes = 80e9;
-    a800.memory_bw_Bps = 2.039e12;
-    a800.nvlink_bw_Bps = 200e9;
-    a800.pcie_bw_Bps = 32e9;
-    a800.source = "NVIDIA A800 40GB/80GB datasheet (A100-class SXM4; NVLink limited to 400 GB/s)";
-    v.push_back(a800);
-    return v;
-  }();
+  static const std::vector<GpuHardware> presets =
+      parse_gpu_presets(detail::kEmbeddedGpuPresets, "models/data/gpu_presets.toml");
   return presets;
 }
 
+std::string gpu_preset_ids(const std::vector<GpuHardware>& extra) {
+  std::string out;
+  for (const auto& g : extra) out += (out.empty() ? "" : ", ") + g.id;
+  for (const auto& g : gpu_presets()) {
+    bool shadowed = false;
+    for (const auto& e : extra) shadowed = shadowed || e.id == g.id;
+    if (!shadowed) out += (out.empty() ? "" : ", ") + g.id;
+  }
+  return out;
+}
+
 const GpuHardware& gpu_preset(std::string_view id) {
-  const auto& all = gpu_presets();
-  for (const auto& g : all)
+  for (const auto& g : gpu_presets())
     if (g.id == id) return g;
-  std::vector<std::string> ids;
-  for (const auto& g : all) ids.push_back(g.id);
-  throw std::out_of_range(fmt::format("unknown GPU '{}' (known: {})", id, fmt::join(ids, ", ")));
+  throw std::out_of_range(fmt::format("unknown GPU '{}'; known GPUs: {}", id, gpu_preset_ids()));
+}
+
+GpuHardware find_gpu(std::string_view id, const std::vector<GpuHardware>& extra) {
+  for (const auto& g : extra)
+    if (g.id == id) return g;
+  for (const auto& g : gpu_presets())
+    if (g.id == id) return g;
+  throw std::out_of_range(fmt::format("unknown GPU '{}'; known GPUs: {}", id, gpu_preset_ids(extra)));
 }
 
 }  // namespace fleetwatt::models

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "fleetwatt/models/datasheet_predictor.hpp"
 #include "fleetwatt/models/table_predictor.hpp"
 
 namespace fleetwatt::models {
@@ -18,6 +19,7 @@ PredictorRegistry PredictorRegistry::with_builtins() {
            c.params.require_known({});
            return std::make_unique<TablePredictor>(c.classes);
          }});
+  for (auto& e : first_principles_predictor_entries()) r.add(std::move(e));
   return r;
 }
 

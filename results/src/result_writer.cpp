@@ -48,6 +48,7 @@ struct ResultWriter::Impl {
   std::vector<std::uint32_t> cb_gpu;
   std::vector<double> cb_time, cb_power;
   bool gpu_changes = true;
+  std::vector<double> net_time, net_power;  // network power change points (a few per job)
 
   void flush_facility() {
     f_time->append(fb_time.data(), fb_time.size());
@@ -198,6 +199,16 @@ void ResultWriter::gpu_change(sim::Time t, std::span<const sim::GpuIndex> gpus, 
   if (m.cb_gpu.size() >= kChangeChunk) m.flush_changes();
 }
 
+void ResultWriter::network_change(sim::Time t, double power_W) {
+  auto& m = *impl_;
+  if (!m.net_time.empty() && m.net_time.back() == t.seconds()) {
+    m.net_power.back() = power_W;  // several changes at one instant: keep the last
+    return;
+  }
+  m.net_time.push_back(t.seconds());
+  m.net_power.push_back(power_W);
+}
+
 void ResultWriter::write_jobs(const std::vector<sim::Job>& jobs, std::uint32_t gpus_per_node) {
   H5::Group g = impl_->file->createGroup("/jobs");
   write_job_datasets(g, jobs, gpus_per_node);
@@ -208,6 +219,7 @@ void write_job_datasets(H5::Group& g, const std::vector<sim::Job>& jobs, std::ui
   std::vector<std::int64_t> id, n_gpus, epochs, epochs_done;
   std::vector<std::string> cls, nodes, state;
   std::vector<double> submit, start, end, peak_W, peak_s, valley_W, valley_s, energy;
+  std::vector<double> compute_s, comm_s, io_s, compute_J, comm_J, io_J;
   for (const auto& j : jobs) {
     id.push_back(j.spec.id);
     cls.push_back(j.spec.job_class);
@@ -234,6 +246,12 @@ void write_job_datasets(H5::Group& g, const std::vector<sim::Job>& jobs, std::ui
     valley_W.push_back(j.profile.valley_W);
     valley_s.push_back(j.valley.seconds());
     energy.push_back(j.energy_J);
+    compute_s.push_back(j.compute_s);
+    comm_s.push_back(j.comm_s);
+    io_s.push_back(j.io_s);
+    compute_J.push_back(j.compute_J);
+    comm_J.push_back(j.comm_J);
+    io_J.push_back(j.io_J);
   }
   write_vector(g, "id", id, "1");
   write_strings(g, "class", cls, "text");
@@ -268,6 +286,12 @@ void write_job_datasets(H5::Group& g, const std::vector<sim::Job>& jobs, std::ui
   write_vector(g, "recorded_runtime_s", recorded_runtime, "s (NaN: none recorded)");
   write_vector(g, "limit_s", limit, "s after start at which the job is stopped (NaN: none)");
   write_vector(g, "paused_gpu_s", paused, "GPU-s lost to pauses");
+  write_vector(g, "compute_s", compute_s, "s of compute in peak phases (whole run, up to the horizon)");
+  write_vector(g, "comm_s", comm_s, "s of exposed gradient communication");
+  write_vector(g, "io_s", io_s, "s of exposed data loading and checkpoint writing");
+  write_vector(g, "compute_J", compute_J, "J (all the job's GPUs) during compute");
+  write_vector(g, "comm_J", comm_J, "J (all the job's GPUs) during exposed communication");
+  write_vector(g, "io_J", io_J, "J (all the job's GPUs) during exposed I/O");
 }
 
 void ResultWriter::write_summary(const sim::RunSummary& s) {
@@ -308,6 +332,13 @@ void ResultWriter::commit() {
   m.flush_facility();
   m.flush_nodes();
   m.flush_changes();
+  if (!m.net_time.empty()) {
+    H5::Group g = m.file->createGroup("/network");
+    write_vector(g, "time_s", m.net_time, "s");
+    write_vector(
+        g, "power_W", m.net_power,
+        "W: switches, NICs, links and storage servers draw power_W[i] from time_s[i] until time_s[i+1]");
+  }
   m.close_all();
   std::error_code ec;
   std::filesystem::rename(temp_, target_, ec);

@@ -20,9 +20,12 @@ std::string format_power(double w) {
   return fmt::format("{:.1f} W", w);
 }
 
-static std::string format_mass(double kg) {
-  if (std::fabs(kg) >= 1000.0) return fmt::format("{:.3f} t", kg / 1000.0);
-  return fmt::format("{:.3f} kg", kg);
+/// "41091.2 kWh (41.091 MWh)": the report unit the planners asked for, and a readable one when larger.
+static std::string with_scale(double value, const char* unit, double big, const char* big_unit,
+                              int decimals = 1) {
+  std::string out = fmt::format("{:.{}f} {}", value, decimals, unit);
+  if (std::fabs(value) >= big) out += fmt::format(" ({:.3f} {})", value / big, big_unit);
+  return out;
 }
 
 std::string format_summary(const sim::RunSummary& s) {
@@ -40,14 +43,13 @@ std::string format_summary(const sim::RunSummary& s) {
   line("jobs still queued", fmt::format("{}", s.jobs_queued));
   line("GPU-hours", fmt::format("{:.1f}", s.gpu_seconds / 3600.0));
   line("mean GPU utilisation", fmt::format("{:.1f} % (allocated GPU time)", 100.0 * s.gpu_utilisation));
-  line("GPU energy", format_energy(s.gpu_energy_J));
-  line("IT energy", format_energy(s.it_energy_J));
-  line("facility energy", format_energy(s.facility_energy_J));
+  line("GPU energy", with_scale(s.gpu_energy_J / 3.6e6, "kWh", 1000, "MWh"));
+  line("IT energy", with_scale(s.it_energy_J / 3.6e6, "kWh", 1000, "MWh"));
+  line("facility energy", with_scale(s.facility_energy_J / 3.6e6, "kWh", 1000, "MWh"));
   line("peak facility power",
-       fmt::format("{} (interval mean; instantaneous {})", format_power(s.peak_facility_sample_W),
-                   format_power(s.peak_facility_W)));
-  line("mean facility power", format_power(s.mean_facility_W));
-  line("CO2", format_mass(s.carbon_kg));
+       with_scale(s.peak_facility_sample_W / 1e3, "kW", 1000, "MW") + " (highest interval mean)");
+  line("mean facility power", with_scale(s.mean_facility_W / 1e3, "kW", 1000, "MW"));
+  line("CO2", with_scale(s.carbon_kg, "kg", 1000, "t"));
   return out;
 }
 

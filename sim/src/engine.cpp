@@ -1,6 +1,9 @@
 // The event loop of one run: arrivals, scheduling passes, epoch phases, completions, and the horizon.
 #include "fleetwatt/sim/engine.hpp"
 
+#include "fleetwatt/sim/network_model.hpp"
+#include "fleetwatt/sim/topology_placement.hpp"
+
 #include <fmt/format.h>
 #include <algorithm>
 #include <chrono>
@@ -93,9 +96,30 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
     if (jobs_[j].submit < setup_.horizon)
       queue_.schedule_at(
           jobs_[j].submit, [this, j] { arrive(j); }, kArrivalPriority);
+  // Network (issue 5): build the interconnect, give rack-aware placement its racks, draw idle network power.
+  if (setup_.topology) {
+    network_ = std::make_unique<NetworkModel>(*setup_.topology, setup_.nodes, setup_.gpus_per_node,
+                                              setup_.gpu.idle_W);
+    if (auto* rack_aware = dynamic_cast<RackAwarePlacement*>(placement_.get()))
+      rack_aware->set_racks(network_->racks());
+    ledger_.add_other_it_power(Time::zero(), network_->power_W());
+  }
 }
 
 Engine::~Engine() = default;
+
+void Engine::attach(PowerSink* sink) {
+  ledger_.attach(sink);
+  sink_ = sink;
+  if (network_ && sink_) sink_->network_change(queue_.now(), network_->power_W());
+}
+
+void Engine::network_changed(double before_W) {
+  const double after = network_->power_W();
+  if (after == before_W) return;
+  ledger_.add_other_it_power(queue_.now(), after - before_W);
+  if (sink_) sink_->network_change(queue_.now(), after);
+}
 
 void Engine::arrive(JobIndex j) {
   jobs_[j].state = JobState::queued;
@@ -130,6 +154,11 @@ void Engine::start_job(JobIndex j, Placement gpus) {
   job.gpus = std::move(gpus);
   job.state = JobState::running;
   job.start = queue_.now();
+  if (network_) {
+    const double before = network_->power_W();
+    network_->job_started(j, job);
+    network_changed(before);
+  }
   running_.push_back(j);
   // A recorded run time shorter than the predicted one (failed, cancelled jobs) stops the job mid-epoch.
   if (job.spec.limit_s) {
@@ -170,6 +199,13 @@ void Engine::enter_peak(JobIndex j) {
   Job& job = jobs_[j];
   job.phase = JobPhase::peak;
   job.phase_start = queue_.now();
+  if (network_) {
+    // This epoch's peak: compute + exposed communication + exposed I/O at the current shares.
+    const EpochSplit split = network_->next_epoch(j);
+    job.profile.peak_W = split.mean_W();
+    job.profile.peak_s = split.duration_s();
+    job.peak = Duration::from_seconds(split.duration_s());
+  }
   ledger_.set_gpu_power(queue_.now(), job.gpus, phase_power(job));
   job.phase_end = queue_.now() + phase_length(job, JobPhase::peak);
   job.next_event = queue_.schedule_at(
@@ -179,8 +215,17 @@ void Engine::enter_peak(JobIndex j) {
 void Engine::enter_valley(JobIndex j) {
   Job& job = jobs_[j];
   account_phase(j);
+  account_peak(job, j, 1.0);
   job.phase = JobPhase::valley;
   job.phase_start = queue_.now();
+  if (network_) {
+    // The checkpoint write is the valley's duration floor.
+    const double before = network_->power_W();
+    const double checkpoint_s = network_->begin_checkpoint(j);
+    network_changed(before);
+    job.profile.valley_s = std::max(network_->base_profile(j).valley_s, checkpoint_s);
+    job.valley = Duration::from_seconds(job.profile.valley_s);
+  }
   ledger_.set_gpu_power(queue_.now(), job.gpus, phase_power(job));
   job.phase_end = queue_.now() + phase_length(job, JobPhase::valley);
   job.next_event = queue_.schedule_at(
@@ -190,6 +235,14 @@ void Engine::enter_valley(JobIndex j) {
 void Engine::end_epoch(JobIndex j) {
   Job& job = jobs_[j];
   account_phase(j);
+  if (network_) {
+    const double ckpt_s = network_->last_checkpoint_s(j);
+    job.io_s += ckpt_s;
+    job.io_J += static_cast<double>(job.gpus.size()) * job.profile.valley_W * ckpt_s;
+    const double before = network_->power_W();
+    network_->end_checkpoint(j);
+    network_changed(before);
+  }
   if (++job.epochs_done >= job.spec.epochs) {
     finish_job(j);
   } else {
@@ -201,6 +254,8 @@ void Engine::stop_job(JobIndex j) {
   Job& job = jobs_[j];
   job.stop_event = 0;
   if (job.state != JobState::running) return;
+  if (job.phase == JobPhase::peak && !job.paused && job.peak > Duration::zero())
+    account_peak(job, j, (queue_.now() - job.phase_start).seconds() / job.peak.seconds());
   account_phase(j);
   if (job.next_event) queue_.cancel(job.next_event);
   finish_job(j);
@@ -280,12 +335,33 @@ void Engine::wake_node(NodeIndex n, Duration latency, double wake_energy_J) {
       kPhasePriority);
 }
 
+void Engine::account_peak(Job& job, JobIndex j, double fraction) {
+  const double n = static_cast<double>(job.gpus.size());
+  if (!network_) {
+    job.compute_s += fraction * job.peak.seconds();
+    job.compute_J += fraction * n * job.profile.peak_W * job.peak.seconds();
+    return;
+  }
+  const EpochSplit& s = network_->last_split(j);
+  job.compute_s += fraction * s.compute_s;
+  job.comm_s += fraction * s.comm_s;
+  job.io_s += fraction * s.io_s;
+  job.compute_J += fraction * n * s.compute_W * s.compute_s;
+  job.comm_J += fraction * n * s.comm_W * s.comm_s;
+  job.io_J += fraction * n * s.io_W * s.io_s;
+}
+
 void Engine::finish_job(JobIndex j) {
   Job& job = jobs_[j];
   if (job.stop_event) queue_.cancel(job.stop_event);
   job.stop_event = 0;
   running_.erase(std::find(running_.begin(), running_.end(), j));
   ledger_.set_gpu_power(queue_.now(), job.gpus, setup_.gpu.idle_W);
+  if (network_) {
+    const double before = network_->power_W();
+    network_->job_finished(j);
+    network_changed(before);
+  }
   cluster_.release(j, job.gpus);
   job.state = JobState::finished;
   job.phase = JobPhase::none;
@@ -302,11 +378,21 @@ void Engine::close_at_horizon() {
   for (auto& job : jobs_) {
     if (job.state != JobState::running) continue;
     ++running;
-    if (job.paused)
+    if (job.paused) {
       job.paused_gpu_seconds += static_cast<double>(job.gpus.size()) * (h - job.phase_start).seconds();
-    else
-      job.energy_J +=
-          static_cast<double>(job.gpus.size()) * phase_power(job) * (h - job.phase_start).seconds();
+      gpu_seconds_ += static_cast<double>(job.gpus.size()) * (h - job.start).seconds();
+      continue;
+    }
+    job.energy_J += static_cast<double>(job.gpus.size()) * phase_power(job) * (h - job.phase_start).seconds();
+    if (job.phase == JobPhase::peak && job.peak > Duration::zero()) {
+      account_peak(job, static_cast<JobIndex>(&job - jobs_.data()),
+                   (h - job.phase_start).seconds() / job.peak.seconds());
+    } else if (job.phase == JobPhase::valley && network_) {
+      const double ckpt_s = std::min(network_->last_checkpoint_s(static_cast<JobIndex>(&job - jobs_.data())),
+                                     (h - job.phase_start).seconds());
+      job.io_s += ckpt_s;
+      job.io_J += static_cast<double>(job.gpus.size()) * job.profile.valley_W * ckpt_s;
+    }
     gpu_seconds_ += static_cast<double>(job.gpus.size()) * (h - job.start).seconds();
   }
   ledger_.close(h);

@@ -4,6 +4,7 @@
 #include "fleetwatt/sim/engine.hpp"
 #include "fleetwatt/sim/policies.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
+#include "fleetwatt/sim/topology_placement.hpp"
 
 namespace fleetwatt::sim {
 
@@ -19,10 +20,27 @@ const std::vector<SchedulerEntry>& scheduler_entries() {
   return entries;
 }
 
+/// Rack size for rack-aware placement when the scenario has no topology.
+static std::uint32_t nodes_per_rack(const workloads::SchedulerConfig& c) {
+  const auto n = c.params.get_int("nodes_per_rack", 16);
+  if (n < 1 || n > 1'000'000)
+    throw workloads::ConfigError(c.params.where_of("nodes_per_rack"), "scheduler.nodes_per_rack",
+                                 fmt::format("must be a positive integer, got {}", n));
+  return static_cast<std::uint32_t>(n);
+}
+
 const std::vector<PlacementEntry>& placement_entries() {
   static const std::vector<PlacementEntry> entries = {
       {"first_fit", "lowest-numbered server with room; multi-server jobs take whole free servers first",
        [](const workloads::SchedulerConfig&) { return std::make_unique<FirstFitPlacement>(); }},
+      {"pack", "fewest servers, then fewest racks (racks from [topology], else [scheduler] nodes_per_rack = 16)",
+       [](const workloads::SchedulerConfig& c) { return std::make_unique<PackPlacement>(nodes_per_rack(c)); }},
+      {"spread", "across as many racks and servers as possible, one GPU per server in turn",
+       [](const workloads::SchedulerConfig& c) { return std::make_unique<SpreadPlacement>(nodes_per_rack(c)); }},
+      {"topology_aware", "best fit by topology: the tightest server, else the tightest rack, else fewest racks",
+       [](const workloads::SchedulerConfig& c) {
+         return std::make_unique<TopologyAwarePlacement>(nodes_per_rack(c));
+       }},
   };
   return entries;
 }
@@ -66,6 +84,11 @@ EngineSetup engine_setup(const workloads::Scenario& s) {
   e.horizon = Time::from_seconds(s.workload.horizon_s);
   e.facility_interval = Duration::from_seconds(s.output.facility_interval_s);
   e.node_interval = Duration::from_seconds(s.output.node_interval_s);
+  if (s.topology) {
+    e.topology = topologies::parse_topology_config(*s.topology, s.file.parent_path());
+    // NVLink bandwidth from the GPU preset unless the scenario sets it.
+    if (!e.topology->nvlink_set && e.gpu.nvlink_bw_Bps > 0.0) e.topology->node.nvlink.bandwidth_Bps = e.gpu.nvlink_bw_Bps;
+  }
   if (e.facility_interval <= Duration::zero() || e.node_interval <= Duration::zero())
     throw workloads::ConfigError({s.file.string(), 0, 0}, "output",
                                  "sampling intervals must be at least 1 ns");

@@ -1,4 +1,4 @@
-// Binary-heap event queue with a total (time, priority, id) order and lazy cancellation.
+// Binary-heap event queue with a total (time, priority, sequence) order and lazy cancellation.
 #include "fleetwatt/sim/event_queue.hpp"
 
 #include <fmt/format.h>
@@ -7,21 +7,35 @@
 
 namespace fleetwatt::sim {
 
+namespace {
+constexpr EventId make_id(std::uint32_t generation, std::uint32_t slot) {
+  return (static_cast<EventId>(generation) << 32) | slot;
+}
+}  // namespace
+
 bool EventQueue::later(const Entry& a, const Entry& b) {
   if (a.time != b.time) return a.time > b.time;
   if (a.priority != b.priority) return a.priority > b.priority;
-  return a.id > b.id;  // ids grow with insertion, so equal (time, priority) keeps insertion order
+  return a.sequence > b.sequence;
 }
 
 EventId EventQueue::schedule_at(Time t, Callback cb, int priority) {
   if (t < now_)
     throw std::logic_error(
         fmt::format("event scheduled in the past: at {} but now is {}", format_time(t), format_time(now_)));
-  const EventId id = next_id_++;
-  heap_.push_back(Entry{t, priority, id, std::move(cb)});
+  std::uint32_t slot;
+  if (free_slots_.empty()) {
+    slot = static_cast<std::uint32_t>(slots_.size());
+    slots_.emplace_back();
+  } else {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  }
+  slots_[slot].pending = true;
+  const std::uint32_t generation = slots_[slot].generation;
+  heap_.push_back(Entry{t, priority, next_sequence_++, slot, generation, std::move(cb)});
   std::push_heap(heap_.begin(), heap_.end(), later);
-  live_.insert(id);
-  return id;
+  return make_id(generation, slot);
 }
 
 EventId EventQueue::schedule_in(Duration d, Callback cb, int priority) {
@@ -30,18 +44,36 @@ EventId EventQueue::schedule_in(Duration d, Callback cb, int priority) {
 }
 
 bool EventQueue::cancel(EventId id) {
-  if (live_.erase(id) == 0) return false;
-  cancelled_.insert(id);
+  const auto slot = static_cast<std::uint32_t>(id & 0xffffffffu);
+  const auto generation = static_cast<std::uint32_t>(id >> 32);
+  if (slot >= slots_.size()) return false;
+  Slot& s = slots_[slot];
+  if (!s.pending || s.generation != generation) return false;
+  s.pending = false;
+  ++s.generation;  // the heap entry is now stale; its slot is freed when it surfaces
+  ++cancelled_;
   return true;
+}
+
+void EventQueue::free_slot(std::uint32_t slot) {
+  free_slots_.push_back(slot);
+}
+
+EventQueue::Entry EventQueue::pop_top() {
+  std::pop_heap(heap_.begin(), heap_.end(), later);
+  Entry e = std::move(heap_.back());
+  heap_.pop_back();
+  return e;
 }
 
 void EventQueue::drop_cancelled_top() {
   while (!heap_.empty()) {
-    auto it = cancelled_.find(heap_.front().id);
-    if (it == cancelled_.end()) return;
-    cancelled_.erase(it);
-    std::pop_heap(heap_.begin(), heap_.end(), later);
-    heap_.pop_back();
+    const Entry& top = heap_.front();
+    if (slots_[top.slot].generation == top.generation) return;
+    const std::uint32_t slot = top.slot;
+    pop_top();
+    --cancelled_;
+    free_slot(slot);
   }
 }
 
@@ -54,10 +86,11 @@ std::optional<Time> EventQueue::next_time() {
 bool EventQueue::step() {
   drop_cancelled_top();
   if (heap_.empty()) return false;
-  std::pop_heap(heap_.begin(), heap_.end(), later);
-  Entry e = std::move(heap_.back());
-  heap_.pop_back();
-  live_.erase(e.id);
+  Entry e = pop_top();
+  Slot& s = slots_[e.slot];
+  s.pending = false;
+  ++s.generation;
+  free_slot(e.slot);
   if (e.time < now_) throw std::logic_error("event queue order violated");
   now_ = e.time;
   ++events_run_;

@@ -29,7 +29,7 @@ TEST_CASE("the run summary names every headline figure", "[summary]") {
         "facility energy", "peak facility power", "mean facility power", "CO2"})
     CHECK(text.find(label) != std::string::npos);
   CHECK(text.find("3 of 4 arrived") != std::string::npos);
-  CHECK(text.find("2.0") != std::string::npos);        // GPU-hours
-  CHECK(text.find("1.000 MWh") != std::string::npos);  // facility energy
-  CHECK(text.find("13.600 t") != std::string::npos);
+  CHECK(text.find("2.0") != std::string::npos);                     // GPU-hours
+  CHECK(text.find("1000.0 kWh (1.000 MWh)") != std::string::npos);  // facility energy
+  CHECK(text.find("13600.0 kg (13.600 t)") != std::string::npos);
 }

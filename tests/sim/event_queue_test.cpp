@@ -87,3 +87,27 @@ TEST_CASE("scheduling in the past or with a negative delay is refused", "[queue]
   CHECK_THROWS_AS(q.schedule_at(Time::from_seconds(9), [] {}), std::logic_error);
   CHECK_THROWS_AS(q.schedule_in(Duration::from_ns(-1), [] {}), std::logic_error);
 }
+
+TEST_CASE("a stale id cannot cancel the event that reuses its slot", "[queue]") {
+  EventQueue q;
+  int fired = 0;
+  EventId first = q.schedule_at(Time::from_seconds(1), [&] { fired += 1; });
+  q.step();  // first runs; its slot is free
+  EventId second = q.schedule_at(Time::from_seconds(2), [&] { fired += 10; });  // reuses the slot
+  CHECK(first != second);
+  CHECK_FALSE(q.cancel(first));
+  q.run_until(Time::from_seconds(3));
+  CHECK(fired == 11);
+}
+
+TEST_CASE("pending counts only live events through cancels and reuse", "[queue]") {
+  EventQueue q;
+  std::vector<EventId> ids;
+  for (int i = 0; i < 10; ++i) ids.push_back(q.schedule_at(Time::from_seconds(i), [] {}));
+  for (int i = 0; i < 10; i += 2) q.cancel(ids[i]);
+  CHECK(q.pending() == 5);
+  CHECK(q.next_time() == Time::from_seconds(1));
+  q.run_until(Time::from_seconds(100));
+  CHECK(q.pending() == 0);
+  CHECK(q.events_run() == 5);
+}

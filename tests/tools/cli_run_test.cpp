@@ -153,6 +153,10 @@ TEST_CASE("every shipped scenario runs", "[cli][scenarios]") {
   std::size_t n = 0;
   for (const auto& e : std::filesystem::directory_iterator(source_dir() / "workloads" / "scenarios")) {
     if (e.path().extension() != ".toml") continue;
+    // Trace replays read ../shared/data, which a user's clone may not have.
+    std::ifstream text(e.path());
+    const std::string body{std::istreambuf_iterator<char>(text), std::istreambuf_iterator<char>()};
+    if (!shared_data() && body.find("shared/data") != std::string::npos) continue;
     ++n;
     INFO(e.path());
     auto r = run_command(fw() + " run -q " + e.path().string() + " -o " + (dir / "x.h5").string());

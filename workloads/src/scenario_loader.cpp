@@ -343,7 +343,7 @@ Scenario parse_scenario(std::string_view text, const std::filesystem::path& file
   }
   TomlTable top(root, "", name);
   top.require_known({"seed", "fleet", "facility", "predictor", "scheduler", "workload", "grid", "output",
-                     "name", "description"});
+                     "name", "description", "topology"});
   Scenario s;
   s.file = file;
   s.text = std::string(text);
@@ -364,6 +364,8 @@ Scenario parse_scenario(std::string_view text, const std::filesystem::path& file
     s.scheduler.carbon =
         std::make_shared<const GridSignal>(read_grid_signal_csv(s.grid.carbon->file, s.grid.carbon->options));
   if (auto t = top.table("output")) s.output = parse_output(*t);
+  // The topology's keys belong to topologies/ (parse_topology_config), like a predictor's parameters.
+  if (auto t = top.table("topology")) s.topology = t->params_except({});
   if (s.workload.jobs.empty() && !s.workload.generator && !s.workload.trace && !s.workload.preset)
     throw ConfigError({name, 0, 0}, "workload",
                       "no jobs: give [[workload.jobs]], jobs_csv, [workload.generator], [workload.trace] or "

@@ -1,6 +1,7 @@
 // A GPU's datasheet: what predictors need to turn FLOPs and bytes into seconds and watts.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,19 +11,19 @@
 namespace fleetwatt::models {
 
 struct GpuHardware {
-  std::string id;                 ///< preset id ("a800", "h100-sxm", ...)
-  std::string name;               ///< marketing name
-  double tdp_W = 0.0;             ///< board power limit at default settings
-  double idle_W = 0.0;            ///< typical idle draw
-  double fp32_flops = 0.0;        ///< peak dense FLOP/s per precision (0: not supported)
+  std::string id;           ///< preset id ("a800", "h100-sxm", ...)
+  std::string name;         ///< marketing name
+  double tdp_W = 0.0;       ///< board power limit at default settings
+  double idle_W = 0.0;      ///< typical idle draw
+  double fp32_flops = 0.0;  ///< peak dense FLOP/s per precision (0: not supported)
   double tf32_flops = 0.0;
-  double fp16_flops = 0.0;        ///< FP16 and BF16 tensor throughput
+  double fp16_flops = 0.0;  ///< FP16 and BF16 tensor throughput
   double fp8_flops = 0.0;
   double memory_bytes = 0.0;
-  double memory_bw_Bps = 0.0;     ///< bytes/s
-  double nvlink_bw_Bps = 0.0;     ///< per GPU, per direction (0: none)
-  double pcie_bw_Bps = 0.0;       ///< per direction
-  std::string source;             ///< where the figures come from
+  double memory_bw_Bps = 0.0;  ///< bytes/s
+  double nvlink_bw_Bps = 0.0;  ///< per GPU, per direction (0: none)
+  double pcie_bw_Bps = 0.0;    ///< per direction
+  std::string source;          ///< where the figures come from
 
   /// Peak dense throughput for a precision, falling back to the nearest supported one.
   [[nodiscard]] double peak_flops(workloads::Precision p) const noexcept;
@@ -32,5 +33,16 @@ struct GpuHardware {
 [[nodiscard]] const GpuHardware& gpu_preset(std::string_view id);
 /// Every built-in preset, in a stable order.
 [[nodiscard]] const std::vector<GpuHardware>& gpu_presets();
+/// Comma-separated ids of the built-in presets (and of `extra`), for messages.
+[[nodiscard]] std::string gpu_preset_ids(const std::vector<GpuHardware>& extra = {});
+
+/// Parses presets in the format of models/data/gpu_presets.toml ([[gpu]] tables). `file` names the text in
+/// messages. Throws workloads::ConfigError naming file, line, column and key for a malformed entry.
+[[nodiscard]] std::vector<GpuHardware> parse_gpu_presets(std::string_view toml_text, const std::string& file);
+/// Reads a user's preset file (same format as the built-in one).
+[[nodiscard]] std::vector<GpuHardware> load_gpu_preset_file(const std::filesystem::path& file);
+/// The preset with this id, looked up in `extra` (user presets, which may redefine a built-in) first, then
+/// in the built-ins; throws std::out_of_range listing every known id when there is none.
+[[nodiscard]] GpuHardware find_gpu(std::string_view id, const std::vector<GpuHardware>& extra = {});
 
 }  // namespace fleetwatt::models

@@ -32,7 +32,8 @@ class PowerPredictor {
   [[nodiscard]] virtual PhaseProfile predict(const JobSpec& job, const GpuHardware& gpu) const = 0;
 
   /// Relative uncertainty of predict()'s energy for this job.
-  [[nodiscard]] virtual UncertaintyBand uncertainty(const JobSpec& /*job*/, const GpuHardware& /*gpu*/) const {
+  [[nodiscard]] virtual UncertaintyBand uncertainty(const JobSpec& /*job*/,
+                                                    const GpuHardware& /*gpu*/) const {
     return {};
   }
 };

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "fleetwatt/sim/power_ledger.hpp"
 #include "fleetwatt/sim/run_summary.hpp"
 #include "fleetwatt/sim/scheduler.hpp"
+#include "fleetwatt/topologies/topology_config.hpp"
 #include "fleetwatt/workloads/scenario.hpp"
 
 namespace fleetwatt::sim {
@@ -37,6 +39,7 @@ struct EngineSetup {
   Time horizon = Time::from_ns(86'400'000'000'000);
   Duration facility_interval = Duration::from_ns(1'000'000'000);
   Duration node_interval = Duration::from_ns(10'000'000'000);
+  std::optional<topologies::TopologyConfig> topology;  ///< the interconnect ([topology]); none: no network
 };
 
 /// What the engine reports while it runs (for progress lines).
@@ -47,6 +50,8 @@ struct Progress {
   std::uint64_t jobs_total;
   std::uint64_t events;
 };
+
+class NetworkModel;
 
 class Engine {
  public:
@@ -64,7 +69,7 @@ class Engine {
            std::uint64_t progress_every = 200000, const std::atomic<bool>* stop = nullptr);
 
   /// Streams the power series to `sink` (which must outlive run()); call before run().
-  void attach(PowerSink* sink) { ledger_.attach(sink); }
+  void attach(PowerSink* sink);
   /// Calls `observer(t0, t1, it_W)` for every span of constant IT power (exact carbon and cost integrals).
   void observe_power(std::function<void(Time, Time, double)> observer) {
     ledger_.set_segment_observer(std::move(observer));
@@ -78,6 +83,8 @@ class Engine {
   [[nodiscard]] const Cluster& cluster() const noexcept { return cluster_; }
   [[nodiscard]] const PowerLedger& ledger() const noexcept { return ledger_; }
   [[nodiscard]] const EngineSetup& setup() const noexcept { return setup_; }
+  /// The network model, when the scenario has a topology.
+  [[nodiscard]] const NetworkModel* network() const noexcept { return network_.get(); }
   [[nodiscard]] EventQueue& queue() noexcept { return queue_; }
   /// Totals; valid after run().
   [[nodiscard]] const RunSummary& summary() const noexcept { return summary_; }
@@ -102,6 +109,10 @@ class Engine {
   void sleep_node(NodeIndex n, double sleep_W);
   void wake_node(NodeIndex n, Duration latency, double wake_energy_J);
   void close_at_horizon();
+  /// Passes a change of network power (from `before_W`) to the ledger and the sink.
+  void network_changed(double before_W);
+  /// Adds a completed (fraction 1) or partial peak phase to the job's compute/comm/I/O totals.
+  void account_peak(Job& job, JobIndex j, double fraction);
 
   EngineSetup setup_;
   std::vector<Job> jobs_;
@@ -119,6 +130,8 @@ class Engine {
   std::uint64_t finished_ = 0;
   double gpu_seconds_ = 0.0;
   RunSummary summary_;
+  std::unique_ptr<NetworkModel> network_;  ///< null without a [topology]
+  PowerSink* sink_ = nullptr;
 };
 
 /// The engine setup a scenario describes (GPU preset with the scenario's overrides).

@@ -1,18 +1,19 @@
 // The discrete-event core: a binary heap ordered by (time, priority, insertion sequence), a total order that
-// makes runs deterministic. Cancellation is lazy: a cancelled id is skipped when it reaches the top.
+// makes runs deterministic. Cancellation is lazy: a cancelled entry is skipped when it reaches the top. Ids
+// are (generation, slot) pairs over a recycled slot table, so bookkeeping is O(1) and bounded by pending
+// events.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <optional>
-#include <unordered_set>
 #include <vector>
 
 #include "fleetwatt/sim/time.hpp"
 
 namespace fleetwatt::sim {
 
-/// Identifies a scheduled event, for cancellation. Never reused within one queue.
+/// Identifies a scheduled event, for cancellation. A stale id (the event ran or was cancelled) is harmless.
 using EventId = std::uint64_t;
 
 class EventQueue {
@@ -30,7 +31,7 @@ class EventQueue {
   /// Time of the next live event, if any.
   [[nodiscard]] std::optional<Time> next_time();
   /// Number of live (not cancelled) pending events.
-  [[nodiscard]] std::size_t pending() const noexcept { return heap_.size() - cancelled_.size(); }
+  [[nodiscard]] std::size_t pending() const noexcept { return heap_.size() - cancelled_; }
   [[nodiscard]] std::uint64_t events_run() const noexcept { return events_run_; }
 
   /// Runs the next live event; returns false when none is left.
@@ -42,17 +43,26 @@ class EventQueue {
   struct Entry {
     Time time;
     int priority;
-    EventId id;
+    std::uint64_t sequence;  ///< insertion order, the final tie-break
+    std::uint32_t slot;
+    std::uint32_t generation;
     Callback callback;
+  };
+  struct Slot {
+    std::uint32_t generation = 1;  ///< bumped when its event runs or is cancelled, so old ids go stale
+    bool pending = false;
   };
   static bool later(const Entry& a, const Entry& b);
   void drop_cancelled_top();
+  Entry pop_top();
+  void free_slot(std::uint32_t slot);
 
   std::vector<Entry> heap_;
-  std::unordered_set<EventId> cancelled_;
-  std::unordered_set<EventId> live_;
+  std::vector<Slot> slots_;
+  std::vector<std::uint32_t> free_slots_;
+  std::size_t cancelled_ = 0;  ///< cancelled entries still in the heap
   Time now_ = Time::zero();
-  EventId next_id_ = 1;
+  std::uint64_t next_sequence_ = 0;
   std::uint64_t events_run_ = 0;
 };
 

@@ -11,18 +11,18 @@ struct RunSummary {
   std::string placement;
   std::string predictor;
   double horizon_s = 0.0;
-  std::uint64_t jobs_total = 0;      ///< jobs in the workload
-  std::uint64_t jobs_arrived = 0;    ///< submitted before the horizon
+  std::uint64_t jobs_total = 0;    ///< jobs in the workload
+  std::uint64_t jobs_arrived = 0;  ///< submitted before the horizon
   std::uint64_t jobs_finished = 0;
-  std::uint64_t jobs_running = 0;    ///< still running at the horizon
-  std::uint64_t jobs_queued = 0;     ///< still waiting at the horizon
-  double gpu_seconds = 0.0;          ///< allocated GPU time (GPU-s)
-  double gpu_utilisation = 0.0;      ///< allocated GPU time / (GPUs * horizon)
+  std::uint64_t jobs_running = 0;  ///< still running at the horizon
+  std::uint64_t jobs_queued = 0;   ///< still waiting at the horizon
+  double gpu_seconds = 0.0;        ///< allocated GPU time (GPU-s)
+  double gpu_utilisation = 0.0;    ///< allocated GPU time / (GPUs * horizon)
   double gpu_energy_J = 0.0;
   double it_energy_J = 0.0;
   double facility_energy_J = 0.0;
-  double peak_facility_W = 0.0;          ///< highest level held for a positive time
-  double peak_facility_sample_W = 0.0;   ///< highest facility-interval mean
+  double peak_facility_W = 0.0;         ///< highest level held for a positive time
+  double peak_facility_sample_W = 0.0;  ///< highest facility-interval mean
   double mean_facility_W = 0.0;
   double carbon_kg = 0.0;
   std::uint64_t events = 0;

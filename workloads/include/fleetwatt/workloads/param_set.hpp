@@ -23,10 +23,13 @@ struct ParamValue {
 class ParamSet {
  public:
   ParamSet() = default;
-  ParamSet(std::string section, SourceLocation where) : section_(std::move(section)), where_(std::move(where)) {}
+  ParamSet(std::string section, SourceLocation where)
+      : section_(std::move(section)), where_(std::move(where)) {}
 
   void set(std::string key, ParamValue v) { values_[std::move(key)] = std::move(v); }
-  [[nodiscard]] bool has(std::string_view key) const { return values_.find(std::string(key)) != values_.end(); }
+  [[nodiscard]] bool has(std::string_view key) const {
+    return values_.find(std::string(key)) != values_.end();
+  }
   [[nodiscard]] bool empty() const noexcept { return values_.empty(); }
 
   [[nodiscard]] double get_double(std::string_view key, double fallback) const;

@@ -143,6 +143,8 @@ struct Scenario {
   WorkloadConfig workload;
   GridConfig grid;
   OutputConfig output;
+  /// [topology]: the interconnect, read by topologies::parse_topology_config; absent: no network model.
+  std::optional<ParamSet> topology;
 };
 
 }  // namespace fleetwatt::workloads

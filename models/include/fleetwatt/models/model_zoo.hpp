@@ -1,0 +1,99 @@
+// Model zoo: analytic parameter and FLOP counts of common architectures at any input size the architecture
+// allows, so a job can name "resnet50" instead of giving its FLOPs. Convention, used everywhere in fleetwatt:
+// one multiply-accumulate (MAC) is 2 FLOPs; `forward_flops` = 2 x MACs of one sample's forward pass
+// (convolutions, linear layers and attention matmuls; normalisation, activation and pooling are not counted,
+// as in the published reference counts); one training step costs about 3 x forward (backward = 2 x forward).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fleetwatt::models {
+
+/// What kind of network a count describes (predictors use it for per-step overheads and power factors).
+enum class ModelFamily { cnn, transformer, recurrent, mlp, other };
+
+/// Counts of one architecture at one input size.
+struct ModelCount {
+  std::string name;  ///< zoo name ("resnet50") or a description of the generic shape
+  ModelFamily family = ModelFamily::other;
+  double params = 0.0;               ///< trainable parameters
+  double forward_macs = 0.0;         ///< multiply-accumulates of one sample's forward pass
+  double forward_flops = 0.0;        ///< 2 x forward_macs
+  std::uint32_t input_size = 0;      ///< image side (pixels) or sequence length (tokens) the counts are for
+  std::uint32_t weight_layers = 0;   ///< convolution / linear / recurrent layers (one kernel each per pass)
+  std::uint32_t param_tensors = 0;   ///< parameter tensors (an unfused optimiser launches kernels per tensor)
+  double activation_elements = 0.0;  ///< elements of every layer output of one sample's forward pass
+
+  /// FLOPs of one training step per sample: forward + backward (2 x forward).
+  [[nodiscard]] double training_flops() const noexcept { return 3.0 * forward_flops; }
+};
+
+/// Shape of a generic Transformer (decoder-style when `causal`, else encoder-style; counts are the same).
+struct TransformerShape {
+  std::uint32_t layers = 12;
+  std::uint32_t d_model = 768;
+  std::uint32_t heads = 12;
+  std::uint32_t d_ff = 0;  ///< feed-forward width; 0 means 4 x d_model
+  std::uint32_t seq_len = 512;
+  std::uint32_t vocab = 30522;      ///< 0: no token embedding / output projection
+  std::uint32_t max_positions = 0;  ///< learned position embeddings; 0 means seq_len
+  bool lm_head = true;              ///< count the (weight-tied) vocabulary projection's MACs
+};
+
+/// Shape of a stacked LSTM or GRU.
+struct RecurrentShape {
+  bool gru = false;  ///< GRU (3 gates) instead of LSTM (4 gates)
+  std::uint32_t layers = 1;
+  std::uint32_t input_size = 128;
+  std::uint32_t hidden_size = 256;
+  std::uint32_t seq_len = 100;
+  bool bidirectional = false;
+};
+
+/// ResNet-18/34/50/101/152 (torchvision v1.5 layout) at `image` x `image`, `classes` outputs.
+[[nodiscard]] ModelCount resnet(int depth, std::uint32_t image = 224, std::uint32_t classes = 1000);
+/// VGG16 (torchvision, 7x7 adaptive pool before the classifier).
+[[nodiscard]] ModelCount vgg16(std::uint32_t image = 224, std::uint32_t classes = 1000);
+/// ShuffleNetV2 x1.0. At images below 64 pixels it uses the CIFAR stem (3x3 stride-1 convolution, no max
+/// pool), as the CIFAR-100 implementations do; otherwise torchvision's.
+[[nodiscard]] ModelCount shufflenet_v2(std::uint32_t image = 224, std::uint32_t classes = 1000);
+/// MobileNetV2 (width 1.0).
+[[nodiscard]] ModelCount mobilenet_v2(std::uint32_t image = 224, std::uint32_t classes = 1000);
+/// Vision Transformer; `variant` is "s", "b" or "l"; image must be a multiple of `patch`.
+[[nodiscard]] ModelCount vit(std::string_view variant, std::uint32_t image = 224, std::uint32_t patch = 16,
+                             std::uint32_t classes = 1000);
+/// BERT encoder with pooler (HuggingFace layout); `variant` is "base" or "large"; seq_len <= 512.
+[[nodiscard]] ModelCount bert(std::string_view variant, std::uint32_t seq_len = 512);
+/// GPT-2 with tied output embedding; `variant` is "small" or "medium"; seq_len <= 1024.
+[[nodiscard]] ModelCount gpt2(std::string_view variant, std::uint32_t seq_len = 1024);
+/// NeuMF (neural collaborative filtering, He et al. 2017): GMF and MLP embeddings of `factors` and
+/// factors x 2^(mlp_layers - 1), an MLP tower halving down to `factors`, one output. Defaults: MovieLens-1M.
+[[nodiscard]] ModelCount neumf(std::uint32_t users = 6040, std::uint32_t items = 3706,
+                               std::uint32_t factors = 32, std::uint32_t mlp_layers = 3);
+/// Generic Transformer (see TransformerShape).
+[[nodiscard]] ModelCount transformer(const TransformerShape& shape);
+/// Stacked LSTM or GRU; MACs are per sequence (seq_len steps).
+[[nodiscard]] ModelCount recurrent(const RecurrentShape& shape);
+
+/// One zoo entry: name, what `input_size` means for it, its default input size.
+struct ZooEntry {
+  std::string name;
+  std::string input_kind;  ///< "image" or "sequence"
+  std::uint32_t default_input = 0;
+  std::string description;
+};
+
+/// Every named zoo model, in a stable order.
+[[nodiscard]] const std::vector<ZooEntry>& zoo_entries();
+/// True when `name` is a zoo model.
+[[nodiscard]] bool is_zoo_model(std::string_view name);
+/// Counts of a named zoo model at `input_size` (0: its default). Throws std::invalid_argument naming the
+/// model and listing the known ones for an unknown name, or saying why the input size is impossible.
+[[nodiscard]] ModelCount count_model(std::string_view name, std::uint32_t input_size = 0);
+/// Comma-separated zoo names, for messages.
+[[nodiscard]] std::string zoo_names();
+
+}  // namespace fleetwatt::models

@@ -1,0 +1,193 @@
+// The datasheet (default) predictor and the component predictor: the step model's equations by hand, the
+// trends the measurements show, power limits, fallbacks and refusals.
+#include "fleetwatt/models/datasheet_predictor.hpp"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+
+using namespace fleetwatt::models;
+using fleetwatt::workloads::ConfigError;
+using fleetwatt::workloads::JobSpec;
+using fleetwatt::workloads::PhaseProfile;
+using fleetwatt::workloads::Precision;
+
+namespace {
+JobSpec resnet_job(std::uint32_t batch, std::uint32_t gpus = 1) {
+  JobSpec j;
+  j.n_gpus = gpus;
+  j.meta.model = "resnet50";
+  j.meta.batch_size = batch;
+  j.meta.dataset_samples = 1281167;
+  j.meta.input_size = 224;
+  j.meta.workers = 8;
+  return j;
+}
+
+/// Stands in for the table predictor: a fixed profile for any class.
+class FixedPredictor final : public PowerPredictor {
+ public:
+  std::string_view name() const override { return "fixed"; }
+  PhaseProfile predict(const JobSpec&, const GpuHardware&) const override { return {300, 100, 80, 10}; }
+};
+}  // namespace
+
+TEST_CASE("The datasheet step model follows its equations", "[models][datasheet]") {
+  // ResNet-50, batch 256, one A800 (19.5 TFLOP/s FP32, 2039 GB/s), default constants:
+  // op = 256 F / 54 layers; eta = 0.6822 (1 - exp(-8.5 (op/1e9)^0.7)); compute = 256 * 3F / (19.5e12 eta);
+  // memory = 256 * A * 49 B / 2.039e12 B/s; overhead = 1.3 ms + 0.14 ms * 161 tensors;
+  // data = 256 * 3*224*224 * 3.3e-8 s / 8 workers; step = max(compute + memory + overhead, data).
+  const ModelCount m = resnet(50);
+  const double op = 256 * m.forward_flops / 54;
+  const double eta = 0.6822 * (1 - std::exp(-8.5 * std::pow(op / 1e9, 0.7)));
+  const double compute = 256 * 3 * m.forward_flops / (19.5e12 * eta);
+  const double memory = 256 * m.activation_elements * 49 / 2.039e12;
+  const double overhead = 1.3e-3 + 0.14e-3 * 161;
+  const double data = 256 * 3.0 * 224 * 224 * 3.3e-8 / 8;
+  const double step = std::max(compute + memory + overhead, data);
+
+  const DatasheetPredictor p;
+  const StepBreakdown s = p.explain(resnet_job(256), gpu_preset("a800"));
+  CHECK(s.efficiency == Approx(eta));
+  CHECK(s.compute_s == Approx(compute));
+  CHECK(s.memory_s == Approx(memory));
+  CHECK(s.overhead_s == Approx(overhead));
+  CHECK(s.data_s == Approx(data));
+  CHECK(s.step_s == Approx(step));
+  CHECK(s.profile.peak_s == Approx(std::ceil(1281167.0 / 256) * step));
+  // Valley: 5.8 s of epoch-end work plus 12 B/param of checkpoint at 1 GB/s, at the resident floor 62 + 72 W.
+  CHECK(s.profile.valley_s == Approx(5.8 + 25557032.0 * 12 / 1e9));
+  CHECK(s.profile.valley_W == Approx(134.0));
+  // Peak power: floor + 266 W * (compute / step) + 266 W * 0.67 * (memory / step).
+  CHECK(s.profile.peak_W == Approx(134 + 266 * compute / step + 266 * 0.67 * memory / step));
+}
+
+TEST_CASE("Average power falls as the batch shrinks, as the measurements show", "[models][datasheet]") {
+  // Zeus (NSDI'23): ShuffleNetV2 on an A40 draws ~89 W at batch 8 and ~219 W at batch 1024: the fixed
+  // per-step overhead leaves the GPU idle between small steps.
+  const DatasheetPredictor p;
+  double last = 0.0;
+  for (std::uint32_t b : {8u, 32u, 128u, 512u}) {
+    const double w = p.predict(resnet_job(b), gpu_preset("a40")).mean_W();
+    CHECK(w > last);
+    last = w;
+  }
+  // Time per epoch falls with the batch (fewer steps, each with the same fixed overhead).
+  CHECK(p.predict(resnet_job(8), gpu_preset("a40")).epoch_s() >
+        p.predict(resnet_job(256), gpu_preset("a40")).epoch_s());
+}
+
+TEST_CASE("A power limit below the draw caps peak power and stretches compute", "[models][datasheet]") {
+  DatasheetParams capped;
+  capped.power_limit_W = 200.0;
+  const PhaseProfile free = DatasheetPredictor().predict(resnet_job(256), gpu_preset("a800"));
+  const PhaseProfile cap = DatasheetPredictor(capped).predict(resnet_job(256), gpu_preset("a800"));
+  REQUIRE(free.peak_W > 200.0);
+  CHECK(cap.peak_W <= 200.0 + 1e-6);
+  CHECK(cap.peak_s > free.peak_s);
+  CHECK(cap.valley_s == free.valley_s);
+  // A limit above the draw changes nothing.
+  capped.power_limit_W = 399.0;
+  CHECK(DatasheetPredictor(capped).predict(resnet_job(256), gpu_preset("a800")) == free);
+}
+
+TEST_CASE("Data parallelism splits the batch and adds an all-reduce", "[models][datasheet]") {
+  const DatasheetPredictor p;
+  const StepBreakdown one = p.explain(resnet_job(512, 1), gpu_preset("a800"));
+  const StepBreakdown four = p.explain(resnet_job(512, 4), gpu_preset("a800"));
+  CHECK(four.per_gpu_batch == 128.0);
+  CHECK(four.steps_per_epoch == one.steps_per_epoch);
+  CHECK(four.step_s < one.step_s);
+  // Ring all-reduce: 2 (n-1)/n * params * 4 B over NVLink (200 GB/s per direction), half of it exposed.
+  CHECK(four.comm_s == Approx(2 * 0.75 * 25557032.0 * 4 / 200e9 * 0.5));
+}
+
+TEST_CASE("Half precision uses the tensor-core peak", "[models][datasheet]") {
+  JobSpec j = resnet_job(256);
+  j.meta.precision = Precision::bf16;
+  const StepBreakdown s = DatasheetPredictor().explain(j, gpu_preset("a800"));
+  CHECK(s.peak_flops == Approx(312e12));
+  CHECK(s.compute_s < DatasheetPredictor().explain(resnet_job(256), gpu_preset("a800")).compute_s / 10);
+}
+
+TEST_CASE("Jobs that only name a class go to the table fallback", "[models][datasheet]") {
+  JobSpec j;
+  j.job_class = "vit";
+  j.meta.dataset_samples = 1000;
+  const DatasheetPredictor with(DatasheetParams{}, std::make_unique<FixedPredictor>());
+  CHECK(with.predict(j, gpu_preset("a800")) == PhaseProfile{300, 100, 80, 10});
+  CHECK_THROWS_AS(DatasheetPredictor().predict(j, gpu_preset("a800")), ConfigError);
+  // Explicit phases win over everything.
+  j.phases = PhaseProfile{1, 2, 3, 4};
+  CHECK(with.predict(j, gpu_preset("a800")) == PhaseProfile{1, 2, 3, 4});
+}
+
+TEST_CASE("A job may give its own parameters and FLOPs", "[models][datasheet]") {
+  JobSpec j;
+  j.meta.params = 5e6;
+  j.meta.flops_per_sample = 2e9;
+  j.meta.batch_size = 64;
+  j.meta.dataset_samples = 10000;
+  const StepBreakdown s = DatasheetPredictor().explain(j, gpu_preset("v100"));
+  CHECK(s.model.params == 5e6);
+  CHECK(s.training_flops_per_sample == 6e9);
+  j.meta.training_flops_per_sample = 2e9;  // frozen backbone: forward only
+  CHECK(DatasheetPredictor().explain(j, gpu_preset("v100")).training_flops_per_sample == 2e9);
+}
+
+TEST_CASE("Impossible jobs are refused with a clear message", "[models][datasheet]") {
+  const DatasheetPredictor p;
+  JobSpec j = resnet_job(0);
+  CHECK_THROWS_WITH(p.predict(j, gpu_preset("a800")), Catch::Contains("batch_size"));
+  j = resnet_job(32);
+  j.meta.dataset_samples = -5;
+  CHECK_THROWS_WITH(p.predict(j, gpu_preset("a800")), Catch::Contains("dataset_samples"));
+  j = resnet_job(32);
+  j.meta.model = "resnet51";
+  CHECK_THROWS_WITH(p.predict(j, gpu_preset("a800")),
+                    Catch::Contains("unknown model 'resnet51'") && Catch::Contains("resnet50"));
+  // GPT-2 medium training state alone is 16 B x 355 M = 5.7 GB; at batch 64 x 1024 tokens the activations
+  // (1.16 G elements per sample, 4 B) need far more than an RTX 3070's 8 GiB.
+  j = JobSpec{};
+  j.meta.model = "gpt2-medium";
+  j.meta.batch_size = 64;
+  j.meta.dataset_samples = 1e6;
+  CHECK_THROWS_WITH(p.predict(j, gpu_preset("rtx3070")),
+                    Catch::Contains("GiB") && Catch::Contains("rtx3070"));
+}
+
+TEST_CASE("Uncertainty is 15 percent of the dynamic energy share", "[models][datasheet]") {
+  const DatasheetPredictor p;
+  const JobSpec j = resnet_job(256);
+  const PhaseProfile pr = p.predict(j, gpu_preset("a800"));
+  const double dyn_share = (pr.peak_W - pr.valley_W) * pr.peak_s / pr.epoch_energy_J();
+  CHECK(p.uncertainty(j, gpu_preset("a800")).low == Approx(0.15 * dyn_share));
+}
+
+TEST_CASE("The component predictor times FLOPs at its assumed utilisation", "[models][component]") {
+  // 1,281,167 samples x 3 x 8.18 GFLOP / (19.5 TFLOP/s x 0.35) per epoch on one A800;
+  // power = 134 W + 266 W x 0.8 + 266 W x 0.67 x 0.15.
+  const ComponentPredictor p;
+  const PhaseProfile pr = p.predict(resnet_job(256), gpu_preset("a800"));
+  CHECK(pr.peak_s == Approx(1281167.0 * resnet(50).training_flops() / (19.5e12 * 0.35)));
+  CHECK(pr.peak_W == Approx(134 + 266 * 0.8 + 266 * 0.67 * 0.15));
+}
+
+TEST_CASE("A zoo model with its own FLOPs scales its activations with them", "[models][datasheet]") {
+  // Half the FLOPs (e.g. a smaller image): half the activation elements.
+  fleetwatt::workloads::ModelMetadata meta;
+  meta.model = "resnet50";
+  meta.flops_per_sample = resnet(50).forward_flops / 2;
+  const ModelCount m = resolve_model(meta, {});
+  CHECK(m.activation_elements == Approx(resnet(50).activation_elements / 2));
+  CHECK(m.params == resnet(50).params);
+}
+
+TEST_CASE("Class jobs on the fallback get the default band on their power above idle",
+          "[models][datasheet]") {
+  // Fixed profile: 300 W for 100 s, 80 W for 10 s on an A800 (idle 62 W):
+  // dynamic = 238 * 100 + 18 * 10 = 23,980 J of 30,800 J; band = 0.15 * 23980 / 30800.
+  JobSpec j;
+  j.job_class = "vit";
+  const DatasheetPredictor with(DatasheetParams{}, std::make_unique<FixedPredictor>());
+  CHECK(with.uncertainty(j, gpu_preset("a800")).low == Approx(0.15 * 23980.0 / 30800.0));
+}

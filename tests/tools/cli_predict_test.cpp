@@ -1,0 +1,123 @@
+// `fleetwatt predict` end to end: the JSON keys obey E = P T and the PUE, power limits cap and stretch,
+// scenario jobs work (including class-only jobs via the table fallback), and bad input exits 2 naming the
+// problem.
+#include <catch2/catch.hpp>
+#include <regex>
+
+#include "test_support.hpp"
+
+using namespace fleetwatt::test;
+
+namespace {
+std::string fw() {
+  return fleetwatt_binary().string();
+}
+
+double key(const std::string& json, const std::string& name) {
+  const std::regex re("\"" + name + "\": ([-+0-9.eE]+)");
+  std::smatch m;
+  REQUIRE(std::regex_search(json, m, re));
+  return std::stod(m[1]);
+}
+
+const std::string kResnet =
+    " predict --model resnet50 --gpu a100-sxm-80gb --gpus 4 --batch 256 --image 224 --samples 1281167 "
+    "--epochs 90 --pue 1.15 --json";
+}  // namespace
+
+TEST_CASE("predict explains its options", "[cli][predict]") {
+  const auto r = run_command(fw() + " predict --help");
+  CHECK(r.exit_code == 0);
+  for (const char* opt : {"--model", "--gpu", "--gpus", "--batch", "--image", "--seq", "--samples",
+                          "--epochs", "--precision", "--power-limit", "--predictor", "--pue", "--json"})
+    CHECK(r.out.find(opt) != std::string::npos);
+}
+
+TEST_CASE("predict's JSON obeys E = P T, the PUE and the zoo counts", "[cli][predict]") {
+  const auto r = run_command(fw() + kResnet);
+  REQUIRE(r.exit_code == 0);
+  const std::string& j = r.out;
+  // ResNet-50: 25,557,032 parameters; 4.09 GMACs = 8.18 GFLOP forward at 224 (within 2 %).
+  CHECK(key(j, "params") == 25557032.0);
+  CHECK(key(j, "flops_per_sample") == Approx(8.18e9).epsilon(0.02));
+  const double peak_W = key(j, "peak_W"), peak_s = key(j, "peak_s"), valley_W = key(j, "valley_W"),
+               valley_s = key(j, "valley_s");
+  CHECK(key(j, "epoch_s") == Approx(peak_s + valley_s));
+  CHECK(key(j, "avg_power_W") == Approx((peak_W * peak_s + valley_W * valley_s) / (peak_s + valley_s)));
+  CHECK(key(j, "total_s") == Approx(90 * (peak_s + valley_s)));
+  const double gpu = key(j, "gpu_energy_J");
+  CHECK(gpu == Approx(4 * 90 * (peak_W * peak_s + valley_W * valley_s)));
+  CHECK(key(j, "facility_energy_J") == Approx(1.15 * gpu));
+  CHECK(key(j, "energy_low_J") < gpu);
+  CHECK(key(j, "energy_high_J") > gpu);
+  CHECK(peak_W <= 400.0);
+  CHECK(j.find("\"predictor\": \"datasheet\"") != std::string::npos);
+}
+
+TEST_CASE("a power limit below the draw caps peak power and stretches the epoch", "[cli][predict]") {
+  const auto free = run_command(fw() + kResnet);
+  const auto capped = run_command(fw() + kResnet + " --power-limit 200");
+  REQUIRE(free.exit_code == 0);
+  REQUIRE(capped.exit_code == 0);
+  REQUIRE(key(free.out, "peak_W") > 200.0);
+  CHECK(key(capped.out, "peak_W") <= 200.0 + 1e-6);
+  CHECK(key(capped.out, "peak_s") > key(free.out, "peak_s"));
+}
+
+TEST_CASE("predict takes a job from a scenario, class-only jobs included", "[cli][predict]") {
+  // Job 1 names a class and gives model metadata (the datasheet predictor reads the metadata); job 2 names
+  // only a class (the datasheet predictor falls back to the table's class profile).
+  TempDir dir;
+  const auto file = dir.write("s.toml", R"([fleet]
+gpu = "a800"
+[facility]
+pue = 1.3
+[[workload.jobs]]
+id = 1
+n_gpus = 4
+epochs = 2
+class = "vit"
+model = "vit-b16"
+batch_size = 512
+dataset_samples = 1281167
+input_size = 224
+precision = "bf16"
+[[workload.jobs]]
+id = 2
+n_gpus = 4
+class = "vit"
+)");
+  const auto meta = run_command(fw() + " predict --json --predictor datasheet --scenario " + file.string());
+  INFO(meta.err);
+  REQUIRE(meta.exit_code == 0);
+  CHECK(key(meta.out, "params") == 86567656.0);
+  CHECK(key(meta.out, "facility_energy_J") == Approx(1.3 * key(meta.out, "gpu_energy_J")));
+  CHECK(key(meta.out, "total_s") == Approx(2 * key(meta.out, "epoch_s")));
+  const auto cls =
+      run_command(fw() + " predict --json --predictor datasheet --scenario " + file.string() + " --job 2");
+  INFO(cls.err);
+  REQUIRE(cls.exit_code == 0);
+  CHECK(key(cls.out, "peak_W") > 0.0);
+  CHECK(cls.out.find("\"predictor\": \"datasheet\"") != std::string::npos);
+}
+
+TEST_CASE("predict refuses bad input with exit status 2 and one clear line", "[cli][predict]") {
+  struct Case {
+    std::string args, expect;
+  };
+  for (const Case& c : {
+           Case{"--model resnet51 --batch 32 --samples 1000", "resnet50"},             // lists known models
+           Case{"--model resnet50 --gpu h999 --batch 32 --samples 1000", "h100-sxm"},  // lists known GPUs
+           Case{"--model bert-base --image 224 --batch 32 --samples 1000", "--seq"},
+           Case{"--model gpt2-medium --gpu rtx3070 --seq 1024 --batch 64 --samples 1000", "GiB"},
+           Case{"--model resnet50 --batch 0 --samples 1000", "--batch"},
+           Case{"--model resnet50 --batch 32 --samples -5", "--samples"},
+           Case{"--model resnet50 --batch 32 --samples 1000 --precision fp12", "fp12"},
+       }) {
+    const std::string cmd = fw() + " predict " + c.args;
+    const auto r = run_command(cmd);
+    INFO(cmd << "\n" << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(c.expect) != std::string::npos);
+  }
+}

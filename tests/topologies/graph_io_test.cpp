@@ -1,0 +1,136 @@
+// GraphML and DOT readers and the DOT writer: a round trip, and every user-facing error.
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "fleetwatt/topologies/builders.hpp"
+#include "fleetwatt/topologies/graph_io.hpp"
+#include "fleetwatt/topologies/topology_config.hpp"
+#include "test_support.hpp"
+
+using namespace fleetwatt::topologies;
+using fleetwatt::workloads::ConfigError;
+
+namespace {
+const char* kGraphml = R"(<?xml version="1.0" encoding="UTF-8"?>
+<graphml xmlns="http://graphml.graphdrawing.org/xmlns">
+  <key id="k" for="node" attr.name="kind" attr.type="string"/>
+  <key id="n" for="node" attr.name="name" attr.type="string"/>
+  <key id="nd" for="node" attr.name="server" attr.type="int"/>
+  <key id="bw" for="edge" attr.name="bandwidth_gbps" attr.type="double"/>
+  <key id="lat" for="edge" attr.name="latency_us" attr.type="double"/>
+  <graph id="G" edgedefault="undirected">
+    <node id="a"><data key="k">gpu</data><data key="n">g0</data><data key="nd">0</data></node>
+    <node id="b"><data key="k">gpu</data><data key="n">g1</data><data key="nd">1</data></node>
+    <node id="s"><data key="k">leaf</data><data key="n">sw</data></node>
+    <edge source="a" target="s"><data key="bw">400</data><data key="lat">1.5</data></edge>
+    <edge source="b" target="s"><data key="bw">200</data></edge>
+  </graph>
+</graphml>
+)";
+}  // namespace
+
+TEST_CASE("GraphML with typed attributes reads into the topology, in SI units") {
+  std::istringstream in(kGraphml);
+  const Topology t = read_graphml(in, "net.graphml");
+  CHECK(t.vertex_count() == 3);
+  CHECK(t.link_count() == 2);
+  CHECK(t.gpus().size() == 2);
+  CHECK(t.vertex(*t.find("sw")).kind == VertexKind::leaf);
+  CHECK(t.link(0).bandwidth_Bps == Approx(400e9 / 8));
+  CHECK(t.link(0).latency_s == Approx(1.5e-6));
+  CHECK(t.link(1).bandwidth_Bps == Approx(25e9));
+}
+
+TEST_CASE("DOT reads vertex ids as names") {
+  std::istringstream in(R"(graph g {
+  g0 [kind=gpu, server=0];
+  g1 [kind=gpu, server=0];
+  sw [kind=nvswitch];
+  g0 -- sw [bandwidth_gbps=2400];
+  g1 -- sw [bandwidth_gbps=2400, latency_us=0.5];
+})");
+  const Topology t = read_dot(in, "n.dot");
+  CHECK(t.gpus().size() == 2);
+  CHECK(t.vertex(t.gpus()[1]).name == "g1");
+  CHECK(t.link(1).bandwidth_Bps == Approx(300e9));
+}
+
+TEST_CASE("a written DOT file reads back to the same topology") {
+  TopologyConfig c;
+  c.kind = FabricKind::leaf_spine;
+  c.leaves = 2;
+  c.hosts_per_leaf = 2;
+  c.oversubscription = 2.0;
+  const Topology t = build_topology(c, 4, 2);
+  std::ostringstream out;
+  write_dot(t, out);
+  std::istringstream in(out.str());
+  const Topology back = read_dot(in, "back.dot");
+  REQUIRE(back.vertex_count() == t.vertex_count());
+  REQUIRE(back.link_count() == t.link_count());
+  for (std::uint32_t id = 0; id < t.link_count(); ++id) {
+    CHECK(back.link(id).bandwidth_Bps == Approx(t.link(id).bandwidth_Bps));
+    CHECK(back.link(id).latency_s == Approx(t.link(id).latency_s));
+    CHECK(back.link(id).active_W == Approx(t.link(id).active_W));
+  }
+  for (std::size_t g = 0; g < t.gpus().size(); ++g)
+    CHECK(back.vertex(back.gpus()[g]).name == t.vertex(t.gpus()[g]).name);
+  CHECK(back.vertex(*back.find("storage0")).idle_W == Approx(c.storage.server_idle_W));
+}
+
+TEST_CASE("an unknown vertex kind is an error naming the vertex and its line") {
+  std::istringstream in(
+      "graph g {\n  a [kind=gpu, server=0];\n  r [kind=router];\n  a -- r [bandwidth_gbps=1];\n}\n");
+  CHECK_THROWS_WITH(read_dot(in, "bad.dot"), Catch::Contains("bad.dot:3") && Catch::Contains("vertex 'r'") &&
+                                                 Catch::Contains("unknown vertex kind 'router'"));
+}
+
+TEST_CASE("an edge naming an undeclared vertex is a dangling name") {
+  std::istringstream in("graph g {\n  a [kind=gpu, server=0];\n  a -- ghost [bandwidth_gbps=1];\n}\n");
+  CHECK_THROWS_WITH(read_dot(in, "d.dot"), Catch::Contains("vertex 'ghost' has no kind"));
+}
+
+TEST_CASE("a GraphML edge to an unknown node id is refused") {
+  std::string text = kGraphml;
+  text.replace(text.find("source=\"b\""), 10, "source=\"q\"");
+  std::istringstream in(text);
+  CHECK_THROWS_AS(read_graphml(in, "net.graphml"), ConfigError);
+}
+
+TEST_CASE("missing or non-positive bandwidth and unknown attributes are refused") {
+  SECTION("missing") {
+    std::istringstream in("graph g { a [kind=gpu, server=0]; b [kind=gpu, server=0]; a -- b; }");
+    CHECK_THROWS_WITH(read_dot(in, "m.dot"), Catch::Contains("edge a -- b has no bandwidth_gbps"));
+  }
+  SECTION("zero") {
+    std::istringstream in(
+        "graph g { a [kind=gpu, server=0]; b [kind=gpu, server=0]; a -- b [bandwidth_gbps=0]; }");
+    CHECK_THROWS_WITH(read_dot(in, "z.dot"), Catch::Contains("bandwidth must be positive"));
+  }
+  SECTION("not a number") {
+    std::istringstream in(
+        "graph g { a [kind=gpu, server=0]; b [kind=gpu, server=0]; a -- b [bandwidth_gbps=fast]; }");
+    CHECK_THROWS_WITH(read_dot(in, "n.dot"), Catch::Contains("'fast' is not a number"));
+  }
+  SECTION("unknown attribute") {
+    std::istringstream in("graph g { a [kind=gpu, server=0, colour=red]; }");
+    CHECK_THROWS_WITH(read_dot(in, "u.dot"), Catch::Contains("unknown vertex attribute 'colour'"));
+  }
+}
+
+TEST_CASE("a disconnected GPU in a file is refused, and a syntax error is reported as such") {
+  std::istringstream in("graph g { a [kind=gpu, server=0]; b [kind=gpu, server=1]; }");
+  CHECK_THROWS_WITH(read_dot(in, "x.dot"), Catch::Contains("disconnected"));
+  std::istringstream bad("graph g { a -- ; }");
+  CHECK_THROWS_WITH(read_dot(bad, "y.dot"), Catch::Contains("y.dot") && Catch::Contains("cannot parse DOT"));
+}
+
+TEST_CASE("read_topology_file dispatches on the extension and refuses others") {
+  fleetwatt::test::TempDir dir;
+  const auto f = dir.write("n.graphml", kGraphml);
+  CHECK(read_topology_file(f).gpus().size() == 2);
+  CHECK_THROWS_WITH(read_topology_file(dir.write("n.json", "{}")),
+                    Catch::Contains("unknown topology file type"));
+  CHECK_THROWS_WITH(read_topology_file(dir / "absent.dot"), Catch::Contains("cannot open"));
+}

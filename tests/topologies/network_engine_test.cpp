@@ -1,0 +1,165 @@
+// The engine with a [topology]: a job's epoch = compute + exposed communication (+ I/O), each at its power
+// level; the network's power in IT energy; packed versus spread placement of the shipped scenarios.
+#include <fmt/format.h>
+#include <catch2/catch.hpp>
+
+#include "fleetwatt/models/predictor_registry.hpp"
+#include "fleetwatt/sim/engine.hpp"
+#include "fleetwatt/sim/network_model.hpp"
+#include "fleetwatt/workloads/job_generator.hpp"
+#include "fleetwatt/workloads/scenario_loader.hpp"
+#include "test_support.hpp"
+
+using namespace fleetwatt;
+
+namespace {
+
+struct Run {
+  workloads::Scenario scenario;
+  std::unique_ptr<models::PowerPredictor> predictor;
+  std::unique_ptr<sim::Engine> engine;
+};
+
+Run run(const workloads::Scenario& s) {
+  Run r;
+  r.scenario = s;
+  r.predictor = models::PredictorRegistry::with_builtins().make(s.predictor);
+  r.engine =
+      std::make_unique<sim::Engine>(sim::engine_setup(s), workloads::build_workload(s), *r.predictor,
+                                    sim::make_scheduler(s.scheduler), sim::make_placement(s.scheduler));
+  r.engine->run();
+  return r;
+}
+
+// Two one-GPU servers under one leaf switch (and one spine), no storage. One job: explicit phases (peak 300 W
+// for 100 s, valley 80 W for 10 s), 1e9 parameters in fp32 (S = 4 GB all-reduced per step), 100 steps.
+const char* kTwoServers = R"(
+[fleet]
+nodes = {}
+gpus_per_node = 1
+gpu = "a800"
+gpu_idle_w = 60.0
+node_base_w = 0.0
+[topology]
+kind = "leaf_spine"
+hosts_per_leaf = 2
+spines = 1
+nic_gbps = 400
+pcie_gbps = 256
+link_latency_us = 1
+alpha_us = 5
+comm_overlap = 0.7
+storage_servers = 0
+{}
+[workload]
+horizon_s = 1000
+[[workload.jobs]]
+n_gpus = 2
+epochs = 2
+peak_w = 300.0
+peak_s = 100.0
+valley_w = 80.0
+valley_s = 10.0
+params = 1e9
+batch_size = 64
+dataset_samples = 6400
+)";
+
+/// The scenario with `nodes` servers and extra [topology] lines.
+std::string with(const char* extra, int nodes = 2) {
+  return fmt::format(fmt::runtime(kTwoServers), nodes, extra);
+}
+
+}  // namespace
+
+TEST_CASE("an epoch's peak is compute plus the exposed part of the ring all-reduce") {
+  const auto r = run(workloads::parse_scenario(with(""), "two.toml"));
+  const auto& job = r.engine->jobs().at(0);
+  REQUIRE(job.state == sim::JobState::finished);
+  // Ring all-reduce over p = 2 GPUs: 2(p-1)/p * S / B + 2(p-1)(alpha + path latency), B = PCIe 32 GB/s (the
+  // narrowest link), path GPU-PCIe-NIC-leaf-NIC-PCIe-GPU = 2 + 2 + 1 + 1 + 2 + 2 = 10 us.
+  const double S = 4e9, B = 32e9, allreduce = S / B + 2 * (5e-6 + 10e-6);
+  // Per step: compute 1 s, backward 2/3 s; at most 70 % of the all-reduce hides behind it.
+  const double exposed_per_step = allreduce - std::min(0.7 * allreduce, 2.0 / 3.0);
+  const double comm = 100 * exposed_per_step;
+  CHECK(job.comm_s == Approx(2 * comm));
+  CHECK(job.compute_s == Approx(2 * 100.0));
+  CHECK(job.io_s == 0.0);
+  CHECK((job.end - job.start).seconds() == Approx(2 * (100 + comm + 10)).epsilon(1e-9));
+  // Exposed communication at idle + 30 % of the way to peak: 60 + 0.3 * 240 = 132 W.
+  const double comm_W = 60 + 0.3 * (300 - 60);
+  CHECK(job.comm_J == Approx(2 * 2 * comm_W * comm));
+  CHECK(job.energy_J == Approx(2 * 2 * (300 * 100 + comm_W * comm + 80 * 10)).epsilon(1e-6));
+}
+
+TEST_CASE("the network's idle and active power are part of IT energy") {
+  const auto with_net = run(workloads::parse_scenario(with(""), "two.toml"));
+  const auto& job = with_net.engine->jobs().at(0);
+  const double busy_s = (job.end - job.start).seconds();
+  // 1 leaf + 1 spine at 250 W, the leaf-spine link and two NIC links at 2 x 10 W idle, two NICs at 15 W;
+  // while the job runs its ring keeps both NIC links (+2 x 3 W each) and both NICs (+8 W each) active.
+  const double idle_W = 2 * 250.0 + 3 * 20.0 + 2 * 15.0;
+  const double active_W = 2 * 6.0 + 2 * 8.0;
+  const double network_J = idle_W * 1000 + active_W * busy_s;
+  CHECK(with_net.engine->ledger().it_energy_J() - with_net.engine->ledger().gpu_energy_J() ==
+        Approx(network_J).epsilon(1e-9));
+}
+
+TEST_CASE("rings of two jobs sharing a saturated link stretch both jobs' epochs") {
+  // Four one-GPU servers, two per leaf, 2:1 oversubscribed: each leaf's uplink carries 2 x 50 / 2 = 50 GB/s.
+  // "spread" puts both 2-GPU jobs across the two leaves. Alone, a ring runs at min(PCIe 32, NIC 50,
+  // uplink 50) = 32 GB/s; together the rings share the uplinks at 25 GB/s each. Shares are taken at epoch
+  // starts: job 1's first epoch began before job 2 started (alone); every later epoch is shared.
+  std::string text = with("oversubscription = 2.0", 4);
+  text += R"(
+[[workload.jobs]]
+n_gpus = 2
+epochs = 2
+peak_w = 300.0
+peak_s = 100.0
+valley_w = 80.0
+valley_s = 10.0
+params = 1e9
+batch_size = 64
+dataset_samples = 6400
+[scheduler]
+placement = "spread"
+)";
+  const auto r = run(workloads::parse_scenario(text, "four.toml"));
+  const double S = 4e9, lat = 2 * (5e-6 + 12e-6);
+  const auto exposed = [&](double B) {
+    const double t = S / B + lat;
+    return 100 * (t - std::min(0.7 * t, 2.0 / 3.0));
+  };
+  const auto& jobs = r.engine->jobs();
+  REQUIRE(jobs.size() == 2);
+  CHECK(exposed(25e9) > exposed(32e9));
+  CHECK(jobs[0].comm_s == Approx(exposed(32e9) + exposed(25e9)));
+  CHECK(jobs[1].comm_s == Approx(2 * exposed(25e9)));
+}
+
+TEST_CASE("the shipped spread scenario shows longer epochs, more communication and more energy than packed") {
+  const auto dir = fleetwatt::test::source_dir() / "workloads" / "scenarios";
+  const auto packed = run(workloads::load_scenario(dir / "placement-packed.toml"));
+  const auto spread = run(workloads::load_scenario(dir / "placement-spread.toml"));
+  const auto& pj = packed.engine->jobs();
+  const auto& sj = spread.engine->jobs();
+  REQUIRE(pj.size() == sj.size());
+  double p_energy = 0, s_energy = 0;
+  for (std::size_t i = 0; i < pj.size(); ++i) {
+    REQUIRE(pj[i].state == sim::JobState::finished);
+    REQUIRE(sj[i].state == sim::JobState::finished);
+    CHECK(sj[i].compute_s == Approx(pj[i].compute_s));  // same compute either way
+    CHECK(sj[i].comm_s > 2 * pj[i].comm_s);
+    CHECK((sj[i].end - sj[i].start) > (pj[i].end - pj[i].start));
+    p_energy += pj[i].energy_J;
+    s_energy += sj[i].energy_J;
+  }
+  CHECK(s_energy > p_energy);
+  CHECK(spread.engine->summary().it_energy_J > packed.engine->summary().it_energy_J);
+}
+
+TEST_CASE("a bad [topology] key in a scenario is a ConfigError at its line") {
+  const auto s = workloads::parse_scenario(with("fabric = \"mesh\""), "bad.toml");
+  CHECK_THROWS_WITH(sim::engine_setup(s), Catch::Contains("bad.toml:") && Catch::Contains("fabric"));
+}

@@ -1,0 +1,101 @@
+// The [topology] table: keys, units, defaults, and errors located at the offending key.
+#include <catch2/catch.hpp>
+
+#include "fleetwatt/topologies/topology_config.hpp"
+
+using namespace fleetwatt::topologies;
+using fleetwatt::workloads::ConfigError;
+using fleetwatt::workloads::ParamSet;
+using fleetwatt::workloads::ParamValue;
+using fleetwatt::workloads::SourceLocation;
+
+namespace {
+struct TableBuilder {
+  ParamSet p{"topology", SourceLocation{"s.toml", 10, 1}};
+  std::uint32_t line = 11;
+  template <typename T>
+  TableBuilder& set(const std::string& key, T v) {
+    p.set(key, ParamValue{v, SourceLocation{"s.toml", line++, 1}});
+    return *this;
+  }
+};
+}  // namespace
+
+TEST_CASE("a fat-tree table with units in key names becomes SI values") {
+  TableBuilder t;
+  t.set("kind", std::string("fat_tree"))
+      .set("k", std::int64_t{8})
+      .set("nic_gbps", 400.0)
+      .set("link_latency_us", 2.0)
+      .set("storage_servers", std::int64_t{2})
+      .set("storage_gbps", 200.0)
+      .set("comm_overlap", 0.5)
+      .set("allreduce", std::string("hierarchical"));
+  const auto c = parse_topology_config(t.p, "/scen");
+  CHECK(c.kind == FabricKind::fat_tree);
+  CHECK(c.k == 8);
+  CHECK(c.nic_link.bandwidth_Bps == Approx(400e9 / 8));
+  CHECK(c.fabric.link.bandwidth_Bps == Approx(400e9 / 8));  // defaults to the NIC speed
+  CHECK(c.fabric.link.latency_s == Approx(2e-6));
+  CHECK(c.storage.servers == 2);
+  CHECK(c.storage.link.bandwidth_Bps == Approx(25e9));
+  CHECK(c.training.comm_overlap == 0.5);
+  CHECK(c.allreduce == AllReduceAlgorithm::hierarchical);
+}
+
+TEST_CASE("an unknown [topology] key is an error naming it") {
+  TableBuilder t;
+  t.set("kind", std::string("fat_tree")).set("kay", std::int64_t{4});
+  CHECK_THROWS_AS(parse_topology_config(t.p, "."), ConfigError);
+}
+
+TEST_CASE("an unknown fabric kind lists the known ones, at its line") {
+  TableBuilder t;
+  t.set("kind", std::string("butterfly"));
+  CHECK_THROWS_WITH(parse_topology_config(t.p, "."),
+                    Catch::Contains("s.toml:11:1") && Catch::Contains("topology.kind") &&
+                        Catch::Contains("butterfly") && Catch::Contains("leaf_spine"));
+}
+
+TEST_CASE("an odd fat-tree k, a zero bandwidth and an overlap above one are refused") {
+  SECTION("odd k") {
+    TableBuilder t;
+    t.set("k", std::int64_t{5});
+    CHECK_THROWS_WITH(parse_topology_config(t.p, "."),
+                      Catch::Contains("topology.k") && Catch::Contains("even"));
+  }
+  SECTION("zero bandwidth") {
+    TableBuilder t;
+    t.set("nic_gbps", 0.0);
+    CHECK_THROWS_WITH(parse_topology_config(t.p, "."), Catch::Contains("topology.nic_gbps"));
+  }
+  SECTION("overlap") {
+    TableBuilder t;
+    t.set("comm_overlap", 1.5);
+    CHECK_THROWS_WITH(parse_topology_config(t.p, "."), Catch::Contains("topology.comm_overlap"));
+  }
+}
+
+TEST_CASE("a relative topology file resolves against the scenario's folder") {
+  TableBuilder t;
+  t.set("file", std::string("net.dot"));
+  const auto c = parse_topology_config(t.p, "/data/scen");
+  CHECK(c.kind == FabricKind::file);
+  CHECK(c.file == std::filesystem::path("/data/scen/net.dot"));
+}
+
+TEST_CASE("build_topology picks the smallest fat-tree that holds the fleet") {
+  TopologyConfig c;                             // fat_tree, k unset
+  const Topology t = build_topology(c, 20, 4);  // k = 4 holds 16 hosts, k = 6 holds 54
+  CHECK(t.count(VertexKind::core) == 9);
+  CHECK(t.gpus().size() == 80);
+  CHECK(t.count(VertexKind::storage) == c.storage.servers);
+}
+
+TEST_CASE("a fabric too small for the fleet is a ConfigError") {
+  TopologyConfig c;
+  c.kind = FabricKind::leaf_spine;
+  c.leaves = 2;
+  c.hosts_per_leaf = 4;
+  CHECK_THROWS_WITH(build_topology(c, 9, 4), Catch::Contains("8 host slots") && Catch::Contains("9 nodes"));
+}

@@ -1,0 +1,32 @@
+// The README's scenario reference is a real scenario: it parses, so the documentation cannot drift from
+// the schema.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+
+#include "fleetwatt/workloads/scenario_loader.hpp"
+#include "test_support.hpp"
+
+using namespace fleetwatt;
+
+TEST_CASE("the README's scenario reference parses as a scenario", "[scenario][readme]") {
+  std::ifstream in(test::source_dir() / "README.md");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string readme = ss.str();
+  const auto heading = readme.find("## Scenario reference");
+  REQUIRE(heading != std::string::npos);
+  const auto start = readme.find("```toml\n", heading);
+  REQUIRE(start != std::string::npos);
+  const auto end = readme.find("```\n", start + 8);
+  const std::string toml = readme.substr(start + 8, end - start - 8);
+  test::TempDir dir;
+  dir.write("jobs.csv",
+            "job_id,submit_s,n_gpus,epochs,peak_s,peak_W,valley_s,valley_W\n100,0,4,2,10,250,1,60\n");
+  auto s = workloads::load_scenario(dir.write("reference.toml", toml));
+  CHECK(s.fleet.nodes == 1000);
+  CHECK(s.workload.jobs.size() == 2);
+  REQUIRE(s.workload.generator);
+  CHECK(s.workload.generator->mix.size() == 1);
+  CHECK(s.predictor.classes.size() == 1);
+}

@@ -1,0 +1,296 @@
+// `fleetwatt predict`: one job's per-GPU phase profile, epoch and total time, GPU and facility energy with
+// its uncertainty band, from flags or from a job of a scenario file, with the predictor and presets that made
+// it.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <iostream>
+#include <optional>
+
+#include "commands.hpp"
+#include "fleetwatt/models/datasheet_predictor.hpp"
+#include "fleetwatt/models/gpu_hardware.hpp"
+#include "fleetwatt/models/model_zoo.hpp"
+#include "fleetwatt/models/predictor_registry.hpp"
+#include "fleetwatt/workloads/input_error.hpp"
+#include "fleetwatt/workloads/scenario_loader.hpp"
+
+namespace fleetwatt::tools {
+namespace {
+
+using workloads::ConfigError;
+using workloads::Precision;
+
+struct PredictOptions {
+  std::string model, gpu = "a100-sxm-80gb", precision = "fp32";
+  std::optional<std::string> predictor;  ///< default: datasheet, or the scenario's
+  std::string scenario, gpu_file;
+  std::optional<std::int64_t> job_id;
+  std::uint32_t gpus = 1, batch = 0, image = 0, seq = 0, epochs = 1, workers = 0;
+  double samples = 0.0, params = 0.0, flops = 0.0, pue = 1.0, power_limit = 0.0;
+  bool json = false;
+};
+
+ConfigError flag_error(const std::string& flag, const std::string& message) {
+  return ConfigError({"command line", 0, 0}, flag, message);
+}
+
+Precision parse_precision(const std::string& s) {
+  if (s == "fp32") return Precision::fp32;
+  if (s == "tf32") return Precision::tf32;
+  if (s == "fp16") return Precision::fp16;
+  if (s == "bf16") return Precision::bf16;
+  if (s == "fp8") return Precision::fp8;
+  throw flag_error("--precision", fmt::format("'{}' is not one of fp32, tf32, bf16, fp16, fp8", s));
+}
+
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      out += fmt::format("\\u{:04x}", static_cast<int>(c));
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+/// The job, GPU, PUE and predictor configuration, from a scenario file or from the flags.
+struct Request {
+  workloads::JobSpec job;
+  models::GpuHardware gpu;
+  double pue = 1.0;
+  workloads::PredictorConfig predictor;
+};
+
+Request build_request(const PredictOptions& o) {
+  Request r;
+  std::vector<models::GpuHardware> user_gpus;
+  if (!o.gpu_file.empty()) user_gpus = models::load_gpu_preset_file(o.gpu_file);
+  const auto find_gpu = [&](const std::string& id, const workloads::SourceLocation& where) {
+    try {
+      return models::find_gpu(id, user_gpus);
+    } catch (const std::out_of_range& e) {
+      throw ConfigError(where, "gpu", e.what());
+    }
+  };
+  if (!o.scenario.empty()) {
+    const workloads::Scenario s = workloads::load_scenario(o.scenario);
+    if (s.workload.jobs.empty())
+      throw ConfigError({o.scenario, 0, 0}, "workload.jobs",
+                        "the scenario lists no [[workload.jobs]] to predict");
+    const workloads::JobSpec* job = &s.workload.jobs.front();
+    if (o.job_id) {
+      job = nullptr;
+      for (const auto& j : s.workload.jobs)
+        if (j.id == *o.job_id) job = &j;
+      if (job == nullptr)
+        throw flag_error("--job", fmt::format("no job with id {} in {}", *o.job_id, o.scenario));
+    }
+    r.job = *job;
+    r.gpu = find_gpu(s.fleet.gpu, s.fleet.gpu_origin);
+    if (s.fleet.gpu_idle_W) r.gpu.idle_W = *s.fleet.gpu_idle_W;
+    if (s.fleet.gpu_tdp_W) r.gpu.tdp_W = *s.fleet.gpu_tdp_W;
+    r.pue = s.facility.pue;
+    r.predictor = s.predictor;
+    return r;
+  }
+  if (o.model.empty() && !(o.flops > 0.0))
+    throw flag_error("--model",
+                     fmt::format("give --model (one of: {}) or --flops and --params", models::zoo_names()));
+  if (!o.model.empty() && !models::is_zoo_model(o.model) && !(o.flops > 0.0))
+    throw flag_error("--model",
+                     fmt::format("unknown model '{}'; known models: {}", o.model, models::zoo_names()));
+  if (o.image && o.seq) throw flag_error("--seq", "give --image or --seq, not both");
+  for (const auto& e : models::zoo_entries()) {
+    if (e.name != o.model) continue;
+    if (o.seq && e.input_kind == "image")
+      throw flag_error("--seq", fmt::format("{} takes images: use --image", o.model));
+    if (o.image && e.input_kind == "sequence")
+      throw flag_error("--image", fmt::format("{} takes sequences: use --seq", o.model));
+  }
+  auto& m = r.job.meta;
+  m.model = o.model;
+  m.params = o.params;
+  m.flops_per_sample = o.flops;
+  m.batch_size = o.batch;
+  m.dataset_samples = o.samples;
+  m.input_size = o.image ? o.image : o.seq;
+  m.workers = o.workers;
+  m.precision = parse_precision(o.precision);
+  r.job.n_gpus = o.gpus;
+  r.job.epochs = o.epochs;
+  r.job.class_origin = {"command line", 0, 0};
+  r.gpu = find_gpu(o.gpu, {"command line", 0, 0});
+  r.pue = o.pue;
+  r.predictor.kind = o.predictor.value_or("datasheet");
+  r.predictor.kind_origin = {"command line", 0, 0};
+  return r;
+}
+
+int predict(const PredictOptions& o) {
+  Request r = build_request(o);
+  if (o.predictor) {
+    r.predictor.kind = *o.predictor;
+    r.predictor.kind_origin = {"command line", 0, 0};
+  }
+  if (o.power_limit > 0.0) {
+    if (r.predictor.kind != "datasheet")
+      throw flag_error(
+          "--power-limit",
+          fmt::format("predictor '{}' does not model power limits; use datasheet", r.predictor.kind));
+    r.predictor.params.set("power_limit_w", {o.power_limit, {"command line", 0, 0}});
+  }
+  if (o.pue != 1.0) r.pue = o.pue;
+  const auto predictor = models::PredictorRegistry::with_builtins().make(r.predictor);
+  const workloads::PhaseProfile p = predictor->predict(r.job, r.gpu);
+  const models::UncertaintyBand band = predictor->uncertainty(r.job, r.gpu);
+
+  // Counts and the datasheet working, when the job carries model metadata.
+  std::optional<models::StepBreakdown> step;
+  if (const auto* ds = dynamic_cast<const models::DatasheetPredictor*>(predictor.get());
+      ds != nullptr && models::DatasheetPredictor::has_metadata(r.job))
+    step = ds->explain(r.job, r.gpu);
+  std::optional<models::ModelCount> counts;
+  if (models::DatasheetPredictor::has_metadata(r.job))
+    counts = models::resolve_model(r.job.meta, r.job.class_origin);
+
+  const double epoch_s = p.epoch_s();
+  const double total_s = epoch_s * r.job.epochs;
+  const double gpu_energy = p.epoch_energy_J() * r.job.epochs * r.job.n_gpus;
+  const double facility = models::facility_energy_J(gpu_energy, r.pue);
+  const double params = counts ? counts->params : 0.0;
+  const double flops = counts ? counts->forward_flops : 0.0;
+
+  if (o.json) {
+    std::string out = "{";
+    const auto num = [&](const char* key, double v) {
+      out += fmt::format("{}\"{}\": {}", out.size() > 1 ? ", " : "", key, v);
+    };
+    const auto str = [&](const char* key, std::string_view v) {
+      out += fmt::format("{}\"{}\": {}", out.size() > 1 ? ", " : "", key, json_string(v));
+    };
+    str("model", counts ? counts->name : r.job.job_class);
+    str("gpu", r.gpu.id);
+    num("n_gpus", r.job.n_gpus);
+    num("epochs", r.job.epochs);
+    num("params", params);
+    num("flops_per_sample", flops);
+    num("training_flops_per_sample",
+        step ? step->training_flops_per_sample : (counts ? counts->training_flops() : 0.0));
+    num("peak_W", p.peak_W);
+    num("peak_s", p.peak_s);
+    num("valley_W", p.valley_W);
+    num("valley_s", p.valley_s);
+    num("epoch_s", epoch_s);
+    num("avg_power_W", p.mean_W());
+    num("total_s", total_s);
+    num("gpu_energy_J", gpu_energy);
+    num("facility_energy_J", facility);
+    num("pue", r.pue);
+    num("energy_low_J", gpu_energy * (1.0 - band.low));
+    num("energy_high_J", gpu_energy * (1.0 + band.high));
+    num("facility_energy_low_J", facility * (1.0 - band.low));
+    num("facility_energy_high_J", facility * (1.0 + band.high));
+    if (step) {
+      num("step_s", step->step_s);
+      num("steps_per_epoch", step->steps_per_epoch);
+      num("efficiency", step->efficiency);
+      num("power_limit_W", step->power_limit_W);
+    }
+    str("predictor", predictor->name());
+    str("gpu_source", r.gpu.source);
+    std::cout << out << "}\n";
+    return 0;
+  }
+
+  std::cout << fmt::format("job        {} on {} x {} ({}), {} epoch(s)\n",
+                           counts ? counts->name : r.job.job_class, r.job.n_gpus, r.gpu.id, r.gpu.name,
+                           r.job.epochs);
+  if (counts)
+    std::cout << fmt::format(
+        "model      {:.0f} parameters, {:.4g} GFLOP forward per sample (1 MAC = 2 FLOP), "
+        "{:.4g} GFLOP per training sample\n",
+        params, flops / 1e9, (step ? step->training_flops_per_sample : counts->training_flops()) / 1e9);
+  if (step) {
+    std::cout << fmt::format(
+        "step       {:.4g} ms: compute {:.4g} ms at {:.1f} % of {:.4g} TFLOP/s, memory {:.4g} ms, overhead "
+        "{:.4g} "
+        "ms, all-reduce {:.4g} ms, data loading bound {:.4g} ms; {:.0f} steps per epoch\n",
+        1e3 * step->step_s, 1e3 * step->compute_s * step->dvfs_slowdown, 100 * step->efficiency,
+        step->peak_flops / 1e12, 1e3 * step->memory_s, 1e3 * step->overhead_s, 1e3 * step->comm_s,
+        1e3 * step->data_s, step->steps_per_epoch);
+    std::cout << fmt::format(
+        "power      {:.1f} W = floor {:.1f} + dynamic {:.1f} + memory/IO {:.1f} (limit {:.0f} W{})\n",
+        p.peak_W, step->peak_power.idle_W, step->peak_power.dynamic_W, step->peak_power.mem_io_W,
+        step->power_limit_W,
+        step->dvfs_slowdown > 1.0 ? fmt::format(", compute stretched x{:.3f}", step->dvfs_slowdown) : "");
+  }
+  std::cout << fmt::format(
+      "phases     peak {:.1f} W for {:.1f} s, valley {:.1f} W for {:.1f} s (per GPU, per epoch)\n", p.peak_W,
+      p.peak_s, p.valley_W, p.valley_s);
+  std::cout << fmt::format("epoch      {:.1f} s, average {:.1f} W per GPU\n", epoch_s, p.mean_W());
+  std::cout << fmt::format("total      {:.1f} s ({:.2f} h)\n", total_s, total_s / 3600.0);
+  std::cout << fmt::format(
+      "energy     GPUs {:.4g} J ({:.2f} kWh), band {:.4g} .. {:.4g} J (-{:.1f} % / +{:.1f} %)\n", gpu_energy,
+      gpu_energy / 3.6e6, gpu_energy * (1 - band.low), gpu_energy * (1 + band.high), 100 * band.low,
+      100 * band.high);
+  std::cout << fmt::format("facility   {:.4g} J ({:.2f} kWh) at PUE {:.3g}\n", facility, facility / 3.6e6,
+                           r.pue);
+  std::cout << fmt::format("predictor  {}; GPU preset {} ({})\n", predictor->name(), r.gpu.id, r.gpu.source);
+  return 0;
+}
+
+}  // namespace
+
+void add_predict_command(CLI::App& app, Action& action) {
+  auto o = std::make_shared<PredictOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "predict", "Predict one job's per-GPU phases, time and energy from its model and GPU (no simulation)");
+  cmd->footer(
+      "Example:\n  fleetwatt predict --model resnet50 --gpu a100-sxm-80gb --gpus 4 --batch 256 --image 224 "
+      "--samples 1281167 --epochs 90 --pue 1.15\n"
+      "FLOPs count 2 per multiply-accumulate; a training step costs 3 forward passes.");
+  cmd->add_option("--model", o->model, "Zoo model (see `fleetwatt list`), or a name for --params/--flops");
+  cmd->add_option("--gpu", o->gpu, "GPU preset id (see `fleetwatt list`)")->capture_default_str();
+  cmd->add_option("--gpu-file", o->gpu_file, "TOML file of extra GPU presets ([[gpu]] tables)");
+  cmd->add_option("--gpus", o->gpus, "GPUs the job uses (data parallel)")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1u << 20));
+  cmd->add_option("--batch", o->batch, "Global batch size, samples")->check(CLI::Range(1u, 1u << 30));
+  cmd->add_option("--image", o->image, "Image side, pixels (image models)")->check(CLI::Range(1u, 1u << 16));
+  cmd->add_option("--seq", o->seq, "Sequence length, tokens (sequence models)")
+      ->check(CLI::Range(1u, 1u << 24));
+  cmd->add_option("--samples", o->samples, "Samples per epoch")->check(CLI::PositiveNumber);
+  cmd->add_option("--epochs", o->epochs, "Epochs")->capture_default_str()->check(CLI::Range(1u, 1u << 24));
+  cmd->add_option("--workers", o->workers, "Data-loader workers (0: the predictor's default)");
+  cmd->add_option("--params", o->params, "Trainable parameters (for a model not in the zoo)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--flops", o->flops, "Forward FLOPs per sample (for a model not in the zoo)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--precision", o->precision, "Training precision: fp32, tf32, bf16, fp16 or fp8")
+      ->capture_default_str();
+  cmd->add_option("--power-limit", o->power_limit, "GPU power limit, W (below the TDP it caps peak power)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option(
+      "--predictor", o->predictor,
+      "Predictor name (see `fleetwatt list`); default datasheet, or the scenario's with --scenario");
+  cmd->add_option("--pue", o->pue, "Facility PUE for the facility energy")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 10.0));
+  cmd->add_option("--scenario", o->scenario, "Take the job, GPU, PUE and predictor from this scenario TOML");
+  cmd->add_option("--job", o->job_id, "With --scenario: the id of the job to predict (default: the first)");
+  cmd->add_flag("--json", o->json, "Print one JSON object (SI units) instead of text");
+  cmd->callback([&action, o] {
+    action = [o] {
+      if (o->scenario.empty() && (o->batch == 0 || !(o->samples > 0.0)))
+        throw ConfigError({"command line", 0, 0}, o->batch == 0 ? "--batch" : "--samples",
+                          "is required (or give --scenario)");
+      return predict(*o);
+    };
+  });
+}
+
+}  // namespace fleetwatt::tools

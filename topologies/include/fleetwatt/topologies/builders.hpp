@@ -1,0 +1,88 @@
+// Topology generators: a GPU server (NVSwitch or PCIe), network fabrics (k-ary fat-tree, two-tier
+// leaf-spine with oversubscription, dragonfly, 2-D/3-D torus, ring) and a whole fleet = servers + a fabric +
+// storage. Scenarios describe generators, not elements; these functions build the elements.
+#pragma once
+
+#include <cstdint>
+#include <variant>
+#include <vector>
+
+#include "fleetwatt/topologies/topology.hpp"
+
+namespace fleetwatt::topologies {
+
+enum class NodeFabric { nvswitch, pcie };
+
+/// One GPU server. Bandwidths are bytes/s per direction.
+struct NodeSpec {
+  std::uint32_t gpus = 4;
+  NodeFabric fabric = NodeFabric::nvswitch;
+  std::uint32_t nics = 1;
+  LinkSpec nvlink{300e9, 1e-6, 0.0, 0.0};    ///< per GPU to the NVSwitch (A100: 600 GB/s both ways)
+  LinkSpec pcie{32e9, 2e-6, 0.0, 0.0};       ///< PCIe 4.0 x16 per direction, GPU/NIC to a PCIe switch
+  LinkSpec pcie_root{64e9, 2e-6, 0.0, 0.0};  ///< PCIe switch to the host root complex (PCIe variant)
+  double nic_idle_W = 15.0;                  ///< a 200-400 Gb/s NIC at rest
+  double nic_active_W = 8.0;                 ///< extra while it carries traffic
+  double nvswitch_idle_W = 0.0;              ///< counted in node base power by default
+};
+
+/// Vertices of one built server.
+struct NodeVertices {
+  std::vector<Vertex> gpus;
+  std::vector<Vertex> nics;
+};
+
+/// Adds server `node` to `topo`.
+NodeVertices build_node(Topology& topo, std::uint32_t node, const NodeSpec& spec);
+
+/// Common parameters of a network fabric's switches and links.
+struct FabricSpec {
+  LinkSpec link{50e9, 1e-6, 20.0, 26.0};  ///< switch-to-switch link (400 Gb/s; two ports' power)
+  double switch_idle_W = 250.0;           ///< chassis, fans, ASIC static power per switch
+};
+
+/// Where servers and storage attach to a built fabric.
+struct NetworkPorts {
+  std::vector<Vertex> host_ports;     ///< one entry per host slot: the switch a server's NICs link to
+  std::vector<Vertex> storage_ports;  ///< switches storage servers link to (round robin)
+};
+
+/// k-ary fat-tree (Al-Fares et al. 2008): k pods of k/2 edge (leaf) and k/2 aggregation (spine) switches,
+/// (k/2)^2 core switches, k^3/4 host slots. k must be even and >= 2.
+NetworkPorts build_fat_tree(Topology& topo, std::uint32_t k, const FabricSpec& fabric);
+
+/// Two-tier leaf-spine: every leaf links to every spine. Each leaf has `hosts_per_leaf` host slots of
+/// `host_Bps`; its uplink capacity is hosts_per_leaf * host_Bps / oversubscription, split evenly over the
+/// spines (fabric.link.bandwidth_Bps is ignored).
+NetworkPorts build_leaf_spine(Topology& topo, std::uint32_t leaves, std::uint32_t spines,
+                              std::uint32_t hosts_per_leaf, double host_Bps, double oversubscription,
+                              const FabricSpec& fabric);
+
+/// Dragonfly (Kim et al. 2008): `groups` groups of `routers` routers, all-to-all inside a group; each router
+/// has `global_links` links to other groups, spread so that groups are joined as evenly as possible.
+NetworkPorts build_dragonfly(Topology& topo, std::uint32_t groups, std::uint32_t routers,
+                             std::uint32_t hosts_per_router, std::uint32_t global_links,
+                             const FabricSpec& fabric);
+
+/// Torus of 1 to 3 dimensions with wrap-around links; a router at every point, hosts_per_router hosts each.
+NetworkPorts build_torus(Topology& topo, const std::vector<std::uint32_t>& dims,
+                         std::uint32_t hosts_per_router, const FabricSpec& fabric);
+
+/// Ring of routers (a 1-D torus).
+NetworkPorts build_ring(Topology& topo, std::uint32_t routers, std::uint32_t hosts_per_router,
+                        const FabricSpec& fabric);
+
+/// Shared storage: servers that every GPU can read from and write to.
+struct StorageSpec {
+  std::uint32_t servers = 4;
+  LinkSpec link{50e9, 5e-6, 20.0, 26.0};  ///< each server's link into the fabric = its deliverable bandwidth
+  double server_idle_W = 400.0;
+};
+
+/// Adds storage servers linked round-robin to the fabric's storage ports.
+std::vector<Vertex> attach_storage(Topology& topo, const NetworkPorts& ports, const StorageSpec& storage);
+
+/// Links server `node`'s NICs to host slot `slot`; `nic_link` is the NIC-to-switch link.
+void attach_node(Topology& topo, const NodeVertices& node, Vertex host_port, const LinkSpec& nic_link);
+
+}  // namespace fleetwatt::topologies

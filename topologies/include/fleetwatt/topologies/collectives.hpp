@@ -1,0 +1,79 @@
+// Collective operations as phases of concurrent transfers between placed GPUs, and their alpha-beta cost on
+// the actual routed, shared links: a phase takes latency_steps * (alpha + path latency) plus
+// bandwidth_steps * (bytes of its slowest transfer / that transfer's max-min fair rate).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fleetwatt/topologies/flow_network.hpp"
+#include "fleetwatt/topologies/routing.hpp"
+#include "fleetwatt/topologies/topology.hpp"
+
+namespace fleetwatt::topologies {
+
+struct Transfer {
+  Vertex src = 0;
+  Vertex dst = 0;
+  double bytes = 0.0;  ///< bytes per bandwidth step
+};
+
+struct CollectivePhase {
+  std::vector<Transfer> transfers;    ///< run concurrently
+  std::uint32_t latency_steps = 0;    ///< sequential message latencies paid
+  std::uint32_t bandwidth_steps = 0;  ///< sequential steps that each move `bytes` over every transfer
+};
+
+struct Collective {
+  std::string name;
+  std::vector<CollectivePhase> phases;
+};
+
+/// Ring all-reduce of `bytes` per rank: 2(p-1) steps of bytes/p around the ring of `ranks` in order.
+[[nodiscard]] Collective ring_all_reduce(const std::vector<Vertex>& ranks, double bytes);
+/// Double-binary-tree all-reduce (NCCL): two binary trees, the second with ranks shifted by one, each
+/// reducing then broadcasting half the buffer, pipelined: 2 * depth latencies, bytes/2 per tree edge each
+/// way.
+[[nodiscard]] Collective tree_all_reduce(const std::vector<Vertex>& ranks, double bytes);
+/// Hierarchical all-reduce: ring reduce-scatter inside each node, ring all-reduce of the 1/g shards across
+/// nodes (one ring per local rank), ring all-gather inside each node. Ranks are grouped by the node
+/// index of their vertices.
+[[nodiscard]] Collective hierarchical_all_reduce(const Topology& topo, const std::vector<Vertex>& ranks,
+                                                 double bytes);
+/// Ring all-gather producing `bytes` on every rank: p-1 steps of bytes/p.
+[[nodiscard]] Collective ring_all_gather(const std::vector<Vertex>& ranks, double bytes);
+/// Ring reduce-scatter of `bytes` per rank: p-1 steps of bytes/p.
+[[nodiscard]] Collective ring_reduce_scatter(const std::vector<Vertex>& ranks, double bytes);
+/// All-to-all: every rank sends bytes/p to every other rank at once; p-1 message latencies.
+[[nodiscard]] Collective all_to_all(const std::vector<Vertex>& ranks, double bytes);
+
+/// A collective's transfers routed and registered as flows; the flows leave the network with the object.
+class PlacedCollective {
+ public:
+  /// Routes each distinct (src, dst) pair once; `flow_key` seeds ECMP so different jobs spread.
+  PlacedCollective(Collective collective, Router& router, FlowNetwork& network, std::uint64_t flow_key = 0);
+  ~PlacedCollective();
+  PlacedCollective(PlacedCollective&& other) noexcept;
+  PlacedCollective& operator=(PlacedCollective&&) = delete;
+  PlacedCollective(const PlacedCollective&) = delete;
+  PlacedCollective& operator=(const PlacedCollective&) = delete;
+
+  /// Duration at the current fair rates, with `alpha_s` software latency per message.
+  [[nodiscard]] double time(double alpha_s);
+  /// Slowest current rate among the transfers (bytes/s); +infinity without transfers.
+  [[nodiscard]] double bottleneck_rate();
+  [[nodiscard]] const Collective& collective() const noexcept { return collective_; }
+  [[nodiscard]] const std::vector<FlowId>& flows() const noexcept { return flows_; }
+  [[nodiscard]] const std::vector<std::vector<DirectedLink>>& paths() const noexcept { return paths_; }
+
+ private:
+  Collective collective_;
+  FlowNetwork* network_;
+  std::vector<FlowId> flows_;                        ///< one per distinct pair
+  std::vector<std::vector<DirectedLink>> paths_;     ///< per flow
+  std::vector<double> latency_;                      ///< per flow
+  std::vector<std::vector<std::uint32_t>> flow_of_;  ///< [phase][transfer] -> index into flows_
+};
+
+}  // namespace fleetwatt::topologies

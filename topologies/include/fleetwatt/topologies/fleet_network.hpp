@@ -1,0 +1,107 @@
+// The network as the simulator sees it: jobs placed on GPUs register their gradient all-reduce flows on the
+// fabric and their data-loading flows on shared storage; the epoch cost of a job (compute, exposed
+// communication, exposed I/O) follows from its current max-min fair rates, and the network's power from
+// which links and NICs carry flows. Rates change only when a job starts or ends or a checkpoint begins or
+// finishes; the simulator asks for a job's cost at each epoch boundary.
+//
+// Storage is a pool (the servers' total bandwidth) shared max-min among reading nodes, each node capped by
+// its NICs and by its data-loader workers. Storage traffic is kept off the gradient fabric, as on systems
+// with a separate storage network (NVIDIA's SuperPOD reference designs, for one).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "fleetwatt/topologies/collectives.hpp"
+#include "fleetwatt/topologies/flow_network.hpp"
+#include "fleetwatt/topologies/routing.hpp"
+#include "fleetwatt/topologies/topology.hpp"
+#include "fleetwatt/topologies/topology_config.hpp"
+#include "fleetwatt/topologies/training_cost.hpp"
+#include "fleetwatt/workloads/job_spec.hpp"
+
+namespace fleetwatt::topologies {
+
+using NetJob = std::uint32_t;
+
+/// A job's cost per epoch under the current shares.
+struct EpochCost {
+  std::uint64_t steps = 1;
+  double compute_s = 0.0;       ///< the predictor's compute time
+  double comm_s = 0.0;          ///< all gradient communication of the epoch
+  double comm_exposed_s = 0.0;  ///< the part not hidden behind backward compute
+  double io_load_s = 0.0;       ///< data loading of the epoch
+  double io_exposed_s = 0.0;    ///< the part not hidden behind compute
+  double allreduce_s = 0.0;     ///< one step's all-reduce
+  double read_share_Bps = 0.0;  ///< storage bandwidth the job gets
+  /// compute + exposed communication + exposed I/O.
+  [[nodiscard]] double epoch_s() const noexcept { return compute_s + comm_exposed_s + io_exposed_s; }
+};
+
+class FleetNetwork {
+ public:
+  FleetNetwork(Topology topology, TopologyConfig config);
+  ~FleetNetwork();
+  FleetNetwork(const FleetNetwork&) = delete;
+  FleetNetwork& operator=(const FleetNetwork&) = delete;
+
+  /// Registers a running job on GPUs `gpus` (global indices, node-major). `epoch_compute_s` is the
+  /// predictor's compute time of one epoch. Returns a handle for the other calls.
+  NetJob add_job(const std::vector<std::uint32_t>& gpus, const workloads::ModelMetadata& meta,
+                 double epoch_compute_s);
+  /// Removes a job (and its checkpoint, if one is in progress).
+  void remove_job(NetJob job);
+  /// Cost of the job's next epoch at the current shares.
+  [[nodiscard]] EpochCost epoch_cost(NetJob job);
+  /// Starts the job's checkpoint write and returns its duration at the current write share (0 if the job
+  /// has nothing to write).
+  double begin_checkpoint(NetJob job);
+  /// Ends the job's checkpoint write.
+  void end_checkpoint(NetJob job);
+
+  /// Network power now: idle power of every switch, NIC, storage server and link, plus active power of
+  /// the links and NICs that carry flows.
+  [[nodiscard]] double power_W() const noexcept { return power_W_; }
+  /// Power with nothing flowing.
+  [[nodiscard]] double idle_power_W() const noexcept { return idle_W_; }
+
+  [[nodiscard]] const Topology& topology() const noexcept { return topo_; }
+  [[nodiscard]] const TopologyConfig& config() const noexcept { return config_; }
+  [[nodiscard]] FlowNetwork& fabric() noexcept { return *fabric_; }
+  [[nodiscard]] std::uint32_t node_of_gpu(std::uint32_t gpu) const;
+  /// Total storage bandwidth (bytes/s) and one node's NIC bandwidth towards it.
+  [[nodiscard]] double storage_Bps() const noexcept { return storage_Bps_; }
+  [[nodiscard]] double node_nic_Bps(std::uint32_t node) const { return nic_Bps_[node]; }
+
+ private:
+  struct JobState;
+  void use_links(const std::vector<DirectedLink>& path, int delta);
+  void use_nic(std::uint32_t node, int delta);
+  void use_storage(int delta);
+
+  Topology topo_;
+  TopologyConfig config_;
+  Router router_;
+  std::unique_ptr<FlowNetwork> fabric_;
+  std::unique_ptr<FlowNetwork> reads_;  ///< link 0: storage; link 1 + n: node n's NICs
+  std::unique_ptr<FlowNetwork> writes_;
+  std::vector<std::unique_ptr<JobState>> jobs_;
+  std::vector<NetJob> free_;
+  std::vector<std::uint32_t> node_of_gpu_;
+  std::vector<double> nic_Bps_;
+  double storage_Bps_ = 0.0;
+  // Power bookkeeping: users per link / node NICs / storage, and the current total.
+  std::vector<std::uint32_t> link_users_;
+  std::vector<std::uint32_t> nic_users_;
+  std::uint32_t storage_users_ = 0;
+  std::vector<std::vector<std::uint32_t>> nic_links_;  ///< per node: its NIC-side links
+  std::vector<std::uint32_t> storage_links_;
+  std::vector<std::uint32_t> nic_of_link_node_;  ///< per link: node whose NIC it touches, or ~0
+  double nic_active_W_ = 0.0;                    ///< per node, all its NICs together
+  double idle_W_ = 0.0;
+  double power_W_ = 0.0;
+};
+
+}  // namespace fleetwatt::topologies

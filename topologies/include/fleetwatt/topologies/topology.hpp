@@ -1,0 +1,111 @@
+// The interconnect graph: one Boost.Graph adjacency_list whose vertices are GPUs, node-internal switches
+// (NVSwitch, PCIe), NICs, network switches (leaf, spine, core) and storage servers, and whose edges are
+// full-duplex links with a bandwidth per direction, a latency and port power. Every builder, reader,
+// router and flow model works on this one type.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <boost/graph/adjacency_list.hpp>
+
+#include "fleetwatt/workloads/input_error.hpp"
+
+namespace fleetwatt::topologies {
+
+enum class VertexKind { gpu, nvswitch, pcie_switch, nic, leaf, spine, core, storage };
+
+/// "gpu", "nvswitch", "pcie_switch", "nic", "leaf", "spine", "core", "storage".
+[[nodiscard]] std::string_view to_string(VertexKind k) noexcept;
+/// The kind named by `name`, or nothing when the name is unknown.
+[[nodiscard]] std::optional<VertexKind> vertex_kind_from_string(std::string_view name) noexcept;
+/// Network switches: leaf, spine and core.
+[[nodiscard]] bool is_network_switch(VertexKind k) noexcept;
+
+/// Node index of vertices that belong to no server (switches, storage).
+inline constexpr std::int32_t kNoNode = -1;
+
+struct VertexProps {
+  VertexKind kind = VertexKind::gpu;
+  std::string name;
+  std::int32_t node = kNoNode;  ///< server the vertex sits in (GPU, NVSwitch, PCIe switch, NIC)
+  std::int32_t rack = -1;       ///< rack / pod / group of a switch that hosts attach to, -1 when none
+  double idle_W = 0.0;          ///< chassis or device power drawn always (switch base, NIC, storage server)
+  double active_W = 0.0;        ///< extra power while any of its links carries a flow (NIC)
+};
+
+/// What a link is made of: both directions get the same bandwidth.
+struct LinkSpec {
+  double bandwidth_Bps = 0.0;  ///< bytes/s in each direction
+  double latency_s = 0.0;
+  double idle_W = 0.0;    ///< both ports together, while carrying nothing
+  double active_W = 0.0;  ///< both ports together, while carrying a flow
+};
+
+/// Edges carry only their dense link index; the specs live in the Topology, so copies stay valid.
+struct EdgeProps {
+  std::uint32_t id = 0;  ///< link index, in insertion order
+};
+
+using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, VertexProps, EdgeProps>;
+using Vertex = boost::graph_traits<Graph>::vertex_descriptor;
+using Edge = boost::graph_traits<Graph>::edge_descriptor;
+/// One direction of a link: 2 * link id + 0 from the link's first end to its second, + 1 back.
+using DirectedLink = std::uint32_t;
+
+class Topology {
+ public:
+  /// Adds a vertex; names must be unique (a duplicate is a ConfigError at `where`).
+  Vertex add_vertex(VertexProps props, const workloads::SourceLocation& where = {});
+  /// Adds a full-duplex link; returns its id.
+  std::uint32_t add_link(Vertex a, Vertex b, const LinkSpec& spec);
+
+  [[nodiscard]] const Graph& graph() const noexcept { return graph_; }
+  [[nodiscard]] std::size_t vertex_count() const noexcept { return boost::num_vertices(graph_); }
+  [[nodiscard]] std::size_t link_count() const noexcept { return ends_.size(); }
+  [[nodiscard]] const VertexProps& vertex(Vertex v) const { return graph_[v]; }
+  [[nodiscard]] const LinkSpec& link(std::uint32_t id) const { return specs_[id]; }
+  /// The two ends of a link, in the order they were added.
+  [[nodiscard]] std::pair<Vertex, Vertex> link_ends(std::uint32_t id) const { return ends_[id]; }
+  /// The directed link from `from` over link `id`.
+  [[nodiscard]] DirectedLink directed(std::uint32_t id, Vertex from) const {
+    return 2 * id + (ends_[id].first == from ? 0u : 1u);
+  }
+  /// Bandwidth of every directed link, indexed by DirectedLink.
+  [[nodiscard]] std::vector<double> directed_capacities() const;
+
+  [[nodiscard]] std::optional<Vertex> find(std::string_view name) const;
+  [[nodiscard]] std::size_t count(VertexKind k) const;
+  [[nodiscard]] std::vector<Vertex> vertices_of(VertexKind k) const;
+
+  /// GPUs in the simulator's global order: by node, then in the order they were added.
+  [[nodiscard]] const std::vector<Vertex>& gpus() const;
+  /// Number of servers (largest node index + 1).
+  [[nodiscard]] std::uint32_t nodes() const;
+  /// NICs of a node, in the order they were added.
+  [[nodiscard]] std::vector<Vertex> nics_of(std::uint32_t node) const;
+  /// Rack of a node: the rack of the first switch its first NIC links to, or -1.
+  [[nodiscard]] std::int32_t rack_of_node(std::uint32_t node) const;
+
+  /// Checks that every link has positive bandwidth and non-negative latency and power, that the GPUs and
+  /// storage servers are all connected to each other, and that GPUs carry node indices. Throws ConfigError
+  /// naming `where` and the offending vertex or link.
+  void validate(const workloads::SourceLocation& where) const;
+
+ private:
+  void index_gpus() const;
+
+  Graph graph_;
+  std::vector<LinkSpec> specs_;
+  std::vector<std::pair<Vertex, Vertex>> ends_;
+  std::unordered_map<std::string, Vertex> by_name_;
+  mutable std::vector<Vertex> gpus_;
+  mutable std::vector<std::vector<Vertex>> nics_;
+  mutable bool indexed_ = false;
+};
+
+}  // namespace fleetwatt::topologies

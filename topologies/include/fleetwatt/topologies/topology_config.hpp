@@ -1,0 +1,72 @@
+// The scenario's [topology] table as a typed struct: which fabric generator (or which GraphML/DOT file), its
+// parameters, the servers' internals, storage, routing, the collective algorithm and the I/O and
+// data-parallel parameters. The scenario parser hands the table over as a ParamSet; this file validates it.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "fleetwatt/topologies/builders.hpp"
+#include "fleetwatt/topologies/routing.hpp"
+#include "fleetwatt/topologies/topology.hpp"
+#include "fleetwatt/workloads/param_set.hpp"
+
+namespace fleetwatt::topologies {
+
+enum class FabricKind { fat_tree, leaf_spine, dragonfly, torus, ring, file };
+enum class AllReduceAlgorithm { ring, tree, hierarchical };
+
+/// Data loading, checkpointing and gradient-communication parameters.
+struct TrainingIoConfig {
+  double alpha_s = 5e-6;      ///< per-step software latency of a collective (NCCL-like, ~5 us)
+  double comm_overlap = 0.7;  ///< fraction of gradient communication hidden behind backward
+  double backward_fraction =
+      2.0 / 3.0;                     ///< share of a step's compute that is the backward pass (2 of 3 FLOPs)
+  double gradient_bytes = 0.0;       ///< bytes per gradient element; 0: from the job's precision
+  double comm_power_fraction = 0.3;  ///< GPU power in exposed communication: idle + f * (peak - idle)
+  double bytes_per_sample = 0.0;     ///< dataset bytes per sample; 0: 3 * input_size^2 * jpeg_ratio
+  double jpeg_ratio = 0.2;           ///< stored bytes per raw pixel byte (ImageNet JPEGs ~0.2)
+  double decode_rate_per_worker = 150.0;     ///< samples/s one data-loader worker decodes and augments
+  std::uint32_t default_workers = 8;         ///< per GPU, when the job does not say
+  std::uint32_t prefetch_depth = 2;          ///< batches loaded ahead; 0 disables the overlap
+  double checkpoint_bytes_per_param = 12.0;  ///< fp32 weights (4) + Adam moments (8)
+};
+
+struct TopologyConfig {
+  FabricKind kind = FabricKind::fat_tree;
+  workloads::SourceLocation where;  ///< the [topology] table, for messages
+  std::filesystem::path file;       ///< GraphML (.graphml/.xml) or DOT (.dot/.gv), kind = file
+  // Fabric generators. 0 means "the smallest that holds the fleet".
+  std::uint32_t k = 0;                                        ///< fat_tree
+  std::uint32_t leaves = 0, spines = 4, hosts_per_leaf = 16;  ///< leaf_spine
+  double oversubscription = 1.0;
+  std::uint32_t groups = 0, routers_per_group = 4, global_links = 2;  ///< dragonfly
+  std::vector<std::uint32_t> dims;                                    ///< torus
+  std::uint32_t routers = 0;                                          ///< ring
+  std::uint32_t hosts_per_router = 1;                                 ///< dragonfly, torus, ring
+  NodeSpec node;
+  bool nvlink_set = false;  ///< nvlink_gbps given; otherwise the caller may use the GPU preset's
+  FabricSpec fabric;
+  LinkSpec nic_link{50e9, 1e-6, 20.0, 26.0};  ///< NIC to its switch
+  StorageSpec storage;
+  RouteMetric metric = RouteMetric::latency;
+  AllReduceAlgorithm allreduce = AllReduceAlgorithm::ring;
+  TrainingIoConfig training;
+};
+
+/// Every key [topology] accepts, for messages and documentation.
+[[nodiscard]] const std::vector<std::string>& topology_keys();
+
+/// Reads the [topology] table; unknown keys and bad values are ConfigErrors at the key's location.
+/// `scenario_dir` anchors a relative `file`.
+[[nodiscard]] TopologyConfig parse_topology_config(const workloads::ParamSet& params,
+                                                   const std::filesystem::path& scenario_dir);
+
+/// Builds and validates the fleet: `nodes` servers of `gpus_per_node` GPUs on the configured fabric, plus
+/// storage. A file-based topology must hold exactly nodes * gpus_per_node GPUs.
+[[nodiscard]] Topology build_topology(const TopologyConfig& config, std::uint32_t nodes,
+                                      std::uint32_t gpus_per_node);
+
+}  // namespace fleetwatt::topologies

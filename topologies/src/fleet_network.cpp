@@ -1,0 +1,254 @@
+// Jobs' flows on the fabric and on storage, their epoch costs, and network power.
+#include "fleetwatt/topologies/fleet_network.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <stdexcept>
+
+namespace fleetwatt::topologies {
+
+namespace {
+constexpr std::uint32_t kNone = ~std::uint32_t{0};
+constexpr double kInf = std::numeric_limits<double>::infinity();
+/// Global batch assumed when a job does not give one: 32 samples per GPU.
+constexpr std::uint32_t kDefaultBatchPerGpu = 32;
+}  // namespace
+
+struct FleetNetwork::JobState {
+  std::vector<std::uint32_t> gpus;
+  std::vector<std::uint32_t> nodes;  ///< distinct, ascending
+  workloads::ModelMetadata meta;
+  double compute_s = 0.0;
+  std::uint64_t steps = 1;
+  double sample_bytes = 0.0;
+  double workers = 0.0;
+  std::optional<PlacedCollective> allreduce;
+  std::vector<FlowId> reads;   ///< per node, in reads_
+  std::vector<FlowId> writes;  ///< per node while checkpointing, in writes_
+  std::vector<double> write_bytes;
+};
+
+FleetNetwork::FleetNetwork(Topology topology, TopologyConfig config)
+    : topo_(std::move(topology)), config_(std::move(config)), router_(topo_, config_.metric) {
+  fabric_ = std::make_unique<FlowNetwork>(topo_.directed_capacities());
+  const Graph& g = topo_.graph();
+  const std::uint32_t nodes = topo_.nodes();
+  for (const Vertex v : topo_.gpus())
+    node_of_gpu_.push_back(static_cast<std::uint32_t>(topo_.vertex(v).node));
+
+  // NIC bandwidth towards the network, storage bandwidth, and the power of an idle network.
+  nic_Bps_.assign(nodes, 0.0);
+  nic_links_.assign(nodes, {});
+  nic_of_link_node_.assign(topo_.link_count(), kNone);
+  for (std::uint32_t id = 0; id < topo_.link_count(); ++id) {
+    const auto [a, b] = topo_.link_ends(id);
+    const auto& pa = g[a];
+    const auto& pb = g[b];
+    idle_W_ += topo_.link(id).idle_W;
+    for (const auto* p : {&pa, &pb}) {
+      if (p->kind == VertexKind::nic && p->node >= 0) {
+        const auto n = static_cast<std::uint32_t>(p->node);
+        nic_of_link_node_[id] = n;
+        const auto& other = p == &pa ? pb : pa;
+        if (is_network_switch(other.kind)) {
+          nic_Bps_[n] += topo_.link(id).bandwidth_Bps;
+          nic_links_[n].push_back(id);
+        }
+      }
+      if (p->kind == VertexKind::storage) {
+        storage_Bps_ += topo_.link(id).bandwidth_Bps;
+        storage_links_.push_back(id);
+      }
+    }
+  }
+  for (const Vertex v : boost::make_iterator_range(boost::vertices(g))) {
+    idle_W_ += g[v].idle_W;
+    if (g[v].kind == VertexKind::nic && g[v].node >= 0)
+      nic_active_W_ = std::max(nic_active_W_, g[v].active_W);
+  }
+  power_W_ = idle_W_;
+  link_users_.assign(topo_.link_count(), 0);
+  nic_users_.assign(nodes, 0);
+
+  // Storage pools: link 0 is the servers' total bandwidth, link 1 + n node n's NICs.
+  std::vector<double> caps{storage_Bps_ > 0.0 ? storage_Bps_ : 1.0};
+  for (std::uint32_t n = 0; n < nodes; ++n) caps.push_back(nic_Bps_[n] > 0.0 ? nic_Bps_[n] : kInf);
+  for (double& c : caps)
+    if (c == kInf) c = std::numeric_limits<double>::max();
+  reads_ = std::make_unique<FlowNetwork>(caps);
+  writes_ = std::make_unique<FlowNetwork>(caps);
+}
+
+FleetNetwork::~FleetNetwork() = default;
+
+std::uint32_t FleetNetwork::node_of_gpu(std::uint32_t gpu) const {
+  return node_of_gpu_.at(gpu);
+}
+
+void FleetNetwork::use_links(const std::vector<DirectedLink>& path, int delta) {
+  for (const DirectedLink dl : path) {
+    const std::uint32_t id = dl / 2;
+    const auto& l = topo_.link(id);
+    if (delta > 0) {
+      if (link_users_[id]++ == 0) power_W_ += l.active_W - l.idle_W;
+    } else {
+      if (--link_users_[id] == 0) power_W_ -= l.active_W - l.idle_W;
+    }
+    if (nic_of_link_node_[id] != kNone) use_nic(nic_of_link_node_[id], delta);
+  }
+}
+
+void FleetNetwork::use_nic(std::uint32_t node, int delta) {
+  const double w = nic_active_W_ * static_cast<double>(nic_links_[node].size());
+  if (delta > 0) {
+    if (nic_users_[node]++ == 0) power_W_ += w;
+  } else {
+    if (--nic_users_[node] == 0) power_W_ -= w;
+  }
+}
+
+void FleetNetwork::use_storage(int delta) {
+  double w = 0.0;
+  for (const std::uint32_t id : storage_links_) w += topo_.link(id).active_W - topo_.link(id).idle_W;
+  if (delta > 0) {
+    if (storage_users_++ == 0) power_W_ += w;
+  } else {
+    if (--storage_users_ == 0) power_W_ -= w;
+  }
+}
+
+NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const workloads::ModelMetadata& meta,
+                             double epoch_compute_s) {
+  auto s = std::make_unique<JobState>();
+  s->gpus = gpus;
+  std::sort(s->gpus.begin(), s->gpus.end());
+  for (const auto gpu : s->gpus) s->nodes.push_back(node_of_gpu(gpu));
+  s->nodes.erase(std::unique(s->nodes.begin(), s->nodes.end()), s->nodes.end());
+  s->meta = meta;
+  s->compute_s = epoch_compute_s;
+  const auto n_gpus = static_cast<std::uint32_t>(s->gpus.size());
+  const std::uint32_t batch = meta.batch_size != 0 ? meta.batch_size : kDefaultBatchPerGpu * n_gpus;
+  s->steps = steps_per_epoch(meta.dataset_samples, batch);
+  s->sample_bytes = bytes_per_sample(meta, config_.training);
+  s->workers =
+      meta.workers != 0 ? meta.workers : static_cast<double>(config_.training.default_workers) * n_gpus;
+
+  NetJob id;
+  if (!free_.empty()) {
+    id = free_.back();
+    free_.pop_back();
+  } else {
+    id = static_cast<NetJob>(jobs_.size());
+    jobs_.emplace_back();
+  }
+  // ECMP keys differ per job so that jobs spread over equal paths.
+  const std::uint64_t key = static_cast<std::uint64_t>(id) * 0x10001ULL;
+
+  const double grad = gradient_bytes(meta, config_.training);
+  if (n_gpus > 1 && grad > 0.0) {
+    std::vector<Vertex> ranks;
+    for (const auto gpu : s->gpus) ranks.push_back(topo_.gpus().at(gpu));
+    Collective c;
+    switch (config_.allreduce) {
+      case AllReduceAlgorithm::ring:
+        c = ring_all_reduce(ranks, grad);
+        break;
+      case AllReduceAlgorithm::tree:
+        c = tree_all_reduce(ranks, grad);
+        break;
+      case AllReduceAlgorithm::hierarchical:
+        c = hierarchical_all_reduce(topo_, ranks, grad);
+        break;
+    }
+    s->allreduce.emplace(std::move(c), router_, *fabric_, key);
+    for (const auto& p : s->allreduce->paths()) use_links(p, +1);
+  }
+  if (storage_Bps_ > 0.0 && meta.dataset_samples > 0.0 && s->sample_bytes > 0.0) {
+    // One read flow per node, capped by that node's share of the data-loader workers.
+    for (const auto node : s->nodes) {
+      const auto on_node = static_cast<double>(std::count_if(
+          s->gpus.begin(), s->gpus.end(), [&](std::uint32_t g) { return node_of_gpu(g) == node; }));
+      const double cap =
+          s->workers * on_node / n_gpus * config_.training.decode_rate_per_worker * s->sample_bytes;
+      s->reads.push_back(reads_->add_flow({0, 1 + node}, cap));
+      use_nic(node, +1);
+      use_storage(+1);
+    }
+  }
+  jobs_[id] = std::move(s);
+  return id;
+}
+
+void FleetNetwork::remove_job(NetJob job) {
+  auto& s = jobs_.at(job);
+  if (!s) throw std::logic_error("removing a job the network does not hold");
+  if (!s->writes.empty()) end_checkpoint(job);
+  if (s->allreduce) {
+    for (const auto& p : s->allreduce->paths()) use_links(p, -1);
+    s->allreduce.reset();
+  }
+  for (std::size_t i = 0; i < s->reads.size(); ++i) {
+    reads_->remove_flow(s->reads[i]);
+    use_nic(s->nodes[i], -1);
+    use_storage(-1);
+  }
+  s.reset();
+  free_.push_back(job);
+}
+
+EpochCost FleetNetwork::epoch_cost(NetJob job) {
+  auto& s = *jobs_.at(job);
+  EpochCost c;
+  c.steps = s.steps;
+  c.compute_s = s.compute_s;
+  const double steps = static_cast<double>(s.steps);
+  if (s.allreduce) {
+    c.allreduce_s = s.allreduce->time(config_.training.alpha_s);
+    c.comm_s = c.allreduce_s * steps;
+    c.comm_exposed_s =
+        steps * exposed_communication(s.compute_s / steps, c.allreduce_s, config_.training.comm_overlap,
+                                      config_.training.backward_fraction);
+  }
+  if (!s.reads.empty()) {
+    for (const FlowId f : s.reads) c.read_share_Bps += reads_->rate(f);
+    const auto l = epoch_loading(s.meta.dataset_samples, s.sample_bytes, c.read_share_Bps, s.workers,
+                                 config_.training.decode_rate_per_worker, s.compute_s,
+                                 config_.training.prefetch_depth, s.steps);
+    c.io_load_s = l.load_s;
+    c.io_exposed_s = l.exposed_s;
+  }
+  return c;
+}
+
+double FleetNetwork::begin_checkpoint(NetJob job) {
+  auto& s = *jobs_.at(job);
+  if (!s.writes.empty()) throw std::logic_error("checkpoint already in progress");
+  const double bytes = checkpoint_bytes(s.meta, config_.training);
+  if (!(bytes > 0.0) || storage_Bps_ <= 0.0) return 0.0;
+  // Data-parallel replicas hold the same state; each node writes its 1/n share (sharded checkpoints).
+  for (const auto node : s.nodes) {
+    s.writes.push_back(writes_->add_flow({0, 1 + node}));
+    s.write_bytes.push_back(bytes / static_cast<double>(s.nodes.size()));
+    use_nic(node, +1);
+    use_storage(+1);
+  }
+  double t = 0.0;
+  for (std::size_t i = 0; i < s.writes.size(); ++i)
+    t = std::max(t, s.write_bytes[i] / writes_->rate(s.writes[i]));
+  return t;
+}
+
+void FleetNetwork::end_checkpoint(NetJob job) {
+  auto& s = *jobs_.at(job);
+  for (std::size_t i = 0; i < s.writes.size(); ++i) {
+    writes_->remove_flow(s.writes[i]);
+    use_nic(s.nodes[i], -1);
+    use_storage(-1);
+  }
+  s.writes.clear();
+  s.write_bytes.clear();
+}
+
+}  // namespace fleetwatt::topologies

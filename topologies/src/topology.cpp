@@ -1,0 +1,153 @@
+// The interconnect graph: construction, look-ups and validation.
+#include "fleetwatt/topologies/topology.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <boost/graph/connected_components.hpp>
+
+namespace fleetwatt::topologies {
+
+namespace {
+constexpr std::array<std::string_view, 8> kKindNames = {"gpu",  "nvswitch", "pcie_switch", "nic",
+                                                        "leaf", "spine",    "core",        "storage"};
+}
+
+std::string_view to_string(VertexKind k) noexcept {
+  return kKindNames[static_cast<std::size_t>(k)];
+}
+
+std::optional<VertexKind> vertex_kind_from_string(std::string_view name) noexcept {
+  for (std::size_t i = 0; i < kKindNames.size(); ++i)
+    if (kKindNames[i] == name) return static_cast<VertexKind>(i);
+  return std::nullopt;
+}
+
+bool is_network_switch(VertexKind k) noexcept {
+  return k == VertexKind::leaf || k == VertexKind::spine || k == VertexKind::core;
+}
+
+Vertex Topology::add_vertex(VertexProps props, const workloads::SourceLocation& where) {
+  if (props.name.empty()) props.name = fmt::format("{}{}", to_string(props.kind), vertex_count());
+  if (by_name_.count(props.name) != 0)
+    throw workloads::ConfigError(where, "topology", fmt::format("duplicate vertex name '{}'", props.name));
+  const std::string name = props.name;
+  const Vertex v = boost::add_vertex(std::move(props), graph_);
+  by_name_.emplace(name, v);
+  indexed_ = false;
+  return v;
+}
+
+std::uint32_t Topology::add_link(Vertex a, Vertex b, const LinkSpec& spec) {
+  const auto id = static_cast<std::uint32_t>(specs_.size());
+  boost::add_edge(a, b, EdgeProps{id}, graph_);  // parallel links are allowed (vecS out-edge lists)
+  specs_.push_back(spec);
+  ends_.emplace_back(a, b);
+  indexed_ = false;
+  return id;
+}
+
+std::vector<double> Topology::directed_capacities() const {
+  std::vector<double> caps(2 * link_count());
+  for (std::uint32_t id = 0; id < link_count(); ++id)
+    caps[2 * id] = caps[2 * id + 1] = link(id).bandwidth_Bps;
+  return caps;
+}
+
+std::optional<Vertex> Topology::find(std::string_view name) const {
+  const auto it = by_name_.find(std::string(name));
+  if (it == by_name_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::size_t Topology::count(VertexKind k) const {
+  std::size_t n = 0;
+  for (const Vertex v : boost::make_iterator_range(boost::vertices(graph_))) n += graph_[v].kind == k ? 1 : 0;
+  return n;
+}
+
+std::vector<Vertex> Topology::vertices_of(VertexKind k) const {
+  std::vector<Vertex> out;
+  for (const Vertex v : boost::make_iterator_range(boost::vertices(graph_)))
+    if (graph_[v].kind == k) out.push_back(v);
+  return out;
+}
+
+void Topology::index_gpus() const {
+  if (indexed_) return;
+  gpus_.clear();
+  nics_.clear();
+  std::int32_t max_node = -1;
+  for (const Vertex v : boost::make_iterator_range(boost::vertices(graph_)))
+    max_node = std::max(max_node, graph_[v].node);
+  nics_.resize(static_cast<std::size_t>(max_node + 1));
+  std::vector<std::vector<Vertex>> per_node(static_cast<std::size_t>(max_node + 1));
+  for (const Vertex v : boost::make_iterator_range(boost::vertices(graph_))) {
+    const auto& p = graph_[v];
+    if (p.node < 0) continue;
+    if (p.kind == VertexKind::gpu) per_node[static_cast<std::size_t>(p.node)].push_back(v);
+    if (p.kind == VertexKind::nic) nics_[static_cast<std::size_t>(p.node)].push_back(v);
+  }
+  for (const auto& list : per_node) gpus_.insert(gpus_.end(), list.begin(), list.end());
+  indexed_ = true;
+}
+
+const std::vector<Vertex>& Topology::gpus() const {
+  index_gpus();
+  return gpus_;
+}
+
+std::uint32_t Topology::nodes() const {
+  index_gpus();
+  return static_cast<std::uint32_t>(nics_.size());
+}
+
+std::vector<Vertex> Topology::nics_of(std::uint32_t node) const {
+  index_gpus();
+  return node < nics_.size() ? nics_[node] : std::vector<Vertex>{};
+}
+
+std::int32_t Topology::rack_of_node(std::uint32_t node) const {
+  for (const Vertex nic : nics_of(node))
+    for (const Vertex u : boost::make_iterator_range(boost::adjacent_vertices(nic, graph_)))
+      if (is_network_switch(graph_[u].kind)) return graph_[u].rack;
+  return -1;
+}
+
+void Topology::validate(const workloads::SourceLocation& where) const {
+  for (std::uint32_t id = 0; id < link_count(); ++id) {
+    const auto& s = link(id);
+    const auto [a, b] = ends_[id];
+    const auto name = [&] { return fmt::format("link {} -- {}", graph_[a].name, graph_[b].name); };
+    if (!(s.bandwidth_Bps > 0.0) || !std::isfinite(s.bandwidth_Bps))
+      throw workloads::ConfigError(
+          where, "bandwidth", fmt::format("{}: bandwidth must be positive, got {}", name(), s.bandwidth_Bps));
+    if (!(s.latency_s >= 0.0))
+      throw workloads::ConfigError(where, "latency",
+                                   fmt::format("{}: latency must be >= 0, got {}", name(), s.latency_s));
+    if (!(s.idle_W >= 0.0) || !(s.active_W >= 0.0))
+      throw workloads::ConfigError(where, "power", fmt::format("{}: port power must be >= 0", name()));
+  }
+  std::vector<int> component(vertex_count());
+  if (vertex_count() == 0) throw workloads::ConfigError(where, "topology", "the topology has no vertices");
+  boost::connected_components(graph_, component.data());
+  std::optional<int> main_component;
+  for (const Vertex v : boost::make_iterator_range(boost::vertices(graph_))) {
+    const auto& p = graph_[v];
+    if (p.kind != VertexKind::gpu && p.kind != VertexKind::storage) continue;
+    if (p.kind == VertexKind::gpu && p.node < 0)
+      throw workloads::ConfigError(where, "node", fmt::format("GPU '{}' has no node index", p.name));
+    if (!main_component) {
+      main_component = component[v];
+    } else if (component[v] != *main_component) {
+      throw workloads::ConfigError(
+          where, "topology",
+          fmt::format("{} '{}' is disconnected from the other GPUs and storage", to_string(p.kind), p.name));
+    }
+  }
+  if (!main_component) throw workloads::ConfigError(where, "topology", "the topology has no GPUs");
+}
+
+}  // namespace fleetwatt::topologies
