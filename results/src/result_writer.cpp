@@ -310,6 +310,7 @@ void ResultWriter::write_summary(const sim::RunSummary& s) {
   write_scalar(g, "peak_facility_interval_mean_W", s.peak_facility_sample_W, "W");
   write_scalar(g, "mean_facility_W", s.mean_facility_W, "W");
   write_scalar(g, "carbon_kg", s.carbon_kg, "kg");
+  write_scalar(g, "cost", s.cost, "currency of the [grid.price] signal");
   write_string_attribute(g, "scheduler", s.scheduler);
   write_string_attribute(g, "placement", s.placement);
   write_string_attribute(g, "predictor", s.predictor);

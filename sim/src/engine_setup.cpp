@@ -33,11 +33,17 @@ const std::vector<PlacementEntry>& placement_entries() {
   static const std::vector<PlacementEntry> entries = {
       {"first_fit", "lowest-numbered server with room; multi-server jobs take whole free servers first",
        [](const workloads::SchedulerConfig&) { return std::make_unique<FirstFitPlacement>(); }},
-      {"pack", "fewest servers, then fewest racks (racks from [topology], else [scheduler] nodes_per_rack = 16)",
-       [](const workloads::SchedulerConfig& c) { return std::make_unique<PackPlacement>(nodes_per_rack(c)); }},
+      {"pack",
+       "fewest servers, then fewest racks (racks from [topology], else [scheduler] nodes_per_rack = 16)",
+       [](const workloads::SchedulerConfig& c) {
+         return std::make_unique<PackPlacement>(nodes_per_rack(c));
+       }},
       {"spread", "across as many racks and servers as possible, one GPU per server in turn",
-       [](const workloads::SchedulerConfig& c) { return std::make_unique<SpreadPlacement>(nodes_per_rack(c)); }},
-      {"topology_aware", "best fit by topology: the tightest server, else the tightest rack, else fewest racks",
+       [](const workloads::SchedulerConfig& c) {
+         return std::make_unique<SpreadPlacement>(nodes_per_rack(c));
+       }},
+      {"topology_aware",
+       "best fit by topology: the tightest server, else the tightest rack, else fewest racks",
        [](const workloads::SchedulerConfig& c) {
          return std::make_unique<TopologyAwarePlacement>(nodes_per_rack(c));
        }},
@@ -81,13 +87,18 @@ EngineSetup engine_setup(const workloads::Scenario& s) {
   e.node_base_W = s.fleet.node_base_W;
   e.pue = s.facility.pue;
   e.carbon_kg_per_J = s.facility.carbon_kg_per_J;
+  e.carbon_signal = s.scheduler.carbon;
+  if (s.grid.price)
+    e.price_signal = std::make_shared<const workloads::GridSignal>(
+        workloads::read_grid_signal_csv(s.grid.price->file, s.grid.price->options));
   e.horizon = Time::from_seconds(s.workload.horizon_s);
   e.facility_interval = Duration::from_seconds(s.output.facility_interval_s);
   e.node_interval = Duration::from_seconds(s.output.node_interval_s);
   if (s.topology) {
     e.topology = topologies::parse_topology_config(*s.topology, s.file.parent_path());
     // NVLink bandwidth from the GPU preset unless the scenario sets it.
-    if (!e.topology->nvlink_set && e.gpu.nvlink_bw_Bps > 0.0) e.topology->node.nvlink.bandwidth_Bps = e.gpu.nvlink_bw_Bps;
+    if (!e.topology->nvlink_set && e.gpu.nvlink_bw_Bps > 0.0)
+      e.topology->node.nvlink.bandwidth_Bps = e.gpu.nvlink_bw_Bps;
   }
   if (e.facility_interval <= Duration::zero() || e.node_interval <= Duration::zero())
     throw workloads::ConfigError({s.file.string(), 0, 0}, "output",

@@ -85,7 +85,8 @@ void PowerLedger::advance(Time now) {
     node_start_ = b;
   }
   const double dt = (now - last_).seconds();
-  if (dt > 0.0 && observer_) observer_(last_, now, it_W_);
+  if (dt > 0.0)
+    for (const auto& observe : observers_) observe(last_, now, it_W_);
   if (dt > 0.0) {
     gpu_energy_.add(gpu_total_W_ * dt);
     it_energy_.add(it_W_ * dt);

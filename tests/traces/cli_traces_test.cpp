@@ -12,8 +12,12 @@ using namespace fleetwatt::test;
 
 namespace {
 
-std::string fw() { return fleetwatt_binary().string(); }
-std::string sample(const char* name) { return (std::filesystem::path(FLEETWATT_TRACE_SAMPLES) / name).string(); }
+std::string fw() {
+  return fleetwatt_binary().string();
+}
+std::string sample(const char* name) {
+  return (std::filesystem::path(FLEETWATT_TRACE_SAMPLES) / name).string();
+}
 std::string slurp(const std::filesystem::path& p) {
   std::ifstream in(p);
   std::stringstream ss;
@@ -51,7 +55,8 @@ TEST_CASE("trace stats summarises a trace and reports the malformed records it s
   CHECK(r.err.find("helios_sample.csv:7:4: gpu_num") != std::string::npos);
 }
 
-TEST_CASE("trace stats --strict refuses a malformed trace with status 2 and one located line", "[cli][traces]") {
+TEST_CASE("trace stats --strict refuses a malformed trace with status 2 and one located line",
+          "[cli][traces]") {
   auto r = run_command(fw() + " trace stats --strict " + sample("helios_sample.csv"));
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("helios_sample.csv:7:4: gpu_num: 'eight' is not a number") != std::string::npos);
@@ -64,7 +69,8 @@ TEST_CASE("trace stats --strict refuses a malformed trace with status 2 and one 
 TEST_CASE("trace convert writes a job table that reads back to the same totals", "[cli][traces]") {
   TempDir dir;
   const auto out = dir / "swf.csv";
-  REQUIRE(run_command(fw() + " trace convert " + sample("sample.swf") + " -o " + out.string()).exit_code == 0);
+  REQUIRE(run_command(fw() + " trace convert " + sample("sample.swf") + " -o " + out.string()).exit_code ==
+          0);
   auto a = run_command(fw() + " trace stats " + sample("sample.swf"));
   auto b = run_command(fw() + " trace stats --format fleetwatt_csv " + out.string());
   REQUIRE(b.exit_code == 0);
@@ -77,8 +83,9 @@ TEST_CASE("trace convert writes a job table that reads back to the same totals",
 TEST_CASE("trace fleet derives the shipped Alibaba 2023 fleet from its node list", "[cli][traces][shared]") {
   FLEETWATT_REQUIRE_SHARED_DATA(data);
   TempDir dir;
-  auto r = run_command(fw() + " trace fleet " + (data / "alibaba-gpu-v2023" / "openb_node_list_gpu_node.csv").string() +
-                       " -o " + (dir / "fleet.toml").string() + " --node-base-w 400");
+  auto r = run_command(fw() + " trace fleet " +
+                       (data / "alibaba-gpu-v2023" / "openb_node_list_gpu_node.csv").string() + " -o " +
+                       (dir / "fleet.toml").string() + " --node-base-w 400");
   REQUIRE(r.exit_code == 0);
   const auto fleet = slurp(dir / "fleet.toml");
   // SOURCE.txt: 1,213 GPU nodes holding 6,212 GPUs; 6212 / 1213 = 5.12 -> 5 per node.
@@ -96,9 +103,10 @@ TEST_CASE("compare prints, and writes as CSV and HDF5, one row per policy", "[cl
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("powercap") != std::string::npos);
   const auto csv = slurp(dir / "c.csv");
-  CHECK(csv.rfind("policy,jobs_done,jct_mean_s,jct_p50_s,jct_p99_s,wait_mean_s,makespan_s,gpu_util,it_energy_J,"
-                  "facility_energy_J,peak_facility_W,p95_facility_W,carbon_kg,cost,",
-                  0) == 0);
+  CHECK(
+      csv.rfind("policy,jobs_done,jct_mean_s,jct_p50_s,jct_p99_s,wait_mean_s,makespan_s,gpu_util,it_energy_J,"
+                "facility_energy_J,peak_facility_W,p95_facility_W,carbon_kg,cost,",
+                0) == 0);
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 4);
   fleetwatt::results::ResultReader h5(dir / "c.h5");
   CHECK(h5.strings("/comparison/policy") == std::vector<std::string>{"fifo", "easy", "powercap"});

@@ -17,7 +17,15 @@ TEST_CASE("a job table round-trips every JobSpec field", "[traces]") {
   a.gpu_fraction = 0.25;
   a.epochs = 3;
   a.job_class = "vit";
-  a.meta = {"vit-b16", 86.6e6, 17.6e9, 512, 1.0e6 / 3.0, 224, 8, Precision::bf16};
+  a.meta.model = "vit-b16";
+  a.meta.params = 86.6e6;
+  a.meta.flops_per_sample = 17.6e9;
+  a.meta.training_flops_per_sample = 1.2 * 17.6e9;
+  a.meta.batch_size = 512;
+  a.meta.dataset_samples = 1.0e6 / 3.0;
+  a.meta.input_size = 224;
+  a.meta.workers = 8;
+  a.meta.precision = Precision::bf16;
   a.phases = PhaseProfile{300.5, 10.0, 90.0, 2.0};
   a.user = "u1";
   a.status = JobStatus::cancelled;
@@ -51,6 +59,7 @@ TEST_CASE("a job table round-trips every JobSpec field", "[traces]") {
   CHECK(x.meta.dataset_samples == a.meta.dataset_samples);  // shortest round-trip formatting
   CHECK(x.meta.precision == Precision::bf16);
   CHECK(x.meta.workers == 8);
+  CHECK(x.meta.training_flops_per_sample == a.meta.training_flops_per_sample);
   REQUIRE(x.phases);
   CHECK(*x.phases == *a.phases);
   CHECK(x.status == JobStatus::cancelled);

@@ -113,6 +113,7 @@ TEST_CASE("carbon of a constant load is its energy times the mean intensity", "[
   // Intensity 200 g/kWh for 6 h, 400 for 12 h, 200 for 6 h: mean 300 g/kWh.
   test::TempDir dir;
   const auto csv = dir.write("carbon.csv", "offset_time,value\n0,200\n21600,400\n64800,200\n");
+  const auto price = dir.write("price.csv", "time,value\n0,100\n43200,50\n");  // currency/MWh
   auto s = workloads::parse_scenario(R"(
 [fleet]
 nodes = 1
@@ -130,6 +131,8 @@ class = "vit"
 n_gpus = 1
 [grid.carbon]
 file = ")" + csv.string() + R"("
+[grid.price]
+file = ")" + price.string() + R"("
 )",
                                      (dir / "s.toml").string());
   auto predictor = models::PredictorRegistry::with_builtins().make(s.predictor);
@@ -138,8 +141,17 @@ file = ")" + csv.string() + R"("
   in.jobs = workloads::build_workload(s);
   in.predictor = predictor.get();
   in.scheduler = s.scheduler;
-  in.carbon = s.scheduler.carbon.get();
+  in.carbon = in.setup.carbon_signal.get();
+  in.price = in.setup.price_signal.get();
   const auto row = results::run_policy(in, "fifo");
   const double kwh = 880.0 * 1.2 * 24.0 / 1000.0;
   CHECK(row.carbon_kg == Approx(kwh * 300.0 / 1000.0).epsilon(1e-12));
+  // Price 100 per MWh for 12 h, then 50: mean 75 per MWh.
+  CHECK(row.cost == Approx(kwh / 1000.0 * 75.0).epsilon(1e-12));
+  // `fleetwatt run` integrates the same way: the engine's own summary.
+  sim::Engine engine(in.setup, in.jobs, *predictor, sim::make_scheduler(s.scheduler),
+                     sim::make_placement(s.scheduler));
+  engine.run();
+  CHECK(engine.summary().carbon_kg == Approx(kwh * 300.0 / 1000.0).epsilon(1e-12));
+  CHECK(engine.summary().cost == Approx(kwh / 1000.0 * 75.0).epsilon(1e-12));
 }

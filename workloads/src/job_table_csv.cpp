@@ -74,6 +74,7 @@ const std::vector<std::string>& job_table_columns() {
                                                 "model",
                                                 "params",
                                                 "flops_per_sample",
+                                                "training_flops_per_sample",
                                                 "batch_size",
                                                 "dataset_samples",
                                                 "input_size",
@@ -123,7 +124,7 @@ void write_job_table_csv(std::ostream& out, const std::vector<JobSpec>& jobs) {
   for (const auto& j : jobs) {
     const auto& m = j.meta;
     const bool ph = j.phases.has_value();
-    const std::array<std::string, 28> f{fmt::format("{}", j.id),
+    const std::array<std::string, 29> f{fmt::format("{}", j.id),
                                         quote(j.trace_id),
                                         num(j.submit_s),
                                         fmt::format("{}", j.n_gpus),
@@ -133,6 +134,7 @@ void write_job_table_csv(std::ostream& out, const std::vector<JobSpec>& jobs) {
                                         quote(m.model),
                                         nz(m.params),
                                         nz(m.flops_per_sample),
+                                        nz(m.training_flops_per_sample),
                                         m.batch_size ? fmt::format("{}", m.batch_size) : "",
                                         nz(m.dataset_samples),
                                         m.input_size ? fmt::format("{}", m.input_size) : "",
@@ -237,6 +239,8 @@ std::vector<RawJob> parse_job_table(std::istream& in, RecordErrors& errors) {
         s.meta.params = number(0.0);
       else if (name == "flops_per_sample")
         s.meta.flops_per_sample = number(0.0);
+      else if (name == "training_flops_per_sample")
+        s.meta.training_flops_per_sample = number(0.0);
       else if (name == "batch_size")
         s.meta.batch_size = whole(1);
       else if (name == "dataset_samples")

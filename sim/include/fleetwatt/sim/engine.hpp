@@ -19,6 +19,7 @@
 #include "fleetwatt/sim/run_summary.hpp"
 #include "fleetwatt/sim/scheduler.hpp"
 #include "fleetwatt/topologies/topology_config.hpp"
+#include "fleetwatt/workloads/grid_signal.hpp"
 #include "fleetwatt/workloads/scenario.hpp"
 
 namespace fleetwatt::sim {
@@ -40,6 +41,10 @@ struct EngineSetup {
   Duration facility_interval = Duration::from_ns(1'000'000'000);
   Duration node_interval = Duration::from_ns(10'000'000'000);
   std::optional<topologies::TopologyConfig> topology;  ///< the interconnect ([topology]); none: no network
+  /// Grid signals ([grid.carbon] g/kWh, [grid.price] currency/MWh): when given, the summary's carbon and
+  /// cost integrate facility power exactly against them (carbon_kg_per_J is then unused).
+  std::shared_ptr<const workloads::GridSignal> carbon_signal;
+  std::shared_ptr<const workloads::GridSignal> price_signal;
 };
 
 /// What the engine reports while it runs (for progress lines).
@@ -72,7 +77,7 @@ class Engine {
   void attach(PowerSink* sink);
   /// Calls `observer(t0, t1, it_W)` for every span of constant IT power (exact carbon and cost integrals).
   void observe_power(std::function<void(Time, Time, double)> observer) {
-    ledger_.set_segment_observer(std::move(observer));
+    ledger_.add_segment_observer(std::move(observer));
   }
   /// The scheduler's own figures of the run.
   [[nodiscard]] std::vector<std::pair<std::string, double>> scheduler_metrics() const {
@@ -125,6 +130,7 @@ class Engine {
   PowerLedger ledger_;
   std::vector<JobIndex> waiting_;  ///< queued jobs in arrival order
   std::vector<JobIndex> running_;  ///< running jobs in start order
+  std::unique_ptr<workloads::SignalIntegrator> carbon_, price_;
   std::vector<NodePower> node_power_;
   bool schedule_pending_ = false;
   std::uint64_t finished_ = 0;

@@ -50,8 +50,8 @@ class PowerLedger {
   void set_node_base_power(Time now, NodeIndex n, double base_W);
   /// Called for every span [t0, t1) of constant power with its IT power (W), in time order: exact
   /// integrals of power against other signals (carbon intensity, price). Set before the run.
-  void set_segment_observer(std::function<void(Time, Time, double)> observer) {
-    observer_ = std::move(observer);
+  void add_segment_observer(std::function<void(Time, Time, double)> observer) {
+    observers_.push_back(std::move(observer));
   }
   /// Integrates up to `end` and emits the last (possibly partial) samples; no change may follow.
   void close(Time end);
@@ -81,7 +81,7 @@ class PowerLedger {
   std::vector<double> node_W_;
   std::vector<double> node_base_W_;  ///< per-node non-GPU power
   double base_total_W_ = 0.0;
-  std::function<void(Time, Time, double)> observer_;
+  std::vector<std::function<void(Time, Time, double)>> observers_;
   double gpu_total_W_ = 0.0;
   double other_it_W_ = 0.0;
   double it_W_ = 0.0;
