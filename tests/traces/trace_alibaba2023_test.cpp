@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "fleetwatt/workloads/scenario_loader.hpp"
 #include "fleetwatt/workloads/trace.hpp"
 #include "test_support.hpp"
 
@@ -89,4 +90,15 @@ TEST_CASE("a submit-time window keeps and re-bases the jobs inside it", "[traces
   const auto fast = read_default(data, o);
   REQUIRE(fast.jobs.size() == r.jobs.size());
   for (std::size_t i = 0; i < r.jobs.size(); ++i) CHECK(fast.jobs[i].submit_s == r.jobs[i].submit_s / 2.0);
+}
+
+TEST_CASE("fleet_scale shrinks the fleet and speeds arrivals up alike", "[traces][shared]") {
+  FLEETWATT_REQUIRE_SHARED_DATA(data);
+  const std::string trace = (data / "alibaba-gpu-v2023" / "openb_pod_list_default.csv").string();
+  const auto s =
+      parse_scenario("[fleet]\nnodes = 1213\ngpus_per_node = 5\n[workload.trace]\nfile = \"" + trace +
+                         "\"\nformat = \"alibaba2023\"\nfleet_scale = 0.5\narrival_scale = 2\n",
+                     "s.toml");
+  CHECK(s.fleet.nodes == 607);                    // round(1213 x 0.5)
+  CHECK(s.workload.trace->arrival_scale == 1.0);  // 2 x 0.5: half the fleet, half the arrival rate
 }

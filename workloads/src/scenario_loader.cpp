@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <fstream>
 #include <limits>
 #include <set>
@@ -223,7 +224,7 @@ std::filesystem::path resolve(const std::filesystem::path& scenario_file, const 
 }
 
 TraceConfig parse_trace(const TomlTable& t, const std::filesystem::path& scenario_file) {
-  t.require_known({"file", "format", "from_s", "to_s", "arrival_scale", "strict", "max_jobs",
+  t.require_known({"file", "format", "from_s", "to_s", "arrival_scale", "fleet_scale", "strict", "max_jobs",
                    "swf_procs_per_gpu", "pai_task_table", "deferrable_fraction", "defer_window_s"});
   TraceConfig c;
   c.where = t.where();
@@ -238,6 +239,7 @@ TraceConfig parse_trace(const TomlTable& t, const std::filesystem::path& scenari
   c.to_s = t.number_at_least("to_s", 0.0, true);
   if (c.from_s && c.to_s && *c.to_s <= *c.from_s) t.fail("to_s", "must be after from_s");
   c.arrival_scale = t.number_at_least("arrival_scale", 0.0, true).value_or(1.0);
+  c.fleet_scale = t.number_at_least("fleet_scale", 0.0, true).value_or(1.0);
   c.strict = t.boolean("strict").value_or(false);
   c.max_jobs = static_cast<std::size_t>(t.integer("max_jobs", 0, kMaxI64).value_or(0));
   c.swf_procs_per_gpu = t.number_at_least("swf_procs_per_gpu", 0.0, true).value_or(1.0);
@@ -358,6 +360,11 @@ Scenario parse_scenario(std::string_view text, const std::filesystem::path& file
     s.workload = parse_workload(*t, file);
   } else {
     throw ConfigError(top.where(), "workload", "missing (a scenario needs a [workload] section)");
+  }
+  if (s.workload.trace && s.workload.trace->fleet_scale != 1.0) {
+    auto& tr = *s.workload.trace;
+    s.fleet.nodes = static_cast<std::uint32_t>(std::max(1.0, std::round(s.fleet.nodes * tr.fleet_scale)));
+    tr.arrival_scale *= tr.fleet_scale;
   }
   if (auto t = top.table("grid")) s.grid = parse_grid(*t, file);
   if (s.grid.carbon)

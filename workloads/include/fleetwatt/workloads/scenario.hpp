@@ -87,6 +87,9 @@ struct TraceConfig {
   SourceLocation where;
   std::optional<double> from_s, to_s;  ///< submit-time window, seconds after the first submission
   double arrival_scale = 1.0;
+  /// Replays on a fleet this many times the scenario's (nodes rounded) with arrivals that many times as
+  /// frequent, so the load per GPU stays the trace's. Applied by the loader to fleet.nodes and arrival_scale.
+  double fleet_scale = 1.0;
   bool strict = false;
   std::size_t max_jobs = 0;
   double swf_procs_per_gpu = 1.0;
