@@ -1,6 +1,8 @@
 // Signal handling, progress, error mapping and run preparation for the subcommands.
 #include "cli_support.hpp"
 
+#include "fleetwatt/workloads/replay.hpp"
+
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -81,7 +83,13 @@ PreparedRun prepare_run(const std::filesystem::path& scenario_file, std::optiona
   r.setup = sim::engine_setup(r.scenario);
   r.predictor = models::at_band(models::PredictorRegistry::with_builtins().make(r.scenario.predictor),
                                 r.scenario.predictor.band);
-  r.jobs = workloads::build_workload(r.scenario);
+  // Trace and preset jobs match their recorded run times to this predictor's estimate on this GPU.
+  const models::PowerPredictor& predictor = *r.predictor;
+  const models::GpuHardware gpu = r.setup.gpu;
+  r.jobs = workloads::build_scenario_workload(r.scenario, [&predictor, gpu](const workloads::JobSpec& j) {
+    const auto p = j.phases ? *j.phases : predictor.predict(j, gpu);
+    return p.epoch_s() * j.epochs;
+  });
   return r;
 }
 

@@ -11,6 +11,7 @@ packages=(
   libhdf5-dev             # result files (HDF5 C++ API)
   libcli11-dev            # the command line
   libfmt-dev              # formatting
+  nlohmann-json3-dev      # the Philly trace reader (JSON)
   catch2                  # tests (Catch2 v2)
   libbenchmark-dev        # micro-benchmarks
   hdf5-tools              # h5dump / h5ls for looking at results

@@ -57,3 +57,12 @@ void write_strings(H5::Group& group, const std::string& name, const std::vector<
 void write_scalar(H5::Group& group, const std::string& name, double v, const std::string& units);
 
 }  // namespace fleetwatt::results
+
+#include "fleetwatt/sim/job.hpp"
+
+namespace fleetwatt::results {
+
+/// The job table (one dataset per column) of a run into `group`.
+void write_job_datasets(H5::Group& group, const std::vector<sim::Job>& jobs, std::uint32_t gpus_per_node);
+
+}  // namespace fleetwatt::results

@@ -210,8 +210,11 @@ void ResultWriter::network_change(sim::Time t, double power_W) {
 }
 
 void ResultWriter::write_jobs(const std::vector<sim::Job>& jobs, std::uint32_t gpus_per_node) {
-  auto& m = *impl_;
-  H5::Group g = m.file->createGroup("/jobs");
+  H5::Group g = impl_->file->createGroup("/jobs");
+  write_job_datasets(g, jobs, gpus_per_node);
+}
+
+void write_job_datasets(H5::Group& g, const std::vector<sim::Job>& jobs, std::uint32_t gpus_per_node) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   std::vector<std::int64_t> id, n_gpus, epochs, epochs_done;
   std::vector<std::string> cls, nodes, state;
@@ -265,6 +268,24 @@ void ResultWriter::write_jobs(const std::vector<sim::Job>& jobs, std::uint32_t g
   write_vector(g, "valley_W", valley_W, "W per GPU");
   write_vector(g, "valley_s", valley_s, "s per epoch");
   write_vector(g, "energy_J", energy, "J (all the job's GPUs, up to the horizon)");
+  // Where the job came from: trace id and status, and which fields were inferred rather than recorded.
+  std::vector<std::string> trace_id, status, inferred;
+  std::vector<double> recorded_runtime, limit, paused;
+  for (const auto& j : jobs) {
+    trace_id.push_back(j.spec.trace_id);
+    status.push_back(workloads::to_string(j.spec.status));
+    inferred.push_back(workloads::inferred_names(j.spec.inferred));
+    recorded_runtime.push_back(j.spec.recorded_runtime_s.value_or(nan));
+    limit.push_back(j.spec.limit_s.value_or(nan));
+    paused.push_back(j.paused_gpu_seconds);
+  }
+  write_strings(g, "trace_id", trace_id, "text: the job's id in its source trace");
+  write_strings(g, "status", status,
+                "text: unknown|completed|failed|cancelled|running|pending in the source");
+  write_strings(g, "inferred", inferred, "text: comma-separated fields drawn from priors, not recorded");
+  write_vector(g, "recorded_runtime_s", recorded_runtime, "s (NaN: none recorded)");
+  write_vector(g, "limit_s", limit, "s after start at which the job is stopped (NaN: none)");
+  write_vector(g, "paused_gpu_s", paused, "GPU-s lost to pauses");
   write_vector(g, "compute_s", compute_s, "s of compute in peak phases (whole run, up to the horizon)");
   write_vector(g, "comm_s", comm_s, "s of exposed gradient communication");
   write_vector(g, "io_s", io_s, "s of exposed data loading and checkpoint writing");
@@ -289,6 +310,7 @@ void ResultWriter::write_summary(const sim::RunSummary& s) {
   write_scalar(g, "peak_facility_interval_mean_W", s.peak_facility_sample_W, "W");
   write_scalar(g, "mean_facility_W", s.mean_facility_W, "W");
   write_scalar(g, "carbon_kg", s.carbon_kg, "kg");
+  write_scalar(g, "cost", s.cost, "currency of the [grid.price] signal");
   write_string_attribute(g, "scheduler", s.scheduler);
   write_string_attribute(g, "placement", s.placement);
   write_string_attribute(g, "predictor", s.predictor);
@@ -314,8 +336,9 @@ void ResultWriter::commit() {
   if (!m.net_time.empty()) {
     H5::Group g = m.file->createGroup("/network");
     write_vector(g, "time_s", m.net_time, "s");
-    write_vector(g, "power_W", m.net_power,
-                 "W: switches, NICs, links and storage draw power_W[i] from time_s[i] to time_s[i+1]");
+    write_vector(
+        g, "power_W", m.net_power,
+        "W: switches, NICs, links and storage servers draw power_W[i] from time_s[i] until time_s[i+1]");
   }
   m.close_all();
   std::error_code ec;

@@ -50,6 +50,7 @@ std::string format_summary(const sim::RunSummary& s) {
        with_scale(s.peak_facility_sample_W / 1e3, "kW", 1000, "MW") + " (highest interval mean)");
   line("mean facility power", with_scale(s.mean_facility_W / 1e3, "kW", 1000, "MW"));
   line("CO2", with_scale(s.carbon_kg, "kg", 1000, "t"));
+  if (s.cost != 0.0) line("electricity cost", fmt::format("{:.2f}", s.cost));
   return out;
 }
 

@@ -33,6 +33,23 @@ class Engine::Context final : public SchedulerContext {
     e_.queue_.schedule_at(
         std::max(t, now()), [this] { e_.request_schedule(); }, kArrivalPriority);
   }
+  FleetPower fleet_power() const override {
+    return {e_.setup_.gpu.idle_W, e_.setup_.gpu.tdp_W, e_.setup_.node_base_W, e_.setup_.pue};
+  }
+  std::span<const JobIndex> running() const override { return e_.running_; }
+  double facility_power_W() const override { return e_.ledger_.facility_power_W(); }
+  void pause(JobIndex j) override { e_.pause_job(j); }
+  void resume(JobIndex j) override { e_.resume_job(j); }
+  void set_power_cap(JobIndex j, double cap_W) override {
+    Job& job = e_.jobs_.at(j);
+    if (job.state != JobState::queued) throw std::logic_error("a power cap is set before the job starts");
+    job.power_cap_W = cap_W;
+  }
+  NodePower node_power(NodeIndex n) const override { return e_.node_power_.at(n); }
+  void sleep_node(NodeIndex n, double sleep_W) override { e_.sleep_node(n, sleep_W); }
+  void wake_node(NodeIndex n, Duration latency, double wake_energy_J) override {
+    e_.wake_node(n, latency, wake_energy_J);
+  }
 
  private:
   Engine& e_;
@@ -74,6 +91,15 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
     job.spec = std::move(spec);
     jobs_.push_back(std::move(job));
   }
+  node_power_.assign(setup_.nodes, NodePower::on);
+  // Carbon and cost: exact integrals of facility power (IT x PUE) against the grid signals.
+  if (setup_.carbon_signal) carbon_ = std::make_unique<workloads::SignalIntegrator>(*setup_.carbon_signal);
+  if (setup_.price_signal) price_ = std::make_unique<workloads::SignalIntegrator>(*setup_.price_signal);
+  if (carbon_ || price_)
+    ledger_.add_segment_observer([this](Time t0, Time t1, double it_W) {
+      if (carbon_) carbon_->add(t0.seconds(), t1.seconds(), it_W * setup_.pue);
+      if (price_) price_->add(t0.seconds(), t1.seconds(), it_W * setup_.pue);
+    });
   for (JobIndex j = 0; j < jobs_.size(); ++j)
     if (jobs_[j].submit < setup_.horizon)
       queue_.schedule_at(
@@ -118,7 +144,8 @@ void Engine::request_schedule() {
 
 void Engine::schedule_pass() {
   schedule_pending_ = false;
-  if (!waiting_.empty()) scheduler_->schedule(*context_);
+  // Power-aware policies act on an empty queue too (idle nodes sleep, demand-response events begin).
+  scheduler_->schedule(*context_);
 }
 
 void Engine::start_job(JobIndex j, Placement gpus) {
@@ -140,7 +167,40 @@ void Engine::start_job(JobIndex j, Placement gpus) {
     network_->job_started(j, job);
     network_changed(before);
   }
+  running_.push_back(j);
+  // A recorded run time shorter than the predicted one (failed, cancelled jobs) stops the job mid-epoch.
+  if (job.spec.limit_s) {
+    const Duration limit = Duration::from_seconds(*job.spec.limit_s);
+    if (limit < job.predicted_runtime()) {
+      job.stop_at = job.start + limit;
+      job.stop_event = queue_.schedule_at(
+          job.stop_at, [this, j] { stop_job(j); }, kPhasePriority);
+    }
+  }
   enter_peak(j);
+}
+
+double Engine::phase_power(const Job& job) const {
+  const double w = job.phase == JobPhase::peak ? job.profile.peak_W : job.profile.valley_W;
+  return job.power_cap_W > 0.0 ? std::min(w, job.power_cap_W) : w;
+}
+
+Duration Engine::phase_length(const Job& job, JobPhase phase) const {
+  const Duration d = phase == JobPhase::peak ? job.peak : job.valley;
+  const double w = phase == JobPhase::peak ? job.profile.peak_W : job.profile.valley_W;
+  const double idle = setup_.gpu.idle_W;
+  if (!(job.power_cap_W > 0.0) || job.power_cap_W >= w || !(w > idle)) return d;
+  // Cube law above idle: dynamic power ~ f^3, so the clock runs at ((cap - idle) / (P - idle))^(1/3).
+  const double f = std::cbrt(std::max(job.power_cap_W - idle, 1e-3) / (w - idle));
+  return Duration::from_seconds(d.seconds() / f);
+}
+
+void Engine::account_phase(JobIndex j) {
+  Job& job = jobs_[j];
+  if (job.paused || job.phase == JobPhase::none) return;
+  job.energy_J +=
+      static_cast<double>(job.gpus.size()) * phase_power(job) * (queue_.now() - job.phase_start).seconds();
+  job.phase_start = queue_.now();
 }
 
 void Engine::enter_peak(JobIndex j) {
@@ -154,14 +214,15 @@ void Engine::enter_peak(JobIndex j) {
     job.profile.peak_s = split.duration_s();
     job.peak = Duration::from_seconds(split.duration_s());
   }
-  ledger_.set_gpu_power(queue_.now(), job.gpus, job.profile.peak_W);
-  job.next_event = queue_.schedule_in(
-      job.peak, [this, j] { enter_valley(j); }, kPhasePriority);
+  ledger_.set_gpu_power(queue_.now(), job.gpus, phase_power(job));
+  job.phase_end = queue_.now() + phase_length(job, JobPhase::peak);
+  job.next_event = queue_.schedule_at(
+      job.phase_end, [this, j] { enter_valley(j); }, kPhasePriority);
 }
 
 void Engine::enter_valley(JobIndex j) {
   Job& job = jobs_[j];
-  job.energy_J += static_cast<double>(job.gpus.size()) * job.profile.peak_W * job.peak.seconds();
+  account_phase(j);
   account_peak(job, j, 1.0);
   job.phase = JobPhase::valley;
   job.phase_start = queue_.now();
@@ -173,25 +234,111 @@ void Engine::enter_valley(JobIndex j) {
     job.profile.valley_s = std::max(network_->base_profile(j).valley_s, checkpoint_s);
     job.valley = Duration::from_seconds(job.profile.valley_s);
   }
-  ledger_.set_gpu_power(queue_.now(), job.gpus, job.profile.valley_W);
-  job.next_event = queue_.schedule_in(
-      job.valley,
-      [this, j] {
-        Job& jb = jobs_[j];
-        jb.energy_J += static_cast<double>(jb.gpus.size()) * jb.profile.valley_W * jb.valley.seconds();
-        if (network_) {
-          const double ckpt_s = network_->last_checkpoint_s(j);
-          jb.io_s += ckpt_s;
-          jb.io_J += static_cast<double>(jb.gpus.size()) * jb.profile.valley_W * ckpt_s;
-          const double before = network_->power_W();
-          network_->end_checkpoint(j);
-          network_changed(before);
-        }
-        if (++jb.epochs_done >= jb.spec.epochs) {
-          finish_job(j);
-        } else {
-          enter_peak(j);
-        }
+  ledger_.set_gpu_power(queue_.now(), job.gpus, phase_power(job));
+  job.phase_end = queue_.now() + phase_length(job, JobPhase::valley);
+  job.next_event = queue_.schedule_at(
+      job.phase_end, [this, j] { end_epoch(j); }, kPhasePriority);
+}
+
+void Engine::end_epoch(JobIndex j) {
+  Job& job = jobs_[j];
+  account_phase(j);
+  if (network_) {
+    const double ckpt_s = network_->last_checkpoint_s(j);
+    job.io_s += ckpt_s;
+    job.io_J += static_cast<double>(job.gpus.size()) * job.profile.valley_W * ckpt_s;
+    const double before = network_->power_W();
+    network_->end_checkpoint(j);
+    network_changed(before);
+  }
+  if (++job.epochs_done >= job.spec.epochs) {
+    finish_job(j);
+  } else {
+    enter_peak(j);
+  }
+}
+
+void Engine::stop_job(JobIndex j) {
+  Job& job = jobs_[j];
+  job.stop_event = 0;
+  if (job.state != JobState::running) return;
+  if (job.phase == JobPhase::peak && !job.paused && job.peak > Duration::zero())
+    account_peak(job, j, (queue_.now() - job.phase_start).seconds() / job.peak.seconds());
+  account_phase(j);
+  if (job.next_event) queue_.cancel(job.next_event);
+  finish_job(j);
+}
+
+void Engine::pause_job(JobIndex j) {
+  Job& job = jobs_.at(j);
+  if (job.state != JobState::running || job.paused) throw std::logic_error("pause: the job is not running");
+  account_phase(j);
+  job.phase_left = job.phase_end - queue_.now();
+  queue_.cancel(job.next_event);
+  job.next_event = 0;
+  if (job.stop_event) {
+    job.stop_left = job.stop_at - queue_.now();
+    queue_.cancel(job.stop_event);
+    job.stop_event = 0;
+  }
+  job.paused = true;
+  job.phase_start = queue_.now();  // the pause's start, for lost GPU time
+  ledger_.set_gpu_power(queue_.now(), job.gpus, setup_.gpu.idle_W);
+}
+
+void Engine::resume_job(JobIndex j) {
+  Job& job = jobs_.at(j);
+  if (job.state != JobState::running || !job.paused) throw std::logic_error("resume: the job is not paused");
+  job.paused_gpu_seconds += static_cast<double>(job.gpus.size()) * (queue_.now() - job.phase_start).seconds();
+  job.paused = false;
+  job.phase_start = queue_.now();
+  ledger_.set_gpu_power(queue_.now(), job.gpus, phase_power(job));
+  job.phase_end = queue_.now() + job.phase_left;
+  if (job.phase == JobPhase::peak)
+    job.next_event = queue_.schedule_at(
+        job.phase_end, [this, j] { enter_valley(j); }, kPhasePriority);
+  else
+    job.next_event = queue_.schedule_at(
+        job.phase_end, [this, j] { end_epoch(j); }, kPhasePriority);
+  if (job.stop_left > Duration::zero()) {
+    job.stop_at = queue_.now() + job.stop_left;
+    job.stop_left = Duration::zero();
+    job.stop_event = queue_.schedule_at(
+        job.stop_at, [this, j] { stop_job(j); }, kPhasePriority);
+  }
+}
+
+namespace {
+// Owner of the GPUs of a sleeping or waking node: placement then sees them as taken.
+constexpr JobIndex kNodeAsleep = kNoJob - 1;
+}  // namespace
+
+void Engine::sleep_node(NodeIndex n, double sleep_W) {
+  if (node_power_.at(n) != NodePower::on || cluster_.free_gpus(n) != cluster_.gpus_per_node())
+    throw std::logic_error("sleep_node: the node is busy or not powered");
+  const auto gpus = cluster_.free_gpus_of(n);
+  cluster_.allocate(kNodeAsleep, gpus);
+  ledger_.set_gpu_power(queue_.now(), gpus, 0.0);
+  ledger_.set_node_base_power(queue_.now(), n, sleep_W);
+  node_power_[n] = NodePower::sleeping;
+}
+
+void Engine::wake_node(NodeIndex n, Duration latency, double wake_energy_J) {
+  if (node_power_.at(n) != NodePower::sleeping) throw std::logic_error("wake_node: the node is not asleep");
+  node_power_[n] = NodePower::waking;
+  const double extra = latency > Duration::zero() ? wake_energy_J / latency.seconds() : 0.0;
+  ledger_.set_node_base_power(queue_.now(), n, setup_.node_base_W + extra);
+  queue_.schedule_in(
+      latency,
+      [this, n] {
+        const std::uint32_t g = cluster_.gpus_per_node();
+        std::vector<GpuIndex> gpus(g);
+        for (std::uint32_t i = 0; i < g; ++i) gpus[i] = n * g + i;
+        ledger_.set_node_base_power(queue_.now(), n, setup_.node_base_W);
+        ledger_.set_gpu_power(queue_.now(), gpus, setup_.gpu.idle_W);
+        cluster_.release(kNodeAsleep, gpus);
+        node_power_[n] = NodePower::on;
+        request_schedule();
       },
       kPhasePriority);
 }
@@ -214,6 +361,9 @@ void Engine::account_peak(Job& job, JobIndex j, double fraction) {
 
 void Engine::finish_job(JobIndex j) {
   Job& job = jobs_[j];
+  if (job.stop_event) queue_.cancel(job.stop_event);
+  job.stop_event = 0;
+  running_.erase(std::find(running_.begin(), running_.end(), j));
   ledger_.set_gpu_power(queue_.now(), job.gpus, setup_.gpu.idle_W);
   if (network_) {
     const double before = network_->power_W();
@@ -236,8 +386,12 @@ void Engine::close_at_horizon() {
   for (auto& job : jobs_) {
     if (job.state != JobState::running) continue;
     ++running;
-    const double w = job.phase == JobPhase::peak ? job.profile.peak_W : job.profile.valley_W;
-    job.energy_J += static_cast<double>(job.gpus.size()) * w * (h - job.phase_start).seconds();
+    if (job.paused) {
+      job.paused_gpu_seconds += static_cast<double>(job.gpus.size()) * (h - job.phase_start).seconds();
+      gpu_seconds_ += static_cast<double>(job.gpus.size()) * (h - job.start).seconds();
+      continue;
+    }
+    job.energy_J += static_cast<double>(job.gpus.size()) * phase_power(job) * (h - job.phase_start).seconds();
     if (job.phase == JobPhase::peak && job.peak > Duration::zero()) {
       account_peak(job, static_cast<JobIndex>(&job - jobs_.data()),
                    (h - job.phase_start).seconds() / job.peak.seconds());
@@ -269,7 +423,10 @@ void Engine::close_at_horizon() {
   s.peak_facility_W = ledger_.peak_facility_W();
   s.peak_facility_sample_W = ledger_.peak_facility_sample_W();
   s.mean_facility_W = s.facility_energy_J / h.seconds();
-  s.carbon_kg = s.facility_energy_J * setup_.carbon_kg_per_J;
+  // J x g/kWh / (3.6e6 J/kWh) / (1000 g/kg); J x currency/MWh / (3.6e9 J/MWh).
+  s.carbon_kg = carbon_ ? carbon_->total() / workloads::kJoulesPerKwh / 1000.0
+                        : s.facility_energy_J * setup_.carbon_kg_per_J;
+  s.cost = price_ ? price_->total() / (1000.0 * workloads::kJoulesPerKwh) : 0.0;
   s.events = queue_.events_run();
 }
 

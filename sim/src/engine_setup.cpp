@@ -2,16 +2,21 @@
 #include <fmt/format.h>
 
 #include "fleetwatt/sim/engine.hpp"
+#include "fleetwatt/sim/policies.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
 #include "fleetwatt/sim/topology_placement.hpp"
 
 namespace fleetwatt::sim {
 
 const std::vector<SchedulerEntry>& scheduler_entries() {
-  static const std::vector<SchedulerEntry> entries = {
-      {"fifo", "first in, first out; the queue head blocks everything behind it",
-       [](const workloads::SchedulerConfig&) { return std::make_unique<FifoScheduler>(); }},
-  };
+  static const std::vector<SchedulerEntry> entries = [] {
+    std::vector<SchedulerEntry> e = {
+        {"fifo", "first in, first out; the queue head blocks everything behind it",
+         [](const workloads::SchedulerConfig&) { return std::make_unique<FifoScheduler>(); }},
+    };
+    for (auto& p : policy_scheduler_entries()) e.push_back(std::move(p));
+    return e;
+  }();
   return entries;
 }
 
@@ -85,6 +90,10 @@ EngineSetup engine_setup(const workloads::Scenario& s) {
   e.node_base_W = s.fleet.node_base_W;
   e.pue = s.facility.pue;
   e.carbon_kg_per_J = s.facility.carbon_kg_per_J;
+  e.carbon_signal = s.scheduler.carbon;
+  if (s.grid.price)
+    e.price_signal = std::make_shared<const workloads::GridSignal>(
+        workloads::read_grid_signal_csv(s.grid.price->file, s.grid.price->options));
   e.horizon = Time::from_seconds(s.workload.horizon_s);
   e.facility_interval = Duration::from_seconds(s.output.facility_interval_s);
   e.node_interval = Duration::from_seconds(s.output.node_interval_s);

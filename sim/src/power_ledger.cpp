@@ -28,7 +28,9 @@ PowerLedger::PowerLedger(const LedgerConfig& config, PowerSink* sink)
   if (config.facility_interval <= Duration::zero() || config.node_interval <= Duration::zero())
     throw std::invalid_argument("sampling intervals must be positive");
   gpu_total_W_ = static_cast<double>(gpu_W_.size()) * config.gpu_idle_W;
-  it_W_ = config.nodes * config.node_base_W + gpu_total_W_;
+  node_base_W_.assign(config.nodes, config.node_base_W);
+  base_total_W_ = config.nodes * config.node_base_W;
+  it_W_ = base_total_W_ + gpu_total_W_;
   PowerSink* s = sink_;
   sink_ = nullptr;
   attach(s);
@@ -83,6 +85,8 @@ void PowerLedger::advance(Time now) {
     node_start_ = b;
   }
   const double dt = (now - last_).seconds();
+  if (dt > 0.0)
+    for (const auto& observe : observers_) observe(last_, now, it_W_);
   if (dt > 0.0) {
     gpu_energy_.add(gpu_total_W_ * dt);
     it_energy_.add(it_W_ * dt);
@@ -113,18 +117,30 @@ void PowerLedger::set_gpu_power(Time now, std::span<const GpuIndex> gpus, double
     const NodeIndex n = g / g_per_node;
     if (n == last_node) continue;
     last_node = n;
-    double w = config_.node_base_W;
+    double w = node_base_W_[n];
     for (GpuIndex i = n * g_per_node; i < (n + 1) * g_per_node; ++i) w += gpu_W_[i];
     node_W_[n] = w;
   }
-  it_W_ = config_.nodes * config_.node_base_W + gpu_total_W_ + other_it_W_;
+  it_W_ = base_total_W_ + gpu_total_W_ + other_it_W_;
   if (sink_) sink_->gpu_change(now, gpus, power_W);
 }
 
 void PowerLedger::add_other_it_power(Time now, double delta_W) {
   advance(now);
   other_it_W_ += delta_W;
-  it_W_ = config_.nodes * config_.node_base_W + gpu_total_W_ + other_it_W_;
+  it_W_ = base_total_W_ + gpu_total_W_ + other_it_W_;
+}
+
+void PowerLedger::set_node_base_power(Time now, NodeIndex n, double base_W) {
+  advance(now);
+  touch_node(n, now);
+  base_total_W_ += base_W - node_base_W_[n];
+  node_base_W_[n] = base_W;
+  const std::uint32_t g = config_.gpus_per_node;
+  double w = base_W;
+  for (GpuIndex i = n * g; i < (n + 1) * g; ++i) w += gpu_W_[i];
+  node_W_[n] = w;
+  it_W_ = base_total_W_ + gpu_total_W_ + other_it_W_;
 }
 
 void PowerLedger::close(Time end) {

@@ -72,7 +72,8 @@ TEST_CASE("two runs of the same scenario and seed write identical datasets", "[c
   REQUIRE(a.datasets() == b.datasets());
   for (const auto& name : a.datasets()) {
     INFO(name);
-    if (name == "/jobs/class" || name == "/jobs/nodes" || name == "/jobs/state") {
+    if (name == "/jobs/class" || name == "/jobs/nodes" || name == "/jobs/state" || name == "/jobs/trace_id" ||
+        name == "/jobs/status" || name == "/jobs/inferred") {
       CHECK(a.strings(name) == b.strings(name));
     } else if (name.rfind("/nodes/power_W", 0) == 0) {
       CHECK(a.matrix(name).values == b.matrix(name).values);
@@ -152,6 +153,10 @@ TEST_CASE("every shipped scenario runs", "[cli][scenarios]") {
   std::size_t n = 0;
   for (const auto& e : std::filesystem::directory_iterator(source_dir() / "workloads" / "scenarios")) {
     if (e.path().extension() != ".toml") continue;
+    // Trace replays read ../shared/data, which a user's clone may not have.
+    std::ifstream text(e.path());
+    const std::string body{std::istreambuf_iterator<char>(text), std::istreambuf_iterator<char>()};
+    if (!shared_data() && body.find("shared/data") != std::string::npos) continue;
     ++n;
     INFO(e.path());
     auto r = run_command(fw() + " run -q " + e.path().string() + " -o " + (dir / "x.h5").string());

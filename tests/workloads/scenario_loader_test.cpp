@@ -145,7 +145,8 @@ TEST_CASE("a job bigger than the fleet and half-given phases are refused", "[sce
           "valley_s = 1\n")
           .find("not both") != std::string::npos);
   CHECK(error_of("[workload]\nhorizon_s = 10\n") ==
-        "bad.toml: workload: no jobs: give [[workload.jobs]], jobs_csv or [workload.generator]");
+        "bad.toml: workload: no jobs: give [[workload.jobs]], jobs_csv, [workload.generator], "
+        "[workload.trace] or [workload.preset]");
 }
 
 TEST_CASE("jobs_csv resolves against the scenario's folder", "[scenario]") {

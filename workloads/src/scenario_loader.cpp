@@ -4,12 +4,15 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <fstream>
 #include <limits>
 #include <set>
 #include <sstream>
 
+#include "fleetwatt/workloads/cluster_presets.hpp"
 #include "fleetwatt/workloads/jobs_csv.hpp"
+#include "fleetwatt/workloads/trace.hpp"
 #include "toml_reader.hpp"
 
 namespace fleetwatt::workloads {
@@ -109,7 +112,18 @@ SchedulerConfig parse_scheduler(const TomlTable& t) {
   s.policy_origin = t.has("policy") ? t.where("policy") : t.where();
   s.placement = t.string("placement").value_or(s.placement);
   s.placement_origin = t.has("placement") ? t.where("placement") : t.where();
-  s.params = t.params_except({"policy", "placement"});
+  // Sub-tables [scheduler.NAME] hold the parameters of policy NAME; the chosen policy's fill `params`
+  // when the section gives none directly.
+  std::vector<std::string> taken{"policy", "placement"};
+  for (const auto& [k, v] : t.raw())
+    if (v.is_table()) {
+      const std::string name(k.str());
+      taken.push_back(name);
+      s.policy_params[name] = t.table(name)->params_except({});
+    }
+  s.params = t.params_except(taken);
+  if (s.params.empty())
+    if (auto it = s.policy_params.find(s.policy); it != s.policy_params.end()) s.params = it->second;
   return s;
 }
 
@@ -222,8 +236,89 @@ GeneratorConfig parse_generator(const TomlTable& t, double horizon_s) {
   return g;
 }
 
+std::filesystem::path resolve(const std::filesystem::path& scenario_file, const std::string& p) {
+  std::filesystem::path path = p;
+  return path.is_relative() ? scenario_file.parent_path() / path : path;
+}
+
+TraceConfig parse_trace(const TomlTable& t, const std::filesystem::path& scenario_file) {
+  t.require_known({"file", "format", "from_s", "to_s", "arrival_scale", "fleet_scale", "strict", "max_jobs",
+                   "swf_procs_per_gpu", "pai_task_table", "deferrable_fraction", "defer_window_s"});
+  TraceConfig c;
+  c.where = t.where();
+  if (!t.has("file")) throw ConfigError(t.where(), t.dotted("file"), "missing (the trace file)");
+  c.file = resolve(scenario_file, *t.string("file"));
+  if (!std::filesystem::exists(c.file)) t.fail("file", fmt::format("file not found: {}", c.file.string()));
+  if (auto f = t.string("format")) {
+    (void)parse_trace_format(*f, t.where("format"));
+    c.format = *f;
+  }
+  c.from_s = t.number_at_least("from_s", 0.0, false);
+  c.to_s = t.number_at_least("to_s", 0.0, true);
+  if (c.from_s && c.to_s && *c.to_s <= *c.from_s) t.fail("to_s", "must be after from_s");
+  c.arrival_scale = t.number_at_least("arrival_scale", 0.0, true).value_or(1.0);
+  c.fleet_scale = t.number_at_least("fleet_scale", 0.0, true).value_or(1.0);
+  c.strict = t.boolean("strict").value_or(false);
+  c.max_jobs = static_cast<std::size_t>(t.integer("max_jobs", 0, kMaxI64).value_or(0));
+  c.swf_procs_per_gpu = t.number_at_least("swf_procs_per_gpu", 0.0, true).value_or(1.0);
+  if (auto p = t.string("pai_task_table")) c.pai_task_table = resolve(scenario_file, *p);
+  c.deferrable_fraction = t.number_at_least("deferrable_fraction", 0.0, false).value_or(0.0);
+  if (c.deferrable_fraction > 1.0) t.fail("deferrable_fraction", "must be in [0, 1]");
+  c.defer_window_s = t.number_at_least("defer_window_s", 0.0, false).value_or(c.defer_window_s);
+  return c;
+}
+
+PresetConfig parse_preset(const TomlTable& t, double horizon_s) {
+  t.require_known({"cluster", "rate_per_hour", "start_s", "end_s", "deferrable_fraction", "defer_window_s"});
+  PresetConfig c;
+  c.where = t.where();
+  if (!t.has("cluster"))
+    throw ConfigError(t.where(), t.dotted("cluster"), "missing (philly, helios, pai, seren, kalos)");
+  c.cluster = *t.string("cluster");
+  try {
+    (void)cluster_preset(c.cluster);
+  } catch (const ConfigError& e) {
+    throw ConfigError(t.where("cluster"), t.dotted("cluster"), e.message());
+  }
+  if (!t.has("rate_per_hour"))
+    throw ConfigError(t.where(), t.dotted("rate_per_hour"), "missing (mean arrivals per hour)");
+  c.mean_rate_per_s = *t.number_at_least("rate_per_hour", 0.0, true) / 3600.0;
+  c.start_s = t.number_at_least("start_s", 0.0, false).value_or(0.0);
+  c.end_s = t.number_at_least("end_s", 0.0, true).value_or(horizon_s);
+  if (c.end_s <= c.start_s) t.fail("end_s", "must be after start_s");
+  c.deferrable_fraction = t.number_at_least("deferrable_fraction", 0.0, false).value_or(0.0);
+  if (c.deferrable_fraction > 1.0) t.fail("deferrable_fraction", "must be in [0, 1]");
+  c.defer_window_s = t.number_at_least("defer_window_s", 0.0, false).value_or(c.defer_window_s);
+  return c;
+}
+
+GridSignalConfig parse_grid_signal(const TomlTable& t, const std::filesystem::path& scenario_file,
+                                   const char* default_unit) {
+  t.require_known({"file", "time_column", "value_column", "scale", "start", "repeat", "unit"});
+  GridSignalConfig c;
+  c.where = t.where();
+  if (!t.has("file")) throw ConfigError(t.where(), t.dotted("file"), "missing (a CSV of time, value)");
+  c.file = resolve(scenario_file, *t.string("file"));
+  if (!std::filesystem::exists(c.file)) t.fail("file", fmt::format("file not found: {}", c.file.string()));
+  c.options.time_column = t.string("time_column").value_or("");
+  c.options.value_column = t.string("value_column").value_or("");
+  c.options.scale = t.number_at_least("scale", 0.0, true).value_or(1.0);
+  c.options.start = t.string("start").value_or("");
+  c.options.repeat = t.boolean("repeat").value_or(false);
+  c.options.unit = t.string("unit").value_or(default_unit);
+  return c;
+}
+
+GridConfig parse_grid(const TomlTable& t, const std::filesystem::path& scenario_file) {
+  t.require_known({"carbon", "price"});
+  GridConfig g;
+  if (auto c = t.table("carbon")) g.carbon = parse_grid_signal(*c, scenario_file, "g/kWh");
+  if (auto c = t.table("price")) g.price = parse_grid_signal(*c, scenario_file, "currency/MWh");
+  return g;
+}
+
 WorkloadConfig parse_workload(const TomlTable& t, const std::filesystem::path& scenario_file) {
-  t.require_known({"horizon_s", "jobs", "jobs_csv", "generator"});
+  t.require_known({"horizon_s", "jobs", "jobs_csv", "generator", "trace", "preset"});
   WorkloadConfig w;
   w.horizon_s = t.number_at_least("horizon_s", 0.0, true).value_or(w.horizon_s);
   std::int64_t next_id = 1;
@@ -240,6 +335,8 @@ WorkloadConfig parse_workload(const TomlTable& t, const std::filesystem::path& s
     if (!ids.insert(j.id).second)
       throw ConfigError(j.class_origin, "id", fmt::format("duplicate job id {}", j.id));
   if (auto g = t.table("generator")) w.generator = parse_generator(*g, w.horizon_s);
+  if (auto tr = t.table("trace")) w.trace = parse_trace(*tr, scenario_file);
+  if (auto p = t.table("preset")) w.preset = parse_preset(*p, w.horizon_s);
   return w;
 }
 
@@ -265,8 +362,8 @@ Scenario parse_scenario(std::string_view text, const std::filesystem::path& file
     throw ConfigError(location_of(e.source(), name), "", std::string(e.description()));
   }
   TomlTable top(root, "", name);
-  top.require_known({"seed", "fleet", "facility", "predictor", "scheduler", "workload", "output", "name",
-                     "description", "topology"});
+  top.require_known({"seed", "fleet", "facility", "predictor", "scheduler", "workload", "grid", "output",
+                     "name", "description", "topology"});
   Scenario s;
   s.file = file;
   s.text = std::string(text);
@@ -282,12 +379,22 @@ Scenario parse_scenario(std::string_view text, const std::filesystem::path& file
   } else {
     throw ConfigError(top.where(), "workload", "missing (a scenario needs a [workload] section)");
   }
+  if (s.workload.trace && s.workload.trace->fleet_scale != 1.0) {
+    auto& tr = *s.workload.trace;
+    s.fleet.nodes = static_cast<std::uint32_t>(std::max(1.0, std::round(s.fleet.nodes * tr.fleet_scale)));
+    tr.arrival_scale *= tr.fleet_scale;
+  }
+  if (auto t = top.table("grid")) s.grid = parse_grid(*t, file);
+  if (s.grid.carbon)
+    s.scheduler.carbon =
+        std::make_shared<const GridSignal>(read_grid_signal_csv(s.grid.carbon->file, s.grid.carbon->options));
   if (auto t = top.table("output")) s.output = parse_output(*t);
   // The topology's keys belong to topologies/ (parse_topology_config), like a predictor's parameters.
   if (auto t = top.table("topology")) s.topology = t->params_except({});
-  if (s.workload.jobs.empty() && !s.workload.generator)
+  if (s.workload.jobs.empty() && !s.workload.generator && !s.workload.trace && !s.workload.preset)
     throw ConfigError({name, 0, 0}, "workload",
-                      "no jobs: give [[workload.jobs]], jobs_csv or [workload.generator]");
+                      "no jobs: give [[workload.jobs]], jobs_csv, [workload.generator], [workload.trace] or "
+                      "[workload.preset]");
   const std::uint64_t fleet_gpus = std::uint64_t{s.fleet.nodes} * s.fleet.gpus_per_node;
   for (const auto& j : s.workload.jobs)
     if (j.n_gpus > fleet_gpus)

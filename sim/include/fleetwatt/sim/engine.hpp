@@ -19,6 +19,7 @@
 #include "fleetwatt/sim/run_summary.hpp"
 #include "fleetwatt/sim/scheduler.hpp"
 #include "fleetwatt/topologies/topology_config.hpp"
+#include "fleetwatt/workloads/grid_signal.hpp"
 #include "fleetwatt/workloads/scenario.hpp"
 
 namespace fleetwatt::sim {
@@ -40,6 +41,10 @@ struct EngineSetup {
   Duration facility_interval = Duration::from_ns(1'000'000'000);
   Duration node_interval = Duration::from_ns(10'000'000'000);
   std::optional<topologies::TopologyConfig> topology;  ///< the interconnect ([topology]); none: no network
+  /// Grid signals ([grid.carbon] g/kWh, [grid.price] currency/MWh): when given, the summary's carbon and
+  /// cost integrate facility power exactly against them (carbon_kg_per_J is then unused).
+  std::shared_ptr<const workloads::GridSignal> carbon_signal;
+  std::shared_ptr<const workloads::GridSignal> price_signal;
 };
 
 /// What the engine reports while it runs (for progress lines).
@@ -70,6 +75,14 @@ class Engine {
 
   /// Streams the power series to `sink` (which must outlive run()); call before run().
   void attach(PowerSink* sink);
+  /// Calls `observer(t0, t1, it_W)` for every span of constant IT power (exact carbon and cost integrals).
+  void observe_power(std::function<void(Time, Time, double)> observer) {
+    ledger_.add_segment_observer(std::move(observer));
+  }
+  /// The scheduler's own figures of the run.
+  [[nodiscard]] std::vector<std::pair<std::string, double>> scheduler_metrics() const {
+    return scheduler_->metrics();
+  }
 
   [[nodiscard]] const std::vector<Job>& jobs() const noexcept { return jobs_; }
   [[nodiscard]] const Cluster& cluster() const noexcept { return cluster_; }
@@ -89,7 +102,17 @@ class Engine {
   void start_job(JobIndex j, Placement gpus);
   void enter_peak(JobIndex j);
   void enter_valley(JobIndex j);
+  void end_epoch(JobIndex j);
   void finish_job(JobIndex j);
+  // Policy controls (see SchedulerContext): run-time limits, pausing, power caps, node sleep.
+  [[nodiscard]] double phase_power(const Job& job) const;
+  [[nodiscard]] Duration phase_length(const Job& job, JobPhase phase) const;
+  void account_phase(JobIndex j);
+  void stop_job(JobIndex j);
+  void pause_job(JobIndex j);
+  void resume_job(JobIndex j);
+  void sleep_node(NodeIndex n, double sleep_W);
+  void wake_node(NodeIndex n, Duration latency, double wake_energy_J);
   void close_at_horizon();
   /// Passes a change of network power (from `before_W`) to the ledger and the sink.
   void network_changed(double before_W);
@@ -106,6 +129,9 @@ class Engine {
   Cluster cluster_;
   PowerLedger ledger_;
   std::vector<JobIndex> waiting_;  ///< queued jobs in arrival order
+  std::vector<JobIndex> running_;  ///< running jobs in start order
+  std::unique_ptr<workloads::SignalIntegrator> carbon_, price_;
+  std::vector<NodePower> node_power_;
   bool schedule_pending_ = false;
   std::uint64_t finished_ = 0;
   double gpu_seconds_ = 0.0;

@@ -33,6 +33,15 @@ struct Job {
   double energy_J = 0.0;  ///< GPU energy of this job so far (all its GPUs)
   EventId next_event = 0;
 
+  // Policy controls (sim/policies): run-time limit, pausing, power capping.
+  EventId stop_event = 0;           ///< the spec's limit_s, when it cuts the job short
+  Time stop_at;                     ///< when that limit strikes (while not paused)
+  Time phase_end;                   ///< when the current phase ends (while not paused)
+  bool paused = false;              ///< suspended in place: GPUs held at idle power
+  Duration phase_left;              ///< rest of the current phase while paused
+  Duration stop_left;               ///< rest of the limit while paused
+  double power_cap_W = 0.0;         ///< per-GPU cap (0: none); phases above it run at it, stretched
+  double paused_gpu_seconds = 0.0;  ///< GPU time lost to pauses
   // Where the time and GPU energy went (all the job's GPUs for energy): compute in peak phases, exposed
   // gradient communication, exposed I/O (data loading in peak phases, checkpoint writes in valleys).
   double compute_s = 0.0, comm_s = 0.0, io_s = 0.0;
@@ -40,6 +49,13 @@ struct Job {
 
   /// Predicted run time on an idle fleet: epochs * (peak + valley).
   [[nodiscard]] Duration predicted_runtime() const { return (peak + valley) * spec.epochs; }
+  /// What the job will run given its limit: min(predicted run time, limit_s).
+  [[nodiscard]] Duration expected_runtime() const {
+    const Duration p = predicted_runtime();
+    if (!spec.limit_s) return p;
+    const Duration l = Duration::from_seconds(*spec.limit_s);
+    return l < p ? l : p;
+  }
 };
 
 }  // namespace fleetwatt::sim

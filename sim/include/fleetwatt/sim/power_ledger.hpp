@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -45,6 +46,13 @@ class PowerLedger {
   void set_gpu_power(Time now, std::span<const GpuIndex> gpus, double power_W);
   /// Adds a constant non-GPU IT load (network, storage) from `now` on; may be negative to remove it.
   void add_other_it_power(Time now, double delta_W);
+  /// From `now` on, node n's non-GPU power is `base_W` instead of the configured node_base_W (sleep states).
+  void set_node_base_power(Time now, NodeIndex n, double base_W);
+  /// Called for every span [t0, t1) of constant power with its IT power (W), in time order: exact
+  /// integrals of power against other signals (carbon intensity, price). Set before the run.
+  void add_segment_observer(std::function<void(Time, Time, double)> observer) {
+    observers_.push_back(std::move(observer));
+  }
   /// Integrates up to `end` and emits the last (possibly partial) samples; no change may follow.
   void close(Time end);
 
@@ -71,6 +79,9 @@ class PowerLedger {
   PowerSink* sink_;
   std::vector<double> gpu_W_;
   std::vector<double> node_W_;
+  std::vector<double> node_base_W_;  ///< per-node non-GPU power
+  double base_total_W_ = 0.0;
+  std::vector<std::function<void(Time, Time, double)>> observers_;
   double gpu_total_W_ = 0.0;
   double other_it_W_ = 0.0;
   double it_W_ = 0.0;

@@ -25,6 +25,7 @@ struct RunSummary {
   double peak_facility_sample_W = 0.0;  ///< highest facility-interval mean
   double mean_facility_W = 0.0;
   double carbon_kg = 0.0;
+  double cost = 0.0;  ///< electricity cost in the [grid.price] currency (0 without one)
   std::uint64_t events = 0;
   double wall_s = 0.0;
 };

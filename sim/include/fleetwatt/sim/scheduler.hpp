@@ -6,7 +6,10 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "fleetwatt/sim/cluster.hpp"
 #include "fleetwatt/sim/job.hpp"
@@ -32,6 +35,17 @@ class FirstFitPlacement final : public PlacementPolicy {
   [[nodiscard]] std::optional<Placement> place(const Cluster& cluster, std::uint32_t n_gpus) const override;
 };
 
+/// Power figures of the fleet, for power-aware policies.
+struct FleetPower {
+  double gpu_idle_W = 0.0;
+  double gpu_tdp_W = 0.0;
+  double node_base_W = 0.0;
+  double pue = 1.0;
+};
+
+/// Power state of a node for energy-aware consolidation.
+enum class NodePower { on, sleeping, waking };
+
 /// What a scheduler sees and may do during one scheduling pass.
 class SchedulerContext {
  public:
@@ -47,6 +61,26 @@ class SchedulerContext {
   virtual void start(JobIndex j, Placement gpus) = 0;
   /// Asks for another scheduling pass at time t (for policies that wait for a moment).
   virtual void wake_at(Time t) = 0;
+
+  // Power-aware controls (sim/policies). Contexts that do not support one throw std::logic_error.
+  [[nodiscard]] virtual FleetPower fleet_power() const;
+  /// Running jobs (paused ones included), in start order.
+  [[nodiscard]] virtual std::span<const JobIndex> running() const;
+  /// Facility power drawn right now, W.
+  [[nodiscard]] virtual double facility_power_W() const;
+  /// Suspends a running job in place: its GPUs stay allocated at idle power and its phase clock stops.
+  virtual void pause(JobIndex j);
+  /// Resumes a paused job where it stopped.
+  virtual void resume(JobIndex j);
+  /// Caps the per-GPU power of a queued job from its start: phases above the cap draw the cap and stretch
+  /// by the cube law (dynamic power ~ f^3 at voltage ~ f, time ~ 1/f above idle).
+  virtual void set_power_cap(JobIndex j, double cap_W);
+  [[nodiscard]] virtual NodePower node_power(NodeIndex n) const;
+  /// Puts an idle, powered node to sleep: its GPUs draw nothing and the node draws sleep_W.
+  virtual void sleep_node(NodeIndex n, double sleep_W);
+  /// Wakes a sleeping node: it draws its base power plus wake_energy_J / latency for `latency`, then is
+  /// usable (a scheduling pass follows).
+  virtual void wake_node(NodeIndex n, Duration latency, double wake_energy_J);
 };
 
 class Scheduler {
@@ -54,6 +88,8 @@ class Scheduler {
   virtual ~Scheduler() = default;
   [[nodiscard]] virtual std::string_view name() const = 0;
   virtual void schedule(SchedulerContext& ctx) = 0;
+  /// Policy-specific figures of the run (name, value), e.g. lost GPU-hours of a demand-response event.
+  [[nodiscard]] virtual std::vector<std::pair<std::string, double>> metrics() const { return {}; }
 };
 
 /// First in, first out: the head of the queue starts as soon as it can be placed; nothing overtakes it.

@@ -48,6 +48,36 @@ struct ModelMetadata {
   Precision precision = Precision::fp32;
 };
 
+/// How a job ended in the trace it came from (generated jobs draw one from the cluster's shares).
+enum class JobStatus : std::uint8_t {
+  unknown,    ///< the source does not say
+  completed,  ///< finished normally
+  failed,     ///< stopped by an error
+  cancelled,  ///< stopped by its user or the operator
+  running,    ///< still running when the trace ended: the recorded run time is a lower bound
+  pending,    ///< never started before the trace ended
+};
+
+/// "completed", "failed", ...
+[[nodiscard]] const char* to_string(JobStatus s) noexcept;
+
+/// Bits of JobSpec::inferred: which fields were not in the source and were drawn from a documented,
+/// seeded distribution (or, for epochs and dataset size, chosen to match a recorded run time).
+namespace inferred {
+inline constexpr std::uint32_t job_class = 1u << 0;
+inline constexpr std::uint32_t model = 1u << 1;
+inline constexpr std::uint32_t batch_size = 1u << 2;
+inline constexpr std::uint32_t dataset_samples = 1u << 3;
+inline constexpr std::uint32_t epochs = 1u << 4;
+inline constexpr std::uint32_t precision = 1u << 5;
+inline constexpr std::uint32_t n_gpus = 1u << 6;
+inline constexpr std::uint32_t status = 1u << 7;
+inline constexpr std::uint32_t deferrable = 1u << 8;
+}  // namespace inferred
+
+/// Comma-separated names of the set bits of an `inferred` mask ("model,batch_size,epochs"); "" for none.
+[[nodiscard]] std::string inferred_names(std::uint32_t mask);
+
 /// One job of the workload.
 struct JobSpec {
   std::int64_t id = 0;
@@ -58,6 +88,21 @@ struct JobSpec {
   std::uint32_t epochs = 1;
   ModelMetadata meta;
   std::optional<PhaseProfile> phases;  ///< explicit per-epoch phases; overrides any predictor
+
+  // What a recorded trace says about the job (all optional; generators fill some of them too).
+  std::string trace_id;  ///< the job's id in its source trace ("" if none)
+  std::string user;      ///< (hashed) user name, "" if unknown
+  JobStatus status = JobStatus::unknown;
+  double gpu_fraction = 1.0;                 ///< share of each of its GPUs it asked for (GPU sharing), (0, 1]
+  std::optional<double> recorded_runtime_s;  ///< run time the trace recorded (end - start)
+  std::optional<double> recorded_wait_s;     ///< queueing delay the trace recorded (start - submit)
+  std::optional<double> user_estimate_s;     ///< the user's requested wall time (SWF field 9, ...)
+  /// Run-time limit: the engine stops the job this long after it starts, even mid-epoch (failed and
+  /// cancelled jobs end early and draw power until then). Unset: the job runs all its epochs.
+  std::optional<double> limit_s;
+  bool deferrable = false;           ///< carbon-aware policies may delay its start
+  std::optional<double> deadline_s;  ///< absolute time by which a deferrable job must finish
+  std::uint32_t inferred = 0;        ///< bits from namespace `inferred`
 };
 
 }  // namespace fleetwatt::workloads

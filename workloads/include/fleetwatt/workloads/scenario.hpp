@@ -4,10 +4,13 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "fleetwatt/workloads/grid_signal.hpp"
 #include "fleetwatt/workloads/input_error.hpp"
 #include "fleetwatt/workloads/job_spec.hpp"
 #include "fleetwatt/workloads/param_set.hpp"
@@ -50,11 +53,15 @@ struct PredictorConfig {
 };
 
 struct SchedulerConfig {
+  std::shared_ptr<const GridSignal>
+      carbon;  ///< the scenario's [grid.carbon] signal, for carbon-aware policies
   std::string policy = "fifo";
   SourceLocation policy_origin;
   std::string placement = "first_fit";
   SourceLocation placement_origin;
   ParamSet params;
+  /// [scheduler.<policy>] tables: parameters of policies other than the chosen one (`fleetwatt compare`).
+  std::map<std::string, ParamSet> policy_params;
 };
 
 /// One entry of a generator's job mix.
@@ -78,10 +85,52 @@ struct GeneratorConfig {
   std::vector<MixEntry> mix;
 };
 
+/// [workload.trace]: a recorded trace replayed as the workload (see trace.hpp for the formats).
+struct TraceConfig {
+  std::filesystem::path file;  ///< resolved against the scenario's folder
+  std::string format;          ///< a trace_format_names() entry; empty: guessed from the file
+  SourceLocation where;
+  std::optional<double> from_s, to_s;  ///< submit-time window, seconds after the first submission
+  double arrival_scale = 1.0;
+  /// Replays on a fleet this many times the scenario's (nodes rounded) with arrivals that many times as
+  /// frequent, so the load per GPU stays the trace's. Applied by the loader to fleet.nodes and arrival_scale.
+  double fleet_scale = 1.0;
+  bool strict = false;
+  std::size_t max_jobs = 0;
+  double swf_procs_per_gpu = 1.0;
+  std::filesystem::path pai_task_table;
+  double deferrable_fraction = 0.0;
+  double defer_window_s = 12 * 3600.0;
+};
+
+/// [workload.preset]: jobs generated from a cluster-calibrated preset (see cluster_presets.hpp).
+struct PresetConfig {
+  std::string cluster;
+  SourceLocation where;
+  double mean_rate_per_s = 0.0;
+  double start_s = 0.0, end_s = 0.0;
+  double deferrable_fraction = 0.0;
+  double defer_window_s = 12 * 3600.0;
+};
+
 struct WorkloadConfig {
   double horizon_s = 86400.0;  ///< simulated span [0, horizon)
   std::vector<JobSpec> jobs;   ///< explicit [[workload.jobs]] and jobs_csv rows
   std::optional<GeneratorConfig> generator;
+  std::optional<TraceConfig> trace;
+  std::optional<PresetConfig> preset;
+};
+
+/// [grid.carbon] / [grid.price]: a time series read from CSV (see grid_signal.hpp).
+struct GridSignalConfig {
+  std::filesystem::path file;
+  GridSignalOptions options;
+  SourceLocation where;
+};
+
+struct GridConfig {
+  std::optional<GridSignalConfig> carbon;  ///< carbon intensity, g/kWh after `scale`
+  std::optional<GridSignalConfig> price;   ///< electricity price, currency per MWh after `scale`
 };
 
 struct OutputConfig {
@@ -100,6 +149,7 @@ struct Scenario {
   PredictorConfig predictor;
   SchedulerConfig scheduler;
   WorkloadConfig workload;
+  GridConfig grid;
   OutputConfig output;
   /// [topology]: the interconnect, read by topologies::parse_topology_config; absent: no network model.
   std::optional<ParamSet> topology;

@@ -1,0 +1,72 @@
+// Running several scheduling policies on one identical workload and tabulating what each costs: job times,
+// utilisation, IT and facility energy, peak and p95 facility power, carbon and electricity cost. Carbon
+// and cost integrate the facility power exactly against the grid signals (step interpolation).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fleetwatt/models/power_predictor.hpp"
+#include "fleetwatt/sim/engine.hpp"
+#include "fleetwatt/workloads/grid_signal.hpp"
+#include "fleetwatt/workloads/scenario.hpp"
+
+namespace fleetwatt::results {
+
+/// One policy's row of the comparison, plus what the HDF5 file keeps of its run.
+struct ComparisonRow {
+  std::string policy;
+  std::uint64_t jobs_total = 0;
+  std::uint64_t jobs_done = 0;
+  double jct_mean_s = 0, jct_p50_s = 0, jct_p99_s = 0;  ///< completion time (end - submit) of finished jobs
+  double wait_mean_s = 0;                               ///< start - submit of started jobs
+  double makespan_s = 0;                                ///< last finish - first submit
+  double gpu_util = 0;
+  double it_energy_J = 0, facility_energy_J = 0;
+  double series_energy_J = 0;  ///< sum of the facility series (interval mean x interval length)
+  double peak_facility_W = 0;  ///< highest level held for a positive time
+  double p95_facility_W = 0;   ///< 95th percentile of the facility series
+  double carbon_kg = 0;
+  double cost = 0;                    ///< in the price signal's currency (0 without one)
+  double lost_gpu_hours = 0;          ///< GPU time paused (demand response)
+  std::uint64_t deadline_misses = 0;  ///< deferrable jobs finished after (or not by) their deadline
+  std::vector<std::pair<std::string, double>> metrics;  ///< the policy's own figures
+  double wall_s = 0;
+  // Kept for the HDF5 file.
+  std::vector<double> facility_t_s, facility_W;
+  std::vector<sim::Job> jobs;
+};
+
+/// What every policy's run shares.
+struct ComparisonInput {
+  sim::EngineSetup setup;
+  std::vector<workloads::JobSpec> jobs;
+  const models::PowerPredictor* predictor = nullptr;
+  workloads::SchedulerConfig scheduler;  ///< base config: placement, carbon signal, per-policy parameters
+  const workloads::GridSignal* carbon = nullptr;  ///< g/kWh; null: the facility's constant factor
+  const workloads::GridSignal* price = nullptr;   ///< currency per MWh; null: cost 0
+};
+
+/// Runs one policy (by registry name) on the input's jobs.
+[[nodiscard]] ComparisonRow run_policy(const ComparisonInput& input, const std::string& policy);
+
+/// Runs every policy, up to `threads` at a time; rows in the order of `policies`.
+[[nodiscard]] std::vector<ComparisonRow> compare_policies(const ComparisonInput& input,
+                                                          const std::vector<std::string>& policies,
+                                                          unsigned threads);
+
+/// The column names of the comparison table, in order.
+[[nodiscard]] const std::vector<std::string>& comparison_columns();
+/// The table as CSV (header + one row per policy).
+void write_comparison_csv(std::ostream& out, const std::vector<ComparisonRow>& rows);
+/// The table as aligned text for a terminal.
+[[nodiscard]] std::string format_comparison(const std::vector<ComparisonRow>& rows);
+/// One HDF5 file: /comparison (one dataset per column) and /policies/<name>/{facility, jobs} per policy.
+void write_comparison_h5(const std::filesystem::path& file, const std::vector<ComparisonRow>& rows,
+                         const std::string& scenario_text, std::uint32_t gpus_per_node);
+
+}  // namespace fleetwatt::results

@@ -1,0 +1,232 @@
+// Policy comparison: one engine per policy on copies of the same jobs, metrics, CSV/text/HDF5 output.
+#include "fleetwatt/results/policy_comparison.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <mutex>
+#include <numeric>
+#include <thread>
+
+#include "fleetwatt/workloads/trace.hpp"
+#include "hdf5_datasets.hpp"
+
+namespace fleetwatt::results {
+
+namespace {
+
+// Keeps the facility series (interval means) of one run.
+class FacilitySeries final : public sim::PowerSink {
+ public:
+  void facility_sample(sim::Time start, double, double facility_W, double) override {
+    t.push_back(start.seconds());
+    w.push_back(facility_W);
+  }
+  void node_samples(sim::Time, std::span<const double>) override {}
+  void gpu_change(sim::Time, std::span<const sim::GpuIndex>, double) override {}
+  std::vector<double> t, w;
+};
+
+double mean_of(const std::vector<double>& v) {
+  return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+}
+
+}  // namespace
+
+ComparisonRow run_policy(const ComparisonInput& in, const std::string& policy) {
+  workloads::SchedulerConfig cfg = in.scheduler;
+  cfg.policy = policy;
+  if (auto it = cfg.policy_params.find(policy); it != cfg.policy_params.end())
+    cfg.params = it->second;
+  else if (policy != in.scheduler.policy)
+    cfg.params = workloads::ParamSet("scheduler." + policy, cfg.policy_origin);
+  sim::Engine engine(in.setup, in.jobs, *in.predictor, sim::make_scheduler(cfg), sim::make_placement(cfg));
+  FacilitySeries series;
+  engine.attach(&series);
+  const workloads::GridSignal none({0.0}, {0.0}, "");
+  workloads::SignalIntegrator carbon(in.carbon ? *in.carbon : none);
+  workloads::SignalIntegrator price(in.price ? *in.price : none);
+  const double pue = in.setup.pue;
+  const bool have_carbon = in.carbon != nullptr, have_price = in.price != nullptr;
+  engine.observe_power([&](sim::Time t0, sim::Time t1, double it_W) {
+    if (have_carbon) carbon.add(t0.seconds(), t1.seconds(), it_W * pue);
+    if (have_price) price.add(t0.seconds(), t1.seconds(), it_W * pue);
+  });
+  engine.run();
+
+  ComparisonRow r;
+  r.policy = policy;
+  const auto& s = engine.summary();
+  r.jobs_total = s.jobs_total;
+  r.jobs_done = s.jobs_finished;
+  r.gpu_util = s.gpu_utilisation;
+  r.it_energy_J = s.it_energy_J;
+  r.facility_energy_J = s.facility_energy_J;
+  r.peak_facility_W = s.peak_facility_W;
+  r.wall_s = s.wall_s;
+  // Carbon: J x g/kWh / (3.6e6 J/kWh) / (1000 g/kg); cost: J x currency/MWh / (3.6e9 J/MWh).
+  r.carbon_kg = have_carbon ? carbon.total() / workloads::kJoulesPerKwh / 1000.0 : s.carbon_kg;
+  r.cost = have_price ? price.total() / (1000.0 * workloads::kJoulesPerKwh) : 0.0;
+  std::vector<double> jct, wait;
+  double first_submit = std::numeric_limits<double>::infinity(), last_end = 0.0, lost = 0.0;
+  for (const auto& j : engine.jobs()) {
+    first_submit = std::min(first_submit, j.submit.seconds());
+    if (j.state == sim::JobState::running || j.state == sim::JobState::finished)
+      wait.push_back((j.start - j.submit).seconds());
+    if (j.state == sim::JobState::finished) {
+      jct.push_back((j.end - j.submit).seconds());
+      last_end = std::max(last_end, j.end.seconds());
+    }
+    lost += j.paused_gpu_seconds;
+    // A miss: finished after its deadline, or unfinished at a horizon past its deadline.
+    if (j.spec.deadline_s && j.spec.deferrable &&
+        (j.state == sim::JobState::finished ? j.end.seconds() > *j.spec.deadline_s + 1e-9
+                                             : s.horizon_s > *j.spec.deadline_s))
+      ++r.deadline_misses;
+  }
+  r.jct_mean_s = mean_of(jct);
+  r.jct_p50_s = workloads::quantile(jct, 0.50);
+  r.jct_p99_s = workloads::quantile(jct, 0.99);
+  r.wait_mean_s = mean_of(wait);
+  r.makespan_s = jct.empty() ? 0.0 : last_end - first_submit;
+  r.lost_gpu_hours = lost / 3600.0;
+  r.metrics = engine.scheduler_metrics();
+  // The series' own energy: each interval mean times its length (the last interval ends at the horizon).
+  for (std::size_t i = 0; i < series.t.size(); ++i) {
+    const double end = i + 1 < series.t.size() ? series.t[i + 1] : s.horizon_s;
+    r.series_energy_J += series.w[i] * (end - series.t[i]);
+  }
+  std::vector<double> w = series.w;
+  r.p95_facility_W = workloads::quantile(w, 0.95);
+  r.facility_t_s = std::move(series.t);
+  r.facility_W = std::move(series.w);
+  r.jobs = engine.jobs();
+  return r;
+}
+
+std::vector<ComparisonRow> compare_policies(const ComparisonInput& in,
+                                            const std::vector<std::string>& policies, unsigned threads) {
+  std::vector<ComparisonRow> rows(policies.size());
+  std::vector<std::exception_ptr> errors(policies.size());
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i; (i = next++) < policies.size();) {
+      try {
+        rows[i] = run_policy(in, policies[i]);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  const unsigned n = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(policies.size())));
+  std::vector<std::thread> pool;
+  for (unsigned k = 1; k < n; ++k) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  return rows;
+}
+
+const std::vector<std::string>& comparison_columns() {
+  static const std::vector<std::string> c{
+      "policy",          "jobs_done",       "jct_mean_s", "jct_p50_s",   "jct_p99_s",
+      "wait_mean_s",     "makespan_s",      "gpu_util",   "it_energy_J", "facility_energy_J",
+      "peak_facility_W", "p95_facility_W",  "carbon_kg",  "cost",        "lost_gpu_hours",
+      "deadline_misses", "series_energy_J", "jobs_total", "wall_s"};
+  return c;
+}
+
+namespace {
+
+std::vector<double> numbers_of(const ComparisonRow& r) {
+  return {static_cast<double>(r.jobs_done),
+          r.jct_mean_s,
+          r.jct_p50_s,
+          r.jct_p99_s,
+          r.wait_mean_s,
+          r.makespan_s,
+          r.gpu_util,
+          r.it_energy_J,
+          r.facility_energy_J,
+          r.peak_facility_W,
+          r.p95_facility_W,
+          r.carbon_kg,
+          r.cost,
+          r.lost_gpu_hours,
+          static_cast<double>(r.deadline_misses),
+          r.series_energy_J,
+          static_cast<double>(r.jobs_total),
+          r.wall_s};
+}
+
+}  // namespace
+
+void write_comparison_csv(std::ostream& out, const std::vector<ComparisonRow>& rows) {
+  const auto& cols = comparison_columns();
+  for (std::size_t i = 0; i < cols.size(); ++i) out << (i ? "," : "") << cols[i];
+  out << '\n';
+  for (const auto& r : rows) {
+    out << r.policy;
+    for (double v : numbers_of(r)) out << ',' << fmt::format("{}", v);
+    out << '\n';
+  }
+}
+
+std::string format_comparison(const std::vector<ComparisonRow>& rows) {
+  std::string out =
+      fmt::format("{:<12}{:>7}{:>11}{:>10}{:>11}{:>10}{:>11}{:>7}{:>13}{:>11}{:>11}{:>10}{:>10}{:>9}\n",
+                  "policy", "done", "jct_mean", "jct_p50", "jct_p99", "wait", "makespan", "util", "facility",
+                  "peak", "p95", "carbon", "cost", "lost");
+  out += fmt::format("{:<12}{:>7}{:>11}{:>10}{:>11}{:>10}{:>11}{:>7}{:>13}{:>11}{:>11}{:>10}{:>10}{:>9}\n",
+                     "", "", "h", "h", "h", "h", "h", "%", "MWh", "kW", "kW", "t", "", "GPU-h");
+  for (const auto& r : rows)
+    out += fmt::format(
+        "{:<12}{:>7}{:>11.2f}{:>10.2f}{:>11.2f}{:>10.2f}{:>11.1f}{:>7.1f}{:>13.3f}{:>11.1f}{:>11.1f}{:>10.3f}"
+        "{:>10.2f}"
+        "{:>9.1f}\n",
+        r.policy, r.jobs_done, r.jct_mean_s / 3600, r.jct_p50_s / 3600, r.jct_p99_s / 3600,
+        r.wait_mean_s / 3600, r.makespan_s / 3600, 100 * r.gpu_util, r.facility_energy_J / 3.6e9,
+        r.peak_facility_W / 1e3, r.p95_facility_W / 1e3, r.carbon_kg / 1e3, r.cost, r.lost_gpu_hours);
+  return out;
+}
+
+void write_comparison_h5(const std::filesystem::path& file, const std::vector<ComparisonRow>& rows,
+                         const std::string& scenario_text, std::uint32_t gpus_per_node) {
+  const auto temp = std::filesystem::path(file.string() + ".tmp");
+  {
+    H5::H5File f(temp.string(), H5F_ACC_TRUNC);
+    H5::Group root = f.openGroup("/");
+    write_string_attribute(root, "scenario", scenario_text);
+    H5::Group table = f.createGroup("/comparison");
+    std::vector<std::string> names;
+    for (const auto& r : rows) names.push_back(r.policy);
+    write_strings(table, "policy", names, "text");
+    const auto& cols = comparison_columns();
+    static const std::vector<std::string> units{
+        "1",     "s", "s", "s", "s", "s", "1", "J", "J", "W", "W", "kg", "price-signal currency",
+        "GPU-h", "1", "J", "1", "s"};
+    for (std::size_t c = 1; c < cols.size(); ++c) {
+      std::vector<double> v;
+      for (const auto& r : rows) v.push_back(numbers_of(r)[c - 1]);
+      write_vector(table, cols[c], v, units[c - 1]);
+    }
+    H5::Group policies = f.createGroup("/policies");
+    for (const auto& r : rows) {
+      H5::Group g = policies.createGroup(r.policy);
+      for (std::size_t c = 1; c < cols.size(); ++c) write_double_attribute(g, cols[c], numbers_of(r)[c - 1]);
+      for (const auto& [k, v] : r.metrics) write_double_attribute(g, k, v);
+      H5::Group fac = g.createGroup("facility");
+      write_vector(fac, "t_s", r.facility_t_s, "s (interval start)");
+      write_vector(fac, "facility_W", r.facility_W, "W (interval mean)");
+      H5::Group jobs = g.createGroup("jobs");
+      write_job_datasets(jobs, r.jobs, gpus_per_node);
+    }
+  }
+  std::filesystem::rename(temp, file);
+}
+
+}  // namespace fleetwatt::results

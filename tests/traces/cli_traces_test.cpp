@@ -1,0 +1,130 @@
+// `fleetwatt trace stats|convert|fleet` and `fleetwatt compare` end to end: outputs, files and every
+// bad-input case (exit status 2, one located line).
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "fleetwatt/results/result_reader.hpp"
+#include "test_support.hpp"
+
+using namespace fleetwatt::test;
+
+namespace {
+
+std::string fw() {
+  return fleetwatt_binary().string();
+}
+std::string sample(const char* name) {
+  return (std::filesystem::path(FLEETWATT_TRACE_SAMPLES) / name).string();
+}
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+const std::string kCompare = R"(seed = 3
+[fleet]
+nodes = 2
+gpus_per_node = 4
+gpu_idle_w = 60
+node_base_w = 300
+[scheduler.powercap]
+cap_W = 2500.0
+[workload]
+horizon_s = 7200
+[workload.generator]
+rate_per_hour = 20
+[[workload.generator.mix]]
+class = "vit"
+n_gpus = [1, 2, 4]
+epochs = [1, 3]
+dataset_samples = [10000, 30000]
+)";
+
+}  // namespace
+
+TEST_CASE("trace stats summarises a trace and reports the malformed records it skipped", "[cli][traces]") {
+  auto r = run_command(fw() + " trace stats " + sample("helios_sample.csv"));
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("GPU jobs                    4") != std::string::npos);
+  // 1 + 4 + 1 + 16 GPUs over 36848, 249, 675233, 86400 s: 190.5 + ... = 582.1 GPU-hours.
+  CHECK(r.out.find("GPU-hours (whole GPUs)      582.1") != std::string::npos);
+  CHECK(r.err.find("helios_sample.csv:7:4: gpu_num") != std::string::npos);
+}
+
+TEST_CASE("trace stats --strict refuses a malformed trace with status 2 and one located line",
+          "[cli][traces]") {
+  auto r = run_command(fw() + " trace stats --strict " + sample("helios_sample.csv"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("helios_sample.csv:7:4: gpu_num: 'eight' is not a number") != std::string::npos);
+  auto unknown = run_command(fw() + " trace stats --format slurm " + sample("helios_sample.csv"));
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err.find("unknown trace format 'slurm'") != std::string::npos);
+  CHECK(run_command(fw() + " trace stats /no/such/trace.csv").exit_code == 2);
+}
+
+TEST_CASE("trace convert writes a job table that reads back to the same totals", "[cli][traces]") {
+  TempDir dir;
+  const auto out = dir / "swf.csv";
+  REQUIRE(run_command(fw() + " trace convert " + sample("sample.swf") + " -o " + out.string()).exit_code ==
+          0);
+  auto a = run_command(fw() + " trace stats " + sample("sample.swf"));
+  auto b = run_command(fw() + " trace stats --format fleetwatt_csv " + out.string());
+  REQUIRE(b.exit_code == 0);
+  auto line = [](const std::string& s, const std::string& key) { return s.substr(s.find(key), 60); };
+  // 8 x 3600 + 1 x 120 + 16 x 900 GPU-s = 12 GPU-hours.
+  CHECK(line(a.out, "GPU-hours (whole").find("12.0") != std::string::npos);
+  CHECK(line(a.out, "GPU-hours (whole") == line(b.out, "GPU-hours (whole"));
+}
+
+TEST_CASE("trace fleet derives the shipped Alibaba 2023 fleet from its node list", "[cli][traces][shared]") {
+  FLEETWATT_REQUIRE_SHARED_DATA(data);
+  TempDir dir;
+  auto r = run_command(fw() + " trace fleet " +
+                       (data / "alibaba-gpu-v2023" / "openb_node_list_gpu_node.csv").string() + " -o " +
+                       (dir / "fleet.toml").string() + " --node-base-w 400");
+  REQUIRE(r.exit_code == 0);
+  const auto fleet = slurp(dir / "fleet.toml");
+  // SOURCE.txt: 1,213 GPU nodes holding 6,212 GPUs; 6212 / 1213 = 5.12 -> 5 per node.
+  CHECK(fleet.find("# recorded: 1213 GPU nodes holding 6212 GPUs") != std::string::npos);
+  CHECK(fleet.find("nodes = 1213\ngpus_per_node = 5\n") != std::string::npos);
+  const auto scenario = slurp(source_dir() / "workloads" / "scenarios" / "alibaba-2023-replay.toml");
+  CHECK(scenario.find("nodes = 1213\ngpus_per_node = 5\n") != std::string::npos);
+}
+
+TEST_CASE("compare prints, and writes as CSV and HDF5, one row per policy", "[cli][compare]") {
+  TempDir dir;
+  const auto scenario = dir.write("s.toml", kCompare);
+  auto r = run_command(fw() + " compare " + scenario.string() + " --policies fifo,easy,powercap --csv " +
+                       (dir / "c.csv").string() + " -o " + (dir / "c.h5").string());
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("powercap") != std::string::npos);
+  const auto csv = slurp(dir / "c.csv");
+  CHECK(
+      csv.rfind("policy,jobs_done,jct_mean_s,jct_p50_s,jct_p99_s,wait_mean_s,makespan_s,gpu_util,it_energy_J,"
+                "facility_energy_J,peak_facility_W,p95_facility_W,carbon_kg,cost,",
+                0) == 0);
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 4);
+  fleetwatt::results::ResultReader h5(dir / "c.h5");
+  CHECK(h5.strings("/comparison/policy") == std::vector<std::string>{"fifo", "easy", "powercap"});
+  for (const char* p : {"fifo", "easy", "powercap"}) {
+    INFO(p);
+    CHECK(h5.has(std::string("/policies/") + p + "/facility/facility_W"));
+    CHECK(h5.has(std::string("/policies/") + p + "/jobs/inferred"));
+  }
+  for (double w : h5.doubles("/policies/powercap/facility/facility_W")) CHECK(w <= 2500.0 + 1e-6);
+}
+
+TEST_CASE("compare refuses an unknown policy with status 2", "[cli][compare]") {
+  TempDir dir;
+  const auto scenario = dir.write("s.toml", kCompare);
+  auto r = run_command(fw() + " compare " + scenario.string() + " --policies fifo,bogus");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("unknown policy 'bogus'") != std::string::npos);
+  auto carbon = run_command(fw() + " compare " + scenario.string() + " --policies carbon");
+  CHECK(carbon.exit_code == 2);
+  CHECK(carbon.err.find("[grid.carbon]") != std::string::npos);
+}

@@ -1,0 +1,110 @@
+// Tests for fleetwatt's own job table: every JobSpec field round-trips, unknown columns are refused.
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "fleetwatt/workloads/job_table_csv.hpp"
+#include "fleetwatt/workloads/trace.hpp"
+
+using namespace fleetwatt::workloads;
+
+TEST_CASE("a job table round-trips every JobSpec field", "[traces]") {
+  JobSpec a;
+  a.id = 7;
+  a.trace_id = "job,with,commas";
+  a.submit_s = 12.5;
+  a.n_gpus = 4;
+  a.gpu_fraction = 0.25;
+  a.epochs = 3;
+  a.job_class = "vit";
+  a.meta.model = "vit-b16";
+  a.meta.params = 86.6e6;
+  a.meta.flops_per_sample = 17.6e9;
+  a.meta.training_flops_per_sample = 1.2 * 17.6e9;
+  a.meta.batch_size = 512;
+  a.meta.dataset_samples = 1.0e6 / 3.0;
+  a.meta.input_size = 224;
+  a.meta.workers = 8;
+  a.meta.precision = Precision::bf16;
+  a.phases = PhaseProfile{300.5, 10.0, 90.0, 2.0};
+  a.user = "u1";
+  a.status = JobStatus::cancelled;
+  a.recorded_runtime_s = 99.0;
+  a.recorded_wait_s = 1.0;
+  a.user_estimate_s = 200.0;
+  a.limit_s = 99.0;
+  a.deferrable = true;
+  a.deadline_s = 5000.0;
+  a.inferred = inferred::model | inferred::epochs;
+  JobSpec b;
+  b.id = 8;
+  b.submit_s = 20.0;
+  b.job_class = "bert";
+
+  std::stringstream ss;
+  write_job_table_csv(ss, {a, b});
+  TraceOptions o;
+  o.format = TraceFormat::fleetwatt_csv;
+  const auto r = read_trace(ss, "table.csv", o);
+  REQUIRE(r.skipped.empty());
+  REQUIRE(r.jobs.size() == 2);
+  const auto& x = r.jobs[0];
+  CHECK(x.id == 7);
+  CHECK(x.trace_id == a.trace_id);
+  CHECK(x.submit_s == 0.0);  // re-based on the first submission
+  CHECK(x.n_gpus == 4);
+  CHECK(x.gpu_fraction == 0.25);
+  CHECK(x.epochs == 3);
+  CHECK(x.meta.model == "vit-b16");
+  CHECK(x.meta.dataset_samples == a.meta.dataset_samples);  // shortest round-trip formatting
+  CHECK(x.meta.precision == Precision::bf16);
+  CHECK(x.meta.workers == 8);
+  CHECK(x.meta.training_flops_per_sample == a.meta.training_flops_per_sample);
+  REQUIRE(x.phases);
+  CHECK(*x.phases == *a.phases);
+  CHECK(x.status == JobStatus::cancelled);
+  CHECK(*x.limit_s == 99.0);
+  CHECK(*x.user_estimate_s == 200.0);
+  CHECK(x.deferrable);
+  CHECK(*x.deadline_s == 5000.0);
+  CHECK(x.inferred == (inferred::model | inferred::epochs));
+  CHECK(r.jobs[1].submit_s == 7.5);
+  CHECK(r.jobs[1].job_class == "bert");
+  CHECK(r.jobs[1].inferred == 0);  // it names a class and its epochs: nothing to infer
+}
+
+TEST_CASE("a job table row without model fields or epochs has them inferred", "[traces]") {
+  std::istringstream in("submit_s,n_gpus\n0,2\n");
+  TraceOptions o;
+  o.format = TraceFormat::fleetwatt_csv;
+  const auto r = read_trace(in, "t.csv", o);
+  REQUIRE(r.jobs.size() == 1);
+  CHECK(r.jobs[0].n_gpus == 2);
+  CHECK((r.jobs[0].inferred & inferred::model) != 0);
+  CHECK((r.jobs[0].inferred & inferred::epochs) != 0);
+}
+
+TEST_CASE("a job table with an unknown column is refused, naming it", "[traces]") {
+  std::istringstream in("submit_s,n_gpus,gpus_per_node\n0,2,8\n");
+  TraceOptions o;
+  o.format = TraceFormat::fleetwatt_csv;
+  try {
+    (void)read_trace(in, "t.csv", o);
+    FAIL("unknown column accepted");
+  } catch (const TraceFormatError& e) {
+    CHECK(e.field() == "gpus_per_node");
+    CHECK(e.where().line == 1);
+  }
+}
+
+TEST_CASE("a bad job table cell is reported with line and column", "[traces]") {
+  std::istringstream in("submit_s,n_gpus,status\n0,2,done\n5,1,completed\n");
+  TraceOptions o;
+  o.format = TraceFormat::fleetwatt_csv;
+  const auto r = read_trace(in, "t.csv", o);
+  REQUIRE(r.skipped.size() == 1);
+  CHECK(r.skipped[0].where.line == 2);
+  CHECK(r.skipped[0].where.column == 3);
+  CHECK(r.skipped[0].field == "status");
+  CHECK(r.jobs.size() == 1);
+}

@@ -1,0 +1,163 @@
+// Tests for the scheduling policies and the engine controls they use (run-time limits, power caps, pausing,
+// node sleep). Every expected start time and energy below is worked out by hand from the job phases.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <memory>
+
+#include "../sim/sim_test_support.hpp"
+#include "fleetwatt/sim/policies.hpp"
+
+using namespace fleetwatt;
+using namespace fleetwatt::sim;
+
+namespace {
+
+// Fleet: `nodes` x `gpus` A800 GPUs idling at 50 W, 100 W of node base power, PUE 1.
+workloads::Scenario fleet(int nodes, int gpus, double horizon_s = 10000) {
+  return workloads::parse_scenario(
+      "[fleet]\nnodes = " + std::to_string(nodes) + "\ngpus_per_node = " + std::to_string(gpus) +
+          "\ngpu = \"a800\"\ngpu_idle_w = 50\nnode_base_w = 100\n"
+          "[workload]\nhorizon_s = " +
+          std::to_string(horizon_s) + "\n[[workload.jobs]]\nclass = \"vit\"\nn_gpus = 1\n",
+      "t.toml");
+}
+
+workloads::JobSpec job(std::int64_t id, double submit, std::uint32_t gpus, double seconds,
+                       std::uint32_t epochs = 1, double valley_s = 0.0) {
+  workloads::JobSpec j;
+  j.id = id;
+  j.submit_s = submit;
+  j.n_gpus = gpus;
+  j.epochs = epochs;
+  j.phases = workloads::PhaseProfile{300.0, seconds, 80.0, valley_s};
+  return j;
+}
+
+struct Run {
+  std::unique_ptr<models::PowerPredictor> predictor;
+  std::unique_ptr<Engine> engine;
+  const Job& operator[](std::int64_t id) const {
+    for (const auto& j : engine->jobs())
+      if (j.spec.id == id) return j;
+    throw std::out_of_range("no such job");
+  }
+};
+
+Run run(const workloads::Scenario& s, std::vector<workloads::JobSpec> jobs,
+        std::unique_ptr<Scheduler> scheduler) {
+  Run r;
+  r.predictor = models::PredictorRegistry::with_builtins().make(s.predictor);
+  r.engine = std::make_unique<Engine>(engine_setup(s), std::move(jobs), *r.predictor, std::move(scheduler),
+                                      std::make_unique<FirstFitPlacement>());
+  r.engine->run();
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("a job with a run-time limit stops mid-epoch and draws power until then", "[policies]") {
+  auto j = job(1, 0, 2, 10, 3, 2);
+  j.limit_s = 15.0;  // 3 epochs of 12 s would end at 36 s
+  auto r = run(fleet(1, 4), {j}, std::make_unique<FifoScheduler>());
+  CHECK(r[1].state == JobState::finished);
+  CHECK(r[1].end.seconds() == 15.0);
+  // Per GPU: peak 0-10 s at 300 W, valley 10-12 s at 80 W, peak 12-15 s at 300 W.
+  CHECK(r[1].energy_J == Approx(2 * (300 * 10 + 80 * 2 + 300 * 3)));
+  // The ledger agrees: 2 GPUs busy for 15 s on a 4-GPU, 100 W node, then idle to 10,000 s.
+  const double it = 15 * 100 + 2 * (300 * 13 + 80 * 2) + 2 * 50 * 15 + (10000 - 15) * (100 + 4 * 50);
+  CHECK(r.engine->ledger().it_energy_J() == Approx(it).epsilon(1e-12));
+}
+
+TEST_CASE("shortest predicted job first lets short jobs overtake", "[policies]") {
+  auto r = run(fleet(1, 1), {job(1, 0, 1, 100), job(2, 1, 1, 50), job(3, 2, 1, 10)},
+               std::make_unique<SjfScheduler>());
+  CHECK(r[3].start.seconds() == 100.0);  // the 10 s job goes first when the GPU frees
+  CHECK(r[2].start.seconds() == 110.0);
+}
+
+TEST_CASE("EASY backfills jobs that end before the head's reservation", "[policies]") {
+  // A (2 GPUs, 100 s) runs; head B needs all 4 GPUs: reserved at 100 s. C (2 GPUs, 50 s) ends at 52 s, before
+  // the reservation: backfilled at 2 s. D (2 GPUs, 200 s) would delay B: it waits until B ends at 110 s.
+  const std::vector<workloads::JobSpec> jobs{job(1, 0, 2, 100), job(2, 1, 4, 10), job(3, 2, 2, 50),
+                                             job(4, 3, 2, 200)};
+  auto easy = run(fleet(1, 4), jobs, std::make_unique<EasyBackfillScheduler>());
+  CHECK(easy[3].start.seconds() == 2.0);
+  CHECK(easy[2].start.seconds() == 100.0);
+  CHECK(easy[4].start.seconds() == 110.0);
+  auto fifo = run(fleet(1, 4), jobs, std::make_unique<FifoScheduler>());
+  CHECK(fifo[3].start.seconds() == 110.0);
+
+  // With the user's estimate of 150 s for C, C would overrun the reservation: no backfill.
+  auto with_estimate = jobs;
+  with_estimate[2].user_estimate_s = 150.0;
+  auto user = run(fleet(1, 4), with_estimate, std::make_unique<EasyBackfillScheduler>(EstimateSource::user));
+  CHECK(user[3].start.seconds() == 110.0);
+}
+
+TEST_CASE("a facility power cap queues jobs whose peak would break it", "[policies]") {
+  // Idle: 100 W + 4 x 50 W = 300 W. A 2-GPU job adds 2 x (300 - 50) = 500 W at its peak.
+  auto r = run(fleet(1, 4), {job(1, 0, 2, 10), job(2, 0, 2, 10)},
+               std::make_unique<PowerCapScheduler>(800, false, 0.5));
+  CHECK(r[2].start.seconds() == 10.0);
+  CHECK(r.engine->ledger().peak_facility_W() == Approx(800.0));
+  auto free = run(fleet(1, 4), {job(1, 0, 2, 10), job(2, 0, 2, 10)}, std::make_unique<FifoScheduler>());
+  CHECK(free.engine->ledger().peak_facility_W() == Approx(1300.0));
+}
+
+TEST_CASE("GPU power capping stretches a job by the cube law instead of queueing it", "[policies]") {
+  // Cap 1,050 W: the second job gets (1050 - 800) / 2 = 125 W of headroom per GPU, a 175 W cap.
+  // Clock ratio ((175 - 50) / (300 - 50))^(1/3) = 0.5^(1/3): 10 s of compute takes 10 / 0.7937 = 12.599 s.
+  auto r = run(fleet(1, 4), {job(1, 0, 2, 10), job(2, 0, 2, 10)},
+               std::make_unique<PowerCapScheduler>(1050, true, 0.3));
+  CHECK(r[2].start.seconds() == 0.0);
+  CHECK(r[2].power_cap_W == Approx(175.0));
+  CHECK(r[2].end.seconds() == Approx(10.0 / std::cbrt(0.5)).epsilon(1e-9));
+  CHECK(r.engine->ledger().peak_facility_W() == Approx(1050.0));
+  CHECK(r[2].energy_J == Approx(2 * 175.0 * 10.0 / std::cbrt(0.5)).epsilon(1e-9));
+}
+
+TEST_CASE("carbon-aware deferral waits for a low-intensity hour within the deadline", "[policies]") {
+  // 500 g/kWh for the first 100 s, then 100 g/kWh; threshold 300.
+  auto signal = std::make_shared<const workloads::GridSignal>(std::vector<double>{0, 100},
+                                                              std::vector<double>{500, 100}, "g/kWh");
+  auto a = job(1, 0, 1, 10), b = job(2, 0, 1, 10), c = job(3, 0, 1, 10);
+  b.deferrable = true;
+  b.deadline_s = 1000;
+  c.deferrable = true;
+  c.deadline_s = 50;  // must start by 40 s to finish by 50 s
+  auto r = run(fleet(1, 4), {a, b, c}, std::make_unique<CarbonAwareScheduler>(signal, 300));
+  CHECK(r[1].start.seconds() == 0.0);
+  CHECK(r[2].start.seconds() == 100.0);
+  CHECK(r[3].start.seconds() == 40.0);
+  CHECK(r[3].end.seconds() <= 50.0);
+}
+
+TEST_CASE("idle nodes sleep after the timeout and wake, with latency and energy, on demand", "[policies]") {
+  auto r = run(fleet(2, 1, 1000), {job(1, 0, 1, 10), job(2, 500, 1, 10)},
+               std::make_unique<ConsolidatingScheduler>(100, 10, 20, 2000));
+  CHECK(r[2].start.seconds() == 520.0);  // node 0 woke at 500, usable 20 s later
+  // Node 1: awake 0-100 s (100 + 50 W), asleep after (10 W).
+  const double node1 = 150 * 100 + 10 * 900;
+  // Node 0: job 0-10 (400 W), idle 10-110 (150 W), asleep 110-500 (10 W), waking 500-520 (100 W + 2000 J / 20
+  // s, GPU off), job 520-530 (400 W), idle 530-630 (150 W), asleep 630-1000 (10 W).
+  const double node0 = 400 * 10 + 150 * 100 + 10 * 390 + 200 * 20 + 400 * 10 + 150 * 100 + 10 * 370;
+  CHECK(r.engine->ledger().it_energy_J() == Approx(node0 + node1).epsilon(1e-12));
+}
+
+TEST_CASE("a demand-response event pauses jobs to meet its target and reports the lost GPU time",
+          "[policies]") {
+  // Two 2-GPU jobs of 1,000 s; between 100 s and 200 s the facility must stay at or under 800 W (idle 300 W
+  // plus one job's 500 W): the later-started job pauses for 100 s and ends at 1,100 s.
+  auto dr = std::make_unique<DemandResponseScheduler>(100, 200, 800);
+  auto* policy = dr.get();
+  auto r = run(fleet(1, 4, 2000), {job(1, 0, 2, 1000), job(2, 0, 2, 1000)}, std::move(dr));
+  CHECK(r[1].end.seconds() == 1000.0);
+  CHECK(r[2].end.seconds() == 1100.0);
+  CHECK(r[2].paused_gpu_seconds == Approx(200.0));
+  CHECK(policy->metrics()[1].second == Approx(200.0 / 3600.0));
+  // Energy: both at peak 0-100 and 200-1000 (1,300 W), one 100-200 (800 W), one 1000-1100 (800 W), idle
+  // after.
+  const double it = 1300 * 100 + 800 * 100 + 1300 * 800 + 800 * 100 + 300 * 900;
+  CHECK(r.engine->ledger().it_energy_J() == Approx(it).epsilon(1e-12));
+}

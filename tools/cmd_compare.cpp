@@ -1,0 +1,98 @@
+// `fleetwatt compare SCENARIO --policies fifo,sjf,...`: run several scheduling policies on the scenario's
+// identical workload and print, and write as CSV and HDF5, one row per policy.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "cli_support.hpp"
+#include "commands.hpp"
+#include "fleetwatt/results/policy_comparison.hpp"
+#include "fleetwatt/sim/policy_registry.hpp"
+
+namespace fleetwatt::tools {
+
+namespace {
+
+struct CompareOptions {
+  std::string scenario;
+  std::string policies = "fifo,sjf,easy,powercap,carbon,consolidate";
+  std::string output;
+  std::string csv;
+  std::optional<std::uint64_t> seed;
+  unsigned threads = 0;
+  std::optional<double> facility_interval_s;
+  bool quiet = false;
+};
+
+std::vector<std::string> split_names(const std::string& list) {
+  std::vector<std::string> out;
+  std::stringstream ss(list);
+  std::string name;
+  while (std::getline(ss, name, ','))
+    if (!name.empty()) out.push_back(name);
+  return out;
+}
+
+int compare(const CompareOptions& o) {
+  const auto policies = split_names(o.policies);
+  if (policies.empty()) throw workloads::ConfigError({"--policies", 0, 0}, "--policies", "no policy named");
+  for (const auto& p : policies) {
+    bool known = false;
+    std::string names;
+    for (const auto& e : sim::scheduler_entries()) {
+      known = known || e.name == p;
+      names += (names.empty() ? "" : ", ") + e.name;
+    }
+    if (!known)
+      throw workloads::ConfigError({"--policies", 0, 0}, "--policies",
+                                   fmt::format("unknown policy '{}' (known: {})", p, names));
+  }
+  PreparedRun r = prepare_run(o.scenario, o.seed);
+  results::ComparisonInput in;
+  in.setup = r.setup;
+  // Node series are not kept by compare; a long interval keeps big fleets fast.
+  in.setup.node_interval = sim::Duration::from_seconds(std::max(3600.0, r.scenario.workload.horizon_s));
+  if (o.facility_interval_s) in.setup.facility_interval = sim::Duration::from_seconds(*o.facility_interval_s);
+  in.jobs = std::move(r.jobs);
+  in.predictor = r.predictor.get();
+  in.scheduler = r.scenario.scheduler;
+  in.carbon = r.setup.carbon_signal.get();
+  in.price = r.setup.price_signal.get();
+  const unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  const auto rows = results::compare_policies(in, policies, threads);
+  if (!o.quiet) std::cout << results::format_comparison(rows);
+  if (!o.csv.empty()) {
+    std::ofstream out(o.csv);
+    if (!out) throw workloads::ConfigError({o.csv, 0, 0}, "--csv", "cannot be written");
+    results::write_comparison_csv(out, rows);
+  }
+  if (!o.output.empty()) results::write_comparison_h5(o.output, rows, r.scenario.text, r.setup.gpus_per_node);
+  return 0;
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app, Action& action) {
+  auto o = std::make_shared<CompareOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "compare", "Run several scheduling policies on one scenario's identical workload and compare them");
+  cmd->add_option("scenario", o->scenario, "Scenario TOML file")->required()->check(CLI::ExistingFile);
+  cmd->add_option(
+      "--policies", o->policies,
+      "Comma-separated policies (default fifo,sjf,easy,powercap,carbon,consolidate); parameters come "
+      "from [scheduler.NAME] tables of the scenario");
+  cmd->add_option("-o,--output", o->output, "HDF5 file: /comparison table and /policies/NAME groups");
+  cmd->add_option("--csv", o->csv, "CSV file of the table (one row per policy)");
+  cmd->add_option("--seed", o->seed, "Random seed; overrides the scenario's seed");
+  cmd->add_option("--threads", o->threads, "Policies run at once (default: the machine's cores)");
+  cmd->add_option("--facility-interval", o->facility_interval_s,
+                  "Facility series interval, s (default: the scenario's); p95 power is over these means")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("-q,--quiet", o->quiet, "Print no table");
+  cmd->callback([o, &action] { action = [o] { return compare(*o); }; });
+}
+
+}  // namespace fleetwatt::tools

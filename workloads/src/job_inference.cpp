@@ -1,0 +1,116 @@
+// Priors for what traces do not record, and run-time matching.
+#include "fleetwatt/workloads/job_inference.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace fleetwatt::workloads {
+
+std::vector<ModelPrior> InferenceConfig::default_model_priors() {
+  std::vector<ModelPrior> priors;
+  // ViT-B/16 (Dosovitskiy et al., ICLR 2021): 86M parameters; 17.6 GFLOPs per 224x224 image forward (the
+  // paper's Table 6 lists 55.5 GFLOPs for 384x384; 17.6 at 224 is timm's figure). Datasets: ImageNet-1k
+  // subsets up to its 1,281,167 training images. Batch sizes as used on 1-8 GPU jobs; mixed precision.
+  priors.push_back(
+      {"vit", "vit-b16", 86.6e6, 17.6e9, {128, 256, 512, 1024}, 1.0e5, 1281167.0, 224, Precision::fp16, 1.0});
+  // BERT-base (Devlin et al., NAACL 2019): 110M parameters; forward FLOPs ~ 2 x parameters x tokens
+  // (Kaplan et al. 2020) = 2 x 110e6 x 128 = 28.2 GFLOPs per 128-token sequence. Datasets 1e5..1e7
+  // sequences (fine-tuning sets to a Wikipedia shard).
+  priors.push_back({"bert",
+                    "bert-base",
+                    110e6,
+                    2.0 * 110e6 * 128,
+                    {32, 64, 128, 256},
+                    1.0e5,
+                    1.0e7,
+                    128,
+                    Precision::fp16,
+                    1.0});
+  return priors;
+}
+
+namespace {
+
+// Index drawn with probability proportional to weight, from one uniform variate (so the number of draws per
+// job is fixed).
+std::size_t pick(const std::vector<ModelPrior>& priors, double u) {
+  double total = 0.0;
+  for (const auto& p : priors) total += std::max(0.0, p.weight);
+  double acc = 0.0;
+  for (std::size_t i = 0; i < priors.size(); ++i) {
+    acc += std::max(0.0, priors[i].weight) / total;
+    if (u < acc) return i;
+  }
+  return priors.size() - 1;
+}
+
+double log_uniform(double lo, double hi, double u) {
+  if (!(lo > 0.0) || !(hi > lo)) return lo;
+  return std::exp(std::log(lo) + u * (std::log(hi) - std::log(lo)));
+}
+
+}  // namespace
+
+void infer_missing(JobSpec& job, std::uint32_t missing, const InferenceConfig& config, Random& rng) {
+  // Always four draws, whatever is missing, so that jobs stay independent of each other's fields.
+  const double u_model = rng.uniform(), u_batch = rng.uniform(), u_samples = rng.uniform(),
+               u_epochs = rng.uniform();
+  if (config.models.empty()) throw std::invalid_argument("inference needs at least one model prior");
+  const ModelPrior& prior = config.models[pick(config.models, u_model)];
+  if (missing & inferred::job_class) job.job_class = prior.job_class;
+  if (missing & inferred::model) {
+    job.meta.model = prior.model;
+    job.meta.params = prior.params;
+    job.meta.flops_per_sample = prior.flops_per_sample;
+    job.meta.input_size = prior.input_size;
+  }
+  if (missing & inferred::precision) job.meta.precision = prior.precision;
+  if ((missing & inferred::batch_size) && !prior.batch_sizes.empty()) {
+    const auto i =
+        std::min(prior.batch_sizes.size() - 1,
+                 static_cast<std::size_t>(u_batch * static_cast<double>(prior.batch_sizes.size())));
+    job.meta.batch_size = prior.batch_sizes[i];
+  }
+  if (missing & inferred::dataset_samples)
+    job.meta.dataset_samples = std::round(log_uniform(prior.samples_min, prior.samples_max, u_samples));
+  if (missing & inferred::epochs) {
+    const double e = log_uniform(config.epochs_min, config.epochs_max + 1.0, u_epochs);
+    job.epochs = std::clamp(static_cast<std::uint32_t>(e), config.epochs_min, config.epochs_max);
+  }
+  job.inferred |= missing;
+}
+
+double match_runtime(JobSpec& job, double target_s, const RuntimeEstimate& estimate,
+                     const InferenceConfig& config) {
+  if (!(target_s > 0.0)) throw std::invalid_argument("match_runtime: the target run time must be positive");
+  job.epochs = 1;
+  const double epoch_s = estimate(job);
+  if (!(epoch_s > 0.0) || !std::isfinite(epoch_s))
+    throw std::invalid_argument("match_runtime: the run-time estimate must be positive and finite");
+  const double n =
+      std::clamp(std::round(target_s / epoch_s), 1.0, static_cast<double>(config.match_epochs_max));
+  job.epochs = static_cast<std::uint32_t>(n);
+  double predicted = epoch_s * n;
+  if ((job.inferred & inferred::dataset_samples) && job.meta.dataset_samples > 0.0) {
+    // Epoch time grows with the dataset. A proportional step, then secant steps: exact in one step for
+    // predictors whose epoch time is affine in the dataset size (a per-sample cost plus a fixed cost).
+    double s0 = job.meta.dataset_samples, p0 = estimate(job);
+    double s1 = s0 * target_s / p0;
+    job.meta.dataset_samples = s1;
+    double p1 = estimate(job);
+    for (int k = 0; k < 20 && std::fabs(p1 - target_s) > 1e-12 * target_s && p1 != p0; ++k) {
+      double next = s1 + (target_s - p1) * (s1 - s0) / (p1 - p0);
+      if (!(next > 0.0) || !std::isfinite(next)) next = s1 * 0.5;  // the fixed cost alone exceeds the target
+      s0 = s1;
+      p0 = p1;
+      s1 = next;
+      job.meta.dataset_samples = s1;
+      p1 = estimate(job);
+    }
+    predicted = p1;
+  }
+  return std::fabs(predicted - target_s) / target_s;
+}
+
+}  // namespace fleetwatt::workloads

@@ -1,0 +1,327 @@
+// fleetwatt's job table CSV: reader (as a trace format) and writer.
+#include "fleetwatt/workloads/job_table_csv.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cmath>
+
+#include "trace_formats.hpp"
+
+namespace fleetwatt::workloads {
+
+const char* to_string(JobStatus s) noexcept {
+  switch (s) {
+    case JobStatus::unknown:
+      return "unknown";
+    case JobStatus::completed:
+      return "completed";
+    case JobStatus::failed:
+      return "failed";
+    case JobStatus::cancelled:
+      return "cancelled";
+    case JobStatus::running:
+      return "running";
+    case JobStatus::pending:
+      return "pending";
+  }
+  return "unknown";
+}
+
+namespace {
+
+constexpr std::array<std::pair<std::uint32_t, const char*>, 9> kInferredNames{{
+    {inferred::job_class, "job_class"},
+    {inferred::model, "model"},
+    {inferred::batch_size, "batch_size"},
+    {inferred::dataset_samples, "dataset_samples"},
+    {inferred::epochs, "epochs"},
+    {inferred::precision, "precision"},
+    {inferred::n_gpus, "n_gpus"},
+    {inferred::status, "status"},
+    {inferred::deferrable, "deferrable"},
+}};
+
+constexpr std::array<const char*, 5> kPrecisions{"fp32", "tf32", "fp16", "bf16", "fp8"};
+
+std::optional<JobStatus> status_from(std::string_view s) {
+  for (auto st : {JobStatus::unknown, JobStatus::completed, JobStatus::failed, JobStatus::cancelled,
+                  JobStatus::running, JobStatus::pending})
+    if (s == to_string(st)) return st;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string inferred_names(std::uint32_t mask) {
+  std::string out;
+  for (const auto& [bit, name] : kInferredNames)
+    if (mask & bit) {
+      if (!out.empty()) out += ',';
+      out += name;
+    }
+  return out;
+}
+
+const std::vector<std::string>& job_table_columns() {
+  static const std::vector<std::string> columns{"id",
+                                                "trace_id",
+                                                "submit_s",
+                                                "n_gpus",
+                                                "gpu_fraction",
+                                                "epochs",
+                                                "job_class",
+                                                "model",
+                                                "params",
+                                                "flops_per_sample",
+                                                "training_flops_per_sample",
+                                                "batch_size",
+                                                "dataset_samples",
+                                                "input_size",
+                                                "workers",
+                                                "precision",
+                                                "peak_W",
+                                                "peak_s",
+                                                "valley_W",
+                                                "valley_s",
+                                                "user",
+                                                "status",
+                                                "recorded_runtime_s",
+                                                "recorded_wait_s",
+                                                "user_estimate_s",
+                                                "limit_s",
+                                                "deferrable",
+                                                "deadline_s",
+                                                "inferred"};
+  return columns;
+}
+
+namespace {
+
+std::string quote(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string num(double v) {
+  return fmt::format("{}", v);
+}
+std::string opt(const std::optional<double>& v) {
+  return v ? num(*v) : std::string();
+}
+std::string nz(double v) {
+  return v != 0.0 ? num(v) : std::string();
+}
+
+}  // namespace
+
+void write_job_table_csv(std::ostream& out, const std::vector<JobSpec>& jobs) {
+  const auto& cols = job_table_columns();
+  for (std::size_t i = 0; i < cols.size(); ++i) out << (i ? "," : "") << cols[i];
+  out << '\n';
+  for (const auto& j : jobs) {
+    const auto& m = j.meta;
+    const bool ph = j.phases.has_value();
+    const std::array<std::string, 29> f{fmt::format("{}", j.id),
+                                        quote(j.trace_id),
+                                        num(j.submit_s),
+                                        fmt::format("{}", j.n_gpus),
+                                        num(j.gpu_fraction),
+                                        fmt::format("{}", j.epochs),
+                                        quote(j.job_class),
+                                        quote(m.model),
+                                        nz(m.params),
+                                        nz(m.flops_per_sample),
+                                        nz(m.training_flops_per_sample),
+                                        m.batch_size ? fmt::format("{}", m.batch_size) : "",
+                                        nz(m.dataset_samples),
+                                        m.input_size ? fmt::format("{}", m.input_size) : "",
+                                        m.workers ? fmt::format("{}", m.workers) : "",
+                                        kPrecisions[static_cast<std::size_t>(m.precision)],
+                                        ph ? num(j.phases->peak_W) : "",
+                                        ph ? num(j.phases->peak_s) : "",
+                                        ph ? num(j.phases->valley_W) : "",
+                                        ph ? num(j.phases->valley_s) : "",
+                                        quote(j.user),
+                                        to_string(j.status),
+                                        opt(j.recorded_runtime_s),
+                                        opt(j.recorded_wait_s),
+                                        opt(j.user_estimate_s),
+                                        opt(j.limit_s),
+                                        j.deferrable ? "1" : "0",
+                                        opt(j.deadline_s),
+                                        quote(inferred_names(j.inferred))};
+    for (std::size_t i = 0; i < f.size(); ++i) out << (i ? "," : "") << f[i];
+    out << '\n';
+  }
+}
+
+namespace trace_detail {
+
+std::vector<RawJob> parse_job_table(std::istream& in, RecordErrors& errors) {
+  HeaderCsv csv(in, errors);
+  const auto& known = job_table_columns();
+  std::vector<int> col(csv.header().size(), -1);  // header position -> index in `known`
+  for (std::size_t i = 0; i < csv.header().size(); ++i) {
+    for (std::size_t k = 0; k < known.size(); ++k)
+      if (csv.header()[i] == known[k]) col[i] = static_cast<int>(k);
+    if (col[i] < 0) {
+      std::string list;
+      for (const auto& k : known) {
+        if (!list.empty()) list += ", ";
+        list += k;
+      }
+      errors.fatal(1, csv.header()[i], fmt::format("unknown column (known: {})", list));
+    }
+  }
+  (void)csv.require("submit_s");
+  (void)csv.require("n_gpus");
+  std::vector<RawJob> jobs;
+  std::vector<std::string> f;
+  while (csv.next(f)) {
+    RawJob job;
+    job.line = csv.line();
+    JobSpec& s = job.spec;
+    bool ok = true;
+    bool have_epochs = false, have_phase[4] = {false, false, false, false};
+    std::uint32_t given_inferred = 0;
+    bool have_inferred = false;
+    for (std::size_t i = 0; i < f.size() && ok; ++i) {
+      const std::string& v = f[i];
+      const std::string& name = known[static_cast<std::size_t>(col[i])];
+      const auto column = static_cast<std::uint32_t>(i + 1);
+      auto bad = [&](const std::string& why) {
+        errors.bad(job.line, name, why, column);
+        ok = false;
+      };
+      if (v.empty()) continue;
+      auto number = [&](double lo) -> double {
+        auto x = text::parse_double(v);
+        if (!x)
+          bad(fmt::format("'{}' is not a number", v));
+        else if (*x < lo)
+          bad(fmt::format("{} is below {}", *x, lo));
+        return x.value_or(0.0);
+      };
+      auto whole = [&](double lo) -> std::uint32_t {
+        auto x = text::parse_int(v);
+        if (!x || *x < lo || *x > 4294967295.0) {
+          bad(fmt::format("'{}' is not a whole number >= {}", v, lo));
+          return 0;
+        }
+        return static_cast<std::uint32_t>(*x);
+      };
+      if (name == "id") {
+        auto x = text::parse_int(v);
+        if (!x)
+          bad(fmt::format("'{}' is not an integer", v));
+        else
+          s.id = *x;
+      } else if (name == "trace_id")
+        s.trace_id = v;
+      else if (name == "submit_s")
+        s.submit_s = number(0.0);
+      else if (name == "n_gpus")
+        s.n_gpus = whole(0);
+      else if (name == "gpu_fraction") {
+        s.gpu_fraction = number(0.0);
+        if (ok && (s.gpu_fraction <= 0.0 || s.gpu_fraction > 1.0)) bad("must lie in (0, 1]");
+      } else if (name == "epochs") {
+        s.epochs = whole(1);
+        have_epochs = true;
+      } else if (name == "job_class")
+        s.job_class = v;
+      else if (name == "model")
+        s.meta.model = v;
+      else if (name == "params")
+        s.meta.params = number(0.0);
+      else if (name == "flops_per_sample")
+        s.meta.flops_per_sample = number(0.0);
+      else if (name == "training_flops_per_sample")
+        s.meta.training_flops_per_sample = number(0.0);
+      else if (name == "batch_size")
+        s.meta.batch_size = whole(1);
+      else if (name == "dataset_samples")
+        s.meta.dataset_samples = number(0.0);
+      else if (name == "input_size")
+        s.meta.input_size = whole(0);
+      else if (name == "workers")
+        s.meta.workers = whole(0);
+      else if (name == "precision") {
+        bool found = false;
+        for (std::size_t p = 0; p < kPrecisions.size(); ++p)
+          if (v == kPrecisions[p]) {
+            s.meta.precision = static_cast<Precision>(p);
+            found = true;
+          }
+        if (!found) bad(fmt::format("unknown precision '{}' (fp32, tf32, fp16, bf16, fp8)", v));
+      } else if (name == "peak_W" || name == "peak_s" || name == "valley_W" || name == "valley_s") {
+        if (!s.phases) s.phases = PhaseProfile{};
+        const double x = number(0.0);
+        if (name == "peak_W")
+          s.phases->peak_W = x, have_phase[0] = true;
+        else if (name == "peak_s")
+          s.phases->peak_s = x, have_phase[1] = true;
+        else if (name == "valley_W")
+          s.phases->valley_W = x, have_phase[2] = true;
+        else
+          s.phases->valley_s = x, have_phase[3] = true;
+      } else if (name == "user")
+        s.user = v;
+      else if (name == "status") {
+        if (auto st = status_from(v))
+          s.status = *st;
+        else
+          bad(fmt::format("unknown status '{}' (unknown, completed, failed, cancelled, running, pending)",
+                          v));
+      } else if (name == "recorded_runtime_s")
+        s.recorded_runtime_s = number(0.0);
+      else if (name == "recorded_wait_s")
+        s.recorded_wait_s = number(0.0);
+      else if (name == "user_estimate_s")
+        s.user_estimate_s = number(0.0);
+      else if (name == "limit_s")
+        s.limit_s = number(0.0);
+      else if (name == "deferrable") {
+        const std::string b = text::lower(v);
+        if (b == "1" || b == "true")
+          s.deferrable = true;
+        else if (b == "0" || b == "false")
+          s.deferrable = false;
+        else
+          bad(fmt::format("'{}' is not 0, 1, true or false", v));
+      } else if (name == "deadline_s")
+        s.deadline_s = number(0.0);
+      else if (name == "inferred") {
+        have_inferred = true;
+        for (const auto& part : text::split_csv(v)) {
+          bool found = false;
+          for (const auto& [bit, n] : kInferredNames)
+            if (part == n) given_inferred |= bit, found = true;
+          if (!found && !part.empty()) bad(fmt::format("unknown field name '{}'", part));
+        }
+      }
+    }
+    if (!ok) continue;
+    if (s.phases && !(have_phase[0] && have_phase[1] && have_phase[2] && have_phase[3])) {
+      errors.bad(job.line, "peak_W", "explicit phases need all of peak_W, peak_s, valley_W and valley_s");
+      continue;
+    }
+    if (have_inferred) s.inferred = given_inferred;
+    // Infer the model fields only when the row names neither phases, a class nor a model.
+    if (!s.phases && s.job_class.empty() && s.meta.model.empty()) {
+      job.missing = inferred::job_class | inferred::model | inferred::precision;
+      if (s.meta.batch_size == 0) job.missing |= inferred::batch_size;
+      if (s.meta.dataset_samples == 0.0) job.missing |= inferred::dataset_samples;
+    }
+    if (!have_epochs) job.missing |= inferred::epochs;
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+}  // namespace trace_detail
+
+}  // namespace fleetwatt::workloads

@@ -1,0 +1,70 @@
+// Assembling a scenario's workload from its explicit jobs, generator, trace and preset.
+#include "fleetwatt/workloads/replay.hpp"
+
+#include <algorithm>
+
+#include "fleetwatt/workloads/cluster_presets.hpp"
+#include "fleetwatt/workloads/job_generator.hpp"
+
+namespace fleetwatt::workloads {
+
+TraceOptions trace_options(const TraceConfig& c, std::uint64_t seed, std::uint32_t fleet_gpus) {
+  TraceOptions o;
+  if (!c.format.empty()) {
+    o.format = parse_trace_format(c.format, c.where);
+  } else if (auto g = guess_trace_format(c.file)) {
+    o.format = *g;
+  } else {
+    throw ConfigError(c.where, "format", "cannot tell the trace format from the file; set format");
+  }
+  o.strict = c.strict;
+  o.from_s = c.from_s;
+  o.to_s = c.to_s;
+  o.arrival_scale = c.arrival_scale;
+  o.max_gpus = fleet_gpus;
+  o.max_jobs = c.max_jobs;
+  o.swf_procs_per_gpu = c.swf_procs_per_gpu;
+  o.pai_task_table = c.pai_task_table;
+  o.seed = seed;
+  o.deferrable_fraction = c.deferrable_fraction;
+  o.defer_window_s = c.defer_window_s;
+  return o;
+}
+
+std::vector<JobSpec> build_scenario_workload(const Scenario& s, const RuntimeEstimate& estimate) {
+  std::vector<JobSpec> jobs = build_workload(s);
+  const std::uint32_t fleet_gpus = s.fleet.nodes * s.fleet.gpus_per_node;
+  int sources = (!jobs.empty() ? 1 : 0);
+  if (s.workload.trace) {
+    auto o = trace_options(*s.workload.trace, s.seed, fleet_gpus);
+    o.estimate = estimate;
+    auto r = read_trace(s.workload.trace->file, o);
+    jobs.insert(jobs.end(), std::make_move_iterator(r.jobs.begin()), std::make_move_iterator(r.jobs.end()));
+    ++sources;
+  }
+  if (s.workload.preset) {
+    const auto& p = *s.workload.preset;
+    auto generated =
+        generate_preset_jobs(cluster_preset(p.cluster), {p.mean_rate_per_s, p.start_s, p.end_s, fleet_gpus},
+                             s.seed, 0, {}, estimate);
+    // Deferrable marking, as for traces: a seeded share, deadline after the drawn run time.
+    Random rng(s.seed ^ 0x5deece66dULL);
+    for (auto& j : generated) {
+      if (rng.uniform() < p.deferrable_fraction) {
+        j.deferrable = true;
+        j.inferred |= inferred::deferrable;
+        j.deadline_s = j.submit_s + j.recorded_runtime_s.value_or(0.0) + p.defer_window_s;
+      }
+    }
+    jobs.insert(jobs.end(), std::make_move_iterator(generated.begin()),
+                std::make_move_iterator(generated.end()));
+    ++sources;
+  }
+  std::stable_sort(jobs.begin(), jobs.end(),
+                   [](const JobSpec& a, const JobSpec& b) { return a.submit_s < b.submit_s; });
+  if (sources > 1)
+    for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].id = static_cast<std::int64_t>(i);
+  return jobs;
+}
+
+}  // namespace fleetwatt::workloads
