@@ -10,7 +10,6 @@
 #include <optional>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "cli_support.hpp"
@@ -20,6 +19,7 @@
 #include "fleetwatt/models/fit/sr_model.hpp"
 #include "fleetwatt/workloads/input_error.hpp"
 #include "fleetwatt/workloads/random.hpp"
+#include "version.hpp"
 
 namespace fleetwatt::tools {
 

@@ -69,7 +69,7 @@ struct GbtParams {
 };
 
 /// Gradient-boosted least-squares regression trees (Friedman), hyper-parameters by 5-fold CV over a
-/// small grid (depth 2/3/4, rate 0.05/0.1/0.2, trees 50/150, subsample 0.7/1.0) unless fixed.
+/// small grid (depth 2/3, rate 0.05/0.2, trees 50/150, subsample 0.7/1.0: 16 settings) unless fixed.
 class GbtRegressor final : public Regressor {
  public:
   explicit GbtRegressor(std::uint64_t seed = 0, bool cross_validate = true)
