@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "fleetwatt/models/banded_predictor.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
 #include "fleetwatt/workloads/input_error.hpp"
 #include "fleetwatt/workloads/job_generator.hpp"
@@ -71,12 +72,17 @@ std::function<void(const sim::Progress&)> progress_printer() {
   };
 }
 
-PreparedRun prepare_run(const std::filesystem::path& scenario_file, std::optional<std::uint64_t> seed) {
+PreparedRun prepare_run(const std::filesystem::path& scenario_file, std::optional<std::uint64_t> seed,
+                        const std::string& band) {
   PreparedRun r;
   r.scenario = workloads::load_scenario(scenario_file);
   if (seed) r.scenario.seed = *seed;
+  if (band == "low") r.scenario.predictor.band = workloads::Band::low;
+  if (band == "high") r.scenario.predictor.band = workloads::Band::high;
+  if (band == "mid") r.scenario.predictor.band = workloads::Band::mid;
   r.setup = sim::engine_setup(r.scenario);
-  r.predictor = models::PredictorRegistry::with_builtins().make(r.scenario.predictor);
+  r.predictor = models::at_band(models::PredictorRegistry::with_builtins().make(r.scenario.predictor),
+                                r.scenario.predictor.band);
   // Trace and preset jobs match their recorded run times to this predictor's estimate on this GPU.
   const models::PowerPredictor& predictor = *r.predictor;
   const models::GpuHardware gpu = r.setup.gpu;

@@ -44,6 +44,8 @@ struct PreparedRun {
 };
 
 /// Loads a scenario, applies a seed override and builds its jobs and predictor.
-PreparedRun prepare_run(const std::filesystem::path& scenario_file, std::optional<std::uint64_t> seed);
+/// `band` ("low", "mid", "high"), when given, overrides the scenario's [predictor] band.
+PreparedRun prepare_run(const std::filesystem::path& scenario_file, std::optional<std::uint64_t> seed,
+                        const std::string& band = "");
 
 }  // namespace fleetwatt::tools

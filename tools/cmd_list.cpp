@@ -5,6 +5,8 @@
 
 #include "commands.hpp"
 #include "fleetwatt/models/gpu_hardware.hpp"
+#include "fleetwatt/models/model_zoo.hpp"
+#include "fleetwatt/models/power_law.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
 #include "fleetwatt/models/table_predictor.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
@@ -31,6 +33,12 @@ static int list_components() {
   std::cout << "GPU presets ([fleet] gpu):\n";
   for (const auto& g : models::gpu_presets())
     std::cout << fmt::format("  {:<16}{} (TDP {:.0f} W, idle {:.0f} W)\n", g.id, g.name, g.tdp_W, g.idle_W);
+  std::cout << "model zoo ([[workload.jobs]] model; fleetwatt predict --model):\n";
+  for (const auto& z : models::zoo_entries())
+    std::cout << fmt::format("  {:<16}{} input, default {}\n", z.name, z.input_kind, z.default_input);
+  std::cout << "power-law presets (hardware efficiency factor fits):\n";
+  for (const auto& p : models::power_law_presets())
+    std::cout << fmt::format("  {:<16}{} ({})\n", p.id, p.description, p.gpu);
   return 0;
 }
 

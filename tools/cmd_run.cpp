@@ -16,11 +16,12 @@ struct RunOptions {
   std::string scenario;
   std::string output;
   std::optional<std::uint64_t> seed;
+  std::string band;
   bool quiet = false;
 };
 
 int run_scenario(const RunOptions& o) {
-  PreparedRun r = prepare_run(o.scenario, o.seed);
+  PreparedRun r = prepare_run(o.scenario, o.seed, o.band);
   const std::filesystem::path out =
       o.output.empty() ? r.scenario.output.path : std::filesystem::path(o.output);
   // The engine predicts every job before the writer exists, so a bad job fails before any file is made.
@@ -51,6 +52,10 @@ void add_run_command(CLI::App& app, Action& action) {
   cmd->add_option("scenario", opts->scenario, "Scenario TOML file")->required();
   cmd->add_option("-o,--output", opts->output, "Result file (HDF5); default: the scenario's [output] path");
   cmd->add_option("--seed", opts->seed, "Random seed; overrides the scenario's seed");
+  cmd->add_option("--band", opts->band,
+                  "Run every predicted job at the low, mid or high end of its uncertainty band; overrides "
+                  "the scenario's [predictor] band")
+      ->check(CLI::IsMember({"low", "mid", "high"}));
   cmd->add_flag("-q,--quiet", opts->quiet, "Print no summary");
   cmd->callback([opts, &action] { action = [opts] { return run_scenario(*opts); }; });
 }

@@ -15,7 +15,10 @@ void add_bench_command(CLI::App& app, Action& action);
 void add_list_command(CLI::App& app, Action& action);
 void add_trace_command(CLI::App& app, Action& action);
 void add_compare_command(CLI::App& app, Action& action);
+void add_powerlaw_command(CLI::App& app, Action& action);
 void add_predict_command(CLI::App& app, Action& action);
 void add_topology_command(CLI::App& app, Action& action);
+void add_calibrate_command(CLI::App& app, Action& action);
+void add_fit_command(CLI::App& app, Action& action);
 
 }  // namespace fleetwatt::tools

@@ -23,8 +23,11 @@ int main(int argc, char** argv) {
   fleetwatt::tools::add_list_command(app, action);
   fleetwatt::tools::add_trace_command(app, action);
   fleetwatt::tools::add_compare_command(app, action);
+  fleetwatt::tools::add_powerlaw_command(app, action);
   fleetwatt::tools::add_predict_command(app, action);
   fleetwatt::tools::add_topology_command(app, action);
+  fleetwatt::tools::add_calibrate_command(app, action);
+  fleetwatt::tools::add_fit_command(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

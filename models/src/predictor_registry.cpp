@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "fleetwatt/models/datasheet_predictor.hpp"
+#include "fleetwatt/models/fit/sr_predictor.hpp"
 #include "fleetwatt/models/table_predictor.hpp"
 
 namespace fleetwatt::models {
@@ -20,6 +21,10 @@ PredictorRegistry PredictorRegistry::with_builtins() {
            return std::make_unique<TablePredictor>(c.classes);
          }});
   for (auto& e : first_principles_predictor_entries()) r.add(std::move(e));
+  r.add({"sr", "a site's fitted symbolic-regression formulas (path = model file from `fleetwatt fit`)",
+         [](const workloads::PredictorConfig& c) -> std::unique_ptr<PowerPredictor> {
+           return fit::SrPredictor::from_config(c);
+         }});
   return r;
 }
 

@@ -78,7 +78,10 @@ EngineSetup engine_setup(const workloads::Scenario& s) {
   e.nodes = s.fleet.nodes;
   e.gpus_per_node = s.fleet.gpus_per_node;
   try {
-    e.gpu = models::gpu_preset(s.fleet.gpu);
+    // A user's preset file (validated with file:line:column errors) may add GPUs or redefine built-ins.
+    const auto user = s.fleet.gpu_file.empty() ? std::vector<models::GpuHardware>{}
+                                               : models::load_gpu_preset_file(s.fleet.gpu_file);
+    e.gpu = models::find_gpu(s.fleet.gpu, user);
   } catch (const std::out_of_range& err) {
     throw workloads::ConfigError(s.fleet.gpu_origin, "fleet.gpu", err.what());
   }

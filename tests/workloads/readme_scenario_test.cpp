@@ -21,6 +21,7 @@ TEST_CASE("the README's scenario reference parses as a scenario", "[scenario][re
   const auto end = readme.find("```\n", start + 8);
   const std::string toml = readme.substr(start + 8, end - start - 8);
   test::TempDir dir;
+  dir.write("my-gpus.toml", "");  // the reference names a user preset file
   dir.write("jobs.csv",
             "job_id,submit_s,n_gpus,epochs,peak_s,peak_W,valley_s,valley_W\n100,0,4,2,10,250,1,60\n");
   auto s = workloads::load_scenario(dir.write("reference.toml", toml));

@@ -34,12 +34,18 @@ Precision parse_precision(const TomlTable& t, const std::string& key) {
 }
 
 FleetConfig parse_fleet(const TomlTable& t) {
-  t.require_known({"nodes", "gpus_per_node", "gpu", "gpu_idle_w", "gpu_tdp_w", "node_base_w"});
+  t.require_known({"nodes", "gpus_per_node", "gpu", "gpu_file", "gpu_idle_w", "gpu_tdp_w", "node_base_w"});
   FleetConfig f;
   f.nodes = static_cast<std::uint32_t>(t.integer("nodes", 1, 10'000'000).value_or(f.nodes));
   f.gpus_per_node = static_cast<std::uint32_t>(t.integer("gpus_per_node", 1, 1024).value_or(f.gpus_per_node));
   f.gpu = t.string("gpu").value_or(f.gpu);
   f.gpu_origin = t.where("gpu");
+  if (auto file = t.string("gpu_file")) {
+    f.gpu_file = *file;
+    if (f.gpu_file.is_relative()) f.gpu_file = std::filesystem::path(t.file()).parent_path() / f.gpu_file;
+    if (!std::filesystem::exists(f.gpu_file))
+      t.fail("gpu_file", fmt::format("file not found: {}", f.gpu_file.string()));
+  }
   f.gpu_idle_W = t.number_at_least("gpu_idle_w", 0.0, false);
   f.gpu_tdp_W = t.number_at_least("gpu_tdp_w", 0.0, true);
   f.node_base_W = t.number_at_least("node_base_w", 0.0, false).value_or(0.0);
@@ -72,6 +78,17 @@ PredictorConfig parse_predictor(const TomlTable& t) {
   PredictorConfig p;
   p.kind = t.string("kind").value_or(p.kind);
   p.kind_origin = t.has("kind") ? t.where("kind") : t.where();
+  if (auto band = t.string("band")) {
+    if (*band == "low") {
+      p.band = Band::low;
+    } else if (*band == "mid") {
+      p.band = Band::mid;
+    } else if (*band == "high") {
+      p.band = Band::high;
+    } else {
+      t.fail("band", fmt::format("unknown band '{}' (known: low, mid, high)", *band));
+    }
+  }
   if (auto classes = t.table("classes")) {
     for (const auto& [k, v] : classes->raw()) {
       std::string name(k.str());
@@ -85,7 +102,7 @@ PredictorConfig parse_predictor(const TomlTable& t) {
       p.classes.push_back(std::move(c));
     }
   }
-  p.params = t.params_except({"kind", "classes"});
+  p.params = t.params_except({"kind", "band", "classes"});
   return p;
 }
 
@@ -114,6 +131,7 @@ void parse_metadata(const TomlTable& t, ModelMetadata& m) {
   m.model = t.string("model").value_or("");
   m.params = t.number_at_least("params", 0.0, true).value_or(0.0);
   m.flops_per_sample = t.number_at_least("flops_per_sample", 0.0, true).value_or(0.0);
+  m.training_flops_per_sample = t.number_at_least("training_flops_per_sample", 0.0, true).value_or(0.0);
   m.batch_size = static_cast<std::uint32_t>(t.integer("batch_size", 1, kMaxU32).value_or(0));
   m.dataset_samples = t.number_at_least("dataset_samples", 0.0, true).value_or(0.0);
   m.input_size = static_cast<std::uint32_t>(t.integer("input_size", 1, kMaxU32).value_or(0));
@@ -121,9 +139,9 @@ void parse_metadata(const TomlTable& t, ModelMetadata& m) {
   m.precision = parse_precision(t, "precision");
 }
 
-const std::vector<std::string> kMetadataKeys = {"model",      "params",         "flops_per_sample",
-                                                "batch_size", "input_size",     "workers",
-                                                "precision",  "dataset_samples"};
+const std::vector<std::string> kMetadataKeys = {"model",      "params",          "flops_per_sample",
+                                                "batch_size", "input_size",      "workers",
+                                                "precision",  "dataset_samples", "training_flops_per_sample"};
 
 JobSpec parse_job(const TomlTable& t, std::int64_t default_id) {
   std::vector<std::string> known = {"id",     "submit_s", "n_gpus",   "epochs",  "class",

@@ -22,6 +22,7 @@ struct FleetConfig {
   std::uint32_t gpus_per_node = 4;
   std::string gpu = "a800";  ///< hardware preset id
   SourceLocation gpu_origin;
+  std::filesystem::path gpu_file;  ///< user GPU presets (TOML, the format of models/data/gpu_presets.toml)
   std::optional<double> gpu_idle_W;  ///< overrides the preset's idle power
   std::optional<double> gpu_tdp_W;   ///< overrides the preset's TDP
   double node_base_W = 0.0;          ///< CPU, memory, fans, NIC idle: drawn always
@@ -40,8 +41,12 @@ struct JobClassConfig {
   SourceLocation where;
 };
 
+/// Which end of a prediction's uncertainty band a run uses (low/mid/high runs bracket the energy).
+enum class Band { low, mid, high };
+
 struct PredictorConfig {
-  std::string kind = "table";
+  std::string kind = "datasheet";
+  Band band = Band::mid;
   SourceLocation kind_origin;
   std::vector<JobClassConfig> classes;  ///< [predictor.classes.NAME] tables
   ParamSet params;                      ///< any other key of [predictor], for the predictor's registry entry

@@ -1,0 +1,55 @@
+// Reading recorded GPU power logs: the CSV that `nvidia-smi --query-gpu=... --format=csv` writes (units in
+// the header and in the values, `[N/A]` fields, one or many GPUs, an optional index column) and plain
+// `time_s,power_W` CSV. Irregular sampling, gaps and duplicated timestamps are kept and reported, not
+// smoothed away: the caller decides what to do with them.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <istream>
+#include <string>
+#include <vector>
+
+namespace fleetwatt::models::fit {
+
+/// The power samples of one GPU, in time order.
+struct GpuPowerSeries {
+  int index = 0;                ///< GPU index (the `index` column, or the order of appearance per timestamp)
+  std::vector<double> time_s;   ///< seconds since the trace's first sample
+  std::vector<double> power_W;  ///< board power draw
+};
+
+/// What the reader noticed about the sampling; nothing here is silently repaired.
+struct TraceReport {
+  std::size_t rows = 0;           ///< data rows read
+  std::size_t missing_power = 0;  ///< rows whose power field was `[N/A]` or empty (skipped)
+  std::size_t duplicated_times =
+      0;                 ///< samples whose timestamp repeated the previous one of that GPU (skipped)
+  std::size_t gaps = 0;  ///< sampling intervals longer than 3x the median interval
+  double gap_s = 0.0;    ///< total length of those gaps
+  double median_interval_s = 0.0;  ///< typical sampling interval
+  double min_interval_s = 0.0;     ///< shortest sampling interval between kept samples
+  double max_interval_s = 0.0;     ///< longest one
+  bool irregular = false;          ///< intervals vary by more than 20 % of the median (excluding gaps)
+};
+
+/// A power log: one series per GPU, sorted by GPU index.
+struct PowerTrace {
+  std::string source;  ///< file name, for messages
+  std::vector<GpuPowerSeries> gpus;
+  TraceReport report;
+
+  /// The series of GPU `index`; throws ConfigError naming the known indices when it is absent.
+  [[nodiscard]] const GpuPowerSeries& gpu(int index) const;
+};
+
+/// Reads a power log; throws workloads::TraceFormatError naming the file, line, column and field of a bad
+/// record (no power column, a non-numeric value, time running backwards).
+[[nodiscard]] PowerTrace read_power_trace(const std::filesystem::path& path);
+/// Same, from a stream; `source` names it in messages.
+[[nodiscard]] PowerTrace read_power_trace(std::istream& in, const std::string& source);
+
+/// Trapezoidal integral of power over time (J) of one series.
+[[nodiscard]] double trapezoid_energy_J(const GpuPowerSeries& series) noexcept;
+
+}  // namespace fleetwatt::models::fit

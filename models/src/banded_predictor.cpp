@@ -1,0 +1,21 @@
+// Shifting predictions to the ends of their uncertainty bands.
+#include "fleetwatt/models/banded_predictor.hpp"
+
+namespace fleetwatt::models {
+
+PhaseProfile BandedPredictor::predict(const JobSpec& job, const GpuHardware& gpu) const {
+  PhaseProfile p = inner_->predict(job, gpu);
+  if (band_ == workloads::Band::mid) return p;
+  const UncertaintyBand u = inner_->uncertainty(job, gpu);
+  const double factor = band_ == workloads::Band::low ? 1.0 - u.low : 1.0 + u.high;
+  p.peak_W *= factor;
+  p.valley_W *= factor;
+  return p;
+}
+
+std::unique_ptr<PowerPredictor> at_band(std::unique_ptr<PowerPredictor> inner, workloads::Band band) {
+  if (band == workloads::Band::mid) return inner;
+  return std::make_unique<BandedPredictor>(std::move(inner), band);
+}
+
+}  // namespace fleetwatt::models

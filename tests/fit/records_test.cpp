@@ -1,0 +1,128 @@
+// Tests of the records: trace summaries over several GPUs, job metadata files, the records CSV line, the
+// CSV table the fitting reads, and the `fleetwatt calibrate` command end to end.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+
+#include "fleetwatt/models/fit/records.hpp"
+#include "fleetwatt/workloads/input_error.hpp"
+#include "test_support.hpp"
+
+using namespace fleetwatt::models::fit;
+using fleetwatt::test::TempDir;
+
+namespace {
+/// Two GPUs at 1 Hz: idle 50 W for 10 s, three (peak 300 W x 30 s, valley 100 W x 10 s) cycles without the
+/// last valley, idle 50 W for 10 s; GPU 1 draws 10 W more in every phase.
+std::string two_gpu_log() {
+  std::ostringstream os;
+  os << "timestamp, index, power.draw [W], utilization.gpu [%]\n";
+  std::vector<double> levels;
+  auto add = [&](double w, int n) { levels.insert(levels.end(), std::size_t(n), w); };
+  add(50, 10);
+  for (int c = 0; c < 3; ++c) {
+    add(300, 30);
+    if (c < 2) add(100, 10);
+  }
+  add(50, 10);
+  for (std::size_t i = 0; i < levels.size(); ++i)
+    for (int g = 0; g < 2; ++g)
+      os << "2024/05/01 12:" << (i / 60 < 10 ? "0" : "") << i / 60 << ":" << (i % 60 < 10 ? "0" : "")
+         << i % 60 << ".000, " << g << ", " << levels[i] + 10.0 * g << " W, 90 %\n";
+  return os.str();
+}
+}  // namespace
+
+TEST_CASE("a two-GPU log is summarised per GPU, with energies summed over the GPUs", "[records]") {
+  std::istringstream in(two_gpu_log());
+  const auto trace = read_power_trace(in, "two.csv");
+  const auto s = summarise_trace(trace);
+  CHECK(s.gpus.size() == 2);
+  CHECK(s.n_peaks == 3);
+  CHECK(s.n_valleys == 2);
+  // Per GPU mean of 300/310 W and 100/110 W.
+  CHECK(s.peak_W == Approx(305.0));
+  CHECK(s.valley_W == Approx(105.0));
+  CHECK(s.peak_s == Approx(30.0));
+  CHECK(s.valley_s == Approx(10.0));
+  // Hand-integrated trapezoids at 1 Hz: the sum of the samples less half the first and last one.
+  // GPU 0: 20 x 50 + 90 x 300 + 20 x 100 - 50 = 29950 J; GPU 1: 20 x 60 + 90 x 310 + 20 x 110 - 60 = 31240 J.
+  CHECK(s.energy_J == Approx(29950.0 + 31240.0));
+  // The boundaries sit halfway between samples, so the clean square wave integrates exactly.
+  CHECK(s.phase_energy_J == Approx(s.energy_J));
+  const auto only1 = summarise_trace(trace, 1);
+  CHECK(only1.peak_W == Approx(310.0));
+  CHECK(only1.energy_J == Approx(s.energy_J - trapezoid_energy_J(trace.gpu(0))));
+}
+
+TEST_CASE("job metadata files are read and bad keys are named with their position", "[records]") {
+  TempDir dir;
+  const auto ok = dir.write("job.toml", "model = \"resnet50\"\nparams = 25.6e6\nbatch_size = 32\ngpus = 4\n");
+  const auto m = read_job_meta_toml(ok);
+  CHECK(m.model == "resnet50");
+  CHECK(*m.params == 25.6e6);
+  CHECK(*m.gpus == 4.0);
+  CHECK_FALSE(m.flops.has_value());
+  const auto bad = dir.write("bad.toml", "model = \"x\"\nbatchsize = 32\n");
+  CHECK_THROWS_WITH(read_job_meta_toml(bad), Catch::Contains("bad.toml:2:1") && Catch::Contains("batchsize"));
+  const auto typed = dir.write("typed.toml", "params = \"many\"\n");
+  CHECK_THROWS_WITH(read_job_meta_toml(typed), Catch::Contains("typed.toml:1") && Catch::Contains("number"));
+}
+
+TEST_CASE("records are appended under one header and read back as a table", "[records]") {
+  TempDir dir;
+  std::istringstream in(two_gpu_log());
+  const auto s = summarise_trace(read_power_trace(in, "two.csv"));
+  JobRecordMeta m;
+  m.model = "vit, base";  // a comma forces quoting
+  m.params = 86e6;
+  const auto path = dir / "records.csv";
+  append_record(path, m, s);
+  append_record(path, m, s);
+  const auto t = RecordTable::read(path);
+  CHECK(t.rows() == 2);
+  CHECK(t.cell(1, t.column("model")) == "vit, base");
+  CHECK(t.numeric("gpus") == std::vector<double>{2.0, 2.0});
+  CHECK(t.numeric("peak_W")[0] == Approx(305.0));
+  CHECK(t.line_of(1) == 3);
+  // An empty metadata value is not a number.
+  CHECK_THROWS_WITH(t.numeric("flops"), Catch::Contains("records.csv:2:") && Catch::Contains("flops"));
+  std::ofstream(dir / "other.csv") << "a,b\n1,2\n";
+  CHECK_THROWS_WITH(append_record(dir / "other.csv", m, s), Catch::Contains("different header"));
+}
+
+TEST_CASE("the records table names file, line and column of bad cells and missing columns", "[records]") {
+  const auto t = RecordTable::parse("x,y\n1,2\n3,abc\n", "r.csv");
+  CHECK_THROWS_WITH(t.numeric("y"), Catch::Contains("r.csv:3:3") && Catch::Contains("'abc' is not a number"));
+  CHECK_THROWS_WITH(t.numeric("z"), Catch::Contains("no such column") && Catch::Contains("x, y"));
+  CHECK_THROWS_WITH(RecordTable::parse("x,y\n1\n", "r.csv"), Catch::Contains("r.csv:2:1"));
+  CHECK(t.filtered("x", "3").rows() == 1);
+}
+
+TEST_CASE("fleetwatt calibrate prints JSON with the measured and segmented figures", "[records][command]") {
+  const auto bin = fleetwatt::test::fleetwatt_binary();
+  if (bin.empty() || !std::filesystem::exists(bin)) {
+    WARN("skipped: the fleetwatt binary is not built");
+    return;
+  }
+  TempDir dir;
+  const auto log = dir.write("two.csv", two_gpu_log());
+  const auto r =
+      fleetwatt::test::run_command(bin.string() + " calibrate " + log.string() + " --gpu 1 --json");
+  REQUIRE(r.exit_code == 0);
+  for (const char* key :
+       {"\"samples\": 130", "\"energy_J\": 31240", "\"n_valleys\": 2", "\"peak_W\": 310", "\"valley_W\": 110",
+        "\"energy_J\"", "\"mean_power_W\"", "\"peak_s\": 30", "\"valley_s\": 10"})
+    CHECK_THAT(r.out, Catch::Contains(key));
+  const auto rec = dir / "rec.csv";
+  const auto r2 = fleetwatt::test::run_command(bin.string() + " calibrate " + log.string() + " --records " +
+                                               rec.string() + " --model bert --batch-size 64");
+  REQUIRE(r2.exit_code == 0);
+  CHECK(RecordTable::read(rec).cell(0, 0) == "bert");
+  const auto bad = fleetwatt::test::run_command(bin.string() + " calibrate " + (dir / "none.csv").string());
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("none.csv") && Catch::Contains("cannot open"));
+  const auto badgpu = fleetwatt::test::run_command(bin.string() + " calibrate " + log.string() + " --gpu 5");
+  CHECK(badgpu.exit_code == 2);
+  CHECK_THAT(badgpu.err, Catch::Contains("no GPU with index 5"));
+}

@@ -1,0 +1,161 @@
+// `fleetwatt calibrate`: segments a recorded power log into idle, peak and valley phases, prints them (or
+// one JSON object), and optionally joins them with the job's metadata into a line of a records CSV.
+#include <fmt/format.h>
+
+#include <optional>
+#include <string>
+
+#include "commands.hpp"
+#include "fleetwatt/models/fit/records.hpp"
+#include "fleetwatt/workloads/input_error.hpp"
+
+namespace fleetwatt::tools {
+
+namespace {
+
+struct CalibrateOptions {
+  std::string trace;
+  std::optional<int> gpu;
+  bool json = false;
+  int smoothing = 5;
+  std::size_t min_phase = 3;
+  bool cycles = false;
+  std::string meta_file;
+  std::string records;
+  models::fit::JobRecordMeta meta;
+};
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      out += fmt::format("\\u{:04x}", c);
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+int run_calibrate(const CalibrateOptions& o) {
+  using namespace models::fit;
+  {
+    const PowerTrace trace = read_power_trace(o.trace);
+    SegmentOptions seg;
+    seg.smoothing_window = o.smoothing;
+    seg.min_phase_samples = o.min_phase;
+    const TraceSummary s = summarise_trace(trace, o.gpu, seg);
+    const auto& r = trace.report;
+    if (o.json) {
+      fmt::print("{{\"source\": {}, \"gpus\": [", json_string(s.source));
+      for (std::size_t i = 0; i < s.gpus.size(); ++i) fmt::print("{}{}", i ? ", " : "", s.gpus[i]);
+      fmt::print(
+          "], \"samples\": {}, \"duration_s\": {}, \"energy_J\": {}, \"phase_energy_J\": {}, "
+          "\"mean_power_W\": {}, \"peak_W\": {}, \"peak_s\": {}, \"valley_W\": {}, \"valley_s\": {}, "
+          "\"idle_W\": {}, \"idle_s\": {}, \"n_peaks\": {}, \"n_valleys\": {}, ",
+          s.samples, s.duration_s, s.energy_J, s.phase_energy_J, s.mean_power_W, s.peak_W, s.peak_s,
+          s.valley_W, s.valley_s, s.idle_W, s.idle_s, s.n_peaks, s.n_valleys);
+      fmt::print(
+          "\"sampling\": {{\"rows\": {}, \"missing_power\": {}, \"duplicated_times\": {}, \"gaps\": {}, "
+          "\"gap_s\": {}, \"median_interval_s\": {}, \"irregular\": {}}}, ",
+          r.rows, r.missing_power, r.duplicated_times, r.gaps, r.gap_s, r.median_interval_s,
+          r.irregular ? "true" : "false");
+      fmt::print("\"phases\": [");
+      bool first = true;
+      for (const auto& g : s.per_gpu)
+        for (const auto& p : g.phases) {
+          fmt::print("{}{{\"gpu\": {}, \"kind\": \"{}\", \"start_s\": {}, \"end_s\": {}, \"level_W\": {}}}",
+                     first ? "" : ", ", g.gpu, to_string(p.kind), p.start_s, p.end_s, p.level_W);
+          first = false;
+        }
+      fmt::print("]}}\n");
+    } else {
+      fmt::print("{}: {} samples over {:.1f} s, GPUs:", s.source, s.samples, s.duration_s);
+      for (const int g : s.gpus) fmt::print(" {}", g);
+      fmt::print(
+          "\nsampling: median interval {:.3f} s (min {:.3f}, max {:.3f}){}; {} [N/A] power fields, "
+          "{} duplicated timestamps, {} gaps totalling {:.1f} s\n",
+          r.median_interval_s, r.min_interval_s, r.max_interval_s, r.irregular ? ", irregular" : "",
+          r.missing_power, r.duplicated_times, r.gaps, r.gap_s);
+      for (const auto& g : s.per_gpu) {
+        fmt::print("\nGPU {}: {} phases (split at {:.1f} W)\n", g.gpu, g.phases.size(), g.threshold_W);
+        fmt::print("  {:<7} {:>10} {:>10} {:>10} {:>9}\n", "phase", "start_s", "end_s", "length_s",
+                   "level_W");
+        for (const auto& p : g.phases)
+          fmt::print("  {:<7} {:>10.1f} {:>10.1f} {:>10.1f} {:>9.1f}\n", to_string(p.kind), p.start_s,
+                     p.end_s, p.duration_s(), p.level_W);
+        if (o.cycles && !g.cycles.empty()) {
+          fmt::print("  {:<6} {:>9} {:>9} {:>9} {:>9}\n", "cycle", "peak_W", "peak_s", "valley_W",
+                     "valley_s");
+          for (std::size_t i = 0; i < g.cycles.size(); ++i)
+            fmt::print("  {:<6} {:>9.1f} {:>9.1f} {:>9.1f} {:>9.1f}\n", i + 1, g.cycles[i].peak_W,
+                       g.cycles[i].peak_s, g.cycles[i].valley_W, g.cycles[i].valley_s);
+        }
+      }
+      fmt::print(
+          "\nsquare wave per GPU: peak {:.1f} W x {:.1f} s ({} peaks), valley {:.1f} W x {:.1f} s ({} "
+          "valleys), idle {:.1f} W for {:.1f} s\n",
+          s.peak_W, s.peak_s, s.n_peaks, s.valley_W, s.valley_s, s.n_valleys, s.idle_W, s.idle_s);
+      fmt::print(
+          "energy: measured {:.1f} J (trapezoid), from the phases {:.1f} J ({:+.2f} %), mean {:.1f} W\n",
+          s.energy_J, s.phase_energy_J, 100.0 * (s.phase_energy_J - s.energy_J) / s.energy_J, s.mean_power_W);
+    }
+    if (!o.records.empty()) {
+      JobRecordMeta meta = o.meta_file.empty() ? JobRecordMeta{} : read_job_meta_toml(o.meta_file);
+      // Flags override the metadata file.
+      const auto& f = o.meta;
+      if (!f.model.empty()) meta.model = f.model;
+      if (!f.gpu_type.empty()) meta.gpu_type = f.gpu_type;
+      for (auto [dst, src] : {std::pair{&meta.params, &f.params},
+                              {&meta.flops, &f.flops},
+                              {&meta.batch_size, &f.batch_size},
+                              {&meta.data_size, &f.data_size},
+                              {&meta.input_size, &f.input_size},
+                              {&meta.workers, &f.workers},
+                              {&meta.epochs, &f.epochs},
+                              {&meta.gpus, &f.gpus}})
+        if (*src) *dst = *src;
+      append_record(o.records, meta, s);
+      if (!o.json) fmt::print("record appended to {}\n", o.records);
+    }
+    return 0;
+  }
+}
+
+}  // namespace
+
+void add_calibrate_command(CLI::App& app, Action& action) {
+  auto o = std::make_shared<CalibrateOptions>();
+  CLI::App* cmd = app.add_subcommand("calibrate",
+                                     "Segment a recorded GPU power log into idle, peak and valley "
+                                     "phases; optionally append a training record");
+  cmd->add_option("trace", o->trace,
+                  "power log: nvidia-smi --query-gpu=timestamp,index,power.draw,... "
+                  "--format=csv output, or a time_s,power_W CSV")
+      ->required();
+  cmd->add_option("--gpu", o->gpu, "only this GPU index (default: every GPU in the log)");
+  cmd->add_flag("--json", o->json, "print one JSON object instead of tables");
+  cmd->add_option("--smoothing", o->smoothing, "moving-average width in samples, odd, 1-9 (default 5)");
+  cmd->add_option("--min-phase", o->min_phase,
+                  "shortest phase in samples; shorter runs are noise (default 3)");
+  cmd->add_flag("--cycles", o->cycles, "also print each peak/valley cycle");
+  cmd->add_option("--records", o->records,
+                  "append a record (metadata + measured phases) to this records CSV");
+  cmd->add_option("--meta", o->meta_file,
+                  "job metadata TOML (model, params, flops, batch_size, data_size, "
+                  "input_size, workers, epochs, gpus, gpu_type) for the record");
+  cmd->add_option("--model", o->meta.model, "model name for the record");
+  cmd->add_option("--params", o->meta.params, "trainable parameters for the record");
+  cmd->add_option("--flops", o->meta.flops, "forward FLOPs per sample for the record");
+  cmd->add_option("--batch-size", o->meta.batch_size, "batch size (samples) for the record");
+  cmd->add_option("--data-size", o->meta.data_size, "samples per epoch for the record");
+  cmd->add_option("--input-size", o->meta.input_size, "image side (px) or sequence length for the record");
+  cmd->add_option("--workers", o->meta.workers, "data-loader workers for the record");
+  cmd->add_option("--epochs", o->meta.epochs, "epochs the run trained, for the record");
+  cmd->add_option("--gpus", o->meta.gpus, "GPUs of the job for the record (default: GPUs in the log)");
+  cmd->add_option("--gpu-type", o->meta.gpu_type, "GPU type for the record");
+  cmd->callback([o, &action] { action = [o] { return run_calibrate(*o); }; });
+}
+
+}  // namespace fleetwatt::tools
