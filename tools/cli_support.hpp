@@ -9,12 +9,16 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "fleetwatt/models/power_predictor.hpp"
 #include "fleetwatt/sim/engine.hpp"
 #include "fleetwatt/workloads/scenario.hpp"
 
 namespace fleetwatt::tools {
+
+/// A JSON string literal (quoted, with quotes, backslashes and control characters escaped).
+std::string json_string(std::string_view s);
 
 /// Exit status for bad user input (scenario, trace, CSV, flags).
 inline constexpr int kExitBadInput = 2;

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "cli_support.hpp"
 #include "commands.hpp"
 #include "fleetwatt/models/fit/records.hpp"
 #include "fleetwatt/workloads/input_error.hpp"
@@ -24,19 +25,6 @@ struct CalibrateOptions {
   std::string records;
   models::fit::JobRecordMeta meta;
 };
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\u{:04x}", c);
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
 
 int run_calibrate(const CalibrateOptions& o) {
   using namespace models::fit;

@@ -50,19 +50,6 @@ struct FitOptions {
   int bench_rows = 1000;
 };
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\u{:04x}", c);
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
-
 std::string json_number(double v) {
   return std::isfinite(v) ? fmt::format("{}", v) : "null";
 }

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <map>
 
+#include "cli_support.hpp"
 #include "commands.hpp"
 #include "fleetwatt/models/gpu_hardware.hpp"
 #include "fleetwatt/models/power_law.hpp"
@@ -55,7 +56,7 @@ int fit_laws(const PowerLawOptions& o) {
     samples[op].second.push_back(t);
   }
   std::string json =
-      "{\"gpu\": \"" + gpu.id + "\", \"vmax_flops\": " + fmt::format("{}", vmax) + ", \"fits\": [";
+      "{\"gpu\": " + json_string(gpu.id) + ", \"vmax_flops\": " + fmt::format("{}", vmax) + ", \"fits\": [";
   if (!o.json) {
     std::cout << fmt::format(
         "eta(c) = eta_max (1 - exp(-k c^alpha)), c in GFLOP, on {} at {} ({:.1f} TFLOP/s)\n", gpu.id,
@@ -73,9 +74,10 @@ int fit_laws(const PowerLawOptions& o) {
     }
     if (o.json) {
       json += fmt::format(
-          "{}{{\"op\": \"{}\", \"eta_max_percent\": {}, \"k\": {}, \"alpha\": {}, \"rmse_percent\": "
+          "{}{{\"op\": {}, \"eta_max_percent\": {}, \"k\": {}, \"alpha\": {}, \"rmse_percent\": "
           "{}, \"samples\": {}}}",
-          first ? "" : ", ", op, f.law.eta_max_percent, f.law.k, f.law.alpha, f.rmse_percent, s.first.size());
+          first ? "" : ", ", json_string(op), f.law.eta_max_percent, f.law.k, f.law.alpha, f.rmse_percent,
+          s.first.size());
     } else {
       std::cout << fmt::format("{:<16}{:>10.2f}{:>12.4g}{:>10.3f}{:>12.3f}{:>8}\n", op, f.law.eta_max_percent,
                                f.law.k, f.law.alpha, f.rmse_percent, s.first.size());
@@ -113,8 +115,8 @@ int fit_energy(const PowerLawOptions& o) {
     std::string j = fmt::format("{{\"r_squared\": {}, \"observations\": {}, \"coefficients\": {{",
                                 reg.r_squared, reg.observations);
     for (std::size_t i = 0; i < reg.names.size(); ++i)
-      j += fmt::format("{}\"{}\": {{\"coef\": {}, \"std_err\": {}, \"ci_low\": {}, \"ci_high\": {}}}",
-                       i ? ", " : "", reg.names[i], reg.coef[i], reg.std_err[i], reg.ci_low[i],
+      j += fmt::format("{}{}: {{\"coef\": {}, \"std_err\": {}, \"ci_low\": {}, \"ci_high\": {}}}",
+                       i ? ", " : "", json_string(reg.names[i]), reg.coef[i], reg.std_err[i], reg.ci_low[i],
                        reg.ci_high[i]);
     std::cout << j << "}}\n";
   } else {

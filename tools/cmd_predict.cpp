@@ -7,6 +7,7 @@
 #include <iostream>
 #include <optional>
 
+#include "cli_support.hpp"
 #include "commands.hpp"
 #include "fleetwatt/models/datasheet_predictor.hpp"
 #include "fleetwatt/models/gpu_hardware.hpp"
@@ -42,19 +43,6 @@ Precision parse_precision(const std::string& s) {
   if (s == "bf16") return Precision::bf16;
   if (s == "fp8") return Precision::fp8;
   throw flag_error("--precision", fmt::format("'{}' is not one of fp32, tf32, bf16, fp16, fp8", s));
-}
-
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\u{:04x}", static_cast<int>(c));
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
 }
 
 /// The job, GPU, PUE and predictor configuration, from a scenario file or from the flags.
