@@ -1,5 +1,6 @@
 // End-to-end tests of `fleetwatt fit`: JSON output, the model file, online updates, the benchmark flag, and
 // the bad-input messages (exit status 2, file/line/column named).
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 #include <cmath>
 
@@ -21,8 +22,8 @@ std::string linear_records() {
   std::string csv = "model,flops,params,batch_size,peak_W\n";
   for (int i = 0; i < 40; ++i) {
     const double f = rng.uniform(1, 10), p = rng.uniform(1, 10);
-    csv += "m" + std::to_string(i % 4) + "," + std::to_string(f) + "," + std::to_string(p) + ",32," +
-           std::to_string(100 + 2 * f + 3 * p) + "\n";
+    csv += fmt::format("m{},{},{},32,{}\n", i % 4, std::to_string(f), std::to_string(p),
+                       std::to_string(100 + 2 * f + 3 * p));
   }
   return csv;
 }
