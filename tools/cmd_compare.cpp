@@ -59,8 +59,6 @@ int compare(const CompareOptions& o) {
   in.jobs = std::move(r.jobs);
   in.predictor = r.predictor.get();
   in.scheduler = r.scenario.scheduler;
-  in.carbon = r.setup.carbon_signal.get();
-  in.price = r.setup.price_signal.get();
   const unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   const auto rows = results::compare_policies(in, policies, threads);
   if (!o.quiet) std::cout << results::format_comparison(rows);

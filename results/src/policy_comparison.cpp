@@ -27,7 +27,11 @@ class FacilitySeries final : public sim::PowerSink {
   }
   void node_samples(sim::Time, std::span<const double>) override {}
   void gpu_change(sim::Time, std::span<const sim::GpuIndex>, double) override {}
-  std::vector<double> t, w;
+  void grid_sample(sim::Time, double carbon_kg, double cost) override {
+    carbon.push_back(carbon_kg);
+    price.push_back(cost);
+  }
+  std::vector<double> t, w, carbon, price;
 };
 
 double mean_of(const std::vector<double>& v) {
@@ -46,15 +50,6 @@ ComparisonRow run_policy(const ComparisonInput& in, const std::string& policy) {
   sim::Engine engine(in.setup, in.jobs, *in.predictor, sim::make_scheduler(cfg), sim::make_placement(cfg));
   FacilitySeries series;
   engine.attach(&series);
-  const workloads::GridSignal none({0.0}, {0.0}, "");
-  workloads::SignalIntegrator carbon(in.carbon ? *in.carbon : none);
-  workloads::SignalIntegrator price(in.price ? *in.price : none);
-  const double pue = in.setup.pue;
-  const bool have_carbon = in.carbon != nullptr, have_price = in.price != nullptr;
-  engine.observe_power([&](sim::Time t0, sim::Time t1, double it_W) {
-    if (have_carbon) carbon.add(t0.seconds(), t1.seconds(), it_W * pue);
-    if (have_price) price.add(t0.seconds(), t1.seconds(), it_W * pue);
-  });
   engine.run();
 
   ComparisonRow r;
@@ -67,9 +62,8 @@ ComparisonRow run_policy(const ComparisonInput& in, const std::string& policy) {
   r.facility_energy_J = s.facility_energy_J;
   r.peak_facility_W = s.peak_facility_W;
   r.wall_s = s.wall_s;
-  // Carbon: J x g/kWh / (3.6e6 J/kWh) / (1000 g/kg); cost: J x currency/MWh / (3.6e9 J/MWh).
-  r.carbon_kg = have_carbon ? carbon.total() / workloads::kJoulesPerKwh / 1000.0 : s.carbon_kg;
-  r.cost = have_price ? price.total() / (1000.0 * workloads::kJoulesPerKwh) : 0.0;
+  r.carbon_kg = s.carbon_kg;  // the engine's grid meter: the sums of the carbon and cost series
+  r.cost = s.cost;
   std::vector<double> jct, wait;
   double first_submit = std::numeric_limits<double>::infinity(), last_end = 0.0, lost = 0.0;
   for (const auto& j : engine.jobs()) {
@@ -84,7 +78,7 @@ ComparisonRow run_policy(const ComparisonInput& in, const std::string& policy) {
     // A miss: finished after its deadline, or unfinished at a horizon past its deadline.
     if (j.spec.deadline_s && j.spec.deferrable &&
         (j.state == sim::JobState::finished ? j.end.seconds() > *j.spec.deadline_s + 1e-9
-                                             : s.horizon_s > *j.spec.deadline_s))
+                                            : s.horizon_s > *j.spec.deadline_s))
       ++r.deadline_misses;
   }
   r.jct_mean_s = mean_of(jct);
@@ -103,6 +97,8 @@ ComparisonRow run_policy(const ComparisonInput& in, const std::string& policy) {
   r.p95_facility_W = workloads::quantile(w, 0.95);
   r.facility_t_s = std::move(series.t);
   r.facility_W = std::move(series.w);
+  r.facility_carbon_kg = std::move(series.carbon);
+  r.facility_cost = std::move(series.price);
   r.jobs = engine.jobs();
   return r;
 }
@@ -222,6 +218,8 @@ void write_comparison_h5(const std::filesystem::path& file, const std::vector<Co
       H5::Group fac = g.createGroup("facility");
       write_vector(fac, "t_s", r.facility_t_s, "s (interval start)");
       write_vector(fac, "facility_W", r.facility_W, "W (interval mean)");
+      write_vector(fac, "carbon_kg", r.facility_carbon_kg, "kg (over the interval)");
+      write_vector(fac, "cost", r.facility_cost, "currency of the [grid.price] signal (over the interval)");
       H5::Group jobs = g.createGroup("jobs");
       write_job_datasets(jobs, r.jobs, gpus_per_node);
     }

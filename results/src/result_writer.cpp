@@ -36,11 +36,11 @@ struct ResultWriter::Impl {
   // Optionals because the HDF5 C++ classes have no (non-deprecated) copy assignment.
   std::optional<H5::H5File> file;
   std::optional<H5::Group> root, facility_group, nodes_group, gpus_group, changes_group;
-  std::optional<AppendableSeries> f_time, f_it, f_facility, f_energy;
+  std::optional<AppendableSeries> f_time, f_it, f_facility, f_energy, f_carbon, f_cost;
   std::optional<AppendableSeries> n_time;
   std::optional<AppendableMatrix> n_power;
   std::optional<AppendableSeries> c_gpu, c_time, c_power;
-  std::vector<double> fb_time, fb_it, fb_facility, fb_energy;
+  std::vector<double> fb_time, fb_it, fb_facility, fb_energy, fb_carbon, fb_cost;
   std::vector<double> nb_time;
   std::vector<double> nb_block;  // nodes x block_cols, row-major
   std::size_t block_cols = 1, block_used = 0;
@@ -59,6 +59,12 @@ struct ResultWriter::Impl {
     fb_it.clear();
     fb_facility.clear();
     fb_energy.clear();
+  }
+  void flush_grid() {
+    f_carbon->append(fb_carbon.data(), fb_carbon.size());
+    f_cost->append(fb_cost.data(), fb_cost.size());
+    fb_carbon.clear();
+    fb_cost.clear();
   }
   void flush_nodes() {
     if (block_used == 0) return;
@@ -83,6 +89,8 @@ struct ResultWriter::Impl {
     f_it.reset();
     f_facility.reset();
     f_energy.reset();
+    f_carbon.reset();
+    f_cost.reset();
     n_time.reset();
     n_power.reset();
     c_gpu.reset();
@@ -126,11 +134,16 @@ ResultWriter::ResultWriter(std::filesystem::path target, const WriterLayout& lay
   m.f_it.emplace(fg, "it_power_W", H5::PredType::NATIVE_DOUBLE, "W", kSeriesChunk);
   m.f_facility.emplace(fg, "facility_power_W", H5::PredType::NATIVE_DOUBLE, "W", kSeriesChunk);
   m.f_energy.emplace(fg, "energy_J", H5::PredType::NATIVE_DOUBLE, "J", kSeriesChunk);
+  m.f_carbon.emplace(fg, "carbon_kg", H5::PredType::NATIVE_DOUBLE, "kg", kSeriesChunk);
+  m.f_cost.emplace(fg, "cost", H5::PredType::NATIVE_DOUBLE, "currency of the [grid.price] signal",
+                   kSeriesChunk);
   write_double_attribute(fg, "interval_s", layout.facility_interval_s);
   write_string_attribute(
       fg, "description",
       "power_W[i] is the exact mean over [time_s[i], time_s[i] + interval_s); energy_J[i] is "
-      "cumulative facility energy at the end of that interval");
+      "cumulative facility energy at the end of that interval; carbon_kg[i] and cost[i] are the carbon "
+      "emitted and the electricity cost over that interval (facility power integrated exactly against "
+      "the grid signals; cost is 0 without [grid.price])");
 
   m.nodes = layout.nodes;
   m.nodes_group.emplace(m.file->createGroup("/nodes"));
@@ -178,6 +191,13 @@ void ResultWriter::facility_sample(sim::Time start, double it_W, double facility
   m.fb_facility.push_back(facility_W);
   m.fb_energy.push_back(energy_J);
   if (m.fb_time.size() >= kSeriesChunk) m.flush_facility();
+}
+
+void ResultWriter::grid_sample(sim::Time /*start*/, double carbon_kg, double cost) {
+  auto& m = *impl_;
+  m.fb_carbon.push_back(carbon_kg);
+  m.fb_cost.push_back(cost);
+  if (m.fb_carbon.size() >= kSeriesChunk) m.flush_grid();
 }
 
 void ResultWriter::node_samples(sim::Time start, std::span<const double> node_W) {
@@ -331,6 +351,7 @@ void ResultWriter::write_provenance(const RunProvenance& p) {
 void ResultWriter::commit() {
   auto& m = *impl_;
   m.flush_facility();
+  m.flush_grid();
   m.flush_nodes();
   m.flush_changes();
   if (!m.net_time.empty()) {

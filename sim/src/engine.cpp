@@ -92,14 +92,15 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
     jobs_.push_back(std::move(job));
   }
   node_power_.assign(setup_.nodes, NodePower::on);
-  // Carbon and cost: exact integrals of facility power (IT x PUE) against the grid signals.
-  if (setup_.carbon_signal) carbon_ = std::make_unique<workloads::SignalIntegrator>(*setup_.carbon_signal);
-  if (setup_.price_signal) price_ = std::make_unique<workloads::SignalIntegrator>(*setup_.price_signal);
-  if (carbon_ || price_)
-    ledger_.add_segment_observer([this](Time t0, Time t1, double it_W) {
-      if (carbon_) carbon_->add(t0.seconds(), t1.seconds(), it_W * setup_.pue);
-      if (price_) price_->add(t0.seconds(), t1.seconds(), it_W * setup_.pue);
-    });
+  // Carbon and cost: exact integrals of facility power (IT x PUE) against the grid signals, per facility
+  // interval (the /facility series) and in total.
+  grid_ = std::make_unique<GridMeter>(
+      GridMeterConfig{setup_.facility_interval, setup_.pue, setup_.carbon_signal.get(),
+                      setup_.carbon_kg_per_J, setup_.price_signal.get()},
+      [this](Time start, double carbon_kg, double cost) {
+        if (sink_) sink_->grid_sample(start, carbon_kg, cost);
+      });
+  ledger_.add_segment_observer([this](Time t0, Time t1, double it_W) { grid_->add(t0, t1, it_W); });
   for (JobIndex j = 0; j < jobs_.size(); ++j)
     if (jobs_[j].submit < setup_.horizon)
       queue_.schedule_at(
@@ -404,6 +405,7 @@ void Engine::close_at_horizon() {
     gpu_seconds_ += static_cast<double>(job.gpus.size()) * (h - job.start).seconds();
   }
   ledger_.close(h);
+  grid_->close(h);
   auto& s = summary_;
   s.scheduler = std::string(scheduler_->name());
   s.placement = std::string(placement_->name());
@@ -423,10 +425,8 @@ void Engine::close_at_horizon() {
   s.peak_facility_W = ledger_.peak_facility_W();
   s.peak_facility_sample_W = ledger_.peak_facility_sample_W();
   s.mean_facility_W = s.facility_energy_J / h.seconds();
-  // J x g/kWh / (3.6e6 J/kWh) / (1000 g/kg); J x currency/MWh / (3.6e9 J/MWh).
-  s.carbon_kg = carbon_ ? carbon_->total() / workloads::kJoulesPerKwh / 1000.0
-                        : s.facility_energy_J * setup_.carbon_kg_per_J;
-  s.cost = price_ ? price_->total() / (1000.0 * workloads::kJoulesPerKwh) : 0.0;
+  s.carbon_kg = grid_->carbon_kg();
+  s.cost = grid_->cost();
   s.events = queue_.events_run();
 }
 

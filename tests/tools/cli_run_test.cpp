@@ -52,7 +52,19 @@ TEST_CASE("a run writes its result file and prints a summary", "[cli]") {
   CHECK(r.err.empty());  // stderr is not a terminal here: no progress lines
   for (const char* label : {"jobs finished", "GPU-hours", "facility energy", "peak facility power", "CO2"})
     CHECK(r.out.find(label) != std::string::npos);
-  CHECK(std::filesystem::exists(dir / "out.h5"));
+  REQUIRE(std::filesystem::exists(dir / "out.h5"));
+  // Carbon per facility interval: the interval's facility energy (mean power x 1 s) at 0.5 kg/kWh.
+  fleetwatt::results::ResultReader h5(dir / "out.h5");
+  const auto power = h5.doubles("/facility/facility_power_W");
+  const auto carbon = h5.doubles("/facility/carbon_kg");
+  REQUIRE(carbon.size() == power.size());
+  CHECK(h5.string_attribute("/facility/carbon_kg", "units") == "kg");
+  double total = 0.0;
+  for (std::size_t i = 0; i < carbon.size(); ++i) {
+    CHECK(carbon[i] == Approx(power[i] * 1.0 * 0.5 / 3.6e6).epsilon(1e-9));
+    total += carbon[i];
+  }
+  CHECK(total == Approx(h5.doubles("/summary/carbon_kg").at(0)).epsilon(1e-12));
   // No temporary file is left behind.
   std::size_t files = 0;
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++files;

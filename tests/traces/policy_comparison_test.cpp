@@ -71,7 +71,6 @@ TEST_CASE("every policy runs the same jobs; energy, cap and deadline invariants 
   REQUIRE(in.jobs.size() > 100);
   in.predictor = predictor.get();
   in.scheduler = s.scheduler;
-  in.carbon = s.scheduler.carbon.get();
   const std::vector<std::string> policies{"fifo", "sjf", "easy", "powercap", "carbon", "consolidate", "dr"};
   const auto rows = results::compare_policies(in, policies, 2);
   REQUIRE(rows.size() == policies.size());
@@ -141,13 +140,28 @@ file = ")" + price.string() + R"("
   in.jobs = workloads::build_workload(s);
   in.predictor = predictor.get();
   in.scheduler = s.scheduler;
-  in.carbon = in.setup.carbon_signal.get();
-  in.price = in.setup.price_signal.get();
   const auto row = results::run_policy(in, "fifo");
   const double kwh = 880.0 * 1.2 * 24.0 / 1000.0;
   CHECK(row.carbon_kg == Approx(kwh * 300.0 / 1000.0).epsilon(1e-12));
   // Price 100 per MWh for 12 h, then 50: mean 75 per MWh.
   CHECK(row.cost == Approx(kwh / 1000.0 * 75.0).epsilon(1e-12));
+  // The series: one value per 1 s facility interval, each 1056 W x 1 s at the intensity and price then in
+  // force, summing to the totals.
+  REQUIRE(row.facility_carbon_kg.size() == 86400);
+  REQUIRE(row.facility_cost.size() == 86400);
+  const double j_per_s = 880.0 * 1.2;
+  CHECK(row.facility_carbon_kg[0] == Approx(j_per_s * 200.0 / 3.6e6 / 1000.0).epsilon(1e-12));
+  CHECK(row.facility_carbon_kg[21600] == Approx(j_per_s * 400.0 / 3.6e6 / 1000.0).epsilon(1e-12));
+  CHECK(row.facility_carbon_kg[86399] == Approx(j_per_s * 200.0 / 3.6e6 / 1000.0).epsilon(1e-12));
+  CHECK(row.facility_cost[43199] == Approx(j_per_s * 100.0 / 3.6e9).epsilon(1e-12));
+  CHECK(row.facility_cost[43200] == Approx(j_per_s * 50.0 / 3.6e9).epsilon(1e-12));
+  double kg = 0.0, cost = 0.0;
+  for (std::size_t i = 0; i < 86400; ++i) {
+    kg += row.facility_carbon_kg[i];
+    cost += row.facility_cost[i];
+  }
+  CHECK(kg == Approx(row.carbon_kg).epsilon(1e-9));  // a plain sum of 86,400 terms
+  CHECK(cost == Approx(row.cost).epsilon(1e-9));
   // `fleetwatt run` integrates the same way: the engine's own summary.
   sim::Engine engine(in.setup, in.jobs, *predictor, sim::make_scheduler(s.scheduler),
                      sim::make_placement(s.scheduler));

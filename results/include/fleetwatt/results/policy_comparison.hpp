@@ -1,6 +1,7 @@
 // Running several scheduling policies on one identical workload and tabulating what each costs: job times,
 // utilisation, IT and facility energy, peak and p95 facility power, carbon and electricity cost. Carbon
-// and cost integrate the facility power exactly against the grid signals (step interpolation).
+// and cost integrate the facility power exactly against the grid signals of the setup (step interpolation),
+// per facility interval and in total.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +39,7 @@ struct ComparisonRow {
   double wall_s = 0;
   // Kept for the HDF5 file.
   std::vector<double> facility_t_s, facility_W;
+  std::vector<double> facility_carbon_kg, facility_cost;  ///< per facility interval
   std::vector<sim::Job> jobs;
 };
 
@@ -47,8 +49,6 @@ struct ComparisonInput {
   std::vector<workloads::JobSpec> jobs;
   const models::PowerPredictor* predictor = nullptr;
   workloads::SchedulerConfig scheduler;  ///< base config: placement, carbon signal, per-policy parameters
-  const workloads::GridSignal* carbon = nullptr;  ///< g/kWh; null: the facility's constant factor
-  const workloads::GridSignal* price = nullptr;   ///< currency per MWh; null: cost 0
 };
 
 /// Runs one policy (by registry name) on the input's jobs.

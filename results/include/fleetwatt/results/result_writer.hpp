@@ -43,6 +43,8 @@ class ResultWriter final : public sim::PowerSink {
 
   void facility_sample(sim::Time start, double it_W, double facility_W, double energy_J) override;
   void node_samples(sim::Time start, std::span<const double> node_W) override;
+  /// Per-interval carbon and cost: /facility/carbon_kg and /facility/cost beside the power series.
+  void grid_sample(sim::Time start, double carbon_kg, double cost) override;
   void gpu_change(sim::Time t, std::span<const sim::GpuIndex> gpus, double power_W) override;
   /// Network power change points; written as /network/time_s and /network/power_W at commit.
   void network_change(sim::Time t, double power_W) override;

@@ -14,6 +14,7 @@
 #include "fleetwatt/models/power_predictor.hpp"
 #include "fleetwatt/sim/cluster.hpp"
 #include "fleetwatt/sim/event_queue.hpp"
+#include "fleetwatt/sim/grid_meter.hpp"
 #include "fleetwatt/sim/job.hpp"
 #include "fleetwatt/sim/power_ledger.hpp"
 #include "fleetwatt/sim/run_summary.hpp"
@@ -130,7 +131,7 @@ class Engine {
   PowerLedger ledger_;
   std::vector<JobIndex> waiting_;  ///< queued jobs in arrival order
   std::vector<JobIndex> running_;  ///< running jobs in start order
-  std::unique_ptr<workloads::SignalIntegrator> carbon_, price_;
+  std::unique_ptr<GridMeter> grid_;  ///< carbon and cost per facility interval
   std::vector<NodePower> node_power_;
   bool schedule_pending_ = false;
   std::uint64_t finished_ = 0;

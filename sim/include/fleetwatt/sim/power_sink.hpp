@@ -20,6 +20,9 @@ class PowerSink {
   virtual void gpu_change(Time t, std::span<const GpuIndex> gpus, double power_W) = 0;
   /// From time t on, the network (switches, NICs, links, storage servers) draws `power_W`.
   virtual void network_change(Time /*t*/, double /*power_W*/) {}
+  /// Carbon (kg) and cost (price-signal currency) of the facility over the interval starting at `start`
+  /// (the facility series' intervals; sent after that interval's facility_sample).
+  virtual void grid_sample(Time /*start*/, double /*carbon_kg*/, double /*cost*/) {}
 };
 
 }  // namespace fleetwatt::sim

@@ -1,0 +1,47 @@
+// The facility's grid meter: cuts facility power (IT power x PUE, piecewise constant between events) at the
+// facility series' interval boundaries and integrates, exactly, each interval's carbon (kg) against the
+// carbon-intensity signal (or the facility's constant factor) and its cost against the price signal. The
+// run's totals are the sums of those interval values, so series and totals always agree.
+#pragma once
+
+#include <functional>
+
+#include "fleetwatt/sim/power_ledger.hpp"
+#include "fleetwatt/sim/time.hpp"
+#include "fleetwatt/workloads/grid_signal.hpp"
+
+namespace fleetwatt::sim {
+
+struct GridMeterConfig {
+  Duration interval = Duration::from_ns(1'000'000'000);  ///< the facility series' interval
+  double pue = 1.0;
+  const workloads::GridSignal* carbon = nullptr;  ///< g/kWh; null: `carbon_kg_per_J` throughout
+  double carbon_kg_per_J = 0.0;
+  const workloads::GridSignal* price = nullptr;  ///< currency per MWh; null: no cost
+};
+
+class GridMeter {
+ public:
+  /// `on_interval(start, carbon_kg, cost)` is called for each completed interval, in time order.
+  GridMeter(const GridMeterConfig& config, std::function<void(Time, double, double)> on_interval);
+
+  /// IT power `it_W` held over [t0, t1); spans must follow each other without gaps.
+  void add(Time t0, Time t1, double it_W);
+  /// Reports the last, partial interval when `end` is not on a boundary; nothing may follow.
+  void close(Time end);
+
+  [[nodiscard]] double carbon_kg() const noexcept { return carbon_total_.value(); }
+  [[nodiscard]] double cost() const noexcept { return cost_total_.value(); }
+
+ private:
+  void integrate(Time t0, Time t1, double facility_W);
+  void emit();
+
+  GridMeterConfig config_;
+  std::function<void(Time, double, double)> on_interval_;
+  Time start_ = Time::zero();  ///< of the interval in progress
+  EnergySum carbon_, cost_;    ///< of the interval in progress
+  EnergySum carbon_total_, cost_total_;
+};
+
+}  // namespace fleetwatt::sim

@@ -1,0 +1,55 @@
+// Carbon and cost per facility interval (see grid_meter.hpp).
+#include "fleetwatt/sim/grid_meter.hpp"
+
+#include <algorithm>
+
+namespace fleetwatt::sim {
+
+GridMeter::GridMeter(const GridMeterConfig& config, std::function<void(Time, double, double)> on_interval)
+    : config_(config), on_interval_(std::move(on_interval)) {}
+
+void GridMeter::integrate(Time t0, Time t1, double facility_W) {
+  // J x g/kWh / (3.6e6 J/kWh) / (1000 g/kg); J x currency/MWh / (3.6e9 J/MWh).
+  if (config_.carbon) {
+    workloads::SignalIntegrator piece(*config_.carbon);
+    piece.add(t0.seconds(), t1.seconds(), facility_W);
+    carbon_.add(piece.total() / workloads::kJoulesPerKwh / 1000.0);
+  } else {
+    carbon_.add(facility_W * (t1 - t0).seconds() * config_.carbon_kg_per_J);
+  }
+  if (config_.price) {
+    workloads::SignalIntegrator piece(*config_.price);
+    piece.add(t0.seconds(), t1.seconds(), facility_W);
+    cost_.add(piece.total() / (1000.0 * workloads::kJoulesPerKwh));
+  }
+}
+
+void GridMeter::emit() {
+  const double kg = carbon_.value(), cost = cost_.value();
+  carbon_total_.add(kg);
+  cost_total_.add(cost);
+  if (on_interval_) on_interval_(start_, kg, cost);
+  carbon_ = {};
+  cost_ = {};
+}
+
+void GridMeter::add(Time t0, Time t1, double it_W) {
+  const double facility_W = it_W * config_.pue;
+  while (t0 < t1) {
+    const Time boundary = start_ + config_.interval;
+    const Time piece_end = std::min(t1, boundary);
+    integrate(t0, piece_end, facility_W);
+    if (piece_end == boundary) {
+      emit();
+      start_ = boundary;
+    }
+    t0 = piece_end;
+  }
+}
+
+void GridMeter::close(Time end) {
+  if (start_ < end) emit();
+  start_ = end;
+}
+
+}  // namespace fleetwatt::sim
