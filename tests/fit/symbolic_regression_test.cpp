@@ -64,22 +64,36 @@ TEST_CASE("gplearn's plain fitness finds an exact polynomial and stops on the cr
 
 TEST_CASE("with default settings SR finds 3 ln(x1) + x2^2 to under 1 % test MRE", "[sr]") {
   // Issue #4: noise-free data from a closed form of two features must be fitted to a test MRE under 1 %
-  // with the default settings (population 2000, 50 generations), through the same standardised 8:1:1
-  // pipeline as real records. Not every draw gets there: over data seeds 1-10 with these defaults, 4 of 10
-  // reached < 1 % (the rest 1.1-5.3 %); this is the first seed of that sweep, kept as a regression check.
-  const Data raw = sample(
-      200, 1, [](double a, double b) { return 3.0 * std::log(a) + b * b; }, 1, 10, 1, 5);
-  Dataset d;
-  d.target = "y";
-  d.features = {"x1", "x2"};
-  d.x = raw.x;
-  d.y = raw.y;
-  EvaluationConfig cfg;
-  cfg.repeats = 1;
-  cfg.models = {"sr", "ols"};
-  const Evaluation ev = evaluate_models(d, cfg);
-  INFO(ev.scores("sr").example_formula);
-  CHECK(ev.scores("sr").mre_mean < 1.0);
-  // The linear baseline cannot represent it.
-  CHECK(ev.scores("ols").mre_mean > 2.0);
+  // with the default settings (population 2000, 50 generations, up to 4 weighted terms), through the same
+  // standardised 8:1:1 pipeline as real records. It must hold for any draw of the data, not one lucky draw:
+  // four independent draws here (20 out of 20 in the sweep recorded in the README, worst 0.24 %).
+  for (std::uint64_t data_seed : {1u, 2u, 3u, 4u}) {
+    const Data raw = sample(
+        200, data_seed, [](double a, double b) { return 3.0 * std::log(a) + b * b; }, 1, 10, 1, 5);
+    Dataset d;
+    d.target = "y";
+    d.features = {"x1", "x2"};
+    d.x = raw.x;
+    d.y = raw.y;
+    EvaluationConfig cfg;
+    cfg.repeats = 1;
+    cfg.models = {"sr", "ols"};
+    const Evaluation ev = evaluate_models(d, cfg);
+    INFO("data seed " << data_seed << ": " << ev.scores("sr").example_formula);
+    CHECK(ev.scores("sr").mre_mean < 1.0);
+    // The linear baseline cannot represent it.
+    CHECK(ev.scores("ols").mre_mean > 2.0);
+  }
+}
+
+TEST_CASE("additive terms each get their own least-squares weight", "[sr]") {
+  // y = 2 + 3 x0 - 5 sin(x1): the program x0 + sin(x1) has the right shape but the wrong weights. Its
+  // scaled fitness with two terms is exact; plain linear scaling (one weight for the sum) cannot be.
+  const Data d = sample(
+      50, 7, [](double a, double b) { return 2.0 + 3.0 * a - 5.0 * std::sin(b); }, -2, 2, -2, 2);
+  const Program p{Node{Op::add, 0, 0.0}, Node{Op::var, 0, 0.0}, Node{Op::sin, 0, 0.0}, Node{Op::var, 1, 0.0}};
+  const auto two = evaluate_population({p}, d.x, d.y, 1, true, 2);
+  const auto one = evaluate_population({p}, d.x, d.y, 1, true, 1);
+  CHECK(two[0] < 1e-12);
+  CHECK(one[0] > 0.1);
 }

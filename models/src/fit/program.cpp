@@ -114,10 +114,13 @@ double apply(Op op, double a, double b) noexcept {
 
 Evaluator::Evaluator(const Eigen::MatrixXd& x) : x_(x) {}
 
-const Eigen::ArrayXd& Evaluator::evaluate(const Program& p) {
+const Eigen::ArrayXd& Evaluator::evaluate(const Program& p) { return evaluate(p, 0, p.size()); }
+
+const Eigen::ArrayXd& Evaluator::evaluate(const Program& p, std::size_t begin, std::size_t end) {
   // Postfix = the prefix program read backwards: arguments come before their function, and a binary
   // function finds its left argument on top of the stack.
-  postfix_.assign(p.rbegin(), p.rend());
+  postfix_.assign(std::make_reverse_iterator(p.begin() + static_cast<std::ptrdiff_t>(end)),
+                  std::make_reverse_iterator(p.begin() + static_cast<std::ptrdiff_t>(begin)));
   const Eigen::Index n = x_.rows();
   std::size_t sp = 0;
   for (const Node& node : postfix_) {

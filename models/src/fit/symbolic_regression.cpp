@@ -126,10 +126,69 @@ double mae_of(const Eigen::ArrayXd& pred, const Eigen::VectorXd& y) {
   return std::isfinite(m) ? m : kInf;
 }
 
-double scaled_mae_of(const Eigen::ArrayXd& pred, const Eigen::VectorXd& y) {
-  const auto [a, b] = linear_scale(pred, y);
-  const double m = (a + b * pred - y.array()).abs().mean();
-  return std::isfinite(m) ? m : kInf;
+/// The program's top-level additive terms, as [begin, end) node ranges: add and sub nodes are opened from
+/// the left, breadth first, until there are `max_terms` terms or none is left to open.
+std::vector<std::pair<std::size_t, std::size_t>> additive_terms(const Program& p, int max_terms) {
+  std::vector<std::pair<std::size_t, std::size_t>> terms{{0, p.size()}};
+  for (std::size_t i = 0; i < terms.size();) {
+    const auto [b, e] = terms[i];
+    const Op op = p[b].op;
+    if (static_cast<int>(terms.size()) < max_terms && (op == Op::add || op == Op::sub)) {
+      const std::size_t mid = subtree_end(p, b + 1);
+      terms[i] = {b + 1, mid};
+      terms.insert(terms.begin() + static_cast<std::ptrdiff_t>(i) + 1, {mid, e});
+    } else {
+      ++i;
+    }
+  }
+  return terms;
+}
+
+/// Least-squares weights w of y ~ w0 + sum_i w_i term_i(x) and the MAE of that fit (infinity when a term is
+/// not finite). With one term this is Keijzer's linear scaling a + b f.
+struct TermFit {
+  std::vector<std::pair<std::size_t, std::size_t>> terms;
+  Eigen::VectorXd w;
+  double mae = kInf;
+};
+
+TermFit fit_terms(Evaluator& ev, const Program& p, const Eigen::VectorXd& y, int max_terms) {
+  TermFit f;
+  f.terms = additive_terms(p, std::max(1, max_terms));
+  const auto k = static_cast<Eigen::Index>(f.terms.size());
+  if (k == 1) {
+    const Eigen::ArrayXd& v = ev.evaluate(p);
+    const auto [a, b] = linear_scale(v, y);
+    f.w = Eigen::Vector2d(a, b);
+    const double m = (a + b * v - y.array()).abs().mean();
+    f.mae = std::isfinite(m) ? m : kInf;
+    return f;
+  }
+  Eigen::MatrixXd design(y.size(), k + 1);
+  design.col(0).setOnes();
+  for (Eigen::Index i = 0; i < k; ++i) {
+    const auto [b, e] = f.terms[static_cast<std::size_t>(i)];
+    design.col(i + 1) = ev.evaluate(p, b, e).matrix();
+    if (!design.col(i + 1).allFinite()) return f;
+  }
+  // Column pivoting: collinear terms (a constant term, a term repeated) get weight 0 instead of blowing up.
+  f.w = design.colPivHouseholderQr().solve(y);
+  const double m = (design * f.w - y).array().abs().mean();
+  f.mae = f.w.allFinite() && std::isfinite(m) ? m : kInf;
+  return f;
+}
+
+/// The program with its fitted weights written in: w0 + w1 * term1 + ... + wk * termk.
+Program embed_weights(const Program& p, const TermFit& f) {
+  Program out{Node{Op::add, 0, 0.0}, Node{Op::cst, 0, f.w(0)}};
+  for (std::size_t i = 0; i < f.terms.size(); ++i) {
+    if (i + 1 < f.terms.size()) out.push_back(Node{Op::add, 0, 0.0});
+    out.push_back(Node{Op::mul, 0, 0.0});
+    out.push_back(Node{Op::cst, 0, f.w(static_cast<Eigen::Index>(i) + 1)});
+    out.insert(out.end(), p.begin() + static_cast<std::ptrdiff_t>(f.terms[i].first),
+               p.begin() + static_cast<std::ptrdiff_t>(f.terms[i].second));
+  }
+  return out;
 }
 
 /// Least-squares refinement of a program's constants (Levenberg-Marquardt, numerical Jacobian).
@@ -194,13 +253,14 @@ Program random_program(const GpConfig& config, int n_features, std::uint64_t see
 }
 
 std::vector<double> evaluate_population(const std::vector<Program>& programs, const Eigen::MatrixXd& x,
-                                        const Eigen::VectorXd& y, int threads, bool linear_scaling) {
+                                        const Eigen::VectorXd& y, int threads, bool linear_scaling,
+                                        int scaled_terms) {
   std::vector<double> out(programs.size(), kInf);
   auto work = [&](std::size_t lo, std::size_t hi) {
     Evaluator ev(x);
     for (std::size_t i = lo; i < hi; ++i)
-      out[i] =
-          linear_scaling ? scaled_mae_of(ev.evaluate(programs[i]), y) : mae_of(ev.evaluate(programs[i]), y);
+      out[i] = linear_scaling ? fit_terms(ev, programs[i], y, scaled_terms).mae
+                              : mae_of(ev.evaluate(programs[i]), y);
   };
   const std::size_t t = static_cast<std::size_t>(std::clamp(threads, 1, 64));
   if (t == 1 || programs.size() < 64) {
@@ -265,7 +325,7 @@ GpResult fit_symbolic(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, const 
       }
     }
     programs.swap(next);
-    raw = evaluate_population(programs, x, y, c.threads, c.linear_scaling);
+    raw = evaluate_population(programs, x, y, c.threads, c.linear_scaling, c.scaled_terms);
     result.evaluations += pop;
     fitness.resize(pop);
     for (std::size_t i = 0; i < pop; ++i) fitness[i] = raw[i] + c.parsimony * double(programs[i].size());
@@ -282,21 +342,15 @@ GpResult fit_symbolic(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, const 
       for (std::size_t k = 0; k < top; ++k) {
         const std::size_t i = order[k];
         Program candidate;
+        Evaluator ev(x);
         if (c.linear_scaling) {
-          // Refine inside the rescaling, then drop it again: the fitness rescales by itself.
-          Evaluator ev(x);
-          const auto [a, b] = linear_scale(ev.evaluate(programs[i]), y);
-          Program scaled{Node{Op::add, 0, 0.0}, Node{Op::cst, 0, a}, Node{Op::mul, 0, 0.0},
-                         Node{Op::cst, 0, b}};
-          scaled.insert(scaled.end(), programs[i].begin(), programs[i].end());
-          scaled = polish(scaled, x, y);
-          candidate.assign(scaled.begin() + 4, scaled.end());
+          // Refine the constants inside the fitted weights; the individual keeps them written in.
+          candidate = polish(embed_weights(programs[i], fit_terms(ev, programs[i], y, c.scaled_terms)), x, y);
         } else {
           candidate = polish(programs[i], x, y);
         }
-        Evaluator ev(x);
         const double m =
-            c.linear_scaling ? scaled_mae_of(ev.evaluate(candidate), y) : mae_of(ev.evaluate(candidate), y);
+            c.linear_scaling ? fit_terms(ev, candidate, y, c.scaled_terms).mae : mae_of(ev.evaluate(candidate), y);
         result.evaluations += 1;
         if (m < raw[i]) {
           programs[i] = std::move(candidate);
@@ -329,14 +383,11 @@ GpResult fit_symbolic(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, const 
       ++added;
     }
   }
-  // With linear scaling, each program's rescaling (fitted on the training rows) becomes part of it.
+  // With linear scaling, each program's weights (fitted on the training rows) become part of it.
   for (auto& p : candidates) {
     if (c.linear_scaling) {
       Evaluator ev(x);
-      const auto [a, b] = linear_scale(ev.evaluate(p), y);
-      Program scaled{Node{Op::add, 0, 0.0}, Node{Op::cst, 0, a}, Node{Op::mul, 0, 0.0}, Node{Op::cst, 0, b}};
-      scaled.insert(scaled.end(), p.begin(), p.end());
-      p = std::move(scaled);
+      p = embed_weights(p, fit_terms(ev, p, y, c.scaled_terms));
     }
     p = simplify(p);
   }

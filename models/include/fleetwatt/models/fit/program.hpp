@@ -69,6 +69,8 @@ class Evaluator {
 
   /// Evaluates `p` on every row; the result stays valid until the next call.
   const Eigen::ArrayXd& evaluate(const Program& p);
+  /// Evaluates the subtree p[begin, end) (one complete tree) on every row.
+  const Eigen::ArrayXd& evaluate(const Program& p, std::size_t begin, std::size_t end);
   [[nodiscard]] Eigen::Index rows() const noexcept { return x_.rows(); }
 
  private:

@@ -45,6 +45,10 @@ struct GpConfig {
   /// Judge each program by the MAE of its best linear rescaling a + b f(x) (least squares; Keijzer 2003)
   /// and wrap the final program in that rescaling. Not part of gplearn; off means gplearn's fitness.
   bool linear_scaling = true;
+  /// With linear scaling, up to this many top-level additive terms of a program (its add/sub nodes
+  /// opened from the root) each get their own least-squares weight, as the genes of multigene GP do
+  /// (Searson et al. 2010): w0 + w1 t1 + ... + wk tk. 1 is Keijzer's a + b f.
+  int scaled_terms = 4;
 };
 
 struct GpResult {
@@ -66,10 +70,12 @@ struct GpResult {
 [[nodiscard]] Program random_program(const GpConfig& config, int n_features, std::uint64_t seed);
 
 /// Raw MAE of every program (infinity for a non-finite output), evaluated by `threads` threads; with
-/// `linear_scaling`, the MAE of each program's least-squares rescaling a + b f.
+/// `linear_scaling`, the MAE of each program's least-squares weighting of up to `scaled_terms` additive
+/// terms (a + b f for one).
 [[nodiscard]] std::vector<double> evaluate_population(const std::vector<Program>& programs,
                                                       const Eigen::MatrixXd& x, const Eigen::VectorXd& y,
-                                                      int threads, bool linear_scaling = false);
+                                                      int threads, bool linear_scaling = false,
+                                                      int scaled_terms = 1);
 
 /// The least-squares a, b of y ~ a + b f (b = 0 when f is constant or not finite).
 [[nodiscard]] std::pair<double, double> linear_scale(const Eigen::ArrayXd& f, const Eigen::VectorXd& y);
