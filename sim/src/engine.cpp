@@ -42,7 +42,8 @@ class Engine::Context final : public SchedulerContext {
   void resume(JobIndex j) override { e_.resume_job(j); }
   void set_power_cap(JobIndex j, double cap_W) override {
     Job& job = e_.jobs_.at(j);
-    if (job.state != JobState::queued) throw std::logic_error("a power cap is set before the job starts");
+    if (job.state == JobState::running) return e_.recap_job(j, cap_W);
+    if (job.state != JobState::queued) throw std::logic_error("a power cap is set on a job that has ended");
     job.power_cap_W = cap_W;
   }
   NodePower node_power(NodeIndex n) const override { return e_.node_power_.at(n); }
@@ -182,7 +183,11 @@ void Engine::start_job(JobIndex j, Placement gpus) {
 }
 
 double Engine::phase_power(const Job& job) const {
-  const double w = job.phase == JobPhase::peak ? job.profile.peak_W : job.profile.valley_W;
+  return phase_power_at(job, job.phase);
+}
+
+double Engine::phase_power_at(const Job& job, JobPhase phase) const {
+  const double w = phase == JobPhase::peak ? job.profile.peak_W : job.profile.valley_W;
   return job.power_cap_W > 0.0 ? std::min(w, job.power_cap_W) : w;
 }
 
@@ -197,11 +202,54 @@ Duration Engine::phase_length(const Job& job, JobPhase phase) const {
 }
 
 void Engine::account_phase(JobIndex j) {
+  account_phase_until(j, queue_.now());
+}
+
+void Engine::account_phase_until(JobIndex j, Time t) {
   Job& job = jobs_[j];
   if (job.paused || job.phase == JobPhase::none) return;
-  job.energy_J +=
-      static_cast<double>(job.gpus.size()) * phase_power(job) * (queue_.now() - job.phase_start).seconds();
-  job.phase_start = queue_.now();
+  const double n = static_cast<double>(job.gpus.size());
+  const double dt = (t - job.phase_start).seconds();
+  job.energy_J += n * phase_power(job) * dt;
+  if (job.phase == JobPhase::peak) {
+    job.peak_phase_s += dt;
+    job.peak_phase_J += n * phase_power(job) * dt;
+  }
+  // Under a cap the phase's work takes stretched / nominal longer: the rest of the time is lost to the cap.
+  const Duration nominal = job.phase == JobPhase::peak ? job.peak : job.valley;
+  const Duration stretched = phase_length(job, job.phase);
+  if (stretched > nominal) job.capped_gpu_seconds += n * dt * (1.0 - nominal.seconds() / stretched.seconds());
+  job.phase_start = t;
+}
+
+void Engine::recap_job(JobIndex j, double cap_W) {
+  Job& job = jobs_.at(j);
+  if (job.state != JobState::running) throw std::logic_error("recap: the job is not running");
+  // The work left in the current phase is kept; only the pace at which it is done changes.
+  account_phase(j);
+  const Duration before = phase_length(job, job.phase);
+  job.power_cap_W = cap_W;
+  const Duration after = phase_length(job, job.phase);
+  if (before == after) return;
+  const double scale = after.seconds() / before.seconds();
+  if (job.paused) {
+    job.phase_left = Duration::from_seconds(job.phase_left.seconds() * scale);
+    return;
+  }
+  job.phase_end = queue_.now() + Duration::from_seconds((job.phase_end - queue_.now()).seconds() * scale);
+  queue_.cancel(job.next_event);
+  schedule_phase_end(j);
+  ledger_.set_gpu_power(queue_.now(), job.gpus, phase_power(job));
+}
+
+void Engine::schedule_phase_end(JobIndex j) {
+  Job& job = jobs_[j];
+  if (job.phase == JobPhase::peak)
+    job.next_event = queue_.schedule_at(
+        job.phase_end, [this, j] { enter_valley(j); }, kPhasePriority);
+  else
+    job.next_event = queue_.schedule_at(
+        job.phase_end, [this, j] { end_epoch(j); }, kPhasePriority);
 }
 
 void Engine::enter_peak(JobIndex j) {
@@ -224,7 +272,7 @@ void Engine::enter_peak(JobIndex j) {
 void Engine::enter_valley(JobIndex j) {
   Job& job = jobs_[j];
   account_phase(j);
-  account_peak(job, j, 1.0);
+  account_peak(job, j);
   job.phase = JobPhase::valley;
   job.phase_start = queue_.now();
   if (network_) {
@@ -263,9 +311,8 @@ void Engine::stop_job(JobIndex j) {
   Job& job = jobs_[j];
   job.stop_event = 0;
   if (job.state != JobState::running) return;
-  if (job.phase == JobPhase::peak && !job.paused && job.peak > Duration::zero())
-    account_peak(job, j, (queue_.now() - job.phase_start).seconds() / job.peak.seconds());
   account_phase(j);
+  if (job.phase == JobPhase::peak) account_peak(job, j);
   if (job.next_event) queue_.cancel(job.next_event);
   finish_job(j);
 }
@@ -285,6 +332,12 @@ void Engine::pause_job(JobIndex j) {
   job.paused = true;
   job.phase_start = queue_.now();  // the pause's start, for lost GPU time
   ledger_.set_gpu_power(queue_.now(), job.gpus, setup_.gpu.idle_W);
+  if (network_) {
+    // A suspended job neither all-reduces nor reads: its flows leave the links to the others.
+    const double before = network_->power_W();
+    network_->job_paused(j);
+    network_changed(before);
+  }
 }
 
 void Engine::resume_job(JobIndex j) {
@@ -295,12 +348,12 @@ void Engine::resume_job(JobIndex j) {
   job.phase_start = queue_.now();
   ledger_.set_gpu_power(queue_.now(), job.gpus, phase_power(job));
   job.phase_end = queue_.now() + job.phase_left;
-  if (job.phase == JobPhase::peak)
-    job.next_event = queue_.schedule_at(
-        job.phase_end, [this, j] { enter_valley(j); }, kPhasePriority);
-  else
-    job.next_event = queue_.schedule_at(
-        job.phase_end, [this, j] { end_epoch(j); }, kPhasePriority);
+  schedule_phase_end(j);
+  if (network_) {
+    const double before = network_->power_W();
+    network_->job_resumed(j, job);
+    network_changed(before);
+  }
   if (job.stop_left > Duration::zero()) {
     job.stop_at = queue_.now() + job.stop_left;
     job.stop_left = Duration::zero();
@@ -344,20 +397,30 @@ void Engine::wake_node(NodeIndex n, Duration latency, double wake_energy_J) {
       kPhasePriority);
 }
 
-void Engine::account_peak(Job& job, JobIndex j, double fraction) {
-  const double n = static_cast<double>(job.gpus.size());
+void Engine::account_peak(Job& job, JobIndex j) {
+  // What the GPUs drew in this peak phase (caps and pauses included), split among compute, exposed
+  // communication and exposed I/O in proportion to the epoch's planned times and energies.
+  const double t = job.peak_phase_s, e = job.peak_phase_J;
+  job.peak_phase_s = job.peak_phase_J = 0.0;
   if (!network_) {
-    job.compute_s += fraction * job.peak.seconds();
-    job.compute_J += fraction * n * job.profile.peak_W * job.peak.seconds();
+    job.compute_s += t;
+    job.compute_J += e;
     return;
   }
   const EpochSplit& s = network_->last_split(j);
-  job.compute_s += fraction * s.compute_s;
-  job.comm_s += fraction * s.comm_s;
-  job.io_s += fraction * s.io_s;
-  job.compute_J += fraction * n * s.compute_W * s.compute_s;
-  job.comm_J += fraction * n * s.comm_W * s.comm_s;
-  job.io_J += fraction * n * s.io_W * s.io_s;
+  const double total_s = s.duration_s();
+  const double total_J = s.compute_W * s.compute_s + s.comm_W * s.comm_s + s.io_W * s.io_s;
+  if (!(total_s > 0.0) || !(total_J > 0.0)) {
+    job.compute_s += t;
+    job.compute_J += e;
+    return;
+  }
+  job.compute_s += t * s.compute_s / total_s;
+  job.comm_s += t * s.comm_s / total_s;
+  job.io_s += t * s.io_s / total_s;
+  job.compute_J += e * s.compute_W * s.compute_s / total_J;
+  job.comm_J += e * s.comm_W * s.comm_s / total_J;
+  job.io_J += e * s.io_W * s.io_s / total_J;
 }
 
 void Engine::finish_job(JobIndex j) {
@@ -392,16 +455,14 @@ void Engine::close_at_horizon() {
       gpu_seconds_ += static_cast<double>(job.gpus.size()) * (h - job.start).seconds();
       continue;
     }
-    job.energy_J += static_cast<double>(job.gpus.size()) * phase_power(job) * (h - job.phase_start).seconds();
-    if (job.phase == JobPhase::peak && job.peak > Duration::zero()) {
-      account_peak(job, static_cast<JobIndex>(&job - jobs_.data()),
-                   (h - job.phase_start).seconds() / job.peak.seconds());
-    } else if (job.phase == JobPhase::valley && network_) {
-      const double ckpt_s = std::min(network_->last_checkpoint_s(static_cast<JobIndex>(&job - jobs_.data())),
-                                     (h - job.phase_start).seconds());
+    const auto j = static_cast<JobIndex>(&job - jobs_.data());
+    if (job.phase == JobPhase::valley && network_) {
+      const double ckpt_s = std::min(network_->last_checkpoint_s(j), (h - job.phase_start).seconds());
       job.io_s += ckpt_s;
       job.io_J += static_cast<double>(job.gpus.size()) * job.profile.valley_W * ckpt_s;
     }
+    account_phase_until(j, h);
+    if (job.phase == JobPhase::peak) account_peak(job, j);
     gpu_seconds_ += static_cast<double>(job.gpus.size()) * (h - job.start).seconds();
   }
   ledger_.close(h);

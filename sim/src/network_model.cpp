@@ -63,14 +63,30 @@ double NetworkModel::begin_checkpoint(JobIndex j) {
 }
 
 void NetworkModel::end_checkpoint(JobIndex j) {
-  net_->end_checkpoint(running_.at(j).handle);
+  const auto& r = running_.at(j);
+  if (!r.paused) net_->end_checkpoint(r.handle);
 }
 
 void NetworkModel::job_finished(JobIndex j) {
   auto& r = running_.at(j);
   if (!r.active) return;
-  net_->remove_job(r.handle);
+  if (!r.paused) net_->remove_job(r.handle);
   r.active = false;
+  r.paused = false;
+}
+
+void NetworkModel::job_paused(JobIndex j) {
+  auto& r = running_.at(j);
+  if (!r.active || r.paused) return;
+  net_->remove_job(r.handle);
+  r.paused = true;
+}
+
+void NetworkModel::job_resumed(JobIndex j, const Job& job) {
+  auto& r = running_.at(j);
+  if (!r.active || !r.paused) return;
+  r.handle = net_->add_job(job.gpus, network_metadata(job.spec), r.base.peak_s);
+  r.paused = false;
 }
 
 const workloads::PhaseProfile& NetworkModel::base_profile(JobIndex j) const {

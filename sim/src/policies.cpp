@@ -222,6 +222,68 @@ std::vector<std::pair<std::string, double>> ConsolidatingScheduler::metrics() co
   return {{"node_sleeps", static_cast<double>(sleeps_)}, {"node_wakes", static_cast<double>(wakes_)}};
 }
 
+void DemandResponseScheduler::shed(SchedulerContext& ctx) {
+  shed_ = true;
+  shed_at_ = ctx.now();
+  const std::vector<JobIndex> running(ctx.running().begin(), ctx.running().end());
+  if (action_ == Action::cap) {
+    // The highest common per-GPU cap that meets the target: the predicted peak is monotone in the cap.
+    const FleetPower fp = ctx.fleet_power();
+    const Cluster& c = ctx.cluster();
+    const double floor_W = std::max(fp.gpu_idle_W, min_cap_fraction_ * fp.gpu_tdp_W);
+    auto predicted = [&](double cap) {
+      double it = c.nodes() * fp.node_base_W + c.gpus() * fp.gpu_idle_W;
+      for (JobIndex j : running) {
+        const Job& job = ctx.job(j);
+        if (job.paused) continue;
+        double w = std::max(job.profile.peak_W, job.profile.valley_W);
+        if (job.power_cap_W > 0.0) w = std::min(w, job.power_cap_W);
+        it += static_cast<double>(job.gpus.size()) * std::max(0.0, std::min(w, cap) - fp.gpu_idle_W);
+      }
+      return it * fp.pue;
+    };
+    double lo = floor_W, hi = std::max(floor_W, fp.gpu_tdp_W);
+    if (predicted(hi) > target_W_) {
+      if (predicted(lo) <= target_W_) {
+        for (int k = 0; k < 60; ++k) {
+          const double mid = 0.5 * (lo + hi);
+          (predicted(mid) <= target_W_ ? lo : hi) = mid;
+        }
+      }
+      cap_W_ = lo;
+      for (JobIndex j : running) {
+        const Job& job = ctx.job(j);
+        if (job.power_cap_W > 0.0 && job.power_cap_W <= cap_W_) continue;
+        const double before = job.power_cap_W;
+        ctx.set_power_cap(j, cap_W_);  // accounts the job's time so far first
+        capped_.push_back({j, before, ctx.job(j).capped_gpu_seconds});
+      }
+    }
+  }
+  // Pausing: the whole action under "pause", the fallback under "cap" when the floor is not enough.
+  for (auto it = running.rbegin(); it != running.rend() && predicted_peak_facility_W(ctx) > target_W_; ++it) {
+    if (ctx.job(*it).paused) continue;
+    ctx.pause(*it);
+    paused_.push_back(*it);
+  }
+}
+
+void DemandResponseScheduler::restore(SchedulerContext& ctx) {
+  restored_ = true;
+  const Time now = ctx.now();
+  for (JobIndex j : paused_) {
+    const Job& job = ctx.job(j);
+    if (job.state != JobState::running || !job.paused) continue;
+    lost_gpu_s_ += static_cast<double>(job.gpus.size()) * (now - shed_at_).seconds();
+    ctx.resume(j);
+  }
+  for (const auto& c : capped_) {
+    const Job& job = ctx.job(c.job);
+    if (job.state == JobState::running) ctx.set_power_cap(c.job, c.cap_before);  // accounts the capped time
+    lost_gpu_s_ += job.capped_gpu_seconds - c.lost_before;
+  }
+}
+
 void DemandResponseScheduler::schedule(SchedulerContext& ctx) {
   const Time now = ctx.now();
   if (!armed_) {
@@ -230,27 +292,8 @@ void DemandResponseScheduler::schedule(SchedulerContext& ctx) {
     ctx.wake_at(end_);
   }
   const bool during = now >= start_ && now < end_;
-  if (during && !shed_) {
-    shed_ = true;
-    shed_at_ = now;
-    // Pause the most recently started jobs until the predicted peak meets the target.
-    const std::vector<JobIndex> running(ctx.running().begin(), ctx.running().end());
-    for (auto it = running.rbegin(); it != running.rend() && predicted_peak_facility_W(ctx) > target_W_;
-         ++it) {
-      if (ctx.job(*it).paused) continue;
-      ctx.pause(*it);
-      paused_.push_back(*it);
-    }
-  }
-  if (!during && shed_ && !restored_ && now >= end_) {
-    restored_ = true;
-    for (JobIndex j : paused_) {
-      const Job& job = ctx.job(j);
-      if (job.state != JobState::running || !job.paused) continue;
-      lost_gpu_s_ += static_cast<double>(job.gpus.size()) * (now - shed_at_).seconds();
-      ctx.resume(j);
-    }
-  }
+  if (during && !shed_) shed(ctx);
+  if (!during && shed_ && !restored_ && now >= end_) restore(ctx);
   if (!during) {
     fifo_pass(ctx);
     return;
@@ -259,10 +302,20 @@ void DemandResponseScheduler::schedule(SchedulerContext& ctx) {
   double peak = predicted_peak_facility_W(ctx);
   for (JobIndex j : queue_copy(ctx)) {
     const Job& job = ctx.job(j);
-    const double inc = job.spec.n_gpus * peak_increment_per_gpu_W(job, fp.gpu_idle_W) * fp.pue;
+    const bool capped = cap_W_ > 0.0 && !(job.power_cap_W > 0.0 && job.power_cap_W <= cap_W_);
+    double inc = job.spec.n_gpus * peak_increment_per_gpu_W(job, fp.gpu_idle_W) * fp.pue;
+    if (capped)
+      inc = job.spec.n_gpus *
+            std::max(0.0,
+                     std::min(std::max(job.profile.peak_W, job.profile.valley_W), cap_W_) - fp.gpu_idle_W) *
+            fp.pue;
     if (peak + inc > target_W_) break;
     auto p = ctx.place(j);
     if (!p) break;
+    if (capped) {
+      capped_.push_back({j, job.power_cap_W, job.capped_gpu_seconds});
+      ctx.set_power_cap(j, cap_W_);
+    }
     ctx.start(j, std::move(*p));
     peak += inc;
   }
@@ -270,6 +323,8 @@ void DemandResponseScheduler::schedule(SchedulerContext& ctx) {
 
 std::vector<std::pair<std::string, double>> DemandResponseScheduler::metrics() const {
   return {{"dr_paused_jobs", static_cast<double>(paused_.size())},
+          {"dr_capped_jobs", static_cast<double>(capped_.size())},
+          {"dr_cap_W", cap_W_},
           {"dr_lost_gpu_hours", lost_gpu_s_ / 3600.0}};
 }
 
@@ -337,15 +392,27 @@ std::vector<SchedulerEntry> policy_scheduler_entries() {
              c.params.get_double("idle_timeout_s", 600.0), c.params.get_double("sleep_W", 20.0),
              c.params.get_double("wake_latency_s", 120.0), c.params.get_double("wake_energy_J", 30000.0));
        }},
-      {"dr", "demand response: facility at or under target_W between start_s and end_s (jobs paused)",
+      {"dr",
+       "demand response: facility at or under target_W between start_s and end_s; action = pause|cap "
+       "(GPU caps, not below min_cap_fraction x TDP, default 0.3)",
        [](const SchedulerConfig& c) -> std::unique_ptr<Scheduler> {
-         c.params.require_known({"start_s", "end_s", "target_W"});
+         c.params.require_known({"start_s", "end_s", "target_W", "action", "min_cap_fraction"});
          for (const char* k : {"start_s", "end_s", "target_W"})
            if (!c.params.has(k))
              throw workloads::ConfigError(c.policy_origin, fmt::format("scheduler.{}", k), "missing");
-         return std::make_unique<DemandResponseScheduler>(c.params.get_double("start_s", 0.0),
-                                                          c.params.get_double("end_s", 0.0),
-                                                          c.params.get_positive("target_W", 1.0));
+         const std::string action = c.params.get_string("action", "pause");
+         if (action != "pause" && action != "cap")
+           throw workloads::ConfigError(c.params.where_of("action"), "scheduler.action",
+                                        fmt::format("'{}' is not pause or cap", action));
+         const double floor = c.params.get_double("min_cap_fraction", 0.3);
+         if (!(floor > 0.0 && floor <= 1.0))
+           throw workloads::ConfigError(c.params.where_of("min_cap_fraction"), "scheduler.min_cap_fraction",
+                                        fmt::format("must be in (0, 1], got {}", floor));
+         return std::make_unique<DemandResponseScheduler>(
+             c.params.get_double("start_s", 0.0), c.params.get_double("end_s", 0.0),
+             c.params.get_positive("target_W", 1.0),
+             action == "cap" ? DemandResponseScheduler::Action::cap : DemandResponseScheduler::Action::pause,
+             floor);
        }},
   };
 }

@@ -187,3 +187,42 @@ TEST_CASE(
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("no [topology] section") != std::string::npos);
 }
+
+TEST_CASE("a paused job's flows leave the links: the other ring runs alone meanwhile") {
+  // The two-job spread scenario above, with a demand-response event from 50 s to 500 s whose target (900 W
+  // of GPU power; the idle GPUs draw 240 W and each job adds about 475 W) pauses job 2, the later start.
+  // Job 1's second epoch begins at about 114 s while job 2 is paused: its ring has the uplinks to itself
+  // (32 GB/s) instead of sharing them (25 GB/s). Job 2's first epoch was shared; its second runs after job
+  // 1 has finished, alone.
+  std::string text = with("oversubscription = 2.0", 4);
+  text += R"(
+[[workload.jobs]]
+n_gpus = 2
+epochs = 2
+peak_w = 300.0
+peak_s = 100.0
+valley_w = 80.0
+valley_s = 10.0
+params = 1e9
+batch_size = 64
+dataset_samples = 6400
+[scheduler]
+policy = "dr"
+placement = "spread"
+[scheduler.dr]
+start_s = 50
+end_s = 500
+target_W = 900
+)";
+  const auto r = run(workloads::parse_scenario(text, "four.toml"));
+  const double S = 4e9, lat = 2 * (5e-6 + 12e-6);
+  const auto exposed = [&](double B) {
+    const double t = S / B + lat;
+    return 100 * (t - std::min(0.7 * t, 2.0 / 3.0));
+  };
+  const auto& jobs = r.engine->jobs();
+  REQUIRE(jobs.size() == 2);
+  REQUIRE(jobs[1].paused_gpu_seconds == Approx(2 * 450.0));
+  CHECK(jobs[0].comm_s == Approx(2 * exposed(32e9)));
+  CHECK(jobs[1].comm_s == Approx(exposed(25e9) + exposed(32e9)));
+}

@@ -54,6 +54,12 @@ Run run(const workloads::Scenario& s, std::vector<workloads::JobSpec> jobs,
   return r;
 }
 
+double metric(const Scheduler& s, const std::string& name) {
+  for (const auto& [k, v] : s.metrics())
+    if (k == name) return v;
+  throw std::out_of_range("no metric " + name);
+}
+
 }  // namespace
 
 TEST_CASE("a job with a run-time limit stops mid-epoch and draws power until then", "[policies]") {
@@ -155,9 +161,52 @@ TEST_CASE("a demand-response event pauses jobs to meet its target and reports th
   CHECK(r[1].end.seconds() == 1000.0);
   CHECK(r[2].end.seconds() == 1100.0);
   CHECK(r[2].paused_gpu_seconds == Approx(200.0));
-  CHECK(policy->metrics()[1].second == Approx(200.0 / 3600.0));
+  CHECK(metric(*policy, "dr_lost_gpu_hours") == Approx(200.0 / 3600.0));
   // Energy: both at peak 0-100 and 200-1000 (1,300 W), one 100-200 (800 W), one 1000-1100 (800 W), idle
   // after.
   const double it = 1300 * 100 + 800 * 100 + 1300 * 800 + 800 * 100 + 300 * 900;
   CHECK(r.engine->ledger().it_energy_J() == Approx(it).epsilon(1e-12));
+}
+
+TEST_CASE("a demand-response event can cap GPUs instead of pausing, and the work left finishes later",
+          "[policies]") {
+  // Two 2-GPU jobs of 1,000 s at 300 W on one 4-GPU node (idle 50 W, base 100 W): 1,300 W IT. Between 100 s
+  // and 200 s the target is 900 W: 300 + 4 (c - 50) <= 900 gives a common cap c = 200 W. Cube law: the clock
+  // runs at f = ((200 - 50) / (300 - 50))^(1/3) = 0.6^(1/3), so the event does 100 f s of each job's work
+  // and both end at 200 + (900 - 100 f) = 1100 - 100 f s. GPU time lost: 2 jobs x 2 GPUs x 100 s x (1 - f).
+  auto dr =
+      std::make_unique<DemandResponseScheduler>(100, 200, 900, DemandResponseScheduler::Action::cap, 0.3);
+  auto* policy = dr.get();
+  auto r = run(fleet(1, 4), {job(1, 0, 2, 1000), job(2, 0, 2, 1000)}, std::move(dr));
+  const double f = std::cbrt(0.6);
+  const double end = 1100.0 - 100.0 * f;
+  CHECK(policy->event_cap_W() == Approx(200.0));
+  CHECK(r[1].paused_gpu_seconds == 0.0);
+  CHECK(r[1].end.seconds() == Approx(end));
+  CHECK(r[2].end.seconds() == Approx(end));
+  CHECK(r[1].capped_gpu_seconds == Approx(2 * 100 * (1 - f)));
+  CHECK(metric(*policy, "dr_lost_gpu_hours") == Approx(4 * 100 * (1 - f) / 3600.0));
+  CHECK(metric(*policy, "dr_capped_jobs") == 2.0);
+  // Energy: 1,300 W, then 900 W during the event, 1,300 W to the end, idle 300 W after.
+  const double it = 1300 * 100 + 900 * 100 + 1300 * (end - 200) + 300 * (10000 - end);
+  CHECK(r.engine->ledger().it_energy_J() == Approx(it).epsilon(1e-9));
+  // Each job's GPU energy: 2 GPUs x (300 W x (1000 - 100 f) s + 200 W x 100 s).
+  CHECK(r[1].energy_J == Approx(2 * (300 * (1000 - 100 * f) + 200 * 100)).epsilon(1e-9));
+  CHECK(r[1].compute_J == Approx(r[1].energy_J).epsilon(1e-9));  // no valley: all of it is compute
+}
+
+TEST_CASE("a demand-response cap that cannot reach the target also pauses the latest jobs", "[policies]") {
+  // Target 500 W needs c <= 100 W, under the floor 0.3 x 400 W = 120 W: both are capped at 120 W
+  // (300 + 4 x 70 = 580 W, still too much) and the later job pauses: 300 + 2 x 70 = 440 W.
+  auto dr =
+      std::make_unique<DemandResponseScheduler>(100, 200, 500, DemandResponseScheduler::Action::cap, 0.3);
+  auto* policy = dr.get();
+  auto r = run(fleet(1, 4), {job(1, 0, 2, 1000), job(2, 0, 2, 1000)}, std::move(dr));
+  CHECK(policy->event_cap_W() == Approx(120.0));
+  CHECK(r[2].paused_gpu_seconds == Approx(200.0));
+  CHECK(r[1].paused_gpu_seconds == 0.0);
+  const double f = std::cbrt(70.0 / 250.0);
+  CHECK(r[1].end.seconds() == Approx(1100.0 - 100.0 * f));
+  CHECK(r[2].end.seconds() == Approx(1100.0));
+  CHECK(metric(*policy, "dr_paused_jobs") == 1.0);
 }

@@ -107,8 +107,13 @@ class Engine {
   void finish_job(JobIndex j);
   // Policy controls (see SchedulerContext): run-time limits, pausing, power caps, node sleep.
   [[nodiscard]] double phase_power(const Job& job) const;
+  [[nodiscard]] double phase_power_at(const Job& job, JobPhase phase) const;
   [[nodiscard]] Duration phase_length(const Job& job, JobPhase phase) const;
   void account_phase(JobIndex j);
+  void account_phase_until(JobIndex j, Time t);
+  /// Changes a running job's GPU cap: the current phase's remaining work continues at the new pace.
+  void recap_job(JobIndex j, double cap_W);
+  void schedule_phase_end(JobIndex j);
   void stop_job(JobIndex j);
   void pause_job(JobIndex j);
   void resume_job(JobIndex j);
@@ -118,7 +123,7 @@ class Engine {
   /// Passes a change of network power (from `before_W`) to the ledger and the sink.
   void network_changed(double before_W);
   /// Adds a completed (fraction 1) or partial peak phase to the job's compute/comm/I/O totals.
-  void account_peak(Job& job, JobIndex j, double fraction);
+  void account_peak(Job& job, JobIndex j);
 
   EngineSetup setup_;
   std::vector<Job> jobs_;
@@ -129,8 +134,8 @@ class Engine {
   EventQueue queue_;
   Cluster cluster_;
   PowerLedger ledger_;
-  std::vector<JobIndex> waiting_;  ///< queued jobs in arrival order
-  std::vector<JobIndex> running_;  ///< running jobs in start order
+  std::vector<JobIndex> waiting_;    ///< queued jobs in arrival order
+  std::vector<JobIndex> running_;    ///< running jobs in start order
   std::unique_ptr<GridMeter> grid_;  ///< carbon and cost per facility interval
   std::vector<NodePower> node_power_;
   bool schedule_pending_ = false;

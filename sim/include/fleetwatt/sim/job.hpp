@@ -42,10 +42,12 @@ struct Job {
   Duration stop_left;               ///< rest of the limit while paused
   double power_cap_W = 0.0;         ///< per-GPU cap (0: none); phases above it run at it, stretched
   double paused_gpu_seconds = 0.0;  ///< GPU time lost to pauses
+  double capped_gpu_seconds = 0.0;  ///< GPU time lost to power caps (stretched minus nominal phase time)
   // Where the time and GPU energy went (all the job's GPUs for energy): compute in peak phases, exposed
   // gradient communication, exposed I/O (data loading in peak phases, checkpoint writes in valleys).
   double compute_s = 0.0, comm_s = 0.0, io_s = 0.0;
   double compute_J = 0.0, comm_J = 0.0, io_J = 0.0;
+  double peak_phase_s = 0.0, peak_phase_J = 0.0;  ///< time and GPU energy of the peak phase in progress
 
   /// Predicted run time on an idle fleet: epochs * (peak + valley).
   [[nodiscard]] Duration predicted_runtime() const { return (peak + valley) * spec.epochs; }

@@ -48,6 +48,10 @@ class NetworkModel {
   double begin_checkpoint(JobIndex j);
   void end_checkpoint(JobIndex j);
   void job_finished(JobIndex j);
+  /// A paused job's flows (all-reduce, reads, a checkpoint write in progress) leave the network.
+  void job_paused(JobIndex j);
+  /// They return when it resumes (a checkpoint cut by the pause is not written again).
+  void job_resumed(JobIndex j, const Job& job);
   /// The job's base (predicted) profile, as given at start.
   [[nodiscard]] const workloads::PhaseProfile& base_profile(JobIndex j) const;
 
@@ -64,6 +68,7 @@ class NetworkModel {
     EpochSplit split;
     double checkpoint_s = 0.0;
     bool active = false;
+    bool paused = false;  ///< flows removed while the job is suspended
   };
   std::unique_ptr<topologies::FleetNetwork> net_;
   double gpu_idle_W_;

@@ -102,22 +102,46 @@ class ConsolidatingScheduler final : public Scheduler {
   std::uint64_t sleeps_ = 0, wakes_ = 0;
 };
 
-/// Demand response: between start_s and end_s the facility must stay at or under target_W. At the start
-/// the most recently started jobs are paused until the predicted facility peak meets the target; no job
-/// starts that would break it; at the end paused jobs resume. Lost GPU-hours are reported.
+/// Demand response: between start_s and end_s the facility must stay at or under target_W.
+/// action "pause": at the start the most recently started jobs are paused until the predicted facility peak
+/// meets the target; at the end they resume. action "cap": every running job's GPUs are capped to one
+/// per-GPU level, the highest that meets the target (not below min_cap_fraction x TDP; if even that floor
+/// is too high, the most recent jobs are paused as well), and the caps are lifted at the end. Either way no
+/// job starts during the event that would break the target (under "cap" a job may start at the event's
+/// cap). Lost GPU-hours (paused GPU time, and GPU time lost to slower clocks) are reported.
 class DemandResponseScheduler final : public Scheduler {
  public:
-  DemandResponseScheduler(double start_s, double end_s, double target_W)
-      : start_(Time::from_seconds(start_s)), end_(Time::from_seconds(end_s)), target_W_(target_W) {}
+  enum class Action { pause, cap };
+  DemandResponseScheduler(double start_s, double end_s, double target_W, Action action = Action::pause,
+                          double min_cap_fraction = 0.3)
+      : start_(Time::from_seconds(start_s)),
+        end_(Time::from_seconds(end_s)),
+        target_W_(target_W),
+        action_(action),
+        min_cap_fraction_(min_cap_fraction) {}
   [[nodiscard]] std::string_view name() const override { return "dr"; }
   void schedule(SchedulerContext& ctx) override;
   [[nodiscard]] std::vector<std::pair<std::string, double>> metrics() const override;
+  /// The per-GPU cap the event chose (0 before it or under "pause").
+  [[nodiscard]] double event_cap_W() const noexcept { return cap_W_; }
 
  private:
+  void shed(SchedulerContext& ctx);
+  void restore(SchedulerContext& ctx);
+
   Time start_, end_;
   double target_W_;
+  Action action_;
+  double min_cap_fraction_;
   bool armed_ = false, shed_ = false, restored_ = false;
   std::vector<JobIndex> paused_;
+  struct Capped {
+    JobIndex job;
+    double cap_before;   ///< the job's cap before the event (0: none)
+    double lost_before;  ///< its capped_gpu_seconds when the event capped it
+  };
+  std::vector<Capped> capped_;
+  double cap_W_ = 0.0;
   double lost_gpu_s_ = 0.0;
   Time shed_at_;
 };
