@@ -27,12 +27,17 @@ int run_scenario(const RunOptions& o) {
   // The engine predicts every job before the writer exists, so a bad job fails before any file is made.
   sim::Engine engine(r.setup, std::move(r.jobs), *r.predictor, sim::make_scheduler(r.scenario.scheduler),
                      sim::make_placement(r.scenario.scheduler));
-  results::WriterLayout layout{r.setup.nodes, r.setup.gpus_per_node, r.scenario.output.facility_interval_s,
-                               r.scenario.output.node_interval_s, r.scenario.output.gpu_changes};
+  results::WriterLayout layout{r.setup.nodes,
+                               r.setup.gpus_per_node,
+                               r.scenario.output.facility_interval_s,
+                               r.scenario.output.node_interval_s,
+                               r.scenario.output.gpu_changes,
+                               engine.cluster().uniform() ? 0 : engine.cluster().gpus()};
   results::ResultWriter writer(out, layout);
   engine.attach(&writer);
   engine.run(progress_printer(), 100000, &stop_flag());
-  writer.write_jobs(engine.jobs(), r.setup.gpus_per_node);
+  writer.write_jobs(engine.jobs(), engine.cluster());
+  writer.write_fleet(engine.layout().groups());
   writer.write_summary(engine.summary());
   writer.write_provenance(
       {r.scenario.text, r.scenario.file.string(), r.scenario.seed, FLEETWATT_VERSION, FLEETWATT_GIT_COMMIT});

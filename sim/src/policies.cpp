@@ -18,14 +18,22 @@ Duration estimated_runtime(const Job& job, EstimateSource source) {
 
 double peak_increment_per_gpu_W(const Job& job, double gpu_idle_W) {
   double w = std::max(job.profile.peak_W, job.profile.valley_W);
+  double idle = gpu_idle_W;
+  if (job.group != kNoGroup) {
+    idle = job.gpu_idle_W;  // placed: its own type's phases and idle power
+  } else if (job.queued_peak_W > 0.0) {
+    // Not placed yet on a fleet of several GPU types: an upper bound over the types it may get.
+    w = job.queued_peak_W;
+    idle = job.queued_idle_W;
+  }
   if (job.power_cap_W > 0.0) w = std::min(w, job.power_cap_W);
-  return std::max(0.0, w - gpu_idle_W);
+  return std::max(0.0, w - idle);
 }
 
 double predicted_peak_facility_W(const SchedulerContext& ctx) {
   const FleetPower fp = ctx.fleet_power();
   const Cluster& c = ctx.cluster();
-  double it = c.nodes() * fp.node_base_W + c.gpus() * fp.gpu_idle_W;
+  double it = fp.idle_it_W ? *fp.idle_it_W : c.nodes() * fp.node_base_W + c.gpus() * fp.gpu_idle_W;
   for (JobIndex j : ctx.running()) {
     const Job& job = ctx.job(j);
     if (!job.paused)
@@ -186,18 +194,18 @@ void ConsolidatingScheduler::schedule(SchedulerContext& ctx) {
     const Job& head = ctx.job(ctx.queue().front());
     std::uint32_t coming = c.free_gpus();
     for (NodeIndex n = 0; n < c.nodes(); ++n)
-      if (ctx.node_power(n) == NodePower::waking) coming += c.gpus_per_node();
+      if (ctx.node_power(n) == NodePower::waking) coming += c.gpus_on(n);
     for (NodeIndex n = 0; n < c.nodes() && coming < head.spec.n_gpus; ++n) {
       if (ctx.node_power(n) != NodePower::sleeping) continue;
       ctx.wake_node(n, latency_, wake_J_);
       ++wakes_;
-      coming += c.gpus_per_node();
+      coming += c.gpus_on(n);
     }
   }
   // Idle powered nodes sleep after the timeout, but only while nothing waits (a waiting job may need them).
   Time next = Time::max();
   for (NodeIndex n = 0; n < c.nodes(); ++n) {
-    const bool idle = ctx.node_power(n) == NodePower::on && c.free_gpus(n) == c.gpus_per_node();
+    const bool idle = ctx.node_power(n) == NodePower::on && c.free_gpus(n) == c.gpus_on(n);
     if (!idle) {
       idle_since_[n] = Time::max();
       continue;

@@ -1,0 +1,115 @@
+// `fleetwatt run` on a fleet of node groups: the summary names the groups, /fleet and /jobs/gpu describe
+// the run, no job's nodes span two groups, the file is deterministic, and misuse exits 2 with a location.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "fleetwatt/results/result_reader.hpp"
+#include "test_support.hpp"
+
+using namespace fleetwatt::test;
+
+namespace {
+std::string fw() {
+  return fleetwatt_binary().string();
+}
+
+// 3 A800 servers x 4 GPUs, then 4 T4 servers x 2 GPUs.
+const std::string kHetero = R"(seed = 5
+[fleet]
+node_base_w = 200
+[[fleet.group]]
+name = "a800s"
+nodes = 3
+gpus_per_node = 4
+gpu = "a800"
+[[fleet.group]]
+name = "t4s"
+nodes = 4
+gpus_per_node = 2
+gpu = "t4"
+node_base_w = 80
+[scheduler]
+placement = "pack"
+[workload]
+horizon_s = 7200
+[workload.generator]
+rate_per_hour = 60
+[[workload.generator.mix]]
+class = "vit"
+n_gpus = [1, 2, 4, 8]
+epochs = [1, 3]
+dataset_samples = [5000, 20000]
+)";
+
+std::vector<std::int64_t> node_list(const std::string& s) {
+  std::vector<std::int64_t> out;
+  std::stringstream ss(s);
+  for (std::string n; std::getline(ss, n, ',');) out.push_back(std::stoll(n));
+  return out;
+}
+}  // namespace
+
+TEST_CASE("a run on node groups records them and keeps every job on one group", "[cli][fleet]") {
+  TempDir dir;
+  const auto scenario = dir.write("h.toml", kHetero);
+  auto r = run_command(fw() + " run " + scenario.string() + " -o " + (dir / "a.h5").string());
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("2 node groups") != std::string::npos);
+  CHECK(r.out.find("t4s: 4 nodes x 2 t4 (idle 10 W/GPU, node base 80 W)") != std::string::npos);
+  fleetwatt::results::ResultReader f(dir / "a.h5");
+  CHECK(f.strings("/fleet/name") == std::vector<std::string>{"a800s", "t4s"});
+  CHECK(f.strings("/fleet/gpu") == std::vector<std::string>{"a800", "t4"});
+  CHECK(f.integers("/fleet/nodes") == std::vector<std::int64_t>{3, 4});
+  CHECK(f.doubles("/fleet/node_base_W") == std::vector<double>{200.0, 80.0});  // default, then override
+  CHECK(f.integer_attribute("/gpus", "count") == 3 * 4 + 4 * 2);
+  for (const auto& d : f.datasets()) {
+    INFO(d);
+    CHECK_FALSE(f.string_attribute(d, "units").empty());
+  }
+  // Servers 0-2 are the A800 group, 3-6 the T4 group.
+  const auto nodes = f.strings("/jobs/nodes");
+  const auto gpu = f.strings("/jobs/gpu");
+  std::set<std::string> types;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i].empty()) continue;
+    std::set<int> groups;
+    for (auto n : node_list(nodes[i])) groups.insert(n < 3 ? 0 : 1);
+    CHECK(groups.size() == 1);
+    CHECK(gpu[i] == (*groups.begin() == 0 ? "a800" : "t4"));
+    types.insert(gpu[i]);
+  }
+  CHECK(types.size() == 2);  // the workload used both types
+}
+
+TEST_CASE("the same heterogeneous scenario and seed give identical datasets", "[cli][fleet]") {
+  TempDir dir;
+  const auto scenario = dir.write("h.toml", kHetero);
+  REQUIRE(run_command(fw() + " run -q " + scenario.string() + " -o " + (dir / "a.h5").string()).exit_code ==
+          0);
+  REQUIRE(run_command(fw() + " run -q " + scenario.string() + " -o " + (dir / "b.h5").string()).exit_code ==
+          0);
+  fleetwatt::results::ResultReader a(dir / "a.h5"), b(dir / "b.h5");
+  for (const char* d : {"/facility/facility_power_W", "/jobs/start_s", "/jobs/energy_J", "/jobs/epochs"})
+    CHECK(a.doubles(d) == b.doubles(d));
+  CHECK(a.strings("/jobs/nodes") == b.strings("/jobs/nodes"));
+  CHECK(a.strings("/jobs/gpu") == b.strings("/jobs/gpu"));
+}
+
+TEST_CASE("misused node groups exit 2 with the location", "[cli][fleet]") {
+  TempDir dir;
+  auto both = dir.write("both.toml",
+                        "[fleet]\ngpus_per_node = 2\n" + kHetero.substr(kHetero.find("[[fleet.group]]")));
+  auto r = run_command(fw() + " run " + both.string() + " -o " + (dir / "x.h5").string());
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("both.toml:2:1: fleet.gpus_per_node: cannot be given with [[fleet.group]]") !=
+        std::string::npos);
+  auto bad = kHetero;
+  bad.replace(bad.find("gpu = \"t4\""), 10, "gpu = \"t5\"");
+  r = run_command(fw() + " run " + dir.write("bad.toml", bad).string() + " -o " + (dir / "x.h5").string());
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("bad.toml:13:1: fleet.group[1].gpu:") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "x.h5"));
+}
