@@ -76,8 +76,9 @@ int bench(const BenchOptions& o) {
   }
   engine.run(progress_printer(), 100000, &stop_flag());
   if (writer) {
-    writer->write_jobs(engine.jobs(), engine.cluster());
-    writer->write_fleet(engine.layout().groups());
+    const bool groups = engine.layout().groups().size() > 1;
+    writer->write_jobs(engine.jobs(), engine.cluster(), groups);
+    if (groups) writer->write_fleet(engine.layout().groups());
     writer->write_summary(engine.summary());
     writer->commit();
   }

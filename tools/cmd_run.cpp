@@ -36,8 +36,9 @@ int run_scenario(const RunOptions& o) {
   results::ResultWriter writer(out, layout);
   engine.attach(&writer);
   engine.run(progress_printer(), 100000, &stop_flag());
-  writer.write_jobs(engine.jobs(), engine.cluster());
-  writer.write_fleet(engine.layout().groups());
+  const bool groups = engine.layout().groups().size() > 1;
+  writer.write_jobs(engine.jobs(), engine.cluster(), groups);
+  if (groups) writer.write_fleet(engine.layout().groups());
   writer.write_summary(engine.summary());
   writer.write_provenance(
       {r.scenario.text, r.scenario.file.string(), r.scenario.seed, FLEETWATT_VERSION, FLEETWATT_GIT_COMMIT});

@@ -66,8 +66,8 @@ namespace fleetwatt::results {
 
 /// The job table (one dataset per column) of a run into `group`.
 void write_job_datasets(H5::Group& group, const std::vector<sim::Job>& jobs, std::uint32_t gpus_per_node);
-/// The job table, with each GPU's node from `node_of`.
+/// The job table, with each GPU's node from `node_of`; with `gpu_column`, each job's GPU preset too.
 void write_job_datasets(H5::Group& group, const std::vector<sim::Job>& jobs,
-                        const std::function<std::int64_t(sim::GpuIndex)>& node_of);
+                        const std::function<std::int64_t(sim::GpuIndex)>& node_of, bool gpu_column = false);
 
 }  // namespace fleetwatt::results

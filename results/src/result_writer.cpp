@@ -220,9 +220,11 @@ void ResultWriter::write_jobs(const std::vector<sim::Job>& jobs, std::uint32_t g
   write_job_datasets(g, jobs, gpus_per_node);
 }
 
-void ResultWriter::write_jobs(const std::vector<sim::Job>& jobs, const sim::Cluster& cluster) {
+void ResultWriter::write_jobs(const std::vector<sim::Job>& jobs, const sim::Cluster& cluster,
+                              bool gpu_column) {
   H5::Group g = impl_->file->createGroup("/jobs");
-  write_job_datasets(g, jobs, [&cluster](sim::GpuIndex gpu) { return std::int64_t{cluster.node_of(gpu)}; });
+  write_job_datasets(
+      g, jobs, [&cluster](sim::GpuIndex gpu) { return std::int64_t{cluster.node_of(gpu)}; }, gpu_column);
 }
 
 void ResultWriter::write_fleet(const std::vector<sim::FleetGroup>& groups) {
@@ -257,7 +259,7 @@ void write_job_datasets(H5::Group& g, const std::vector<sim::Job>& jobs, std::ui
 }
 
 void write_job_datasets(H5::Group& g, const std::vector<sim::Job>& jobs,
-                        const std::function<std::int64_t(sim::GpuIndex)>& node_of) {
+                        const std::function<std::int64_t(sim::GpuIndex)>& node_of, bool gpu_column) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   std::vector<std::int64_t> id, n_gpus, epochs, epochs_done;
   std::vector<std::string> cls, nodes, state;
@@ -323,7 +325,8 @@ void write_job_datasets(H5::Group& g, const std::vector<sim::Job>& jobs,
     limit.push_back(j.spec.limit_s.value_or(nan));
     paused.push_back(j.paused_gpu_seconds);
   }
-  write_strings(g, "gpu", gpu, "text: GPU preset id of the node group it ran on (empty: never started)");
+  if (gpu_column)
+    write_strings(g, "gpu", gpu, "text: GPU preset id of the node group it ran on (empty: never started)");
   write_strings(g, "trace_id", trace_id, "text: the job's id in its source trace");
   write_strings(g, "status", status,
                 "text: unknown|completed|failed|cancelled|running|pending in the source");

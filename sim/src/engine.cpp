@@ -37,7 +37,7 @@ class Engine::Context final : public SchedulerContext {
   FleetPower fleet_power() const override {
     // Several groups: per-GPU figures are the reference (first) group's; the fleet's idle is exact.
     const auto& ref = e_.layout_.groups().front();
-    FleetPower fp{ref.gpu.idle_W, ref.gpu.tdp_W, ref.node_base_W, e_.setup_.pue};
+    FleetPower fp{ref.gpu.idle_W, ref.gpu.tdp_W, ref.node_base_W, e_.setup_.pue, std::nullopt};
     if (e_.layout_.groups().size() > 1) fp.idle_it_W = e_.layout_.idle_it_W();
     return fp;
   }
@@ -67,9 +67,15 @@ std::vector<FleetGroup> fleet_groups(const EngineSetup& setup) {
 
 namespace {
 LedgerConfig ledger_config(const EngineSetup& s, const FleetLayout& layout) {
-  LedgerConfig c{s.nodes, s.gpus_per_node,     s.gpu.idle_W,   s.node_base_W,
-                 s.pue,   s.facility_interval, s.node_interval};
-  if (layout.groups().size() > 1) c.groups = layout.ledger_groups();
+  LedgerConfig c;
+  c.nodes = s.nodes;
+  c.gpus_per_node = s.gpus_per_node;
+  c.gpu_idle_W = s.gpu.idle_W;
+  c.node_base_W = s.node_base_W;
+  c.pue = s.pue;
+  c.facility_interval = s.facility_interval;
+  c.node_interval = s.node_interval;
+  if (!s.groups.empty()) c.groups = layout.ledger_groups();
   return c;
 }
 }  // namespace
@@ -127,7 +133,7 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
                       spec.id, spec.n_gpus, layout_.largest_group_gpus()));
     Job job;
     if (types.size() == 1) {
-      job.profile = spec.phases ? *spec.phases : predictor_.predict(spec, setup_.gpu);
+      job.profile = spec.phases ? *spec.phases : predictor_.predict(spec, types.front());
       check_profile(spec, job.profile);
     } else {
       // Every type's run up front, so a bad job fails here, before anything is written. A type the
@@ -193,8 +199,8 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
           jobs_[j].submit, [this, j] { arrive(j); }, kArrivalPriority);
   // Network (issue 5): build the interconnect, give rack-aware placement its racks, draw idle network power.
   if (setup_.topology) {
-    network_ = std::make_unique<NetworkModel>(*setup_.topology, setup_.nodes, setup_.gpus_per_node,
-                                              setup_.gpu.idle_W);
+    network_ = std::make_unique<NetworkModel>(*setup_.topology, cluster_.nodes(), cluster_.gpus_per_node(),
+                                              groups.front().gpu.idle_W);
     if (auto* rack_aware = dynamic_cast<RackAwarePlacement*>(placement_.get()))
       rack_aware->set_racks(network_->racks());
     ledger_.add_other_it_power(Time::zero(), network_->power_W());

@@ -51,9 +51,11 @@ class ResultWriter final : public sim::PowerSink {
   void network_change(sim::Time t, double power_W) override;
 
   void write_jobs(const std::vector<sim::Job>& jobs, std::uint32_t gpus_per_node);
-  /// The job table with node indices from the cluster's layout (any fleet, several node groups included).
-  void write_jobs(const std::vector<sim::Job>& jobs, const sim::Cluster& cluster);
-  /// /fleet: one row per node group (name, nodes, gpus_per_node, gpu, idle and TDP per GPU, node base).
+  /// The job table with node indices from the cluster's layout (any fleet, several node groups included);
+  /// with `gpu_column`, also /jobs/gpu (the GPU preset each job ran on; for fleets of several groups).
+  void write_jobs(const std::vector<sim::Job>& jobs, const sim::Cluster& cluster, bool gpu_column);
+  /// /fleet: one row per node group (name, nodes, gpus_per_node, gpu, idle and TDP per GPU, node base);
+  /// written for fleets of several node groups (a uniform fleet's file stays as it was).
   void write_fleet(const std::vector<sim::FleetGroup>& groups);
   void write_summary(const sim::RunSummary& summary);
   void write_provenance(const RunProvenance& provenance);
