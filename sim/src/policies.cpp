@@ -122,8 +122,11 @@ void PowerCapScheduler::schedule(SchedulerContext& ctx) {
       continue;
     }
     if (!gpu_cap_) continue;
-    // Cap its GPUs to what the headroom allows, if that is still a useful fraction of the board power.
-    const double cap = fp.gpu_idle_W + (cap_W_ - peak) / fp.pue / n;
+    // Cap its GPUs to what the headroom allows, if that is still a useful fraction of the board power. On a
+    // fleet of several GPU types the headroom is counted above the lowest idle power among the types the
+    // job may get, so the cap holds whichever it lands on (the guards stay the reference type's).
+    const double idle = job.queued_peak_W > 0.0 ? job.queued_idle_W : fp.gpu_idle_W;
+    const double cap = idle + (cap_W_ - peak) / fp.pue / n;
     if (cap < min_cap_fraction_ * fp.gpu_tdp_W || cap <= fp.gpu_idle_W) continue;
     if (auto p = ctx.place(j)) {
       ctx.set_power_cap(j, cap);

@@ -34,6 +34,18 @@ class ByTypePredictor final : public models::PowerPredictor {
   }
 };
 
+/// ByTypePredictor, but a dataset above 5,000 samples "does not fit" type B's memory, and one above 50,000
+/// fits neither type.
+class PickyPredictor final : public models::PowerPredictor {
+ public:
+  std::string_view name() const override { return "picky"; }
+  workloads::PhaseProfile predict(const workloads::JobSpec& job, const models::GpuHardware& g) const override {
+    if (job.meta.dataset_samples > 50000.0 || (g.id == "typeb" && job.meta.dataset_samples > 5000.0))
+      throw workloads::ConfigError({"picky", 1, 1}, "model", "does not fit " + g.id);
+    return ByTypePredictor{}.predict(job, g);
+  }
+};
+
 workloads::JobSpec job(std::int64_t id, std::uint32_t n_gpus, std::uint32_t epochs, double submit_s = 0.0) {
   workloads::JobSpec j;
   j.id = id;
@@ -227,4 +239,21 @@ TEST_CASE("a heterogeneous run is deterministic", "[sim][fleet]") {
     CHECK(a->jobs()[i].gpus == b->jobs()[i].gpus);
     CHECK(a->jobs()[i].energy_J == b->jobs()[i].energy_J);
   }
+}
+
+TEST_CASE("a job is never placed on a type its predictor refuses it on", "[sim][fleet]") {
+  PickyPredictor p;
+  // Job 0 (8 GPUs) fills group a for 15 s. Job 1 (2 GPUs, 9,000 samples) does not fit type B: it waits for a
+  // and runs there from 15 s (peak 90 s + valley 5 s), although b's two GPUs are free all along.
+  auto big = job(1, 2, 1);
+  big.meta.dataset_samples = 9000.0;
+  auto e = engine(two_groups(200.0), {job(0, 8, 1), big}, p);
+  e->run();
+  CHECK(e->jobs()[1].gpu == "typea");
+  CHECK(e->jobs()[1].start.seconds() == Approx(15.0));
+  CHECK(e->jobs()[1].end.seconds() == Approx(15.0 + 95.0));
+  // Fits no type: refused up front with the predictor's message.
+  auto huge = job(2, 1, 1);
+  huge.meta.dataset_samples = 60000.0;
+  CHECK_THROWS_WITH(engine(two_groups(200.0), {huge}, p), Catch::Contains("does not fit typea"));
 }

@@ -113,3 +113,19 @@ TEST_CASE("misused node groups exit 2 with the location", "[cli][fleet]") {
   CHECK(r.err.find("bad.toml:13:1: fleet.group[1].gpu:") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir / "x.h5"));
 }
+
+TEST_CASE("the facility power cap holds on a heterogeneous fleet in both modes", "[cli][fleet][policies]") {
+  // Queued jobs could land on A800 (idle 62 W) or T4 (idle 10 W) servers: the cap must hold on either.
+  for (const char* mode : {"queue", "gpu_cap"}) {
+    INFO(mode);
+    TempDir dir;
+    auto s = kHetero;
+    s.replace(s.find("[scheduler]\n"), 12,
+              std::string("[scheduler]\npolicy = \"powercap\"\ncap_W = 4000\nmode = \"") + mode + "\"\n");
+    auto r = run_command(fw() + " run -q " + dir.write("p.toml", s).string() + " -o " + (dir / "p.h5").string());
+    REQUIRE(r.exit_code == 0);
+    fleetwatt::results::ResultReader f(dir / "p.h5");
+    CHECK(f.doubles("/summary/peak_facility_W").at(0) <= 4000.0 + 1e-6);
+    CHECK(f.doubles("/summary/jobs_finished").at(0) > 50.0);
+  }
+}
