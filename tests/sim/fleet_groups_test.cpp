@@ -39,7 +39,8 @@ class ByTypePredictor final : public models::PowerPredictor {
 class PickyPredictor final : public models::PowerPredictor {
  public:
   std::string_view name() const override { return "picky"; }
-  workloads::PhaseProfile predict(const workloads::JobSpec& job, const models::GpuHardware& g) const override {
+  workloads::PhaseProfile predict(const workloads::JobSpec& job,
+                                  const models::GpuHardware& g) const override {
     if (job.meta.dataset_samples > 50000.0 || (g.id == "typeb" && job.meta.dataset_samples > 5000.0))
       throw workloads::ConfigError({"picky", 1, 1}, "model", "does not fit " + g.id);
     return ByTypePredictor{}.predict(job, g);

@@ -122,7 +122,8 @@ TEST_CASE("the facility power cap holds on a heterogeneous fleet in both modes",
     auto s = kHetero;
     s.replace(s.find("[scheduler]\n"), 12,
               std::string("[scheduler]\npolicy = \"powercap\"\ncap_W = 4000\nmode = \"") + mode + "\"\n");
-    auto r = run_command(fw() + " run -q " + dir.write("p.toml", s).string() + " -o " + (dir / "p.h5").string());
+    auto r =
+        run_command(fw() + " run -q " + dir.write("p.toml", s).string() + " -o " + (dir / "p.h5").string());
     REQUIRE(r.exit_code == 0);
     fleetwatt::results::ResultReader f(dir / "p.h5");
     CHECK(f.doubles("/summary/peak_facility_W").at(0) <= 4000.0 + 1e-6);

@@ -90,3 +90,17 @@ TEST_CASE("the README's heterogeneous fleet example parses", "[scenario][fleet][
   REQUIRE(s.fleet.groups.size() == 2);
   CHECK(s.fleet.total_gpus() == 4 * 8 + 10 * 2);
 }
+
+TEST_CASE("fleet_scale scales every node group", "[scenario][fleet]") {
+  fleetwatt::test::TempDir dir;
+  dir.write("t.swf", "");  // only its existence is checked when the scenario loads
+  const auto s = load_scenario(dir.write(
+      "s.toml",
+      kGroups + "[workload]\n[workload.trace]\nfile = \"t.swf\"\nformat = \"swf\"\nfleet_scale = 2.5\n"));
+  // round(2 x 2.5) = 5 and round(1 x 2.5) = 3 (half away from zero) nodes: 8 in all.
+  REQUIRE(s.fleet.groups.size() == 2);
+  CHECK(s.fleet.groups[0].nodes == 5);
+  CHECK(s.fleet.groups[1].nodes == 3);
+  CHECK(s.fleet.nodes == 8);
+  CHECK(s.fleet.total_gpus() == 5 * 4 + 3 * 2);
+}
