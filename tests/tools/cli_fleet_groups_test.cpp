@@ -2,6 +2,7 @@
 // the run, no job's nodes span two groups, the file is deterministic, and misuse exits 2 with a location.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <map>
 #include <set>
 #include <sstream>
@@ -128,5 +129,58 @@ TEST_CASE("the facility power cap holds on a heterogeneous fleet in both modes",
     fleetwatt::results::ResultReader f(dir / "p.h5");
     CHECK(f.doubles("/summary/peak_facility_W").at(0) <= 4000.0 + 1e-6);
     CHECK(f.doubles("/summary/jobs_finished").at(0) > 50.0);
+  }
+}
+
+TEST_CASE("replayed Alibaba 2023 jobs run their recorded time on whichever GPU type they get",
+          "[cli][fleet][shared]") {
+  FLEETWATT_REQUIRE_SHARED_DATA(data);
+  TempDir dir;
+  // A small fleet of three types, and arrivals 20x as dense, so that jobs spill from the A800 (reference)
+  // server onto T4 and V100 servers.
+  const auto trace = (data / "alibaba-gpu-v2023" / "openb_pod_list_default.csv").string();
+  const auto scenario = dir.write("r.toml", R"(seed = 7
+[[fleet.group]]
+nodes = 1
+gpus_per_node = 8
+gpu = "a800"
+[[fleet.group]]
+nodes = 8
+gpus_per_node = 2
+gpu = "t4"
+[[fleet.group]]
+nodes = 2
+gpus_per_node = 4
+gpu = "v100"
+[workload]
+horizon_s = 20000000
+[workload.trace]
+file = ")" + trace + R"("
+format = "alibaba2023"
+max_jobs = 300
+arrival_scale = 20
+)");
+  REQUIRE(run_command(fw() + " run -q " + scenario.string() + " -o " + (dir / "r.h5").string()).exit_code ==
+          0);
+  fleetwatt::results::ResultReader f(dir / "r.h5");
+  const auto start = f.doubles("/jobs/start_s"), end = f.doubles("/jobs/end_s");
+  const auto recorded = f.doubles("/jobs/recorded_runtime_s");
+  const auto gpu = f.strings("/jobs/gpu");
+  std::map<std::string, std::pair<double, double>> totals;  // type -> (simulated, recorded) run time
+  std::map<std::string, int> jobs;
+  for (std::size_t i = 0; i < gpu.size(); ++i) {
+    if (std::isnan(end[i])) continue;
+    const double target = std::max(1.0, recorded[i]);  // zero-length records replay as 1 s
+    totals[gpu[i]].first += end[i] - start[i];
+    totals[gpu[i]].second += target;
+    ++jobs[gpu[i]];
+    // The datasheet predictor's epoch is a whole number of steps (ceil(samples / batch)), so a match is
+    // exact only to a step per epoch: within 0.5 % for jobs of 10 minutes or more.
+    if (target >= 600.0) CHECK(std::fabs(end[i] - start[i] - target) <= 0.005 * target);
+  }
+  for (const char* type : {"a800", "t4", "v100"}) {
+    INFO(type);
+    CHECK(jobs[type] >= 50);
+    CHECK(totals[type].first == Approx(totals[type].second).epsilon(1e-4));
   }
 }
