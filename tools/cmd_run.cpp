@@ -55,7 +55,12 @@ void add_run_command(CLI::App& app, Action& action) {
   auto opts = std::make_shared<RunOptions>();
   CLI::App* cmd =
       app.add_subcommand("run", "Simulate a scenario; write an HDF5 result file and print a summary");
-  cmd->add_option("scenario", opts->scenario, "Scenario TOML file")->required();
+  cmd->add_option(
+         "scenario", opts->scenario,
+         "Scenario TOML file (README, 'Scenario reference'): [fleet] of identical nodes or of "
+         "[[fleet.group]] node groups (nodes, gpus_per_node, gpu; one GPU type per job), [facility], "
+         "[predictor], [scheduler], [workload], [output]")
+      ->required();
   cmd->add_option("-o,--output", opts->output, "Result file (HDF5); default: the scenario's [output] path");
   cmd->add_option("--seed", opts->seed, "Random seed; overrides the scenario's seed");
   cmd->add_option("--band", opts->band,

@@ -184,3 +184,9 @@ arrival_scale = 20
     CHECK(totals[type].first == Approx(totals[type].second).epsilon(1e-4));
   }
 }
+
+TEST_CASE("run --help names node groups", "[cli][fleet]") {
+  auto r = run_command(fw() + " run --help");
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("[[fleet.group]]") != std::string::npos);
+}
