@@ -156,9 +156,9 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
         runs_on_.push_back(ok ? 1 : 0);
         if (!ok) continue;
         const TypedRun& r = typed_.back();
-        any = true;
         job.queued_peak_W = std::max(job.queued_peak_W, std::max(r.profile.peak_W, r.profile.valley_W));
-        job.queued_idle_W = job.queued_idle_W > 0.0 ? std::min(job.queued_idle_W, gpu.idle_W) : gpu.idle_W;
+        job.queued_idle_W = any ? std::min(job.queued_idle_W, gpu.idle_W) : gpu.idle_W;
+        any = true;
         for (std::uint32_t g = 0; g < groups.size(); ++g)
           if (layout_.type_of_group(g) == t) largest = std::max(largest, layout_.gpus(g));
       }
