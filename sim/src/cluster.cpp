@@ -10,7 +10,7 @@ namespace fleetwatt::sim {
 Cluster::Cluster(std::uint32_t nodes, std::uint32_t gpus_per_node)
     : Cluster(std::span<const NodeBlock>(std::vector<NodeBlock>{{nodes, gpus_per_node}})) {}
 
-Cluster::Cluster(std::span<const NodeBlock> blocks) {
+Cluster::Cluster(std::span<const NodeBlock> blocks, NodeIndex node_offset) : node_offset_(node_offset) {
   std::uint64_t total = 0;
   for (const auto& b : blocks) {
     if (b.nodes == 0 || b.gpus_per_node == 0) throw std::invalid_argument("a cluster needs nodes and GPUs");

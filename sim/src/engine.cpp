@@ -107,12 +107,12 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
   const auto& groups = layout_.groups();
   const auto& types = layout_.types();
   if (groups.size() > 1) {
-    if (setup_.topology)
-      throw workloads::ConfigError({}, "topology",
-                                   "a [topology] needs identical nodes; this fleet has several node groups");
+    if (setup_.topology && !cluster_.uniform())
+      throw workloads::ConfigError(
+          {}, "topology", "a [topology] needs nodes of one size; these node groups differ in GPUs per node");
     for (std::uint32_t g = 0; g < groups.size(); ++g) {
       const NodeBlock block{groups[g].nodes, groups[g].gpus_per_node};
-      group_clusters_.emplace_back(std::span<const NodeBlock>(&block, 1));
+      group_clusters_.emplace_back(std::span<const NodeBlock>(&block, 1), layout_.first_node(g));
     }
   }
   jobs_.reserve(specs.size());

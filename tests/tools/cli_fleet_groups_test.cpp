@@ -190,3 +190,52 @@ TEST_CASE("run --help names node groups", "[cli][fleet]") {
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("[[fleet.group]]") != std::string::npos);
 }
+
+TEST_CASE("node groups of one node size run under a [topology]", "[cli][fleet][network]") {
+  TempDir dir;
+  // Two A800 servers, then two V100 servers, 4 GPUs each, under two leaves; 8-GPU jobs span two servers of
+  // one group (and one leaf) and talk over the network.
+  const auto scenario = dir.write("t.toml", R"(seed = 3
+[[fleet.group]]
+nodes = 2
+gpus_per_node = 4
+gpu = "a800"
+[[fleet.group]]
+nodes = 2
+gpus_per_node = 4
+gpu = "v100"
+[topology]
+kind = "leaf_spine"
+hosts_per_leaf = 2
+spines = 1
+nic_gbps = 10
+comm_overlap = 0
+storage_servers = 0
+[workload]
+horizon_s = 20000
+[[workload.jobs]]
+n_gpus = 8
+epochs = 2
+model = "resnet50"
+params = 25.6e6
+batch_size = 256
+dataset_samples = 50000
+[[workload.jobs]]
+n_gpus = 8
+epochs = 2
+model = "resnet50"
+params = 25.6e6
+batch_size = 256
+dataset_samples = 50000
+)");
+  auto r = run_command(fw() + " run -q " + scenario.string() + " -o " + (dir / "t.h5").string());
+  REQUIRE(r.exit_code == 0);
+  fleetwatt::results::ResultReader f(dir / "t.h5");
+  CHECK(f.strings("/jobs/nodes") == std::vector<std::string>{"0,1", "2,3"});
+  CHECK(f.strings("/jobs/gpu") == std::vector<std::string>{"a800", "v100"});
+  CHECK(f.doubles("/summary/jobs_finished").at(0) == 2.0);
+  CHECK(f.has("/network/power_W"));
+  const auto comm = f.doubles("/jobs/comm_s");
+  CHECK(comm.at(0) > 0.0);  // two servers: gradients cross the leaf
+  CHECK(comm.at(1) > 0.0);
+}

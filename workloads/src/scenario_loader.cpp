@@ -446,9 +446,13 @@ Scenario parse_scenario(std::string_view text, const std::filesystem::path& file
   if (auto t = top.table("output")) s.output = parse_output(*t);
   // The topology's keys belong to topologies/ (parse_topology_config), like a predictor's parameters.
   if (auto t = top.table("topology")) {
-    if (s.fleet.groups.size() > 1)
-      throw ConfigError(t->where(), "topology",
-                        "a [topology] needs identical nodes; this fleet has several [[fleet.group]] tables");
+    for (const auto& g : s.fleet.groups)
+      if (g.gpus_per_node != s.fleet.groups.front().gpus_per_node)
+        throw ConfigError(
+            t->where(), "topology",
+            fmt::format("a [topology] needs nodes of one size; the [[fleet.group]] tables have {} "
+                        "and {} GPUs per node",
+                        s.fleet.groups.front().gpus_per_node, g.gpus_per_node));
     s.topology = t->params_except({});
   }
   if (s.workload.jobs.empty() && !s.workload.generator && !s.workload.trace && !s.workload.preset)

@@ -32,8 +32,9 @@ class Cluster {
  public:
   /// A uniform fleet.
   Cluster(std::uint32_t nodes, std::uint32_t gpus_per_node);
-  /// Node blocks laid out in order (the first block's nodes are 0 .. nodes - 1, and so on).
-  explicit Cluster(std::span<const NodeBlock> blocks);
+  /// Node blocks laid out in order (the first block's nodes are 0 .. nodes - 1, and so on). `node_offset`:
+  /// the fleet index of node 0, for a node group's own view of a larger fleet (rack lookups).
+  explicit Cluster(std::span<const NodeBlock> blocks, NodeIndex node_offset = 0);
 
   [[nodiscard]] std::uint32_t nodes() const noexcept { return nodes_; }
   /// GPUs of the largest node (every node's count on a uniform fleet).
@@ -46,6 +47,8 @@ class Cluster {
   [[nodiscard]] GpuIndex first_gpu(NodeIndex n) const noexcept { return first_gpu_[n]; }
   [[nodiscard]] std::uint32_t gpus() const noexcept { return static_cast<std::uint32_t>(owner_.size()); }
   [[nodiscard]] NodeIndex node_of(GpuIndex g) const noexcept { return node_of_gpu_[g]; }
+  /// Fleet index of this cluster's node 0 (0 unless it is one node group's view).
+  [[nodiscard]] NodeIndex node_offset() const noexcept { return node_offset_; }
   /// Whether every node holds the same number of GPUs.
   [[nodiscard]] bool uniform() const noexcept { return uniform_; }
 
@@ -70,6 +73,7 @@ class Cluster {
   void move_bucket(NodeIndex n, std::uint32_t from, std::uint32_t to);
 
   std::uint32_t nodes_ = 0, gpus_per_node_ = 0;
+  NodeIndex node_offset_ = 0;
   bool uniform_ = true;
   std::vector<GpuIndex> first_gpu_;     ///< [n] = first GPU of node n; [nodes] = gpus()
   std::vector<NodeIndex> node_of_gpu_;  ///< O(1) node lookup for any layout
