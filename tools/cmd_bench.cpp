@@ -70,19 +70,22 @@ int bench(const BenchOptions& o) {
   if (!o.no_output) {
     writer.emplace(out, results::WriterLayout{
                             r.setup.nodes, r.setup.gpus_per_node, r.scenario.output.facility_interval_s,
-                            r.scenario.output.node_interval_s, r.scenario.output.gpu_changes});
+                            r.scenario.output.node_interval_s, r.scenario.output.gpu_changes,
+                            engine.cluster().uniform() ? 0 : engine.cluster().gpus()});
     engine.attach(&*writer);
   }
   engine.run(progress_printer(), 100000, &stop_flag());
   if (writer) {
-    writer->write_jobs(engine.jobs(), r.setup.gpus_per_node);
+    const bool groups = engine.layout().groups().size() > 1;
+    writer->write_jobs(engine.jobs(), engine.cluster(), groups);
+    if (groups) writer->write_fleet(engine.layout().groups());
     writer->write_summary(engine.summary());
     writer->commit();
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const auto& s = engine.summary();
   std::cout << fmt::format("  scenario                    {} ({} GPUs, {:.1f} h, {} jobs)\n", o.scenario,
-                           r.setup.nodes * r.setup.gpus_per_node, s.horizon_s / 3600, s.jobs_total);
+                           engine.cluster().gpus(), s.horizon_s / 3600, s.jobs_total);
   std::cout << fmt::format(
       "  engine events               {} in {:.3f} s = {:.2f} M events/s (engine loop incl. "
       "power accounting{})\n",

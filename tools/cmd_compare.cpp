@@ -67,7 +67,10 @@ int compare(const CompareOptions& o) {
     if (!out) throw workloads::ConfigError({o.csv, 0, 0}, "--csv", "cannot be written");
     results::write_comparison_csv(out, rows);
   }
-  if (!o.output.empty()) results::write_comparison_h5(o.output, rows, r.scenario.text, r.setup.gpus_per_node);
+  if (!o.output.empty()) {
+    const sim::Cluster cluster(sim::FleetLayout(sim::fleet_groups(r.setup)).blocks());
+    results::write_comparison_h5(o.output, rows, r.scenario.text, cluster);
+  }
   return 0;
 }
 

@@ -27,12 +27,18 @@ int run_scenario(const RunOptions& o) {
   // The engine predicts every job before the writer exists, so a bad job fails before any file is made.
   sim::Engine engine(r.setup, std::move(r.jobs), *r.predictor, sim::make_scheduler(r.scenario.scheduler),
                      sim::make_placement(r.scenario.scheduler));
-  results::WriterLayout layout{r.setup.nodes, r.setup.gpus_per_node, r.scenario.output.facility_interval_s,
-                               r.scenario.output.node_interval_s, r.scenario.output.gpu_changes};
+  results::WriterLayout layout{r.setup.nodes,
+                               r.setup.gpus_per_node,
+                               r.scenario.output.facility_interval_s,
+                               r.scenario.output.node_interval_s,
+                               r.scenario.output.gpu_changes,
+                               engine.cluster().uniform() ? 0 : engine.cluster().gpus()};
   results::ResultWriter writer(out, layout);
   engine.attach(&writer);
   engine.run(progress_printer(), 100000, &stop_flag());
-  writer.write_jobs(engine.jobs(), r.setup.gpus_per_node);
+  const bool groups = engine.layout().groups().size() > 1;
+  writer.write_jobs(engine.jobs(), engine.cluster(), groups);
+  if (groups) writer.write_fleet(engine.layout().groups());
   writer.write_summary(engine.summary());
   writer.write_provenance(
       {r.scenario.text, r.scenario.file.string(), r.scenario.seed, FLEETWATT_VERSION, FLEETWATT_GIT_COMMIT});
@@ -49,7 +55,12 @@ void add_run_command(CLI::App& app, Action& action) {
   auto opts = std::make_shared<RunOptions>();
   CLI::App* cmd =
       app.add_subcommand("run", "Simulate a scenario; write an HDF5 result file and print a summary");
-  cmd->add_option("scenario", opts->scenario, "Scenario TOML file")->required();
+  cmd->add_option(
+         "scenario", opts->scenario,
+         "Scenario TOML file (README, 'Scenario reference'): [fleet] of identical nodes or of "
+         "[[fleet.group]] node groups (nodes, gpus_per_node, gpu; one GPU type per job), [facility], "
+         "[predictor], [scheduler], [workload], [output]")
+      ->required();
   cmd->add_option("-o,--output", opts->output, "Result file (HDF5); default: the scenario's [output] path");
   cmd->add_option("--seed", opts->seed, "Random seed; overrides the scenario's seed");
   cmd->add_option("--band", opts->band,

@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "fleetwatt/workloads/job_table_csv.hpp"
 #include "fleetwatt/workloads/trace.hpp"
+#include "trace_fleet.hpp"
 
 namespace fleetwatt::tools {
 
@@ -109,66 +110,6 @@ int convert(const TraceCliOptions& o) {
   return 0;
 }
 
-// Node list columns (Alibaba GPU 2023): sn, cpu_milli, memory_mib, gpu, model.
-int fleet(const std::string& file, const std::string& output, const std::string& gpu, double node_base_W) {
-  std::ifstream in(file);
-  if (!in) throw workloads::TraceFormatError({file, 0, 0}, "file", "cannot be opened");
-  std::string line;
-  std::getline(in, line);
-  std::uint32_t nodes = 0, gpus = 0, ln = 1;
-  std::map<std::string, std::pair<std::uint32_t, std::uint32_t>> by_model;  // model -> (nodes, GPUs)
-  std::map<std::uint32_t, std::uint32_t> by_count;
-  while (std::getline(in, line)) {
-    ++ln;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    std::vector<std::string> f;
-    std::size_t start = 0;
-    for (std::size_t i = 0; i <= line.size(); ++i)
-      if (i == line.size() || line[i] == ',') f.push_back(line.substr(start, i - start)), start = i + 1;
-    if (f.size() != 5)
-      throw workloads::TraceFormatError({file, ln, 0}, "record",
-                                        "expected sn,cpu_milli,memory_mib,gpu,model");
-    std::uint32_t g = 0;
-    try {
-      g = static_cast<std::uint32_t>(std::stoul(f[3]));
-    } catch (const std::exception&) {
-      throw workloads::TraceFormatError({file, ln, 4}, "gpu", fmt::format("'{}' is not a GPU count", f[3]));
-    }
-    if (g == 0) continue;  // CPU-only nodes run no GPU task
-    ++nodes;
-    gpus += g;
-    auto& m = by_model[f[4].empty() ? "unknown" : f[4]];
-    ++m.first;
-    m.second += g;
-    ++by_count[g];
-  }
-  if (nodes == 0) throw workloads::TraceFormatError({file, 0, 0}, "gpu", "no node with GPUs");
-  // The engine's nodes are identical: keep the recorded node count and the mean GPUs per node.
-  const auto per_node =
-      static_cast<std::uint32_t>(std::max(1.0, std::round(static_cast<double>(gpus) / nodes)));
-  std::ofstream out(output);
-  if (!out) throw workloads::ConfigError({output, 0, 0}, "--output", "cannot be written");
-  out << fmt::format("# Fleet derived by `fleetwatt trace fleet` from {}\n",
-                     std::filesystem::path(file).filename().string());
-  out << fmt::format("# recorded: {} GPU nodes holding {} GPUs\n", nodes, gpus);
-  for (const auto& [model, m] : by_model)
-    out << fmt::format("#   {:<10} {:>5} nodes {:>6} GPUs\n", model, m.first, m.second);
-  std::string counts;
-  for (const auto& [g, n] : by_count)
-    counts += fmt::format("{}{} x {} GPUs", counts.empty() ? "" : ", ", n, g);
-  out << fmt::format("#   per node: {}\n", counts);
-  out << fmt::format(
-      "# fleetwatt nodes are identical: {} nodes x {} GPUs = {} GPUs ({:+.1f} % of the recorded count)\n",
-      nodes, per_node, nodes * per_node, 100.0 * (static_cast<double>(nodes * per_node) - gpus) / gpus);
-  out << "[fleet]\n";
-  out << fmt::format("nodes = {}\ngpus_per_node = {}\ngpu = \"{}\"\nnode_base_w = {}\n", nodes, per_node, gpu,
-                     node_base_W);
-  std::cout << fmt::format("{} nodes x {} GPUs written to {} (recorded: {} GPUs)\n", nodes, per_node, output,
-                           gpus);
-  return 0;
-}
-
 void add_trace_options(CLI::App* cmd, TraceCliOptions& o) {
   cmd->add_option("file", o.file, "Trace file")->required()->check(CLI::ExistingFile);
   cmd->add_option("--format", o.format,
@@ -216,16 +157,20 @@ void add_trace_command(CLI::App& app, Action& action) {
   auto fo = std::make_shared<FleetOptions>();
   CLI::App* f = trace->add_subcommand(
       "fleet",
-      "Derive a [fleet] section from a recorded node list (Alibaba 2023 openb_node_list_gpu_node.csv)");
+      "Derive a [fleet] section with one [[fleet.group]] per (GPUs per node, model) from a recorded node "
+      "list (Alibaba 2023 openb_node_list_gpu_node.csv)");
   f->add_option("file", fo->file, "Node list CSV (sn, cpu_milli, memory_mib, gpu, model)")
       ->required()
       ->check(CLI::ExistingFile);
   f->add_option("-o,--output", fo->output, "Fleet TOML to write")->required();
-  f->add_option("--gpu", fo->gpu, "GPU hardware preset for every node (default a800)");
+  f->add_option("--gpu", fo->gpu,
+                "GPU preset standing in for anonymised models (G2, G3, ...; default a800); P100, V100M16/32, "
+                "T4 and A10 map to p100, v100, t4 and a10");
   f->add_option("--node-base-w", fo->node_base_W, "Non-GPU power of a node, W (default 0)")
       ->check(CLI::NonNegativeNumber);
-  f->callback(
-      [fo, &action] { action = [fo] { return fleet(fo->file, fo->output, fo->gpu, fo->node_base_W); }; });
+  f->callback([fo, &action] {
+    action = [fo] { return write_trace_fleet(fo->file, fo->output, fo->gpu, fo->node_base_W); };
+  });
 }
 
 }  // namespace fleetwatt::tools

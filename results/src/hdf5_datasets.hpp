@@ -2,6 +2,8 @@
 // and the `units` attribute every dataset carries.
 #pragma once
 
+#include <functional>
+
 #include <H5Cpp.h>
 
 #include <cstdint>
@@ -64,5 +66,8 @@ namespace fleetwatt::results {
 
 /// The job table (one dataset per column) of a run into `group`.
 void write_job_datasets(H5::Group& group, const std::vector<sim::Job>& jobs, std::uint32_t gpus_per_node);
+/// The job table, with each GPU's node from `node_of`; with `gpu_column`, each job's GPU preset too.
+void write_job_datasets(H5::Group& group, const std::vector<sim::Job>& jobs,
+                        const std::function<std::int64_t(sim::GpuIndex)>& node_of, bool gpu_column = false);
 
 }  // namespace fleetwatt::results

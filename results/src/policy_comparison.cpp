@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cmath>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <numeric>
 #include <thread>
@@ -190,8 +191,9 @@ std::string format_comparison(const std::vector<ComparisonRow>& rows) {
   return out;
 }
 
-void write_comparison_h5(const std::filesystem::path& file, const std::vector<ComparisonRow>& rows,
-                         const std::string& scenario_text, std::uint32_t gpus_per_node) {
+static void write_comparison_file(const std::filesystem::path& file, const std::vector<ComparisonRow>& rows,
+                                  const std::string& scenario_text,
+                                  const std::function<std::int64_t(sim::GpuIndex)>& node_of) {
   const auto temp = std::filesystem::path(file.string() + ".tmp");
   {
     H5::H5File f(temp.string(), H5F_ACC_TRUNC);
@@ -221,10 +223,22 @@ void write_comparison_h5(const std::filesystem::path& file, const std::vector<Co
       write_vector(fac, "carbon_kg", r.facility_carbon_kg, "kg (over the interval)");
       write_vector(fac, "cost", r.facility_cost, "currency of the [grid.price] signal (over the interval)");
       H5::Group jobs = g.createGroup("jobs");
-      write_job_datasets(jobs, r.jobs, gpus_per_node);
+      write_job_datasets(jobs, r.jobs, node_of);
     }
   }
   std::filesystem::rename(temp, file);
+}
+
+void write_comparison_h5(const std::filesystem::path& file, const std::vector<ComparisonRow>& rows,
+                         const std::string& scenario_text, std::uint32_t gpus_per_node) {
+  write_comparison_file(file, rows, scenario_text,
+                        [gpus_per_node](sim::GpuIndex g) { return std::int64_t{g / gpus_per_node}; });
+}
+
+void write_comparison_h5(const std::filesystem::path& file, const std::vector<ComparisonRow>& rows,
+                         const std::string& scenario_text, const sim::Cluster& cluster) {
+  write_comparison_file(file, rows, scenario_text,
+                        [&cluster](sim::GpuIndex g) { return std::int64_t{cluster.node_of(g)}; });
 }
 
 }  // namespace fleetwatt::results

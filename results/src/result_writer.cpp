@@ -159,7 +159,9 @@ ResultWriter::ResultWriter(std::filesystem::path target, const WriterLayout& lay
 
   m.gpu_changes = layout.gpu_changes;
   m.gpus_group.emplace(m.file->createGroup("/gpus"));
-  write_int_attribute(*m.gpus_group, "count", static_cast<std::int64_t>(layout.nodes) * layout.gpus_per_node);
+  write_int_attribute(*m.gpus_group, "count",
+                      layout.gpus > 0 ? static_cast<std::int64_t>(layout.gpus)
+                                      : static_cast<std::int64_t>(layout.nodes) * layout.gpus_per_node);
   write_int_attribute(*m.gpus_group, "gpus_per_node", layout.gpus_per_node);
   if (m.gpu_changes) {
     m.changes_group.emplace(m.file->createGroup("/gpus/changes"));
@@ -169,8 +171,12 @@ ResultWriter::ResultWriter(std::filesystem::path target, const WriterLayout& lay
     m.c_power.emplace(cg, "power_W", H5::PredType::NATIVE_DOUBLE, "W", kChangeChunk);
     write_string_attribute(
         cg, "description",
-        "from time_s[i] on, GPU gpu[i] (node = gpu / gpus_per_node) draws power_W[i]; rows are in "
-        "time order and every GPU has a row at time 0");
+        layout.gpus > 0
+            ? "from time_s[i] on, GPU gpu[i] draws power_W[i] (GPUs are numbered node-major through "
+              "the node groups of /fleet, in order); rows are in time order and every GPU has a row at "
+              "time 0"
+            : "from time_s[i] on, GPU gpu[i] (node = gpu / gpus_per_node) draws power_W[i]; rows are in "
+              "time order and every GPU has a row at time 0");
   }
 }
 
@@ -234,7 +240,46 @@ void ResultWriter::write_jobs(const std::vector<sim::Job>& jobs, std::uint32_t g
   write_job_datasets(g, jobs, gpus_per_node);
 }
 
+void ResultWriter::write_jobs(const std::vector<sim::Job>& jobs, const sim::Cluster& cluster,
+                              bool gpu_column) {
+  H5::Group g = impl_->file->createGroup("/jobs");
+  write_job_datasets(
+      g, jobs, [&cluster](sim::GpuIndex gpu) { return std::int64_t{cluster.node_of(gpu)}; }, gpu_column);
+}
+
+void ResultWriter::write_fleet(const std::vector<sim::FleetGroup>& groups) {
+  H5::Group g = impl_->file->createGroup("/fleet");
+  std::vector<std::string> name, gpu;
+  std::vector<std::int64_t> nodes, per_node;
+  std::vector<double> idle, tdp, base;
+  for (const auto& grp : groups) {
+    name.push_back(grp.name);
+    gpu.push_back(grp.gpu.id);
+    nodes.push_back(grp.nodes);
+    per_node.push_back(grp.gpus_per_node);
+    idle.push_back(grp.gpu.idle_W);
+    tdp.push_back(grp.gpu.tdp_W);
+    base.push_back(grp.node_base_W);
+  }
+  write_strings(g, "name", name, "text: node group name");
+  write_vector(g, "nodes", nodes, "1");
+  write_vector(g, "gpus_per_node", per_node, "1");
+  write_strings(g, "gpu", gpu, "text: GPU preset id");
+  write_vector(g, "gpu_idle_W", idle, "W per GPU");
+  write_vector(g, "gpu_tdp_W", tdp, "W per GPU");
+  write_vector(g, "node_base_W", base, "W per node");
+  write_string_attribute(g, "description",
+                         "row k: node group k; groups are laid out in order (group 0's nodes first), GPUs "
+                         "numbered node-major through them");
+}
+
 void write_job_datasets(H5::Group& g, const std::vector<sim::Job>& jobs, std::uint32_t gpus_per_node) {
+  write_job_datasets(g, jobs,
+                     [gpus_per_node](sim::GpuIndex gpu) { return std::int64_t{gpu / gpus_per_node}; });
+}
+
+void write_job_datasets(H5::Group& g, const std::vector<sim::Job>& jobs,
+                        const std::function<std::int64_t(sim::GpuIndex)>& node_of, bool gpu_column) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   std::vector<std::int64_t> id, n_gpus, epochs, epochs_done;
   std::vector<std::string> cls, nodes, state;
@@ -247,7 +292,7 @@ void write_job_datasets(H5::Group& g, const std::vector<sim::Job>& jobs, std::ui
     std::string ns;
     std::int64_t last = -1;
     for (auto gpu : j.gpus) {
-      const std::int64_t node = gpu / gpus_per_node;
+      const std::int64_t node = node_of(gpu);
       if (node == last) continue;
       if (!ns.empty()) ns += ',';
       ns += std::to_string(node);
@@ -289,9 +334,10 @@ void write_job_datasets(H5::Group& g, const std::vector<sim::Job>& jobs, std::ui
   write_vector(g, "valley_s", valley_s, "s per epoch");
   write_vector(g, "energy_J", energy, "J (all the job's GPUs, up to the horizon)");
   // Where the job came from: trace id and status, and which fields were inferred rather than recorded.
-  std::vector<std::string> trace_id, status, inferred;
+  std::vector<std::string> trace_id, status, inferred, gpu;
   std::vector<double> recorded_runtime, limit, paused;
   for (const auto& j : jobs) {
+    gpu.push_back(j.gpu);
     trace_id.push_back(j.spec.trace_id);
     status.push_back(workloads::to_string(j.spec.status));
     inferred.push_back(workloads::inferred_names(j.spec.inferred));
@@ -299,6 +345,8 @@ void write_job_datasets(H5::Group& g, const std::vector<sim::Job>& jobs, std::ui
     limit.push_back(j.spec.limit_s.value_or(nan));
     paused.push_back(j.paused_gpu_seconds);
   }
+  if (gpu_column)
+    write_strings(g, "gpu", gpu, "text: GPU preset id of the node group it ran on (empty: never started)");
   write_strings(g, "trace_id", trace_id, "text: the job's id in its source trace");
   write_strings(g, "status", status,
                 "text: unknown|completed|failed|cancelled|running|pending in the source");

@@ -37,6 +37,10 @@ std::string format_summary(const sim::RunSummary& s) {
       "fleetwatt run: {:.2f} h simulated in {:.2f} s ({} events; scheduler {}, placement {}, "
       "predictor {})\n",
       s.horizon_s / 3600.0, s.wall_s, s.events, s.scheduler, s.placement, s.predictor);
+  if (s.fleet_groups.size() > 1) {
+    line("fleet", fmt::format("{} node groups", s.fleet_groups.size()));
+    for (const auto& g : s.fleet_groups) out += fmt::format("    {}\n", g);
+  }
   line("jobs finished",
        fmt::format("{} of {} arrived ({} in the workload)", s.jobs_finished, s.jobs_arrived, s.jobs_total));
   line("jobs running at the end", fmt::format("{}", s.jobs_running));

@@ -26,6 +26,7 @@ class Engine::Context final : public SchedulerContext {
   const Job& job(JobIndex j) const override { return e_.jobs_.at(j); }
   const Cluster& cluster() const override { return e_.cluster_; }
   std::optional<Placement> place(JobIndex j) const override {
+    if (!e_.group_clusters_.empty()) return e_.place_in_group(j);
     return e_.placement_->place(e_.cluster_, e_.jobs_.at(j).spec.n_gpus);
   }
   void start(JobIndex j, Placement gpus) override { e_.start_job(j, std::move(gpus)); }
@@ -34,7 +35,11 @@ class Engine::Context final : public SchedulerContext {
         std::max(t, now()), [this] { e_.request_schedule(); }, kArrivalPriority);
   }
   FleetPower fleet_power() const override {
-    return {e_.setup_.gpu.idle_W, e_.setup_.gpu.tdp_W, e_.setup_.node_base_W, e_.setup_.pue};
+    // Several groups: per-GPU figures are the reference (first) group's; the fleet's idle is exact.
+    const auto& ref = e_.layout_.groups().front();
+    FleetPower fp{ref.gpu.idle_W, ref.gpu.tdp_W, ref.node_base_W, e_.setup_.pue, std::nullopt};
+    if (e_.layout_.groups().size() > 1) fp.idle_it_W = e_.layout_.idle_it_W();
+    return fp;
   }
   std::span<const JobIndex> running() const override { return e_.running_; }
   double facility_power_W() const override { return e_.ledger_.facility_power_W(); }
@@ -56,42 +61,130 @@ class Engine::Context final : public SchedulerContext {
   Engine& e_;
 };
 
+std::vector<FleetGroup> fleet_groups(const EngineSetup& setup) {
+  if (!setup.groups.empty()) return setup.groups;
+  return {FleetGroup{setup.gpu.id, setup.nodes, setup.gpus_per_node, setup.gpu, setup.node_base_W}};
+}
+
+namespace {
+LedgerConfig ledger_config(const EngineSetup& s, const FleetLayout& layout) {
+  LedgerConfig c;
+  c.nodes = s.nodes;
+  c.gpus_per_node = s.gpus_per_node;
+  c.gpu_idle_W = s.gpu.idle_W;
+  c.node_base_W = s.node_base_W;
+  c.pue = s.pue;
+  c.facility_interval = s.facility_interval;
+  c.node_interval = s.node_interval;
+  if (!s.groups.empty()) c.groups = layout.ledger_groups();
+  return c;
+}
+}  // namespace
+
+void Engine::check_profile(const workloads::JobSpec& spec, const workloads::PhaseProfile& p) const {
+  if (!(p.peak_s >= 0 && p.valley_s >= 0 && p.peak_W >= 0 && p.valley_W >= 0) || !(p.epoch_s() > 0) ||
+      !std::isfinite(p.epoch_s()) || !std::isfinite(p.peak_W) || !std::isfinite(p.valley_W))
+    throw workloads::ConfigError(
+        spec.class_origin, "phases",
+        fmt::format("job {}: predictor '{}' gave an impossible phase profile (peak {} W for "
+                    "{} s, valley {} W for {} s)",
+                    spec.id, predictor_.name(), p.peak_W, p.peak_s, p.valley_W, p.valley_s));
+  if (Duration::from_seconds(p.peak_s) + Duration::from_seconds(p.valley_s) <= Duration::zero())
+    throw workloads::ConfigError(spec.class_origin, "phases",
+                                 fmt::format("job {}: epoch shorter than 1 ns", spec.id));
+}
+
 Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
                const models::PowerPredictor& predictor, std::unique_ptr<Scheduler> scheduler,
                std::unique_ptr<PlacementPolicy> placement)
     : setup_(std::move(setup)),
+      layout_(fleet_groups(setup_)),
       predictor_(predictor),
       scheduler_(std::move(scheduler)),
       placement_(std::move(placement)),
       context_(std::make_unique<Context>(*this)),
-      cluster_(setup_.nodes, setup_.gpus_per_node),
-      ledger_(LedgerConfig{setup_.nodes, setup_.gpus_per_node, setup_.gpu.idle_W, setup_.node_base_W,
-                           setup_.pue, setup_.facility_interval, setup_.node_interval}) {
+      cluster_(layout_.blocks()),
+      ledger_(ledger_config(setup_, layout_)) {
+  const auto& groups = layout_.groups();
+  const auto& types = layout_.types();
+  if (groups.size() > 1) {
+    if (setup_.topology && !cluster_.uniform())
+      throw workloads::ConfigError(
+          {}, "topology", "a [topology] needs nodes of one size; these node groups differ in GPUs per node");
+    for (std::uint32_t g = 0; g < groups.size(); ++g) {
+      const NodeBlock block{groups[g].nodes, groups[g].gpus_per_node};
+      group_clusters_.emplace_back(std::span<const NodeBlock>(&block, 1), layout_.first_node(g));
+    }
+  }
   jobs_.reserve(specs.size());
+  if (types.size() > 1) {
+    typed_.reserve(specs.size() * types.size());
+    runs_on_.reserve(specs.size() * types.size());
+  }
   for (auto& spec : specs) {
     if (spec.n_gpus == 0 || spec.n_gpus > cluster_.gpus())
       throw workloads::ConfigError(
           spec.class_origin, "n_gpus",
           fmt::format("job {} asks for {} GPUs; the fleet has {}", spec.id, spec.n_gpus, cluster_.gpus()));
-    Job job;
-    job.profile = spec.phases ? *spec.phases : predictor_.predict(spec, setup_.gpu);
-    const auto& p = job.profile;
-    if (!(p.peak_s >= 0 && p.valley_s >= 0 && p.peak_W >= 0 && p.valley_W >= 0) || !(p.epoch_s() > 0) ||
-        !std::isfinite(p.epoch_s()) || !std::isfinite(p.peak_W) || !std::isfinite(p.valley_W))
+    // A job runs within one node group: one larger than every group could never start.
+    if (spec.n_gpus > layout_.largest_group_gpus())
       throw workloads::ConfigError(
-          spec.class_origin, "phases",
-          fmt::format("job {}: predictor '{}' gave an impossible phase profile (peak {} W for "
-                      "{} s, valley {} W for {} s)",
-                      spec.id, predictor_.name(), p.peak_W, p.peak_s, p.valley_W, p.valley_s));
-    job.peak = Duration::from_seconds(p.peak_s);
-    job.valley = Duration::from_seconds(p.valley_s);
-    if (job.peak + job.valley <= Duration::zero())
-      throw workloads::ConfigError(spec.class_origin, "phases",
-                                   fmt::format("job {}: epoch shorter than 1 ns", spec.id));
+          spec.class_origin, "n_gpus",
+          fmt::format("job {} asks for {} GPUs; a job runs within one node group and the largest has {}",
+                      spec.id, spec.n_gpus, layout_.largest_group_gpus()));
+    Job job;
+    if (types.size() == 1) {
+      job.profile = spec.phases ? *spec.phases : predictor_.predict(spec, types.front());
+      check_profile(spec, job.profile);
+    } else {
+      // Every type's run up front, so a bad job fails here, before anything is written. A type the
+      // predictor refuses the job on is left out for it; a job no type (with a group large enough) can
+      // run is refused.
+      std::optional<workloads::ConfigError> first_error;
+      std::uint32_t largest = 0;
+      bool any = false;
+      for (std::uint32_t t = 0; t < types.size(); ++t) {
+        const auto& gpu = types[t];
+        bool ok = true;
+        try {
+          typed_.push_back(run_on_type(spec, gpu, predictor_));
+          check_profile(spec, typed_.back().profile);
+        } catch (const workloads::ConfigError& e) {
+          if (!first_error) first_error = e;
+          if (typed_.size() < jobs_.size() * types.size() + t + 1) typed_.emplace_back();
+          ok = false;
+        }
+        runs_on_.push_back(ok ? 1 : 0);
+        if (!ok) continue;
+        const TypedRun& r = typed_.back();
+        job.queued_peak_W = std::max(job.queued_peak_W, std::max(r.profile.peak_W, r.profile.valley_W));
+        job.queued_idle_W = any ? std::min(job.queued_idle_W, gpu.idle_W) : gpu.idle_W;
+        any = true;
+        for (std::uint32_t g = 0; g < groups.size(); ++g)
+          if (layout_.type_of_group(g) == t) largest = std::max(largest, layout_.gpus(g));
+      }
+      if (!any) throw *first_error;
+      if (spec.n_gpus > largest)
+        throw workloads::ConfigError(
+            spec.class_origin, "n_gpus",
+            fmt::format("job {} asks for {} GPUs; the largest node group of a GPU type it can run on has {}",
+                        spec.id, spec.n_gpus, largest));
+      // Until it starts: the reference type's run, or the first type it can run on.
+      std::size_t first = typed_.size() - types.size();
+      while (!runs_on_[first]) ++first;
+      const TypedRun& ref = typed_[first];
+      job.profile = ref.profile;
+      spec.epochs = ref.epochs;
+      spec.meta.dataset_samples = ref.dataset_samples;
+    }
+    job.peak = Duration::from_seconds(job.profile.peak_s);
+    job.valley = Duration::from_seconds(job.profile.valley_s);
     job.submit = Time::from_seconds(spec.submit_s);
     job.spec = std::move(spec);
     jobs_.push_back(std::move(job));
   }
+  if (groups.size() > 1)
+    for (std::uint32_t g = 0; g < groups.size(); ++g) summary_.fleet_groups.push_back(layout_.describe(g));
   node_power_.assign(setup_.nodes, NodePower::on);
   // Carbon and cost: exact integrals of facility power (IT x PUE) against the grid signals, per facility
   // interval (the /facility series) and in total.
@@ -108,8 +201,8 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
           jobs_[j].submit, [this, j] { arrive(j); }, kArrivalPriority);
   // Network (issue 5): build the interconnect, give rack-aware placement its racks, draw idle network power.
   if (setup_.topology) {
-    network_ = std::make_unique<NetworkModel>(*setup_.topology, setup_.nodes, setup_.gpus_per_node,
-                                              setup_.gpu.idle_W);
+    network_ = std::make_unique<NetworkModel>(*setup_.topology, cluster_.nodes(), cluster_.gpus_per_node(),
+                                              groups.front().gpu.idle_W);
     if (auto* rack_aware = dynamic_cast<RackAwarePlacement*>(placement_.get()))
       rack_aware->set_racks(network_->racks());
     ledger_.add_other_it_power(Time::zero(), network_->power_W());
@@ -159,9 +252,26 @@ void Engine::start_job(JobIndex j, Placement gpus) {
     throw std::logic_error(
         fmt::format("job {} needs {} GPUs, placed on {}", job.spec.id, job.spec.n_gpus, gpus.size()));
   std::sort(gpus.begin(), gpus.end());
-  cluster_.allocate(j, gpus);
+  if (gpus.empty()) throw std::logic_error(fmt::format("job {} placed on no GPU", job.spec.id));
+  const std::uint32_t group = layout_.group_of_node(cluster_.node_of(gpus.front()));
+  if (layout_.group_of_node(cluster_.node_of(gpus.back())) != group)
+    throw std::logic_error(fmt::format("job {} placed across node groups", job.spec.id));
+  allocate_gpus(j, gpus);
   waiting_.erase(std::find(waiting_.begin(), waiting_.end(), j));
   job.gpus = std::move(gpus);
+  job.group = group;
+  job.gpu = layout_.groups()[group].gpu.id;
+  job.gpu_idle_W = layout_.groups()[group].gpu.idle_W;
+  if (!typed_.empty()) {
+    // Its phases, epochs and dataset on the type it got (matched again to a recorded run time).
+    const std::size_t types = layout_.types().size();
+    const TypedRun& r = typed_[static_cast<std::size_t>(j) * types + layout_.type_of_group(group)];
+    job.profile = r.profile;
+    job.spec.epochs = r.epochs;
+    job.spec.meta.dataset_samples = r.dataset_samples;
+    job.peak = Duration::from_seconds(r.profile.peak_s);
+    job.valley = Duration::from_seconds(r.profile.valley_s);
+  }
   job.state = JobState::running;
   job.start = queue_.now();
   if (network_) {
@@ -194,7 +304,7 @@ double Engine::phase_power_at(const Job& job, JobPhase phase) const {
 Duration Engine::phase_length(const Job& job, JobPhase phase) const {
   const Duration d = phase == JobPhase::peak ? job.peak : job.valley;
   const double w = phase == JobPhase::peak ? job.profile.peak_W : job.profile.valley_W;
-  const double idle = setup_.gpu.idle_W;
+  const double idle = job.gpu_idle_W;
   if (!(job.power_cap_W > 0.0) || job.power_cap_W >= w || !(w > idle)) return d;
   // Cube law above idle: dynamic power ~ f^3, so the clock runs at ((cap - idle) / (P - idle))^(1/3).
   const double f = std::cbrt(std::max(job.power_cap_W - idle, 1e-3) / (w - idle));
@@ -331,7 +441,7 @@ void Engine::pause_job(JobIndex j) {
   }
   job.paused = true;
   job.phase_start = queue_.now();  // the pause's start, for lost GPU time
-  ledger_.set_gpu_power(queue_.now(), job.gpus, setup_.gpu.idle_W);
+  ledger_.set_gpu_power(queue_.now(), job.gpus, job.gpu_idle_W);
   if (network_) {
     // A suspended job neither all-reduces nor reads: its flows leave the links to the others.
     const double before = network_->power_W();
@@ -368,10 +478,10 @@ constexpr JobIndex kNodeAsleep = kNoJob - 1;
 }  // namespace
 
 void Engine::sleep_node(NodeIndex n, double sleep_W) {
-  if (node_power_.at(n) != NodePower::on || cluster_.free_gpus(n) != cluster_.gpus_per_node())
+  if (node_power_.at(n) != NodePower::on || cluster_.free_gpus(n) != cluster_.gpus_on(n))
     throw std::logic_error("sleep_node: the node is busy or not powered");
   const auto gpus = cluster_.free_gpus_of(n);
-  cluster_.allocate(kNodeAsleep, gpus);
+  allocate_gpus(kNodeAsleep, gpus);
   ledger_.set_gpu_power(queue_.now(), gpus, 0.0);
   ledger_.set_node_base_power(queue_.now(), n, sleep_W);
   node_power_[n] = NodePower::sleeping;
@@ -381,20 +491,56 @@ void Engine::wake_node(NodeIndex n, Duration latency, double wake_energy_J) {
   if (node_power_.at(n) != NodePower::sleeping) throw std::logic_error("wake_node: the node is not asleep");
   node_power_[n] = NodePower::waking;
   const double extra = latency > Duration::zero() ? wake_energy_J / latency.seconds() : 0.0;
-  ledger_.set_node_base_power(queue_.now(), n, setup_.node_base_W + extra);
+  const FleetGroup& group = layout_.groups()[layout_.group_of_node(n)];
+  ledger_.set_node_base_power(queue_.now(), n, group.node_base_W + extra);
   queue_.schedule_in(
       latency,
-      [this, n] {
-        const std::uint32_t g = cluster_.gpus_per_node();
+      [this, n, &group] {
+        const std::uint32_t g = cluster_.gpus_on(n);
         std::vector<GpuIndex> gpus(g);
-        for (std::uint32_t i = 0; i < g; ++i) gpus[i] = n * g + i;
-        ledger_.set_node_base_power(queue_.now(), n, setup_.node_base_W);
-        ledger_.set_gpu_power(queue_.now(), gpus, setup_.gpu.idle_W);
-        cluster_.release(kNodeAsleep, gpus);
+        for (std::uint32_t i = 0; i < g; ++i) gpus[i] = cluster_.first_gpu(n) + i;
+        ledger_.set_node_base_power(queue_.now(), n, group.node_base_W);
+        ledger_.set_gpu_power(queue_.now(), gpus, group.gpu.idle_W);
+        release_gpus(kNodeAsleep, gpus);
         node_power_[n] = NodePower::on;
         request_schedule();
       },
       kPhasePriority);
+}
+
+std::optional<Placement> Engine::place_in_group(JobIndex j) const {
+  // The first group, in scenario order, of a type the job can run on where the placement policy finds
+  // room: one GPU type per job.
+  const std::uint32_t n_gpus = jobs_[j].spec.n_gpus;
+  const std::size_t types = layout_.types().size();
+  for (std::uint32_t g = 0; g < group_clusters_.size(); ++g) {
+    if (n_gpus > group_clusters_[g].free_gpus()) continue;
+    if (!runs_on_.empty() && !runs_on_[static_cast<std::size_t>(j) * types + layout_.type_of_group(g)])
+      continue;
+    auto p = placement_->place(group_clusters_[g], n_gpus);
+    if (!p) continue;
+    for (auto& gpu : *p) gpu += layout_.first_gpu(g);
+    return p;
+  }
+  return std::nullopt;
+}
+
+void Engine::allocate_gpus(JobIndex owner, std::span<const GpuIndex> gpus) {
+  cluster_.allocate(owner, gpus);
+  if (group_clusters_.empty() || gpus.empty()) return;
+  const std::uint32_t g = layout_.group_of_node(cluster_.node_of(gpus.front()));
+  std::vector<GpuIndex> local(gpus.begin(), gpus.end());
+  for (auto& gpu : local) gpu -= layout_.first_gpu(g);
+  group_clusters_[g].allocate(owner, local);
+}
+
+void Engine::release_gpus(JobIndex owner, std::span<const GpuIndex> gpus) {
+  cluster_.release(owner, gpus);
+  if (group_clusters_.empty() || gpus.empty()) return;
+  const std::uint32_t g = layout_.group_of_node(cluster_.node_of(gpus.front()));
+  std::vector<GpuIndex> local(gpus.begin(), gpus.end());
+  for (auto& gpu : local) gpu -= layout_.first_gpu(g);
+  group_clusters_[g].release(owner, local);
 }
 
 void Engine::account_peak(Job& job, JobIndex j) {
@@ -428,13 +574,13 @@ void Engine::finish_job(JobIndex j) {
   if (job.stop_event) queue_.cancel(job.stop_event);
   job.stop_event = 0;
   running_.erase(std::find(running_.begin(), running_.end(), j));
-  ledger_.set_gpu_power(queue_.now(), job.gpus, setup_.gpu.idle_W);
+  ledger_.set_gpu_power(queue_.now(), job.gpus, job.gpu_idle_W);
   if (network_) {
     const double before = network_->power_W();
     network_->job_finished(j);
     network_changed(before);
   }
-  cluster_.release(j, job.gpus);
+  release_gpus(j, job.gpus);
   job.state = JobState::finished;
   job.phase = JobPhase::none;
   job.end = queue_.now();

@@ -77,17 +77,39 @@ EngineSetup engine_setup(const workloads::Scenario& s) {
   EngineSetup e;
   e.nodes = s.fleet.nodes;
   e.gpus_per_node = s.fleet.gpus_per_node;
-  try {
-    // A user's preset file (validated with file:line:column errors) may add GPUs or redefine built-ins.
-    const auto user = s.fleet.gpu_file.empty() ? std::vector<models::GpuHardware>{}
-                                               : models::load_gpu_preset_file(s.fleet.gpu_file);
-    e.gpu = models::find_gpu(s.fleet.gpu, user);
-  } catch (const std::out_of_range& err) {
-    throw workloads::ConfigError(s.fleet.gpu_origin, "fleet.gpu", err.what());
+  // A user's preset file (validated with file:line:column errors) may add GPUs or redefine built-ins.
+  const auto user = s.fleet.gpu_file.empty() ? std::vector<models::GpuHardware>{}
+                                             : models::load_gpu_preset_file(s.fleet.gpu_file);
+  auto find = [&user](const std::string& id, const workloads::SourceLocation& where,
+                      const std::string& field) {
+    try {
+      return models::find_gpu(id, user);
+    } catch (const std::out_of_range& err) {
+      throw workloads::ConfigError(where, field, err.what());
+    }
+  };
+  if (s.fleet.groups.empty()) {
+    e.gpu = find(s.fleet.gpu, s.fleet.gpu_origin, "fleet.gpu");
+    if (s.fleet.gpu_idle_W) e.gpu.idle_W = *s.fleet.gpu_idle_W;
+    if (s.fleet.gpu_tdp_W) e.gpu.tdp_W = *s.fleet.gpu_tdp_W;
+    e.node_base_W = s.fleet.node_base_W;
+  } else {
+    // Node groups: each its preset with its overrides; node_base_w defaults to [fleet] node_base_w.
+    for (std::size_t k = 0; k < s.fleet.groups.size(); ++k) {
+      const auto& g = s.fleet.groups[k];
+      FleetGroup out{g.name, g.nodes, g.gpus_per_node,
+                     find(g.gpu, g.gpu_origin, fmt::format("fleet.group[{}].gpu", k)),
+                     g.node_base_W.value_or(s.fleet.node_base_W)};
+      if (g.gpu_idle_W) out.gpu.idle_W = *g.gpu_idle_W;
+      if (g.gpu_tdp_W) out.gpu.tdp_W = *g.gpu_tdp_W;
+      e.groups.push_back(std::move(out));
+    }
+    // The reference group (the first) stands for the fleet where one GPU is asked for (predictions before
+    // placement, run-time matching of replayed jobs, NVLink bandwidth of a one-group topology).
+    e.gpu = e.groups.front().gpu;
+    e.node_base_W = e.groups.front().node_base_W;
+    if (e.groups.size() == 1) e.groups.clear();  // one group is the uniform fleet
   }
-  if (s.fleet.gpu_idle_W) e.gpu.idle_W = *s.fleet.gpu_idle_W;
-  if (s.fleet.gpu_tdp_W) e.gpu.tdp_W = *s.fleet.gpu_tdp_W;
-  e.node_base_W = s.fleet.node_base_W;
   e.pue = s.facility.pue;
   e.carbon_kg_per_J = s.facility.carbon_kg_per_J;
   e.carbon_signal = s.scheduler.carbon;

@@ -36,6 +36,7 @@ void NetworkModel::job_started(JobIndex j, const Job& job) {
   auto& r = running_[j];
   if (r.active) throw std::logic_error("job started twice on the network");
   r.base = job.profile;
+  r.idle_W = job.group != kNoGroup ? job.gpu_idle_W : gpu_idle_W_;
   r.handle = net_->add_job(job.gpus, network_metadata(job.spec), job.profile.peak_s);
   r.active = true;
 }
@@ -49,7 +50,7 @@ EpochSplit NetworkModel::next_epoch(JobIndex j) {
   s.compute_W = r.base.peak_W;
   s.comm_s = cost.comm_exposed_s;
   // Waiting on a collective, the GPU runs NCCL kernels but little else: between idle and compute power.
-  s.comm_W = gpu_idle_W_ + t.comm_power_fraction * std::max(0.0, r.base.peak_W - gpu_idle_W_);
+  s.comm_W = r.idle_W + t.comm_power_fraction * std::max(0.0, r.base.peak_W - r.idle_W);
   s.io_s = cost.io_exposed_s;
   s.io_W = r.base.valley_W;  // starved of data, the GPU sits near its valley level
   r.split = s;

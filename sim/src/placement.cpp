@@ -23,7 +23,7 @@ std::optional<Placement> FirstFitPlacement::place(const Cluster& c, std::uint32_
   std::vector<NodeIndex> used;
   for (NodeIndex n : c.nodes_with_free(g)) {
     if (remaining < g) break;
-    for (GpuIndex i = n * g; i < (n + 1) * g; ++i) out.push_back(i);
+    for (GpuIndex i = c.first_gpu(n); i < c.first_gpu(n) + g; ++i) out.push_back(i);
     used.push_back(n);
     remaining -= g;
   }

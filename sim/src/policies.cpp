@@ -18,14 +18,22 @@ Duration estimated_runtime(const Job& job, EstimateSource source) {
 
 double peak_increment_per_gpu_W(const Job& job, double gpu_idle_W) {
   double w = std::max(job.profile.peak_W, job.profile.valley_W);
+  double idle = gpu_idle_W;
+  if (job.group != kNoGroup) {
+    idle = job.gpu_idle_W;  // placed: its own type's phases and idle power
+  } else if (job.queued_peak_W > 0.0) {
+    // Not placed yet on a fleet of several GPU types: an upper bound over the types it may get.
+    w = job.queued_peak_W;
+    idle = job.queued_idle_W;
+  }
   if (job.power_cap_W > 0.0) w = std::min(w, job.power_cap_W);
-  return std::max(0.0, w - gpu_idle_W);
+  return std::max(0.0, w - idle);
 }
 
 double predicted_peak_facility_W(const SchedulerContext& ctx) {
   const FleetPower fp = ctx.fleet_power();
   const Cluster& c = ctx.cluster();
-  double it = c.nodes() * fp.node_base_W + c.gpus() * fp.gpu_idle_W;
+  double it = fp.idle_it_W ? *fp.idle_it_W : c.nodes() * fp.node_base_W + c.gpus() * fp.gpu_idle_W;
   for (JobIndex j : ctx.running()) {
     const Job& job = ctx.job(j);
     if (!job.paused)
@@ -114,8 +122,11 @@ void PowerCapScheduler::schedule(SchedulerContext& ctx) {
       continue;
     }
     if (!gpu_cap_) continue;
-    // Cap its GPUs to what the headroom allows, if that is still a useful fraction of the board power.
-    const double cap = fp.gpu_idle_W + (cap_W_ - peak) / fp.pue / n;
+    // Cap its GPUs to what the headroom allows, if that is still a useful fraction of the board power. On a
+    // fleet of several GPU types the headroom is counted above the lowest idle power among the types the
+    // job may get, so the cap holds whichever it lands on (the guards stay the reference type's).
+    const double idle = job.queued_peak_W > 0.0 ? job.queued_idle_W : fp.gpu_idle_W;
+    const double cap = idle + (cap_W_ - peak) / fp.pue / n;
     if (cap < min_cap_fraction_ * fp.gpu_tdp_W || cap <= fp.gpu_idle_W) continue;
     if (auto p = ctx.place(j)) {
       ctx.set_power_cap(j, cap);
@@ -186,18 +197,18 @@ void ConsolidatingScheduler::schedule(SchedulerContext& ctx) {
     const Job& head = ctx.job(ctx.queue().front());
     std::uint32_t coming = c.free_gpus();
     for (NodeIndex n = 0; n < c.nodes(); ++n)
-      if (ctx.node_power(n) == NodePower::waking) coming += c.gpus_per_node();
+      if (ctx.node_power(n) == NodePower::waking) coming += c.gpus_on(n);
     for (NodeIndex n = 0; n < c.nodes() && coming < head.spec.n_gpus; ++n) {
       if (ctx.node_power(n) != NodePower::sleeping) continue;
       ctx.wake_node(n, latency_, wake_J_);
       ++wakes_;
-      coming += c.gpus_per_node();
+      coming += c.gpus_on(n);
     }
   }
   // Idle powered nodes sleep after the timeout, but only while nothing waits (a waiting job may need them).
   Time next = Time::max();
   for (NodeIndex n = 0; n < c.nodes(); ++n) {
-    const bool idle = ctx.node_power(n) == NodePower::on && c.free_gpus(n) == c.gpus_per_node();
+    const bool idle = ctx.node_power(n) == NodePower::on && c.free_gpus(n) == c.gpus_on(n);
     if (!idle) {
       idle_since_[n] = Time::max();
       continue;
@@ -232,13 +243,14 @@ void DemandResponseScheduler::shed(SchedulerContext& ctx) {
     const Cluster& c = ctx.cluster();
     const double floor_W = std::max(fp.gpu_idle_W, min_cap_fraction_ * fp.gpu_tdp_W);
     auto predicted = [&](double cap) {
-      double it = c.nodes() * fp.node_base_W + c.gpus() * fp.gpu_idle_W;
+      double it = fp.idle_it_W ? *fp.idle_it_W : c.nodes() * fp.node_base_W + c.gpus() * fp.gpu_idle_W;
       for (JobIndex j : running) {
         const Job& job = ctx.job(j);
         if (job.paused) continue;
+        const double idle = job.group != kNoGroup ? job.gpu_idle_W : fp.gpu_idle_W;
         double w = std::max(job.profile.peak_W, job.profile.valley_W);
         if (job.power_cap_W > 0.0) w = std::min(w, job.power_cap_W);
-        it += static_cast<double>(job.gpus.size()) * std::max(0.0, std::min(w, cap) - fp.gpu_idle_W);
+        it += static_cast<double>(job.gpus.size()) * std::max(0.0, std::min(w, cap) - idle);
       }
       return it * fp.pue;
     };
@@ -304,11 +316,11 @@ void DemandResponseScheduler::schedule(SchedulerContext& ctx) {
     const Job& job = ctx.job(j);
     const bool capped = cap_W_ > 0.0 && !(job.power_cap_W > 0.0 && job.power_cap_W <= cap_W_);
     double inc = job.spec.n_gpus * peak_increment_per_gpu_W(job, fp.gpu_idle_W) * fp.pue;
-    if (capped)
-      inc = job.spec.n_gpus *
-            std::max(0.0,
-                     std::min(std::max(job.profile.peak_W, job.profile.valley_W), cap_W_) - fp.gpu_idle_W) *
-            fp.pue;
+    if (capped) {  // its increment at the event's cap
+      Job probe = job;
+      probe.power_cap_W = cap_W_;
+      inc = job.spec.n_gpus * peak_increment_per_gpu_W(probe, fp.gpu_idle_W) * fp.pue;
+    }
     if (peak + inc > target_W_) break;
     auto p = ctx.place(j);
     if (!p) break;

@@ -17,19 +17,28 @@ void EnergySum::add(double x) noexcept {
   sum_ = t;
 }
 
-PowerLedger::PowerLedger(const LedgerConfig& config, PowerSink* sink)
-    : config_(config),
-      sink_(sink),
-      gpu_W_(static_cast<std::size_t>(config.nodes) * config.gpus_per_node, config.gpu_idle_W),
-      node_W_(config.nodes, config.node_base_W + config.gpus_per_node * config.gpu_idle_W),
-      node_interval_J_(config.nodes, 0.0),
-      node_last_(config.nodes, Time::zero()),
-      node_sample_W_(config.nodes, 0.0) {
+PowerLedger::PowerLedger(const LedgerConfig& config, PowerSink* sink) : config_(config), sink_(sink) {
   if (config.facility_interval <= Duration::zero() || config.node_interval <= Duration::zero())
     throw std::invalid_argument("sampling intervals must be positive");
-  gpu_total_W_ = static_cast<double>(gpu_W_.size()) * config.gpu_idle_W;
-  node_base_W_.assign(config.nodes, config.node_base_W);
-  base_total_W_ = config.nodes * config.node_base_W;
+  if (config_.groups.empty())
+    config_.groups.push_back({config.nodes, config.gpus_per_node, config.gpu_idle_W, config.node_base_W});
+  std::uint32_t nodes = 0;
+  for (const auto& grp : config_.groups) {
+    for (std::uint32_t i = 0; i < grp.nodes; ++i, ++nodes) {
+      first_gpu_.push_back(static_cast<GpuIndex>(gpu_W_.size()));
+      node_of_gpu_.insert(node_of_gpu_.end(), grp.gpus_per_node, nodes);
+      gpu_W_.insert(gpu_W_.end(), grp.gpus_per_node, grp.gpu_idle_W);
+      node_W_.push_back(grp.node_base_W + grp.gpus_per_node * grp.gpu_idle_W);
+      node_base_W_.push_back(grp.node_base_W);
+    }
+    gpu_total_W_ += static_cast<double>(std::uint64_t{grp.nodes} * grp.gpus_per_node) * grp.gpu_idle_W;
+    base_total_W_ += grp.nodes * grp.node_base_W;
+  }
+  first_gpu_.push_back(static_cast<GpuIndex>(gpu_W_.size()));
+  config_.nodes = nodes;
+  node_interval_J_.assign(nodes, 0.0);
+  node_last_.assign(nodes, Time::zero());
+  node_sample_W_.assign(nodes, 0.0);
   it_W_ = base_total_W_ + gpu_total_W_;
   PowerSink* s = sink_;
   sink_ = nullptr;
@@ -41,9 +50,12 @@ void PowerLedger::attach(PowerSink* sink) {
     throw std::logic_error("a power sink must be attached before the run starts");
   sink_ = sink;
   if (!sink_) return;
-  std::vector<GpuIndex> all(gpu_W_.size());
-  for (GpuIndex g = 0; g < all.size(); ++g) all[g] = g;
-  sink_->gpu_change(Time::zero(), all, config_.gpu_idle_W);
+  GpuIndex next = 0;
+  for (const auto& grp : config_.groups) {
+    std::vector<GpuIndex> gpus(std::uint64_t{grp.nodes} * grp.gpus_per_node);
+    for (auto& g : gpus) g = next++;
+    sink_->gpu_change(Time::zero(), gpus, grp.gpu_idle_W);
+  }
 }
 
 void PowerLedger::advance_nodes_to(Time b) {
@@ -102,10 +114,9 @@ void PowerLedger::touch_node(NodeIndex n, Time now) {
 
 void PowerLedger::set_gpu_power(Time now, std::span<const GpuIndex> gpus, double power_W) {
   advance(now);
-  const std::uint32_t g_per_node = config_.gpus_per_node;
   NodeIndex last_node = ~NodeIndex{0};
   for (GpuIndex g : gpus) {
-    const NodeIndex n = g / g_per_node;
+    const NodeIndex n = node_of_gpu_[g];
     if (n != last_node) touch_node(n, now);
     last_node = n;
     gpu_total_W_ += power_W - gpu_W_[g];
@@ -114,11 +125,11 @@ void PowerLedger::set_gpu_power(Time now, std::span<const GpuIndex> gpus, double
   // Recompute the touched nodes from their GPUs rather than by deltas, so node power never drifts.
   last_node = ~NodeIndex{0};
   for (GpuIndex g : gpus) {
-    const NodeIndex n = g / g_per_node;
+    const NodeIndex n = node_of_gpu_[g];
     if (n == last_node) continue;
     last_node = n;
     double w = node_base_W_[n];
-    for (GpuIndex i = n * g_per_node; i < (n + 1) * g_per_node; ++i) w += gpu_W_[i];
+    for (GpuIndex i = first_gpu_[n]; i < first_gpu_[n + 1]; ++i) w += gpu_W_[i];
     node_W_[n] = w;
   }
   it_W_ = base_total_W_ + gpu_total_W_ + other_it_W_;
@@ -136,9 +147,8 @@ void PowerLedger::set_node_base_power(Time now, NodeIndex n, double base_W) {
   touch_node(n, now);
   base_total_W_ += base_W - node_base_W_[n];
   node_base_W_[n] = base_W;
-  const std::uint32_t g = config_.gpus_per_node;
   double w = base_W;
-  for (GpuIndex i = n * g; i < (n + 1) * g; ++i) w += gpu_W_[i];
+  for (GpuIndex i = first_gpu_[n]; i < first_gpu_[n + 1]; ++i) w += gpu_W_[i];
   node_W_[n] = w;
   it_W_ = base_total_W_ + gpu_total_W_ + other_it_W_;
 }

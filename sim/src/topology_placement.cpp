@@ -32,10 +32,15 @@ std::uint32_t rack_count(const std::vector<std::uint32_t>& racks) {
 }  // namespace
 
 const std::vector<std::uint32_t>& RackAwarePlacement::racks(const Cluster& cluster) const {
-  if (racks_.size() != cluster.nodes()) {
+  const NodeIndex offset = cluster.node_offset();
+  if (racks_.size() != cluster.nodes() || racks_offset_ != offset) {
     racks_.resize(cluster.nodes());
-    for (NodeIndex n = 0; n < cluster.nodes(); ++n)
-      racks_[n] = n / std::max<std::uint32_t>(nodes_per_rack_, 1);
+    racks_offset_ = offset;
+    for (NodeIndex n = 0; n < cluster.nodes(); ++n) {
+      const NodeIndex fleet_node = offset + n;
+      racks_[n] = fleet_node < fleet_racks_.size() ? fleet_racks_[fleet_node]
+                                                   : fleet_node / std::max<std::uint32_t>(nodes_per_rack_, 1);
+    }
   }
   return racks_;
 }

@@ -5,7 +5,12 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
+
+#include <map>
+
 #include "fleetwatt/results/result_reader.hpp"
+#include "fleetwatt/workloads/scenario_loader.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::test;
@@ -83,16 +88,54 @@ TEST_CASE("trace convert writes a job table that reads back to the same totals",
 TEST_CASE("trace fleet derives the shipped Alibaba 2023 fleet from its node list", "[cli][traces][shared]") {
   FLEETWATT_REQUIRE_SHARED_DATA(data);
   TempDir dir;
-  auto r = run_command(fw() + " trace fleet " +
-                       (data / "alibaba-gpu-v2023" / "openb_node_list_gpu_node.csv").string() + " -o " +
-                       (dir / "fleet.toml").string() + " --node-base-w 400");
+  const auto node_list = data / "alibaba-gpu-v2023" / "openb_node_list_gpu_node.csv";
+  auto r = run_command(fw() + " trace fleet " + node_list.string() + " -o " + (dir / "fleet.toml").string() +
+                       " --node-base-w 400");
   REQUIRE(r.exit_code == 0);
+  // Counted here from the CSV (sn,cpu_milli,memory_mib,gpu,model): nodes per (GPUs per node, model).
+  std::map<std::string, std::pair<int, int>> expected;  // "8xG2" -> (nodes, GPUs per node)
+  {
+    std::ifstream in(node_list);
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line)) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      std::vector<std::string> f;
+      std::stringstream ss(line);
+      for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+      if (f.size() < 5 || std::stoi(f[3]) == 0) continue;
+      auto& e = expected[f[3] + "x" + f[4]];
+      ++e.first;
+      e.second = std::stoi(f[3]);
+    }
+  }
+  // SOURCE.txt: 1,213 GPU nodes holding 6,212 GPUs in 12 (count, model) groups.
+  int nodes = 0, gpus = 0;
+  for (const auto& [name, e] : expected) nodes += e.first, gpus += e.first * e.second;
+  CHECK(nodes == 1213);
+  CHECK(gpus == 6212);
+  CHECK(expected.size() == 12);
+  CHECK(expected.at("8xG2").first == 549);
+  CHECK(expected.at("2xT4").first == 387);
   const auto fleet = slurp(dir / "fleet.toml");
-  // SOURCE.txt: 1,213 GPU nodes holding 6,212 GPUs; 6212 / 1213 = 5.12 -> 5 per node.
-  CHECK(fleet.find("# recorded: 1213 GPU nodes holding 6212 GPUs") != std::string::npos);
-  CHECK(fleet.find("nodes = 1213\ngpus_per_node = 5\n") != std::string::npos);
-  const auto scenario = slurp(source_dir() / "workloads" / "scenarios" / "alibaba-2023-replay.toml");
-  CHECK(scenario.find("nodes = 1213\ngpus_per_node = 5\n") != std::string::npos);
+  const auto shipped = fleetwatt::workloads::load_scenario(source_dir() / "workloads" / "scenarios" /
+                                                           "alibaba-2023-replay.toml");
+  CHECK(shipped.fleet.nodes == 1213);
+  CHECK(shipped.fleet.total_gpus() == 6212);
+  REQUIRE(shipped.fleet.groups.size() == expected.size());
+  for (const auto& g : shipped.fleet.groups) {
+    INFO(g.name);
+    REQUIRE(expected.count(g.name) == 1);
+    CHECK(static_cast<int>(g.nodes) == expected.at(g.name).first);
+    CHECK(static_cast<int>(g.gpus_per_node) == expected.at(g.name).second);
+    CHECK(fleet.find(fmt::format("name = \"{}\"\nnodes = {}\ngpus_per_node = {}\n", g.name, g.nodes,
+                                 g.gpus_per_node)) != std::string::npos);
+  }
+  // The documented model mapping; anonymised models get the stand-in.
+  CHECK(fleet.find("name = \"4xV100M32\"\nnodes = 9\ngpus_per_node = 4\ngpu = \"v100\"") !=
+        std::string::npos);
+  CHECK(fleet.find("gpus_per_node = 1\ngpu = \"a10\"") != std::string::npos);
+  CHECK(fleet.find("gpu = \"a800\"  # G3: anonymised model, stand-in") != std::string::npos);
 }
 
 TEST_CASE("compare prints, and writes as CSV and HDF5, one row per policy", "[cli][compare]") {

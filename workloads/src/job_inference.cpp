@@ -84,6 +84,7 @@ void infer_missing(JobSpec& job, std::uint32_t missing, const InferenceConfig& c
 double match_runtime(JobSpec& job, double target_s, const RuntimeEstimate& estimate,
                      const InferenceConfig& config) {
   if (!(target_s > 0.0)) throw std::invalid_argument("match_runtime: the target run time must be positive");
+  job.matched_runtime_s = target_s;
   job.epochs = 1;
   const double epoch_s = estimate(job);
   if (!(epoch_s > 0.0) || !std::isfinite(epoch_s))

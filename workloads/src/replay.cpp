@@ -33,7 +33,8 @@ TraceOptions trace_options(const TraceConfig& c, std::uint64_t seed, std::uint32
 
 std::vector<JobSpec> build_scenario_workload(const Scenario& s, const RuntimeEstimate& estimate) {
   std::vector<JobSpec> jobs = build_workload(s);
-  const std::uint32_t fleet_gpus = s.fleet.nodes * s.fleet.gpus_per_node;
+  // Larger jobs clip to what one job can get: the whole fleet, or with node groups the largest group.
+  const auto fleet_gpus = static_cast<std::uint32_t>(s.fleet.largest_group_gpus());
   int sources = (!jobs.empty() ? 1 : 0);
   if (s.workload.trace) {
     auto o = trace_options(*s.workload.trace, s.seed, fleet_gpus);

@@ -33,8 +33,28 @@ Precision parse_precision(const TomlTable& t, const std::string& key) {
   t.fail(key, fmt::format("unknown precision '{}' (known: fp32, tf32, fp16, bf16, fp8)", *s));
 }
 
+FleetGroupConfig parse_fleet_group(const TomlTable& t, std::size_t k) {
+  t.require_known({"name", "nodes", "gpus_per_node", "gpu", "gpu_idle_w", "gpu_tdp_w", "node_base_w"});
+  for (const char* key : {"nodes", "gpus_per_node", "gpu"})
+    if (!t.has(key))
+      throw ConfigError(t.where(), t.dotted(key),
+                        "missing (a [[fleet.group]] needs nodes, gpus_per_node and gpu)");
+  FleetGroupConfig g;
+  g.where = t.where();
+  g.name = t.string("name").value_or(fmt::format("group{}", k));
+  g.nodes = static_cast<std::uint32_t>(*t.integer("nodes", 1, 10'000'000));
+  g.gpus_per_node = static_cast<std::uint32_t>(*t.integer("gpus_per_node", 1, 1024));
+  g.gpu = *t.string("gpu");
+  g.gpu_origin = t.where("gpu");
+  g.gpu_idle_W = t.number_at_least("gpu_idle_w", 0.0, false);
+  g.gpu_tdp_W = t.number_at_least("gpu_tdp_w", 0.0, true);
+  g.node_base_W = t.number_at_least("node_base_w", 0.0, false);
+  return g;
+}
+
 FleetConfig parse_fleet(const TomlTable& t) {
-  t.require_known({"nodes", "gpus_per_node", "gpu", "gpu_file", "gpu_idle_w", "gpu_tdp_w", "node_base_w"});
+  t.require_known(
+      {"nodes", "gpus_per_node", "gpu", "gpu_file", "gpu_idle_w", "gpu_tdp_w", "node_base_w", "group"});
   FleetConfig f;
   f.nodes = static_cast<std::uint32_t>(t.integer("nodes", 1, 10'000'000).value_or(f.nodes));
   f.gpus_per_node = static_cast<std::uint32_t>(t.integer("gpus_per_node", 1, 1024).value_or(f.gpus_per_node));
@@ -49,6 +69,34 @@ FleetConfig parse_fleet(const TomlTable& t) {
   f.gpu_idle_W = t.number_at_least("gpu_idle_w", 0.0, false);
   f.gpu_tdp_W = t.number_at_least("gpu_tdp_w", 0.0, true);
   f.node_base_W = t.number_at_least("node_base_w", 0.0, false).value_or(0.0);
+  if (!t.has("group")) return f;
+  // Node groups: the fleet is theirs alone; only gpu_file and node_base_w (a default) stay shared.
+  for (const char* key : {"nodes", "gpus_per_node", "gpu", "gpu_idle_w", "gpu_tdp_w"})
+    if (t.has(key))
+      t.fail(key,
+             "cannot be given with [[fleet.group]] tables (set it in each group; node_base_w and "
+             "gpu_file stay shared)");
+  const auto tables = t.tables("group");
+  if (tables.empty()) t.fail("group", "must be an array of tables ([[fleet.group]])");
+  std::set<std::string> names;
+  for (std::size_t k = 0; k < tables.size(); ++k) {
+    auto g = parse_fleet_group(tables[k], k);
+    if (!names.insert(g.name).second)
+      throw ConfigError(tables[k].where("name"), "fleet.group.name",
+                        fmt::format("duplicate group name '{}'", g.name));
+    f.groups.push_back(std::move(g));
+  }
+  f.nodes = 0;
+  f.gpus_per_node = 0;
+  std::uint64_t nodes = 0;
+  for (const auto& g : f.groups) {
+    nodes += g.nodes;
+    f.gpus_per_node = std::max(f.gpus_per_node, g.gpus_per_node);
+  }
+  if (nodes > 10'000'000) t.fail("group", fmt::format("{} nodes in all; at most 10,000,000", nodes));
+  f.nodes = static_cast<std::uint32_t>(nodes);
+  f.gpu = f.groups.front().gpu;
+  f.gpu_origin = f.groups.front().gpu_origin;
   return f;
 }
 
@@ -382,6 +430,13 @@ Scenario parse_scenario(std::string_view text, const std::filesystem::path& file
   if (s.workload.trace && s.workload.trace->fleet_scale != 1.0) {
     auto& tr = *s.workload.trace;
     s.fleet.nodes = static_cast<std::uint32_t>(std::max(1.0, std::round(s.fleet.nodes * tr.fleet_scale)));
+    if (!s.fleet.groups.empty()) {
+      s.fleet.nodes = 0;
+      for (auto& g : s.fleet.groups) {
+        g.nodes = static_cast<std::uint32_t>(std::max(1.0, std::round(g.nodes * tr.fleet_scale)));
+        s.fleet.nodes += g.nodes;
+      }
+    }
     tr.arrival_scale *= tr.fleet_scale;
   }
   if (auto t = top.table("grid")) s.grid = parse_grid(*t, file);
@@ -390,24 +445,50 @@ Scenario parse_scenario(std::string_view text, const std::filesystem::path& file
         std::make_shared<const GridSignal>(read_grid_signal_csv(s.grid.carbon->file, s.grid.carbon->options));
   if (auto t = top.table("output")) s.output = parse_output(*t);
   // The topology's keys belong to topologies/ (parse_topology_config), like a predictor's parameters.
-  if (auto t = top.table("topology")) s.topology = t->params_except({});
+  if (auto t = top.table("topology")) {
+    for (const auto& g : s.fleet.groups)
+      if (g.gpus_per_node != s.fleet.groups.front().gpus_per_node)
+        throw ConfigError(
+            t->where(), "topology",
+            fmt::format("a [topology] needs nodes of one size; the [[fleet.group]] tables have {} "
+                        "and {} GPUs per node",
+                        s.fleet.groups.front().gpus_per_node, g.gpus_per_node));
+    s.topology = t->params_except({});
+  }
   if (s.workload.jobs.empty() && !s.workload.generator && !s.workload.trace && !s.workload.preset)
     throw ConfigError({name, 0, 0}, "workload",
                       "no jobs: give [[workload.jobs]], jobs_csv, [workload.generator], [workload.trace] or "
                       "[workload.preset]");
-  const std::uint64_t fleet_gpus = std::uint64_t{s.fleet.nodes} * s.fleet.gpus_per_node;
+  // A job runs within one node group: the largest group bounds it (the whole fleet without groups).
+  const std::uint64_t fleet_gpus = s.fleet.largest_group_gpus();
+  const char* fleet_word = s.fleet.groups.size() > 1 ? "the largest node group" : "the fleet";
   for (const auto& j : s.workload.jobs)
     if (j.n_gpus > fleet_gpus)
       throw ConfigError(
           j.class_origin, "n_gpus",
-          fmt::format("job {} asks for {} GPUs but the fleet has {}", j.id, j.n_gpus, fleet_gpus));
+          fmt::format("job {} asks for {} GPUs but {} has {}", j.id, j.n_gpus, fleet_word, fleet_gpus));
   if (s.workload.generator)
     for (const auto& m : s.workload.generator->mix)
       for (auto n : m.n_gpus)
         if (n > fleet_gpus)
-          throw ConfigError(m.class_origin, "n_gpus",
-                            fmt::format("mix entry asks for {} GPUs but the fleet has {}", n, fleet_gpus));
+          throw ConfigError(
+              m.class_origin, "n_gpus",
+              fmt::format("mix entry asks for {} GPUs but {} has {}", n, fleet_word, fleet_gpus));
   return s;
+}
+
+std::uint64_t FleetConfig::total_gpus() const {
+  if (groups.empty()) return std::uint64_t{nodes} * gpus_per_node;
+  std::uint64_t n = 0;
+  for (const auto& g : groups) n += std::uint64_t{g.nodes} * g.gpus_per_node;
+  return n;
+}
+
+std::uint64_t FleetConfig::largest_group_gpus() const {
+  if (groups.empty()) return std::uint64_t{nodes} * gpus_per_node;
+  std::uint64_t n = 0;
+  for (const auto& g : groups) n = std::max(n, std::uint64_t{g.nodes} * g.gpus_per_node);
+  return n;
 }
 
 Scenario load_scenario(const std::filesystem::path& file) {

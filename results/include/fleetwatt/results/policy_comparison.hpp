@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fleetwatt/models/power_predictor.hpp"
+#include "fleetwatt/sim/cluster.hpp"
 #include "fleetwatt/sim/engine.hpp"
 #include "fleetwatt/workloads/grid_signal.hpp"
 #include "fleetwatt/workloads/scenario.hpp"
@@ -68,5 +69,8 @@ void write_comparison_csv(std::ostream& out, const std::vector<ComparisonRow>& r
 /// One HDF5 file: /comparison (one dataset per column) and /policies/<name>/{facility, jobs} per policy.
 void write_comparison_h5(const std::filesystem::path& file, const std::vector<ComparisonRow>& rows,
                          const std::string& scenario_text, std::uint32_t gpus_per_node);
+/// The same, with job nodes from the cluster's layout (fleets of several node groups).
+void write_comparison_h5(const std::filesystem::path& file, const std::vector<ComparisonRow>& rows,
+                         const std::string& scenario_text, const sim::Cluster& cluster);
 
 }  // namespace fleetwatt::results

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "fleetwatt/sim/cluster.hpp"
+#include "fleetwatt/sim/fleet_layout.hpp"
 #include "fleetwatt/sim/job.hpp"
 #include "fleetwatt/sim/power_sink.hpp"
 #include "fleetwatt/sim/run_summary.hpp"
@@ -30,6 +32,7 @@ struct WriterLayout {
   double facility_interval_s = 1.0;
   double node_interval_s = 10.0;
   bool gpu_changes = true;
+  std::uint32_t gpus = 0;  ///< GPUs in all when nodes differ (several node groups); 0: nodes x gpus_per_node
 };
 
 class ResultWriter final : public sim::PowerSink {
@@ -50,6 +53,12 @@ class ResultWriter final : public sim::PowerSink {
   void network_change(sim::Time t, double power_W) override;
 
   void write_jobs(const std::vector<sim::Job>& jobs, std::uint32_t gpus_per_node);
+  /// The job table with node indices from the cluster's layout (any fleet, several node groups included);
+  /// with `gpu_column`, also /jobs/gpu (the GPU preset each job ran on; for fleets of several groups).
+  void write_jobs(const std::vector<sim::Job>& jobs, const sim::Cluster& cluster, bool gpu_column);
+  /// /fleet: one row per node group (name, nodes, gpus_per_node, gpu, idle and TDP per GPU, node base);
+  /// written for fleets of several node groups (a uniform fleet's file stays as it was).
+  void write_fleet(const std::vector<sim::FleetGroup>& groups);
   void write_summary(const sim::RunSummary& summary);
   void write_provenance(const RunProvenance& provenance);
 

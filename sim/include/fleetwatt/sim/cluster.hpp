@@ -1,5 +1,8 @@
-// Which GPU belongs to which job. GPUs are numbered globally, node-major (gpu = node * gpus_per_node +
-// local index); allocation is in whole GPUs and is checked so that no GPU is ever double-booked.
+// Which GPU belongs to which job. GPUs are numbered globally, node-major: node n holds GPUs
+// first_gpu(n) .. first_gpu(n) + gpus_on(n) - 1. A uniform fleet has gpus_on(n) = gpus_per_node for every n
+// (gpu = node * gpus_per_node + local index); a heterogeneous one is built from node groups, each of
+// identical nodes, laid out one after another. Allocation is in whole GPUs and is checked so that no GPU is
+// ever double-booked.
 #pragma once
 
 #include <cstdint>
@@ -13,18 +16,41 @@ using GpuIndex = std::uint32_t;
 using NodeIndex = std::uint32_t;
 using JobIndex = std::uint32_t;
 inline constexpr JobIndex kNoJob = ~JobIndex{0};
+/// "No node group" (a job not placed yet).
+inline constexpr std::uint32_t kNoGroup = ~std::uint32_t{0};
 
 /// The GPUs a job runs on, sorted ascending.
 using Placement = std::vector<GpuIndex>;
 
+/// `nodes` identical nodes of `gpus_per_node` GPUs each (one group of a heterogeneous fleet).
+struct NodeBlock {
+  std::uint32_t nodes = 1;
+  std::uint32_t gpus_per_node = 1;
+};
+
 class Cluster {
  public:
+  /// A uniform fleet.
   Cluster(std::uint32_t nodes, std::uint32_t gpus_per_node);
+  /// Node blocks laid out in order (the first block's nodes are 0 .. nodes - 1, and so on). `node_offset`:
+  /// the fleet index of node 0, for a node group's own view of a larger fleet (rack lookups).
+  explicit Cluster(std::span<const NodeBlock> blocks, NodeIndex node_offset = 0);
 
   [[nodiscard]] std::uint32_t nodes() const noexcept { return nodes_; }
+  /// GPUs of the largest node (every node's count on a uniform fleet).
   [[nodiscard]] std::uint32_t gpus_per_node() const noexcept { return gpus_per_node_; }
-  [[nodiscard]] std::uint32_t gpus() const noexcept { return nodes_ * gpus_per_node_; }
-  [[nodiscard]] NodeIndex node_of(GpuIndex g) const noexcept { return g / gpus_per_node_; }
+  /// GPUs of node n.
+  [[nodiscard]] std::uint32_t gpus_on(NodeIndex n) const noexcept {
+    return first_gpu_[n + 1] - first_gpu_[n];
+  }
+  /// Global index of node n's first GPU.
+  [[nodiscard]] GpuIndex first_gpu(NodeIndex n) const noexcept { return first_gpu_[n]; }
+  [[nodiscard]] std::uint32_t gpus() const noexcept { return static_cast<std::uint32_t>(owner_.size()); }
+  [[nodiscard]] NodeIndex node_of(GpuIndex g) const noexcept { return node_of_gpu_[g]; }
+  /// Fleet index of this cluster's node 0 (0 unless it is one node group's view).
+  [[nodiscard]] NodeIndex node_offset() const noexcept { return node_offset_; }
+  /// Whether every node holds the same number of GPUs.
+  [[nodiscard]] bool uniform() const noexcept { return uniform_; }
 
   [[nodiscard]] std::uint32_t free_gpus() const noexcept { return free_total_; }
   [[nodiscard]] std::uint32_t free_gpus(NodeIndex n) const noexcept { return free_per_node_[n]; }
@@ -46,10 +72,14 @@ class Cluster {
  private:
   void move_bucket(NodeIndex n, std::uint32_t from, std::uint32_t to);
 
-  std::uint32_t nodes_, gpus_per_node_;
+  std::uint32_t nodes_ = 0, gpus_per_node_ = 0;
+  NodeIndex node_offset_ = 0;
+  bool uniform_ = true;
+  std::vector<GpuIndex> first_gpu_;     ///< [n] = first GPU of node n; [nodes] = gpus()
+  std::vector<NodeIndex> node_of_gpu_;  ///< O(1) node lookup for any layout
   std::vector<JobIndex> owner_;
   std::vector<std::uint32_t> free_per_node_;
-  std::uint32_t free_total_;
+  std::uint32_t free_total_ = 0;
   std::vector<std::set<NodeIndex>> nodes_by_free_;  ///< [k] = nodes with exactly k free GPUs
 };
 

@@ -14,6 +14,7 @@
 #include "fleetwatt/models/power_predictor.hpp"
 #include "fleetwatt/sim/cluster.hpp"
 #include "fleetwatt/sim/event_queue.hpp"
+#include "fleetwatt/sim/fleet_layout.hpp"
 #include "fleetwatt/sim/grid_meter.hpp"
 #include "fleetwatt/sim/job.hpp"
 #include "fleetwatt/sim/power_ledger.hpp"
@@ -46,7 +47,13 @@ struct EngineSetup {
   /// cost integrate facility power exactly against them (carbon_kg_per_J is then unused).
   std::shared_ptr<const workloads::GridSignal> carbon_signal;
   std::shared_ptr<const workloads::GridSignal> price_signal;
+  /// Several node groups ([[fleet.group]]), in scenario order; they replace nodes, gpus_per_node, gpu and
+  /// node_base_W (which then describe the fleet's totals and its reference, first, group). Empty: one group.
+  std::vector<FleetGroup> groups;
 };
+
+/// The groups a setup describes: its `groups`, or one group from nodes, gpus_per_node, gpu, node_base_W.
+[[nodiscard]] std::vector<FleetGroup> fleet_groups(const EngineSetup& setup);
 
 /// What the engine reports while it runs (for progress lines).
 struct Progress {
@@ -89,6 +96,8 @@ class Engine {
   [[nodiscard]] const Cluster& cluster() const noexcept { return cluster_; }
   [[nodiscard]] const PowerLedger& ledger() const noexcept { return ledger_; }
   [[nodiscard]] const EngineSetup& setup() const noexcept { return setup_; }
+  /// The fleet's node groups and GPU types.
+  [[nodiscard]] const FleetLayout& layout() const noexcept { return layout_; }
   /// The network model, when the scenario has a topology.
   [[nodiscard]] const NetworkModel* network() const noexcept { return network_.get(); }
   [[nodiscard]] EventQueue& queue() noexcept { return queue_; }
@@ -120,12 +129,21 @@ class Engine {
   void sleep_node(NodeIndex n, double sleep_W);
   void wake_node(NodeIndex n, Duration latency, double wake_energy_J);
   void close_at_horizon();
+  /// Placement of job j within one node group of a GPU type it can run on (groups tried in order), in
+  /// global GPU indices.
+  [[nodiscard]] std::optional<Placement> place_in_group(JobIndex j) const;
+  /// Allocates (or releases) GPUs in the cluster and in their group's own view of it.
+  void allocate_gpus(JobIndex owner, std::span<const GpuIndex> gpus);
+  void release_gpus(JobIndex owner, std::span<const GpuIndex> gpus);
+  /// Checks a job's phases on one GPU type; throws ConfigError naming the job.
+  void check_profile(const workloads::JobSpec& spec, const workloads::PhaseProfile& p) const;
   /// Passes a change of network power (from `before_W`) to the ledger and the sink.
   void network_changed(double before_W);
   /// Adds a completed (fraction 1) or partial peak phase to the job's compute/comm/I/O totals.
   void account_peak(Job& job, JobIndex j);
 
   EngineSetup setup_;
+  FleetLayout layout_;
   std::vector<Job> jobs_;
   const models::PowerPredictor& predictor_;
   std::unique_ptr<Scheduler> scheduler_;
@@ -134,6 +152,14 @@ class Engine {
   EventQueue queue_;
   Cluster cluster_;
   PowerLedger ledger_;
+  /// Several groups: each group's nodes as a cluster of its own (local numbering from the group's first
+  /// GPU), so that placement policies place within one group. Empty for one group.
+  std::vector<Cluster> group_clusters_;
+  /// Several GPU types: each job's run on each type, [job * types + type].
+  std::vector<TypedRun> typed_;
+  /// Several GPU types: whether job j can run on type t ([j * types + t]); the predictor refuses a job on a
+  /// type it cannot run on (a model that does not fit the GPU's memory, ...).
+  std::vector<std::uint8_t> runs_on_;
   std::vector<JobIndex> waiting_;    ///< queued jobs in arrival order
   std::vector<JobIndex> running_;    ///< running jobs in start order
   std::unique_ptr<GridMeter> grid_;  ///< carbon and cost per facility interval

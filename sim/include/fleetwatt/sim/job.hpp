@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "fleetwatt/sim/cluster.hpp"
 #include "fleetwatt/sim/event_queue.hpp"
@@ -29,6 +30,15 @@ struct Job {
   Time end;
   Time phase_start;
   Placement gpus;
+  // The GPUs it runs on (set at start; before that, on a fleet of several GPU types, profile, peak, valley
+  // and spec.epochs are those of the reference type: the first node group's).
+  std::uint32_t group = kNoGroup;  ///< node group of its GPUs (FleetLayout order)
+  std::string gpu;                 ///< GPU preset id of its GPUs
+  double gpu_idle_W = 0.0;         ///< idle power of each of its GPUs
+  /// Several GPU types, before start: the highest per-GPU phase power over the types and the lowest idle
+  /// power, so power-aware policies bound what a start may add whatever type it gets (0: use profile).
+  double queued_peak_W = 0.0;
+  double queued_idle_W = 0.0;
   std::uint32_t epochs_done = 0;
   double energy_J = 0.0;  ///< GPU energy of this job so far (all its GPUs)
   EventId next_event = 0;

@@ -65,6 +65,7 @@ class NetworkModel {
   struct Running {
     topologies::NetJob handle = 0;
     workloads::PhaseProfile base;
+    double idle_W = 0.0;  ///< idle power of the job's GPUs (its node group's type)
     EpochSplit split;
     double checkpoint_s = 0.0;
     bool active = false;

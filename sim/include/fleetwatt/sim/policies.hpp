@@ -18,7 +18,8 @@ namespace fleetwatt::sim {
 /// or the trace's user estimate (falling back to the predictor where a job has none).
 enum class EstimateSource { predictor, user };
 
-/// The run time a policy assumes for a job.
+/// The run time a policy assumes for a job (before it starts on a fleet of several GPU types: its run
+/// time on the reference type, the first node group's).
 [[nodiscard]] Duration estimated_runtime(const Job& job, EstimateSource source);
 
 /// Shortest predicted job first: queued jobs start in order of estimated run time (ties: arrival order);
@@ -148,7 +149,8 @@ class DemandResponseScheduler final : public Scheduler {
 
 /// Predicted facility power (W) with every running, unpaused job at its peak (capped) power.
 [[nodiscard]] double predicted_peak_facility_W(const SchedulerContext& ctx);
-/// A job's increment over idle at its peak, per GPU (W).
+/// A job's increment over idle at its peak, per GPU (W): on its own GPUs once placed; before that, on a fleet
+/// of several GPU types, the highest phase power over the types less the lowest idle power (an upper bound).
 [[nodiscard]] double peak_increment_per_gpu_W(const Job& job, double gpu_idle_W);
 
 /// The policies of this file as registry entries (sjf, easy, powercap, carbon, consolidate, dr).

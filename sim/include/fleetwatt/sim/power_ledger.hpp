@@ -24,6 +24,14 @@ class EnergySum {
   double sum_ = 0.0, compensation_ = 0.0;
 };
 
+/// One group of identical nodes of a heterogeneous fleet: its GPUs' idle power and its nodes' base power.
+struct LedgerGroup {
+  std::uint32_t nodes = 1;
+  std::uint32_t gpus_per_node = 1;
+  double gpu_idle_W = 0.0;
+  double node_base_W = 0.0;
+};
+
 struct LedgerConfig {
   std::uint32_t nodes = 1;
   std::uint32_t gpus_per_node = 1;
@@ -32,6 +40,9 @@ struct LedgerConfig {
   double pue = 1.0;
   Duration facility_interval = Duration::from_ns(1'000'000'000);
   Duration node_interval = Duration::from_ns(10'000'000'000);
+  /// Heterogeneous fleets: node groups laid out in order (node-major GPU numbering, as Cluster). When
+  /// given, they replace nodes, gpus_per_node, gpu_idle_W and node_base_W; empty: one uniform group.
+  std::vector<LedgerGroup> groups;
 };
 
 class PowerLedger {
@@ -77,6 +88,8 @@ class PowerLedger {
 
   LedgerConfig config_;
   PowerSink* sink_;
+  std::vector<GpuIndex> first_gpu_;  ///< [n] = first GPU of node n; [nodes] = all GPUs
+  std::vector<NodeIndex> node_of_gpu_;
   std::vector<double> gpu_W_;
   std::vector<double> node_W_;
   std::vector<double> node_base_W_;  ///< per-node non-GPU power

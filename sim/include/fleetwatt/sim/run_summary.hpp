@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace fleetwatt::sim {
 
@@ -28,6 +29,8 @@ struct RunSummary {
   double cost = 0.0;  ///< electricity cost in the [grid.price] currency (0 without one)
   std::uint64_t events = 0;
   double wall_s = 0.0;
+  /// One line per node group when the fleet has several ("G2: 549 nodes x 8 a800 (...)"); empty otherwise.
+  std::vector<std::string> fleet_groups;
 };
 
 }  // namespace fleetwatt::sim

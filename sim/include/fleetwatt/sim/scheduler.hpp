@@ -41,6 +41,9 @@ struct FleetPower {
   double gpu_tdp_W = 0.0;
   double node_base_W = 0.0;
   double pue = 1.0;
+  /// Several node groups: the fleet's idle IT power (every node's base and every GPU's idle), W. Unset:
+  /// nodes x node_base_W + GPUs x gpu_idle_W (one group; the other fields are the reference group's).
+  std::optional<double> idle_it_W;
 };
 
 /// Power state of a node for energy-aware consolidation.

@@ -14,16 +14,21 @@ namespace fleetwatt::sim {
 class RackAwarePlacement : public PlacementPolicy {
  public:
   explicit RackAwarePlacement(std::uint32_t nodes_per_rack) : nodes_per_rack_(nodes_per_rack) {}
-  /// The rack of every node (from the topology); replaces the nodes_per_rack layout.
-  void set_racks(std::vector<std::uint32_t> rack_of_node) { racks_ = std::move(rack_of_node); }
+  /// The rack of every node of the fleet (from the topology); replaces the nodes_per_rack layout.
+  void set_racks(std::vector<std::uint32_t> rack_of_node) {
+    fleet_racks_ = std::move(rack_of_node);
+    racks_.clear();
+  }
 
  protected:
-  /// Rack of every node of `cluster`.
+  /// Rack of every node of `cluster` (a node group's view is offset into the fleet's racks).
   [[nodiscard]] const std::vector<std::uint32_t>& racks(const Cluster& cluster) const;
 
  private:
   std::uint32_t nodes_per_rack_;
-  mutable std::vector<std::uint32_t> racks_;
+  std::vector<std::uint32_t> fleet_racks_;    ///< from the topology; empty: nodes_per_rack
+  mutable std::vector<std::uint32_t> racks_;  ///< racks(cluster), cached for the last cluster layout
+  mutable NodeIndex racks_offset_ = 0;
 };
 
 /// Fewest servers, then fewest racks: a job that fits on a server goes to the fullest server with room;

@@ -57,6 +57,7 @@ void infer_missing(JobSpec& job, std::uint32_t missing, const InferenceConfig& c
 /// the dataset is rescaled by secant steps until the estimate meets the target (exact in one step when epoch
 /// time is affine in the dataset size). Returns the final relative error
 /// |estimate - target| / target (0 when exact; larger when the dataset was given and only epochs can move).
+/// Records target_s in job.matched_runtime_s.
 double match_runtime(JobSpec& job, double target_s, const RuntimeEstimate& estimate,
                      const InferenceConfig& config);
 

@@ -97,6 +97,9 @@ struct JobSpec {
   std::optional<double> recorded_runtime_s;  ///< run time the trace recorded (end - start)
   std::optional<double> recorded_wait_s;     ///< queueing delay the trace recorded (start - submit)
   std::optional<double> user_estimate_s;     ///< the user's requested wall time (SWF field 9, ...)
+  /// The run time its epochs (and inferred dataset size) were chosen to match (match_runtime). On a fleet
+  /// of several GPU types the engine matches it again on the type the job gets.
+  std::optional<double> matched_runtime_s;
   /// Run-time limit: the engine stops the job this long after it starts, even mid-epoch (failed and
   /// cancelled jobs end early and draw power until then). Unset: the job runs all its epochs.
   std::optional<double> limit_s;

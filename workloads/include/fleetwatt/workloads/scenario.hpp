@@ -17,15 +17,36 @@
 
 namespace fleetwatt::workloads {
 
+/// One [[fleet.group]]: identical nodes of one GPU type.
+struct FleetGroupConfig {
+  std::string name;  ///< the scenario's name, else "group<k>" (k from 0, scenario order)
+  std::uint32_t nodes = 1;
+  std::uint32_t gpus_per_node = 1;
+  std::string gpu;  ///< hardware preset id
+  SourceLocation gpu_origin;
+  std::optional<double> gpu_idle_W;   ///< overrides the preset's idle power
+  std::optional<double> gpu_tdp_W;    ///< overrides the preset's TDP
+  std::optional<double> node_base_W;  ///< else [fleet] node_base_w
+  SourceLocation where;
+};
+
 struct FleetConfig {
   std::uint32_t nodes = 1;
   std::uint32_t gpus_per_node = 4;
   std::string gpu = "a800";  ///< hardware preset id
   SourceLocation gpu_origin;
-  std::filesystem::path gpu_file;  ///< user GPU presets (TOML, the format of models/data/gpu_presets.toml)
+  std::filesystem::path gpu_file;    ///< user GPU presets (TOML, the format of models/data/gpu_presets.toml)
   std::optional<double> gpu_idle_W;  ///< overrides the preset's idle power
   std::optional<double> gpu_tdp_W;   ///< overrides the preset's TDP
   double node_base_W = 0.0;          ///< CPU, memory, fans, NIC idle: drawn always
+  /// [[fleet.group]] tables in scenario order (empty: the identical nodes above). With groups, the loader
+  /// sets nodes to the total, gpus_per_node to the largest node and gpu to the first group's preset.
+  std::vector<FleetGroupConfig> groups;
+
+  /// GPUs in the fleet.
+  [[nodiscard]] std::uint64_t total_gpus() const;
+  /// The most GPUs one job can get: a job runs within one node group.
+  [[nodiscard]] std::uint64_t largest_group_gpus() const;
 };
 
 struct FacilityConfig {

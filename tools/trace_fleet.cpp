@@ -1,0 +1,88 @@
+// Node list -> fleet TOML: one node group per (GPUs per node, model), largest nodes first, then by model
+// name: the output is the same on every run, placement tries the big (A800 stand-in) servers first, and the
+// first group, whose GPU type is the reference for run-time matching, is the most capable.
+#include "trace_fleet.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "fleetwatt/workloads/input_error.hpp"
+
+namespace fleetwatt::tools {
+
+std::string preset_for_model(const std::string& model) {
+  static const std::map<std::string, std::string> known = {
+      {"P100", "p100"}, {"V100M16", "v100"}, {"V100M32", "v100"}, {"T4", "t4"}, {"A10", "a10"}};
+  const auto it = known.find(model);
+  return it == known.end() ? std::string{} : it->second;
+}
+
+int write_trace_fleet(const std::string& file, const std::string& output, const std::string& stand_in,
+                      double node_base_W) {
+  std::ifstream in(file);
+  if (!in) throw workloads::TraceFormatError({file, 0, 0}, "file", "cannot be opened");
+  std::string line;
+  std::getline(in, line);
+  std::uint32_t nodes = 0, gpus = 0, ln = 1;
+  // (GPUs per node, model) -> nodes; GPUs per node descending, then model name.
+  using Key = std::pair<std::uint32_t, std::string>;
+  auto order = [](const Key& a, const Key& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  };
+  std::map<Key, std::uint32_t, decltype(order)> groups(order);
+  while (std::getline(in, line)) {
+    ++ln;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    std::vector<std::string> f;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i <= line.size(); ++i)
+      if (i == line.size() || line[i] == ',') f.push_back(line.substr(start, i - start)), start = i + 1;
+    if (f.size() != 5)
+      throw workloads::TraceFormatError({file, ln, 0}, "record",
+                                        "expected sn,cpu_milli,memory_mib,gpu,model");
+    std::uint32_t g = 0;
+    try {
+      g = static_cast<std::uint32_t>(std::stoul(f[3]));
+    } catch (const std::exception&) {
+      throw workloads::TraceFormatError({file, ln, 4}, "gpu", fmt::format("'{}' is not a GPU count", f[3]));
+    }
+    if (g == 0) continue;  // CPU-only nodes run no GPU task
+    ++nodes;
+    gpus += g;
+    ++groups[{g, f[4].empty() ? "unknown" : f[4]}];
+  }
+  if (nodes == 0) throw workloads::TraceFormatError({file, 0, 0}, "gpu", "no node with GPUs");
+  std::ofstream out(output);
+  if (!out) throw workloads::ConfigError({output, 0, 0}, "--output", "cannot be written");
+  out << fmt::format("# Fleet derived by `fleetwatt trace fleet` from {}\n",
+                     std::filesystem::path(file).filename().string());
+  out << fmt::format("# recorded: {} GPU nodes holding {} GPUs, {} (GPUs per node, model) groups\n", nodes,
+                     gpus, groups.size());
+  out << "# models -> presets: P100 -> p100, V100M16 and V100M32 -> v100, T4 -> t4, A10 -> a10;\n";
+  out << fmt::format(
+      "# anonymised models (G2, G3, ...) have no public datasheet: \"{}\" stands in for them.\n", stand_in);
+  out << "[fleet]\n";
+  out << fmt::format("node_base_w = {}\n", node_base_W);
+  for (const auto& [key, n] : groups) {
+    const auto& [per_node, model] = key;
+    std::string preset = preset_for_model(model);
+    const bool anonymised = preset.empty();
+    if (anonymised) preset = stand_in;
+    out << fmt::format(
+        "\n[[fleet.group]]\nname = \"{}x{}\"\nnodes = {}\ngpus_per_node = {}\ngpu = \"{}\"{}\n", per_node,
+        model, n, per_node, preset,
+        anonymised ? fmt::format("  # {}: anonymised model, stand-in", model) : "");
+  }
+  std::cout << fmt::format("{} node groups, {} nodes, {} GPUs written to {}\n", groups.size(), nodes, gpus,
+                           output);
+  return 0;
+}
+
+}  // namespace fleetwatt::tools
