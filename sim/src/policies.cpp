@@ -156,13 +156,60 @@ void CarbonAwareScheduler::schedule(SchedulerContext& ctx) {
     }
     ready.push_back(j);
   }
-  // Urgent deferred jobs first, then first come, first served (the first that cannot be placed blocks).
+  // Urgent deferred jobs first (an urgent job that cannot be placed keeps its hold, below).
   for (JobIndex j : urgent)
     if (auto p = ctx.place(j)) ctx.start(j, std::move(*p));
+  // Holds: every deferred job still waiting needs its GPUs free at its latest start (urgent ones: now).
+  // Conservative backfilling against those holds: a job starts now only if, at every hold before its
+  // estimated end, the GPUs then free (free now, plus those of running jobs estimated to have ended)
+  // still cover the holds due by then. Only the earliest kMaxHolds holds are kept (a pass stays cheap).
+  constexpr std::size_t kMaxHolds = 64;
+  struct Hold {
+    Time at;
+    double slack;  ///< GPUs free at `at` minus the GPUs of every hold due by `at`
+  };
+  std::vector<std::pair<Time, std::uint32_t>> holds_needed;
+  for (JobIndex j : queue_copy(ctx)) {
+    const Job& job = ctx.job(j);
+    if (!job.spec.deferrable || !job.spec.deadline_s) continue;
+    const Time latest =
+        Time::from_ns(Time::from_seconds(*job.spec.deadline_s).ns() - job.predicted_runtime().ns());
+    holds_needed.emplace_back(std::max(latest, now), job.spec.n_gpus);
+  }
+  std::sort(holds_needed.begin(), holds_needed.end());
+  if (holds_needed.size() > kMaxHolds) holds_needed.resize(kMaxHolds);
+  std::vector<std::pair<Time, std::uint32_t>> ends;
+  for (JobIndex j : ctx.running()) {
+    const Job& r = ctx.job(j);
+    ends.emplace_back(std::max(now, r.start + r.expected_runtime()),
+                      static_cast<std::uint32_t>(r.gpus.size()));
+  }
+  std::sort(ends.begin(), ends.end());
+  std::vector<Hold> holds;
+  {
+    double free_then = ctx.cluster().free_gpus(), due = 0.0;
+    std::size_t e = 0;
+    for (const auto& [at, n] : holds_needed) {
+      while (e < ends.size() && ends[e].first <= at) free_then += ends[e++].second;
+      due += n;
+      holds.push_back({at, free_then - due});
+    }
+  }
+  // First come, first served among the rest (the first that cannot be placed, or would break a hold,
+  // blocks those behind it).
   for (JobIndex j : ready) {
+    const Job& job = ctx.job(j);
+    const Time end = now + job.expected_runtime();
+    const double n = job.spec.n_gpus;
+    bool fits = true;
+    for (const auto& h : holds)
+      if (h.at < end && h.slack < n) fits = false;
+    if (!fits) break;
     auto p = ctx.place(j);
     if (!p) break;
     ctx.start(j, std::move(*p));
+    for (auto& h : holds)
+      if (h.at < end) h.slack -= n;
   }
   if (next_wake == Time::max()) return;
   // Wake at the next sample where the intensity drops to the threshold, or the earliest latest start.

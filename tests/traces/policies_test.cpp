@@ -139,6 +139,24 @@ TEST_CASE("carbon-aware deferral waits for a low-intensity hour within the deadl
   CHECK(r[3].end.seconds() <= 50.0);
 }
 
+TEST_CASE("a waiting deferrable job holds its GPUs for its latest start, so later jobs cannot take them",
+          "[policies]") {
+  // Intensity always above the threshold. D (2 GPUs, 100 s, deadline 300 s) must start by 200 s. A (1 GPU,
+  // 150 s) ends before that and starts at once; B (1 GPU, 500 s, submitted at 10 s) would still hold a GPU at
+  // 200 s, leaving D one of its two: B waits. D starts at 200 s (its latest start) and meets its deadline; B
+  // follows when D ends. Without the hold B would start at 10 s and D at 510 s, missing it.
+  auto signal = std::make_shared<const workloads::GridSignal>(std::vector<double>{0},
+                                                              std::vector<double>{500}, "g/kWh");
+  auto d = job(1, 0, 2, 100), a = job(2, 0, 1, 150), b = job(3, 10, 1, 500);
+  d.deferrable = true;
+  d.deadline_s = 300;
+  auto r = run(fleet(1, 2), {d, a, b}, std::make_unique<CarbonAwareScheduler>(signal, 300));
+  CHECK(r[2].start.seconds() == 0.0);
+  CHECK(r[1].start.seconds() == 200.0);
+  CHECK(r[1].end.seconds() == 300.0);
+  CHECK(r[3].start.seconds() == 300.0);
+}
+
 TEST_CASE("idle nodes sleep after the timeout and wake, with latency and energy, on demand", "[policies]") {
   auto r = run(fleet(2, 1, 1000), {job(1, 0, 1, 10), job(2, 500, 1, 10)},
                std::make_unique<ConsolidatingScheduler>(100, 10, 20, 2000));

@@ -66,8 +66,10 @@ class PowerCapScheduler final : public Scheduler {
 };
 
 /// Carbon-aware deferral: deferrable jobs wait while the carbon intensity is above `threshold` (default: the
-/// signal's mean), but start no later than their deadline minus their estimated run time; other jobs go
-/// first come, first served.
+/// signal's mean), but start no later than their deadline minus their estimated run time. Each waiting
+/// deferrable job holds its GPUs for that latest start: other jobs go first come, first served, but one
+/// starts only if it ends (by estimate) before the holds it would overlap or leaves them enough GPUs
+/// (conservative backfilling), so the deadlines hold whenever the estimates do.
 class CarbonAwareScheduler final : public Scheduler {
  public:
   CarbonAwareScheduler(std::shared_ptr<const workloads::GridSignal> signal, double threshold)
