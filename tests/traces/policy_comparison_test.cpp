@@ -169,3 +169,32 @@ file = ")" + price.string() + R"("
   CHECK(engine.summary().carbon_kg == Approx(kwh * 300.0 / 1000.0).epsilon(1e-12));
   CHECK(engine.summary().cost == Approx(kwh / 1000.0 * 75.0).epsilon(1e-12));
 }
+
+TEST_CASE("a demand-response event by GPU caps holds its target, every job still done", "[policies]") {
+  test::TempDir dir;
+  const auto csv = dir.write("carbon.csv", "offset_time,value\n0,200\n21600,400\n64800,200\n");
+  std::string text = scenario(csv);
+  const std::string target = "target_W = 9500.0\n";
+  text.replace(text.find(target), target.size(), target + "action = \"cap\"\n");
+  const auto s = workloads::parse_scenario(text, (dir / "s.toml").string());
+  auto predictor = models::PredictorRegistry::with_builtins().make(s.predictor);
+  results::ComparisonInput in;
+  in.setup = sim::engine_setup(s);
+  in.jobs = workloads::build_scenario_workload(s, [&](const workloads::JobSpec& j) {
+    return predictor->predict(j, in.setup.gpu).epoch_s() * j.epochs;
+  });
+  in.predictor = predictor.get();
+  in.scheduler = s.scheduler;
+  const auto rows = results::compare_policies(in, {"fifo", "dr"}, 2);
+  const auto& dr = rows[1];
+  for (std::size_t i = 0; i < dr.facility_t_s.size(); ++i)
+    if (dr.facility_t_s[i] >= 90000 && dr.facility_t_s[i] + 60 <= 97200)
+      CHECK(dr.facility_W[i] <= 9500.0 + 1e-6);
+  double capped = 0.0;
+  for (const auto& m : dr.metrics)
+    if (m.first == "dr_capped_jobs") capped = m.second;
+  CHECK(capped > 0.0);
+  CHECK(dr.lost_gpu_hours > 0.0);
+  CHECK(dr.series_energy_J == Approx(dr.facility_energy_J).epsilon(1e-9));
+  CHECK(dr.jobs_done == rows[0].jobs_done);
+}
