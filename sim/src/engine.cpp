@@ -39,6 +39,7 @@ class Engine::Context final : public SchedulerContext {
     const auto& ref = e_.layout_.groups().front();
     FleetPower fp{ref.gpu.idle_W, ref.gpu.tdp_W, ref.node_base_W, e_.setup_.pue, std::nullopt};
     if (e_.layout_.groups().size() > 1) fp.idle_it_W = e_.layout_.idle_it_W();
+    if (e_.network_) fp.network_W = e_.network_->power_W();
     return fp;
   }
   std::span<const JobIndex> running() const override { return e_.running_; }

@@ -33,7 +33,8 @@ double peak_increment_per_gpu_W(const Job& job, double gpu_idle_W) {
 double predicted_peak_facility_W(const SchedulerContext& ctx) {
   const FleetPower fp = ctx.fleet_power();
   const Cluster& c = ctx.cluster();
-  double it = fp.idle_it_W ? *fp.idle_it_W : c.nodes() * fp.node_base_W + c.gpus() * fp.gpu_idle_W;
+  double it =
+      (fp.idle_it_W ? *fp.idle_it_W : c.nodes() * fp.node_base_W + c.gpus() * fp.gpu_idle_W) + fp.network_W;
   for (JobIndex j : ctx.running()) {
     const Job& job = ctx.job(j);
     if (!job.paused)
@@ -290,7 +291,8 @@ void DemandResponseScheduler::shed(SchedulerContext& ctx) {
     const Cluster& c = ctx.cluster();
     const double floor_W = std::max(fp.gpu_idle_W, min_cap_fraction_ * fp.gpu_tdp_W);
     auto predicted = [&](double cap) {
-      double it = fp.idle_it_W ? *fp.idle_it_W : c.nodes() * fp.node_base_W + c.gpus() * fp.gpu_idle_W;
+      double it = (fp.idle_it_W ? *fp.idle_it_W : c.nodes() * fp.node_base_W + c.gpus() * fp.gpu_idle_W) +
+                  fp.network_W;
       for (JobIndex j : running) {
         const Job& job = ctx.job(j);
         if (job.paused) continue;

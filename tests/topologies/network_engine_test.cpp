@@ -189,8 +189,8 @@ TEST_CASE(
 }
 
 TEST_CASE("a paused job's flows leave the links: the other ring runs alone meanwhile") {
-  // The two-job spread scenario above, with a demand-response event from 50 s to 500 s whose target (900 W
-  // of GPU power; the idle GPUs draw 240 W and each job adds about 475 W) pauses job 2, the later start.
+  // The two-job spread scenario above, with a demand-response event from 50 s to 500 s whose target (1,900 W:
+  // idle GPUs 240 W, the network about 1 kW, each job about 475 W more) pauses job 2, the later start.
   // Job 1's second epoch begins at about 114 s while job 2 is paused: its ring has the uplinks to itself
   // (32 GB/s) instead of sharing them (25 GB/s). Job 2's first epoch was shared; its second runs after job
   // 1 has finished, alone.
@@ -212,7 +212,7 @@ placement = "spread"
 [scheduler.dr]
 start_s = 50
 end_s = 500
-target_W = 900
+target_W = 1900
 )";
   const auto r = run(workloads::parse_scenario(text, "four.toml"));
   const double S = 4e9, lat = 2 * (5e-6 + 12e-6);
@@ -222,6 +222,7 @@ target_W = 900
   };
   const auto& jobs = r.engine->jobs();
   REQUIRE(jobs.size() == 2);
+  REQUIRE(jobs[0].paused_gpu_seconds == 0.0);
   REQUIRE(jobs[1].paused_gpu_seconds == Approx(2 * 450.0));
   CHECK(jobs[0].comm_s == Approx(2 * exposed(32e9)));
   CHECK(jobs[1].comm_s == Approx(exposed(25e9) + exposed(32e9)));

@@ -149,7 +149,8 @@ class DemandResponseScheduler final : public Scheduler {
   Time shed_at_;
 };
 
-/// Predicted facility power (W) with every running, unpaused job at its peak (capped) power.
+/// Predicted facility power (W) with every running, unpaused job at its peak (capped) power, plus what the
+/// network draws now.
 [[nodiscard]] double predicted_peak_facility_W(const SchedulerContext& ctx);
 /// A job's increment over idle at its peak, per GPU (W): on its own GPUs once placed; before that, on a fleet
 /// of several GPU types, the highest phase power over the types less the lowest idle power (an upper bound).

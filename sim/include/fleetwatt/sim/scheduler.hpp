@@ -44,6 +44,8 @@ struct FleetPower {
   /// Several node groups: the fleet's idle IT power (every node's base and every GPU's idle), W. Unset:
   /// nodes x node_base_W + GPUs x gpu_idle_W (one group; the other fields are the reference group's).
   std::optional<double> idle_it_W;
+  /// What the network (switches, NICs, links, storage) draws now, W; 0 without a [topology].
+  double network_W = 0.0;
 };
 
 /// Power state of a node for energy-aware consolidation.
