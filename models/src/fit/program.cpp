@@ -114,7 +114,9 @@ double apply(Op op, double a, double b) noexcept {
 
 Evaluator::Evaluator(const Eigen::MatrixXd& x) : x_(x) {}
 
-const Eigen::ArrayXd& Evaluator::evaluate(const Program& p) { return evaluate(p, 0, p.size()); }
+const Eigen::ArrayXd& Evaluator::evaluate(const Program& p) {
+  return evaluate(p, 0, p.size());
+}
 
 const Eigen::ArrayXd& Evaluator::evaluate(const Program& p, std::size_t begin, std::size_t end) {
   // Postfix = the prefix program read backwards: arguments come before their function, and a binary

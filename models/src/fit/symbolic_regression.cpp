@@ -349,8 +349,8 @@ GpResult fit_symbolic(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, const 
         } else {
           candidate = polish(programs[i], x, y);
         }
-        const double m =
-            c.linear_scaling ? fit_terms(ev, candidate, y, c.scaled_terms).mae : mae_of(ev.evaluate(candidate), y);
+        const double m = c.linear_scaling ? fit_terms(ev, candidate, y, c.scaled_terms).mae
+                                          : mae_of(ev.evaluate(candidate), y);
         result.evaluations += 1;
         if (m < raw[i]) {
           programs[i] = std::move(candidate);

@@ -33,7 +33,7 @@ struct ComparisonRow {
   double peak_facility_W = 0;  ///< highest level held for a positive time
   double p95_facility_W = 0;   ///< 95th percentile of the facility series
   double carbon_kg = 0;
-  double cost = 0;                    ///< in the price signal's currency (0 without one)
+  double cost = 0;            ///< in the price signal's currency (0 without one)
   double lost_gpu_hours = 0;  ///< GPU time paused (demand response) or lost to GPU caps (slower clocks)
   std::uint64_t deadline_misses = 0;  ///< deferrable jobs finished after (or not by) their deadline
   std::vector<std::pair<std::string, double>> metrics;  ///< the policy's own figures

@@ -39,12 +39,13 @@ struct ModelMetadata {
   std::string model;              ///< zoo name ("resnet50", "vit-b16", ...) or empty
   double params = 0.0;            ///< trainable parameters
   double flops_per_sample = 0.0;  ///< forward-pass FLOPs per sample (see README for the FLOP convention)
-  double training_flops_per_sample = 0.0;  ///< FLOPs of one sample's training step; 0: 3 x forward (full
-                                           ///< backward); about 1 x forward when a frozen backbone is fine-tuned
-  std::uint32_t batch_size = 0;   ///< global batch size, samples
-  double dataset_samples = 0.0;   ///< samples per epoch
-  std::uint32_t input_size = 0;   ///< image side (pixels) or sequence length (tokens)
-  std::uint32_t workers = 0;      ///< data-loader workers
+  double training_flops_per_sample =
+      0.0;                       ///< FLOPs of one sample's training step; 0: 3 x forward (full
+                                 ///< backward); about 1 x forward when a frozen backbone is fine-tuned
+  std::uint32_t batch_size = 0;  ///< global batch size, samples
+  double dataset_samples = 0.0;  ///< samples per epoch
+  std::uint32_t input_size = 0;  ///< image side (pixels) or sequence length (tokens)
+  std::uint32_t workers = 0;     ///< data-loader workers
   Precision precision = Precision::fp32;
 };
 
