@@ -1,4 +1,5 @@
-// `fleetwatt list`: the registered predictors, schedulers, placement policies and GPU presets.
+// `fleetwatt list`: the registered predictors, schedulers, placement policies, interconnect kinds and GPU
+// presets.
 #include <fmt/format.h>
 
 #include <iostream>
@@ -10,6 +11,7 @@
 #include "fleetwatt/models/predictor_registry.hpp"
 #include "fleetwatt/models/table_predictor.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
+#include "fleetwatt/topologies/topology_config.hpp"
 
 namespace fleetwatt::tools {
 
@@ -30,6 +32,9 @@ static int list_components() {
   std::cout << "placement ([scheduler] placement):\n";
   for (const auto& e : sim::placement_entries())
     std::cout << fmt::format("  {:<16}{}\n", e.name, e.description);
+  std::cout << "interconnects ([topology] kind):\n";
+  for (const auto& k : topologies::fabric_kinds())
+    std::cout << fmt::format("  {:<16}{}\n", k.name, k.description);
   std::cout << "GPU presets ([fleet] gpu):\n";
   for (const auto& g : models::gpu_presets())
     std::cout << fmt::format("  {:<16}{} (TDP {:.0f} W, idle {:.0f} W)\n", g.id, g.name, g.tdp_W, g.idle_W);
@@ -43,8 +48,8 @@ static int list_components() {
 }
 
 void add_list_command(CLI::App& app, Action& action) {
-  CLI::App* cmd =
-      app.add_subcommand("list", "List predictors, schedulers, placement policies and GPU presets");
+  CLI::App* cmd = app.add_subcommand(
+      "list", "List predictors, schedulers, placement policies, interconnects and GPU presets");
   cmd->callback([&action] { action = list_components; });
 }
 

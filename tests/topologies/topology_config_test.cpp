@@ -99,3 +99,15 @@ TEST_CASE("a fabric too small for the fleet is a ConfigError") {
   c.hosts_per_leaf = 4;
   CHECK_THROWS_WITH(build_topology(c, 9, 4), Catch::Contains("8 host slots") && Catch::Contains("9 nodes"));
 }
+
+TEST_CASE("every fabric kind that fleetwatt list shows is one the [topology] table accepts") {
+  // The list and the parser share one table; each generator kind parses to itself.
+  for (const auto& k : fabric_kinds()) {
+    if (k.kind == FabricKind::file) continue;
+    TableBuilder t;
+    t.set("kind", std::string(k.name));
+    INFO(k.name);
+    CHECK(parse_topology_config(t.p, "/scen").kind == k.kind);
+  }
+  CHECK(fabric_kinds().size() == 6);  // fat_tree, leaf_spine, dragonfly, torus, ring, file
+}

@@ -71,6 +71,19 @@ std::uint32_t smallest_fat_tree_k(std::uint32_t nodes) {
 
 }  // namespace
 
+const std::vector<FabricKindInfo>& fabric_kinds() {
+  static const std::vector<FabricKindInfo> kinds = {
+      {"fat_tree", FabricKind::fat_tree,
+       "k-ary fat-tree (k, default: the smallest even k that holds the fleet)"},
+      {"leaf_spine", FabricKind::leaf_spine, "two tiers: leaves, spines, hosts_per_leaf, oversubscription"},
+      {"dragonfly", FabricKind::dragonfly, "groups of routers_per_group, global_links_per_router"},
+      {"torus", FabricKind::torus, "1-, 2- or 3-D torus of routers (dims, hosts_per_router)"},
+      {"ring", FabricKind::ring, "a ring of routers (routers, hosts_per_router)"},
+      {"file", FabricKind::file, "file = \"fabric.graphml\" or \".dot\": a fabric drawn by hand"},
+  };
+  return kinds;
+}
+
 const std::vector<std::string>& topology_keys() {
   static const std::vector<std::string> keys = {"kind",
                                                 "file",
@@ -129,12 +142,10 @@ TopologyConfig parse_topology_config(const ParamSet& params, const std::filesyst
       throw r.error("file", "give either a generator kind or a file, not both");
     c.where = params.where_of("file");
   } else {
-    c.kind = r.choice<FabricKind>("kind", FabricKind::fat_tree,
-                                  {{"fat_tree", FabricKind::fat_tree},
-                                   {"leaf_spine", FabricKind::leaf_spine},
-                                   {"dragonfly", FabricKind::dragonfly},
-                                   {"torus", FabricKind::torus},
-                                   {"ring", FabricKind::ring}});
+    std::vector<std::pair<std::string, FabricKind>> kinds;
+    for (const auto& k : fabric_kinds())
+      if (k.kind != FabricKind::file) kinds.emplace_back(std::string(k.name), k.kind);
+    c.kind = r.choice<FabricKind>("kind", FabricKind::fat_tree, kinds);
   }
   c.k = r.count("k", 0, 2);
   if (params.has("k") && c.k % 2 != 0)

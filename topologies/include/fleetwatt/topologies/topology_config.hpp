@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fleetwatt/topologies/builders.hpp"
@@ -16,6 +17,15 @@
 namespace fleetwatt::topologies {
 
 enum class FabricKind { fat_tree, leaf_spine, dragonfly, torus, ring, file };
+
+/// A fabric kind as a scenario names it ([topology] kind), with its main parameters.
+struct FabricKindInfo {
+  std::string_view name;
+  FabricKind kind;
+  std::string_view description;
+};
+/// Every kind [topology] accepts (`fleetwatt list` prints them).
+[[nodiscard]] const std::vector<FabricKindInfo>& fabric_kinds();
 enum class AllReduceAlgorithm { ring, tree, hierarchical };
 
 /// Data loading, checkpointing and gradient-communication parameters.
