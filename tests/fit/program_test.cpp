@@ -112,4 +112,14 @@ TEST_CASE("simplification folds constants and removes identities", "[program]") 
   CHECK(to_formula(simplify({f(Op::sub), v(0), v(0)}), n) == "0");
   CHECK(to_formula(simplify({f(Op::log), f(Op::abs), v(0)}), n) == "log(a)");
   CHECK(to_formula(simplify({f(Op::div), v(0), c(1.0)}), n) == "a");
+  // An affine chain folds to one offset and one factor: 2 + 3 * (-4 + a) = -10 + 3 * a; (a - 1) * 2 * 5
+  // = -10 + 10 * a; 2 * -(3 * a) = -6 * a.
+  CHECK(to_formula(simplify({f(Op::add), c(2.0), f(Op::mul), c(3.0), f(Op::add), c(-4.0), v(0)}), n) ==
+        "(-10) + 3 * a");
+  CHECK(to_formula(simplify({f(Op::mul), f(Op::mul), f(Op::sub), v(0), c(1.0), c(2.0), c(5.0)}), n) ==
+        "(-10) + 10 * a");
+  CHECK(to_formula(simplify({f(Op::mul), c(2.0), f(Op::neg), f(Op::mul), c(3.0), v(0)}), n) == "(-6) * a");
+  // A constant divisor outside the protected band is a factor; inside it, div is 1 and stays as written.
+  CHECK(to_formula(simplify({f(Op::div), v(0), c(4.0)}), n) == "0.25 * a");
+  CHECK(to_formula(simplify({f(Op::div), v(0), c(0.0005)}), n) == "div(a, 5e-04)");
 }

@@ -253,23 +253,49 @@ Tree simplify_tree(Tree t) {
     if (std::isfinite(v)) return constant(v);
   }
   auto& k = t.kids;
+  const auto cst = [](const Tree& x) { return x.node.op == Op::cst; };
+  const auto node = [](Op o) { return Node{o, 0, 0.0}; };
   switch (op) {
     case Op::add:
       if (is_const(k[1], 0.0)) return k[0];
       if (is_const(k[0], 0.0)) return k[1];
+      // Constants gathered in front: x + c -> c + x; c1 + (c2 + x) -> (c1 + c2) + x.
+      if (cst(k[1])) return simplify_tree(Tree{t.node, {k[1], k[0]}});
+      if (cst(k[0]) && k[1].node.op == Op::add && cst(k[1].kids[0]) &&
+          std::isfinite(k[0].node.value + k[1].kids[0].node.value))
+        return simplify_tree(
+            Tree{t.node, {constant(k[0].node.value + k[1].kids[0].node.value), k[1].kids[1]}});
       break;
     case Op::sub:
       if (is_const(k[1], 0.0)) return k[0];
       if (same(k[0], k[1])) return constant(0.0);
       if (is_const(k[0], 0.0)) return simplify_tree(Tree{Node{Op::neg, 0, 0.0}, {k[1]}});
+      if (cst(k[1])) return simplify_tree(Tree{node(Op::add), {constant(-k[1].node.value), k[0]}});
       break;
     case Op::mul:
       if (is_const(k[1], 1.0)) return k[0];
       if (is_const(k[0], 1.0)) return k[1];
       if (is_const(k[0], 0.0) || is_const(k[1], 0.0)) return constant(0.0);
+      // x * c -> c * x; c1 * (c2 * x) -> (c1 c2) * x; c * -x -> (-c) * x; c1 * (c2 + x) -> c1 c2 + c1 * x: an
+      // affine chain folds to one offset and one factor.
+      if (cst(k[1])) return simplify_tree(Tree{t.node, {k[1], k[0]}});
+      if (cst(k[0]) && k[1].node.op == Op::mul && cst(k[1].kids[0]) &&
+          std::isfinite(k[0].node.value * k[1].kids[0].node.value))
+        return simplify_tree(
+            Tree{t.node, {constant(k[0].node.value * k[1].kids[0].node.value), k[1].kids[1]}});
+      if (cst(k[0]) && k[1].node.op == Op::neg)
+        return simplify_tree(Tree{t.node, {constant(-k[0].node.value), k[1].kids[0]}});
+      if (cst(k[0]) && k[1].node.op == Op::add && cst(k[1].kids[0]) &&
+          std::isfinite(k[0].node.value * k[1].kids[0].node.value))
+        return simplify_tree(
+            Tree{node(Op::add),
+                 {constant(k[0].node.value * k[1].kids[0].node.value), Tree{t.node, {k[0], k[1].kids[1]}}}});
       break;
     case Op::div:
       if (is_const(k[1], 1.0)) return k[0];
+      // A constant divisor outside the protected band always divides: div(x, c) = (1 / c) * x.
+      if (cst(k[1]) && std::abs(k[1].node.value) > kProtect)
+        return simplify_tree(Tree{node(Op::mul), {constant(1.0 / k[1].node.value), k[0]}});
       break;
     case Op::neg:
       if (k[0].node.op == Op::neg) return k[0].kids[0];
