@@ -143,6 +143,8 @@ void CarbonAwareScheduler::schedule(SchedulerContext& ctx) {
   const bool low = signal_->at(now.seconds()) <= threshold_;
   Time next_wake = Time::max();
   std::vector<JobIndex> urgent, ready;
+  // Holds: every deferred job still waiting needs its GPUs free at its latest start (urgent ones: now).
+  std::vector<std::pair<Time, std::uint32_t>> holds_needed;
   for (JobIndex j : queue_copy(ctx)) {
     const Job& job = ctx.job(j);
     if (job.spec.deferrable && job.spec.deadline_s && !low) {
@@ -150,6 +152,7 @@ void CarbonAwareScheduler::schedule(SchedulerContext& ctx) {
           Time::from_ns(Time::from_seconds(*job.spec.deadline_s).ns() - job.predicted_runtime().ns());
       if (now < latest) {
         next_wake = std::min(next_wake, latest);
+        holds_needed.emplace_back(latest, job.spec.n_gpus);
         continue;
       }
       urgent.push_back(j);  // out of slack: it goes first
@@ -157,11 +160,14 @@ void CarbonAwareScheduler::schedule(SchedulerContext& ctx) {
     }
     ready.push_back(j);
   }
-  // Urgent deferred jobs first (an urgent job that cannot be placed keeps its hold, below).
-  for (JobIndex j : urgent)
-    if (auto p = ctx.place(j)) ctx.start(j, std::move(*p));
-  // Holds: every deferred job still waiting needs its GPUs free at its latest start (urgent ones: now).
-  // Conservative backfilling against those holds: a job starts now only if, at every hold before its
+  // Urgent deferred jobs first; one that cannot be placed holds its GPUs from now.
+  for (JobIndex j : urgent) {
+    if (auto p = ctx.place(j))
+      ctx.start(j, std::move(*p));
+    else
+      holds_needed.emplace_back(now, ctx.job(j).spec.n_gpus);
+  }
+  // Conservative backfilling against the holds: a job starts now only if, at every hold before its
   // estimated end, the GPUs then free (free now, plus those of running jobs estimated to have ended)
   // still cover the holds due by then. Only the earliest kMaxHolds holds are kept (a pass stays cheap).
   constexpr std::size_t kMaxHolds = 64;
@@ -169,25 +175,17 @@ void CarbonAwareScheduler::schedule(SchedulerContext& ctx) {
     Time at;
     double slack;  ///< GPUs free at `at` minus the GPUs of every hold due by `at`
   };
-  std::vector<std::pair<Time, std::uint32_t>> holds_needed;
-  for (JobIndex j : queue_copy(ctx)) {
-    const Job& job = ctx.job(j);
-    if (!job.spec.deferrable || !job.spec.deadline_s) continue;
-    const Time latest =
-        Time::from_ns(Time::from_seconds(*job.spec.deadline_s).ns() - job.predicted_runtime().ns());
-    holds_needed.emplace_back(std::max(latest, now), job.spec.n_gpus);
-  }
   std::sort(holds_needed.begin(), holds_needed.end());
   if (holds_needed.size() > kMaxHolds) holds_needed.resize(kMaxHolds);
-  std::vector<std::pair<Time, std::uint32_t>> ends;
-  for (JobIndex j : ctx.running()) {
-    const Job& r = ctx.job(j);
-    ends.emplace_back(std::max(now, r.start + r.expected_runtime()),
-                      static_cast<std::uint32_t>(r.gpus.size()));
-  }
-  std::sort(ends.begin(), ends.end());
   std::vector<Hold> holds;
-  {
+  if (!holds_needed.empty()) {
+    std::vector<std::pair<Time, std::uint32_t>> ends;
+    for (JobIndex j : ctx.running()) {
+      const Job& r = ctx.job(j);
+      ends.emplace_back(std::max(now, r.start + r.expected_runtime()),
+                        static_cast<std::uint32_t>(r.gpus.size()));
+    }
+    std::sort(ends.begin(), ends.end());
     double free_then = ctx.cluster().free_gpus(), due = 0.0;
     std::size_t e = 0;
     for (const auto& [at, n] : holds_needed) {

@@ -157,6 +157,19 @@ TEST_CASE("a waiting deferrable job holds its GPUs for its latest start, so late
   CHECK(r[3].start.seconds() == 300.0);
 }
 
+TEST_CASE("in a low-intensity hour a deferrable job with little slack starts at once", "[policies]") {
+  // Intensity below the threshold: D (2 GPUs, 100 s, deadline 150 s, latest start 50 s) is not deferred, and
+  // its own deadline must not hold it back: it starts at 0 on the free node.
+  auto signal = std::make_shared<const workloads::GridSignal>(std::vector<double>{0},
+                                                              std::vector<double>{100}, "g/kWh");
+  auto d = job(1, 0, 2, 100);
+  d.deferrable = true;
+  d.deadline_s = 150;
+  auto r = run(fleet(1, 2), {d}, std::make_unique<CarbonAwareScheduler>(signal, 300));
+  CHECK(r[1].start.seconds() == 0.0);
+  CHECK(r[1].end.seconds() == 100.0);
+}
+
 TEST_CASE("idle nodes sleep after the timeout and wake, with latency and energy, on demand", "[policies]") {
   auto r = run(fleet(2, 1, 1000), {job(1, 0, 1, 10), job(2, 500, 1, 10)},
                std::make_unique<ConsolidatingScheduler>(100, 10, 20, 2000));
