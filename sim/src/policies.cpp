@@ -16,7 +16,7 @@ Duration estimated_runtime(const Job& job, EstimateSource source) {
   return job.predicted_runtime();
 }
 
-double peak_increment_per_gpu_W(const Job& job, double gpu_idle_W) {
+double peak_increment_per_gpu_W(const Job& job, double gpu_idle_W, double extra_cap_W) {
   double w = std::max(job.profile.peak_W, job.profile.valley_W);
   double idle = gpu_idle_W;
   if (job.group != kNoGroup) {
@@ -27,10 +27,11 @@ double peak_increment_per_gpu_W(const Job& job, double gpu_idle_W) {
     idle = job.queued_idle_W;
   }
   if (job.power_cap_W > 0.0) w = std::min(w, job.power_cap_W);
+  if (extra_cap_W > 0.0) w = std::min(w, extra_cap_W);
   return std::max(0.0, w - idle);
 }
 
-double predicted_peak_facility_W(const SchedulerContext& ctx) {
+double predicted_peak_facility_W(const SchedulerContext& ctx, double extra_cap_W) {
   const FleetPower fp = ctx.fleet_power();
   const Cluster& c = ctx.cluster();
   double it =
@@ -38,7 +39,7 @@ double predicted_peak_facility_W(const SchedulerContext& ctx) {
   for (JobIndex j : ctx.running()) {
     const Job& job = ctx.job(j);
     if (!job.paused)
-      it += static_cast<double>(job.gpus.size()) * peak_increment_per_gpu_W(job, fp.gpu_idle_W);
+      it += static_cast<double>(job.gpus.size()) * peak_increment_per_gpu_W(job, fp.gpu_idle_W, extra_cap_W);
   }
   return it * fp.pue;
 }
@@ -286,27 +287,13 @@ void DemandResponseScheduler::shed(SchedulerContext& ctx) {
   if (action_ == Action::cap) {
     // The highest common per-GPU cap that meets the target: the predicted peak is monotone in the cap.
     const FleetPower fp = ctx.fleet_power();
-    const Cluster& c = ctx.cluster();
     const double floor_W = std::max(fp.gpu_idle_W, min_cap_fraction_ * fp.gpu_tdp_W);
-    auto predicted = [&](double cap) {
-      double it = (fp.idle_it_W ? *fp.idle_it_W : c.nodes() * fp.node_base_W + c.gpus() * fp.gpu_idle_W) +
-                  fp.network_W;
-      for (JobIndex j : running) {
-        const Job& job = ctx.job(j);
-        if (job.paused) continue;
-        const double idle = job.group != kNoGroup ? job.gpu_idle_W : fp.gpu_idle_W;
-        double w = std::max(job.profile.peak_W, job.profile.valley_W);
-        if (job.power_cap_W > 0.0) w = std::min(w, job.power_cap_W);
-        it += static_cast<double>(job.gpus.size()) * std::max(0.0, std::min(w, cap) - idle);
-      }
-      return it * fp.pue;
-    };
     double lo = floor_W, hi = std::max(floor_W, fp.gpu_tdp_W);
-    if (predicted(hi) > target_W_) {
-      if (predicted(lo) <= target_W_) {
+    if (predicted_peak_facility_W(ctx, hi) > target_W_) {
+      if (predicted_peak_facility_W(ctx, lo) <= target_W_) {
         for (int k = 0; k < 60; ++k) {
           const double mid = 0.5 * (lo + hi);
-          (predicted(mid) <= target_W_ ? lo : hi) = mid;
+          (predicted_peak_facility_W(ctx, mid) <= target_W_ ? lo : hi) = mid;
         }
       }
       cap_W_ = lo;
@@ -362,12 +349,9 @@ void DemandResponseScheduler::schedule(SchedulerContext& ctx) {
   for (JobIndex j : queue_copy(ctx)) {
     const Job& job = ctx.job(j);
     const bool capped = cap_W_ > 0.0 && !(job.power_cap_W > 0.0 && job.power_cap_W <= cap_W_);
-    double inc = job.spec.n_gpus * peak_increment_per_gpu_W(job, fp.gpu_idle_W) * fp.pue;
-    if (capped) {  // its increment at the event's cap
-      Job probe = job;
-      probe.power_cap_W = cap_W_;
-      inc = job.spec.n_gpus * peak_increment_per_gpu_W(probe, fp.gpu_idle_W) * fp.pue;
-    }
+    // At the event's cap when it will start under it.
+    const double inc =
+        job.spec.n_gpus * peak_increment_per_gpu_W(job, fp.gpu_idle_W, capped ? cap_W_ : 0.0) * fp.pue;
     if (peak + inc > target_W_) break;
     auto p = ctx.place(j);
     if (!p) break;

@@ -150,11 +150,10 @@ class DemandResponseScheduler final : public Scheduler {
 };
 
 /// Predicted facility power (W) with every running, unpaused job at its peak (capped) power, plus what the
-/// network draws now.
-[[nodiscard]] double predicted_peak_facility_W(const SchedulerContext& ctx);
-/// A job's increment over idle at its peak, per GPU (W): on its own GPUs once placed; before that, on a fleet
-/// of several GPU types, the highest phase power over the types less the lowest idle power (an upper bound).
-[[nodiscard]] double peak_increment_per_gpu_W(const Job& job, double gpu_idle_W);
+/// network draws now; with `extra_cap_W` > 0, as if every such job were also capped at it.
+[[nodiscard]] double predicted_peak_facility_W(const SchedulerContext& ctx, double extra_cap_W = 0.0);
+/// A job's increment over idle at its peak, per GPU (W), under its own cap and `extra_cap_W` if > 0.
+[[nodiscard]] double peak_increment_per_gpu_W(const Job& job, double gpu_idle_W, double extra_cap_W = 0.0);
 
 /// The policies of this file as registry entries (sjf, easy, powercap, carbon, consolidate, dr).
 [[nodiscard]] std::vector<SchedulerEntry> policy_scheduler_entries();
