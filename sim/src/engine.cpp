@@ -68,6 +68,15 @@ std::vector<FleetGroup> fleet_groups(const EngineSetup& setup) {
 }
 
 namespace {
+/// The job's phases, epochs and dataset size as one GPU type runs it.
+void take_run(Job& job, const TypedRun& r) {
+  job.profile = r.profile;
+  job.spec.epochs = r.epochs;
+  job.spec.meta.dataset_samples = r.dataset_samples;
+  job.peak = Duration::from_seconds(r.profile.peak_s);
+  job.valley = Duration::from_seconds(r.profile.valley_s);
+}
+
 LedgerConfig ledger_config(const EngineSetup& s, const FleetLayout& layout) {
   LedgerConfig c;
   c.nodes = s.nodes;
@@ -134,9 +143,11 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
           fmt::format("job {} asks for {} GPUs; a job runs within one node group and the largest has {}",
                       spec.id, spec.n_gpus, layout_.largest_group_gpus()));
     Job job;
+    TypedRun run;  // what it starts as
     if (types.size() == 1) {
-      job.profile = spec.phases ? *spec.phases : predictor_.predict(spec, types.front());
-      check_profile(spec, job.profile);
+      run = {spec.phases ? *spec.phases : predictor_.predict(spec, types.front()), spec.epochs,
+             spec.meta.dataset_samples};
+      check_profile(spec, run.profile);
     } else {
       // Every type's run up front, so a bad job fails here, before anything is written. A type the
       // predictor refuses the job on is left out for it; a job no type (with a group large enough) can
@@ -173,15 +184,11 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
       // Until it starts: the reference type's run, or the first type it can run on.
       std::size_t first = typed_.size() - types.size();
       while (!runs_on_[first]) ++first;
-      const TypedRun& ref = typed_[first];
-      job.profile = ref.profile;
-      spec.epochs = ref.epochs;
-      spec.meta.dataset_samples = ref.dataset_samples;
+      run = typed_[first];
     }
-    job.peak = Duration::from_seconds(job.profile.peak_s);
-    job.valley = Duration::from_seconds(job.profile.valley_s);
     job.submit = Time::from_seconds(spec.submit_s);
     job.spec = std::move(spec);
+    take_run(job, run);
     jobs_.push_back(std::move(job));
   }
   if (groups.size() > 1)
@@ -266,12 +273,7 @@ void Engine::start_job(JobIndex j, Placement gpus) {
   if (!typed_.empty()) {
     // Its phases, epochs and dataset on the type it got (matched again to a recorded run time).
     const std::size_t types = layout_.types().size();
-    const TypedRun& r = typed_[static_cast<std::size_t>(j) * types + layout_.type_of_group(group)];
-    job.profile = r.profile;
-    job.spec.epochs = r.epochs;
-    job.spec.meta.dataset_samples = r.dataset_samples;
-    job.peak = Duration::from_seconds(r.profile.peak_s);
-    job.valley = Duration::from_seconds(r.profile.valley_s);
+    take_run(job, typed_[static_cast<std::size_t>(j) * types + layout_.type_of_group(group)]);
   }
   job.state = JobState::running;
   job.start = queue_.now();
@@ -321,10 +323,11 @@ void Engine::account_phase_until(JobIndex j, Time t) {
   if (job.paused || job.phase == JobPhase::none) return;
   const double n = static_cast<double>(job.gpus.size());
   const double dt = (t - job.phase_start).seconds();
-  job.energy_J += n * phase_power(job) * dt;
+  const double energy = n * phase_power(job) * dt;
+  job.energy_J += energy;
   if (job.phase == JobPhase::peak) {
     job.peak_phase_s += dt;
-    job.peak_phase_J += n * phase_power(job) * dt;
+    job.peak_phase_J += energy;
   }
   // Under a cap the phase's work takes stretched / nominal longer: the rest of the time is lost to the cap.
   const Duration nominal = job.phase == JobPhase::peak ? job.peak : job.valley;
@@ -526,21 +529,24 @@ std::optional<Placement> Engine::place_in_group(JobIndex j) const {
   return std::nullopt;
 }
 
-void Engine::allocate_gpus(JobIndex owner, std::span<const GpuIndex> gpus) {
-  cluster_.allocate(owner, gpus);
-  if (group_clusters_.empty() || gpus.empty()) return;
+std::pair<std::uint32_t, std::vector<GpuIndex>> Engine::group_local(std::span<const GpuIndex> gpus) const {
   const std::uint32_t g = layout_.group_of_node(cluster_.node_of(gpus.front()));
   std::vector<GpuIndex> local(gpus.begin(), gpus.end());
   for (auto& gpu : local) gpu -= layout_.first_gpu(g);
+  return {g, std::move(local)};
+}
+
+void Engine::allocate_gpus(JobIndex owner, std::span<const GpuIndex> gpus) {
+  cluster_.allocate(owner, gpus);
+  if (group_clusters_.empty() || gpus.empty()) return;
+  const auto [g, local] = group_local(gpus);
   group_clusters_[g].allocate(owner, local);
 }
 
 void Engine::release_gpus(JobIndex owner, std::span<const GpuIndex> gpus) {
   cluster_.release(owner, gpus);
   if (group_clusters_.empty() || gpus.empty()) return;
-  const std::uint32_t g = layout_.group_of_node(cluster_.node_of(gpus.front()));
-  std::vector<GpuIndex> local(gpus.begin(), gpus.end());
-  for (auto& gpu : local) gpu -= layout_.first_gpu(g);
+  const auto [g, local] = group_local(gpus);
   group_clusters_[g].release(owner, local);
 }
 
@@ -549,25 +555,20 @@ void Engine::account_peak(Job& job, JobIndex j) {
   // communication and exposed I/O in proportion to the epoch's planned times and energies.
   const double t = job.peak_phase_s, e = job.peak_phase_J;
   job.peak_phase_s = job.peak_phase_J = 0.0;
-  if (!network_) {
+  const EpochSplit* s = network_ ? &network_->last_split(j) : nullptr;
+  const double total_s = s ? s->duration_s() : 0.0;
+  const double total_J = s ? s->compute_W * s->compute_s + s->comm_W * s->comm_s + s->io_W * s->io_s : 0.0;
+  if (!(total_s > 0.0) || !(total_J > 0.0)) {  // no network (or an empty split): all of it is compute
     job.compute_s += t;
     job.compute_J += e;
     return;
   }
-  const EpochSplit& s = network_->last_split(j);
-  const double total_s = s.duration_s();
-  const double total_J = s.compute_W * s.compute_s + s.comm_W * s.comm_s + s.io_W * s.io_s;
-  if (!(total_s > 0.0) || !(total_J > 0.0)) {
-    job.compute_s += t;
-    job.compute_J += e;
-    return;
-  }
-  job.compute_s += t * s.compute_s / total_s;
-  job.comm_s += t * s.comm_s / total_s;
-  job.io_s += t * s.io_s / total_s;
-  job.compute_J += e * s.compute_W * s.compute_s / total_J;
-  job.comm_J += e * s.comm_W * s.comm_s / total_J;
-  job.io_J += e * s.io_W * s.io_s / total_J;
+  job.compute_s += t * s->compute_s / total_s;
+  job.comm_s += t * s->comm_s / total_s;
+  job.io_s += t * s->io_s / total_s;
+  job.compute_J += e * s->compute_W * s->compute_s / total_J;
+  job.comm_J += e * s->comm_W * s->comm_s / total_J;
+  job.io_J += e * s->io_W * s->io_s / total_J;
 }
 
 void Engine::finish_job(JobIndex j) {

@@ -133,13 +133,16 @@ class Engine {
   /// global GPU indices.
   [[nodiscard]] std::optional<Placement> place_in_group(JobIndex j) const;
   /// Allocates (or releases) GPUs in the cluster and in their group's own view of it.
+  /// The group of `gpus` (all in one) and their numbers within it.
+  [[nodiscard]] std::pair<std::uint32_t, std::vector<GpuIndex>> group_local(
+      std::span<const GpuIndex> gpus) const;
   void allocate_gpus(JobIndex owner, std::span<const GpuIndex> gpus);
   void release_gpus(JobIndex owner, std::span<const GpuIndex> gpus);
   /// Checks a job's phases on one GPU type; throws ConfigError naming the job.
   void check_profile(const workloads::JobSpec& spec, const workloads::PhaseProfile& p) const;
   /// Passes a change of network power (from `before_W`) to the ledger and the sink.
   void network_changed(double before_W);
-  /// Adds a completed (fraction 1) or partial peak phase to the job's compute/comm/I/O totals.
+  /// Adds the peak phase just ended (or cut short) to the job's compute/comm/I/O totals.
   void account_peak(Job& job, JobIndex j);
 
   EngineSetup setup_;
