@@ -71,6 +71,32 @@ std::string with(const char* extra, int nodes = 2) {
   return fmt::format(fmt::runtime(kTwoServers), nodes, extra);
 }
 
+/// Four one-GPU servers, two per leaf, 2:1 oversubscribed, with a second job like the first and `tail`
+/// (scheduler lines).
+std::string two_jobs_spread(const std::string& tail) {
+  return with("oversubscription = 2.0", 4) + R"(
+[[workload.jobs]]
+n_gpus = 2
+epochs = 2
+peak_w = 300.0
+peak_s = 100.0
+valley_w = 80.0
+valley_s = 10.0
+params = 1e9
+batch_size = 64
+dataset_samples = 6400
+)" + tail;
+}
+
+/// Exposed communication per epoch of one of these jobs whose ring runs at B bytes/s: 100 steps of a 4 GB
+/// all-reduce over two hops (alpha 5 us + 12 us path latency each way), 70 % of it (at most the 2/3 s of
+/// backward compute) hidden.
+double exposed(double B) {
+  const double S = 4e9, lat = 2 * (5e-6 + 12e-6);
+  const double t = S / B + lat;
+  return 100 * (t - std::min(0.7 * t, 2.0 / 3.0));
+}
+
 }  // namespace
 
 TEST_CASE("an epoch's peak is compute plus the exposed part of the ring all-reduce") {
@@ -111,27 +137,8 @@ TEST_CASE("rings of two jobs sharing a saturated link stretch both jobs' epochs"
   // "spread" puts both 2-GPU jobs across the two leaves. Alone, a ring runs at min(PCIe 32, NIC 50,
   // uplink 50) = 32 GB/s; together the rings share the uplinks at 25 GB/s each. Shares are taken at epoch
   // starts: job 1's first epoch began before job 2 started (alone); every later epoch is shared.
-  std::string text = with("oversubscription = 2.0", 4);
-  text += R"(
-[[workload.jobs]]
-n_gpus = 2
-epochs = 2
-peak_w = 300.0
-peak_s = 100.0
-valley_w = 80.0
-valley_s = 10.0
-params = 1e9
-batch_size = 64
-dataset_samples = 6400
-[scheduler]
-placement = "spread"
-)";
-  const auto r = run(workloads::parse_scenario(text, "four.toml"));
-  const double S = 4e9, lat = 2 * (5e-6 + 12e-6);
-  const auto exposed = [&](double B) {
-    const double t = S / B + lat;
-    return 100 * (t - std::min(0.7 * t, 2.0 / 3.0));
-  };
+  const auto r =
+      run(workloads::parse_scenario(two_jobs_spread("[scheduler]\nplacement = \"spread\"\n"), "four.toml"));
   const auto& jobs = r.engine->jobs();
   REQUIRE(jobs.size() == 2);
   CHECK(exposed(25e9) > exposed(32e9));
@@ -194,32 +201,10 @@ TEST_CASE("a paused job's flows leave the links: the other ring runs alone meanw
   // Job 1's second epoch begins at about 114 s while job 2 is paused: its ring has the uplinks to itself
   // (32 GB/s) instead of sharing them (25 GB/s). Job 2's first epoch was shared; its second runs after job
   // 1 has finished, alone.
-  std::string text = with("oversubscription = 2.0", 4);
-  text += R"(
-[[workload.jobs]]
-n_gpus = 2
-epochs = 2
-peak_w = 300.0
-peak_s = 100.0
-valley_w = 80.0
-valley_s = 10.0
-params = 1e9
-batch_size = 64
-dataset_samples = 6400
-[scheduler]
-policy = "dr"
-placement = "spread"
-[scheduler.dr]
-start_s = 50
-end_s = 500
-target_W = 1900
-)";
-  const auto r = run(workloads::parse_scenario(text, "four.toml"));
-  const double S = 4e9, lat = 2 * (5e-6 + 12e-6);
-  const auto exposed = [&](double B) {
-    const double t = S / B + lat;
-    return 100 * (t - std::min(0.7 * t, 2.0 / 3.0));
-  };
+  const auto r = run(workloads::parse_scenario(
+      two_jobs_spread("[scheduler]\npolicy = \"dr\"\nplacement = \"spread\"\n"
+                      "[scheduler.dr]\nstart_s = 50\nend_s = 500\ntarget_W = 1900\n"),
+      "four.toml"));
   const auto& jobs = r.engine->jobs();
   REQUIRE(jobs.size() == 2);
   REQUIRE(jobs[0].paused_gpu_seconds == 0.0);
