@@ -6,20 +6,14 @@
 #include <sstream>
 
 #include "fleetwatt/workloads/scenario_loader.hpp"
+#include "scenario_test_support.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::workloads;
+using fleetwatt::test::error_of;
+using fleetwatt::test::kJobs;
 
 namespace {
-std::string error_of(const std::string& toml) {
-  try {
-    (void)parse_scenario(toml, "bad.toml");
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-const std::string kJobs = "[workload]\n[[workload.jobs]]\nn_gpus = 1\nclass = \"vit\"\n";
 const std::string kGroups = R"([fleet]
 node_base_w = 300
 [[fleet.group]]

@@ -3,22 +3,12 @@
 #include <catch2/catch.hpp>
 
 #include "fleetwatt/workloads/scenario_loader.hpp"
+#include "scenario_test_support.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::workloads;
-
-namespace {
-/// The message of the ConfigError that parsing `toml` throws.
-std::string error_of(const std::string& toml) {
-  try {
-    (void)parse_scenario(toml, "bad.toml");
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-const std::string kJobs = "[workload]\n[[workload.jobs]]\nn_gpus = 1\nclass = \"vit\"\n";
-}  // namespace
+using fleetwatt::test::error_of;
+using fleetwatt::test::kJobs;
 
 TEST_CASE("a complete scenario reads into typed sections", "[scenario]") {
   auto s = parse_scenario(R"(
