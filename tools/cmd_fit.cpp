@@ -73,24 +73,23 @@ int run_bench(const FitOptions& o) {
   }
   fmt::print("benchmark: {} programs (mean {:.1f} nodes) on {} rows x {} features\n", pop.size(),
              double(nodes) / double(pop.size()), o.bench_rows, nf);
-  for (const int threads : {1, 2}) {
+  // Best of three timed evaluations of the whole population.
+  auto best_of_3 = [&](int threads, bool scaled) {
     double best = 1e300;
-    std::vector<double> fit;
     for (int rep = 0; rep < 3; ++rep) {
       const auto t0 = std::chrono::steady_clock::now();
-      fit = evaluate_population(pop, x, y, threads, false);
+      (void)evaluate_population(pop, x, y, threads, scaled, o.gp.scaled_terms);
       best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
+    return best;
+  };
+  for (const int threads : {1, 2}) {
+    const double best = best_of_3(threads, false);
     fmt::print("  {} thread{}: {:.0f} programs/s, {:.3g} node-row evaluations/s\n", threads,
                threads > 1 ? "s" : " ", double(pop.size()) / best, double(nodes) * o.bench_rows / best);
   }
   // The fitness the GP uses by default: each program's additive terms weighted by least squares.
-  double best = 1e300;
-  for (int rep = 0; rep < 3; ++rep) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const auto fit = evaluate_population(pop, x, y, 2, o.gp.linear_scaling, o.gp.scaled_terms);
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
+  const double best = best_of_3(2, o.gp.linear_scaling);
   fmt::print("  2 threads, fitness with up to {} least-squares weighted terms: {:.0f} programs/s\n",
              o.gp.scaled_terms, double(pop.size()) / best);
   return 0;
