@@ -54,7 +54,8 @@ storage_servers = 0
 {}
 [workload]
 horizon_s = 1000
-[[workload.jobs]]
+)";
+const char* kJob = R"([[workload.jobs]]
 n_gpus = 2
 epochs = 2
 peak_w = 300.0
@@ -66,26 +67,15 @@ batch_size = 64
 dataset_samples = 6400
 )";
 
-/// The scenario with `nodes` servers and extra [topology] lines.
+/// The scenario with `nodes` servers, extra [topology] lines and the job.
 std::string with(const char* extra, int nodes = 2) {
-  return fmt::format(fmt::runtime(kTwoServers), nodes, extra);
+  return fmt::format(fmt::runtime(kTwoServers), nodes, extra) + kJob;
 }
 
 /// Four one-GPU servers, two per leaf, 2:1 oversubscribed, with a second job like the first and `tail`
 /// (scheduler lines).
 std::string two_jobs_spread(const std::string& tail) {
-  return with("oversubscription = 2.0", 4) + R"(
-[[workload.jobs]]
-n_gpus = 2
-epochs = 2
-peak_w = 300.0
-peak_s = 100.0
-valley_w = 80.0
-valley_s = 10.0
-params = 1e9
-batch_size = 64
-dataset_samples = 6400
-)" + tail;
+  return with("oversubscription = 2.0", 4) + kJob + tail;
 }
 
 /// Exposed communication per epoch of one of these jobs whose ring runs at B bytes/s: 100 steps of a 4 GB
