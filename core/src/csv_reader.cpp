@@ -1,97 +1,189 @@
-// RFC 4180 CSV with located fields.
-#include "fleetwatt/workloads/csv_reader.hpp"
+// RFC 4180 CSV with located fields: one tokenizer, fed a line at a time, behind both the stream reader and
+// the string splitter, so every CSV input of fleetwatt quotes, trims and counts columns the same way.
+#include "fleetwatt/core/csv_reader.hpp"
 
 #include <fmt/format.h>
 #include <charconv>
 #include <cmath>
 
-namespace fleetwatt::workloads {
+namespace fleetwatt::core {
 
-std::optional<double> parse_number(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r'))
-    text.remove_suffix(1);
+namespace {
+
+bool is_blank(char c) noexcept {
+  return c == ' ' || c == '\t';
+}
+
+/// Tokenizes one record line by line. feed() returns true when the record is complete, false when a
+/// quoted field continues on the next line (the caller then feeds that line).
+class Tokenizer {
+ public:
+  explicit Tokenizer(char separator) : separator_(separator) {}
+
+  bool feed(std::string_view line, std::vector<CsvField>& out) {
+    std::size_t i = 0;
+    if (quoted_) {
+      field_ += '\n';  // the line break that ended the previous physical line is part of the field
+    } else {
+      start_field(line, i);
+    }
+    while (i < line.size()) {
+      const char c = line[i];
+      if (quoted_) {
+        if (c == '"') {
+          if (i + 1 < line.size() && line[i + 1] == '"') {
+            field_ += '"';
+            ++i;
+          } else {
+            quoted_ = false;
+            was_quoted_ = true;
+          }
+        } else {
+          field_ += c;
+        }
+        ++i;
+      } else if (c == separator_) {
+        end_field(out);
+        ++i;
+        start_field(line, i);
+      } else {
+        // Blanks after a closing quote are layout; anything else there is kept, as most readers do.
+        if (!(was_quoted_ && is_blank(c))) field_ += c;
+        ++i;
+      }
+    }
+    if (quoted_) return false;
+    end_field(out);
+    return true;
+  }
+
+  /// Ends a record whose quote was never closed (the splitter's lenient end of text).
+  void finish(std::vector<CsvField>& out) {
+    quoted_ = false;
+    end_field(out);
+  }
+  [[nodiscard]] std::uint32_t field_column() const noexcept { return column_; }
+
+ private:
+  // Skips the blanks before a field and opens a quote if the field starts with one.
+  void start_field(std::string_view line, std::size_t& i) {
+    while (i < line.size() && is_blank(line[i])) ++i;
+    column_ = static_cast<std::uint32_t>(i + 1);
+    was_quoted_ = false;
+    if (i < line.size() && line[i] == '"') {
+      quoted_ = true;
+      ++i;
+    }
+  }
+  void end_field(std::vector<CsvField>& out) {
+    if (!was_quoted_)
+      while (!field_.empty() && is_blank(field_.back())) field_.pop_back();
+    out.push_back({std::move(field_), column_});
+    field_.clear();
+  }
+
+  char separator_;
+  std::string field_;
+  std::uint32_t column_ = 1;
+  bool quoted_ = false;
+  bool was_quoted_ = false;
+};
+
+}  // namespace
+
+std::vector<std::string> CsvRow::texts() const {
+  std::vector<std::string> out;
+  out.reserve(fields.size());
+  for (const auto& f : fields) out.push_back(f.text);
+  return out;
+}
+
+std::vector<CsvField> split_csv_fields(std::string_view record, char separator) {
+  std::vector<CsvField> out;
+  Tokenizer tok(separator);
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t nl = record.find('\n', start);
+    const std::string_view line =
+        record.substr(start, nl == std::string_view::npos ? record.npos : nl - start);
+    if (tok.feed(line, out)) break;
+    if (nl == std::string_view::npos) {
+      tok.finish(out);
+      break;
+    }
+    start = nl + 1;
+  }
+  return out;
+}
+
+std::vector<std::string> split_csv(std::string_view record, char separator) {
+  std::vector<std::string> out;
+  for (auto& f : split_csv_fields(record, separator)) out.push_back(std::move(f.text));
+  return out;
+}
+
+std::string csv_quote(std::string_view field, char separator) {
+  const bool needs = field.find_first_of(std::string{separator, '"', '\n', '\r'}) != std::string_view::npos ||
+                     (!field.empty() && (is_blank(field.front()) || is_blank(field.back())));
+  if (!needs) return std::string(field);
+  std::string out = "\"";
+  for (const char c : field) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::optional<double> parse_number(std::string_view text) noexcept {
+  while (!text.empty() && is_blank(text.front())) text.remove_prefix(1);
+  while (!text.empty() && (is_blank(text.back()) || text.back() == '\r')) text.remove_suffix(1);
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
   if (text.empty()) return std::nullopt;
-  if (text.front() == '+') text.remove_prefix(1);
   double v = 0.0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(v)) return std::nullopt;
   return v;
 }
 
-CsvReader::CsvReader(std::istream& in, std::string name, char separator)
-    : in_(in), name_(std::move(name)), separator_(separator) {}
+std::optional<std::int64_t> parse_integer(std::string_view text) noexcept {
+  const auto v = parse_number(text);
+  // 9e15 < 2^53: every integer up to it is exact in a double.
+  if (!v || *v != std::floor(*v) || std::fabs(*v) > 9.0e15) return std::nullopt;
+  return static_cast<std::int64_t>(*v);
+}
+
+CsvReader::CsvReader(std::istream& in, std::string name, CsvDialect dialect)
+    : in_(in), name_(std::move(name)), dialect_(dialect) {}
 
 std::optional<CsvRow> CsvReader::next() {
   std::string line;
   while (std::getline(in_, line)) {
     ++line_;
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    // A UTF-8 byte-order mark would otherwise glue itself to the first column's name.
+    if (line_ == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
+    const auto first = line.find_first_not_of(" \t");
+    if (first == std::string::npos) continue;
+    if (dialect_.comment != '\0' && line[first] == dialect_.comment) continue;
     CsvRow row;
     row.line = line_;
-    std::string field;
-    std::uint32_t field_col = 1;
-    bool quoted = false;
-    std::size_t i = 0;
-    for (;;) {
-      if (i >= line.size()) {
-        if (quoted) {
-          // A quoted field may hold a line break: continue on the next physical line.
-          std::string more;
-          if (!std::getline(in_, more))
-            throw TraceFormatError({name_, row.line, field_col}, "", "unterminated quoted field");
-          ++line_;
-          if (!more.empty() && more.back() == '\r') more.pop_back();
-          field += '\n';
-          line = std::move(more);
-          i = 0;
-          continue;
-        }
-        row.fields.push_back({field, field_col});
-        break;
-      }
-      char c = line[i];
-      if (quoted) {
-        if (c == '"') {
-          if (i + 1 < line.size() && line[i + 1] == '"') {
-            field += '"';
-            ++i;
-          } else {
-            quoted = false;
-          }
-        } else {
-          field += c;
-        }
-      } else if (c == '"' && field.empty()) {
-        quoted = true;
-      } else if (c == separator_) {
-        row.fields.push_back({field, field_col});
-        field.clear();
-        field_col = static_cast<std::uint32_t>(i + 2);
-      } else {
-        field += c;
-      }
-      ++i;
+    Tokenizer tok(dialect_.separator);
+    while (!tok.feed(line, row.fields)) {
+      // A quoted field may hold a line break: continue on the next physical line.
+      if (!std::getline(in_, line))
+        throw TraceFormatError({name_, row.line, tok.field_column()}, "", "unterminated quoted field");
+      ++line_;
+      if (!line.empty() && line.back() == '\r') line.pop_back();
     }
     return row;
   }
   return std::nullopt;
 }
 
-static std::string trim(std::string s) {
-  auto b = s.find_first_not_of(" \t");
-  auto e = s.find_last_not_of(" \t");
-  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-}
-
 void CsvReader::read_header(const std::vector<std::string>& required) {
   auto row = next();
   if (!row) throw TraceFormatError({name_, 0, 0}, "", "empty file: expected a header line");
-  header_.clear();
-  for (auto& f : row->fields) header_.push_back(trim(f.text));
-  // A UTF-8 byte-order mark would otherwise glue itself to the first column's name.
-  if (!header_.empty() && header_[0].rfind("\xEF\xBB\xBF", 0) == 0) header_[0] = header_[0].substr(3);
+  header_ = row->texts();
   for (const auto& r : required)
     if (!column(r))
       throw TraceFormatError({name_, row->line, 1}, r,
@@ -141,4 +233,4 @@ std::int64_t CsvReader::integer(const CsvRow& row, std::string_view col, std::in
   return static_cast<std::int64_t>(v);
 }
 
-}  // namespace fleetwatt::workloads
+}  // namespace fleetwatt::core

@@ -20,10 +20,10 @@ void RecordErrors::fatal(std::uint32_t line, const std::string& field, const std
   throw TraceFormatError({file_, line, 0}, field, reason);
 }
 
-HeaderCsv::HeaderCsv(std::istream& in, RecordErrors& errors) : reader_(in), errors_(errors) {
-  std::string line;
-  if (!reader_.next(line)) errors_.fatal(1, "header", "the file is empty; expected a header row");
-  header_ = text::split_csv(line);
+HeaderCsv::HeaderCsv(std::istream& in, RecordErrors& errors) : reader_(in, errors.file()), errors_(errors) {
+  auto row = reader_.next();
+  if (!row) errors_.fatal(1, "header", "the file is empty; expected a header row");
+  header_ = row->texts();
 }
 
 std::optional<std::size_t> HeaderCsv::find(const std::string& name) const {
@@ -41,15 +41,14 @@ std::size_t HeaderCsv::require(const std::string& name) const {
 }
 
 bool HeaderCsv::next(std::vector<std::string>& fields) {
-  std::string line;
-  while (reader_.next(line)) {
-    if (text::trim(line).empty()) continue;
-    fields = text::split_csv(line);
-    if (fields.size() != header_.size()) {
-      errors_.bad(reader_.line_number(), "record",
-                  fmt::format("has {} fields, the header has {}", fields.size(), header_.size()));
+  while (auto row = reader_.next()) {
+    row_ = std::move(*row);
+    if (row_.fields.size() != header_.size()) {
+      errors_.bad(row_.line, "record",
+                  fmt::format("has {} fields, the header has {}", row_.fields.size(), header_.size()));
       continue;
     }
+    fields = row_.texts();
     return true;
   }
   return false;
@@ -82,7 +81,7 @@ struct FieldReader {
       if (!optional) fail(i, name, "is empty");
       return std::nullopt;
     }
-    auto v = text::parse_double(f);
+    auto v = core::parse_number(f);
     if (!v) fail(i, name, fmt::format("'{}' is not a number", f));
     return v;
   }
@@ -92,8 +91,8 @@ struct FieldReader {
       if (!optional) fail(i, name, "is empty");
       return std::nullopt;
     }
-    if (auto v = text::parse_timestamp(f)) return v;
-    if (auto v = text::parse_double(f)) return v;
+    if (auto v = core::parse_timestamp(f)) return v;
+    if (auto v = core::parse_number(f)) return v;
     fail(i, name, fmt::format("'{}' is neither a timestamp (YYYY-MM-DD HH:MM:SS) nor seconds", f));
     return std::nullopt;
   }
@@ -206,7 +205,7 @@ std::vector<RawJob> parse_helios(std::istream& in, RecordErrors& errors) {
     set_times(job, submit, start, end);
     // The published duration column is end - start; prefer it when the times are only to the second.
     if (c_duration && !job.no_runtime)
-      if (auto d = text::parse_double(f[*c_duration]); d && *d >= 0) job.spec.recorded_runtime_s = *d;
+      if (auto d = core::parse_number(f[*c_duration]); d && *d >= 0) job.spec.recorded_runtime_s = *d;
     jobs.push_back(std::move(job));
   }
   return jobs;
@@ -243,52 +242,48 @@ std::vector<RawJob> parse_pai2020(std::istream& jobs_in, std::istream& tasks_in,
   };
   std::unordered_map<std::string, TaskSum> tasks;
   {
-    text::LineReader reader(tasks_in);
-    std::string line;
-    while (reader.next(line)) {
-      if (text::trim(line).empty()) continue;
-      const auto f = text::split_csv(line);
+    core::CsvReader reader(tasks_in, task_errors.file());
+    while (const auto row = reader.next()) {
+      const auto f = row->texts();
       if (is_header(f, "job_name")) continue;
       if (f.size() != 10) {
         task_errors.bad(
-            reader.line_number(), "record",
+            row->line, "record",
             fmt::format("has {} fields; pai_task_table has 10 (job_name, task_name, inst_num, status, "
                         "start_time, end_time, plan_cpu, plan_mem, plan_gpu, gpu_type)",
                         f.size()));
         continue;
       }
-      FieldReader r{task_errors, reader.line_number(), f};
+      FieldReader r{task_errors, row->line, f};
       const auto inst = r.number(2, "inst_num", true);
       const auto start = r.number(4, "start_time", true);
       const auto end = r.number(5, "end_time", true);
       const auto plan_gpu = r.number(8, "plan_gpu", true);
       if (!r.ok) continue;
       auto& t = tasks[f[0]];
-      if (t.line == 0) t.line = reader.line_number();
+      if (t.line == 0) t.line = row->line;
       t.gpus += (inst ? *inst : 1.0) * (plan_gpu ? *plan_gpu : 0.0) / 100.0;
       if (start) t.start = t.start ? std::min(*t.start, *start) : *start;
       if (end) t.end = t.end ? std::max(*t.end, *end) : *end;
     }
   }
   std::vector<RawJob> jobs;
-  text::LineReader reader(jobs_in);
-  std::string line;
-  while (reader.next(line)) {
-    if (text::trim(line).empty()) continue;
-    const auto f = text::split_csv(line);
+  core::CsvReader reader(jobs_in, job_errors.file());
+  while (const auto row = reader.next()) {
+    const auto f = row->texts();
     if (is_header(f, "job_name")) continue;
     if (f.size() != 6) {
-      job_errors.bad(reader.line_number(), "record",
+      job_errors.bad(row->line, "record",
                      fmt::format("has {} fields; pai_job_table has 6 (job_name, inst_id, user, status, "
                                  "start_time, end_time)",
                                  f.size()));
       continue;
     }
-    FieldReader r{job_errors, reader.line_number(), f};
+    FieldReader r{job_errors, row->line, f};
     const auto submit = r.number(4, "start_time");
     if (!r.ok) continue;
     RawJob job;
-    job.line = reader.line_number();
+    job.line = row->line;
     job.missing = kModelFields;
     job.spec.trace_id = f[0];
     job.spec.user = f[2];
@@ -339,9 +334,9 @@ std::vector<RawJob> parse_pai2020_sim(std::istream& in, RecordErrors& errors) {
     if (c_user) job.spec.user = f[*c_user];
     if (c_status) job.spec.status = pai_status(f[*c_status]);
     if (c_wait)
-      if (auto w = text::parse_double(f[*c_wait]); w && *w >= 0) job.spec.recorded_wait_s = *w;
+      if (auto w = core::parse_number(f[*c_wait]); w && *w >= 0) job.spec.recorded_wait_s = *w;
     if (c_user_dur)
-      if (auto u = text::parse_double(f[*c_user_dur]); u && *u > 0) job.spec.user_estimate_s = *u;
+      if (auto u = core::parse_number(f[*c_user_dur]); u && *u > 0) job.spec.user_estimate_s = *u;
     jobs.push_back(std::move(job));
   }
   return jobs;
@@ -385,7 +380,7 @@ std::vector<RawJob> parse_swf(std::istream& in, RecordErrors& errors, double pro
     double v[18];
     bool ok = true;
     for (int i = 0; i < 18 && ok; ++i) {
-      const auto x = text::parse_double(f[static_cast<std::size_t>(i)]);
+      const auto x = core::parse_number(f[static_cast<std::size_t>(i)]);
       if (!x) {
         errors.bad(reader.line_number(), kNames[i],
                    fmt::format("'{}' is not a number", f[static_cast<std::size_t>(i)]),

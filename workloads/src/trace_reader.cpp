@@ -169,9 +169,10 @@ std::optional<TraceFormat> guess_trace_format(const std::filesystem::path& file)
   std::string first;
   if (!in || !std::getline(in, first)) return std::nullopt;
   if (!first.empty() && first.back() == '\r') first.pop_back();
+  if (first.rfind("\xEF\xBB\xBF", 0) == 0) first.erase(0, 3);
   if (!first.empty() && first[0] == ';') return TraceFormat::swf;
   if (!first.empty() && first[0] == '[') return TraceFormat::philly;
-  const auto header = text::split_csv(first);
+  const auto header = core::split_csv(first);
   auto has = [&](const char* c) { return text::find_column(header, c).has_value(); };
   if (has("submit_s") && has("n_gpus")) return TraceFormat::fleetwatt_csv;
   if (has("creation_time") && has("num_gpu")) return TraceFormat::alibaba2023;
