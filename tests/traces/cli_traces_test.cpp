@@ -71,6 +71,29 @@ TEST_CASE("trace stats --strict refuses a malformed trace with status 2 and one 
   CHECK(run_command(fw() + " trace stats /no/such/trace.csv").exit_code == 2);
 }
 
+TEST_CASE("a trace job the predictor refuses is reported at its record's file and line", "[cli][traces]") {
+  // Line 7 lacks a batch size; the datasheet predictor needs one. The error must name trace.csv:7 (not just
+  // "batch_size: must be at least 1"), exit 2 and leave no result file behind.
+  TempDir dir;
+  dir.write("trace.csv",
+            "id,submit_s,n_gpus,epochs,model,batch_size,dataset_samples\n"
+            "1,0,1,1,resnet50,64,10000\n"
+            "2,10,1,1,resnet50,64,10000\n"
+            "3,20,1,1,resnet50,64,10000\n"
+            "4,30,1,1,resnet50,64,10000\n"
+            "5,40,1,1,resnet50,64,10000\n"
+            "6,50,1,1,resnet50,,10000\n");
+  const auto scenario = dir.write("s.toml",
+                                  "[fleet]\nnodes = 2\ngpus_per_node = 4\ngpu = \"a800\"\n"
+                                  "[workload]\nhorizon_s = 3600\n"
+                                  "[workload.trace]\nfile = \"trace.csv\"\nformat = \"fleetwatt_csv\"\n");
+  const auto out = dir / "out.h5";
+  auto r = run_command(fw() + " run " + scenario.string() + " -o " + out.string());
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("trace.csv:7: batch_size: must be at least 1") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(out));
+}
+
 TEST_CASE("trace convert writes a job table that reads back to the same totals", "[cli][traces]") {
   TempDir dir;
   const auto out = dir / "swf.csv";
