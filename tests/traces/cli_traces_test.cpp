@@ -57,14 +57,14 @@ TEST_CASE("trace stats summarises a trace and reports the malformed records it s
   CHECK(r.out.find("GPU jobs                    4") != std::string::npos);
   // 1 + 4 + 1 + 16 GPUs over 36848, 249, 675233, 86400 s: 190.5 + ... = 582.1 GPU-hours.
   CHECK(r.out.find("GPU-hours (whole GPUs)      582.1") != std::string::npos);
-  CHECK(r.err.find("helios_sample.csv:7:4: gpu_num") != std::string::npos);
+  CHECK(r.err.find("helios_sample.csv:7:21: gpu_num") != std::string::npos);
 }
 
 TEST_CASE("trace stats --strict refuses a malformed trace with status 2 and one located line",
           "[cli][traces]") {
   auto r = run_command(fw() + " trace stats --strict " + sample("helios_sample.csv"));
   CHECK(r.exit_code == 2);
-  CHECK(r.err.find("helios_sample.csv:7:4: gpu_num: 'eight' is not a number") != std::string::npos);
+  CHECK(r.err.find("helios_sample.csv:7:21: gpu_num: 'eight' is not a number") != std::string::npos);
   auto unknown = run_command(fw() + " trace stats --format slurm " + sample("helios_sample.csv"));
   CHECK(unknown.exit_code == 2);
   CHECK(unknown.err.find("unknown trace format 'slurm'") != std::string::npos);

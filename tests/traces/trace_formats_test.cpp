@@ -133,9 +133,9 @@ TEST_CASE("strict mode refuses a trace at its first malformed record, naming lin
     FAIL("a malformed record was accepted in strict mode");
   } catch (const TraceFormatError& e) {
     CHECK(e.where().line == 7);
-    CHECK(e.where().column == 4);
+    CHECK(e.where().column == 21);  // "eight" starts at character 21 of line 7
     CHECK(e.field() == "gpu_num");
-    CHECK(std::string(e.what()).find("helios_sample.csv:7:4") != std::string::npos);
+    CHECK(std::string(e.what()).find("helios_sample.csv:7:21") != std::string::npos);
   }
 }
 

@@ -188,7 +188,7 @@ std::vector<RawJob> parse_job_table(std::istream& in, RecordErrors& errors) {
     for (std::size_t i = 0; i < f.size() && ok; ++i) {
       const std::string& v = f[i];
       const std::string& name = known[static_cast<std::size_t>(col[i])];
-      const auto column = static_cast<std::uint32_t>(i + 1);
+      const auto column = csv.row().fields[i].column;
       auto bad = [&](const std::string& why) {
         errors.bad(job.line, name, why, column);
         ok = false;

@@ -68,15 +68,15 @@ void set_gpus(JobSpec& spec, double total_gpus) {
 
 namespace {
 
-// Reads a number field of the current record or reports it; `optional` allows an empty cell.
+// Reads a number field of the current record or reports it at the field's line and character column;
+// `optional` allows an empty cell.
 struct FieldReader {
   RecordErrors& errors;
-  std::uint32_t line;
-  const std::vector<std::string>& fields;
+  const core::CsvRow& row;
   bool ok = true;
 
   std::optional<double> number(std::size_t i, const std::string& name, bool optional = false) {
-    const std::string& f = fields[i];
+    const std::string& f = row.fields[i].text;
     if (f.empty() || f == "None" || f == "NA" || f == "nan" || f == "NaN" || f == "null") {
       if (!optional) fail(i, name, "is empty");
       return std::nullopt;
@@ -86,7 +86,7 @@ struct FieldReader {
     return v;
   }
   std::optional<double> time(std::size_t i, const std::string& name, bool optional = false) {
-    const std::string& f = fields[i];
+    const std::string& f = row.fields[i].text;
     if (f.empty() || f == "None" || f == "NA" || f == "null") {
       if (!optional) fail(i, name, "is empty");
       return std::nullopt;
@@ -97,7 +97,7 @@ struct FieldReader {
     return std::nullopt;
   }
   void fail(std::size_t i, const std::string& name, const std::string& why) {
-    if (ok) errors.bad(line, name, why, static_cast<std::uint32_t>(i + 1));
+    if (ok) errors.bad(row.line, name, why, row.fields[i].column);
     ok = false;
   }
 };
@@ -126,7 +126,7 @@ std::vector<RawJob> parse_alibaba2023(std::istream& in, RecordErrors& errors) {
   std::vector<RawJob> jobs;
   std::vector<std::string> f;
   while (csv.next(f)) {
-    FieldReader r{errors, csv.line(), f};
+    FieldReader r{errors, csv.row()};
     RawJob job;
     job.line = csv.line();
     job.missing = kModelFields;
@@ -174,7 +174,7 @@ std::vector<RawJob> parse_helios(std::istream& in, RecordErrors& errors) {
   std::vector<RawJob> jobs;
   std::vector<std::string> f;
   while (csv.next(f)) {
-    FieldReader r{errors, csv.line(), f};
+    FieldReader r{errors, csv.row()};
     RawJob job;
     job.line = csv.line();
     job.missing = kModelFields;
@@ -254,7 +254,7 @@ std::vector<RawJob> parse_pai2020(std::istream& jobs_in, std::istream& tasks_in,
                         f.size()));
         continue;
       }
-      FieldReader r{task_errors, row->line, f};
+      FieldReader r{task_errors, *row};
       const auto inst = r.number(2, "inst_num", true);
       const auto start = r.number(4, "start_time", true);
       const auto end = r.number(5, "end_time", true);
@@ -279,7 +279,7 @@ std::vector<RawJob> parse_pai2020(std::istream& jobs_in, std::istream& tasks_in,
                                  f.size()));
       continue;
     }
-    FieldReader r{job_errors, row->line, f};
+    FieldReader r{job_errors, *row};
     const auto submit = r.number(4, "start_time");
     if (!r.ok) continue;
     RawJob job;
@@ -317,7 +317,7 @@ std::vector<RawJob> parse_pai2020_sim(std::istream& in, RecordErrors& errors) {
   std::vector<RawJob> jobs;
   std::vector<std::string> f;
   while (csv.next(f)) {
-    FieldReader r{errors, csv.line(), f};
+    FieldReader r{errors, csv.row()};
     const auto submit = r.number(c_submit, "submit_time");
     const auto duration = r.number(c_duration, "duration");
     const auto gpus = r.number(c_gpu, "num_gpu");
@@ -369,6 +369,10 @@ std::vector<RawJob> parse_swf(std::istream& in, RecordErrors& errors, double pro
                                          "partition",
                                          "preceding_job",
                                          "think_time"};
+  // The 1-based character column of a field (a view into `line`), for messages.
+  const auto column_of = [&line](std::string_view field) {
+    return static_cast<std::uint32_t>(field.data() - line.data() + 1);
+  };
   while (reader.next(line)) {
     const auto body = text::trim(line);
     if (body.empty() || body.front() == ';') continue;
@@ -384,7 +388,7 @@ std::vector<RawJob> parse_swf(std::istream& in, RecordErrors& errors, double pro
       if (!x) {
         errors.bad(reader.line_number(), kNames[i],
                    fmt::format("'{}' is not a number", f[static_cast<std::size_t>(i)]),
-                   static_cast<std::uint32_t>(i + 1));
+                   column_of(f[static_cast<std::size_t>(i)]));
         ok = false;
       } else {
         v[i] = *x;
@@ -392,7 +396,7 @@ std::vector<RawJob> parse_swf(std::istream& in, RecordErrors& errors, double pro
     }
     if (!ok) continue;
     if (v[1] < 0) {
-      errors.bad(reader.line_number(), "submit_time", "is unknown (-1)", 2);
+      errors.bad(reader.line_number(), "submit_time", "is unknown (-1)", column_of(f[1]));
       continue;
     }
     RawJob job;

@@ -58,6 +58,8 @@ class HeaderCsv {
   bool next(std::vector<std::string>& fields);
   /// Line where the current record starts.
   [[nodiscard]] std::uint32_t line() const noexcept { return row_.line; }
+  /// The current record with the line and column of each field, for messages.
+  [[nodiscard]] const core::CsvRow& row() const noexcept { return row_; }
   [[nodiscard]] const std::vector<std::string>& header() const noexcept { return header_; }
 
  private:
