@@ -11,9 +11,9 @@
 #include <cstdio>
 #include <iostream>
 
+#include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/models/banded_predictor.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
-#include "fleetwatt/workloads/input_error.hpp"
 #include "fleetwatt/workloads/job_generator.hpp"
 #include "fleetwatt/workloads/scenario_loader.hpp"
 

@@ -10,8 +10,8 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "fleetwatt/core/event_queue.hpp"
 #include "fleetwatt/results/result_writer.hpp"
-#include "fleetwatt/sim/event_queue.hpp"
 
 namespace fleetwatt::tools {
 

@@ -7,8 +7,8 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/models/fit/records.hpp"
-#include "fleetwatt/workloads/input_error.hpp"
 
 namespace fleetwatt::tools {
 

@@ -14,10 +14,10 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/models/fit/baselines.hpp"
 #include "fleetwatt/models/fit/evaluation.hpp"
 #include "fleetwatt/models/fit/sr_model.hpp"
-#include "fleetwatt/workloads/input_error.hpp"
 #include "fleetwatt/workloads/random.hpp"
 #include "version.hpp"
 

@@ -9,9 +9,9 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "fleetwatt/core/csv_reader.hpp"
 #include "fleetwatt/models/gpu_hardware.hpp"
 #include "fleetwatt/models/power_law.hpp"
-#include "fleetwatt/workloads/csv_reader.hpp"
 
 namespace fleetwatt::tools {
 
@@ -42,7 +42,7 @@ int fit_laws(const PowerLawOptions& o) {
   const models::GpuHardware gpu = models::find_gpu(o.gpu);
   const double vmax = gpu.peak_flops(precision_of(o.precision));
   auto in = open_csv(o.file);
-  workloads::CsvReader csv(in, o.file);
+  core::CsvReader csv(in, o.file);
   csv.read_header({"flops", "seconds"});
   const bool has_op = csv.column("op").has_value();
   std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> samples;
@@ -90,7 +90,7 @@ int fit_laws(const PowerLawOptions& o) {
 
 int fit_energy(const PowerLawOptions& o) {
   auto in = open_csv(o.file);
-  workloads::CsvReader csv(in, o.file);
+  core::CsvReader csv(in, o.file);
   csv.read_header({o.target});
   std::vector<std::string> regressors;
   for (const auto& h : csv.header())

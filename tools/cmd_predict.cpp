@@ -9,11 +9,11 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/models/datasheet_predictor.hpp"
 #include "fleetwatt/models/gpu_hardware.hpp"
 #include "fleetwatt/models/model_zoo.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
-#include "fleetwatt/workloads/input_error.hpp"
 #include "fleetwatt/workloads/scenario_loader.hpp"
 
 namespace fleetwatt::tools {

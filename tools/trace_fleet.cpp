@@ -8,11 +8,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <utility>
 #include <vector>
 
-#include "fleetwatt/workloads/input_error.hpp"
+#include "fleetwatt/core/csv_reader.hpp"
+#include "fleetwatt/core/input_error.hpp"
 
 namespace fleetwatt::tools {
 
@@ -26,41 +28,33 @@ std::string preset_for_model(const std::string& model) {
 int write_trace_fleet(const std::string& file, const std::string& output, const std::string& stand_in,
                       double node_base_W) {
   std::ifstream in(file);
-  if (!in) throw workloads::TraceFormatError({file, 0, 0}, "file", "cannot be opened");
-  std::string line;
-  std::getline(in, line);
-  std::uint32_t nodes = 0, gpus = 0, ln = 1;
+  if (!in) throw core::TraceFormatError({file, 0, 0}, "file", "cannot be opened");
+  core::CsvReader csv(in, file);
+  (void)csv.next();  // the header: sn,cpu_milli,memory_mib,gpu,model
+  std::uint32_t nodes = 0, gpus = 0;
   // (GPUs per node, model) -> nodes; GPUs per node descending, then model name.
   using Key = std::pair<std::uint32_t, std::string>;
   auto order = [](const Key& a, const Key& b) {
     return a.first != b.first ? a.first > b.first : a.second < b.second;
   };
   std::map<Key, std::uint32_t, decltype(order)> groups(order);
-  while (std::getline(in, line)) {
-    ++ln;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    std::vector<std::string> f;
-    std::size_t start = 0;
-    for (std::size_t i = 0; i <= line.size(); ++i)
-      if (i == line.size() || line[i] == ',') f.push_back(line.substr(start, i - start)), start = i + 1;
+  while (const auto row = csv.next()) {
+    const auto& f = row->fields;
     if (f.size() != 5)
-      throw workloads::TraceFormatError({file, ln, 0}, "record",
-                                        "expected sn,cpu_milli,memory_mib,gpu,model");
-    std::uint32_t g = 0;
-    try {
-      g = static_cast<std::uint32_t>(std::stoul(f[3]));
-    } catch (const std::exception&) {
-      throw workloads::TraceFormatError({file, ln, 4}, "gpu", fmt::format("'{}' is not a GPU count", f[3]));
-    }
-    if (g == 0) continue;  // CPU-only nodes run no GPU task
+      throw core::TraceFormatError({file, row->line, 0}, "record",
+                                   "expected sn,cpu_milli,memory_mib,gpu,model");
+    const auto g = core::parse_integer(f[3].text);
+    if (!g || *g < 0 || *g > std::numeric_limits<std::uint32_t>::max())
+      throw core::TraceFormatError(csv.where(*row, 3), "gpu",
+                                   fmt::format("'{}' is not a GPU count", f[3].text));
+    if (*g == 0) continue;  // CPU-only nodes run no GPU task
     ++nodes;
-    gpus += g;
-    ++groups[{g, f[4].empty() ? "unknown" : f[4]}];
+    gpus += static_cast<std::uint32_t>(*g);
+    ++groups[{static_cast<std::uint32_t>(*g), f[4].text.empty() ? "unknown" : f[4].text}];
   }
-  if (nodes == 0) throw workloads::TraceFormatError({file, 0, 0}, "gpu", "no node with GPUs");
+  if (nodes == 0) throw core::TraceFormatError({file, 0, 0}, "gpu", "no node with GPUs");
   std::ofstream out(output);
-  if (!out) throw workloads::ConfigError({output, 0, 0}, "--output", "cannot be written");
+  if (!out) throw core::ConfigError({output, 0, 0}, "--output", "cannot be written");
   out << fmt::format("# Fleet derived by `fleetwatt trace fleet` from {}\n",
                      std::filesystem::path(file).filename().string());
   out << fmt::format("# recorded: {} GPU nodes holding {} GPUs, {} (GPUs per node, model) groups\n", nodes,

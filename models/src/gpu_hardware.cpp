@@ -1,27 +1,24 @@
 // GPU presets: the built-in table (models/data/gpu_presets.toml, compiled in as text by CMake) and user
-// preset files in the same format. Parsing happens here alone; everything else sees GpuHardware structs.
+// preset files in the same format. Parsing happens here alone (through core's TomlTable); everything else
+// sees GpuHardware structs.
 #include "fleetwatt/models/gpu_hardware.hpp"
 
 #include <fmt/format.h>
 
-#include <toml++/toml.h>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
 #include "embedded_gpu_presets.hpp"
-#include "fleetwatt/workloads/input_error.hpp"
+#include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/core/toml_table.hpp"
 
 namespace fleetwatt::models {
 namespace {
 
-using workloads::ConfigError;
+using core::ConfigError;
+using core::SourceLocation;
 using workloads::Precision;
-using workloads::SourceLocation;
-
-SourceLocation where(const std::string& file, const toml::source_region& region) {
-  return {file, region.begin.line, region.begin.column};
-}
 
 const std::vector<std::string> kKeys{"id",
                                      "name",
@@ -37,54 +34,32 @@ const std::vector<std::string> kKeys{"id",
                                      "pcie_gbytes_per_s",
                                      "source"};
 
-std::string known_keys() {
-  std::string out;
-  for (const auto& k : kKeys) out += (out.empty() ? "" : ", ") + k;
-  return out;
-}
-
-GpuHardware parse_one(const toml::table& t, const std::string& file) {
-  for (const auto& [key, node] : t) {
-    bool known = false;
-    for (const auto& k : kKeys) known = known || k == key.str();
-    if (!known)
-      throw ConfigError(where(file, node.source()), std::string(key.str()),
-                        "unknown key in [[gpu]]; known keys: " + known_keys());
-  }
+GpuHardware parse_one(const core::TomlTable& t) {
+  t.require_known(kKeys);
   const auto text = [&](const char* key, bool required) -> std::string {
-    const toml::node* n = t.get(key);
-    if (n == nullptr) {
-      if (required) throw ConfigError(where(file, t.source()), key, "missing in [[gpu]]");
-      return {};
-    }
-    if (!n->is_string()) throw ConfigError(where(file, n->source()), key, "must be a string");
-    return std::string(*n->value<std::string>());
+    const auto v = t.string(key);
+    if (!v && required) t.fail(key, "missing in [[gpu]]");
+    return v.value_or("");
   };
   // Required figures must be positive; optional ones (a precision or link the GPU lacks) default to 0.
   const auto number = [&](const char* key, bool required) -> double {
-    const bool positive = required;
-    const toml::node* n = t.get(key);
-    if (n == nullptr) {
-      if (required) throw ConfigError(where(file, t.source()), key, "missing in [[gpu]]");
+    const auto v = t.number(key);
+    if (!v) {
+      if (required) t.fail(key, "missing in [[gpu]]");
       return 0.0;
     }
-    const auto v = n->value<double>();  // toml++ converts integers too
-    if (!v || !(n->is_integer() || n->is_floating_point()))
-      throw ConfigError(where(file, n->source()), key, "must be a number");
-    if (*v < 0.0 || (positive && *v == 0.0))
-      throw ConfigError(where(file, n->source()), key,
-                        positive ? "must be positive" : "must not be negative");
+    if (*v < 0.0 || (required && *v == 0.0))
+      t.fail(key, required ? "must be positive" : "must not be negative");
     return *v;
   };
   GpuHardware g;
   g.id = text("id", true);
-  if (g.id.empty()) throw ConfigError(where(file, t.source()), "id", "must not be empty");
+  if (g.id.empty()) t.fail("id", "must not be empty");
   g.name = text("name", false);
   if (g.name.empty()) g.name = g.id;
   g.tdp_W = number("tdp_w", true);
   g.idle_W = number("idle_w", true);
-  if (g.idle_W >= g.tdp_W)
-    throw ConfigError(where(file, t.get("idle_w")->source()), "idle_w", "must be below tdp_w");
+  if (g.idle_W >= g.tdp_W) t.fail("idle_w", "must be below tdp_w");
   g.fp32_flops = number("fp32_tflops", true) * 1e12;
   g.tf32_flops = number("tf32_tflops", false) * 1e12;
   g.fp16_flops = number("fp16_tflops", false) * 1e12;
@@ -119,28 +94,17 @@ double GpuHardware::peak_flops(Precision p) const noexcept {
 }
 
 std::vector<GpuHardware> parse_gpu_presets(std::string_view toml_text, const std::string& file) {
-  toml::table root;
-  try {
-    root = toml::parse(toml_text, file);
-  } catch (const toml::parse_error& e) {
-    throw ConfigError(where(file, e.source()), "toml", std::string(e.description()));
-  }
-  for (const auto& [key, node] : root) {
-    if (key.str() != "gpu")
-      throw ConfigError(where(file, node.source()), std::string(key.str()),
-                        "unknown top-level key; a preset file holds [[gpu]] tables only");
-  }
+  const toml::table root = core::parse_toml(toml_text, file);
+  const core::TomlTable top(root, "", file);
+  // A preset file holds [[gpu]] tables only.
+  top.require_known({"gpu"});
+  const auto tables = top.tables("gpu");
+  if (tables.empty()) throw ConfigError({file, 0, 0}, "gpu", "no [[gpu]] tables");
   std::vector<GpuHardware> out;
-  const toml::array* gpus = root["gpu"].as_array();
-  if (gpus == nullptr) throw ConfigError({file, 0, 0}, "gpu", "no [[gpu]] tables");
-  for (const auto& node : *gpus) {
-    const toml::table* t = node.as_table();
-    if (t == nullptr)
-      throw ConfigError(where(file, node.source()), "gpu", "must be an array of tables [[gpu]]");
-    GpuHardware g = parse_one(*t, file);
+  for (const auto& t : tables) {
+    GpuHardware g = parse_one(t);
     for (const auto& other : out)
-      if (other.id == g.id)
-        throw ConfigError(where(file, t->source()), "id", "duplicate preset id '" + g.id + "'");
+      if (other.id == g.id) t.fail("id", "duplicate preset id '" + g.id + "'");
     out.push_back(std::move(g));
   }
   return out;

@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/models/fit/dataset.hpp"
-#include "fleetwatt/workloads/input_error.hpp"
 #include "fleetwatt/workloads/random.hpp"
 
 using namespace fleetwatt::models::fit;

@@ -4,8 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/models/fit/records.hpp"
-#include "fleetwatt/workloads/input_error.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::models::fit;

@@ -3,10 +3,10 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 
+#include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/models/fit/sr_model.hpp"
 #include "fleetwatt/models/fit/sr_predictor.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
-#include "fleetwatt/workloads/input_error.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::models::fit;

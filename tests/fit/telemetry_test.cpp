@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
+#include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/models/fit/telemetry.hpp"
-#include "fleetwatt/workloads/input_error.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::models::fit;
@@ -32,7 +32,7 @@ TEST_CASE("an nvidia-smi log with an index column splits into one series per GPU
   CHECK(tr.report.missing_power == 1);
   // Trapezoids: GPU 0 (100+110)/2*0.1 + (110+120)/2*0.1 = 22 J.
   CHECK(trapezoid_energy_J(tr.gpu(0)) == Approx(22.0));
-  CHECK_THROWS_AS(tr.gpu(7), fleetwatt::workloads::ConfigError);
+  CHECK_THROWS_AS(tr.gpu(7), fleetwatt::core::ConfigError);
 }
 
 TEST_CASE("the underscore header style and the dash date format are read", "[telemetry]") {
@@ -44,6 +44,20 @@ TEST_CASE("the underscore header style and the dash date format are read", "[tel
   // The run crosses midnight: one second apart.
   CHECK(tr.gpu(0).time_s[1] == Approx(1.0));
   CHECK(tr.gpu(0).power_W[1] == Approx(24.11));
+}
+
+TEST_CASE("zone offsets in ISO timestamps are applied, not dropped", "[telemetry]") {
+  // 12:00:01+02:00 is 10:00:01Z: one second after the first sample, not two hours and one second. A reader
+  // that drops the offset would also see time run backwards at the third row (10:00:02Z after 12:00:01).
+  const auto tr = parse(
+      "timestamp,power_W\n"
+      "2024-05-01T10:00:00Z,100\n"
+      "2024-05-01T12:00:01+02:00,110\n"
+      "2024-05-01T10:00:02Z,120\n"
+      "2024-05-01T05:00:03-05:00,130\n");
+  REQUIRE(tr.gpus.size() == 1);
+  CHECK(tr.gpu(0).time_s == std::vector<double>{0.0, 1.0, 2.0, 3.0});
+  CHECK(tr.report.median_interval_s == 1.0);
 }
 
 TEST_CASE("without an index column, rows sharing a timestamp are successive GPUs", "[telemetry]") {
@@ -64,7 +78,7 @@ TEST_CASE("duplicated timestamps and gaps are reported, not smoothed", "[telemet
 }
 
 TEST_CASE("malformed power logs are rejected with the line, column and field", "[telemetry]") {
-  using fleetwatt::workloads::TraceFormatError;
+  using fleetwatt::core::TraceFormatError;
   CHECK_THROWS_WITH(parse("timestamp,utilization.gpu [%]\n0,1\n"), Catch::Contains("no power column"));
   CHECK_THROWS_WITH(parse("time_s,power_W\n0,10\n1,ten W\n"),
                     Catch::Contains("log.csv:3:3") && Catch::Contains("'ten W' is not a power"));

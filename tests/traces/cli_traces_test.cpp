@@ -57,18 +57,41 @@ TEST_CASE("trace stats summarises a trace and reports the malformed records it s
   CHECK(r.out.find("GPU jobs                    4") != std::string::npos);
   // 1 + 4 + 1 + 16 GPUs over 36848, 249, 675233, 86400 s: 190.5 + ... = 582.1 GPU-hours.
   CHECK(r.out.find("GPU-hours (whole GPUs)      582.1") != std::string::npos);
-  CHECK(r.err.find("helios_sample.csv:7:4: gpu_num") != std::string::npos);
+  CHECK(r.err.find("helios_sample.csv:7:21: gpu_num") != std::string::npos);
 }
 
 TEST_CASE("trace stats --strict refuses a malformed trace with status 2 and one located line",
           "[cli][traces]") {
   auto r = run_command(fw() + " trace stats --strict " + sample("helios_sample.csv"));
   CHECK(r.exit_code == 2);
-  CHECK(r.err.find("helios_sample.csv:7:4: gpu_num: 'eight' is not a number") != std::string::npos);
+  CHECK(r.err.find("helios_sample.csv:7:21: gpu_num: 'eight' is not a number") != std::string::npos);
   auto unknown = run_command(fw() + " trace stats --format slurm " + sample("helios_sample.csv"));
   CHECK(unknown.exit_code == 2);
   CHECK(unknown.err.find("unknown trace format 'slurm'") != std::string::npos);
   CHECK(run_command(fw() + " trace stats /no/such/trace.csv").exit_code == 2);
+}
+
+TEST_CASE("a trace job the predictor refuses is reported at its record's file and line", "[cli][traces]") {
+  // Line 7 lacks a batch size; the datasheet predictor needs one. The error must name trace.csv:7 (not just
+  // "batch_size: must be at least 1"), exit 2 and leave no result file behind.
+  TempDir dir;
+  dir.write("trace.csv",
+            "id,submit_s,n_gpus,epochs,model,batch_size,dataset_samples\n"
+            "1,0,1,1,resnet50,64,10000\n"
+            "2,10,1,1,resnet50,64,10000\n"
+            "3,20,1,1,resnet50,64,10000\n"
+            "4,30,1,1,resnet50,64,10000\n"
+            "5,40,1,1,resnet50,64,10000\n"
+            "6,50,1,1,resnet50,,10000\n");
+  const auto scenario = dir.write("s.toml",
+                                  "[fleet]\nnodes = 2\ngpus_per_node = 4\ngpu = \"a800\"\n"
+                                  "[workload]\nhorizon_s = 3600\n"
+                                  "[workload.trace]\nfile = \"trace.csv\"\nformat = \"fleetwatt_csv\"\n");
+  const auto out = dir / "out.h5";
+  auto r = run_command(fw() + " run " + scenario.string() + " -o " + out.string());
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("trace.csv:7: batch_size: must be at least 1") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(out));
 }
 
 TEST_CASE("trace convert writes a job table that reads back to the same totals", "[cli][traces]") {

@@ -8,6 +8,7 @@
 #include "test_support.hpp"
 
 using namespace fleetwatt::workloads;
+using fleetwatt::core::TraceFormatError;
 
 namespace {
 

@@ -133,9 +133,9 @@ TEST_CASE("strict mode refuses a trace at its first malformed record, naming lin
     FAIL("a malformed record was accepted in strict mode");
   } catch (const TraceFormatError& e) {
     CHECK(e.where().line == 7);
-    CHECK(e.where().column == 4);
+    CHECK(e.where().column == 21);  // "eight" starts at character 21 of line 7
     CHECK(e.field() == "gpu_num");
-    CHECK(std::string(e.what()).find("helios_sample.csv:7:4") != std::string::npos);
+    CHECK(std::string(e.what()).find("helios_sample.csv:7:21") != std::string::npos);
   }
 }
 
@@ -159,4 +159,27 @@ TEST_CASE("trace formats are named and guessed from the file", "[traces]") {
   CHECK(guess_trace_format(sample("helios_sample.csv")) == TraceFormat::helios);
   CHECK(guess_trace_format(sample("pai_sim_sample.csv")) == TraceFormat::pai2020_sim);
   CHECK_FALSE(guess_trace_format(sample("pai_job_table.csv")));
+}
+
+TEST_CASE("every job a trace reader makes names its record's file and line", "[traces]") {
+  // A predictor's complaint about a job (no batch size, an unknown model) is thrown at job.class_origin: it
+  // must point at the record, in every format. Philly's records are JSON objects: the line where each starts.
+  // (The PAI tables are headerless, so their first record is on line 1.)
+  const std::pair<const char*, TraceFormat> samples[] = {{"helios_sample.csv", TraceFormat::helios},
+                                                         {"pai_job_table.csv", TraceFormat::pai2020},
+                                                         {"pai_sim_sample.csv", TraceFormat::pai2020_sim},
+                                                         {"sample.swf", TraceFormat::swf},
+                                                         {"philly_sample.json", TraceFormat::philly}};
+  for (const auto& [name, format] : samples) {
+    const auto r = read(name, format);
+    REQUIRE_FALSE(r.jobs.empty());
+    for (const auto& j : r.jobs) {
+      CHECK(j.class_origin.file == sample(name).string());
+      CHECK(j.class_origin.line > 0);
+      CHECK(j.class_origin.column == 0);
+    }
+  }
+  // Helios: the first record is on line 2 and the jobs keep the file's order (submit times increase).
+  CHECK(read("helios_sample.csv", TraceFormat::helios).jobs.front().class_origin.to_string() ==
+        sample("helios_sample.csv").string() + ":2");
 }

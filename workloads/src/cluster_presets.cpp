@@ -8,7 +8,7 @@
 #include <numbers>
 #include <stdexcept>
 
-#include "fleetwatt/workloads/input_error.hpp"
+#include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/workloads/random.hpp"
 
 namespace fleetwatt::workloads {

@@ -1,4 +1,4 @@
-// Grid signals: CSV reading and exact step-function integration.
+// Grid signals: CSV reading (core's tokenizer and timestamp parser) and exact step-function integration.
 #include "fleetwatt/workloads/grid_signal.hpp"
 
 #include <fmt/format.h>
@@ -8,6 +8,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "fleetwatt/core/csv_reader.hpp"
+#include "fleetwatt/core/timestamp.hpp"
 #include "trace_text.hpp"
 
 namespace fleetwatt::workloads {
@@ -62,73 +64,71 @@ void SignalIntegrator::add(double t0_s, double t1_s, double power_W) {
 }
 
 GridSignal read_grid_signal_csv(std::istream& in, const std::string& name, const GridSignalOptions& options) {
-  text::LineReader reader(in);
-  std::string line;
+  core::CsvReader csv(in, name);
   auto fail = [&](std::uint32_t ln, std::uint32_t col, const std::string& field, const std::string& why) {
-    throw TraceFormatError({name, ln, col}, field, why);
+    throw core::TraceFormatError({name, ln, col}, field, why);
   };
-  if (!reader.next(line)) fail(1, 0, "header", "the file is empty; expected a header row");
-  const auto header = text::split_csv(line);
+  const auto head = csv.next();
+  if (!head) fail(1, 0, "header", "the file is empty; expected a header row");
+  const auto header = head->texts();
   std::optional<std::size_t> tc, vc;
   if (!options.time_column.empty()) {
     tc = text::find_column(header, options.time_column);
-    if (!tc) fail(1, 0, options.time_column, "no such column");
+    if (!tc) fail(head->line, 0, options.time_column, "no such column");
   } else {
     for (std::size_t i = 0; i < header.size() && !tc; ++i) {
       const auto h = text::lower(header[i]);
       if (h.find("time") != std::string::npos || h.find("date") != std::string::npos) tc = i;
     }
-    if (!tc) fail(1, 0, "time_column", "no column name contains 'time' or 'date'; name the time column");
+    if (!tc)
+      fail(head->line, 0, "time_column", "no column name contains 'time' or 'date'; name the time column");
   }
-  std::vector<std::vector<std::string>> rows;
-  std::vector<std::uint32_t> lines;
-  while (reader.next(line)) {
-    if (text::trim(line).empty()) continue;
-    rows.push_back(text::split_csv(line));
-    lines.push_back(reader.line_number());
-  }
-  if (rows.empty()) fail(2, 0, "record", "the signal has no samples");
+  std::vector<core::CsvRow> rows;
+  while (auto row = csv.next()) rows.push_back(std::move(*row));
+  if (rows.empty()) fail(head->line + 1, 0, "record", "the signal has no samples");
   if (!options.value_column.empty()) {
     vc = text::find_column(header, options.value_column);
-    if (!vc) fail(1, 0, options.value_column, "no such column");
+    if (!vc) fail(head->line, 0, options.value_column, "no such column");
   } else if (auto v = text::find_column(header, "value")) {
     vc = v;
   } else {
     for (std::size_t i = header.size(); i-- > 0;)
-      if (i != *tc && i < rows[0].size() && text::parse_double(rows[0][i])) {
+      if (i != *tc && i < rows[0].fields.size() && core::parse_number(rows[0].fields[i].text)) {
         vc = i;
         break;
       }
-    if (!vc) fail(lines[0], 0, "value_column", "no numeric column besides the time; name the value column");
+    if (!vc)
+      fail(rows[0].line, 0, "value_column", "no numeric column besides the time; name the value column");
   }
   std::vector<double> t, v;
   t.reserve(rows.size());
   v.reserve(rows.size());
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    const auto& f = rows[r];
+  for (const auto& row : rows) {
+    const auto& f = row.fields;
     if (f.size() != header.size())
-      fail(lines[r], 0, "record", fmt::format("has {} fields, the header has {}", f.size(), header.size()));
-    auto time = text::parse_timestamp(f[*tc]);
-    if (!time) time = text::parse_double(f[*tc]);
+      fail(row.line, 0, "record", fmt::format("has {} fields, the header has {}", f.size(), header.size()));
+    const auto& time_text = f[*tc].text;
+    auto time = core::parse_timestamp(time_text);
+    if (!time) time = core::parse_number(time_text);
     if (!time)
-      fail(lines[r], static_cast<std::uint32_t>(*tc + 1), header[*tc],
-           fmt::format("'{}' is neither a timestamp nor seconds", f[*tc]));
-    const auto value = text::parse_double(f[*vc]);
+      fail(row.line, static_cast<std::uint32_t>(*tc + 1), header[*tc],
+           fmt::format("'{}' is neither a timestamp nor seconds", time_text));
+    const auto value = core::parse_number(f[*vc].text);
     if (!value)
-      fail(lines[r], static_cast<std::uint32_t>(*vc + 1), header[*vc],
-           fmt::format("'{}' is not a number", f[*vc]));
+      fail(row.line, static_cast<std::uint32_t>(*vc + 1), header[*vc],
+           fmt::format("'{}' is not a number", f[*vc].text));
     if (!t.empty() && !(*time > t.back()))
-      fail(lines[r], static_cast<std::uint32_t>(*tc + 1), header[*tc], "times must increase from row to row");
+      fail(row.line, static_cast<std::uint32_t>(*tc + 1), header[*tc], "times must increase from row to row");
     t.push_back(*time);
     v.push_back(*value * options.scale);
   }
   double origin = t.front();
   if (!options.start.empty()) {
-    auto s = text::parse_timestamp(options.start);
-    if (!s) s = text::parse_double(options.start);
+    auto s = core::parse_timestamp(options.start);
+    if (!s) s = core::parse_number(options.start);
     if (!s)
-      throw ConfigError({name, 0, 0}, "start",
-                        fmt::format("'{}' is neither a timestamp nor seconds", options.start));
+      throw core::ConfigError({name, 0, 0}, "start",
+                              fmt::format("'{}' is neither a timestamp nor seconds", options.start));
     origin = *s;
   }
   for (auto& x : t) x -= origin;
@@ -143,7 +143,7 @@ GridSignal read_grid_signal_csv(std::istream& in, const std::string& name, const
 
 GridSignal read_grid_signal_csv(const std::filesystem::path& file, const GridSignalOptions& options) {
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw TraceFormatError({file.string(), 0, 0}, "file", "cannot be opened");
+  if (!in) throw core::TraceFormatError({file.string(), 0, 0}, "file", "cannot be opened");
   return read_grid_signal_csv(in, file.string(), options);
 }
 

@@ -99,10 +99,7 @@ const std::vector<std::string>& job_table_columns() {
 namespace {
 
 std::string quote(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
+  return core::csv_quote(s);
 }
 
 std::string num(double v) {
@@ -191,14 +188,14 @@ std::vector<RawJob> parse_job_table(std::istream& in, RecordErrors& errors) {
     for (std::size_t i = 0; i < f.size() && ok; ++i) {
       const std::string& v = f[i];
       const std::string& name = known[static_cast<std::size_t>(col[i])];
-      const auto column = static_cast<std::uint32_t>(i + 1);
+      const auto column = csv.row().fields[i].column;
       auto bad = [&](const std::string& why) {
         errors.bad(job.line, name, why, column);
         ok = false;
       };
       if (v.empty()) continue;
       auto number = [&](double lo) -> double {
-        auto x = text::parse_double(v);
+        auto x = core::parse_number(v);
         if (!x)
           bad(fmt::format("'{}' is not a number", v));
         else if (*x < lo)
@@ -206,7 +203,7 @@ std::vector<RawJob> parse_job_table(std::istream& in, RecordErrors& errors) {
         return x.value_or(0.0);
       };
       auto whole = [&](double lo) -> std::uint32_t {
-        auto x = text::parse_int(v);
+        auto x = core::parse_integer(v);
         if (!x || *x < lo || *x > 4294967295.0) {
           bad(fmt::format("'{}' is not a whole number >= {}", v, lo));
           return 0;
@@ -214,7 +211,7 @@ std::vector<RawJob> parse_job_table(std::istream& in, RecordErrors& errors) {
         return static_cast<std::uint32_t>(*x);
       };
       if (name == "id") {
-        auto x = text::parse_int(v);
+        auto x = core::parse_integer(v);
         if (!x)
           bad(fmt::format("'{}' is not an integer", v));
         else
@@ -296,7 +293,7 @@ std::vector<RawJob> parse_job_table(std::istream& in, RecordErrors& errors) {
         s.deadline_s = number(0.0);
       else if (name == "inferred") {
         have_inferred = true;
-        for (const auto& part : text::split_csv(v)) {
+        for (const auto& part : core::split_csv(v)) {
           bool found = false;
           for (const auto& [bit, n] : kInferredNames)
             if (part == n) given_inferred |= bit, found = true;

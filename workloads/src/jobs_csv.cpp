@@ -4,12 +4,12 @@
 #include <fstream>
 #include <limits>
 
-#include "fleetwatt/workloads/csv_reader.hpp"
+#include "fleetwatt/core/csv_reader.hpp"
 
 namespace fleetwatt::workloads {
 
 std::vector<JobSpec> read_jobs_csv(std::istream& in, const std::string& name) {
-  CsvReader csv(in, name);
+  core::CsvReader csv(in, name);
   csv.read_header({"job_id", "submit_s", "n_gpus", "epochs", "peak_s", "peak_W", "valley_s", "valley_W"});
   std::vector<JobSpec> jobs;
   constexpr auto kMaxU32 = std::numeric_limits<std::uint32_t>::max();

@@ -10,13 +10,45 @@
 #include <set>
 #include <sstream>
 
+#include "fleetwatt/core/toml_table.hpp"
 #include "fleetwatt/workloads/cluster_presets.hpp"
 #include "fleetwatt/workloads/jobs_csv.hpp"
 #include "fleetwatt/workloads/trace.hpp"
-#include "toml_reader.hpp"
 
 namespace fleetwatt::workloads {
 namespace {
+
+using core::location_of;
+using core::TomlTable;
+
+// Scalars and numeric arrays of `t` whose keys are not in `taken`, as a ParamSet for a component's
+// registry (which checks them). Here rather than in core: ParamSet is a workloads type.
+ParamSet params_except(const TomlTable& t, const std::vector<std::string>& taken) {
+  ParamSet p(t.path(), t.where());
+  for (const auto& [k, v] : t.raw()) {
+    std::string key(k.str());
+    bool skip = false;
+    for (const auto& name : taken) skip = skip || name == key;
+    if (skip) continue;
+    ParamValue pv;
+    pv.where = location_of(k.source(), t.file());
+    if (auto b = v.as_boolean()) {
+      pv.value = b->get();
+    } else if (auto i = v.as_integer()) {
+      pv.value = i->get();
+    } else if (auto f = v.as_floating_point()) {
+      pv.value = f->get();
+    } else if (auto str = v.as_string()) {
+      pv.value = str->get();
+    } else if (v.is_array()) {
+      pv.value = *t.numbers(key);
+    } else {
+      throw ConfigError(pv.where, t.dotted(key), fmt::format("unexpected {} here", core::toml_kind_name(v)));
+    }
+    p.set(key, std::move(pv));
+  }
+  return p;
+}
 
 constexpr std::int64_t kMaxI64 = std::numeric_limits<std::int64_t>::max();
 constexpr std::int64_t kMaxU32 = std::numeric_limits<std::uint32_t>::max();
@@ -150,7 +182,7 @@ PredictorConfig parse_predictor(const TomlTable& t) {
       p.classes.push_back(std::move(c));
     }
   }
-  p.params = t.params_except({"kind", "band", "classes"});
+  p.params = params_except(t, {"kind", "band", "classes"});
   return p;
 }
 
@@ -167,9 +199,9 @@ SchedulerConfig parse_scheduler(const TomlTable& t) {
     if (v.is_table()) {
       const std::string name(k.str());
       taken.push_back(name);
-      s.policy_params[name] = t.table(name)->params_except({});
+      s.policy_params[name] = params_except(*t.table(name), {});
     }
-  s.params = t.params_except(taken);
+  s.params = params_except(t, taken);
   if (s.params.empty())
     if (auto it = s.policy_params.find(s.policy); it != s.policy_params.end()) s.params = it->second;
   return s;
@@ -403,12 +435,7 @@ OutputConfig parse_output(const TomlTable& t) {
 
 Scenario parse_scenario(std::string_view text, const std::filesystem::path& file) {
   const std::string name = file.string();
-  toml::table root;
-  try {
-    root = toml::parse(text, name);
-  } catch (const toml::parse_error& e) {
-    throw ConfigError(location_of(e.source(), name), "", std::string(e.description()));
-  }
+  const toml::table root = core::parse_toml(text, name);
   TomlTable top(root, "", name);
   top.require_known({"seed", "fleet", "facility", "predictor", "scheduler", "workload", "grid", "output",
                      "name", "description", "topology"});
@@ -453,7 +480,7 @@ Scenario parse_scenario(std::string_view text, const std::filesystem::path& file
             fmt::format("a [topology] needs nodes of one size; the [[fleet.group]] tables have {} "
                         "and {} GPUs per node",
                         s.fleet.groups.front().gpus_per_node, g.gpus_per_node));
-    s.topology = t->params_except({});
+    s.topology = params_except(*t, {});
   }
   if (s.workload.jobs.empty() && !s.workload.generator && !s.workload.trace && !s.workload.preset)
     throw ConfigError({name, 0, 0}, "workload",

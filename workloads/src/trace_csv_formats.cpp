@@ -20,10 +20,10 @@ void RecordErrors::fatal(std::uint32_t line, const std::string& field, const std
   throw TraceFormatError({file_, line, 0}, field, reason);
 }
 
-HeaderCsv::HeaderCsv(std::istream& in, RecordErrors& errors) : reader_(in), errors_(errors) {
-  std::string line;
-  if (!reader_.next(line)) errors_.fatal(1, "header", "the file is empty; expected a header row");
-  header_ = text::split_csv(line);
+HeaderCsv::HeaderCsv(std::istream& in, RecordErrors& errors) : reader_(in, errors.file()), errors_(errors) {
+  auto row = reader_.next();
+  if (!row) errors_.fatal(1, "header", "the file is empty; expected a header row");
+  header_ = row->texts();
 }
 
 std::optional<std::size_t> HeaderCsv::find(const std::string& name) const {
@@ -41,15 +41,14 @@ std::size_t HeaderCsv::require(const std::string& name) const {
 }
 
 bool HeaderCsv::next(std::vector<std::string>& fields) {
-  std::string line;
-  while (reader_.next(line)) {
-    if (text::trim(line).empty()) continue;
-    fields = text::split_csv(line);
-    if (fields.size() != header_.size()) {
-      errors_.bad(reader_.line_number(), "record",
-                  fmt::format("has {} fields, the header has {}", fields.size(), header_.size()));
+  while (auto row = reader_.next()) {
+    row_ = std::move(*row);
+    if (row_.fields.size() != header_.size()) {
+      errors_.bad(row_.line, "record",
+                  fmt::format("has {} fields, the header has {}", row_.fields.size(), header_.size()));
       continue;
     }
+    fields = row_.texts();
     return true;
   }
   return false;
@@ -69,36 +68,36 @@ void set_gpus(JobSpec& spec, double total_gpus) {
 
 namespace {
 
-// Reads a number field of the current record or reports it; `optional` allows an empty cell.
+// Reads a number field of the current record or reports it at the field's line and character column;
+// `optional` allows an empty cell.
 struct FieldReader {
   RecordErrors& errors;
-  std::uint32_t line;
-  const std::vector<std::string>& fields;
+  const core::CsvRow& row;
   bool ok = true;
 
   std::optional<double> number(std::size_t i, const std::string& name, bool optional = false) {
-    const std::string& f = fields[i];
+    const std::string& f = row.fields[i].text;
     if (f.empty() || f == "None" || f == "NA" || f == "nan" || f == "NaN" || f == "null") {
       if (!optional) fail(i, name, "is empty");
       return std::nullopt;
     }
-    auto v = text::parse_double(f);
+    auto v = core::parse_number(f);
     if (!v) fail(i, name, fmt::format("'{}' is not a number", f));
     return v;
   }
   std::optional<double> time(std::size_t i, const std::string& name, bool optional = false) {
-    const std::string& f = fields[i];
+    const std::string& f = row.fields[i].text;
     if (f.empty() || f == "None" || f == "NA" || f == "null") {
       if (!optional) fail(i, name, "is empty");
       return std::nullopt;
     }
-    if (auto v = text::parse_timestamp(f)) return v;
-    if (auto v = text::parse_double(f)) return v;
+    if (auto v = core::parse_timestamp(f)) return v;
+    if (auto v = core::parse_number(f)) return v;
     fail(i, name, fmt::format("'{}' is neither a timestamp (YYYY-MM-DD HH:MM:SS) nor seconds", f));
     return std::nullopt;
   }
   void fail(std::size_t i, const std::string& name, const std::string& why) {
-    if (ok) errors.bad(line, name, why, static_cast<std::uint32_t>(i + 1));
+    if (ok) errors.bad(row.line, name, why, row.fields[i].column);
     ok = false;
   }
 };
@@ -127,7 +126,7 @@ std::vector<RawJob> parse_alibaba2023(std::istream& in, RecordErrors& errors) {
   std::vector<RawJob> jobs;
   std::vector<std::string> f;
   while (csv.next(f)) {
-    FieldReader r{errors, csv.line(), f};
+    FieldReader r{errors, csv.row()};
     RawJob job;
     job.line = csv.line();
     job.missing = kModelFields;
@@ -175,7 +174,7 @@ std::vector<RawJob> parse_helios(std::istream& in, RecordErrors& errors) {
   std::vector<RawJob> jobs;
   std::vector<std::string> f;
   while (csv.next(f)) {
-    FieldReader r{errors, csv.line(), f};
+    FieldReader r{errors, csv.row()};
     RawJob job;
     job.line = csv.line();
     job.missing = kModelFields;
@@ -206,7 +205,7 @@ std::vector<RawJob> parse_helios(std::istream& in, RecordErrors& errors) {
     set_times(job, submit, start, end);
     // The published duration column is end - start; prefer it when the times are only to the second.
     if (c_duration && !job.no_runtime)
-      if (auto d = text::parse_double(f[*c_duration]); d && *d >= 0) job.spec.recorded_runtime_s = *d;
+      if (auto d = core::parse_number(f[*c_duration]); d && *d >= 0) job.spec.recorded_runtime_s = *d;
     jobs.push_back(std::move(job));
   }
   return jobs;
@@ -243,52 +242,48 @@ std::vector<RawJob> parse_pai2020(std::istream& jobs_in, std::istream& tasks_in,
   };
   std::unordered_map<std::string, TaskSum> tasks;
   {
-    text::LineReader reader(tasks_in);
-    std::string line;
-    while (reader.next(line)) {
-      if (text::trim(line).empty()) continue;
-      const auto f = text::split_csv(line);
+    core::CsvReader reader(tasks_in, task_errors.file());
+    while (const auto row = reader.next()) {
+      const auto f = row->texts();
       if (is_header(f, "job_name")) continue;
       if (f.size() != 10) {
         task_errors.bad(
-            reader.line_number(), "record",
+            row->line, "record",
             fmt::format("has {} fields; pai_task_table has 10 (job_name, task_name, inst_num, status, "
                         "start_time, end_time, plan_cpu, plan_mem, plan_gpu, gpu_type)",
                         f.size()));
         continue;
       }
-      FieldReader r{task_errors, reader.line_number(), f};
+      FieldReader r{task_errors, *row};
       const auto inst = r.number(2, "inst_num", true);
       const auto start = r.number(4, "start_time", true);
       const auto end = r.number(5, "end_time", true);
       const auto plan_gpu = r.number(8, "plan_gpu", true);
       if (!r.ok) continue;
       auto& t = tasks[f[0]];
-      if (t.line == 0) t.line = reader.line_number();
+      if (t.line == 0) t.line = row->line;
       t.gpus += (inst ? *inst : 1.0) * (plan_gpu ? *plan_gpu : 0.0) / 100.0;
       if (start) t.start = t.start ? std::min(*t.start, *start) : *start;
       if (end) t.end = t.end ? std::max(*t.end, *end) : *end;
     }
   }
   std::vector<RawJob> jobs;
-  text::LineReader reader(jobs_in);
-  std::string line;
-  while (reader.next(line)) {
-    if (text::trim(line).empty()) continue;
-    const auto f = text::split_csv(line);
+  core::CsvReader reader(jobs_in, job_errors.file());
+  while (const auto row = reader.next()) {
+    const auto f = row->texts();
     if (is_header(f, "job_name")) continue;
     if (f.size() != 6) {
-      job_errors.bad(reader.line_number(), "record",
+      job_errors.bad(row->line, "record",
                      fmt::format("has {} fields; pai_job_table has 6 (job_name, inst_id, user, status, "
                                  "start_time, end_time)",
                                  f.size()));
       continue;
     }
-    FieldReader r{job_errors, reader.line_number(), f};
+    FieldReader r{job_errors, *row};
     const auto submit = r.number(4, "start_time");
     if (!r.ok) continue;
     RawJob job;
-    job.line = reader.line_number();
+    job.line = row->line;
     job.missing = kModelFields;
     job.spec.trace_id = f[0];
     job.spec.user = f[2];
@@ -322,7 +317,7 @@ std::vector<RawJob> parse_pai2020_sim(std::istream& in, RecordErrors& errors) {
   std::vector<RawJob> jobs;
   std::vector<std::string> f;
   while (csv.next(f)) {
-    FieldReader r{errors, csv.line(), f};
+    FieldReader r{errors, csv.row()};
     const auto submit = r.number(c_submit, "submit_time");
     const auto duration = r.number(c_duration, "duration");
     const auto gpus = r.number(c_gpu, "num_gpu");
@@ -339,9 +334,9 @@ std::vector<RawJob> parse_pai2020_sim(std::istream& in, RecordErrors& errors) {
     if (c_user) job.spec.user = f[*c_user];
     if (c_status) job.spec.status = pai_status(f[*c_status]);
     if (c_wait)
-      if (auto w = text::parse_double(f[*c_wait]); w && *w >= 0) job.spec.recorded_wait_s = *w;
+      if (auto w = core::parse_number(f[*c_wait]); w && *w >= 0) job.spec.recorded_wait_s = *w;
     if (c_user_dur)
-      if (auto u = text::parse_double(f[*c_user_dur]); u && *u > 0) job.spec.user_estimate_s = *u;
+      if (auto u = core::parse_number(f[*c_user_dur]); u && *u > 0) job.spec.user_estimate_s = *u;
     jobs.push_back(std::move(job));
   }
   return jobs;
@@ -374,6 +369,10 @@ std::vector<RawJob> parse_swf(std::istream& in, RecordErrors& errors, double pro
                                          "partition",
                                          "preceding_job",
                                          "think_time"};
+  // The 1-based character column of a field (a view into `line`), for messages.
+  const auto column_of = [&line](std::string_view field) {
+    return static_cast<std::uint32_t>(field.data() - line.data() + 1);
+  };
   while (reader.next(line)) {
     const auto body = text::trim(line);
     if (body.empty() || body.front() == ';') continue;
@@ -385,11 +384,11 @@ std::vector<RawJob> parse_swf(std::istream& in, RecordErrors& errors, double pro
     double v[18];
     bool ok = true;
     for (int i = 0; i < 18 && ok; ++i) {
-      const auto x = text::parse_double(f[static_cast<std::size_t>(i)]);
+      const auto x = core::parse_number(f[static_cast<std::size_t>(i)]);
       if (!x) {
         errors.bad(reader.line_number(), kNames[i],
                    fmt::format("'{}' is not a number", f[static_cast<std::size_t>(i)]),
-                   static_cast<std::uint32_t>(i + 1));
+                   column_of(f[static_cast<std::size_t>(i)]));
         ok = false;
       } else {
         v[i] = *x;
@@ -397,7 +396,7 @@ std::vector<RawJob> parse_swf(std::istream& in, RecordErrors& errors, double pro
     }
     if (!ok) continue;
     if (v[1] < 0) {
-      errors.bad(reader.line_number(), "submit_time", "is unknown (-1)", 2);
+      errors.bad(reader.line_number(), "submit_time", "is unknown (-1)", column_of(f[1]));
       continue;
     }
     RawJob job;

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "fleetwatt/core/csv_reader.hpp"
+#include "fleetwatt/core/timestamp.hpp"
 #include "fleetwatt/workloads/trace.hpp"
 #include "trace_text.hpp"
 
@@ -44,7 +46,8 @@ inline constexpr std::uint32_t kModelFields = inferred::job_class | inferred::mo
                                               inferred::dataset_samples | inferred::epochs |
                                               inferred::precision;
 
-/// A CSV file with a header row: column lookup by name, with a clear error for a missing column.
+/// A CSV file with a header row (read by core's tokenizer): column lookup by name (case-insensitive), with
+/// a clear error for a missing column.
 class HeaderCsv {
  public:
   HeaderCsv(std::istream& in, RecordErrors& errors);
@@ -53,13 +56,17 @@ class HeaderCsv {
   [[nodiscard]] std::optional<std::size_t> find(const std::string& name) const;
   /// The next non-empty record; false at the end. A record with the wrong number of fields is reported.
   bool next(std::vector<std::string>& fields);
-  [[nodiscard]] std::uint32_t line() const noexcept { return reader_.line_number(); }
+  /// Line where the current record starts.
+  [[nodiscard]] std::uint32_t line() const noexcept { return row_.line; }
+  /// The current record with the line and column of each field, for messages.
+  [[nodiscard]] const core::CsvRow& row() const noexcept { return row_; }
   [[nodiscard]] const std::vector<std::string>& header() const noexcept { return header_; }
 
  private:
-  text::LineReader reader_;
+  core::CsvReader reader_;
   RecordErrors& errors_;
   std::vector<std::string> header_;
+  core::CsvRow row_;
 };
 
 /// Total GPUs asked for (possibly fractional) as whole GPUs and a per-GPU share: 0.46 -> (1, 0.46),

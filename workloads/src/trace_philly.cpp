@@ -73,7 +73,7 @@ std::vector<Element> split_array(std::string_view doc, RecordErrors& errors) {
 
 std::optional<double> json_time(const nlohmann::json& v) {
   if (!v.is_string()) return std::nullopt;
-  return text::parse_timestamp(v.get<std::string>());
+  return core::parse_timestamp(v.get<std::string>());
 }
 
 }  // namespace

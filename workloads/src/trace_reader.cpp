@@ -41,8 +41,10 @@ std::ifstream open(const std::filesystem::path& file) {
   return in;
 }
 
+// `file` names the source in each job's class_origin, so that a predictor's complaint about a job (a missing
+// batch size, an unknown model) points at the record it came from.
 TraceRead finish(std::vector<trace_detail::RawJob> raw, std::vector<SkippedRecord> skipped,
-                 const TraceOptions& options, bool keep_ids) {
+                 const TraceOptions& options, bool keep_ids, const std::string& file) {
   TraceRead out;
   out.skipped = std::move(skipped);
   out.records = raw.size();
@@ -83,6 +85,7 @@ TraceRead finish(std::vector<trace_detail::RawJob> raw, std::vector<SkippedRecor
     auto& r = kept[i];
     JobSpec& job = r.spec;
     if (!keep_ids) job.id = static_cast<std::int64_t>(i);
+    job.class_origin = {file, r.line, 0};
     if (options.max_gpus > 0 && job.n_gpus > options.max_gpus) {
       job.n_gpus = options.max_gpus;
       job.inferred |= inferred::n_gpus;
@@ -169,9 +172,10 @@ std::optional<TraceFormat> guess_trace_format(const std::filesystem::path& file)
   std::string first;
   if (!in || !std::getline(in, first)) return std::nullopt;
   if (!first.empty() && first.back() == '\r') first.pop_back();
+  if (first.rfind("\xEF\xBB\xBF", 0) == 0) first.erase(0, 3);
   if (!first.empty() && first[0] == ';') return TraceFormat::swf;
   if (!first.empty() && first[0] == '[') return TraceFormat::philly;
-  const auto header = text::split_csv(first);
+  const auto header = core::split_csv(first);
   auto has = [&](const char* c) { return text::find_column(header, c).has_value(); };
   if (has("submit_s") && has("n_gpus")) return TraceFormat::fleetwatt_csv;
   if (has("creation_time") && has("num_gpu")) return TraceFormat::alibaba2023;
@@ -184,7 +188,8 @@ TraceRead read_trace(std::istream& in, const std::string& name, const TraceOptio
   std::vector<SkippedRecord> skipped;
   trace_detail::RecordErrors errors(name, options.strict, skipped);
   auto raw = parse_stream(in, options, errors);
-  return finish(std::move(raw), std::move(skipped), options, options.format == TraceFormat::fleetwatt_csv);
+  return finish(std::move(raw), std::move(skipped), options, options.format == TraceFormat::fleetwatt_csv,
+                name);
 }
 
 TraceRead read_trace(const std::filesystem::path& file, const TraceOptions& options) {
@@ -200,7 +205,7 @@ TraceRead read_trace(const std::filesystem::path& file, const TraceOptions& opti
   trace_detail::RecordErrors job_errors(file.string(), options.strict, skipped);
   trace_detail::RecordErrors task_errors(task_file.string(), options.strict, skipped);
   auto raw = trace_detail::parse_pai2020(jobs_in, tasks_in, job_errors, task_errors);
-  return finish(std::move(raw), std::move(skipped), options, false);
+  return finish(std::move(raw), std::move(skipped), options, false, file.string());
 }
 
 double quantile(std::vector<double>& values, double q) {

@@ -6,13 +6,13 @@
 #include <cmath>
 #include <numeric>
 
-#include "fleetwatt/workloads/input_error.hpp"
+#include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/workloads/random.hpp"
 
 namespace fleetwatt::models::fit {
 
-using workloads::ConfigError;
-using workloads::SourceLocation;
+using core::ConfigError;
+using core::SourceLocation;
 
 Scaler Scaler::fit(const Eigen::MatrixXd& x) {
   Scaler s;

@@ -1,20 +1,21 @@
-// Records: trace summaries over GPUs, job metadata from TOML, the records CSV line, and the generic CSV
-// table the fitting reads (with file/line/column for every cell).
+// Records: trace summaries over GPUs, job metadata from TOML (core's TomlTable), the records CSV line, and
+// the generic CSV table the fitting reads (core's tokenizer, with file/line/column for every cell).
 #include "fleetwatt/models/fit/records.hpp"
 
-#include <toml++/toml.h>
 #include <charconv>
 #include <cmath>
 #include <fstream>
 #include <sstream>
 
-#include "fleetwatt/workloads/input_error.hpp"
+#include "fleetwatt/core/csv_reader.hpp"
+#include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/core/toml_table.hpp"
 
 namespace fleetwatt::models::fit {
 
-using workloads::ConfigError;
-using workloads::SourceLocation;
-using workloads::TraceFormatError;
+using core::ConfigError;
+using core::SourceLocation;
+using core::TraceFormatError;
 
 TraceSummary summarise_trace(const PowerTrace& trace, std::optional<int> gpu, const SegmentOptions& options) {
   TraceSummary s;
@@ -59,61 +60,29 @@ TraceSummary summarise_trace(const PowerTrace& trace, std::optional<int> gpu, co
 }
 
 JobRecordMeta read_job_meta_toml(const std::filesystem::path& path) {
-  toml::table tbl;
-  try {
-    tbl = toml::parse_file(path.string());
-  } catch (const toml::parse_error& e) {
-    throw ConfigError(SourceLocation{path.string(), e.source().begin.line, e.source().begin.column}, "toml",
-                      std::string(e.description()));
-  }
+  const toml::table root = core::parse_toml_file(path);
+  const core::TomlTable t(root, "", path.string());
+  t.require_known({"model", "params", "flops", "batch_size", "data_size", "input_size", "workers", "epochs",
+                   "gpus", "gpu_type"});
   JobRecordMeta m;
-  for (const auto& [key, node] : tbl) {
-    const SourceLocation where{path.string(), node.source().begin.line, node.source().begin.column};
-    const std::string k(key.str());
-    auto number = [&]() -> double {
-      if (const auto v = node.value<double>()) return *v;
-      throw ConfigError(where, k, "must be a number");
-    };
-    auto text = [&]() -> std::string {
-      if (const auto v = node.value<std::string>()) return *v;
-      throw ConfigError(where, k, "must be a string");
-    };
-    if (k == "model")
-      m.model = text();
-    else if (k == "params")
-      m.params = number();
-    else if (k == "flops")
-      m.flops = number();
-    else if (k == "batch_size")
-      m.batch_size = number();
-    else if (k == "data_size")
-      m.data_size = number();
-    else if (k == "input_size")
-      m.input_size = number();
-    else if (k == "workers")
-      m.workers = number();
-    else if (k == "epochs")
-      m.epochs = number();
-    else if (k == "gpus")
-      m.gpus = number();
-    else if (k == "gpu_type")
-      m.gpu_type = text();
-    else
-      throw ConfigError(where, k,
-                        "unknown key (known: model, params, flops, batch_size, data_size, input_size, "
-                        "workers, epochs, gpus, "
-                        "gpu_type)");
-  }
+  // Absent keys stay unset (std::nullopt): the record then has an empty cell there.
+  if (auto v = t.string("model")) m.model = *v;
+  m.params = t.number("params");
+  m.flops = t.number("flops");
+  m.batch_size = t.number("batch_size");
+  m.data_size = t.number("data_size");
+  m.input_size = t.number("input_size");
+  m.workers = t.number("workers");
+  m.epochs = t.number("epochs");
+  m.gpus = t.number("gpus");
+  if (auto v = t.string("gpu_type")) m.gpu_type = *v;
   return m;
 }
 
 namespace {
 
 std::string csv_text(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
+  return core::csv_quote(s);
 }
 
 std::string csv_number(double v) {
@@ -127,15 +96,7 @@ std::string csv_number(const std::optional<double>& v) {
 }
 
 std::optional<double> parse_cell(const std::string& s) {
-  std::string_view v(s);
-  while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
-  while (!v.empty() && (v.back() == ' ' || v.back() == '\r')) v.remove_suffix(1);
-  if (v.empty()) return std::nullopt;
-  if (v.front() == '+') v.remove_prefix(1);
-  double d = 0;
-  const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
-  if (ec != std::errc() || p != v.data() + v.size() || !std::isfinite(d)) return std::nullopt;
-  return d;
+  return core::parse_number(s);
 }
 
 }  // namespace
@@ -196,81 +157,22 @@ RecordTable RecordTable::read(const std::filesystem::path& path) {
 RecordTable RecordTable::parse(const std::string& text, const std::string& source) {
   RecordTable t;
   t.source_ = source;
-  std::vector<std::string> row;
-  std::vector<std::uint32_t> cols;
-  std::string cell;
-  std::uint32_t line = 1, row_line = 1, col = 1, cell_col = 1;
-  bool quoted = false, any = false;
-  auto end_cell = [&] {
-    row.push_back(cell);
-    cols.push_back(cell_col);
-    cell.clear();
-  };
-  auto end_row = [&] {
-    end_cell();
-    const bool blank = row.size() == 1 && row[0].find_first_not_of(" \r") == std::string::npos;
-    if (!blank) {
-      if (t.columns_.empty()) {
-        for (auto& c : row) {
-          while (!c.empty() && (c.back() == ' ' || c.back() == '\r')) c.pop_back();
-          while (!c.empty() && c.front() == ' ') c.erase(c.begin());
-        }
-        t.columns_ = row;
-      } else {
-        if (row.size() != t.columns_.size())
-          throw TraceFormatError(SourceLocation{source, row_line, 1}, "record",
-                                 "has " + std::to_string(row.size()) + " fields, the header has " +
-                                     std::to_string(t.columns_.size()));
-        t.cells_.push_back(row);
-        t.lines_.push_back(row_line);
-        t.cell_columns_.push_back(cols);
-      }
-    }
-    row.clear();
-    cols.clear();
-  };
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    any = true;
-    if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-        cell += '"';
-        ++i;
-        col += 2;
-        continue;
-      }
-      if (c == '"')
-        quoted = false;
-      else
-        cell += c;
-      if (c == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
-      continue;
-    }
-    if (c == '"' && cell.empty()) {
-      quoted = true;
-      ++col;
-    } else if (c == ',') {
-      end_cell();
-      ++col;
-      cell_col = col;
-    } else if (c == '\n') {
-      end_row();
-      ++line;
-      row_line = line;
-      col = cell_col = 1;
-    } else {
-      cell += c;
-      ++col;
-    }
+  std::istringstream in(text);
+  core::CsvReader csv(in, source);
+  const auto head = csv.next();
+  if (!head) throw TraceFormatError(SourceLocation{source, 1, 1}, "header", "the CSV file is empty");
+  t.columns_ = head->texts();
+  while (auto row = csv.next()) {
+    if (row->fields.size() != t.columns_.size())
+      throw TraceFormatError(SourceLocation{source, row->line, 1}, "record",
+                             "has " + std::to_string(row->fields.size()) + " fields, the header has " +
+                                 std::to_string(t.columns_.size()));
+    std::vector<std::uint32_t> cols;
+    for (const auto& f : row->fields) cols.push_back(f.column);
+    t.cells_.push_back(row->texts());
+    t.lines_.push_back(row->line);
+    t.cell_columns_.push_back(std::move(cols));
   }
-  if (any && !(cell.empty() && row.empty())) end_row();
-  if (t.columns_.empty())
-    throw TraceFormatError(SourceLocation{source, 1, 1}, "header", "the CSV file is empty");
   return t;
 }
 

@@ -7,13 +7,13 @@
 #include <numeric>
 #include <string>
 
-#include "fleetwatt/workloads/input_error.hpp"
+#include "fleetwatt/core/input_error.hpp"
 
 namespace fleetwatt::models::fit {
 
-using workloads::ConfigError;
-using workloads::SourceLocation;
-using workloads::TraceFormatError;
+using core::ConfigError;
+using core::SourceLocation;
+using core::TraceFormatError;
 
 std::string_view to_string(PhaseKind k) noexcept {
   switch (k) {

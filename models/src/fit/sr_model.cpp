@@ -1,19 +1,20 @@
 // Model files of the symbolic-regression predictor: TOML writing and validating reads, predictions with the
-// saved scaler, and the EMA online update.
+// saved scaler, and the EMA online update. Reading goes through core's TomlTable, like every TOML file.
 #include "fleetwatt/models/fit/sr_model.hpp"
 
-#include <toml++/toml.h>
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
-#include "fleetwatt/workloads/input_error.hpp"
+#include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/core/toml_table.hpp"
 
 namespace fleetwatt::models::fit {
 
-using workloads::ConfigError;
-using workloads::SourceLocation;
+using core::ConfigError;
+using core::SourceLocation;
 
 double SrTargetModel::formula_value(const std::vector<double>& raw) const {
   std::vector<double> z(raw.size());
@@ -47,10 +48,6 @@ toml::array to_array(const Eigen::VectorXd& v) {
   toml::array a;
   for (Eigen::Index i = 0; i < v.size(); ++i) a.push_back(v(i));
   return a;
-}
-
-SourceLocation where(const std::filesystem::path& path, const toml::node& n) {
-  return SourceLocation{path.string(), n.source().begin.line, n.source().begin.column};
 }
 
 }  // namespace
@@ -102,104 +99,64 @@ void save_sr_model(const std::filesystem::path& path, const SrModelFile& file) {
 }
 
 SrModelFile load_sr_model(const std::filesystem::path& path) {
-  toml::table root;
-  try {
-    root = toml::parse_file(path.string());
-  } catch (const toml::parse_error& e) {
-    throw ConfigError(SourceLocation{path.string(), e.source().begin.line, e.source().begin.column}, "toml",
-                      std::string(e.description()));
-  }
-  const SourceLocation top{path.string(), 1, 1};
-  for (const auto& [k, v] : root) {
-    const std::string key(k.str());
-    if (key != "format" && key != "version" && key != "models")
-      throw ConfigError(where(path, v), key, "unknown key (known: format, version, models)");
-  }
-  if (root["format"].value_or(std::string()) != "fleetwatt-sr")
-    throw ConfigError(root["format"].node() ? where(path, *root["format"].node()) : top, "format",
-                      "not a fleetwatt symbolic-regression model (expected format = \"fleetwatt-sr\")");
-  const toml::table* models = root["models"].as_table();
-  if (!models || models->empty()) throw ConfigError(top, "models", "the file has no [models.NAME] table");
+  const toml::table root = core::parse_toml_file(path);
+  const core::TomlTable top(root, "", path.string());
+  top.require_known({"format", "version", "models"});
+  if (top.string("format").value_or("") != "fleetwatt-sr")
+    top.fail("format", "not a fleetwatt symbolic-regression model (expected format = \"fleetwatt-sr\")");
+  if (const auto v = top.integer("version", 1, std::numeric_limits<std::int64_t>::max()); v && *v != 1)
+    top.fail("version", "unsupported version " + std::to_string(*v) + " (this build reads version 1)");
+  const auto models = top.table("models");
+  if (!models || models->raw().empty()) top.fail("models", "the file has no [models.NAME] table");
   SrModelFile file;
-  for (const auto& [name_key, node] : *models) {
-    const std::string name(name_key.str());
-    const toml::table* t = node.as_table();
-    if (!t) throw ConfigError(where(path, node), "models." + name, "must be a table");
-    const SourceLocation at = where(path, node);
+  for (const auto& [name, t] : models->named_tables()) {
+    t.require_known(
+        {"target", "formula", "features", "scaler_mean", "scaler_std", "metrics", "provenance", "update"});
+    for (const char* key : {"target", "formula", "features", "scaler_mean", "scaler_std"})
+      if (!t.has(key)) t.fail(key, "is missing");
     SrTargetModel m;
     m.name = name;
-    for (const auto& [k, v] : *t) {
-      const std::string key(k.str());
-      static const std::vector<std::string> known{"target",     "formula", "features",   "scaler_mean",
-                                                  "scaler_std", "metrics", "provenance", "update"};
-      if (std::find(known.begin(), known.end(), key) == known.end())
-        throw ConfigError(where(path, v), "models." + name + "." + key,
-                          "unknown key (known: target, formula, features, scaler_mean, scaler_std, metrics, "
-                          "provenance, update)");
-    }
-    auto field = [&](const char* key) -> const toml::node& {
-      const toml::node* n = t->get(key);
-      if (!n) throw ConfigError(at, "models." + name + "." + key, "is missing");
-      return *n;
-    };
-    const std::string prefix = "models." + name + ".";
-    m.target = field("target").value_or(std::string());
-    if (m.target.empty())
-      throw ConfigError(where(path, field("target")), prefix + "target", "must be a non-empty string");
-    const toml::node& feats = field("features");
-    if (!feats.is_array())
-      throw ConfigError(where(path, feats), prefix + "features", "must be an array of strings");
-    for (const auto& f : *feats.as_array()) {
-      if (!f.is_string())
-        throw ConfigError(where(path, f), prefix + "features", "must be an array of strings");
-      m.features.push_back(*f.value<std::string>());
-    }
+    m.target = *t.string("target");
+    if (m.target.empty()) t.fail("target", "must be a non-empty string");
+    m.features = *t.strings("features");
     auto numbers = [&](const char* key) {
-      const toml::node& n = field(key);
-      if (!n.is_array()) throw ConfigError(where(path, n), prefix + key, "must be an array of numbers");
-      const auto& a = *n.as_array();
-      if (a.size() != m.features.size())
-        throw ConfigError(where(path, n), prefix + key,
-                          "has " + std::to_string(a.size()) + " values for " +
-                              std::to_string(m.features.size()) + " features");
-      Eigen::VectorXd v(static_cast<Eigen::Index>(a.size()));
-      for (std::size_t i = 0; i < a.size(); ++i) {
-        const auto d = a[i].value<double>();
-        if (!d || !std::isfinite(*d))
-          throw ConfigError(where(path, a[i]), prefix + key, "must be finite numbers");
-        v(static_cast<Eigen::Index>(i)) = *d;
+      const auto v = *t.numbers(key);
+      if (v.size() != m.features.size())
+        t.fail(key, "has " + std::to_string(v.size()) + " values for " + std::to_string(m.features.size()) +
+                        " features");
+      Eigen::VectorXd out(static_cast<Eigen::Index>(v.size()));
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        if (!std::isfinite(v[i])) t.fail(key, "must be finite numbers");
+        out(static_cast<Eigen::Index>(i)) = v[i];
       }
-      return v;
+      return out;
     };
     m.scaler.mean = numbers("scaler_mean");
     m.scaler.std = numbers("scaler_std");
     for (Eigen::Index i = 0; i < m.scaler.std.size(); ++i)
-      if (!(m.scaler.std(i) > 0))
-        throw ConfigError(where(path, field("scaler_std")), prefix + "scaler_std", "values must be positive");
-    const toml::node& f = field("formula");
-    if (!f.is_string()) throw ConfigError(where(path, f), prefix + "formula", "must be a string");
-    m.formula = *f.value<std::string>();
+      if (!(m.scaler.std(i) > 0)) t.fail("scaler_std", "values must be positive");
+    m.formula = *t.string("formula");
     FormulaError err;
     m.program = parse_formula(m.formula, m.features, &err);
     if (m.program.empty()) {
       // The token's column: the string's opening quote plus the offset inside it.
-      SourceLocation loc = where(path, f);
+      SourceLocation loc = t.value_where("formula");
       loc.column += static_cast<std::uint32_t>(err.offset);
-      throw ConfigError(loc, prefix + "formula", err.message + " (at '" + err.token + "')");
+      throw ConfigError(loc, t.dotted("formula"), err.message + " (at '" + err.token + "')");
     }
-    if (const toml::table* mt = t->get_as<toml::table>("metrics"))
-      for (const auto& [k, v] : *mt)
+    // Metrics and provenance are notes for people: values of other kinds are skipped, not refused.
+    if (const auto mt = t.table("metrics"))
+      for (const auto& [k, v] : mt->raw())
         if (const auto d = v.value<double>()) m.metrics[std::string(k.str())] = *d;
-    if (const toml::table* pt = t->get_as<toml::table>("provenance"))
-      for (const auto& [k, v] : *pt) {
-        if (const auto s = v.value<std::string>()) m.provenance[std::string(k.str())] = *s;
-      }
-    if (const toml::table* ut = t->get_as<toml::table>("update")) {
-      m.update_alpha = ut->get("alpha") ? ut->get("alpha")->value_or(0.2) : 0.2;
-      m.correction = ut->get("correction") ? ut->get("correction")->value_or(0.0) : 0.0;
-      m.updates = ut->get("updates") ? ut->get("updates")->value_or(std::int64_t{0}) : 0;
-      if (!(m.update_alpha > 0 && m.update_alpha <= 1))
-        throw ConfigError(where(path, *ut->get("alpha")), prefix + "update.alpha", "must lie in (0, 1]");
+    if (const auto pt = t.table("provenance"))
+      for (const auto& [k, v] : pt->raw())
+        if (const auto str = v.value<std::string>()) m.provenance[std::string(k.str())] = *str;
+    if (const auto ut = t.table("update")) {
+      ut->require_known({"alpha", "correction", "updates"});
+      m.update_alpha = ut->number("alpha", 0.2);
+      m.correction = ut->number("correction", 0.0);
+      m.updates = ut->integer("updates", 0, std::numeric_limits<std::int64_t>::max()).value_or(0);
+      if (!(m.update_alpha > 0 && m.update_alpha <= 1)) ut->fail("alpha", "must lie in (0, 1]");
     }
     file.models.push_back(std::move(m));
   }

@@ -5,12 +5,12 @@
 
 #include <algorithm>
 
-#include "fleetwatt/workloads/input_error.hpp"
+#include "fleetwatt/core/input_error.hpp"
 
 namespace fleetwatt::models::fit {
 
-using workloads::ConfigError;
-using workloads::SourceLocation;
+using core::ConfigError;
+using core::SourceLocation;
 
 const std::vector<std::string>& job_feature_names() {
   static const std::vector<std::string> names{"input_size", "data_size", "params", "flops",

@@ -10,7 +10,18 @@
 #include <span>
 #include <vector>
 
+#include "fleetwatt/core/event_queue.hpp"
+#include "fleetwatt/core/time.hpp"
+
 namespace fleetwatt::sim {
+
+// The clock and the event queue live in core (tools and tests drive them without the engine); sim names
+// them as its own. Here because every sim header includes this one.
+using core::Duration;
+using core::EventId;
+using core::EventQueue;
+using core::format_time;
+using core::Time;
 
 using GpuIndex = std::uint32_t;
 using NodeIndex = std::uint32_t;

@@ -10,10 +10,10 @@
 #include <span>
 #include <vector>
 
+#include "fleetwatt/core/event_queue.hpp"
 #include "fleetwatt/models/gpu_hardware.hpp"
 #include "fleetwatt/models/power_predictor.hpp"
 #include "fleetwatt/sim/cluster.hpp"
-#include "fleetwatt/sim/event_queue.hpp"
 #include "fleetwatt/sim/fleet_layout.hpp"
 #include "fleetwatt/sim/grid_meter.hpp"
 #include "fleetwatt/sim/job.hpp"

@@ -6,8 +6,8 @@
 
 #include <functional>
 
+#include "fleetwatt/core/time.hpp"
 #include "fleetwatt/sim/power_ledger.hpp"
-#include "fleetwatt/sim/time.hpp"
 #include "fleetwatt/workloads/grid_signal.hpp"
 
 namespace fleetwatt::sim {

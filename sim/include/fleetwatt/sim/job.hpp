@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <string>
 
+#include "fleetwatt/core/event_queue.hpp"
+#include "fleetwatt/core/time.hpp"
 #include "fleetwatt/sim/cluster.hpp"
-#include "fleetwatt/sim/event_queue.hpp"
-#include "fleetwatt/sim/time.hpp"
 #include "fleetwatt/workloads/job_spec.hpp"
 
 namespace fleetwatt::sim {

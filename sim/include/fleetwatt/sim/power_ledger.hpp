@@ -8,9 +8,9 @@
 #include <span>
 #include <vector>
 
+#include "fleetwatt/core/time.hpp"
 #include "fleetwatt/sim/cluster.hpp"
 #include "fleetwatt/sim/power_sink.hpp"
-#include "fleetwatt/sim/time.hpp"
 
 namespace fleetwatt::sim {
 

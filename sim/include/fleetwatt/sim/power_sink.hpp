@@ -4,8 +4,8 @@
 
 #include <span>
 
+#include "fleetwatt/core/time.hpp"
 #include "fleetwatt/sim/cluster.hpp"
-#include "fleetwatt/sim/time.hpp"
 
 namespace fleetwatt::sim {
 

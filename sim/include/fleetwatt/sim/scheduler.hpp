@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
+#include "fleetwatt/core/time.hpp"
 #include "fleetwatt/sim/cluster.hpp"
 #include "fleetwatt/sim/job.hpp"
-#include "fleetwatt/sim/time.hpp"
 
 namespace fleetwatt::sim {
 

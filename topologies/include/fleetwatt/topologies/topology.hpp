@@ -13,7 +13,7 @@
 
 #include <boost/graph/adjacency_list.hpp>
 
-#include "fleetwatt/workloads/input_error.hpp"
+#include "fleetwatt/workloads/param_set.hpp"  // workloads::SourceLocation and ConfigError (core's types)
 
 namespace fleetwatt::topologies {
 

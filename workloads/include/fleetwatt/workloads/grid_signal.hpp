@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "fleetwatt/workloads/input_error.hpp"
+#include "fleetwatt/core/input_error.hpp"
 
 namespace fleetwatt::workloads {
 

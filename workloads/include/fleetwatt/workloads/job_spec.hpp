@@ -6,9 +6,16 @@
 #include <optional>
 #include <string>
 
-#include "fleetwatt/workloads/input_error.hpp"
+#include "fleetwatt/core/input_error.hpp"
 
 namespace fleetwatt::workloads {
+
+// The located error types live in core; workloads names them as its own so existing code reads on (the same
+// using-declarations stand in job_spec.hpp and param_set.hpp, which include neither one another).
+using core::ConfigError;
+using core::InputError;
+using core::SourceLocation;
+using core::TraceFormatError;
 
 /// Per-GPU power square wave of one epoch: a compute (peak) phase, then a checkpoint/sync/eval (valley)
 /// phase.

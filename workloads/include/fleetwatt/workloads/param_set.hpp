@@ -10,9 +10,16 @@
 #include <variant>
 #include <vector>
 
-#include "fleetwatt/workloads/input_error.hpp"
+#include "fleetwatt/core/input_error.hpp"
 
 namespace fleetwatt::workloads {
+
+// The located error types live in core; workloads names them as its own so existing code reads on (the same
+// using-declarations stand in job_spec.hpp and param_set.hpp, which include neither one another).
+using core::ConfigError;
+using core::InputError;
+using core::SourceLocation;
+using core::TraceFormatError;
 
 struct ParamValue {
   std::variant<bool, std::int64_t, double, std::string, std::vector<double>> value;

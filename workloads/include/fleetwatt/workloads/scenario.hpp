@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/workloads/grid_signal.hpp"
-#include "fleetwatt/workloads/input_error.hpp"
 #include "fleetwatt/workloads/job_spec.hpp"
 #include "fleetwatt/workloads/param_set.hpp"
 

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fleetwatt/workloads/input_error.hpp"
+#include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/workloads/job_inference.hpp"
 #include "fleetwatt/workloads/job_spec.hpp"
 

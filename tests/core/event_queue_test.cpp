@@ -3,9 +3,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "fleetwatt/sim/event_queue.hpp"
+#include "fleetwatt/core/event_queue.hpp"
 
-using namespace fleetwatt::sim;
+using namespace fleetwatt::core;
 
 TEST_CASE("events at the same time run in insertion order", "[queue]") {
   EventQueue q;

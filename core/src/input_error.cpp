@@ -1,9 +1,9 @@
 // Formatting of located input errors.
-#include "fleetwatt/workloads/input_error.hpp"
+#include "fleetwatt/core/input_error.hpp"
 
 #include <fmt/format.h>
 
-namespace fleetwatt::workloads {
+namespace fleetwatt::core {
 
 std::string SourceLocation::to_string() const {
   if (line == 0) return file;
@@ -25,4 +25,4 @@ InputError::InputError(SourceLocation where, std::string field, std::string mess
       field_(std::move(field)),
       message_(std::move(message)) {}
 
-}  // namespace fleetwatt::workloads
+}  // namespace fleetwatt::core

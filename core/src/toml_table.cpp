@@ -1,17 +1,36 @@
-// Located reads from toml++ tables.
-#include "toml_reader.hpp"
+// Located reads from toml++ tables, and parsing with syntax errors turned into located ConfigErrors.
+#include "fleetwatt/core/toml_table.hpp"
 
 #include <fmt/format.h>
 #include <cmath>
+#include <fstream>
 #include <limits>
+#include <sstream>
 
-namespace fleetwatt::workloads {
+namespace fleetwatt::core {
 
 SourceLocation location_of(const toml::source_region& r, const std::string& file) {
   return {file, static_cast<std::uint32_t>(r.begin.line), static_cast<std::uint32_t>(r.begin.column)};
 }
 
-static const char* kind_name(const toml::node& n) {
+toml::table parse_toml(std::string_view text, const std::string& file) {
+  try {
+    return toml::parse(text, file);
+  } catch (const toml::parse_error& e) {
+    throw ConfigError(location_of(e.source(), file), "", std::string(e.description()));
+  }
+}
+
+toml::table parse_toml_file(const std::filesystem::path& path) {
+  // Read the bytes ourselves so that an unreadable file gets the same one-line error as a bad one.
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError({path.string(), 0, 0}, "file", "cannot be opened");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_toml(text.str(), path.string());
+}
+
+const char* toml_kind_name(const toml::node& n) noexcept {
   switch (n.type()) {
     case toml::node_type::table:
       return "a table";
@@ -41,6 +60,11 @@ SourceLocation TomlTable::where(const std::string& key) const {
   return where();
 }
 
+SourceLocation TomlTable::value_where(const std::string& key) const {
+  if (auto* n = table_.get(key)) return location_of(n->source(), file_);
+  return where();
+}
+
 void TomlTable::fail(const std::string& key, const std::string& message) const {
   throw ConfigError(where(key), dotted(key), message);
 }
@@ -53,7 +77,7 @@ std::optional<double> TomlTable::number(const std::string& key) const {
     if (!std::isfinite(f->get())) fail(key, "must be a finite number");
     return f->get();
   }
-  fail(key, fmt::format("expected a number, found {}", kind_name(n)));
+  fail(key, fmt::format("expected a number, found {}", toml_kind_name(n)));
 }
 
 std::optional<double> TomlTable::number_at_least(const std::string& key, double lo, bool strict) const {
@@ -70,7 +94,7 @@ std::optional<std::int64_t> TomlTable::integer(const std::string& key, std::int6
   if (!has(key)) return std::nullopt;
   const auto& n = node(key);
   auto i = n.as_integer();
-  if (!i) fail(key, fmt::format("expected an integer, found {}", kind_name(n)));
+  if (!i) fail(key, fmt::format("expected an integer, found {}", toml_kind_name(n)));
   std::int64_t v = i->get();
   if (v < lo || v > hi) {
     if (lo == 1 && v < 1) fail(key, fmt::format("must be positive, got {}", v));
@@ -85,14 +109,14 @@ std::optional<std::string> TomlTable::string(const std::string& key) const {
   if (!has(key)) return std::nullopt;
   const auto& n = node(key);
   if (auto s = n.as_string()) return s->get();
-  fail(key, fmt::format("expected a string, found {}", kind_name(n)));
+  fail(key, fmt::format("expected a string, found {}", toml_kind_name(n)));
 }
 
 std::optional<bool> TomlTable::boolean(const std::string& key) const {
   if (!has(key)) return std::nullopt;
   const auto& n = node(key);
   if (auto b = n.as_boolean()) return b->get();
-  fail(key, fmt::format("expected true or false, found {}", kind_name(n)));
+  fail(key, fmt::format("expected true or false, found {}", toml_kind_name(n)));
 }
 
 std::optional<std::vector<double>> TomlTable::numbers(const std::string& key) const {
@@ -100,7 +124,7 @@ std::optional<std::vector<double>> TomlTable::numbers(const std::string& key) co
   const auto& n = node(key);
   if (n.is_number()) return std::vector<double>{*number(key)};
   auto a = n.as_array();
-  if (!a) fail(key, fmt::format("expected a number or an array of numbers, found {}", kind_name(n)));
+  if (!a) fail(key, fmt::format("expected a number or an array of numbers, found {}", toml_kind_name(n)));
   std::vector<double> out;
   for (const auto& e : *a) {
     if (auto i = e.as_integer()) {
@@ -109,7 +133,7 @@ std::optional<std::vector<double>> TomlTable::numbers(const std::string& key) co
       out.push_back(f->get());
     } else {
       throw ConfigError(location_of(e.source(), file_), dotted(key),
-                        fmt::format("array elements must be numbers, found {}", kind_name(e)));
+                        fmt::format("array elements must be numbers, found {}", toml_kind_name(e)));
     }
   }
   return out;
@@ -119,7 +143,7 @@ std::optional<TomlTable> TomlTable::table(const std::string& key) const {
   if (!has(key)) return std::nullopt;
   const auto& n = node(key);
   auto t = n.as_table();
-  if (!t) fail(key, fmt::format("expected a table, found {}", kind_name(n)));
+  if (!t) fail(key, fmt::format("expected a table, found {}", toml_kind_name(n)));
   return TomlTable(*t, dotted(key), file_);
 }
 
@@ -128,13 +152,14 @@ std::vector<TomlTable> TomlTable::tables(const std::string& key) const {
   if (!has(key)) return out;
   const auto& n = node(key);
   auto a = n.as_array();
-  if (!a) fail(key, fmt::format("expected an array of tables ([[{}]]), found {}", dotted(key), kind_name(n)));
+  if (!a)
+    fail(key, fmt::format("expected an array of tables ([[{}]]), found {}", dotted(key), toml_kind_name(n)));
   std::size_t i = 0;
   for (const auto& e : *a) {
     auto t = e.as_table();
     if (!t)
       throw ConfigError(location_of(e.source(), file_), dotted(key),
-                        fmt::format("expected a table, found {}", kind_name(e)));
+                        fmt::format("expected a table, found {}", toml_kind_name(e)));
     out.emplace_back(*t, fmt::format("{}[{}]", dotted(key), i++), file_);
   }
   return out;
@@ -151,31 +176,34 @@ void TomlTable::require_known(const std::vector<std::string>& known) const {
   }
 }
 
-ParamSet TomlTable::params_except(const std::vector<std::string>& taken) const {
-  ParamSet p(path_, where());
-  for (const auto& [k, v] : table_) {
-    std::string key(k.str());
-    bool skip = false;
-    for (const auto& t : taken) skip = skip || t == key;
-    if (skip) continue;
-    ParamValue pv;
-    pv.where = location_of(k.source(), file_);
-    if (auto b = v.as_boolean()) {
-      pv.value = b->get();
-    } else if (auto i = v.as_integer()) {
-      pv.value = i->get();
-    } else if (auto f = v.as_floating_point()) {
-      pv.value = f->get();
-    } else if (auto s = v.as_string()) {
-      pv.value = s->get();
-    } else if (v.is_array()) {
-      pv.value = *numbers(key);
-    } else {
-      throw ConfigError(pv.where, dotted(key), fmt::format("unexpected {} here", kind_name(v)));
-    }
-    p.set(key, std::move(pv));
+std::optional<std::vector<std::string>> TomlTable::strings(const std::string& key) const {
+  if (!has(key)) return std::nullopt;
+  const auto& n = node(key);
+  if (auto str = n.as_string()) return std::vector<std::string>{str->get()};
+  auto a = n.as_array();
+  if (!a) fail(key, fmt::format("expected a string or an array of strings, found {}", toml_kind_name(n)));
+  std::vector<std::string> out;
+  for (const auto& e : *a) {
+    auto str = e.as_string();
+    if (!str)
+      throw ConfigError(location_of(e.source(), file_), dotted(key),
+                        fmt::format("array elements must be strings, found {}", toml_kind_name(e)));
+    out.push_back(str->get());
   }
-  return p;
+  return out;
 }
 
-}  // namespace fleetwatt::workloads
+std::vector<std::pair<std::string, TomlTable>> TomlTable::named_tables() const {
+  std::vector<std::pair<std::string, TomlTable>> out;
+  for (const auto& [k, v] : table_) {
+    std::string key(k.str());
+    auto t = v.as_table();
+    if (!t)
+      throw ConfigError(location_of(k.source(), file_), dotted(key),
+                        fmt::format("expected a table, found {}", toml_kind_name(v)));
+    out.emplace_back(key, TomlTable(*t, dotted(key), file_));
+  }
+  return out;
+}
+
+}  // namespace fleetwatt::core

@@ -1,11 +1,11 @@
 // Binary-heap event queue with a total (time, priority, sequence) order and lazy cancellation.
-#include "fleetwatt/sim/event_queue.hpp"
+#include "fleetwatt/core/event_queue.hpp"
 
 #include <fmt/format.h>
 #include <algorithm>
 #include <stdexcept>
 
-namespace fleetwatt::sim {
+namespace fleetwatt::core {
 
 namespace {
 constexpr EventId make_id(std::uint32_t generation, std::uint32_t slot) {
@@ -111,4 +111,4 @@ std::uint64_t EventQueue::run_until(Time t) {
   return n;
 }
 
-}  // namespace fleetwatt::sim
+}  // namespace fleetwatt::core

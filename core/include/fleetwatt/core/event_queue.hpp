@@ -1,7 +1,7 @@
 // The discrete-event core: a binary heap ordered by (time, priority, insertion sequence), a total order that
 // makes runs deterministic. Cancellation is lazy: a cancelled entry is skipped when it reaches the top. Ids
 // are (generation, slot) pairs over a recycled slot table, so bookkeeping is O(1) and bounded by pending
-// events.
+// events. Part of core so that tools and tests can drive a queue without the engine.
 #pragma once
 
 #include <cstdint>
@@ -9,9 +9,9 @@
 #include <optional>
 #include <vector>
 
-#include "fleetwatt/sim/time.hpp"
+#include "fleetwatt/core/time.hpp"
 
-namespace fleetwatt::sim {
+namespace fleetwatt::core {
 
 /// Identifies a scheduled event, for cancellation. A stale id (the event ran or was cancelled) is harmless.
 using EventId = std::uint64_t;
@@ -66,4 +66,4 @@ class EventQueue {
   std::uint64_t events_run_ = 0;
 };
 
-}  // namespace fleetwatt::sim
+}  // namespace fleetwatt::core

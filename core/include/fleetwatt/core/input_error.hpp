@@ -1,12 +1,13 @@
 // Bad-user-input errors. Every error names where the bad value came from (file, line, column, field) so
-// that the command line can print one actionable line; library code throws, only tools/ catches.
+// that the command line can print one actionable line; library code throws, only tools/ catches. In core
+// so that every parser (TOML, CSV, JSON, dates) reports errors the same way, whatever library it lives in.
 #pragma once
 
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 
-namespace fleetwatt::workloads {
+namespace fleetwatt::core {
 
 /// Where a value came from in a user's file; line and column are 1-based, 0 when unknown.
 struct SourceLocation {
@@ -45,4 +46,4 @@ class TraceFormatError : public InputError {
   using InputError::InputError;
 };
 
-}  // namespace fleetwatt::workloads
+}  // namespace fleetwatt::core

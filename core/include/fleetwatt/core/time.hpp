@@ -1,13 +1,15 @@
 // Simulated time: integer nanoseconds since scenario start. A floating-point clock needs epsilons and loses
 // short phases late in long runs; int64 ns spans ~292 years exactly. Seconds appear only at the boundary.
+// Part of core (below workloads) so that every library can name a time; sim re-exports it as sim::Time.
 #pragma once
 
 #include <compare>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <string>
 
-namespace fleetwatt::sim {
+namespace fleetwatt::core {
 
 /// A span of simulated time.
 class Duration {
@@ -24,7 +26,12 @@ class Duration {
 
   /// Checked addition: throws std::overflow_error rather than wrapping.
   friend Duration operator+(Duration a, Duration b);
-  friend constexpr Duration operator-(Duration a, Duration b) { return Duration(a.ns_ - b.ns_); }
+  /// Checked subtraction, like addition: a wrapped clock would silently reorder events.
+  friend constexpr Duration operator-(Duration a, Duration b) {
+    std::int64_t r = 0;
+    if (__builtin_sub_overflow(a.ns_, b.ns_, &r)) throw std::overflow_error("simulated time overflow");
+    return Duration(r);
+  }
   friend Duration operator*(Duration a, std::int64_t k);
   Duration& operator+=(Duration b) { return *this = *this + b; }
   friend constexpr auto operator<=>(Duration, Duration) = default;
@@ -48,7 +55,7 @@ class Time {
   [[nodiscard]] constexpr Duration since_start() const { return Duration::from_ns(ns_); }
 
   friend Time operator+(Time t, Duration d) { return Time((t.since_start() + d).ns()); }
-  friend constexpr Duration operator-(Time a, Time b) { return Duration::from_ns(a.ns_ - b.ns_); }
+  friend constexpr Duration operator-(Time a, Time b) { return a.since_start() - b.since_start(); }
   friend constexpr auto operator<=>(Time, Time) = default;
 
  private:
@@ -59,4 +66,4 @@ class Time {
 /// "3d 04:05:06.789" style rendering for progress lines and messages.
 [[nodiscard]] std::string format_time(Time t);
 
-}  // namespace fleetwatt::sim
+}  // namespace fleetwatt::core

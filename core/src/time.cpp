@@ -1,11 +1,11 @@
 // Conversions at the seconds boundary and checked arithmetic of the integer clock.
-#include "fleetwatt/sim/time.hpp"
+#include "fleetwatt/core/time.hpp"
 
 #include <fmt/format.h>
 #include <cmath>
 #include <stdexcept>
 
-namespace fleetwatt::sim {
+namespace fleetwatt::core {
 
 Duration Duration::from_seconds(double s) {
   const double ns = std::round(s * 1e9);
@@ -41,4 +41,4 @@ std::string format_time(Time t) {
   return fmt::format("{}{:02}:{:02}:{:02}.{:03}", sign, h, m, s, ms);
 }
 
-}  // namespace fleetwatt::sim
+}  // namespace fleetwatt::core
