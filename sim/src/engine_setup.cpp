@@ -122,15 +122,23 @@ void check_scheduler_config(const workloads::SchedulerConfig& config) {
                                                name, names_of(scheduler_entries())));
     (void)params.checked(e->params);
   }
-  // The section's own keys: the chosen placement's, or the chosen policy's when it has no table.
+  // The section's own keys: the chosen placement's, or the chosen policy's when it has no table (with a
+  // table, the policy reads only the table: a key of it written here would do nothing).
+  const bool has_table = config.policy_params.count(config.policy) > 0;
   workloads::ParamSpecs known = placement.params;
-  if (!config.policy_params.count(config.policy))
-    known.insert(known.end(), policy.params.begin(), policy.params.end());
-  if (known.empty() && !config.params.empty()) {
-    const auto key = config.params.keys_in_source_order().front();
-    throw workloads::ConfigError(config.params.where_of(key), config.params.dotted(key),
-                                 fmt::format("unknown key (policy {} and placement {} take no parameters)",
-                                             policy.name, placement.name));
+  if (!has_table) known.insert(known.end(), policy.params.begin(), policy.params.end());
+  for (const auto& key : config.params.keys_in_source_order()) {
+    if (has_table && declares(policy.params, key))
+      throw workloads::ConfigError(
+          config.params.where_of(key), config.params.dotted(key),
+          fmt::format("write it in [scheduler.{}], which holds policy {}'s parameters", policy.name,
+                      policy.name));
+    if (known.empty())
+      throw workloads::ConfigError(
+          config.params.where_of(key), config.params.dotted(key),
+          has_table ? fmt::format("unknown key (placement {} takes no parameters)", placement.name)
+                    : fmt::format("unknown key (policy {} and placement {} take no parameters)", policy.name,
+                                  placement.name));
   }
   (void)config.params.checked(known);
 }

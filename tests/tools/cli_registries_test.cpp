@@ -63,6 +63,10 @@ TEST_CASE("a key no chosen component takes exits 2 with one located line and no 
        "powercap, carbon, consolidate, dr)"},
       {"a key of another policy in a policy table", "[scheduler.sjf]\ncap_w = 5\n",
        "s.toml:11:1: scheduler.sjf.cap_w: unknown key (known here: estimate)"},
+      {"a policy key beside the policy's own table",
+       "[scheduler]\npolicy = \"powercap\"\ncap_w = 5000\n[scheduler.powercap]\ncap_w = 6000\n",
+       "s.toml:12:1: scheduler.cap_w: write it in [scheduler.powercap], which holds policy powercap's "
+       "parameters"},
       {"a missing cap, named where it belongs",
        "[scheduler]\npolicy = \"powercap\"\n[scheduler.powercap]\nmode = \"queue\"\n",
        "s.toml:12:1: scheduler.powercap.cap_w: missing (the facility power cap)"},
@@ -100,7 +104,7 @@ TEST_CASE("a key no chosen component takes exits 2 with one located line and no 
   }
 }
 
-TEST_CASE("[scheduler.powercap] cap_w runs; cap_W runs the same with exactly one deprecation warning",
+TEST_CASE("a powercap table with cap_w runs; cap_W runs the same with exactly one deprecation warning",
           "[cli][registries]") {
   // Same file and output names in two folders: the summaries may differ only by what the spelling does.
   TempDir now_dir, old_dir;

@@ -266,14 +266,4 @@ std::string ParamSet::get_string(std::string_view key) const {
   missing(s);
 }
 
-void ParamSet::require_known(const std::vector<std::string>& known) const {
-  for (const auto& [key, value] : values_) {
-    bool ok = false;
-    for (const auto& k : known) ok = ok || k == key;
-    if (!ok)
-      throw ConfigError(value.where, dotted(key),
-                        fmt::format("unknown key (known here: {})", fmt::join(known, ", ")));
-  }
-}
-
 }  // namespace fleetwatt::workloads

@@ -101,8 +101,6 @@ class ParamSet {
   /// (one warning each, into the warning sink), and a ConfigError at the first key the declaration does
   /// not know, listing the known ones. The result reads its defaults from `specs`.
   [[nodiscard]] ParamSet checked(const ParamSpecs& specs) const;
-  /// Throws for the first key not in `known`, naming it and listing the known ones.
-  void require_known(const std::vector<std::string>& known) const;
 
   [[nodiscard]] const std::map<std::string, ParamValue>& values() const noexcept { return values_; }
   /// The keys in the order they are written (line, column): the first bad key reported is the first written.
