@@ -14,6 +14,7 @@
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/models/banded_predictor.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
+#include "fleetwatt/sim/policy_registry.hpp"
 #include "fleetwatt/workloads/job_generator.hpp"
 #include "fleetwatt/workloads/scenario_loader.hpp"
 
@@ -85,6 +86,13 @@ std::function<void(const sim::Progress&)> progress_printer() {
   };
 }
 
+void print_warnings(const workloads::Scenario& scenario) {
+  for (const auto& w : scenario.warnings->take_new()) {
+    if (stderr_is_terminal()) std::cerr << "\r\033[K";
+    std::cerr << "fleetwatt: warning: " << w << '\n';
+  }
+}
+
 PreparedRun prepare_run(const std::filesystem::path& scenario_file, std::optional<std::uint64_t> seed,
                         const std::string& band) {
   PreparedRun r;
@@ -96,6 +104,9 @@ PreparedRun prepare_run(const std::filesystem::path& scenario_file, std::optiona
   r.setup = sim::engine_setup(r.scenario);
   r.predictor = models::at_band(models::PredictorRegistry::with_builtins().make(r.scenario.predictor),
                                 r.scenario.predictor.band);
+  // The [scheduler] section is checked before any job is built, so its errors and warnings come first.
+  sim::check_scheduler_config(r.scenario.scheduler);
+  print_warnings(r.scenario);
   // Trace and preset jobs match their recorded run times to this predictor's estimate on this GPU.
   const models::PowerPredictor& predictor = *r.predictor;
   const models::GpuHardware gpu = r.setup.gpu;

@@ -47,6 +47,9 @@ struct PreparedRun {
   sim::EngineSetup setup;
 };
 
+/// Prints the scenario's warnings not printed yet (deprecated spellings), one line each on stderr.
+void print_warnings(const workloads::Scenario& scenario);
+
 /// Loads a scenario, applies a seed override and builds its jobs and predictor.
 /// `band` ("low", "mid", "high"), when given, overrides the scenario's [predictor] band.
 PreparedRun prepare_run(const std::filesystem::path& scenario_file, std::optional<std::uint64_t> seed,

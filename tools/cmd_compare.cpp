@@ -27,30 +27,38 @@ struct CompareOptions {
   bool quiet = false;
 };
 
+// Names separated by commas, with the blanks around each name dropped ("fifo, sjf" is fifo and sjf).
 std::vector<std::string> split_names(const std::string& list) {
   std::vector<std::string> out;
   std::stringstream ss(list);
   std::string name;
-  while (std::getline(ss, name, ','))
-    if (!name.empty()) out.push_back(name);
+  while (std::getline(ss, name, ',')) {
+    const auto first = name.find_first_not_of(" \t");
+    if (first == std::string::npos) continue;
+    out.push_back(name.substr(first, name.find_last_not_of(" \t") - first + 1));
+  }
   return out;
 }
 
 int compare(const CompareOptions& o) {
+  // A flag has no file position: the error names the flag alone.
   const auto policies = split_names(o.policies);
-  if (policies.empty()) throw workloads::ConfigError({"--policies", 0, 0}, "--policies", "no policy named");
+  if (policies.empty()) throw workloads::ConfigError({}, "--policies", "no policy named");
   for (const auto& p : policies) {
     bool known = false;
-    std::string names;
+    std::vector<std::string> names;
     for (const auto& e : sim::scheduler_entries()) {
       known = known || e.name == p;
-      names += (names.empty() ? "" : ", ") + e.name;
+      names.push_back(e.name);
     }
     if (!known)
-      throw workloads::ConfigError({"--policies", 0, 0}, "--policies",
-                                   fmt::format("unknown policy '{}' (known: {})", p, names));
+      throw workloads::ConfigError({}, "--policies",
+                                   fmt::format("unknown policy '{}' (known: {})", p, fmt::join(names, ", ")));
   }
   PreparedRun r = prepare_run(o.scenario, o.seed);
+  // Every compared policy built once before the runs: its parameter errors and warnings come first.
+  for (const auto& p : policies) (void)sim::make_scheduler(sim::with_policy(r.scenario.scheduler, p));
+  print_warnings(r.scenario);
   results::ComparisonInput in;
   in.setup = r.setup;
   // Node series are not kept by compare; a long interval keeps big fleets fast.

@@ -1,6 +1,10 @@
-// `fleetwatt list`: the registered predictors, schedulers, placement policies, interconnect kinds and GPU
-// presets.
+// `fleetwatt list`: the registered predictors, schedulers, placement policies, interconnect kinds and trace
+// formats with their declared parameters (the same declarations that check a scenario's keys), then job
+// classes, GPU presets, the model zoo and power-law presets. `--markdown` prints the registries as the
+// README's tables.
 #include <fmt/format.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include <iostream>
 
@@ -12,45 +16,96 @@
 #include "fleetwatt/models/table_predictor.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
 #include "fleetwatt/topologies/topology_config.hpp"
+#include "fleetwatt/workloads/trace.hpp"
+#include "list_format.hpp"
 
 namespace fleetwatt::tools {
+namespace {
 
-static int list_components() {
-  std::cout << "predictors ([predictor] kind):\n";
-  const auto predictors = models::PredictorRegistry::with_builtins();
-  for (const auto& e : predictors.entries()) std::cout << fmt::format("  {:<16}{}\n", e.name, e.description);
-  std::cout << "job classes of the table predictor ([[workload.jobs]] class):\n";
-  for (const auto& c : models::TablePredictor::builtin_classes())
-    std::cout << fmt::format(
-        "  {:<16}peak {:.2f} W for {:.2f} s, valley {:.2f} W for {:.2f} s per epoch at {:.0f} "
-        "samples\n",
-        c.name, c.reference.peak_W, c.reference.peak_s, c.reference.valley_W, c.reference.valley_s,
-        c.reference_samples);
-  std::cout << "schedulers ([scheduler] policy):\n";
-  for (const auto& e : sim::scheduler_entries())
-    std::cout << fmt::format("  {:<16}{}\n", e.name, e.description);
-  std::cout << "placement ([scheduler] placement):\n";
-  for (const auto& e : sim::placement_entries())
-    std::cout << fmt::format("  {:<16}{}\n", e.name, e.description);
-  std::cout << "interconnects ([topology] kind):\n";
-  for (const auto& k : topologies::fabric_kinds())
-    std::cout << fmt::format("  {:<16}{}\n", k.name, k.description);
-  std::cout << "GPU presets ([fleet] gpu):\n";
-  for (const auto& g : models::gpu_presets())
-    std::cout << fmt::format("  {:<16}{} (TDP {:.0f} W, idle {:.0f} W)\n", g.id, g.name, g.tdp_W, g.idle_W);
-  std::cout << "model zoo ([[workload.jobs]] model; fleetwatt predict --model):\n";
-  for (const auto& z : models::zoo_entries())
-    std::cout << fmt::format("  {:<16}{} input, default {}\n", z.name, z.input_kind, z.default_input);
-  std::cout << "power-law presets (hardware efficiency factor fits):\n";
-  for (const auto& p : models::power_law_presets())
-    std::cout << fmt::format("  {:<16}{} ({})\n", p.id, p.description, p.gpu);
-  return 0;
+// The terminal's width, or 80 when stdout is not a terminal (a file, a pipe, a test).
+std::size_t output_width() {
+  winsize w{};
+  if (isatty(STDOUT_FILENO) == 1 && ioctl(STDOUT_FILENO, TIOCGWINSZ, &w) == 0 && w.ws_col >= 40)
+    return w.ws_col;
+  return 80;
 }
+
+// The registries whose entries declare parameters: what --markdown prints.
+std::vector<ListSection> registry_sections() {
+  std::vector<ListSection> out;
+  ListSection& predictors = out.emplace_back(ListSection{"predictors ([predictor] kind)", {}});
+  const auto registry = models::PredictorRegistry::with_builtins();
+  for (const auto& e : registry.entries()) predictors.entries.push_back({e.name, e.description, e.params});
+  ListSection& schedulers =
+      out.emplace_back(ListSection{"schedulers ([scheduler] policy; parameters in [scheduler.NAME])", {}});
+  for (const auto& e : sim::scheduler_entries())
+    schedulers.entries.push_back({e.name, e.description, e.params});
+  ListSection& placements =
+      out.emplace_back(ListSection{"placement ([scheduler] placement; parameters in [scheduler])", {}});
+  for (const auto& e : sim::placement_entries())
+    placements.entries.push_back({e.name, e.description, e.params});
+  ListSection& fabrics = out.emplace_back(ListSection{"interconnects ([topology] kind)", {}});
+  for (const auto& k : topologies::fabric_kinds())
+    fabrics.entries.push_back({std::string(k.name), std::string(k.description), k.params});
+  fabrics.entries.push_back(
+      {"(every kind)", "keys every [topology] kind takes", topologies::topology_common_params()});
+  ListSection& traces = out.emplace_back(ListSection{"trace formats ([workload.trace] format)", {}});
+  for (const auto& f : workloads::trace_format_entries())
+    traces.entries.push_back({f.name, f.description, f.params});
+  traces.entries.push_back(
+      {"(every format)", "keys every [workload.trace] takes", workloads::trace_common_params()});
+  return out;
+}
+
+std::vector<ListSection> catalogue_sections() {
+  std::vector<ListSection> out;
+  ListSection& classes =
+      out.emplace_back(ListSection{"job classes of the table predictor ([[workload.jobs]] class)", {}});
+  for (const auto& c : models::TablePredictor::builtin_classes())
+    classes.entries.push_back(
+        {c.name,
+         fmt::format("peak {:.2f} W for {:.2f} s, valley {:.2f} W for {:.2f} s per epoch at {:.0f} samples",
+                     c.reference.peak_W, c.reference.peak_s, c.reference.valley_W, c.reference.valley_s,
+                     c.reference_samples),
+         {}});
+  ListSection& gpus = out.emplace_back(ListSection{"GPU presets ([fleet] gpu)", {}});
+  for (const auto& g : models::gpu_presets())
+    gpus.entries.push_back(
+        {g.id, fmt::format("{} (TDP {:.0f} W, idle {:.0f} W)", g.name, g.tdp_W, g.idle_W), {}});
+  ListSection& zoo =
+      out.emplace_back(ListSection{"model zoo ([[workload.jobs]] model; fleetwatt predict --model)", {}});
+  for (const auto& z : models::zoo_entries())
+    zoo.entries.push_back({z.name, fmt::format("{} input, default {}", z.input_kind, z.default_input), {}});
+  ListSection& laws =
+      out.emplace_back(ListSection{"power-law presets (hardware efficiency factor fits)", {}});
+  for (const auto& p : models::power_law_presets())
+    laws.entries.push_back({p.id, fmt::format("{} ({})", p.description, p.gpu), {}});
+  return out;
+}
+
+}  // namespace
 
 void add_list_command(CLI::App& app, Action& action) {
   CLI::App* cmd = app.add_subcommand(
-      "list", "List predictors, schedulers, placement policies, interconnects and GPU presets");
-  cmd->callback([&action] { action = list_components; });
+      "list",
+      "List predictors, schedulers, placement policies, interconnects and trace formats with their "
+      "parameters, then job classes and GPU presets");
+  auto markdown = std::make_shared<bool>(false);
+  cmd->add_flag("--markdown", *markdown,
+                "Print the predictors, schedulers, placements, interconnects and trace formats as Markdown "
+                "tables (the README's)");
+  cmd->callback([&action, markdown] {
+    action = [markdown] {
+      if (*markdown) {
+        std::cout << format_list_markdown(registry_sections());
+        return 0;
+      }
+      auto sections = registry_sections();
+      for (auto& s : catalogue_sections()) sections.push_back(std::move(s));
+      std::cout << format_list_text(sections, output_width());
+      return 0;
+    };
+  });
 }
 
 }  // namespace fleetwatt::tools

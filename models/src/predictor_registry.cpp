@@ -15,13 +15,15 @@ void PredictorRegistry::add(PredictorEntry entry) {
 
 PredictorRegistry PredictorRegistry::with_builtins() {
   PredictorRegistry r;
-  r.add({"table", "per-class measured phase profiles ([predictor.classes.NAME]; built-in vit, bert on A800)",
+  r.add({"table",
+         "per-class measured phase profiles ([predictor.classes.NAME]; built-in vit, bert on A800)",
+         {},
          [](const workloads::PredictorConfig& c) -> std::unique_ptr<PowerPredictor> {
-           c.params.require_known({});
            return std::make_unique<TablePredictor>(c.classes);
          }});
   for (auto& e : first_principles_predictor_entries()) r.add(std::move(e));
-  r.add({"sr", "a site's fitted symbolic-regression formulas (path = model file from `fleetwatt fit`)",
+  r.add({"sr", "a site's fitted symbolic-regression formulas (a model file from `fleetwatt fit`)",
+         fit::SrPredictor::params(),
          [](const workloads::PredictorConfig& c) -> std::unique_ptr<PowerPredictor> {
            return fit::SrPredictor::from_config(c);
          }});
@@ -30,7 +32,11 @@ PredictorRegistry PredictorRegistry::with_builtins() {
 
 std::unique_ptr<PowerPredictor> PredictorRegistry::make(const workloads::PredictorConfig& config) const {
   for (const auto& e : entries_)
-    if (e.name == config.kind) return e.make(config);
+    if (e.name == config.kind) {
+      workloads::PredictorConfig checked = config;
+      checked.params = config.params.checked(e.params);
+      return e.make(checked);
+    }
   std::vector<std::string> names;
   for (const auto& e : entries_) names.push_back(e.name);
   throw workloads::ConfigError(

@@ -1,5 +1,6 @@
 // Policy comparison: one engine per policy on copies of the same jobs, metrics, CSV/text/HDF5 output.
 #include "fleetwatt/results/policy_comparison.hpp"
+#include "fleetwatt/sim/policy_registry.hpp"
 
 #include <fmt/format.h>
 
@@ -42,12 +43,7 @@ double mean_of(const std::vector<double>& v) {
 }  // namespace
 
 ComparisonRow run_policy(const ComparisonInput& in, const std::string& policy) {
-  workloads::SchedulerConfig cfg = in.scheduler;
-  cfg.policy = policy;
-  if (auto it = cfg.policy_params.find(policy); it != cfg.policy_params.end())
-    cfg.params = it->second;
-  else if (policy != in.scheduler.policy)
-    cfg.params = workloads::ParamSet("scheduler." + policy, cfg.policy_origin);
+  const workloads::SchedulerConfig cfg = sim::with_policy(in.scheduler, policy);
   sim::Engine engine(in.setup, in.jobs, *in.predictor, sim::make_scheduler(cfg), sim::make_placement(cfg));
   FacilitySeries series;
   engine.attach(&series);

@@ -1,76 +1,180 @@
-// From a scenario to an engine's parts: the GPU preset with overrides, and policies by name.
+// From a scenario to an engine's parts: the GPU preset with overrides, and policies by name with their
+// declared parameters (the [scheduler] section checked as a whole).
 #include <fmt/format.h>
 
 #include "fleetwatt/sim/engine.hpp"
 #include "fleetwatt/sim/policies.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
 #include "fleetwatt/sim/topology_placement.hpp"
+#include "policy_support.hpp"
 
 namespace fleetwatt::sim {
 
 const std::vector<SchedulerEntry>& scheduler_entries() {
-  static const std::vector<SchedulerEntry> entries = [] {
-    std::vector<SchedulerEntry> e = {
-        {"fifo", "first in, first out; the queue head blocks everything behind it",
-         [](const workloads::SchedulerConfig&) { return std::make_unique<FifoScheduler>(); }},
-    };
-    for (auto& p : policy_scheduler_entries()) e.push_back(std::move(p));
-    return e;
-  }();
+  // One explicit call per policy file of sim/policies/ (static self-registration is dropped by static
+  // libraries); the order is the order `fleetwatt list` prints.
+  static const std::vector<SchedulerEntry> entries = {fifo_entry(),     sjf_entry(),    easy_entry(),
+                                                      powercap_entry(), carbon_entry(), consolidate_entry(),
+                                                      dr_entry()};
   return entries;
 }
 
+namespace {
+
 /// Rack size for rack-aware placement when the scenario has no topology.
-static std::uint32_t nodes_per_rack(const workloads::SchedulerConfig& c) {
-  const auto n = c.params.get_int("nodes_per_rack", 16);
+std::uint32_t nodes_per_rack(const workloads::ParamSet& p) {
+  const auto n = p.get_int("nodes_per_rack");
   if (n < 1 || n > 1'000'000)
-    throw workloads::ConfigError(c.params.where_of("nodes_per_rack"), "scheduler.nodes_per_rack",
+    throw workloads::ConfigError(p.where_of("nodes_per_rack"), p.dotted("nodes_per_rack"),
                                  fmt::format("must be a positive integer, got {}", n));
   return static_cast<std::uint32_t>(n);
 }
 
+workloads::ParamSpecs rack_params() {
+  return {{"nodes_per_rack",
+           workloads::ParamType::integer,
+           std::int64_t{16},
+           "",
+           "servers",
+           "rack size when the scenario has no [topology] (a topology gives its own racks)",
+           {}}};
+}
+
+template <class T>
+const PolicyEntry<T>* find_entry(const std::vector<PolicyEntry<T>>& entries, const std::string& name) {
+  for (const auto& e : entries)
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+template <class T>
+std::string names_of(const std::vector<PolicyEntry<T>>& entries) {
+  std::vector<std::string> names;
+  for (const auto& e : entries) names.push_back(e.name);
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+template <class T>
+const PolicyEntry<T>& entry_named(const std::vector<PolicyEntry<T>>& entries, const std::string& name,
+                                  const workloads::SourceLocation& where, const char* field) {
+  if (const auto* e = find_entry(entries, name)) return *e;
+  throw workloads::ConfigError(where, field,
+                               fmt::format("unknown policy '{}' (known: {})", name, names_of(entries)));
+}
+
+bool declares(const workloads::ParamSpecs& specs, const std::string& key) {
+  for (const auto& s : specs) {
+    if (s.name == key) return true;
+    for (const auto& a : s.aliases)
+      if (a == key) return true;
+  }
+  return false;
+}
+
+// The section's own keys that `specs` declares, as a set of its own (same section, same sink).
+workloads::ParamSet subset(const workloads::ParamSet& all, const workloads::ParamSpecs& specs) {
+  workloads::ParamSet out(all.section(), all.where());
+  out.set_warnings(all.warnings());
+  for (const auto& [k, v] : all.values())
+    if (declares(specs, k)) out.set(k, v);
+  return out;
+}
+
+}  // namespace
+
 const std::vector<PlacementEntry>& placement_entries() {
   static const std::vector<PlacementEntry> entries = {
-      {"first_fit", "lowest-numbered server with room; multi-server jobs take whole free servers first",
-       [](const workloads::SchedulerConfig&) { return std::make_unique<FirstFitPlacement>(); }},
-      {"pack",
-       "fewest servers, then fewest racks (racks from [topology], else [scheduler] nodes_per_rack = 16)",
-       [](const workloads::SchedulerConfig& c) {
-         return std::make_unique<PackPlacement>(nodes_per_rack(c));
+      {"first_fit",
+       "lowest-numbered server with room; multi-server jobs take whole free servers first",
+       {},
+       [](const workloads::ParamSet&, const workloads::SchedulerConfig&) {
+         return std::make_unique<FirstFitPlacement>();
        }},
-      {"spread", "across as many racks and servers as possible, one GPU per server in turn",
-       [](const workloads::SchedulerConfig& c) {
-         return std::make_unique<SpreadPlacement>(nodes_per_rack(c));
+      {"pack", "fewest servers, then fewest racks (racks from [topology], else nodes_per_rack)",
+       rack_params(),
+       [](const workloads::ParamSet& p, const workloads::SchedulerConfig&) {
+         return std::make_unique<PackPlacement>(nodes_per_rack(p));
+       }},
+      {"spread", "across as many racks and servers as possible, one GPU per server in turn", rack_params(),
+       [](const workloads::ParamSet& p, const workloads::SchedulerConfig&) {
+         return std::make_unique<SpreadPlacement>(nodes_per_rack(p));
        }},
       {"topology_aware",
-       "best fit by topology: the tightest server, else the tightest rack, else fewest racks",
-       [](const workloads::SchedulerConfig& c) {
-         return std::make_unique<TopologyAwarePlacement>(nodes_per_rack(c));
+       "best fit by topology: the tightest server, else the tightest rack, else fewest racks", rack_params(),
+       [](const workloads::ParamSet& p, const workloads::SchedulerConfig&) {
+         return std::make_unique<TopologyAwarePlacement>(nodes_per_rack(p));
        }},
   };
   return entries;
 }
 
-template <class T>
-static std::unique_ptr<T> make_named(const std::vector<PolicyEntry<T>>& entries, const std::string& name,
-                                     const workloads::SourceLocation& where, const char* field,
-                                     const workloads::SchedulerConfig& config) {
-  std::vector<std::string> names;
-  for (const auto& e : entries) {
-    if (e.name == name) return e.make(config);
-    names.push_back(e.name);
+void check_scheduler_config(const workloads::SchedulerConfig& config) {
+  const auto& policy =
+      entry_named(scheduler_entries(), config.policy, config.policy_origin, "scheduler.policy");
+  const auto& placement =
+      entry_named(placement_entries(), config.placement, config.placement_origin, "scheduler.placement");
+  // Every [scheduler.NAME] table is some policy's parameters (`fleetwatt compare` runs the others).
+  for (const auto& [name, params] : config.policy_params) {
+    const auto* e = find_entry(scheduler_entries(), name);
+    if (!e)
+      throw workloads::ConfigError(params.where(), params.section(),
+                                   fmt::format("unknown policy table [scheduler.{}] (known policies: {})",
+                                               name, names_of(scheduler_entries())));
+    (void)params.checked(e->params);
   }
-  throw workloads::ConfigError(where, field,
-                               fmt::format("unknown policy '{}' (known: {})", name, fmt::join(names, ", ")));
+  // The section's own keys: the chosen placement's, or the chosen policy's when it has no table (with a
+  // table, the policy reads only the table: a key of it written here would do nothing).
+  const bool has_table = config.policy_params.count(config.policy) > 0;
+  workloads::ParamSpecs known = placement.params;
+  if (!has_table) known.insert(known.end(), policy.params.begin(), policy.params.end());
+  for (const auto& key : config.params.keys_in_source_order()) {
+    if (has_table && declares(policy.params, key))
+      throw workloads::ConfigError(
+          config.params.where_of(key), config.params.dotted(key),
+          fmt::format("write it in [scheduler.{}], which holds policy {}'s parameters", policy.name,
+                      policy.name));
+    if (known.empty())
+      throw workloads::ConfigError(
+          config.params.where_of(key), config.params.dotted(key),
+          has_table ? fmt::format("unknown key (placement {} takes no parameters)", placement.name)
+                    : fmt::format("unknown key (policy {} and placement {} take no parameters)", policy.name,
+                                  placement.name));
+  }
+  (void)config.params.checked(known);
+}
+
+workloads::ParamSet policy_params(const workloads::SchedulerConfig& config, const std::string& name) {
+  const auto& e = entry_named(scheduler_entries(), name, config.policy_origin, "scheduler.policy");
+  if (auto it = config.policy_params.find(name); it != config.policy_params.end())
+    return it->second.checked(e.params);
+  workloads::ParamSet own = subset(config.params, e.params);
+  // Nothing written in [scheduler] itself: a missing parameter belongs in [scheduler.NAME].
+  if (own.empty())
+    own.set_section(config.params.section().empty() ? "scheduler." + name
+                                                    : config.params.section() + "." + name);
+  return own.checked(e.params);
+}
+
+workloads::SchedulerConfig with_policy(const workloads::SchedulerConfig& config, const std::string& policy) {
+  workloads::SchedulerConfig out = config;
+  out.policy = policy;
+  if (policy != config.policy) {
+    const auto* placement = find_entry(placement_entries(), config.placement);
+    out.params = subset(config.params, placement ? placement->params : workloads::ParamSpecs{});
+  }
+  return out;
 }
 
 std::unique_ptr<Scheduler> make_scheduler(const workloads::SchedulerConfig& config) {
-  return make_named(scheduler_entries(), config.policy, config.policy_origin, "scheduler.policy", config);
+  check_scheduler_config(config);
+  const auto& e = entry_named(scheduler_entries(), config.policy, config.policy_origin, "scheduler.policy");
+  return e.make(policy_params(config, config.policy), config);
 }
 
 std::unique_ptr<PlacementPolicy> make_placement(const workloads::SchedulerConfig& config) {
-  return make_named(placement_entries(), config.placement, config.placement_origin, "scheduler.placement",
-                    config);
+  const auto& e =
+      entry_named(placement_entries(), config.placement, config.placement_origin, "scheduler.placement");
+  return e.make(subset(config.params, e.params).checked(e.params), config);
 }
 
 EngineSetup engine_setup(const workloads::Scenario& s) {

@@ -122,7 +122,7 @@ TEST_CASE("the facility power cap holds on a heterogeneous fleet in both modes",
     TempDir dir;
     auto s = kHetero;
     s.replace(s.find("[scheduler]\n"), 12,
-              std::string("[scheduler]\npolicy = \"powercap\"\ncap_W = 4000\nmode = \"") + mode + "\"\n");
+              std::string("[scheduler]\npolicy = \"powercap\"\ncap_w = 4000\nmode = \"") + mode + "\"\n");
     auto r =
         run_command(fw() + " run -q " + dir.write("p.toml", s).string() + " -o " + (dir / "p.h5").string());
     REQUIRE(r.exit_code == 0);

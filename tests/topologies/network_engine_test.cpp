@@ -193,7 +193,7 @@ TEST_CASE("a paused job's flows leave the links: the other ring runs alone meanw
   // 1 has finished, alone.
   const auto r = run(workloads::parse_scenario(
       two_jobs_spread("[scheduler]\npolicy = \"dr\"\nplacement = \"spread\"\n"
-                      "[scheduler.dr]\nstart_s = 50\nend_s = 500\ntarget_W = 1900\n"),
+                      "[scheduler.dr]\nstart_s = 50\nend_s = 500\ntarget_w = 1900\n"),
       "four.toml"));
   const auto& jobs = r.engine->jobs();
   REQUIRE(jobs.size() == 2);

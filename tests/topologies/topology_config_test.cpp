@@ -111,3 +111,29 @@ TEST_CASE("every fabric kind that fleetwatt list shows is one the [topology] tab
   }
   CHECK(fabric_kinds().size() == 6);  // fat_tree, leaf_spine, dragonfly, torus, ring, file
 }
+
+TEST_CASE("a key of another fabric kind is an unknown key, naming its kind and the chosen kind's keys") {
+  TableBuilder t;
+  t.set("kind", std::string("torus")).set("dims", std::vector<double>{4, 4}).set("spines", std::int64_t{3});
+  CHECK_THROWS_WITH(
+      parse_topology_config(t.p, "."),
+      "s.toml:13:1: topology.spines: unknown key for kind torus (a leaf_spine key; torus takes dims, "
+      "hosts_per_router and the keys common to every kind)");
+  TableBuilder ok;
+  ok.set("kind", std::string("leaf_spine")).set("spines", std::int64_t{3}).set("nic_gbps", 100.0);
+  CHECK(parse_topology_config(ok.p, ".").spines == 3);
+}
+
+TEST_CASE("the declared defaults of the common keys are the values a table without them gets") {
+  TableBuilder t;
+  t.set("kind", std::string("ring"));
+  const auto c = parse_topology_config(t.p, ".");
+  for (const auto& spec : topology_common_params()) {
+    INFO(spec.name);
+    if (spec.name == "nic_gbps")
+      CHECK(std::get<double>(spec.value) * 1e9 / 8 == Approx(c.nic_link.bandwidth_Bps));
+    if (spec.name == "comm_overlap") CHECK(std::get<double>(spec.value) == c.training.comm_overlap);
+    if (spec.name == "switch_idle_w") CHECK(std::get<double>(spec.value) == c.fabric.switch_idle_W);
+    if (spec.name == "storage_servers") CHECK(std::get<std::int64_t>(spec.value) == c.storage.servers);
+  }
+}

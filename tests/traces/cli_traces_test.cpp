@@ -37,7 +37,7 @@ gpus_per_node = 4
 gpu_idle_w = 60
 node_base_w = 300
 [scheduler.powercap]
-cap_W = 2500.0
+cap_w = 2500.0
 [workload]
 horizon_s = 7200
 [workload.generator]

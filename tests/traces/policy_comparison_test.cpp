@@ -34,11 +34,11 @@ pue = 1.2
 [scheduler]
 policy = "fifo"
 [scheduler.powercap]
-cap_W = 11000.0
+cap_w = 11000.0
 [scheduler.dr]
 start_s = 90000
 end_s = 97200
-target_W = 9500.0
+target_w = 9500.0
 [workload]
 horizon_s = 259200
 [workload.preset]
@@ -174,7 +174,7 @@ TEST_CASE("a demand-response event by GPU caps holds its target, every job still
   test::TempDir dir;
   const auto csv = dir.write("carbon.csv", "offset_time,value\n0,200\n21600,400\n64800,200\n");
   std::string text = scenario(csv);
-  const std::string target = "target_W = 9500.0\n";
+  const std::string target = "target_w = 9500.0\n";
   text.replace(text.find(target), target.size(), target + "action = \"cap\"\n");
   const auto s = workloads::parse_scenario(text, (dir / "s.toml").string());
   auto predictor = models::PredictorRegistry::with_builtins().make(s.predictor);

@@ -15,6 +15,7 @@ namespace {
 
 using workloads::ConfigError;
 using workloads::ParamSet;
+using workloads::ParamSpec;
 
 constexpr double kGbps = 1e9 / 8.0;  // bytes/s per Gb/s
 constexpr double kMicro = 1e-6;
@@ -23,7 +24,7 @@ struct Reader {
   const ParamSet& p;
 
   [[nodiscard]] ConfigError error(std::string_view key, const std::string& message) const {
-    return ConfigError(p.where_of(key), fmt::format("topology.{}", key), message);
+    return ConfigError(p.where_of(key), p.dotted(key), message);
   }
   std::uint32_t count(std::string_view key, std::uint32_t fallback, std::uint32_t min = 1) const {
     if (!p.has(key)) return fallback;
@@ -71,81 +72,173 @@ std::uint32_t smallest_fat_tree_k(std::uint32_t nodes) {
 
 }  // namespace
 
+namespace {
+
+ParamSpec num(std::string name, double value, std::string unit, std::string doc) {
+  return {std::move(name), workloads::ParamType::number, value, "", std::move(unit), std::move(doc), {}};
+}
+ParamSpec count(std::string name, std::uint32_t value, std::string doc) {
+  return {std::move(name), workloads::ParamType::integer, std::int64_t{value}, "", "", std::move(doc), {}};
+}
+ParamSpec computed(std::string name, workloads::ParamType type, std::string shown, std::string unit,
+                   std::string doc) {
+  return {std::move(name), type, {}, std::move(shown), std::move(unit), std::move(doc), {}};
+}
+ParamSpec choice(std::string name, std::string value, std::string doc) {
+  return {std::move(name), workloads::ParamType::string, std::move(value), "", "", std::move(doc), {}};
+}
+
+}  // namespace
+
+// Each kind's own keys; defaults come from a default TopologyConfig, the same values the parser starts from.
 const std::vector<FabricKindInfo>& fabric_kinds() {
-  static const std::vector<FabricKindInfo> kinds = {
-      {"fat_tree", FabricKind::fat_tree,
-       "k-ary fat-tree (k, default: the smallest even k that holds the fleet)"},
-      {"leaf_spine", FabricKind::leaf_spine, "two tiers: leaves, spines, hosts_per_leaf, oversubscription"},
-      {"dragonfly", FabricKind::dragonfly, "groups of routers_per_group, global_links_per_router"},
-      {"torus", FabricKind::torus, "1-, 2- or 3-D torus of routers (dims, hosts_per_router)"},
-      {"ring", FabricKind::ring, "a ring of routers (routers, hosts_per_router)"},
-      {"file", FabricKind::file, "file = \"fabric.graphml\" or \".dot\": a fabric drawn by hand"},
-  };
+  static const std::vector<FabricKindInfo> kinds = [] {
+    using workloads::ParamType;
+    const TopologyConfig d;
+    const auto hosts_per_router = count("hosts_per_router", d.hosts_per_router, "servers per router");
+    return std::vector<FabricKindInfo>{
+        {"fat_tree",
+         FabricKind::fat_tree,
+         "k-ary fat-tree: k^3/4 servers, 5k^2/4 switches",
+         {computed("k", ParamType::integer, "smallest that fits", "", "switch radix (even)")}},
+        {"leaf_spine",
+         FabricKind::leaf_spine,
+         "two tiers: every leaf linked to every spine",
+         {computed("leaves", ParamType::integer, "nodes / hosts_per_leaf", "", "leaf switches"),
+          count("spines", d.spines, "spine switches"),
+          count("hosts_per_leaf", d.hosts_per_leaf, "servers per leaf"),
+          num("oversubscription", d.oversubscription, "",
+              "leaf uplink = hosts_per_leaf x NIC bandwidth / oversubscription")}},
+        {"dragonfly",
+         FabricKind::dragonfly,
+         "groups of routers, all-to-all inside, global links between",
+         {computed("groups", ParamType::integer, "smallest that fits", "", "router groups"),
+          count("routers_per_group", d.routers_per_group, "routers in a group"),
+          count("global_links_per_router", d.global_links, "links to other groups per router"),
+          hosts_per_router}},
+        {"torus",
+         FabricKind::torus,
+         "1-, 2- or 3-D torus of routers",
+         {computed("dims", ParamType::numbers, "square 2-D that fits", "", "routers along each dimension"),
+          hosts_per_router}},
+        {"ring",
+         FabricKind::ring,
+         "a ring of routers",
+         {computed("routers", ParamType::integer, "nodes / hosts_per_router", "", "routers in the ring"),
+          hosts_per_router}},
+        {"file",
+         FabricKind::file,
+         "a fabric drawn by hand: file = \"fabric.graphml\" or \".dot\"",
+         {computed("file", ParamType::string, "required", "",
+                   "GraphML or DOT file, relative to the scenario")}},
+    };
+  }();
   return kinds;
 }
 
-const std::vector<std::string>& topology_keys() {
-  static const std::vector<std::string> keys = {"kind",
-                                                "file",
-                                                "k",
-                                                "leaves",
-                                                "spines",
-                                                "hosts_per_leaf",
-                                                "oversubscription",
-                                                "groups",
-                                                "routers_per_group",
-                                                "global_links_per_router",
-                                                "dims",
-                                                "routers",
-                                                "hosts_per_router",
-                                                "node_fabric",
-                                                "nics_per_node",
-                                                "nic_gbps",
-                                                "nvlink_gbps",
-                                                "pcie_gbps",
-                                                "link_gbps",
-                                                "link_latency_us",
-                                                "nic_idle_w",
-                                                "nic_active_w",
-                                                "switch_idle_w",
-                                                "port_idle_w",
-                                                "port_active_w",
-                                                "storage_servers",
-                                                "storage_gbps",
-                                                "storage_idle_w",
-                                                "routing",
-                                                "allreduce",
-                                                "alpha_us",
-                                                "comm_overlap",
-                                                "backward_fraction",
-                                                "gradient_bytes",
-                                                "comm_power_fraction",
-                                                "bytes_per_sample",
-                                                "jpeg_ratio",
-                                                "decode_rate_per_worker",
-                                                "workers_per_gpu",
-                                                "prefetch_depth",
-                                                "checkpoint_bytes_per_param"};
-  return keys;
+const workloads::ParamSpecs& topology_common_params() {
+  static const workloads::ParamSpecs specs = [] {
+    using workloads::ParamType;
+    const TopologyConfig d;
+    const TrainingIoConfig& t = d.training;
+    return workloads::ParamSpecs{
+        choice("kind", "fat_tree", "fat_tree, leaf_spine, dragonfly, torus, ring or file"),
+        choice("node_fabric", "nvswitch", "nvswitch, or pcie (two GPUs per PCIe switch)"),
+        count("nics_per_node", d.node.nics, "NICs per server"),
+        num("nic_gbps", d.nic_link.bandwidth_Bps / kGbps, "Gb/s", "NIC link, per direction"),
+        computed("link_gbps", ParamType::number, "nic_gbps", "Gb/s", "switch-to-switch links"),
+        computed("nvlink_gbps", ParamType::number, "the GPU preset's", "Gb/s", "per GPU to the NVSwitch"),
+        num("pcie_gbps", d.node.pcie.bandwidth_Bps / kGbps, "Gb/s", "GPU/NIC to PCIe switch"),
+        num("link_latency_us", d.fabric.link.latency_s / kMicro, "us", "per link"),
+        num("nic_idle_w", d.node.nic_idle_W, "W", "per NIC, always"),
+        num("nic_active_w", d.node.nic_active_W, "W", "extra per NIC while carrying a flow"),
+        num("switch_idle_w", d.fabric.switch_idle_W, "W", "per switch, always"),
+        num("port_idle_w", d.fabric.link.idle_W / 2.0, "W", "per port (a link has two), always"),
+        num("port_active_w", d.fabric.link.active_W / 2.0, "W", "per port while carrying a flow"),
+        count("storage_servers", d.storage.servers, "storage servers linked to the top tier (0: none)"),
+        num("storage_gbps", d.storage.link.bandwidth_Bps / kGbps, "Gb/s", "per storage server"),
+        num("storage_idle_w", d.storage.server_idle_W, "W", "per storage server"),
+        choice("routing", "latency", "latency or hops; ECMP over equal paths"),
+        choice("allreduce", "ring", "ring, tree (double binary) or hierarchical"),
+        num("alpha_us", t.alpha_s / kMicro, "us", "per-message software latency of a collective"),
+        num("comm_overlap", t.comm_overlap, "", "share of gradient communication hidden behind backward"),
+        num("backward_fraction", t.backward_fraction, "", "share of a step's compute that is backward"),
+        computed("gradient_bytes", ParamType::number, "4 (fp32/tf32), 2 (16-bit, fp8)", "B",
+                 "per gradient element"),
+        num("comm_power_fraction", t.comm_power_fraction, "",
+            "GPU power in exposed communication: idle + f x (peak - idle)"),
+        computed("bytes_per_sample", ParamType::number, "3 x input_size^2 x jpeg_ratio", "B",
+                 "dataset bytes per sample"),
+        num("jpeg_ratio", t.jpeg_ratio, "", "stored bytes per raw pixel byte"),
+        num("decode_rate_per_worker", t.decode_rate_per_worker, "samples/s", "per data-loader worker"),
+        count("workers_per_gpu", t.default_workers, "data-loader workers when a job gives none"),
+        {"prefetch_depth",
+         ParamType::integer,
+         std::int64_t{t.prefetch_depth},
+         "",
+         "batches",
+         "loaded ahead (0: loading and compute alternate)",
+         {}},
+        num("checkpoint_bytes_per_param", t.checkpoint_bytes_per_param, "B", "fp32 weights + Adam moments"),
+    };
+  }();
+  return specs;
 }
 
-TopologyConfig parse_topology_config(const ParamSet& params, const std::filesystem::path& scenario_dir) {
-  params.require_known(topology_keys());
-  const Reader r{params};
+// The [topology] keys of the chosen kind: its own and the common ones. A key of another kind is an unknown
+// key here (it would do nothing), named with the kind it belongs to.
+static ParamSet checked_for_kind(const ParamSet& raw, const FabricKindInfo& kind) {
+  workloads::ParamSpecs specs = topology_common_params();
+  specs.insert(specs.end(), kind.params.begin(), kind.params.end());
+  for (const auto& key : raw.keys_in_source_order()) {
+    const auto& value = raw.values().at(key);
+    bool own = false;
+    for (const auto& s : specs) own = own || s.name == key;
+    if (own) continue;
+    for (const auto& other : fabric_kinds())
+      for (const auto& s : other.params)
+        if (s.name == key) {
+          std::vector<std::string> names;
+          for (const auto& k : kind.params) names.push_back(k.name);
+          throw ConfigError(
+              value.where, raw.dotted(key),
+              fmt::format("unknown key for kind {} (a {} key; {} takes {}{}the keys common to every "
+                          "kind)",
+                          kind.name, other.name, kind.name, fmt::join(names, ", "),
+                          names.empty() ? "" : " and "));
+        }
+  }
+  return raw.checked(specs);
+}
+
+TopologyConfig parse_topology_config(const ParamSet& raw, const std::filesystem::path& scenario_dir) {
   TopologyConfig c;
-  c.where = params.where_of("kind");
-  if (params.has("file")) {
-    c.kind = FabricKind::file;
+  c.where = raw.where_of("kind");
+  // The kind first: it says which keys the table may hold.
+  const FabricKindInfo* kind = nullptr;
+  if (raw.has("file")) {
+    if (raw.has("kind") && raw.get_string("kind", "") != "file")
+      throw ConfigError(raw.where_of("file"), raw.dotted("file"),
+                        "give either a generator kind or a file, not both");
+    kind = &fabric_kinds().back();
+    c.where = raw.where_of("file");
+  } else {
+    const std::string name = raw.get_string("kind", "fat_tree");
+    std::vector<std::string> names;
+    for (const auto& k : fabric_kinds()) {
+      if (k.name == name && k.kind != FabricKind::file) kind = &k;
+      if (k.kind != FabricKind::file) names.push_back(std::string(k.name));
+    }
+    if (!kind)
+      throw ConfigError(raw.where_of("kind"), raw.dotted("kind"),
+                        fmt::format("unknown value '{}' (known: {})", name, fmt::join(names, ", ")));
+  }
+  const ParamSet params = checked_for_kind(raw, *kind);
+  const Reader r{params};
+  c.kind = kind->kind;
+  if (c.kind == FabricKind::file) {
     c.file = params.get_string("file", "");
     if (c.file.is_relative()) c.file = scenario_dir / c.file;
-    if (params.has("kind") && params.get_string("kind", "") != "file")
-      throw r.error("file", "give either a generator kind or a file, not both");
-    c.where = params.where_of("file");
-  } else {
-    std::vector<std::pair<std::string, FabricKind>> kinds;
-    for (const auto& k : fabric_kinds())
-      if (k.kind != FabricKind::file) kinds.emplace_back(std::string(k.name), k.kind);
-    c.kind = r.choice<FabricKind>("kind", FabricKind::fat_tree, kinds);
   }
   c.k = r.count("k", 0, 2);
   if (params.has("k") && c.k % 2 != 0)

@@ -1,8 +1,13 @@
-// Typed access to a component's loosely typed scenario parameters, with located errors.
+// Typed access to a component's loosely typed scenario parameters, with located errors; checking them
+// against the component's declaration (unknown keys, deprecated spellings, types) and its defaults.
 #include "fleetwatt/workloads/param_set.hpp"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <tuple>
 
 namespace fleetwatt::workloads {
 
@@ -23,13 +28,56 @@ const char* type_name(const ParamValue& v) {
 }
 }  // namespace
 
+const char* to_string(ParamType t) noexcept {
+  switch (t) {
+    case ParamType::boolean:
+      return "boolean";
+    case ParamType::integer:
+      return "integer";
+    case ParamType::number:
+      return "number";
+    case ParamType::string:
+      return "string";
+    case ParamType::numbers:
+      return "numbers";
+  }
+  return "?";
+}
+
+std::string ParamSpec::default_shown() const {
+  if (!default_text.empty()) return default_text;
+  return std::visit(Overloaded{[](std::monostate) { return std::string("-"); },
+                               [](bool b) { return std::string(b ? "true" : "false"); },
+                               [](std::int64_t i) { return fmt::format("{}", i); },
+                               [](double d) { return fmt::format("{}", d); },
+                               [](const std::string& s) { return fmt::format("\"{}\"", s); }},
+                    value);
+}
+
+void WarningSink::add(std::string message) {
+  std::lock_guard lock(mutex_);
+  if (seen_.insert(message).second) messages_.push_back(std::move(message));
+}
+
+std::vector<std::string> WarningSink::messages() const {
+  std::lock_guard lock(mutex_);
+  return messages_;
+}
+
+std::vector<std::string> WarningSink::take_new() {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> out(messages_.begin() + static_cast<std::ptrdiff_t>(taken_), messages_.end());
+  taken_ = messages_.size();
+  return out;
+}
+
 SourceLocation ParamSet::where_of(std::string_view key) const {
   auto it = values_.find(std::string(key));
   return it == values_.end() ? where_ : it->second.where;
 }
 
-static std::string dotted(const std::string& section, std::string_view key) {
-  return section.empty() ? std::string(key) : section + "." + std::string(key);
+std::string ParamSet::dotted(std::string_view key) const {
+  return section_.empty() ? std::string(key) : section_ + "." + std::string(key);
 }
 
 double ParamSet::get_double(std::string_view key, double fallback) const {
@@ -37,18 +85,17 @@ double ParamSet::get_double(std::string_view key, double fallback) const {
   if (it == values_.end()) return fallback;
   if (auto* i = std::get_if<std::int64_t>(&it->second.value)) return static_cast<double>(*i);
   if (auto* d = std::get_if<double>(&it->second.value)) {
-    if (!std::isfinite(*d))
-      throw ConfigError(it->second.where, dotted(section_, key), "must be a finite number");
+    if (!std::isfinite(*d)) throw ConfigError(it->second.where, dotted(key), "must be a finite number");
     return *d;
   }
-  throw ConfigError(it->second.where, dotted(section_, key),
+  throw ConfigError(it->second.where, dotted(key),
                     fmt::format("expected a number, found {}", type_name(it->second)));
 }
 
 double ParamSet::get_positive(std::string_view key, double fallback) const {
   double v = get_double(key, fallback);
   if (has(key) && !(v > 0.0))
-    throw ConfigError(where_of(key), dotted(section_, key), fmt::format("must be positive, got {}", v));
+    throw ConfigError(where_of(key), dotted(key), fmt::format("must be positive, got {}", v));
   return v;
 }
 
@@ -56,7 +103,7 @@ std::int64_t ParamSet::get_int(std::string_view key, std::int64_t fallback) cons
   auto it = values_.find(std::string(key));
   if (it == values_.end()) return fallback;
   if (auto* i = std::get_if<std::int64_t>(&it->second.value)) return *i;
-  throw ConfigError(it->second.where, dotted(section_, key),
+  throw ConfigError(it->second.where, dotted(key),
                     fmt::format("expected an integer, found {}", type_name(it->second)));
 }
 
@@ -64,7 +111,7 @@ bool ParamSet::get_bool(std::string_view key, bool fallback) const {
   auto it = values_.find(std::string(key));
   if (it == values_.end()) return fallback;
   if (auto* b = std::get_if<bool>(&it->second.value)) return *b;
-  throw ConfigError(it->second.where, dotted(section_, key),
+  throw ConfigError(it->second.where, dotted(key),
                     fmt::format("expected true or false, found {}", type_name(it->second)));
 }
 
@@ -72,7 +119,7 @@ std::string ParamSet::get_string(std::string_view key, std::string fallback) con
   auto it = values_.find(std::string(key));
   if (it == values_.end()) return fallback;
   if (auto* s = std::get_if<std::string>(&it->second.value)) return *s;
-  throw ConfigError(it->second.where, dotted(section_, key),
+  throw ConfigError(it->second.where, dotted(key),
                     fmt::format("expected a string, found {}", type_name(it->second)));
 }
 
@@ -80,18 +127,143 @@ std::vector<double> ParamSet::get_doubles(std::string_view key, std::vector<doub
   auto it = values_.find(std::string(key));
   if (it == values_.end()) return fallback;
   if (auto* a = std::get_if<std::vector<double>>(&it->second.value)) return *a;
-  throw ConfigError(it->second.where, dotted(section_, key),
+  throw ConfigError(it->second.where, dotted(key),
                     fmt::format("expected an array of numbers, found {}", type_name(it->second)));
 }
 
-void ParamSet::require_known(const std::vector<std::string>& known) const {
-  for (const auto& [key, value] : values_) {
-    bool ok = false;
-    for (const auto& k : known) ok = ok || k == key;
-    if (!ok)
-      throw ConfigError(value.where, dotted(section_, key),
-                        fmt::format("unknown key (known here: {})", fmt::join(known, ", ")));
+namespace {
+
+// Whether a value may be read as the declared type (an integer is a number; one number is an array of one).
+bool fits(ParamType t, const ParamValue& v) {
+  switch (t) {
+    case ParamType::boolean:
+      return std::holds_alternative<bool>(v.value);
+    case ParamType::integer:
+      return std::holds_alternative<std::int64_t>(v.value);
+    case ParamType::number:
+      return std::holds_alternative<std::int64_t>(v.value) || std::holds_alternative<double>(v.value);
+    case ParamType::string:
+      return std::holds_alternative<std::string>(v.value);
+    case ParamType::numbers:
+      return !std::holds_alternative<bool>(v.value) && !std::holds_alternative<std::string>(v.value);
   }
+  return false;
+}
+
+const char* expected(ParamType t) {
+  switch (t) {
+    case ParamType::boolean:
+      return "true or false";
+    case ParamType::integer:
+      return "an integer";
+    case ParamType::number:
+      return "a number";
+    case ParamType::string:
+      return "a string";
+    case ParamType::numbers:
+      return "an array of numbers";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::vector<std::string> ParamSet::keys_in_source_order() const {
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : values_) keys.push_back(k);
+  std::stable_sort(keys.begin(), keys.end(), [this](const std::string& a, const std::string& b) {
+    const auto& wa = values_.at(a).where;
+    const auto& wb = values_.at(b).where;
+    return std::tie(wa.line, wa.column) < std::tie(wb.line, wb.column);
+  });
+  return keys;
+}
+
+ParamSet ParamSet::checked(const ParamSpecs& specs) const {
+  ParamSet out(section_, where_);
+  out.warnings_ = warnings_;
+  out.specs_ = std::make_shared<const ParamSpecs>(specs);
+  std::vector<std::string> known;
+  for (const auto& s : specs) known.push_back(s.name);
+  for (const auto& key : keys_in_source_order()) {
+    const ParamValue& value = values_.at(key);
+    const ParamSpec* match = nullptr;
+    bool alias = false;
+    for (const auto& s : specs) {
+      if (s.name == key) match = &s;
+      if (!match && std::find(s.aliases.begin(), s.aliases.end(), key) != s.aliases.end()) {
+        match = &s;
+        alias = true;
+      }
+      if (match) break;
+    }
+    if (!match)
+      throw ConfigError(value.where, dotted(key),
+                        known.empty() ? std::string("unknown key (this takes no parameters)")
+                                      : fmt::format("unknown key (known here: {})", fmt::join(known, ", ")));
+    if (alias) {
+      if (has(match->name))
+        throw ConfigError(value.where, dotted(key),
+                          fmt::format("given twice: {} is the deprecated spelling of {}", key, match->name));
+      if (warnings_)
+        warnings_->add(
+            fmt::format("{}: {} is deprecated; write {}", value.where.to_string(), dotted(key), match->name));
+    }
+    if (!fits(match->type, value))
+      throw ConfigError(value.where, dotted(key),
+                        fmt::format("expected {}, found {}", expected(match->type), type_name(value)));
+    out.values_[match->name] = value;
+  }
+  return out;
+}
+
+const ParamSpec& ParamSet::spec(std::string_view key) const {
+  if (specs_)
+    for (const auto& s : *specs_)
+      if (s.name == key) return s;
+  throw std::logic_error(
+      fmt::format("{}: no declared parameter '{}' (read it from a checked set)", section_, std::string(key)));
+}
+
+void ParamSet::missing(const ParamSpec& s) const {
+  throw ConfigError(
+      where_, dotted(s.name),
+      s.required() ? fmt::format("missing ({})", s.doc) : fmt::format("no default: {}", s.default_shown()));
+}
+
+double ParamSet::get_double(std::string_view key) const {
+  const ParamSpec& s = spec(key);
+  if (has(key)) return get_double(key, 0.0);
+  if (const auto* d = std::get_if<double>(&s.value)) return *d;
+  if (const auto* i = std::get_if<std::int64_t>(&s.value)) return static_cast<double>(*i);
+  missing(s);
+}
+
+double ParamSet::get_positive(std::string_view key) const {
+  const ParamSpec& s = spec(key);
+  if (has(key)) return get_positive(key, 0.0);
+  return get_double(s.name);
+}
+
+std::int64_t ParamSet::get_int(std::string_view key) const {
+  const ParamSpec& s = spec(key);
+  if (has(key)) return get_int(key, 0);
+  if (const auto* i = std::get_if<std::int64_t>(&s.value)) return *i;
+  missing(s);
+}
+
+bool ParamSet::get_bool(std::string_view key) const {
+  const ParamSpec& s = spec(key);
+  if (has(key)) return get_bool(key, false);
+  if (const auto* b = std::get_if<bool>(&s.value)) return *b;
+  missing(s);
+}
+
+std::string ParamSet::get_string(std::string_view key) const {
+  const ParamSpec& s = spec(key);
+  if (has(key)) return get_string(key, "");
+  if (const auto* v = std::get_if<std::string>(&s.value)) return *v;
+  missing(s);
 }
 
 }  // namespace fleetwatt::workloads

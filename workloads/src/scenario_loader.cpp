@@ -192,8 +192,7 @@ SchedulerConfig parse_scheduler(const TomlTable& t) {
   s.policy_origin = t.has("policy") ? t.where("policy") : t.where();
   s.placement = t.string("placement").value_or(s.placement);
   s.placement_origin = t.has("placement") ? t.where("placement") : t.where();
-  // Sub-tables [scheduler.NAME] hold the parameters of policy NAME; the chosen policy's fill `params`
-  // when the section gives none directly.
+  // Sub-tables [scheduler.NAME] hold the parameters of policy NAME.
   std::vector<std::string> taken{"policy", "placement"};
   for (const auto& [k, v] : t.raw())
     if (v.is_table()) {
@@ -201,9 +200,9 @@ SchedulerConfig parse_scheduler(const TomlTable& t) {
       taken.push_back(name);
       s.policy_params[name] = params_except(*t.table(name), {});
     }
+  // The section's own keys belong to the chosen placement, or to the chosen policy when it has no table;
+  // sim::check_scheduler_config sorts them out against the policies' declarations.
   s.params = params_except(t, taken);
-  if (s.params.empty())
-    if (auto it = s.policy_params.find(s.policy); it != s.policy_params.end()) s.params = it->second;
   return s;
 }
 
@@ -321,30 +320,47 @@ std::filesystem::path resolve(const std::filesystem::path& scenario_file, const 
   return path.is_relative() ? scenario_file.parent_path() / path : path;
 }
 
+// [workload.trace] keys: the common ones and the chosen format's own (given, or guessed from the file; when
+// neither says, any format's). Values and defaults from the declarations of trace_reader.cpp.
 TraceConfig parse_trace(const TomlTable& t, const std::filesystem::path& scenario_file) {
-  t.require_known({"file", "format", "from_s", "to_s", "arrival_scale", "fleet_scale", "strict", "max_jobs",
-                   "swf_procs_per_gpu", "pai_task_table", "deferrable_fraction", "defer_window_s"});
+  const ParamSet raw = params_except(t, {});
   TraceConfig c;
   c.where = t.where();
-  if (!t.has("file")) throw ConfigError(t.where(), t.dotted("file"), "missing (the trace file)");
-  c.file = resolve(scenario_file, *t.string("file"));
+  if (!raw.has("file")) throw ConfigError(t.where(), t.dotted("file"), "missing (the trace file)");
+  c.file = resolve(scenario_file, raw.get_string("file", ""));
   if (!std::filesystem::exists(c.file)) t.fail("file", fmt::format("file not found: {}", c.file.string()));
-  if (auto f = t.string("format")) {
-    (void)parse_trace_format(*f, t.where("format"));
-    c.format = *f;
+  std::optional<TraceFormat> format;
+  if (raw.has("format")) {
+    c.format = raw.get_string("format", "");
+    format = parse_trace_format(c.format, raw.where_of("format"));
+  } else {
+    format = guess_trace_format(c.file);
   }
-  c.from_s = t.number_at_least("from_s", 0.0, false);
-  c.to_s = t.number_at_least("to_s", 0.0, true);
+  ParamSpecs specs = trace_common_params();
+  for (const auto& e : trace_format_entries())
+    if (!format || e.format == *format) specs.insert(specs.end(), e.params.begin(), e.params.end());
+  const ParamSet p = raw.checked(specs);
+  const auto at_least = [&p](const char* key, double lo, bool strict) {
+    const double v = p.get_double(key);
+    if (strict ? !(v > lo) : !(v >= lo))
+      throw ConfigError(p.where_of(key), p.dotted(key),
+                        fmt::format("must be {}, got {}", strict ? "positive" : "zero or more", v));
+    return v;
+  };
+  if (p.has("from_s")) c.from_s = at_least("from_s", 0.0, false);
+  if (p.has("to_s")) c.to_s = at_least("to_s", 0.0, true);
   if (c.from_s && c.to_s && *c.to_s <= *c.from_s) t.fail("to_s", "must be after from_s");
-  c.arrival_scale = t.number_at_least("arrival_scale", 0.0, true).value_or(1.0);
-  c.fleet_scale = t.number_at_least("fleet_scale", 0.0, true).value_or(1.0);
-  c.strict = t.boolean("strict").value_or(false);
-  c.max_jobs = static_cast<std::size_t>(t.integer("max_jobs", 0, kMaxI64).value_or(0));
-  c.swf_procs_per_gpu = t.number_at_least("swf_procs_per_gpu", 0.0, true).value_or(1.0);
-  if (auto p = t.string("pai_task_table")) c.pai_task_table = resolve(scenario_file, *p);
-  c.deferrable_fraction = t.number_at_least("deferrable_fraction", 0.0, false).value_or(0.0);
+  c.arrival_scale = at_least("arrival_scale", 0.0, true);
+  c.fleet_scale = at_least("fleet_scale", 0.0, true);
+  c.strict = p.get_bool("strict");
+  const std::int64_t max_jobs = p.get_int("max_jobs");
+  if (max_jobs < 0) t.fail("max_jobs", fmt::format("must be at least 0, got {}", max_jobs));
+  c.max_jobs = static_cast<std::size_t>(max_jobs);
+  if (p.has("swf_procs_per_gpu")) c.swf_procs_per_gpu = at_least("swf_procs_per_gpu", 0.0, true);
+  if (p.has("pai_task_table")) c.pai_task_table = resolve(scenario_file, p.get_string("pai_task_table"));
+  c.deferrable_fraction = at_least("deferrable_fraction", 0.0, false);
   if (c.deferrable_fraction > 1.0) t.fail("deferrable_fraction", "must be in [0, 1]");
-  c.defer_window_s = t.number_at_least("defer_window_s", 0.0, false).value_or(c.defer_window_s);
+  c.defer_window_s = at_least("defer_window_s", 0.0, false);
   return c;
 }
 
@@ -482,6 +498,12 @@ Scenario parse_scenario(std::string_view text, const std::filesystem::path& file
                         s.fleet.groups.front().gpus_per_node, g.gpus_per_node));
     s.topology = params_except(*t, {});
   }
+  // Component parameters are checked against their declarations later, by the components' registries:
+  // deprecated spellings found then go to the scenario's warnings.
+  s.predictor.params.set_warnings(s.warnings);
+  s.scheduler.params.set_warnings(s.warnings);
+  for (auto& [name, p] : s.scheduler.policy_params) p.set_warnings(s.warnings);
+  if (s.topology) s.topology->set_warnings(s.warnings);
   if (s.workload.jobs.empty() && !s.workload.generator && !s.workload.trace && !s.workload.preset)
     throw ConfigError({name, 0, 0}, "workload",
                       "no jobs: give [[workload.jobs]], jobs_csv, [workload.generator], [workload.trace] or "

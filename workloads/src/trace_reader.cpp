@@ -17,16 +17,6 @@ namespace fleetwatt::workloads {
 
 namespace {
 
-constexpr std::array<std::pair<TraceFormat, const char*>, 7> kFormats{{
-    {TraceFormat::fleetwatt_csv, "fleetwatt_csv"},
-    {TraceFormat::philly, "philly"},
-    {TraceFormat::pai2020, "pai2020"},
-    {TraceFormat::pai2020_sim, "pai2020_sim"},
-    {TraceFormat::alibaba2023, "alibaba2023"},
-    {TraceFormat::helios, "helios"},
-    {TraceFormat::swf, "swf"},
-}};
-
 // SplitMix64 (Steele et al. 2014): decorrelates per-record seeds derived from one scenario seed.
 std::uint64_t splitmix64(std::uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
@@ -141,27 +131,101 @@ std::vector<trace_detail::RawJob> parse_stream(std::istream& in, const TraceOpti
 
 }  // namespace
 
+const std::vector<TraceFormatEntry>& trace_format_entries() {
+  static const std::vector<TraceFormatEntry> entries = {
+      {TraceFormat::fleetwatt_csv,
+       "fleetwatt_csv",
+       "fleetwatt's job table: one job per row, every job field",
+       {}},
+      {TraceFormat::philly, "philly", "Microsoft Philly cluster_job_log (JSON jobs with attempts)", {}},
+      {TraceFormat::pai2020,
+       "pai2020",
+       "Alibaba PAI 2020 job table joined with its task table (headerless CSVs)",
+       {{"pai_task_table",
+         ParamType::string,
+         {},
+         "pai_task_table.csv beside the file",
+         "",
+         "the task table, relative to the scenario",
+         {}}}},
+      {TraceFormat::pai2020_sim, "pai2020_sim", "Alibaba PAI 2020 simulator CSV", {}},
+      {TraceFormat::alibaba2023, "alibaba2023", "Alibaba GPU 2023 openb_pod_list CSV (GPU sharing)", {}},
+      {TraceFormat::helios, "helios", "SenseTime Helios cluster_log.csv", {}},
+      {TraceFormat::swf,
+       "swf",
+       "Standard Workload Format (Parallel Workloads Archive)",
+       {{"swf_procs_per_gpu",
+         ParamType::number,
+         1.0,
+         "",
+         "processors",
+         "GPUs = ceil(processors / this)",
+         {}}}},
+  };
+  return entries;
+}
+
+const ParamSpecs& trace_common_params() {
+  static const ParamSpecs specs = [] {
+    const TraceOptions d;
+    return ParamSpecs{
+        {"file", ParamType::string, {}, "required", "", "the trace, relative to the scenario's folder", {}},
+        {"format", ParamType::string, {}, "guessed from the file", "", "one of the formats here", {}},
+        {"from_s",
+         ParamType::number,
+         {},
+         "the first submission",
+         "s",
+         "keep jobs submitted from here (after the first submission); re-based to 0",
+         {}},
+        {"to_s", ParamType::number, {}, "the last submission", "s", "keep jobs submitted before here", {}},
+        {"arrival_scale", ParamType::number, d.arrival_scale, "", "", "submit times are divided by it", {}},
+        {"fleet_scale",
+         ParamType::number,
+         1.0,
+         "",
+         "",
+         "the fleet and the arrival rate both scaled by it (load per GPU kept)",
+         {}},
+        {"strict", ParamType::boolean, d.strict, "", "", "refuse the file at its first malformed record", {}},
+        {"max_jobs", ParamType::integer, std::int64_t{0}, "", "jobs", "keep only the first N (0: all)", {}},
+        {"deferrable_fraction",
+         ParamType::number,
+         d.deferrable_fraction,
+         "",
+         "",
+         "share of jobs marked deferrable",
+         {}},
+        {"defer_window_s",
+         ParamType::number,
+         d.defer_window_s,
+         "",
+         "s",
+         "a deferrable job's deadline: submit + run time + this",
+         {}},
+    };
+  }();
+  return specs;
+}
+
 const char* to_string(TraceFormat f) noexcept {
-  for (const auto& [format, name] : kFormats)
-    if (format == f) return name;
+  for (const auto& e : trace_format_entries())
+    if (e.format == f) return e.name.c_str();
   return "unknown";
 }
 
 std::vector<std::string> trace_format_names() {
   std::vector<std::string> names;
-  for (const auto& entry : kFormats) names.emplace_back(entry.second);
+  for (const auto& e : trace_format_entries()) names.push_back(e.name);
   return names;
 }
 
 TraceFormat parse_trace_format(std::string_view name, const SourceLocation& where) {
-  for (const auto& [format, n] : kFormats)
-    if (name == n) return format;
-  std::string list;
-  for (const auto& entry : kFormats) {
-    if (!list.empty()) list += ", ";
-    list += entry.second;
-  }
-  throw ConfigError(where, "format", fmt::format("unknown trace format '{}' (known: {})", name, list));
+  for (const auto& e : trace_format_entries())
+    if (name == e.name) return e.format;
+  throw ConfigError(
+      where, "format",
+      fmt::format("unknown trace format '{}' (known: {})", name, fmt::join(trace_format_names(), ", ")));
 }
 
 std::optional<TraceFormat> guess_trace_format(const std::filesystem::path& file) {

@@ -63,18 +63,28 @@ SrPredictor::SrPredictor(const std::filesystem::path& model_file)
   }
 }
 
+workloads::ParamSpecs SrPredictor::params() {
+  return {{"path",
+           workloads::ParamType::string,
+           {},
+           "required",
+           "",
+           "model file written by `fleetwatt fit` (relative to the scenario's folder)",
+           {}}};
+}
+
 std::unique_ptr<SrPredictor> SrPredictor::from_config(const workloads::PredictorConfig& config) {
-  config.params.require_known({"path"});
-  if (!config.params.has("path"))
+  const workloads::ParamSet params = config.params.checked(SrPredictor::params());
+  if (!params.has("path"))
     throw ConfigError(config.kind_origin, "predictor.path", "the sr predictor needs path = \"MODEL.toml\"");
-  std::filesystem::path p = config.params.get_string("path", "");
+  std::filesystem::path p = params.get_string("path");
   if (p.is_relative()) {
     // Relative to the folder of the file that named it (the scenario).
-    const std::filesystem::path origin = config.params.where_of("path").file;
+    const std::filesystem::path origin = params.where_of("path").file;
     if (!origin.empty()) p = origin.parent_path() / p;
   }
   if (!std::filesystem::exists(p))
-    throw ConfigError(config.params.where_of("path"), "predictor.path",
+    throw ConfigError(params.where_of("path"), "predictor.path",
                       fmt::format("model file '{}' does not exist", p.string()));
   return std::make_unique<SrPredictor>(p);
 }

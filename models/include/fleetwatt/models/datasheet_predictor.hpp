@@ -117,9 +117,7 @@ class ComponentPredictor final : public PowerPredictor {
 };
 
 /// Registry entries of "datasheet" and "component" (both fall back to the table predictor's classes for jobs
-/// that give only a class). Parameters of [predictor] for "datasheet": power_limit_w, storage_gbytes_per_s,
-/// comm_overlap, default_workers, epoch_end_s; for "component": mfu, utilisation, memory_activity,
-/// fusion_factor, pipeline_factor, storage_gbytes_per_s, epoch_end_s.
+/// that give only a class), with their declared [predictor] parameters.
 [[nodiscard]] std::vector<PredictorEntry> first_principles_predictor_entries();
 
 }  // namespace fleetwatt::models

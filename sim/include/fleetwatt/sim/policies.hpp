@@ -1,7 +1,7 @@
 // Scheduling policies beyond FIFO, behind the one Scheduler interface: shortest predicted job first, EASY
 // backfilling, a facility power cap, carbon-aware deferral, energy-aware consolidation and a
-// demand-response event. Each is built by name from the scenario's [scheduler] section (parameters listed
-// in policy_scheduler_entries()).
+// demand-response event. Each is built by name from the scenario's [scheduler] section; each lives in its
+// own file of sim/policies/ with its registry entry (name, description, declared parameters).
 #pragma once
 
 #include <memory>
@@ -154,8 +154,5 @@ class DemandResponseScheduler final : public Scheduler {
 [[nodiscard]] double predicted_peak_facility_W(const SchedulerContext& ctx, double extra_cap_W = 0.0);
 /// A job's increment over idle at its peak, per GPU (W), under its own cap and `extra_cap_W` if > 0.
 [[nodiscard]] double peak_increment_per_gpu_W(const Job& job, double gpu_idle_W, double extra_cap_W = 0.0);
-
-/// The policies of this file as registry entries (sjf, easy, powercap, carbon, consolidate, dr).
-[[nodiscard]] std::vector<SchedulerEntry> policy_scheduler_entries();
 
 }  // namespace fleetwatt::sim

@@ -1,5 +1,6 @@
-// Registries of scheduling and placement policies by name, with a one-line description each, for the
-// scenario's [scheduler] section and `fleetwatt list`. Built-ins are registered by explicit calls.
+// Registries of scheduling and placement policies by name, each with a one-line description and the
+// declaration of its parameters, for the scenario's [scheduler] section and `fleetwatt list`. Built-ins
+// are registered by explicit calls (one per file of sim/policies/), never by static self-registration.
 #pragma once
 
 #include <functional>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "fleetwatt/sim/scheduler.hpp"
+#include "fleetwatt/workloads/param_set.hpp"
 #include "fleetwatt/workloads/scenario.hpp"
 
 namespace fleetwatt::sim {
@@ -16,7 +18,10 @@ template <class T>
 struct PolicyEntry {
   std::string name;
   std::string description;
-  std::function<std::unique_ptr<T>(const workloads::SchedulerConfig&)> make;
+  workloads::ParamSpecs params;  ///< what the policy reads; every other key is an error
+  /// Builds the policy from its parameters, already checked against `params` (defaults from there).
+  std::function<std::unique_ptr<T>(const workloads::ParamSet& params, const workloads::SchedulerConfig&)>
+      make;
 };
 
 using SchedulerEntry = PolicyEntry<Scheduler>;
@@ -26,5 +31,20 @@ using PlacementEntry = PolicyEntry<PlacementPolicy>;
 [[nodiscard]] const std::vector<SchedulerEntry>& scheduler_entries();
 /// Every built-in placement policy, in a stable order.
 [[nodiscard]] const std::vector<PlacementEntry>& placement_entries();
+
+/// Checks a [scheduler] section as a whole: every [scheduler.NAME] table names a known policy and holds
+/// only that policy's parameters; the section's own keys belong to the chosen policy or placement.
+/// Deprecated spellings are reported to the parameters' warning sink. Throws ConfigError otherwise.
+void check_scheduler_config(const workloads::SchedulerConfig& config);
+
+/// The parameters policy `name` reads: its [scheduler.NAME] table, else (for the scenario's chosen policy)
+/// the section's own keys that the policy declares. Checked against the policy's declaration.
+[[nodiscard]] workloads::ParamSet policy_params(const workloads::SchedulerConfig& config,
+                                                const std::string& name);
+
+/// The same [scheduler] section with another policy chosen (`fleetwatt compare`): the section's own keys
+/// of the scenario's policy stay with it, the placement's are kept.
+[[nodiscard]] workloads::SchedulerConfig with_policy(const workloads::SchedulerConfig& config,
+                                                     const std::string& policy);
 
 }  // namespace fleetwatt::sim

@@ -18,14 +18,17 @@ namespace fleetwatt::topologies {
 
 enum class FabricKind { fat_tree, leaf_spine, dragonfly, torus, ring, file };
 
-/// A fabric kind as a scenario names it ([topology] kind), with its main parameters.
+/// A fabric kind as a scenario names it ([topology] kind), with the parameters only it takes.
 struct FabricKindInfo {
   std::string_view name;
   FabricKind kind;
   std::string_view description;
+  workloads::ParamSpecs params;  ///< this kind's own keys; every kind also takes topology_common_params()
 };
-/// Every kind [topology] accepts (`fleetwatt list` prints them).
+/// Every kind [topology] accepts (`fleetwatt list` prints them); `file` last.
 [[nodiscard]] const std::vector<FabricKindInfo>& fabric_kinds();
+/// The [topology] keys every kind takes: servers' internals, link power, storage, routing, collectives, I/O.
+[[nodiscard]] const workloads::ParamSpecs& topology_common_params();
 enum class AllReduceAlgorithm { ring, tree, hierarchical };
 
 /// Data loading, checkpointing and gradient-communication parameters.
@@ -66,10 +69,8 @@ struct TopologyConfig {
   TrainingIoConfig training;
 };
 
-/// Every key [topology] accepts, for messages and documentation.
-[[nodiscard]] const std::vector<std::string>& topology_keys();
-
-/// Reads the [topology] table; unknown keys and bad values are ConfigErrors at the key's location.
+/// Reads the [topology] table; keys the chosen kind does not take (its own and the common ones) and bad
+/// values are ConfigErrors at the key's location.
 /// `scenario_dir` anchors a relative `file`.
 [[nodiscard]] TopologyConfig parse_topology_config(const workloads::ParamSet& params,
                                                    const std::filesystem::path& scenario_dir);

@@ -174,6 +174,9 @@ struct Scenario {
   OutputConfig output;
   /// [topology]: the interconnect, read by topologies::parse_topology_config; absent: no network model.
   std::optional<ParamSet> topology;
+  /// Deprecated spellings met while reading it and building its components: the command line prints them
+  /// (library code never prints). Shared by the scenario's ParamSets.
+  std::shared_ptr<WarningSink> warnings = std::make_shared<WarningSink>();
 };
 
 }  // namespace fleetwatt::workloads

@@ -16,6 +16,7 @@
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/workloads/job_inference.hpp"
 #include "fleetwatt/workloads/job_spec.hpp"
+#include "fleetwatt/workloads/param_set.hpp"
 
 namespace fleetwatt::workloads {
 
@@ -28,6 +29,18 @@ enum class TraceFormat {
   helios,         ///< SenseTime Helios cluster_log.csv
   swf,            ///< Standard Workload Format (Parallel Workloads Archive), 18 blank-separated fields
 };
+
+/// A trace format as a scenario names it ([workload.trace] format), with the parameters only it takes.
+struct TraceFormatEntry {
+  TraceFormat format;
+  std::string name;
+  std::string description;
+  ParamSpecs params;  ///< this format's own keys; every format also takes trace_common_params()
+};
+/// Every trace format, in declaration order (`fleetwatt list` prints them).
+[[nodiscard]] const std::vector<TraceFormatEntry>& trace_format_entries();
+/// The [workload.trace] keys every format takes (file, window, scaling, deferral).
+[[nodiscard]] const ParamSpecs& trace_common_params();
 
 [[nodiscard]] const char* to_string(TraceFormat f) noexcept;
 /// Every format name, in declaration order.

@@ -24,8 +24,10 @@ class SrPredictor final : public PowerPredictor {
   /// Loads and checks the model file; throws ConfigError (file, line, column) for a bad file, for missing
   /// peak_W/peak_s models and for features a job cannot supply.
   explicit SrPredictor(const std::filesystem::path& model_file);
-  /// From the scenario's [predictor] section (key: path).
+  /// From the scenario's [predictor] section (its parameters: params()).
   [[nodiscard]] static std::unique_ptr<SrPredictor> from_config(const workloads::PredictorConfig& config);
+  /// The declared [predictor] parameters of kind "sr".
+  [[nodiscard]] static workloads::ParamSpecs params();
 
   [[nodiscard]] std::string_view name() const override { return "sr"; }
   [[nodiscard]] PhaseProfile predict(const JobSpec& job, const GpuHardware& gpu) const override;

@@ -1,0 +1,91 @@
+// ParamSet checked against a declaration: unknown keys, deprecated spellings (one warning each), types,
+// declared defaults and the dotted path of a missing parameter.
+#include <catch2/catch.hpp>
+
+#include "fleetwatt/workloads/param_set.hpp"
+
+using namespace fleetwatt::workloads;
+
+namespace {
+
+const ParamSpecs kSpecs = {
+    {"cap_w", ParamType::number, {}, "required", "W", "the facility power cap", {"cap_W"}},
+    {"mode", ParamType::string, std::string("queue"), "", "", "queue or gpu_cap", {}},
+    {"min_cap_fraction", ParamType::number, 0.5, "", "", "lowest cap", {}},
+};
+
+ParamSet table(std::shared_ptr<WarningSink> sink = nullptr) {
+  ParamSet p("scheduler.powercap", {"s.toml", 7, 1});
+  p.set_warnings(std::move(sink));
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("a checked set reads its declared defaults where a key is absent", "[param_set]") {
+  auto p = table();
+  p.set("cap_w", {std::int64_t{4000}, {"s.toml", 8, 1}});
+  const auto c = p.checked(kSpecs);
+  CHECK(c.get_double("cap_w") == 4000.0);
+  CHECK(c.get_string("mode") == "queue");
+  CHECK(c.get_double("min_cap_fraction") == 0.5);
+}
+
+TEST_CASE("a required parameter that is absent is missing at the dotted path where it belongs",
+          "[param_set]") {
+  const auto c = table().checked(kSpecs);
+  CHECK_THROWS_WITH(c.get_double("cap_w"),
+                    "s.toml:7:1: scheduler.powercap.cap_w: missing (the facility power cap)");
+}
+
+TEST_CASE("a key the declaration does not know is an error listing the known keys", "[param_set]") {
+  auto p = table();
+  p.set("banana", {std::int64_t{1}, {"s.toml", 9, 3}});
+  CHECK_THROWS_WITH(
+      p.checked(kSpecs),
+      "s.toml:9:3: scheduler.powercap.banana: unknown key (known here: cap_w, mode, min_cap_fraction)");
+}
+
+TEST_CASE("the first bad key reported is the first written, not the first in alphabetical order",
+          "[param_set]") {
+  auto p = table();
+  p.set("zebra", {std::int64_t{1}, {"s.toml", 8, 1}});
+  p.set("apple", {std::int64_t{1}, {"s.toml", 9, 1}});
+  CHECK_THROWS_WITH(p.checked(kSpecs),
+                    Catch::StartsWith("s.toml:8:1: scheduler.powercap.zebra: unknown key"));
+}
+
+TEST_CASE("a deprecated spelling works as its new name with one warning", "[param_set]") {
+  auto sink = std::make_shared<WarningSink>();
+  auto p = table(sink);
+  p.set("cap_W", {11000.0, {"s.toml", 8, 1}});
+  const auto c = p.checked(kSpecs);
+  CHECK(c.get_double("cap_w") == 11000.0);
+  CHECK_FALSE(c.has("cap_W"));
+  (void)p.checked(kSpecs);  // checked again (compare builds a policy more than once): still one warning
+  REQUIRE(sink->messages().size() == 1);
+  CHECK(sink->messages()[0] == "s.toml:8:1: scheduler.powercap.cap_W is deprecated; write cap_w");
+  CHECK(sink->take_new().size() == 1);
+  CHECK(sink->take_new().empty());  // printed once
+}
+
+TEST_CASE("a parameter given under both spellings is an error", "[param_set]") {
+  auto p = table();
+  p.set("cap_W", {11000.0, {"s.toml", 8, 1}});
+  p.set("cap_w", {12000.0, {"s.toml", 9, 1}});
+  CHECK_THROWS_WITH(p.checked(kSpecs), Catch::Contains("scheduler.powercap.cap_W: given twice"));
+}
+
+TEST_CASE("a value of the wrong type is refused when checked, at its key", "[param_set]") {
+  auto p = table();
+  p.set("mode", {std::int64_t{3}, {"s.toml", 8, 5}});
+  CHECK_THROWS_WITH(p.checked(kSpecs),
+                    "s.toml:8:5: scheduler.powercap.mode: expected a string, found an integer");
+}
+
+TEST_CASE("a declaration shows its default, or what stands in for one", "[param_set]") {
+  CHECK(kSpecs[0].default_shown() == "required");
+  CHECK(kSpecs[0].required());
+  CHECK(kSpecs[1].default_shown() == "\"queue\"");
+  CHECK(kSpecs[2].default_shown() == "0.5");
+}
