@@ -11,6 +11,8 @@
 #include "commands.hpp"
 #include "fleetwatt/results/policy_comparison.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
+#include "fleetwatt/sim/run_assembly.hpp"
+#include "fleetwatt/workloads/scenario_loader.hpp"
 
 namespace fleetwatt::tools {
 
@@ -50,17 +52,16 @@ int compare(const CompareOptions& o) {
       throw workloads::ConfigError({"--policies", 0, 0}, "--policies",
                                    fmt::format("unknown policy '{}' (known: {})", p, names));
   }
-  PreparedRun r = prepare_run(o.scenario, o.seed);
-  results::ComparisonInput in;
-  in.setup = r.setup;
+  workloads::Scenario scenario = workloads::load_scenario(o.scenario);
+  // Before any policy runs: an unwritable result file must not cost the whole comparison.
+  if (!o.output.empty()) check_output_path(o.output, {}, "-o", scenario.file);
+  if (!o.csv.empty()) check_output_path(o.csv, {}, "--csv", scenario.file);
+  sim::PreparedRun r = sim::prepare_run(std::move(scenario), {o.seed, std::nullopt});
   // Node series are not kept by compare; a long interval keeps big fleets fast.
-  in.setup.node_interval = sim::Duration::from_seconds(std::max(3600.0, r.scenario.workload.horizon_s));
-  if (o.facility_interval_s) in.setup.facility_interval = sim::Duration::from_seconds(*o.facility_interval_s);
-  in.jobs = std::move(r.jobs);
-  in.predictor = r.predictor.get();
-  in.scheduler = r.scenario.scheduler;
+  r.setup.node_interval = sim::Duration::from_seconds(std::max(3600.0, r.scenario.workload.horizon_s));
+  if (o.facility_interval_s) r.setup.facility_interval = sim::Duration::from_seconds(*o.facility_interval_s);
   const unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-  const auto rows = results::compare_policies(in, policies, threads);
+  const auto rows = results::compare_policies(r, policies, threads);
   if (!o.quiet) std::cout << results::format_comparison(rows);
   if (!o.csv.empty()) {
     std::ofstream out(o.csv);

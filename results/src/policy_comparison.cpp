@@ -41,14 +41,16 @@ double mean_of(const std::vector<double>& v) {
 
 }  // namespace
 
-ComparisonRow run_policy(const ComparisonInput& in, const std::string& policy) {
-  workloads::SchedulerConfig cfg = in.scheduler;
+ComparisonRow run_policy(const sim::PreparedRun& run, const std::string& policy) {
+  const workloads::SchedulerConfig& base = run.scenario.scheduler;
+  workloads::SchedulerConfig cfg = base;
   cfg.policy = policy;
   if (auto it = cfg.policy_params.find(policy); it != cfg.policy_params.end())
     cfg.params = it->second;
-  else if (policy != in.scheduler.policy)
+  else if (policy != base.policy)
     cfg.params = workloads::ParamSet("scheduler." + policy, cfg.policy_origin);
-  sim::Engine engine(in.setup, in.jobs, *in.predictor, sim::make_scheduler(cfg), sim::make_placement(cfg));
+  const auto engine_ptr = sim::make_engine(run, cfg);
+  sim::Engine& engine = *engine_ptr;
   FacilitySeries series;
   engine.attach(&series);
   engine.run();
@@ -104,7 +106,7 @@ ComparisonRow run_policy(const ComparisonInput& in, const std::string& policy) {
   return r;
 }
 
-std::vector<ComparisonRow> compare_policies(const ComparisonInput& in,
+std::vector<ComparisonRow> compare_policies(const sim::PreparedRun& run,
                                             const std::vector<std::string>& policies, unsigned threads) {
   std::vector<ComparisonRow> rows(policies.size());
   std::vector<std::exception_ptr> errors(policies.size());
@@ -112,7 +114,7 @@ std::vector<ComparisonRow> compare_policies(const ComparisonInput& in,
   auto worker = [&] {
     for (std::size_t i; (i = next++) < policies.size();) {
       try {
-        rows[i] = run_policy(in, policies[i]);
+        rows[i] = run_policy(run, policies[i]);
       } catch (...) {
         errors[i] = std::current_exception();
       }
