@@ -223,6 +223,8 @@ TEST_CASE("a result path that cannot be written is refused before the simulation
        "fleetwatt: error: -o: existing: is a folder"},
       {"compare -o in a missing folder", "", "compare s.toml --policies fifo -o missing/c.h5",
        "fleetwatt: error: -o: missing/c.h5: folder missing does not exist"},
+      {"compare --csv in a missing folder", "", "compare s.toml --policies fifo --csv missing/c.csv",
+       "fleetwatt: error: --csv: missing/c.csv: folder missing does not exist"},
   };
   for (const auto& c : cases) {
     INFO(c.name);
