@@ -1,21 +1,19 @@
-// Signal handling, progress, error mapping and run preparation for the subcommands.
+// Signal handling, progress, error mapping and result-path checks for the subcommands.
 #include "cli_support.hpp"
 
-#include "fleetwatt/workloads/replay.hpp"
-
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include "fleetwatt/core/input_error.hpp"
-#include "fleetwatt/models/banded_predictor.hpp"
-#include "fleetwatt/models/predictor_registry.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
-#include "fleetwatt/workloads/job_generator.hpp"
 #include "fleetwatt/workloads/scenario_loader.hpp"
 
 namespace fleetwatt::tools {
@@ -93,28 +91,42 @@ void print_warnings(const workloads::Scenario& scenario) {
   }
 }
 
-PreparedRun prepare_run(const std::filesystem::path& scenario_file, std::optional<std::uint64_t> seed,
-                        const std::string& band) {
-  PreparedRun r;
-  r.scenario = workloads::load_scenario(scenario_file);
-  if (seed) r.scenario.seed = *seed;
-  if (band == "low") r.scenario.predictor.band = workloads::Band::low;
-  if (band == "high") r.scenario.predictor.band = workloads::Band::high;
-  if (band == "mid") r.scenario.predictor.band = workloads::Band::mid;
-  r.setup = sim::engine_setup(r.scenario);
-  r.predictor = models::at_band(models::PredictorRegistry::with_builtins().make(r.scenario.predictor),
-                                r.scenario.predictor.band);
-  // The [scheduler] section is checked before any job is built, so its errors and warnings come first.
-  sim::check_scheduler_config(r.scenario.scheduler);
-  print_warnings(r.scenario);
-  // Trace and preset jobs match their recorded run times to this predictor's estimate on this GPU.
-  const models::PowerPredictor& predictor = *r.predictor;
-  const models::GpuHardware gpu = r.setup.gpu;
-  r.jobs = workloads::build_scenario_workload(r.scenario, [&predictor, gpu](const workloads::JobSpec& j) {
-    const auto p = j.phases ? *j.phases : predictor.predict(j, gpu);
-    return p.epoch_s() * j.epochs;
-  });
-  return r;
+void check_output_path(const std::filesystem::path& path, const workloads::SourceLocation& where,
+                       const std::string& key, const std::filesystem::path& scenario_file) {
+  namespace fs = std::filesystem;
+  auto refuse = [&](const std::string& why) {
+    throw workloads::ConfigError(where, key, fmt::format("{}: {}", path.string(), why));
+  };
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  if (fs::is_directory(status)) refuse("is a folder; give a file name");
+  if (fs::exists(status)) {
+    // The writer renames its temporary file over the target: never over a device (/dev/null) or a pipe.
+    if (!fs::is_regular_file(status)) refuse("exists and is not a regular file");
+    if (fs::equivalent(path, scenario_file, ec)) refuse("is the scenario file");
+  }
+  const fs::path folder = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  const auto folder_status = fs::status(folder, ec);
+  if (!fs::exists(folder_status)) refuse(fmt::format("folder {} does not exist", folder.string()));
+  if (!fs::is_directory(folder_status)) refuse(fmt::format("{} is not a folder", folder.string()));
+  // Permission bits do not say it all (root, read-only mounts, /proc): create and remove a probe file
+  // beside the target, where the writer will put its temporary file.
+  fs::path probe = path;
+  probe += fmt::format(".probe-{}", static_cast<long>(getpid()));
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) {
+    if (errno == EEXIST) return;  // a stale probe of an earlier process with our id: the folder is writable
+    refuse(fmt::format("cannot be written ({})", std::strerror(errno)));
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
+std::optional<workloads::Band> band_override(const std::string& band) {
+  if (band == "low") return workloads::Band::low;
+  if (band == "mid") return workloads::Band::mid;
+  if (band == "high") return workloads::Band::high;
+  return std::nullopt;
 }
 
 }  // namespace fleetwatt::tools

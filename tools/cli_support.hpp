@@ -1,5 +1,6 @@
-// Shared pieces of the subcommands: turning a scenario into a finished run, Ctrl-C handling, progress lines
-// on a terminal, and the one place where bad-input exceptions become messages and exit codes.
+// Shared pieces of the subcommands: checking result paths before a run, Ctrl-C handling, progress lines on a
+// terminal, and the one place where bad-input exceptions become messages and exit codes. Runs themselves are
+// assembled by sim::prepare_run (fleetwatt/sim/run_assembly.hpp).
 #pragma once
 
 #include <atomic>
@@ -11,8 +12,8 @@
 #include <string>
 #include <string_view>
 
-#include "fleetwatt/models/power_predictor.hpp"
 #include "fleetwatt/sim/engine.hpp"
+#include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/workloads/scenario.hpp"
 
 namespace fleetwatt::tools {
@@ -39,20 +40,17 @@ bool stderr_is_terminal();
 /// is not a terminal.
 std::function<void(const sim::Progress&)> progress_printer();
 
-/// Everything one run needs, built from a scenario (workload, predictor, engine setup).
-struct PreparedRun {
-  workloads::Scenario scenario;
-  std::unique_ptr<models::PowerPredictor> predictor;
-  std::vector<workloads::JobSpec> jobs;
-  sim::EngineSetup setup;
-};
+/// Refuses, before any simulation, a result path that cannot be written: a folder, a path in a missing
+/// folder or one where no file can be created, something other than a regular file, or the scenario file
+/// itself. Nothing is left behind. `where` and `key` say where the path came from ("-o" on the command line,
+/// or the scenario's [output] path); the message names the path.
+void check_output_path(const std::filesystem::path& path, const workloads::SourceLocation& where,
+                       const std::string& key, const std::filesystem::path& scenario_file);
 
 /// Prints the scenario's warnings not printed yet (deprecated spellings), one line each on stderr.
 void print_warnings(const workloads::Scenario& scenario);
 
-/// Loads a scenario, applies a seed override and builds its jobs and predictor.
-/// `band` ("low", "mid", "high"), when given, overrides the scenario's [predictor] band.
-PreparedRun prepare_run(const std::filesystem::path& scenario_file, std::optional<std::uint64_t> seed,
-                        const std::string& band = "");
+/// Parses `--band low|mid|high` (already checked by the option's validator); empty: no override.
+std::optional<workloads::Band> band_override(const std::string& band);
 
 }  // namespace fleetwatt::tools

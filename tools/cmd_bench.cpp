@@ -12,6 +12,8 @@
 #include "commands.hpp"
 #include "fleetwatt/core/event_queue.hpp"
 #include "fleetwatt/results/result_writer.hpp"
+#include "fleetwatt/sim/run_assembly.hpp"
+#include "fleetwatt/workloads/scenario_loader.hpp"
 
 namespace fleetwatt::tools {
 
@@ -59,14 +61,17 @@ int bench(const BenchOptions& o) {
                            queue_events_per_s(o.queue_events) / 1e6);
 
   const auto t0 = std::chrono::steady_clock::now();
-  PreparedRun r = prepare_run(o.scenario, std::nullopt);
-  sim::Engine engine(r.setup, std::move(r.jobs), *r.predictor, sim::make_scheduler(r.scenario.scheduler),
-                     sim::make_placement(r.scenario.scheduler));
-  std::optional<results::ResultWriter> writer;
+  workloads::Scenario scenario = workloads::load_scenario(o.scenario);
   std::filesystem::path out = o.output.empty()
                                   ? std::filesystem::temp_directory_path() /
                                         fmt::format("fleetwatt-bench-{}.h5", static_cast<long>(getpid()))
                                   : std::filesystem::path(o.output);
+  if (!o.no_output) check_output_path(out, {}, "-o", scenario.file);
+  const sim::PreparedRun r = sim::prepare_run(std::move(scenario));
+  print_warnings(r.scenario);
+  const auto engine_ptr = sim::make_engine(r);
+  sim::Engine& engine = *engine_ptr;
+  std::optional<results::ResultWriter> writer;
   if (!o.no_output) {
     writer.emplace(out, results::WriterLayout{
                             r.setup.nodes, r.setup.gpus_per_node, r.scenario.output.facility_interval_s,

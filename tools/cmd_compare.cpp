@@ -11,6 +11,8 @@
 #include "commands.hpp"
 #include "fleetwatt/results/policy_comparison.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
+#include "fleetwatt/sim/run_assembly.hpp"
+#include "fleetwatt/workloads/scenario_loader.hpp"
 
 namespace fleetwatt::tools {
 
@@ -55,20 +57,19 @@ int compare(const CompareOptions& o) {
       throw workloads::ConfigError({}, "--policies",
                                    fmt::format("unknown policy '{}' (known: {})", p, fmt::join(names, ", ")));
   }
-  PreparedRun r = prepare_run(o.scenario, o.seed);
+  workloads::Scenario scenario = workloads::load_scenario(o.scenario);
+  // Before any policy runs: an unwritable result file must not cost the whole comparison.
+  if (!o.output.empty()) check_output_path(o.output, {}, "-o", scenario.file);
+  if (!o.csv.empty()) check_output_path(o.csv, {}, "--csv", scenario.file);
+  sim::PreparedRun r = sim::prepare_run(std::move(scenario), {o.seed, std::nullopt});
   // Every compared policy built once before the runs: its parameter errors and warnings come first.
   for (const auto& p : policies) (void)sim::make_scheduler(sim::with_policy(r.scenario.scheduler, p));
   print_warnings(r.scenario);
-  results::ComparisonInput in;
-  in.setup = r.setup;
   // Node series are not kept by compare; a long interval keeps big fleets fast.
-  in.setup.node_interval = sim::Duration::from_seconds(std::max(3600.0, r.scenario.workload.horizon_s));
-  if (o.facility_interval_s) in.setup.facility_interval = sim::Duration::from_seconds(*o.facility_interval_s);
-  in.jobs = std::move(r.jobs);
-  in.predictor = r.predictor.get();
-  in.scheduler = r.scenario.scheduler;
+  r.setup.node_interval = sim::Duration::from_seconds(std::max(3600.0, r.scenario.workload.horizon_s));
+  if (o.facility_interval_s) r.setup.facility_interval = sim::Duration::from_seconds(*o.facility_interval_s);
   const unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-  const auto rows = results::compare_policies(in, policies, threads);
+  const auto rows = results::compare_policies(r, policies, threads);
   if (!o.quiet) std::cout << results::format_comparison(rows);
   if (!o.csv.empty()) {
     std::ofstream out(o.csv);

@@ -7,6 +7,8 @@
 #include "commands.hpp"
 #include "fleetwatt/results/result_writer.hpp"
 #include "fleetwatt/results/summary_report.hpp"
+#include "fleetwatt/sim/run_assembly.hpp"
+#include "fleetwatt/workloads/scenario_loader.hpp"
 #include "version.hpp"
 
 namespace fleetwatt::tools {
@@ -21,12 +23,18 @@ struct RunOptions {
 };
 
 int run_scenario(const RunOptions& o) {
-  PreparedRun r = prepare_run(o.scenario, o.seed, o.band);
-  const std::filesystem::path out =
-      o.output.empty() ? r.scenario.output.path : std::filesystem::path(o.output);
+  workloads::Scenario scenario = workloads::load_scenario(o.scenario);
+  // -o is relative to the current directory; the scenario's [output] path was resolved against its folder.
+  const bool given = !o.output.empty();
+  const std::filesystem::path out = given ? std::filesystem::path(o.output) : scenario.output.path;
+  // Before the workload is built and simulated: an unwritable result path must not cost a whole run.
+  check_output_path(out, given ? workloads::SourceLocation{} : scenario.output.path_where,
+                    given ? "-o" : "output.path", scenario.file);
+  const sim::PreparedRun r = sim::prepare_run(std::move(scenario), {o.seed, band_override(o.band)});
+  print_warnings(r.scenario);
   // The engine predicts every job before the writer exists, so a bad job fails before any file is made.
-  sim::Engine engine(r.setup, std::move(r.jobs), *r.predictor, sim::make_scheduler(r.scenario.scheduler),
-                     sim::make_placement(r.scenario.scheduler));
+  const auto engine_ptr = sim::make_engine(r);
+  sim::Engine& engine = *engine_ptr;
   results::WriterLayout layout{r.setup.nodes,
                                r.setup.gpus_per_node,
                                r.scenario.output.facility_interval_s,

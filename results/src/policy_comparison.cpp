@@ -42,9 +42,9 @@ double mean_of(const std::vector<double>& v) {
 
 }  // namespace
 
-ComparisonRow run_policy(const ComparisonInput& in, const std::string& policy) {
-  const workloads::SchedulerConfig cfg = sim::with_policy(in.scheduler, policy);
-  sim::Engine engine(in.setup, in.jobs, *in.predictor, sim::make_scheduler(cfg), sim::make_placement(cfg));
+ComparisonRow run_policy(const sim::PreparedRun& run, const std::string& policy) {
+  const auto engine_ptr = sim::make_engine(run, sim::with_policy(run.scenario.scheduler, policy));
+  sim::Engine& engine = *engine_ptr;
   FacilitySeries series;
   engine.attach(&series);
   engine.run();
@@ -100,7 +100,7 @@ ComparisonRow run_policy(const ComparisonInput& in, const std::string& policy) {
   return r;
 }
 
-std::vector<ComparisonRow> compare_policies(const ComparisonInput& in,
+std::vector<ComparisonRow> compare_policies(const sim::PreparedRun& run,
                                             const std::vector<std::string>& policies, unsigned threads) {
   std::vector<ComparisonRow> rows(policies.size());
   std::vector<std::exception_ptr> errors(policies.size());
@@ -108,7 +108,7 @@ std::vector<ComparisonRow> compare_policies(const ComparisonInput& in,
   auto worker = [&] {
     for (std::size_t i; (i = next++) < policies.size();) {
       try {
-        rows[i] = run_policy(in, policies[i]);
+        rows[i] = run_policy(run, policies[i]);
       } catch (...) {
         errors[i] = std::current_exception();
       }

@@ -6,6 +6,7 @@
 
 #include "fleetwatt/sim/engine.hpp"
 #include "fleetwatt/sim/policies.hpp"
+#include "fleetwatt/sim/run_assembly.hpp"
 #include "fleetwatt/workloads/job_generator.hpp"
 #include "fleetwatt/workloads/job_inference.hpp"
 
@@ -199,12 +200,12 @@ TEST_CASE("a job matched to a recorded run time runs that long on a non-referenc
   ByTypePredictor p;
   sim::EngineSetup s = two_groups(5000.0);
   s.groups[0] = {"a", 1, 1, gpu("typea", 50.0, 300.0), 100.0};  // one A GPU: 2-GPU jobs must go to B
-  // As prepare_run does: epochs and the inferred dataset size match 1,000 s on the reference type (A).
+  // With prepare_run's estimate: epochs and the inferred dataset size match 1,000 s on the reference type
+  // (A).
   auto matched = [&](std::int64_t id, std::uint32_t n) {
     auto j = job(id, n, 1);
     j.inferred |= workloads::inferred::dataset_samples | workloads::inferred::epochs;
-    (void)workloads::match_runtime(
-        j, 1000.0, [&](const workloads::JobSpec& x) { return p.predict(x, s.gpu).epoch_s() * x.epochs; }, {});
+    (void)workloads::match_runtime(j, 1000.0, sim::runtime_estimate(p, s.gpu), {});
     return j;
   };
   auto e = engine(s, {matched(0, 2), matched(1, 1)}, p);

@@ -5,27 +5,22 @@
 #include <string>
 #include <vector>
 
-#include "fleetwatt/models/predictor_registry.hpp"
 #include "fleetwatt/sim/engine.hpp"
 #include "fleetwatt/sim/power_sink.hpp"
-#include "fleetwatt/workloads/job_generator.hpp"
+#include "fleetwatt/sim/run_assembly.hpp"
 #include "fleetwatt/workloads/scenario_loader.hpp"
 
 namespace fleetwatt::test {
 
-struct TestRun {
-  workloads::Scenario scenario;
-  std::unique_ptr<models::PowerPredictor> predictor;
+/// A prepared run (scenario, setup, predictor, jobs) and its engine, built as `fleetwatt run` builds them.
+struct TestRun : sim::PreparedRun {
   std::unique_ptr<sim::Engine> engine;
 };
 
 inline TestRun make_run(const std::string& toml) {
   TestRun r;
-  r.scenario = workloads::parse_scenario(toml, "test.toml");
-  r.predictor = models::PredictorRegistry::with_builtins().make(r.scenario.predictor);
-  r.engine = std::make_unique<sim::Engine>(
-      sim::engine_setup(r.scenario), workloads::build_workload(r.scenario), *r.predictor,
-      sim::make_scheduler(r.scenario.scheduler), sim::make_placement(r.scenario.scheduler));
+  static_cast<sim::PreparedRun&>(r) = sim::prepare_run(workloads::parse_scenario(toml, "test.toml"));
+  r.engine = sim::make_engine(r);
   return r;
 }
 

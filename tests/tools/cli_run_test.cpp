@@ -1,5 +1,7 @@
 // The fleetwatt command end to end: help, a good run, the shipped scenarios, determinism of the file,
 // and every bad-input case (exit status 2, one located line, no result file).
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <fstream>
@@ -176,4 +178,68 @@ TEST_CASE("every shipped scenario runs", "[cli][scenarios]") {
     CHECK(r.err.empty());
   }
   CHECK(n >= 1);
+}
+
+TEST_CASE("a relative [output] path is beside the scenario; -o stays relative to the current folder",
+          "[cli][output]") {
+  // README, Scenario reference: "Relative paths resolve against the scenario file's folder."
+  TempDir dir;
+  std::filesystem::create_directory(dir / "scenarios");
+  dir.write("scenarios/s.toml", kSmall + "[output]\npath = \"result.h5\"\n");
+  auto r = run_command("cd " + dir.path().string() + " && " + fw() + " run -q scenarios/s.toml");
+  CHECK(r.exit_code == 0);
+  CHECK(std::filesystem::exists(dir / "scenarios" / "result.h5"));
+  CHECK_FALSE(std::filesystem::exists(dir / "result.h5"));
+  r = run_command("cd " + dir.path().string() + " && " + fw() + " run -q scenarios/s.toml -o here.h5");
+  CHECK(r.exit_code == 0);
+  CHECK(std::filesystem::exists(dir / "here.h5"));
+  CHECK_FALSE(std::filesystem::exists(dir / "scenarios" / "here.h5"));
+}
+
+TEST_CASE("a result path that cannot be written is refused before the simulation",
+          "[cli][output][bad-input]") {
+  // Ten days of 400 servers: minutes of simulation before the writer would notice (the exit status is 2 only
+  // when the path is checked first; `timeout` keeps a regression from hanging the suite).
+  const std::string big =
+      "[fleet]\nnodes = 400\n[workload]\nhorizon_s = 864000\n[workload.generator]\nrate_per_hour = 400\n"
+      "[[workload.generator.mix]]\nclass = \"vit\"\nn_gpus = [1, 4]\nepochs = [1, 50]\n";
+  struct Case {
+    std::string name, scenario_extra, args, expected;
+  };
+  const std::vector<Case> cases = {
+      {"a folder", "", "run s.toml -o existing", "fleetwatt: error: -o: existing: is a folder"},
+      {"a missing folder", "", "run s.toml -o missing/out.h5",
+       "fleetwatt: error: -o: missing/out.h5: folder missing does not exist"},
+      {"an unwritable place", "", "run s.toml -o /proc/fleetwatt-out.h5",
+       "fleetwatt: error: -o: /proc/fleetwatt-out.h5: cannot be written"},
+      // The writer renames its file over the target: never over a pipe or a device such as /dev/null.
+      {"a pipe", "", "run s.toml -o pipe", "fleetwatt: error: -o: pipe: exists and is not a regular file"},
+      {"the scenario itself", "", "run s.toml -o s.toml",
+       "fleetwatt: error: -o: s.toml: is the scenario file"},
+      {"the scenario's [output] path in a missing folder", "[output]\npath = \"missing/out.h5\"\n",
+       "run s.toml",
+       "fleetwatt: error: s.toml:12:1: output.path: missing/out.h5: folder missing does not exist"},
+      {"compare -o a folder", "", "compare s.toml --policies fifo -o existing",
+       "fleetwatt: error: -o: existing: is a folder"},
+      {"compare -o in a missing folder", "", "compare s.toml --policies fifo -o missing/c.h5",
+       "fleetwatt: error: -o: missing/c.h5: folder missing does not exist"},
+      {"compare --csv in a missing folder", "", "compare s.toml --policies fifo --csv missing/c.csv",
+       "fleetwatt: error: --csv: missing/c.csv: folder missing does not exist"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.name);
+    TempDir dir;
+    const auto scenario = dir.write("s.toml", big + c.scenario_extra);
+    std::filesystem::create_directory(dir / "existing");
+    REQUIRE(mkfifo((dir / "pipe").c_str(), 0600) == 0);
+    auto r = run_command("cd " + dir.path().string() + " && timeout 60 " + fw() + " " + c.args);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.rfind(c.expected, 0) == 0);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    // Nothing created: the scenario (unchanged), the empty folder and the pipe only.
+    std::size_t files = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::recursive_directory_iterator(dir.path())) ++files;
+    CHECK(files == 3);
+    CHECK(std::filesystem::file_size(scenario) == big.size() + c.scenario_extra.size());
+  }
 }

@@ -3,11 +3,10 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
-#include "fleetwatt/models/predictor_registry.hpp"
 #include "fleetwatt/sim/engine.hpp"
 #include "fleetwatt/sim/network_model.hpp"
+#include "fleetwatt/sim/run_assembly.hpp"
 #include "fleetwatt/topologies/graph_io.hpp"
-#include "fleetwatt/workloads/job_generator.hpp"
 #include "fleetwatt/workloads/scenario_loader.hpp"
 #include "test_support.hpp"
 
@@ -15,19 +14,15 @@ using namespace fleetwatt;
 
 namespace {
 
-struct Run {
-  workloads::Scenario scenario;
-  std::unique_ptr<models::PowerPredictor> predictor;
+// The scenario prepared and run as `fleetwatt run` does.
+struct Run : sim::PreparedRun {
   std::unique_ptr<sim::Engine> engine;
 };
 
 Run run(const workloads::Scenario& s) {
   Run r;
-  r.scenario = s;
-  r.predictor = models::PredictorRegistry::with_builtins().make(s.predictor);
-  r.engine =
-      std::make_unique<sim::Engine>(sim::engine_setup(s), workloads::build_workload(s), *r.predictor,
-                                    sim::make_scheduler(s.scheduler), sim::make_placement(s.scheduler));
+  static_cast<sim::PreparedRun&>(r) = sim::prepare_run(s);
+  r.engine = sim::make_engine(r);
   r.engine->run();
   return r;
 }

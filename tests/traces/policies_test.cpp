@@ -35,7 +35,7 @@ workloads::JobSpec job(std::int64_t id, double submit, std::uint32_t gpus, doubl
 }
 
 struct Run {
-  std::unique_ptr<models::PowerPredictor> predictor;
+  PreparedRun prepared;
   std::unique_ptr<Engine> engine;
   const Job& operator[](std::int64_t id) const {
     for (const auto& j : engine->jobs())
@@ -44,12 +44,14 @@ struct Run {
   }
 };
 
+// The fleet prepared as `fleetwatt run` prepares it, then these jobs in place of its placeholder job and a
+// scheduler configured in code.
 Run run(const workloads::Scenario& s, std::vector<workloads::JobSpec> jobs,
         std::unique_ptr<Scheduler> scheduler) {
   Run r;
-  r.predictor = models::PredictorRegistry::with_builtins().make(s.predictor);
-  r.engine = std::make_unique<Engine>(engine_setup(s), std::move(jobs), *r.predictor, std::move(scheduler),
-                                      std::make_unique<FirstFitPlacement>());
+  r.prepared = prepare_run(s);
+  r.prepared.jobs = std::move(jobs);
+  r.engine = make_engine(r.prepared, std::move(scheduler), std::make_unique<FirstFitPlacement>());
   r.engine->run();
   return r;
 }

@@ -5,10 +5,8 @@
 
 #include <cmath>
 
-#include "fleetwatt/models/predictor_registry.hpp"
 #include "fleetwatt/results/policy_comparison.hpp"
-#include "fleetwatt/workloads/job_generator.hpp"
-#include "fleetwatt/workloads/replay.hpp"
+#include "fleetwatt/sim/run_assembly.hpp"
 #include "fleetwatt/workloads/scenario_loader.hpp"
 #include "test_support.hpp"
 
@@ -62,15 +60,8 @@ TEST_CASE("every policy runs the same jobs; energy, cap and deadline invariants 
   test::TempDir dir;
   const auto csv = dir.write("carbon.csv", "offset_time,value\n0,200\n21600,400\n64800,200\n");
   const auto s = workloads::parse_scenario(scenario(csv), (dir / "s.toml").string());
-  auto predictor = models::PredictorRegistry::with_builtins().make(s.predictor);
-  results::ComparisonInput in;
-  in.setup = sim::engine_setup(s);
-  in.jobs = workloads::build_scenario_workload(s, [&](const workloads::JobSpec& j) {
-    return predictor->predict(j, in.setup.gpu).epoch_s() * j.epochs;
-  });
+  const auto in = sim::prepare_run(s);
   REQUIRE(in.jobs.size() > 100);
-  in.predictor = predictor.get();
-  in.scheduler = s.scheduler;
   const std::vector<std::string> policies{"fifo", "sjf", "easy", "powercap", "carbon", "consolidate", "dr"};
   const auto rows = results::compare_policies(in, policies, 2);
   REQUIRE(rows.size() == policies.size());
@@ -134,12 +125,7 @@ file = ")" + csv.string() + R"("
 file = ")" + price.string() + R"("
 )",
                                      (dir / "s.toml").string());
-  auto predictor = models::PredictorRegistry::with_builtins().make(s.predictor);
-  results::ComparisonInput in;
-  in.setup = sim::engine_setup(s);
-  in.jobs = workloads::build_workload(s);
-  in.predictor = predictor.get();
-  in.scheduler = s.scheduler;
+  const auto in = sim::prepare_run(s);
   const auto row = results::run_policy(in, "fifo");
   const double kwh = 880.0 * 1.2 * 24.0 / 1000.0;
   CHECK(row.carbon_kg == Approx(kwh * 300.0 / 1000.0).epsilon(1e-12));
@@ -163,8 +149,8 @@ file = ")" + price.string() + R"("
   CHECK(kg == Approx(row.carbon_kg).epsilon(1e-9));  // a plain sum of 86,400 terms
   CHECK(cost == Approx(row.cost).epsilon(1e-9));
   // `fleetwatt run` integrates the same way: the engine's own summary.
-  sim::Engine engine(in.setup, in.jobs, *predictor, sim::make_scheduler(s.scheduler),
-                     sim::make_placement(s.scheduler));
+  const auto engine_ptr = sim::make_engine(in);
+  sim::Engine& engine = *engine_ptr;
   engine.run();
   CHECK(engine.summary().carbon_kg == Approx(kwh * 300.0 / 1000.0).epsilon(1e-12));
   CHECK(engine.summary().cost == Approx(kwh / 1000.0 * 75.0).epsilon(1e-12));
@@ -177,14 +163,7 @@ TEST_CASE("a demand-response event by GPU caps holds its target, every job still
   const std::string target = "target_w = 9500.0\n";
   text.replace(text.find(target), target.size(), target + "action = \"cap\"\n");
   const auto s = workloads::parse_scenario(text, (dir / "s.toml").string());
-  auto predictor = models::PredictorRegistry::with_builtins().make(s.predictor);
-  results::ComparisonInput in;
-  in.setup = sim::engine_setup(s);
-  in.jobs = workloads::build_scenario_workload(s, [&](const workloads::JobSpec& j) {
-    return predictor->predict(j, in.setup.gpu).epoch_s() * j.epochs;
-  });
-  in.predictor = predictor.get();
-  in.scheduler = s.scheduler;
+  const auto in = sim::prepare_run(s);
   const auto rows = results::compare_policies(in, {"fifo", "dr"}, 2);
   const auto& dr = rows[1];
   for (std::size_t i = 0; i < dr.facility_t_s.size(); ++i)

@@ -67,8 +67,22 @@ node_interval_s = 60
   CHECK(s.workload.jobs[0].meta.precision == Precision::bf16);
   CHECK(s.workload.jobs[1].id == 2);
   CHECK(s.workload.jobs[1].phases == PhaseProfile{250, 20, 70, 2});
-  CHECK(s.output.path == "out.h5");
+  // README: "Relative paths resolve against the scenario file's folder" ([output] path included).
+  CHECK(s.output.path == std::filesystem::path("dir") / "out.h5");
   CHECK(s.output.facility_interval_s == 0.5);
+}
+
+TEST_CASE("the [output] path resolves against the scenario's folder; an absolute one stays", "[scenario]") {
+  // README: "Relative paths resolve against the scenario file's folder" (-o on the command line does not).
+  auto s = parse_scenario(kJobs + "[output]\npath = \"r.h5\"\n", "a/b/s.toml");
+  CHECK(s.output.path == std::filesystem::path("a/b") / "r.h5");
+  CHECK(s.output.path_where.to_string() == "a/b/s.toml:6:1");  // where an unwritable path is reported
+  s = parse_scenario(kJobs + "[output]\npath = \"/abs/r.h5\"\n", "a/b/s.toml");
+  CHECK(s.output.path == "/abs/r.h5");
+  // The default is a relative path like any other.
+  s = parse_scenario(kJobs, "a/b/s.toml");
+  CHECK(s.output.path == std::filesystem::path("a/b") / "fleetwatt.h5");
+  CHECK(s.output.path_where.to_string() == "a/b/s.toml");
 }
 
 TEST_CASE("an unknown key is an error at its line and column", "[scenario][bad-input]") {

@@ -439,7 +439,10 @@ WorkloadConfig parse_workload(const TomlTable& t, const std::filesystem::path& s
 OutputConfig parse_output(const TomlTable& t) {
   t.require_known({"path", "facility_interval_s", "node_interval_s", "gpu_changes"});
   OutputConfig o;
-  if (auto p = t.string("path")) o.path = *p;
+  if (auto p = t.string("path")) {
+    o.path = *p;
+    o.path_where = t.where("path");
+  }
   o.facility_interval_s =
       t.number_at_least("facility_interval_s", 1e-9, false).value_or(o.facility_interval_s);
   o.node_interval_s = t.number_at_least("node_interval_s", 1e-9, false).value_or(o.node_interval_s);
@@ -487,6 +490,10 @@ Scenario parse_scenario(std::string_view text, const std::filesystem::path& file
     s.scheduler.carbon =
         std::make_shared<const GridSignal>(read_grid_signal_csv(s.grid.carbon->file, s.grid.carbon->options));
   if (auto t = top.table("output")) s.output = parse_output(*t);
+  // The result path (given or the default) resolves against the scenario's folder, like every other path in
+  // it (README); `-o` on the command line is the user's own and stays relative to the current directory.
+  s.output.path = resolve(file, s.output.path.string());
+  if (s.output.path_where.file.empty()) s.output.path_where = {name, 0, 0};
   // The topology's keys belong to topologies/ (parse_topology_config), like a predictor's parameters.
   if (auto t = top.table("topology")) {
     for (const auto& g : s.fleet.groups)

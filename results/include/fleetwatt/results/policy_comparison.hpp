@@ -14,6 +14,7 @@
 #include "fleetwatt/models/power_predictor.hpp"
 #include "fleetwatt/sim/cluster.hpp"
 #include "fleetwatt/sim/engine.hpp"
+#include "fleetwatt/sim/run_assembly.hpp"
 #include "fleetwatt/workloads/grid_signal.hpp"
 #include "fleetwatt/workloads/scenario.hpp"
 
@@ -44,19 +45,13 @@ struct ComparisonRow {
   std::vector<sim::Job> jobs;
 };
 
-/// What every policy's run shares.
-struct ComparisonInput {
-  sim::EngineSetup setup;
-  std::vector<workloads::JobSpec> jobs;
-  const models::PowerPredictor* predictor = nullptr;
-  workloads::SchedulerConfig scheduler;  ///< base config: placement, carbon signal, per-policy parameters
-};
-
-/// Runs one policy (by registry name) on the input's jobs.
-[[nodiscard]] ComparisonRow run_policy(const ComparisonInput& input, const std::string& policy);
+/// Runs one policy (by registry name) on the prepared run's jobs. The scenario's [scheduler] is the base
+/// configuration (placement, carbon signal, per-policy [scheduler.NAME] parameters); the run's setup may be
+/// changed before (compare keeps no node series and may set its own facility interval).
+[[nodiscard]] ComparisonRow run_policy(const sim::PreparedRun& run, const std::string& policy);
 
 /// Runs every policy, up to `threads` at a time; rows in the order of `policies`.
-[[nodiscard]] std::vector<ComparisonRow> compare_policies(const ComparisonInput& input,
+[[nodiscard]] std::vector<ComparisonRow> compare_policies(const sim::PreparedRun& run,
                                                           const std::vector<std::string>& policies,
                                                           unsigned threads);
 

@@ -155,7 +155,10 @@ struct GridConfig {
 };
 
 struct OutputConfig {
+  /// The result file; a relative [output] path (and the default) resolves against the scenario's folder.
   std::filesystem::path path = "fleetwatt.h5";
+  /// Where `path` was given (the scenario file alone for the default), for errors about it.
+  SourceLocation path_where;
   double facility_interval_s = 1.0;
   double node_interval_s = 10.0;
   bool gpu_changes = true;  ///< write /gpus/changes

@@ -1,0 +1,56 @@
+// Turning a scenario into a run: the one place where overrides, the engine setup, the predictor at its band
+// and the workload (trace and preset jobs matched to the predictor's run time) are put together, and the
+// engine built from them. The command line (run, bench, compare), the policy comparison and the tests all
+// call it, so what a test simulates is what `fleetwatt run` simulates.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "fleetwatt/models/power_predictor.hpp"
+#include "fleetwatt/sim/engine.hpp"
+#include "fleetwatt/workloads/job_inference.hpp"
+#include "fleetwatt/workloads/scenario.hpp"
+
+namespace fleetwatt::sim {
+
+/// What the command line may change in a scenario before it runs.
+struct RunOverrides {
+  std::optional<std::uint64_t> seed;    ///< --seed: replaces the scenario's seed
+  std::optional<workloads::Band> band;  ///< --band: replaces the scenario's [predictor] band
+};
+
+/// Everything one run needs. An engine built from it refers to `predictor`: keep the run alive as long.
+struct PreparedRun {
+  workloads::Scenario scenario;  ///< with the overrides applied
+  EngineSetup setup;
+  std::unique_ptr<models::PowerPredictor> predictor;  ///< the registry's, at the scenario's band
+  std::vector<workloads::JobSpec> jobs;
+};
+
+/// A job's run time under `predictor` on `gpu`: its explicit phases or the prediction, times its epochs.
+/// Trace and preset jobs are matched to their recorded run times with it.
+[[nodiscard]] workloads::RuntimeEstimate runtime_estimate(const models::PowerPredictor& predictor,
+                                                          const models::GpuHardware& gpu);
+
+/// Applies the overrides, then builds the setup, the predictor and every job of the scenario (trace and
+/// preset jobs matched on the reference GPU type, the first group's).
+[[nodiscard]] PreparedRun prepare_run(workloads::Scenario scenario, const RunOverrides& overrides = {});
+/// The same for a scenario file.
+[[nodiscard]] PreparedRun prepare_run(const std::filesystem::path& scenario_file,
+                                      const RunOverrides& overrides = {});
+
+/// The engine of a prepared run (a copy of its jobs), with the scenario's scheduler and placement.
+[[nodiscard]] std::unique_ptr<Engine> make_engine(const PreparedRun& run);
+/// The same with another [scheduler] configuration (a policy comparison runs each policy this way).
+[[nodiscard]] std::unique_ptr<Engine> make_engine(const PreparedRun& run,
+                                                  const workloads::SchedulerConfig& scheduler);
+/// The same with policy objects built in code (tests of a policy's own parameters).
+[[nodiscard]] std::unique_ptr<Engine> make_engine(const PreparedRun& run,
+                                                  std::unique_ptr<Scheduler> scheduler,
+                                                  std::unique_ptr<PlacementPolicy> placement);
+
+}  // namespace fleetwatt::sim

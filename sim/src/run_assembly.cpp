@@ -1,0 +1,55 @@
+// Run assembly: scenario + overrides -> setup, predictor at its band, workload; prepared run -> engine.
+#include "fleetwatt/sim/run_assembly.hpp"
+
+#include "fleetwatt/models/banded_predictor.hpp"
+#include "fleetwatt/models/predictor_registry.hpp"
+#include "fleetwatt/sim/policy_registry.hpp"
+#include "fleetwatt/workloads/replay.hpp"
+#include "fleetwatt/workloads/scenario_loader.hpp"
+
+namespace fleetwatt::sim {
+
+workloads::RuntimeEstimate runtime_estimate(const models::PowerPredictor& predictor,
+                                            const models::GpuHardware& gpu) {
+  // `gpu` is copied: the estimate outlives the setup it came from while the workload is built.
+  return [&predictor, gpu](const workloads::JobSpec& j) {
+    const auto p = j.phases ? *j.phases : predictor.predict(j, gpu);
+    return p.epoch_s() * j.epochs;
+  };
+}
+
+PreparedRun prepare_run(workloads::Scenario scenario, const RunOverrides& overrides) {
+  PreparedRun r;
+  r.scenario = std::move(scenario);
+  if (overrides.seed) r.scenario.seed = *overrides.seed;
+  if (overrides.band) r.scenario.predictor.band = *overrides.band;
+  r.setup = engine_setup(r.scenario);
+  r.predictor = models::at_band(models::PredictorRegistry::with_builtins().make(r.scenario.predictor),
+                                r.scenario.predictor.band);
+  // The [scheduler] section is checked against the policies' declarations before any job is built.
+  check_scheduler_config(r.scenario.scheduler);
+  // Trace and preset jobs match their recorded run times to this predictor's estimate on the reference type;
+  // the engine matches them again on the type each one starts on.
+  r.jobs = workloads::build_scenario_workload(r.scenario, runtime_estimate(*r.predictor, r.setup.gpu));
+  return r;
+}
+
+PreparedRun prepare_run(const std::filesystem::path& scenario_file, const RunOverrides& overrides) {
+  return prepare_run(workloads::load_scenario(scenario_file), overrides);
+}
+
+std::unique_ptr<Engine> make_engine(const PreparedRun& run) {
+  return make_engine(run, run.scenario.scheduler);
+}
+
+std::unique_ptr<Engine> make_engine(const PreparedRun& run, const workloads::SchedulerConfig& scheduler) {
+  return make_engine(run, make_scheduler(scheduler), make_placement(scheduler));
+}
+
+std::unique_ptr<Engine> make_engine(const PreparedRun& run, std::unique_ptr<Scheduler> scheduler,
+                                    std::unique_ptr<PlacementPolicy> placement) {
+  return std::make_unique<Engine>(run.setup, run.jobs, *run.predictor, std::move(scheduler),
+                                  std::move(placement));
+}
+
+}  // namespace fleetwatt::sim
