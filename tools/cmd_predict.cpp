@@ -229,11 +229,13 @@ int predict(const PredictOptions& o) {
       "phases     peak {:.1f} W for {:.1f} s, valley {:.1f} W for {:.1f} s (per GPU, per epoch)\n", p.peak_W,
       p.peak_s, p.valley_W, p.valley_s);
   std::cout << fmt::format(
-      "parts      compute {:.1f} s at {:.1f} W, comm {:.1f} s at {:.1f} W, io {:.1f} s at {:.1f} W, checkpoint "
+      "parts      compute {:.1f} s at {:.1f} W, comm {:.1f} s at {:.1f} W, io {:.1f} s at {:.1f} W, "
+      "checkpoint "
       "{:.1f} s at {:.1f} W\n",
-      plan[workloads::PartKind::compute].s, plan[workloads::PartKind::compute].W, plan[workloads::PartKind::comm].s,
-      plan[workloads::PartKind::comm].W, plan[workloads::PartKind::io].s, plan[workloads::PartKind::io].W,
-      plan[workloads::PartKind::checkpoint].s, plan[workloads::PartKind::checkpoint].W);
+      plan[workloads::PartKind::compute].s, plan[workloads::PartKind::compute].W,
+      plan[workloads::PartKind::comm].s, plan[workloads::PartKind::comm].W, plan[workloads::PartKind::io].s,
+      plan[workloads::PartKind::io].W, plan[workloads::PartKind::checkpoint].s,
+      plan[workloads::PartKind::checkpoint].W);
   std::cout << fmt::format("epoch      {:.1f} s, average {:.1f} W per GPU\n", epoch_s, p.mean_W());
   std::cout << fmt::format("total      {:.1f} s ({:.2f} h)\n", total_s, total_s / 3600.0);
   std::cout << fmt::format(

@@ -40,8 +40,8 @@ std::vector<ClockSample> read_zeus_power_sweep(const std::filesystem::path& csv,
   std::ifstream in(csv);
   if (!in) throw workloads::TraceFormatError({csv.string(), 0, 0}, "file", "cannot open");
   workloads::CsvReader r(in, csv.string());
-  r.read_header({"dataset", "network", "batch_size", "optimizer", "power_limit", "time_per_epoch",
-                 "average_power"});
+  r.read_header(
+      {"dataset", "network", "batch_size", "optimizer", "power_limit", "time_per_epoch", "average_power"});
   struct Row {
     double limit, time, power;
   };
@@ -82,7 +82,8 @@ struct StretchResiduals {
     const ClockModel m{x(0), x(1)};
     for (std::size_t i = 0; i < samples.size(); ++i) {
       const auto& s = samples[i];
-      f(static_cast<Eigen::Index>(i)) = (m.stretch(s.uncapped_W, s.cap_W, s.tdp_W) - s.time_ratio) / s.time_ratio;
+      f(static_cast<Eigen::Index>(i)) =
+          (m.stretch(s.uncapped_W, s.cap_W, s.tdp_W) - s.time_ratio) / s.time_ratio;
     }
     return 0;
   }

@@ -177,7 +177,8 @@ StepBreakdown DatasheetPredictor::explain(const JobSpec& job, const GpuHardware&
   io.checkpoint_bytes_per_param = p.checkpoint_bytes_per_param;
   if (job.n_gpus > 1) {
     const double link = gpu.nvlink_bw_Bps > 0.0 ? gpu.nvlink_bw_Bps : gpu.pcie_bw_Bps;
-    const double allreduce_s = 2.0 * (n - 1.0) / n * gradient_bytes(s.model.params, meta.precision, io) / link;
+    const double allreduce_s =
+        2.0 * (n - 1.0) / n * gradient_bytes(s.model.params, meta.precision, io) / link;
     s.comm_s = exposed_communication(work_s, allreduce_s, io.comm_overlap, io.backward_fraction);
   }
   // Loading runs ahead of the GPU (prefetch): only what it takes beyond the step's work is a stall.

@@ -20,7 +20,8 @@ double gradient_element_bytes(workloads::Precision p) noexcept {
   return 4.0;
 }
 
-double gradient_bytes(double params, workloads::Precision precision, const TrainingIoConfig& config) noexcept {
+double gradient_bytes(double params, workloads::Precision precision,
+                      const TrainingIoConfig& config) noexcept {
   const double per = config.gradient_bytes > 0.0 ? config.gradient_bytes : gradient_element_bytes(precision);
   return params * per;
 }

@@ -98,7 +98,8 @@ void Engine::check_plan(const workloads::JobSpec& spec, workloads::EpochPlan& pl
                         const models::GpuHardware& gpu) {
   // Explicit phases are the user's numbers: above what the GPU can draw they are bad input.
   if (spec.phases)
-    for (const auto& [key, w] : {std::pair{"peak_W", spec.phases->peak_W}, {"valley_W", spec.phases->valley_W}})
+    for (const auto& [key, w] :
+         {std::pair{"peak_W", spec.phases->peak_W}, {"valley_W", spec.phases->valley_W}})
       if (w > gpu.tdp_W)
         throw workloads::ConfigError(spec.class_origin, key,
                                      fmt::format("job {}: {:g} W per GPU is above the {} GPU's TDP of {:g} W",

@@ -12,7 +12,8 @@
 
 using namespace fleetwatt::models;
 
-TEST_CASE("A cap moves the clock to where the draw above the floor fits, and stretches the clock-bound share") {
+TEST_CASE(
+    "A cap moves the clock to where the draw above the floor fits, and stretches the clock-bound share") {
   const ClockModel m{0.2, 0.3};
   // TDP 300 W: floor 60 W. A phase at 260 W capped to 160 W: f = (160 - 60) / (260 - 60) = 0.5, so it
   // lasts 0.3 / 0.5 + 0.7 = 1.3 times as long and draws 160 W.
@@ -52,7 +53,9 @@ std::vector<Sweep> zeus_sweeps(const std::filesystem::path& data) {
   std::vector<Sweep> out;
   for (const char* g : {"a40", "rtx6000", "v100"}) {
     const GpuHardware hw = find_gpu(g);
-    out.push_back({g, read_zeus_power_sweep(data / "zeus-nsdi23" / fmt::format("summary_power_{}.csv", g), g, hw.tdp_W), hw});
+    out.push_back(
+        {g, read_zeus_power_sweep(data / "zeus-nsdi23" / fmt::format("summary_power_{}.csv", g), g, hw.tdp_W),
+         hw});
   }
   return out;
 }
@@ -82,7 +85,8 @@ TEST_CASE("The shipped clock model is the fit on the Zeus sweeps, and holds on a
 
   // Errors in the README (mean relative error of time per epoch under a cap).
   const double all_err = clock_model_error(clock_model(), all);
-  WARN(fmt::format("clock model, fitted on all: {:.1f} % mean relative error of time under a cap", 100 * all_err));
+  WARN(fmt::format("clock model, fitted on all: {:.1f} % mean relative error of time under a cap",
+                   100 * all_err));
   CHECK(all_err < 0.110);
   double cube_sum = 0.0;
   for (const auto& s : sweeps) {

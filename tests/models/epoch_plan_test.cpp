@@ -60,8 +60,7 @@ TEST_CASE("The datasheet plan's parts follow the step model", "[models][datashee
   CHECK(plan[PartKind::comm].s == Approx(100 * (ring - hidden)));
   CHECK(plan[PartKind::comm].s > 0);
   // Between idle and compute power: idle + 0.3 (compute - idle).
-  CHECK(plan[PartKind::comm].W ==
-        Approx(gpu.idle_W + 0.3 * (plan[PartKind::compute].W - gpu.idle_W)));
+  CHECK(plan[PartKind::comm].W == Approx(gpu.idle_W + 0.3 * (plan[PartKind::compute].W - gpu.idle_W)));
   // The traffic comes from the zoo's figures the prediction used.
   CHECK(plan.model.params == s.model.params);
   CHECK(plan.model.params > 3e8);

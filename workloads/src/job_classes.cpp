@@ -73,7 +73,8 @@ PhaseProfile EpochPlan::profile() const noexcept {
   PhaseProfile p;
   p.peak_s = c.s + m.s + i.s;
   // Compute alone keeps its power exactly (no round trip through a weighted mean).
-  p.peak_W = (m.s > 0.0 || i.s > 0.0) && p.peak_s > 0.0 ? (c.W * c.s + m.W * m.s + i.W * i.s) / p.peak_s : c.W;
+  p.peak_W =
+      (m.s > 0.0 || i.s > 0.0) && p.peak_s > 0.0 ? (c.W * c.s + m.W * m.s + i.W * i.s) / p.peak_s : c.W;
   p.valley_s = k.s;
   p.valley_W = k.W;
   return p;

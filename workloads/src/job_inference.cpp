@@ -16,9 +16,10 @@ std::vector<ModelPrior> InferenceConfig::default_model_priors() {
   std::vector<ModelPrior> priors;
   for (const auto& c : builtin_job_classes()) {
     const bool vit = c.name == "vit";
-    priors.push_back({c.name, c.model, c.params, c.flops_per_sample,
-                      vit ? std::vector<std::uint32_t>{128, 256, 512, 1024} : std::vector<std::uint32_t>{32, 64, 128, 256},
-                      1.0e5, vit ? 1281167.0 : 1.0e7, c.input_size, c.precision, 1.0});
+    priors.push_back(
+        {c.name, c.model, c.params, c.flops_per_sample,
+         vit ? std::vector<std::uint32_t>{128, 256, 512, 1024} : std::vector<std::uint32_t>{32, 64, 128, 256},
+         1.0e5, vit ? 1281167.0 : 1.0e7, c.input_size, c.precision, 1.0});
   }
   return priors;
 }

@@ -41,11 +41,11 @@ struct ClockModel {
 /// One row of a power-limit sweep, relative to the same workload at its highest limit.
 struct ClockSample {
   std::string gpu;
-  std::string workload;       ///< dataset/network/batch/optimizer, for messages
-  double tdp_W = 0.0;         ///< the board's TDP
-  double cap_W = 0.0;         ///< the power limit of this row
-  double uncapped_W = 0.0;    ///< average power at the highest limit (full clocks)
-  double time_ratio = 1.0;    ///< time per epoch here / at the highest limit
+  std::string workload;     ///< dataset/network/batch/optimizer, for messages
+  double tdp_W = 0.0;       ///< the board's TDP
+  double cap_W = 0.0;       ///< the power limit of this row
+  double uncapped_W = 0.0;  ///< average power at the highest limit (full clocks)
+  double time_ratio = 1.0;  ///< time per epoch here / at the highest limit
 };
 
 /// The rows of one Zeus summary_power_<gpu>.csv whose limit is below the workload's uncapped draw (where a

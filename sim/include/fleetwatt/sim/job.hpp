@@ -23,7 +23,9 @@ struct PeakSplit {
   double compute_s = 0.0, comm_s = 0.0, io_s = 0.0;
   double compute_W = 0.0, comm_W = 0.0, io_W = 0.0;
   [[nodiscard]] double duration_s() const noexcept { return compute_s + comm_s + io_s; }
-  [[nodiscard]] double energy_J() const noexcept { return compute_W * compute_s + comm_W * comm_s + io_W * io_s; }
+  [[nodiscard]] double energy_J() const noexcept {
+    return compute_W * compute_s + comm_W * comm_s + io_W * io_s;
+  }
   /// Time-weighted power of the whole peak phase (compute alone keeps its power exactly).
   [[nodiscard]] double mean_W() const noexcept {
     const double t = duration_s();

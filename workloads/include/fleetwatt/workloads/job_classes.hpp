@@ -13,16 +13,16 @@
 namespace fleetwatt::workloads {
 
 struct JobClassInfo {
-  std::string name;               ///< "vit", "bert"
-  std::string model;              ///< model-zoo name
-  double params = 0.0;            ///< trainable parameters
-  double flops_per_sample = 0.0;  ///< forward FLOPs per sample at input_size
-  std::uint32_t input_size = 0;   ///< image side (pixels) or sequence length (tokens)
-  std::uint32_t batch_size = 0;   ///< global batch of the measured runs
-  std::uint32_t workers = 0;      ///< data-loader workers of the measured runs (whole job)
-  double reference_samples = 0.0;  ///< samples per epoch of the measured runs
+  std::string name;                       ///< "vit", "bert"
+  std::string model;                      ///< model-zoo name
+  double params = 0.0;                    ///< trainable parameters
+  double flops_per_sample = 0.0;          ///< forward FLOPs per sample at input_size
+  std::uint32_t input_size = 0;           ///< image side (pixels) or sequence length (tokens)
+  std::uint32_t batch_size = 0;           ///< global batch of the measured runs
+  std::uint32_t workers = 0;              ///< data-loader workers of the measured runs (whole job)
+  double reference_samples = 0.0;         ///< samples per epoch of the measured runs
   Precision precision = Precision::fp16;  ///< what trace jobs of this class are assumed to train in
-  PhaseProfile reference;         ///< measured per-GPU epoch phases at reference_samples (4 x A800)
+  PhaseProfile reference;                 ///< measured per-GPU epoch phases at reference_samples (4 x A800)
   const char* source = "";
 };
 

@@ -34,7 +34,6 @@ struct PhaseProfile {
   friend bool operator==(const PhaseProfile&, const PhaseProfile&) = default;
 };
 
-
 /// Metadata of the model and data a job trains on (what the task-metadata predictors read).
 /// Zero means "not given"; predictors fill what they can from a model zoo or a job class.
 struct ModelMetadata {
