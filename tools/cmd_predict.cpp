@@ -133,7 +133,8 @@ int predict(const PredictOptions& o) {
   }
   if (o.pue != 1.0) r.pue = o.pue;
   const auto predictor = models::PredictorRegistry::with_builtins().make(r.predictor);
-  const workloads::PhaseProfile p = predictor->predict(r.job, r.gpu);
+  const workloads::EpochPlan plan = predictor->plan(r.job, r.gpu);
+  const workloads::PhaseProfile p = plan.profile();
   const models::UncertaintyBand band = predictor->uncertainty(r.job, r.gpu);
 
   // Counts and the datasheet working, when the job carries model metadata.
@@ -188,6 +189,14 @@ int predict(const PredictOptions& o) {
       num("efficiency", step->efficiency);
       num("power_limit_W", step->power_limit_W);
     }
+    // The epoch's parts, per GPU, summing to epoch_s.
+    std::string parts;
+    for (std::size_t k = 0; k < workloads::kPartKinds; ++k) {
+      const auto kind = static_cast<workloads::PartKind>(k);
+      parts += fmt::format("{}\"{}\": {{\"s\": {}, \"W\": {}}}", k ? ", " : "", workloads::to_string(kind),
+                           plan[kind].s, plan[kind].W);
+    }
+    out += fmt::format(", \"parts\": {{{}}}", parts);
     str("predictor", predictor->name());
     str("gpu_source", r.gpu.source);
     std::cout << out << "}\n";
@@ -219,6 +228,14 @@ int predict(const PredictOptions& o) {
   std::cout << fmt::format(
       "phases     peak {:.1f} W for {:.1f} s, valley {:.1f} W for {:.1f} s (per GPU, per epoch)\n", p.peak_W,
       p.peak_s, p.valley_W, p.valley_s);
+  std::cout << fmt::format(
+      "parts      compute {:.1f} s at {:.1f} W, comm {:.1f} s at {:.1f} W, io {:.1f} s at {:.1f} W, "
+      "checkpoint "
+      "{:.1f} s at {:.1f} W\n",
+      plan[workloads::PartKind::compute].s, plan[workloads::PartKind::compute].W,
+      plan[workloads::PartKind::comm].s, plan[workloads::PartKind::comm].W, plan[workloads::PartKind::io].s,
+      plan[workloads::PartKind::io].W, plan[workloads::PartKind::checkpoint].s,
+      plan[workloads::PartKind::checkpoint].W);
   std::cout << fmt::format("epoch      {:.1f} s, average {:.1f} W per GPU\n", epoch_s, p.mean_W());
   std::cout << fmt::format("total      {:.1f} s ({:.2f} h)\n", total_s, total_s / 3600.0);
   std::cout << fmt::format(

@@ -3,13 +3,12 @@
 
 namespace fleetwatt::models {
 
-PhaseProfile BandedPredictor::predict(const JobSpec& job, const GpuHardware& gpu) const {
-  PhaseProfile p = inner_->predict(job, gpu);
+EpochPlan BandedPredictor::plan(const JobSpec& job, const GpuHardware& gpu) const {
+  EpochPlan p = inner_->plan(job, gpu);
   if (band_ == workloads::Band::mid) return p;
   const UncertaintyBand u = inner_->uncertainty(job, gpu);
   const double factor = band_ == workloads::Band::low ? 1.0 - u.low : 1.0 + u.high;
-  p.peak_W *= factor;
-  p.valley_W *= factor;
+  for (auto& part : p.parts) part.W *= factor;
   return p;
 }
 

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "fleetwatt/workloads/job_classes.hpp"
+
 namespace fleetwatt::models {
 namespace {
 
@@ -34,6 +36,15 @@ void check_job(const JobSpec& job) {
                                   m.batch_size, job.n_gpus));
   if (m.params < 0.0 || m.flops_per_sample < 0.0 || m.training_flops_per_sample < 0.0)
     throw ConfigError(where, "params", "parameters and FLOPs must not be negative");
+}
+
+/// The job's metadata with the resolved model's figures where the job is silent: the traffic the network
+/// sees comes from the same parameters and input size the prediction used.
+workloads::ModelMetadata resolved_metadata(const JobSpec& job, const ModelCount& m) {
+  workloads::ModelMetadata meta = workloads::with_class_defaults(job);
+  if (meta.params == 0.0) meta.params = m.params;
+  if (meta.input_size == 0) meta.input_size = m.input_size;
+  return meta;
 }
 
 /// Checkpoint of parameters and optimiser state, plus the fixed end-of-epoch work.
@@ -128,69 +139,78 @@ StepBreakdown DatasheetPredictor::explain(const JobSpec& job, const GpuHardware&
   s.memory_s = work_ratio * s.per_gpu_batch * s.model.activation_elements * bytes_per_act *
                (act_bytes / 4.0) / gpu.memory_bw_Bps;
   s.overhead_s = p.step_overhead_s + p.per_tensor_overhead_s * s.model.param_tensors;
-  // Data parallel: ring all-reduce of the gradients, 2 (n - 1) / n of them over the slowest link.
-  if (job.n_gpus > 1) {
-    const double link = gpu.nvlink_bw_Bps > 0.0 ? gpu.nvlink_bw_Bps : gpu.pcie_bw_Bps;
-    s.comm_s = 2.0 * (n - 1.0) / n * s.model.params * act_bytes / link * (1.0 - p.comm_overlap);
-  }
-  // Data loading: images are decoded and augmented on the host, `workers` in parallel.
+  // Data loading: images are decoded and augmented on the host by each GPU's share of the workers.
   bool image_input = false;
   for (const auto& e : zoo_entries())
     image_input = image_input || (e.name == meta.model && e.input_kind == "image");
   if (image_input) {
     const double pixels = 3.0 * s.model.input_size * s.model.input_size;
-    const double workers = meta.workers ? meta.workers : p.default_workers;
-    s.data_s = s.per_gpu_batch * pixels * p.data_s_per_pixel / workers;
+    const double workers_per_gpu = meta.workers ? meta.workers / n : static_cast<double>(p.default_workers);
+    s.data_s = s.per_gpu_batch * pixels * p.data_s_per_pixel / workers_per_gpu;
   }
 
-  // Power at the unconstrained clocks.
-  const auto power_at = [&](double compute_s) {
-    const double gpu_s = compute_s + s.memory_s + s.overhead_s + s.comm_s;
-    const double step = std::max(gpu_s, s.data_s);
-    ComponentActivity a;
-    a.utilisation = compute_s / step;
-    a.memory_activity = s.memory_s / step;
-    a.precision = meta.precision;
-    return std::pair{component_power(gpu, a, p.component), step};
-  };
-  auto [power, step] = power_at(s.compute_s);
+  // The GPU's work at full clocks, at the component model's power for its compute and memory activity.
+  const double busy_s = s.compute_s + s.memory_s + s.overhead_s;
+  ComponentActivity a;
+  a.utilisation = s.compute_s / busy_s;
+  a.memory_activity = s.memory_s / busy_s;
+  a.precision = meta.precision;
+  ComponentPower power = component_power(gpu, a, p.component);
   s.power_limit_W = p.power_limit_W > 0.0 ? std::min(p.power_limit_W, gpu.tdp_W) : gpu.tdp_W;
-  if (power.total_W() > s.power_limit_W) {
-    // Clocks drop to f < 1 until the draw fits: compute time grows as 1 / f (power_at recomputes the busy
-    // shares) and the SMs' draw while busy falls as f^gamma. Bisection on f (the draw is monotonic in f).
-    double lo = 0.05, hi = 1.0;
-    for (int i = 0; i < 60; ++i) {
-      const double f = 0.5 * (lo + hi);
-      auto [pw, st] = power_at(s.compute_s / f);
-      (pw.idle_W + pw.dynamic_W * std::pow(f, p.dvfs_exponent) + pw.mem_io_W > s.power_limit_W ? hi : lo) = f;
-    }
-    s.dvfs_slowdown = 1.0 / lo;
-    auto [pw, st] = power_at(s.compute_s * s.dvfs_slowdown);
-    pw.dynamic_W *= std::pow(lo, p.dvfs_exponent);
-    power = pw;
-    step = st;
+  // Above the limit the clocks drop until the draw fits: the one clock model says by how much the work
+  // stretches; the GPU then draws the limit.
+  const ClockModel& clock = clock_model();
+  s.dvfs_slowdown = clock.stretch(power.total_W(), s.power_limit_W, gpu.tdp_W);
+  const double compute_W = ClockModel::capped_power(power.total_W(), s.power_limit_W);
+  if (compute_W < power.total_W()) {
+    // The clock-following part (dynamic and memory/IO above the floor) shrinks to what the limit leaves.
+    const double above = power.dynamic_W + power.mem_io_W;
+    const double keep = above > 0.0 ? std::max(0.0, compute_W - power.idle_W) / above : 0.0;
+    power.dynamic_W *= keep, power.mem_io_W *= keep;
   }
+  const double work_s = busy_s * s.dvfs_slowdown;
+
+  // Data parallel: ring all-reduce of the gradients, 2 (n - 1) / n of them over the slowest link, hidden
+  // behind the backward pass as the training-I/O arithmetic says (the network model uses the same).
+  TrainingIoConfig io;
+  io.comm_overlap = p.comm_overlap;
+  io.checkpoint_bytes_per_param = p.checkpoint_bytes_per_param;
+  if (job.n_gpus > 1) {
+    const double link = gpu.nvlink_bw_Bps > 0.0 ? gpu.nvlink_bw_Bps : gpu.pcie_bw_Bps;
+    const double allreduce_s =
+        2.0 * (n - 1.0) / n * gradient_bytes(s.model.params, meta.precision, io) / link;
+    s.comm_s = exposed_communication(work_s, allreduce_s, io.comm_overlap, io.backward_fraction);
+  }
+  // Loading runs ahead of the GPU (prefetch): only what it takes beyond the step's work is a stall.
+  s.io_s = std::max(0.0, s.data_s - (work_s + s.comm_s));
+  s.step_s = work_s + s.comm_s + s.io_s;
   s.peak_power = power;
-  s.step_s = step;
   s.communication_heavy = s.comm_s > p.comm_heavy_fraction * s.step_s;
   s.checkpoint_s = s.model.params * p.checkpoint_bytes_per_param / p.storage_Bps;
-  s.profile.peak_W = std::min(power.total_W(), s.power_limit_W);
-  s.profile.peak_s = s.steps_per_epoch * s.step_s;
-  s.profile.valley_W = resident_floor_W(gpu, p.component);
-  s.profile.valley_s =
-      valley_seconds(s.model.params, p.checkpoint_bytes_per_param, p.storage_Bps, p.epoch_end_s);
+
+  const double floor_W = resident_floor_W(gpu, p.component);
+  auto& plan = s.plan;
+  plan[PartKind::compute] = {s.steps_per_epoch * work_s, compute_W};
+  // Waiting on a collective, the GPU runs NCCL kernels but little else: between idle and compute power.
+  plan[PartKind::comm] = {s.steps_per_epoch * s.comm_s,
+                          gpu.idle_W + io.comm_power_fraction * std::max(0.0, compute_W - gpu.idle_W)};
+  plan[PartKind::io] = {s.steps_per_epoch * s.io_s, floor_W};  // starved of data: the resident floor
+  plan[PartKind::checkpoint] = {
+      valley_seconds(s.model.params, p.checkpoint_bytes_per_param, p.storage_Bps, p.epoch_end_s), floor_W};
+  plan.model = resolved_metadata(job, s.model);
+  s.profile = plan.profile();
   return s;
 }
 
-PhaseProfile DatasheetPredictor::predict(const JobSpec& job, const GpuHardware& gpu) const {
-  if (job.phases) return *job.phases;
+EpochPlan DatasheetPredictor::plan(const JobSpec& job, const GpuHardware& gpu) const {
+  if (job.phases) return EpochPlan::from_profile(*job.phases, workloads::with_class_defaults(job));
   if (!has_metadata(job)) {
-    if (fallback_) return fallback_->predict(job, gpu);
+    if (fallback_) return fallback_->plan(job, gpu);
     throw ConfigError(job.class_origin, "model",
                       "the datasheet predictor needs a model name or flops_per_sample (or a job class with a "
                       "table fallback)");
   }
-  return explain(job, gpu).profile;
+  return explain(job, gpu).plan;
 }
 
 UncertaintyBand DatasheetPredictor::uncertainty(const JobSpec& job, const GpuHardware& gpu) const {
@@ -216,10 +236,10 @@ ComponentPredictor::ComponentPredictor(ComponentPredictorParams params,
                                        std::unique_ptr<PowerPredictor> class_fallback)
     : params_(std::move(params)), fallback_(std::move(class_fallback)) {}
 
-PhaseProfile ComponentPredictor::predict(const JobSpec& job, const GpuHardware& gpu) const {
-  if (job.phases) return *job.phases;
+EpochPlan ComponentPredictor::plan(const JobSpec& job, const GpuHardware& gpu) const {
+  if (job.phases) return EpochPlan::from_profile(*job.phases, workloads::with_class_defaults(job));
   if (!DatasheetPredictor::has_metadata(job)) {
-    if (fallback_) return fallback_->predict(job, gpu);
+    if (fallback_) return fallback_->plan(job, gpu);
     throw ConfigError(job.class_origin, "model",
                       "the component predictor needs a model name or flops_per_sample (or a job class with a "
                       "table fallback)");
@@ -242,7 +262,8 @@ PhaseProfile ComponentPredictor::predict(const JobSpec& job, const GpuHardware& 
   out.valley_W = resident_floor_W(gpu, params_.component);
   out.valley_s =
       valley_seconds(m.params, params_.checkpoint_bytes_per_param, params_.storage_Bps, params_.epoch_end_s);
-  return out;
+  // The assumed MFU covers the whole step (communication and loading included): all of it is compute.
+  return EpochPlan::from_profile(out, resolved_metadata(job, m));
 }
 
 UncertaintyBand ComponentPredictor::uncertainty(const JobSpec& job, const GpuHardware& gpu) const {

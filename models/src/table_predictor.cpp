@@ -1,7 +1,8 @@
-// Class-based phase profiles. Built-in classes are the per-epoch measurements of the 4-GPU A800 study in
-// "Predicting GPU Training Energy Consumption in Data Centers Using Task Metadata via Symbolic Regression"
-// (Energies 2026): ViT and BERT at batch 256, 100,000 samples, 64 workers.
+// Class-based phase profiles. Built-in classes come from the one job-class table
+// (workloads/job_classes.hpp): the per-epoch measurements of a 4-GPU A800 study.
 #include "fleetwatt/models/table_predictor.hpp"
+
+#include "fleetwatt/workloads/job_classes.hpp"
 
 #include <fmt/format.h>
 
@@ -9,18 +10,8 @@ namespace fleetwatt::models {
 
 std::vector<workloads::JobClassConfig> TablePredictor::builtin_classes() {
   std::vector<workloads::JobClassConfig> v;
-  workloads::JobClassConfig vit;
-  vit.name = "vit";
-  vit.reference = {.peak_W = 291.06, .peak_s = 182.58, .valley_W = 62.23, .valley_s = 6.41};
-  vit.reference_samples = 100000;
-  vit.where = {"built-in class vit", 0, 0};
-  v.push_back(vit);
-  workloads::JobClassConfig bert;
-  bert.name = "bert";
-  bert.reference = {.peak_W = 320.72, .peak_s = 169.25, .valley_W = 67.01, .valley_s = 5.98};
-  bert.reference_samples = 100000;
-  bert.where = {"built-in class bert", 0, 0};
-  v.push_back(bert);
+  for (const auto& c : workloads::builtin_job_classes())
+    v.push_back({c.name, c.reference, c.reference_samples, {fmt::format("built-in class {}", c.name), 0, 0}});
   return v;
 }
 
@@ -41,8 +32,12 @@ const workloads::JobClassConfig& TablePredictor::job_class(const std::string& na
   return it->second;
 }
 
-PhaseProfile TablePredictor::predict(const JobSpec& job, const GpuHardware& /*gpu*/) const {
-  if (job.phases) return *job.phases;
+EpochPlan TablePredictor::plan(const JobSpec& job, const GpuHardware& /*gpu*/) const {
+  // The measured peak is all compute: the reference runs' own all-reduce (4 GPUs on one NVLink node) is
+  // about 0.1 % of it, so a network model adds the placement's communication on top without counting it
+  // twice in any way that matters. The traffic comes from the class's metadata.
+  const auto meta = workloads::with_class_defaults(job);
+  if (job.phases) return EpochPlan::from_profile(*job.phases, meta);
   if (job.job_class.empty())
     throw workloads::ConfigError(job.class_origin, "class",
                                  fmt::format("job {} has neither a class nor phase values", job.id));
@@ -60,7 +55,7 @@ PhaseProfile TablePredictor::predict(const JobSpec& job, const GpuHardware& /*gp
     p.peak_s *= scale;
     p.valley_s *= scale;
   }
-  return p;
+  return EpochPlan::from_profile(p, meta);
 }
 
 }  // namespace fleetwatt::models

@@ -284,7 +284,7 @@ void write_job_datasets(H5::Group& g, const std::vector<sim::Job>& jobs,
   std::vector<std::int64_t> id, n_gpus, epochs, epochs_done;
   std::vector<std::string> cls, nodes, state;
   std::vector<double> submit, start, end, peak_W, peak_s, valley_W, valley_s, energy;
-  std::vector<double> compute_s, comm_s, io_s, compute_J, comm_J, io_J;
+  std::vector<double> compute_s, comm_s, io_s, checkpoint_s, compute_J, comm_J, io_J, checkpoint_J;
   for (const auto& j : jobs) {
     id.push_back(j.spec.id);
     cls.push_back(j.spec.job_class);
@@ -314,9 +314,11 @@ void write_job_datasets(H5::Group& g, const std::vector<sim::Job>& jobs,
     compute_s.push_back(j.compute_s);
     comm_s.push_back(j.comm_s);
     io_s.push_back(j.io_s);
+    checkpoint_s.push_back(j.checkpoint_s);
     compute_J.push_back(j.compute_J);
     comm_J.push_back(j.comm_J);
     io_J.push_back(j.io_J);
+    checkpoint_J.push_back(j.checkpoint_J);
   }
   write_vector(g, "id", id, "1");
   write_strings(g, "class", cls, "text");
@@ -356,10 +358,12 @@ void write_job_datasets(H5::Group& g, const std::vector<sim::Job>& jobs,
   write_vector(g, "paused_gpu_s", paused, "GPU-s lost to pauses");
   write_vector(g, "compute_s", compute_s, "s of compute in peak phases (whole run, up to the horizon)");
   write_vector(g, "comm_s", comm_s, "s of exposed gradient communication");
-  write_vector(g, "io_s", io_s, "s of exposed data loading and checkpoint writing");
+  write_vector(g, "io_s", io_s, "s of exposed data loading");
+  write_vector(g, "checkpoint_s", checkpoint_s, "s of checkpoint writing and end-of-epoch work (valleys)");
   write_vector(g, "compute_J", compute_J, "J (all the job's GPUs) during compute");
   write_vector(g, "comm_J", comm_J, "J (all the job's GPUs) during exposed communication");
-  write_vector(g, "io_J", io_J, "J (all the job's GPUs) during exposed I/O");
+  write_vector(g, "io_J", io_J, "J (all the job's GPUs) during exposed data loading");
+  write_vector(g, "checkpoint_J", checkpoint_J, "J (all the job's GPUs) during checkpoints and epoch ends");
 }
 
 void ResultWriter::write_summary(const sim::RunSummary& s) {
@@ -379,6 +383,8 @@ void ResultWriter::write_summary(const sim::RunSummary& s) {
   write_scalar(g, "mean_facility_W", s.mean_facility_W, "W");
   write_scalar(g, "carbon_kg", s.carbon_kg, "kg");
   write_scalar(g, "cost", s.cost, "currency of the [grid.price] signal");
+  write_scalar(g, "capped_predictions", static_cast<double>(s.capped_predictions),
+               "1: job predictions whose power was above the GPU's TDP and was capped to it");
   write_string_attribute(g, "scheduler", s.scheduler);
   write_string_attribute(g, "placement", s.placement);
   write_string_attribute(g, "predictor", s.predictor);

@@ -55,6 +55,9 @@ std::string format_summary(const sim::RunSummary& s) {
   line("mean facility power", with_scale(s.mean_facility_W / 1e3, "kW", 1000, "MW"));
   line("CO2", with_scale(s.carbon_kg, "kg", 1000, "t"));
   if (s.cost != 0.0) line("electricity cost", fmt::format("{:.2f}", s.cost));
+  if (s.capped_predictions > 0)
+    line("capped predictions",
+         fmt::format("{} (a job's predicted power above its GPU's TDP; capped to the TDP)", s.capped_predictions));
   return out;
 }
 

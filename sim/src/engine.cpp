@@ -1,6 +1,7 @@
 // The event loop of one run: arrivals, scheduling passes, epoch phases, completions, and the horizon.
 #include "fleetwatt/sim/engine.hpp"
 
+#include "fleetwatt/models/clock_model.hpp"
 #include "fleetwatt/sim/network_model.hpp"
 #include "fleetwatt/sim/topology_placement.hpp"
 
@@ -68,13 +69,15 @@ std::vector<FleetGroup> fleet_groups(const EngineSetup& setup) {
 }
 
 namespace {
-/// The job's phases, epochs and dataset size as one GPU type runs it.
+/// The job's plan, epochs and dataset size as one GPU type runs it.
 void take_run(Job& job, const TypedRun& r) {
-  job.profile = r.profile;
+  job.plan = r.plan;
+  job.profile = r.plan.profile();
+  job.split = PeakSplit::of(r.plan);
   job.spec.epochs = r.epochs;
   job.spec.meta.dataset_samples = r.dataset_samples;
-  job.peak = Duration::from_seconds(r.profile.peak_s);
-  job.valley = Duration::from_seconds(r.profile.valley_s);
+  job.peak = Duration::from_seconds(job.profile.peak_s);
+  job.valley = Duration::from_seconds(job.profile.valley_s);
 }
 
 LedgerConfig ledger_config(const EngineSetup& s, const FleetLayout& layout) {
@@ -91,17 +94,37 @@ LedgerConfig ledger_config(const EngineSetup& s, const FleetLayout& layout) {
 }
 }  // namespace
 
-void Engine::check_profile(const workloads::JobSpec& spec, const workloads::PhaseProfile& p) const {
-  if (!(p.peak_s >= 0 && p.valley_s >= 0 && p.peak_W >= 0 && p.valley_W >= 0) || !(p.epoch_s() > 0) ||
-      !std::isfinite(p.epoch_s()) || !std::isfinite(p.peak_W) || !std::isfinite(p.valley_W))
+void Engine::check_plan(const workloads::JobSpec& spec, workloads::EpochPlan& plan,
+                        const models::GpuHardware& gpu) {
+  // Explicit phases are the user's numbers: above what the GPU can draw they are bad input.
+  if (spec.phases)
+    for (const auto& [key, w] :
+         {std::pair{"peak_W", spec.phases->peak_W}, {"valley_W", spec.phases->valley_W}})
+      if (w > gpu.tdp_W)
+        throw workloads::ConfigError(spec.class_origin, key,
+                                     fmt::format("job {}: {:g} W per GPU is above the {} GPU's TDP of {:g} W",
+                                                 spec.id, w, gpu.id, gpu.tdp_W));
+  bool finite = true;
+  for (const auto& part : plan.parts)
+    finite = finite && part.s >= 0 && part.W >= 0 && std::isfinite(part.s) && std::isfinite(part.W);
+  if (!finite || !(plan.epoch_s() > 0) || !std::isfinite(plan.epoch_s())) {
+    const auto p = plan.profile();
     throw workloads::ConfigError(
         spec.class_origin, "phases",
         fmt::format("job {}: predictor '{}' gave an impossible phase profile (peak {} W for "
                     "{} s, valley {} W for {} s)",
                     spec.id, predictor_.name(), p.peak_W, p.peak_s, p.valley_W, p.valley_s));
+  }
+  const auto p = plan.profile();
   if (Duration::from_seconds(p.peak_s) + Duration::from_seconds(p.valley_s) <= Duration::zero())
     throw workloads::ConfigError(spec.class_origin, "phases",
                                  fmt::format("job {}: epoch shorter than 1 ns", spec.id));
+  // A prediction beyond the hardware (a fitted formula far outside its data, say) is capped at the TDP,
+  // and counted: the summary says how many.
+  bool capped = false;
+  for (auto& part : plan.parts)
+    if (part.W > gpu.tdp_W) part.W = gpu.tdp_W, capped = true;
+  if (capped) ++summary_.capped_predictions;
 }
 
 Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
@@ -145,9 +168,8 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
     Job job;
     TypedRun run;  // what it starts as
     if (types.size() == 1) {
-      run = {spec.phases ? *spec.phases : predictor_.predict(spec, types.front()), spec.epochs,
-             spec.meta.dataset_samples};
-      check_profile(spec, run.profile);
+      run = {plan_job(spec, types.front(), predictor_), spec.epochs, spec.meta.dataset_samples};
+      check_plan(spec, run.plan, types.front());
     } else {
       // Every type's run up front, so a bad job fails here, before anything is written. A type the
       // predictor refuses the job on is left out for it; a job no type (with a group large enough) can
@@ -160,7 +182,7 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
         bool ok = true;
         try {
           typed_.push_back(run_on_type(spec, gpu, predictor_));
-          check_profile(spec, typed_.back().profile);
+          check_plan(spec, typed_.back().plan, gpu);
         } catch (const workloads::ConfigError& e) {
           if (!first_error) first_error = e;
           if (typed_.size() < jobs_.size() * types.size() + t + 1) typed_.emplace_back();
@@ -168,8 +190,8 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
         }
         runs_on_.push_back(ok ? 1 : 0);
         if (!ok) continue;
-        const TypedRun& r = typed_.back();
-        job.queued_peak_W = std::max(job.queued_peak_W, std::max(r.profile.peak_W, r.profile.valley_W));
+        const auto r = typed_.back().plan.profile();
+        job.queued_peak_W = std::max(job.queued_peak_W, std::max(r.peak_W, r.valley_W));
         job.queued_idle_W = any ? std::min(job.queued_idle_W, gpu.idle_W) : gpu.idle_W;
         any = true;
         for (std::uint32_t g = 0; g < groups.size(); ++g)
@@ -189,6 +211,7 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
     job.submit = Time::from_seconds(spec.submit_s);
     job.spec = std::move(spec);
     take_run(job, run);
+    job.gpu_tdp_W = groups.front().gpu.tdp_W;  // until it starts on a type of its own
     jobs_.push_back(std::move(job));
   }
   if (groups.size() > 1)
@@ -270,6 +293,7 @@ void Engine::start_job(JobIndex j, Placement gpus) {
   job.group = group;
   job.gpu = layout_.groups()[group].gpu.id;
   job.gpu_idle_W = layout_.groups()[group].gpu.idle_W;
+  job.gpu_tdp_W = layout_.groups()[group].gpu.tdp_W;
   if (!typed_.empty()) {
     // Its phases, epochs and dataset on the type it got (matched again to a recorded run time).
     const std::size_t types = layout_.types().size();
@@ -307,11 +331,9 @@ double Engine::phase_power_at(const Job& job, JobPhase phase) const {
 Duration Engine::phase_length(const Job& job, JobPhase phase) const {
   const Duration d = phase == JobPhase::peak ? job.peak : job.valley;
   const double w = phase == JobPhase::peak ? job.profile.peak_W : job.profile.valley_W;
-  const double idle = job.gpu_idle_W;
-  if (!(job.power_cap_W > 0.0) || job.power_cap_W >= w || !(w > idle)) return d;
-  // Cube law above idle: dynamic power ~ f^3, so the clock runs at ((cap - idle) / (P - idle))^(1/3).
-  const double f = std::cbrt(std::max(job.power_cap_W - idle, 1e-3) / (w - idle));
-  return Duration::from_seconds(d.seconds() / f);
+  // The one clock model (models/clock_model.hpp) says how much a cap stretches the phase.
+  const double k = models::clock_model().stretch(w, job.power_cap_W, job.gpu_tdp_W);
+  return k == 1.0 ? d : Duration::from_seconds(d.seconds() * k);
 }
 
 void Engine::account_phase(JobIndex j) {
@@ -328,6 +350,9 @@ void Engine::account_phase_until(JobIndex j, Time t) {
   if (job.phase == JobPhase::peak) {
     job.peak_phase_s += dt;
     job.peak_phase_J += energy;
+  } else {
+    job.checkpoint_s += dt;
+    job.checkpoint_J += energy;
   }
   // Under a cap the phase's work takes stretched / nominal longer: the rest of the time is lost to the cap.
   const Duration nominal = job.phase == JobPhase::peak ? job.peak : job.valley;
@@ -371,11 +396,11 @@ void Engine::enter_peak(JobIndex j) {
   job.phase = JobPhase::peak;
   job.phase_start = queue_.now();
   if (network_) {
-    // This epoch's peak: compute + exposed communication + exposed I/O at the current shares.
-    const EpochSplit split = network_->next_epoch(j);
-    job.profile.peak_W = split.mean_W();
-    job.profile.peak_s = split.duration_s();
-    job.peak = Duration::from_seconds(split.duration_s());
+    // This epoch's peak: the plan's compute + communication and I/O re-timed at the current shares.
+    job.split = network_->next_epoch(j);
+    job.profile.peak_W = job.split.mean_W();
+    job.profile.peak_s = job.split.duration_s();
+    job.peak = Duration::from_seconds(job.split.duration_s());
   }
   ledger_.set_gpu_power(queue_.now(), job.gpus, phase_power(job));
   job.phase_end = queue_.now() + phase_length(job, JobPhase::peak);
@@ -386,7 +411,7 @@ void Engine::enter_peak(JobIndex j) {
 void Engine::enter_valley(JobIndex j) {
   Job& job = jobs_[j];
   account_phase(j);
-  account_peak(job, j);
+  account_peak(job);
   job.phase = JobPhase::valley;
   job.phase_start = queue_.now();
   if (network_) {
@@ -394,7 +419,7 @@ void Engine::enter_valley(JobIndex j) {
     const double before = network_->power_W();
     const double checkpoint_s = network_->begin_checkpoint(j);
     network_changed(before);
-    job.profile.valley_s = std::max(network_->base_profile(j).valley_s, checkpoint_s);
+    job.profile.valley_s = std::max(job.plan[workloads::PartKind::checkpoint].s, checkpoint_s);
     job.valley = Duration::from_seconds(job.profile.valley_s);
   }
   ledger_.set_gpu_power(queue_.now(), job.gpus, phase_power(job));
@@ -407,9 +432,6 @@ void Engine::end_epoch(JobIndex j) {
   Job& job = jobs_[j];
   account_phase(j);
   if (network_) {
-    const double ckpt_s = network_->last_checkpoint_s(j);
-    job.io_s += ckpt_s;
-    job.io_J += static_cast<double>(job.gpus.size()) * job.profile.valley_W * ckpt_s;
     const double before = network_->power_W();
     network_->end_checkpoint(j);
     network_changed(before);
@@ -426,7 +448,7 @@ void Engine::stop_job(JobIndex j) {
   job.stop_event = 0;
   if (job.state != JobState::running) return;
   account_phase(j);
-  if (job.phase == JobPhase::peak) account_peak(job, j);
+  if (job.phase == JobPhase::peak) account_peak(job);
   if (job.next_event) queue_.cancel(job.next_event);
   finish_job(j);
 }
@@ -550,15 +572,15 @@ void Engine::release_gpus(JobIndex owner, std::span<const GpuIndex> gpus) {
   group_clusters_[g].release(owner, local);
 }
 
-void Engine::account_peak(Job& job, JobIndex j) {
+void Engine::account_peak(Job& job) {
   // What the GPUs drew in this peak phase (caps and pauses included), split among compute, exposed
-  // communication and exposed I/O in proportion to the epoch's planned times and energies.
+  // communication and exposed I/O in proportion to the phase's planned times and energies.
   const double t = job.peak_phase_s, e = job.peak_phase_J;
   job.peak_phase_s = job.peak_phase_J = 0.0;
-  const EpochSplit* s = network_ ? &network_->last_split(j) : nullptr;
-  const double total_s = s ? s->duration_s() : 0.0;
-  const double total_J = s ? s->compute_W * s->compute_s + s->comm_W * s->comm_s + s->io_W * s->io_s : 0.0;
-  if (!(total_s > 0.0) || !(total_J > 0.0)) {  // no network (or an empty split): all of it is compute
+  const PeakSplit* s = &job.split;
+  const double total_s = s->duration_s();
+  const double total_J = s->energy_J();
+  if (!(total_s > 0.0) || !(total_J > 0.0)) {  // an empty split: all of it is compute
     job.compute_s += t;
     job.compute_J += e;
     return;
@@ -604,13 +626,8 @@ void Engine::close_at_horizon() {
       continue;
     }
     const auto j = static_cast<JobIndex>(&job - jobs_.data());
-    if (job.phase == JobPhase::valley && network_) {
-      const double ckpt_s = std::min(network_->last_checkpoint_s(j), (h - job.phase_start).seconds());
-      job.io_s += ckpt_s;
-      job.io_J += static_cast<double>(job.gpus.size()) * job.profile.valley_W * ckpt_s;
-    }
     account_phase_until(j, h);
-    if (job.phase == JobPhase::peak) account_peak(job, j);
+    if (job.phase == JobPhase::peak) account_peak(job);
     gpu_seconds_ += static_cast<double>(job.gpus.size()) * (h - job.start).seconds();
   }
   ledger_.close(h);

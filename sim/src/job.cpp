@@ -1,4 +1,4 @@
-// Names of job states for tables and messages.
+// Names of job states for tables and messages; a plan's peak parts.
 #include "fleetwatt/sim/job.hpp"
 
 namespace fleetwatt::sim {
@@ -15,6 +15,15 @@ const char* to_string(JobState s) noexcept {
       return "finished";
   }
   return "?";
+}
+
+PeakSplit PeakSplit::of(const workloads::EpochPlan& plan) noexcept {
+  using workloads::PartKind;
+  PeakSplit s;
+  s.compute_s = plan[PartKind::compute].s, s.compute_W = plan[PartKind::compute].W;
+  s.comm_s = plan[PartKind::comm].s, s.comm_W = plan[PartKind::comm].W;
+  s.io_s = plan[PartKind::io].s, s.io_W = plan[PartKind::io].W;
+  return s;
 }
 
 }  // namespace fleetwatt::sim

@@ -66,7 +66,7 @@ nlohmann::json figures(const std::filesystem::path& result_file, std::string_vie
   series["node_power_total_W"] = sum_of(h5.matrix("/nodes/power_W").values);
   series["jobs"] = h5.doubles("/jobs/id").size();
   series["job_energy_sum_J"] = sum_of(h5.doubles("/jobs/energy_J"));
-  for (const char* column : {"compute_s", "comm_s", "io_s"})
+  for (const char* column : {"compute_s", "comm_s", "io_s", "checkpoint_s"})
     if (h5.has(std::string("/jobs/") + column))
       series[std::string("job_") + column + "_sum"] = sum_of(h5.doubles(std::string("/jobs/") + column));
   if (h5.has("/network/power_W")) {

@@ -113,14 +113,15 @@ TEST_CASE("The datasheet predictor's errors on the Zeus measurements stay within
   WARN(report);
   CHECK(at_default["a40"].n == 41);
   CHECK(at_default["rtx6000"].n == 36);
-  CHECK(at_default["a40"].mean_time() < 0.20);
-  CHECK(at_default["a40"].mean_power() < 0.12);
-  CHECK(at_default["rtx6000"].mean_time() < 0.40);
-  CHECK(at_default["rtx6000"].mean_power() < 0.16);
-  CHECK(all_limits["a40"].mean_time() < 0.40);
-  CHECK(all_limits["a40"].mean_power() < 0.20);
-  CHECK(all_limits["rtx6000"].mean_time() < 0.50);
-  CHECK(all_limits["rtx6000"].mean_power() < 0.20);
+  // Guards a little above the figures the README reports (power limits follow the one clock model).
+  CHECK(at_default["a40"].mean_time() < 0.135);
+  CHECK(at_default["a40"].mean_power() < 0.105);
+  CHECK(at_default["rtx6000"].mean_time() < 0.33);
+  CHECK(at_default["rtx6000"].mean_power() < 0.145);
+  CHECK(all_limits["a40"].mean_time() < 0.16);
+  CHECK(all_limits["a40"].mean_power() < 0.09);
+  CHECK(all_limits["rtx6000"].mean_time() < 0.32);
+  CHECK(all_limits["rtx6000"].mean_power() < 0.12);
 }
 
 TEST_CASE("The datasheet predictor's errors on the GAISSA RTX 3070 runs stay within their reported values",
@@ -167,6 +168,6 @@ TEST_CASE("The datasheet predictor's errors on the GAISSA RTX 3070 runs stay wit
                         100 * all.mean_time(), 100 * all.mean_power());
   WARN(report);
   CHECK(all.n == 159);
-  CHECK(all.mean_time() < 1.0);
-  CHECK(all.mean_power() < 0.5);
+  CHECK(all.mean_time() < 0.285);
+  CHECK(all.mean_power() < 0.37);
 }

@@ -27,11 +27,10 @@ models::GpuHardware gpu(const std::string& id, double idle_W, double tdp_W) {
 class ByTypePredictor final : public models::PowerPredictor {
  public:
   std::string_view name() const override { return "by_type"; }
-  workloads::PhaseProfile predict(const workloads::JobSpec& job,
-                                  const models::GpuHardware& g) const override {
+  workloads::EpochPlan plan(const workloads::JobSpec& job, const models::GpuHardware& g) const override {
     const double s = job.meta.dataset_samples / 100.0;
-    if (g.id == "typea") return {200.0, s, 100.0, 5.0};
-    return {80.0, 3.0 * s, 40.0, 10.0};
+    if (g.id == "typea") return workloads::EpochPlan::from_profile({200.0, s, 100.0, 5.0});
+    return workloads::EpochPlan::from_profile({80.0, 3.0 * s, 40.0, 10.0});
   }
 };
 
@@ -40,11 +39,10 @@ class ByTypePredictor final : public models::PowerPredictor {
 class PickyPredictor final : public models::PowerPredictor {
  public:
   std::string_view name() const override { return "picky"; }
-  workloads::PhaseProfile predict(const workloads::JobSpec& job,
-                                  const models::GpuHardware& g) const override {
+  workloads::EpochPlan plan(const workloads::JobSpec& job, const models::GpuHardware& g) const override {
     if (job.meta.dataset_samples > 50000.0 || (g.id == "typeb" && job.meta.dataset_samples > 5000.0))
       throw workloads::ConfigError({"picky", 1, 1}, "model", "does not fit " + g.id);
-    return ByTypePredictor{}.predict(job, g);
+    return ByTypePredictor{}.plan(job, g);
   }
 };
 

@@ -97,6 +97,7 @@ TEST_CASE("an epoch's peak is compute plus the exposed part of the ring all-redu
   CHECK(job.comm_s == Approx(2 * comm));
   CHECK(job.compute_s == Approx(2 * 100.0));
   CHECK(job.io_s == 0.0);
+  CHECK(job.checkpoint_s == Approx(2 * 10.0));  // no storage: the valley's 10 s, nothing to write
   CHECK((job.end - job.start).seconds() == Approx(2 * (100 + comm + 10)).epsilon(1e-9));
   // Exposed communication at idle + 30 % of the way to peak: 60 + 0.3 * 240 = 132 W.
   const double comm_W = 60 + 0.3 * (300 - 60);

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "../sim/sim_test_support.hpp"
+#include "fleetwatt/models/clock_model.hpp"
 #include "fleetwatt/sim/policies.hpp"
 
 using namespace fleetwatt;
@@ -113,16 +114,27 @@ TEST_CASE("a facility power cap queues jobs whose peak would break it", "[polici
   CHECK(free.engine->ledger().peak_facility_W() == Approx(1300.0));
 }
 
-TEST_CASE("GPU power capping stretches a job by the cube law instead of queueing it", "[policies]") {
-  // Cap 1,050 W: the second job gets (1050 - 800) / 2 = 125 W of headroom per GPU, a 175 W cap.
-  // Clock ratio ((175 - 50) / (300 - 50))^(1/3) = 0.5^(1/3): 10 s of compute takes 10 / 0.7937 = 12.599 s.
+/// How much the clock model stretches a 300 W phase on an A800 (TDP 400 W) capped at `cap_W`: the clock
+/// runs at f = (cap - F) / (300 - F) above the floor F = floor_fraction x 400 W, and the clock-bound share
+/// b of the time stretches as 1 / f: b / f + 1 - b.
+double stretch_300_W(double cap_W) {
+  const auto& m = models::clock_model();
+  const double floor = m.floor_fraction * 400.0;
+  return m.clock_bound_share / ((cap_W - floor) / (300.0 - floor)) + 1.0 - m.clock_bound_share;
+}
+
+TEST_CASE("GPU power capping stretches a job by the clock model instead of queueing it", "[policies]") {
+  // Cap 1,050 W: the second job gets (1050 - 800) / 2 = 125 W of headroom per GPU, a 175 W cap. With the
+  // fitted model (floor 86 W, b = 0.30): f = 89 / 214 = 0.416, 10 s of work takes 10 x 1.421 = 14.2 s.
+  const double k = stretch_300_W(175.0);
+  CHECK(k == Approx(0.30 / (89.0 / 214.0) + 0.70).epsilon(0.01));
   auto r = run(fleet(1, 4), {job(1, 0, 2, 10), job(2, 0, 2, 10)},
                std::make_unique<PowerCapScheduler>(1050, true, 0.3));
   CHECK(r[2].start.seconds() == 0.0);
   CHECK(r[2].power_cap_W == Approx(175.0));
-  CHECK(r[2].end.seconds() == Approx(10.0 / std::cbrt(0.5)).epsilon(1e-9));
+  CHECK(r[2].end.seconds() == Approx(10.0 * k).epsilon(1e-9));
   CHECK(r.engine->ledger().peak_facility_W() == Approx(1050.0));
-  CHECK(r[2].energy_J == Approx(2 * 175.0 * 10.0 / std::cbrt(0.5)).epsilon(1e-9));
+  CHECK(r[2].energy_J == Approx(2 * 175.0 * 10.0 * k).epsilon(1e-9));
 }
 
 TEST_CASE("carbon-aware deferral waits for a low-intensity hour within the deadline", "[policies]") {
@@ -204,14 +216,14 @@ TEST_CASE("a demand-response event pauses jobs to meet its target and reports th
 TEST_CASE("a demand-response event can cap GPUs instead of pausing, and the work left finishes later",
           "[policies]") {
   // Two 2-GPU jobs of 1,000 s at 300 W on one 4-GPU node (idle 50 W, base 100 W): 1,300 W IT. Between 100 s
-  // and 200 s the target is 900 W: 300 + 4 (c - 50) <= 900 gives a common cap c = 200 W. Cube law: the clock
-  // runs at f = ((200 - 50) / (300 - 50))^(1/3) = 0.6^(1/3), so the event does 100 f s of each job's work
+  // and 200 s the target is 900 W: 300 + 4 (c - 50) <= 900 gives a common cap c = 200 W. The clock model
+  // stretches the work by k (stretch_300_W), so the event does 100 f s of each job's work with f = 1 / k,
   // and both end at 200 + (900 - 100 f) = 1100 - 100 f s. GPU time lost: 2 jobs x 2 GPUs x 100 s x (1 - f).
   auto dr =
       std::make_unique<DemandResponseScheduler>(100, 200, 900, DemandResponseScheduler::Action::cap, 0.3);
   auto* policy = dr.get();
   auto r = run(fleet(1, 4), {job(1, 0, 2, 1000), job(2, 0, 2, 1000)}, std::move(dr));
-  const double f = std::cbrt(0.6);
+  const double f = 1.0 / stretch_300_W(200.0);
   const double end = 1100.0 - 100.0 * f;
   CHECK(policy->event_cap_W() == Approx(200.0));
   CHECK(r[1].paused_gpu_seconds == 0.0);
@@ -238,7 +250,7 @@ TEST_CASE("a demand-response cap that cannot reach the target also pauses the la
   CHECK(policy->event_cap_W() == Approx(120.0));
   CHECK(r[2].paused_gpu_seconds == Approx(200.0));
   CHECK(r[1].paused_gpu_seconds == 0.0);
-  const double f = std::cbrt(70.0 / 250.0);
+  const double f = 1.0 / stretch_300_W(120.0);
   CHECK(r[1].end.seconds() == Approx(1100.0 - 100.0 * f));
   CHECK(r[2].end.seconds() == Approx(1100.0));
   CHECK(metric(*policy, "dr_paused_jobs") == 1.0);

@@ -126,8 +126,8 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const workl
   s->compute_s = epoch_compute_s;
   const auto n_gpus = static_cast<std::uint32_t>(s->gpus.size());
   const std::uint32_t batch = meta.batch_size != 0 ? meta.batch_size : kDefaultBatchPerGpu * n_gpus;
-  s->steps = steps_per_epoch(meta.dataset_samples, batch);
-  s->sample_bytes = bytes_per_sample(meta, config_.training);
+  s->steps = models::steps_per_epoch(meta.dataset_samples, batch);
+  s->sample_bytes = models::bytes_per_sample(meta, config_.training);
   s->workers =
       meta.workers != 0 ? meta.workers : static_cast<double>(config_.training.default_workers) * n_gpus;
 
@@ -142,7 +142,7 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const workl
   // ECMP keys differ per job so that jobs spread over equal paths.
   const std::uint64_t key = static_cast<std::uint64_t>(id) * 0x10001ULL;
 
-  const double grad = gradient_bytes(meta, config_.training);
+  const double grad = models::gradient_bytes(meta, config_.training);
   if (n_gpus > 1 && grad > 0.0) {
     std::vector<Vertex> ranks;
     for (const auto gpu : s->gpus) ranks.push_back(topo_.gpus().at(gpu));
@@ -204,12 +204,12 @@ EpochCost FleetNetwork::epoch_cost(NetJob job) {
     c.allreduce_s = s.allreduce->time(config_.training.alpha_s);
     c.comm_s = c.allreduce_s * steps;
     c.comm_exposed_s =
-        steps * exposed_communication(s.compute_s / steps, c.allreduce_s, config_.training.comm_overlap,
+        steps * models::exposed_communication(s.compute_s / steps, c.allreduce_s, config_.training.comm_overlap,
                                       config_.training.backward_fraction);
   }
   if (!s.reads.empty()) {
     for (const auto r : s.reads) c.read_share_Bps += reads_->rate(r);
-    const auto l = epoch_loading(s.meta.dataset_samples, s.sample_bytes, c.read_share_Bps, s.workers,
+    const auto l = models::epoch_loading(s.meta.dataset_samples, s.sample_bytes, c.read_share_Bps, s.workers,
                                  config_.training.decode_rate_per_worker, s.compute_s,
                                  config_.training.prefetch_depth, s.steps);
     c.io_load_s = l.load_s;
@@ -221,7 +221,7 @@ EpochCost FleetNetwork::epoch_cost(NetJob job) {
 double FleetNetwork::begin_checkpoint(NetJob job) {
   auto& s = *jobs_.at(job);
   if (!s.writes.empty()) throw std::logic_error("checkpoint already in progress");
-  const double bytes = checkpoint_bytes(s.meta, config_.training);
+  const double bytes = models::checkpoint_bytes(s.meta, config_.training);
   if (!(bytes > 0.0) || storage_Bps_ <= 0.0) return 0.0;
   // Data-parallel replicas hold the same state; each node writes its 1/n share (sharded checkpoints).
   for (const auto node : s.nodes) {

@@ -1,6 +1,8 @@
 // Priors for what traces do not record, and run-time matching.
 #include "fleetwatt/workloads/job_inference.hpp"
 
+#include "fleetwatt/workloads/job_classes.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -8,25 +10,17 @@
 namespace fleetwatt::workloads {
 
 std::vector<ModelPrior> InferenceConfig::default_model_priors() {
+  // The built-in job classes (job_classes.cpp has the figures and their sources), half each. Datasets:
+  // ViT on ImageNet-1k subsets up to its 1,281,167 training images, batch sizes as used on 1-8 GPU jobs;
+  // BERT on 1e5..1e7 sequences (fine-tuning sets to a Wikipedia shard). Mixed precision.
   std::vector<ModelPrior> priors;
-  // ViT-B/16 (Dosovitskiy et al., ICLR 2021): 86M parameters; 17.6 GFLOPs per 224x224 image forward (the
-  // paper's Table 6 lists 55.5 GFLOPs for 384x384; 17.6 at 224 is timm's figure). Datasets: ImageNet-1k
-  // subsets up to its 1,281,167 training images. Batch sizes as used on 1-8 GPU jobs; mixed precision.
-  priors.push_back(
-      {"vit", "vit-b16", 86.6e6, 17.6e9, {128, 256, 512, 1024}, 1.0e5, 1281167.0, 224, Precision::fp16, 1.0});
-  // BERT-base (Devlin et al., NAACL 2019): 110M parameters; forward FLOPs ~ 2 x parameters x tokens
-  // (Kaplan et al. 2020) = 2 x 110e6 x 128 = 28.2 GFLOPs per 128-token sequence. Datasets 1e5..1e7
-  // sequences (fine-tuning sets to a Wikipedia shard).
-  priors.push_back({"bert",
-                    "bert-base",
-                    110e6,
-                    2.0 * 110e6 * 128,
-                    {32, 64, 128, 256},
-                    1.0e5,
-                    1.0e7,
-                    128,
-                    Precision::fp16,
-                    1.0});
+  for (const auto& c : builtin_job_classes()) {
+    const bool vit = c.name == "vit";
+    priors.push_back(
+        {c.name, c.model, c.params, c.flops_per_sample,
+         vit ? std::vector<std::uint32_t>{128, 256, 512, 1024} : std::vector<std::uint32_t>{32, 64, 128, 256},
+         1.0e5, vit ? 1281167.0 : 1.0e7, c.input_size, c.precision, 1.0});
+  }
   return priors;
 }
 

@@ -1,6 +1,8 @@
 // The "sr" predictor: model-file loading for the simulator and metadata -> feature mapping.
 #include "fleetwatt/models/fit/sr_predictor.hpp"
 
+#include "fleetwatt/workloads/job_classes.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -104,14 +106,16 @@ double SrPredictor::eval(const SrTargetModel& m, const JobSpec& job) const {
   return std::isfinite(y) ? std::max(0.0, y) : 0.0;
 }
 
-PhaseProfile SrPredictor::predict(const JobSpec& job, const GpuHardware& /*gpu*/) const {
-  if (job.phases) return *job.phases;
+EpochPlan SrPredictor::plan(const JobSpec& job, const GpuHardware& /*gpu*/) const {
+  // Fitted on a site's measured phases: the peak (communication and loading included) counts as compute.
+  const auto meta = workloads::with_class_defaults(job);
+  if (job.phases) return EpochPlan::from_profile(*job.phases, meta);
   PhaseProfile p;
   p.peak_W = eval(*peak_W_, job);
   p.peak_s = eval(*peak_s_, job);
   if (valley_W_) p.valley_W = eval(*valley_W_, job);
   if (valley_s_) p.valley_s = eval(*valley_s_, job);
-  return p;
+  return EpochPlan::from_profile(p, meta);
 }
 
 UncertaintyBand SrPredictor::uncertainty(const JobSpec& /*job*/, const GpuHardware& /*gpu*/) const {

@@ -17,7 +17,7 @@ class BandedPredictor final : public PowerPredictor {
   [[nodiscard]] std::string_view name() const override { return inner_->name(); }
   /// The inner prediction with both phase powers scaled by (1 - low) or (1 + high); durations unchanged,
   /// so the epoch's energy moves by exactly the band.
-  [[nodiscard]] PhaseProfile predict(const JobSpec& job, const GpuHardware& gpu) const override;
+  [[nodiscard]] EpochPlan plan(const JobSpec& job, const GpuHardware& gpu) const override;
   [[nodiscard]] UncertaintyBand uncertainty(const JobSpec& job, const GpuHardware& gpu) const override {
     return inner_->uncertainty(job, gpu);
   }

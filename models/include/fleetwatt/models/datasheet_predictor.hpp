@@ -3,10 +3,11 @@
 // efficiency the power law gives for the step's average operation size; memory time from the activations the
 // step touches; a fixed per-step overhead (kernel launches, unfused optimiser per parameter tensor, host
 // synchronisation) that dominates at small batches; an exposed data-parallel all-reduce; a data-loading bound
-// from workers and image size. Peak power follows the component model at the achieved compute and memory
-// activity; a power limit below the draw slows the clocks (dynamic power ~ f^gamma) and stretches compute.
-// The valley is the epoch's end (loader restart, evaluation hooks) plus a checkpoint of parameters and
-// optimiser state over the storage bandwidth, at the resident floor power. Jobs that name only a class go to
+// from workers and image size. The epoch plan's parts: compute (the steps' GPU work, at the component
+// model's power for its compute and memory activity; a power limit below that draw slows the clocks as the
+// one clock model says), comm (the exposed all-reduce, between idle and compute power), io (data-loading
+// stalls, at the resident floor) and checkpoint (the epoch's end - loader restart, evaluation hooks - plus
+// a checkpoint of parameters and optimiser state over the storage bandwidth, at the resident floor). Jobs that name only a class go to
 // a fallback (the table predictor). Constants were calibrated on the Zeus A40 measurements; see the README
 // for the errors.
 #pragma once
@@ -14,12 +15,14 @@
 #include <memory>
 #include <optional>
 
+#include "fleetwatt/models/clock_model.hpp"
 #include "fleetwatt/models/component_model.hpp"
 #include "fleetwatt/models/gpu_hardware.hpp"
 #include "fleetwatt/models/model_zoo.hpp"
 #include "fleetwatt/models/power_law.hpp"
 #include "fleetwatt/models/power_predictor.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
+#include "fleetwatt/models/training_io.hpp"
 
 namespace fleetwatt::models {
 
@@ -31,14 +34,16 @@ struct DatasheetParams {
   double transformer_bytes_per_activation = 7.0;  ///< the same for Transformers and RNNs
   double step_overhead_s = 1.3e-3;                ///< per step: launch and host synchronisation
   double per_tensor_overhead_s = 0.14e-3;    ///< per step and parameter tensor: unfused optimiser kernels
-  double data_s_per_pixel = 3.3e-8;          ///< decode + augment seconds per pixel-channel per worker
-  std::uint32_t default_workers = 8;         ///< loader workers when the job does not say
-  double epoch_end_s = 5.8;                  ///< fixed end-of-epoch work (loader restart, hooks)
-  double checkpoint_bytes_per_param = 12.0;  ///< weights + two Adam moments in FP32
-  double storage_Bps = 1e9;                  ///< checkpoint write bandwidth per GPU
-  double comm_overlap = 0.5;                 ///< share of the all-reduce hidden behind the backward pass
+  double data_s_per_pixel = 3.3e-8;  ///< decode + augment seconds per pixel-channel per worker
+  /// Loader workers per GPU when the job does not say (the training-I/O default).
+  std::uint32_t default_workers = TrainingIoConfig{}.default_workers;
+  double epoch_end_s = 5.8;  ///< fixed end-of-epoch work (loader restart, hooks)
+  /// Checkpoint bytes per parameter (the training-I/O default: weights + two Adam moments in FP32).
+  double checkpoint_bytes_per_param = TrainingIoConfig{}.checkpoint_bytes_per_param;
+  double storage_Bps = 1e9;  ///< checkpoint write bandwidth per GPU (the network re-times it on a fabric)
+  /// Share of the all-reduce hidden behind the backward pass (the training-I/O default).
+  double comm_overlap = TrainingIoConfig{}.comm_overlap;
   double comm_heavy_fraction = 0.2;  ///< exposed communication share of a step that makes a job comm-heavy
-  double dvfs_exponent = 2.0;        ///< dynamic power ~ f^gamma under a power limit
   double power_limit_W = 0.0;        ///< board power limit; 0 means the TDP
   double training_state_bytes_per_param = 16.0;  ///< weights, gradients, Adam moments (memory check)
   ComponentParams component{};                   ///< floor 0.18 TDP above idle; shares of the headroom
@@ -52,14 +57,17 @@ struct StepBreakdown {
   double training_flops_per_sample = 0.0;
   double efficiency = 0.0;  ///< power-law efficiency of the step's average operation
   double peak_flops = 0.0;  ///< v_max for the job's precision
-  double compute_s = 0.0, memory_s = 0.0, overhead_s = 0.0, comm_s = 0.0, data_s = 0.0;
+  /// Per step: FLOP time, memory time and fixed overhead (the GPU's work, at full clocks), the exposed
+  /// all-reduce, the data-loading bound and the loading stall (the part of data_s not under the GPU's work).
+  double compute_s = 0.0, memory_s = 0.0, overhead_s = 0.0, comm_s = 0.0, data_s = 0.0, io_s = 0.0;
   double step_s = 0.0;
-  double dvfs_slowdown = 1.0;  ///< compute stretch from the power limit (1: none)
+  double dvfs_slowdown = 1.0;  ///< stretch of the GPU's work from the power limit (clock model; 1: none)
   double power_limit_W = 0.0;
   ComponentPower peak_power;  ///< the component split of peak_W
   double checkpoint_s = 0.0;
   bool communication_heavy = false;
-  PhaseProfile profile;
+  EpochPlan plan;        ///< the epoch's parts
+  PhaseProfile profile;  ///< plan.profile()
 };
 
 /// A job's model counts: the zoo model it names (at its input size) with any figure the job gives overriding
@@ -75,7 +83,7 @@ class DatasheetPredictor final : public PowerPredictor {
                               std::unique_ptr<PowerPredictor> class_fallback = nullptr);
 
   [[nodiscard]] std::string_view name() const override { return "datasheet"; }
-  [[nodiscard]] PhaseProfile predict(const JobSpec& job, const GpuHardware& gpu) const override;
+  [[nodiscard]] EpochPlan plan(const JobSpec& job, const GpuHardware& gpu) const override;
   [[nodiscard]] UncertaintyBand uncertainty(const JobSpec& job, const GpuHardware& gpu) const override;
 
   /// True when the job carries model metadata this predictor can use (a model name or FLOPs).
@@ -98,7 +106,7 @@ struct ComponentPredictorParams {
   double fusion_factor = 1.0;
   double pipeline_factor = 1.0;
   double epoch_end_s = 5.8;
-  double checkpoint_bytes_per_param = 12.0;
+  double checkpoint_bytes_per_param = TrainingIoConfig{}.checkpoint_bytes_per_param;
   double storage_Bps = 1e9;
   ComponentParams component{};
 };
@@ -108,7 +116,7 @@ class ComponentPredictor final : public PowerPredictor {
   explicit ComponentPredictor(ComponentPredictorParams params = {},
                               std::unique_ptr<PowerPredictor> class_fallback = nullptr);
   [[nodiscard]] std::string_view name() const override { return "component"; }
-  [[nodiscard]] PhaseProfile predict(const JobSpec& job, const GpuHardware& gpu) const override;
+  [[nodiscard]] EpochPlan plan(const JobSpec& job, const GpuHardware& gpu) const override;
   [[nodiscard]] UncertaintyBand uncertainty(const JobSpec& job, const GpuHardware& gpu) const override;
 
  private:

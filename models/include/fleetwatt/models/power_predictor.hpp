@@ -1,5 +1,7 @@
-// The seam between workload metadata and the simulator: a predictor turns a job and a GPU into the per-GPU
-// square wave of one epoch. Every predictor (table, datasheet/power-law, component, fitted symbolic
+// The seam between workload metadata and the simulator: a predictor turns a job and a GPU into the plan of
+// one epoch (compute, exposed communication, exposed I/O, checkpoint: each a duration at a per-GPU power,
+// plus the metadata its traffic comes from). The engine runs the plan; a network model re-times its comm
+// and io parts. Every predictor (table, datasheet/power-law, component, fitted symbolic
 // regression) implements this interface and registers in predictor_registry.
 #pragma once
 
@@ -12,6 +14,9 @@
 namespace fleetwatt::models {
 
 using workloads::JobSpec;
+using workloads::EpochPart;
+using workloads::EpochPlan;
+using workloads::PartKind;
 using workloads::PhaseProfile;
 
 /// Relative uncertainty of a prediction: energy lies in [mid * (1 - low), mid * (1 + high)].
@@ -27,9 +32,14 @@ class PowerPredictor {
   /// Registry name of this predictor ("table", ...).
   [[nodiscard]] virtual std::string_view name() const = 0;
 
-  /// Per-GPU phase profile of one epoch of `job` on `gpu`. Throws workloads::ConfigError (located at the
+  /// The plan of one epoch of `job` on `gpu` (per GPU). Throws workloads::ConfigError (located at the
   /// job's class_origin) when the job lacks what this predictor needs.
-  [[nodiscard]] virtual PhaseProfile predict(const JobSpec& job, const GpuHardware& gpu) const = 0;
+  [[nodiscard]] virtual EpochPlan plan(const JobSpec& job, const GpuHardware& gpu) const = 0;
+
+  /// The plan's square-wave view (peak = compute + comm + io, valley = checkpoint).
+  [[nodiscard]] PhaseProfile predict(const JobSpec& job, const GpuHardware& gpu) const {
+    return plan(job, gpu).profile();
+  }
 
   /// Relative uncertainty of predict()'s energy for this job.
   [[nodiscard]] virtual UncertaintyBand uncertainty(const JobSpec& /*job*/,

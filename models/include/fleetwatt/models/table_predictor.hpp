@@ -18,7 +18,7 @@ class TablePredictor final : public PowerPredictor {
   explicit TablePredictor(const std::vector<workloads::JobClassConfig>& classes = {});
 
   [[nodiscard]] std::string_view name() const override { return "table"; }
-  [[nodiscard]] PhaseProfile predict(const JobSpec& job, const GpuHardware& gpu) const override;
+  [[nodiscard]] EpochPlan plan(const JobSpec& job, const GpuHardware& gpu) const override;
 
   [[nodiscard]] bool has_class(const std::string& name) const { return classes_.count(name) != 0; }
   [[nodiscard]] const workloads::JobClassConfig& job_class(const std::string& name) const;

@@ -138,12 +138,13 @@ class Engine {
       std::span<const GpuIndex> gpus) const;
   void allocate_gpus(JobIndex owner, std::span<const GpuIndex> gpus);
   void release_gpus(JobIndex owner, std::span<const GpuIndex> gpus);
-  /// Checks a job's phases on one GPU type; throws ConfigError naming the job.
-  void check_profile(const workloads::JobSpec& spec, const workloads::PhaseProfile& p) const;
+  /// Checks a job's plan on one GPU type (throws ConfigError naming the job; explicit phases above the TDP
+  /// are bad input) and caps a predicted part above the TDP at it, counting it in the summary.
+  void check_plan(const workloads::JobSpec& spec, workloads::EpochPlan& plan, const models::GpuHardware& gpu);
   /// Passes a change of network power (from `before_W`) to the ledger and the sink.
   void network_changed(double before_W);
   /// Adds the peak phase just ended (or cut short) to the job's compute/comm/I/O totals.
-  void account_peak(Job& job, JobIndex j);
+  void account_peak(Job& job);
 
   EngineSetup setup_;
   FleetLayout layout_;

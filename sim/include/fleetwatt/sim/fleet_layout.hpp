@@ -60,10 +60,15 @@ class FleetLayout {
 
 /// A job's run on one GPU type: its per-GPU phases and its epoch count and dataset size there.
 struct TypedRun {
-  workloads::PhaseProfile profile;
+  workloads::EpochPlan plan;
   std::uint32_t epochs = 1;
   double dataset_samples = 0.0;
 };
+
+/// The job's epoch plan on `gpu`: its explicit phases (compute peak, checkpoint valley), else the
+/// predictor's plan.
+[[nodiscard]] workloads::EpochPlan plan_job(const workloads::JobSpec& spec, const models::GpuHardware& gpu,
+                                            const models::PowerPredictor& predictor);
 
 /// The job on `gpu`: explicit phases as given (they hold on every type), else the predictor's. A job whose
 /// epochs were chosen to match a recorded run time (JobSpec::matched_runtime_s) is matched again on this

@@ -17,9 +17,29 @@ enum class JobPhase { none, peak, valley };
 
 [[nodiscard]] const char* to_string(JobState s) noexcept;
 
+/// One epoch's peak phase as it runs: the plan's compute, comm and io parts, the latter two re-timed by
+/// the network when there is one (per GPU). The engine accounts each peak phase by these shares.
+struct PeakSplit {
+  double compute_s = 0.0, comm_s = 0.0, io_s = 0.0;
+  double compute_W = 0.0, comm_W = 0.0, io_W = 0.0;
+  [[nodiscard]] double duration_s() const noexcept { return compute_s + comm_s + io_s; }
+  [[nodiscard]] double energy_J() const noexcept {
+    return compute_W * compute_s + comm_W * comm_s + io_W * io_s;
+  }
+  /// Time-weighted power of the whole peak phase (compute alone keeps its power exactly).
+  [[nodiscard]] double mean_W() const noexcept {
+    const double t = duration_s();
+    return (comm_s > 0.0 || io_s > 0.0) && t > 0.0 ? energy_J() / t : compute_W;
+  }
+  /// The peak parts of a plan as they stand.
+  [[nodiscard]] static PeakSplit of(const workloads::EpochPlan& plan) noexcept;
+};
+
 struct Job {
   workloads::JobSpec spec;
-  workloads::PhaseProfile profile;  ///< per-GPU, per epoch, as simulated
+  workloads::EpochPlan plan;        ///< the predictor's per-GPU epoch plan on its GPU type
+  workloads::PhaseProfile profile;  ///< per-GPU, per epoch, as simulated (the plan's peak/valley view)
+  PeakSplit split;                  ///< the peak phase in progress (or last run)
   Duration peak;                    ///< profile durations on the integer clock
   Duration valley;
 
@@ -35,6 +55,7 @@ struct Job {
   std::uint32_t group = kNoGroup;  ///< node group of its GPUs (FleetLayout order)
   std::string gpu;                 ///< GPU preset id of its GPUs
   double gpu_idle_W = 0.0;         ///< idle power of each of its GPUs
+  double gpu_tdp_W = 0.0;          ///< TDP of each of its GPUs (the clock model's scale)
   /// Several GPU types, before start: the highest per-GPU phase power over the types and the lowest idle
   /// power, so power-aware policies bound what a start may add whatever type it gets (0: use profile).
   double queued_peak_W = 0.0;
@@ -53,10 +74,11 @@ struct Job {
   double power_cap_W = 0.0;         ///< per-GPU cap (0: none); phases above it run at it, stretched
   double paused_gpu_seconds = 0.0;  ///< GPU time lost to pauses
   double capped_gpu_seconds = 0.0;  ///< GPU time lost to power caps (stretched minus nominal phase time)
-  // Where the time and GPU energy went (all the job's GPUs for energy): compute in peak phases, exposed
-  // gradient communication, exposed I/O (data loading in peak phases, checkpoint writes in valleys).
-  double compute_s = 0.0, comm_s = 0.0, io_s = 0.0;
-  double compute_J = 0.0, comm_J = 0.0, io_J = 0.0;
+  // Where the time and GPU energy went (all the job's GPUs for energy), by epoch part: compute, exposed
+  // gradient communication and exposed data loading in peak phases, checkpoint (write and end-of-epoch
+  // work) in valleys.
+  double compute_s = 0.0, comm_s = 0.0, io_s = 0.0, checkpoint_s = 0.0;
+  double compute_J = 0.0, comm_J = 0.0, io_J = 0.0, checkpoint_J = 0.0;
   double peak_phase_s = 0.0, peak_phase_J = 0.0;  ///< time and GPU energy of the peak phase in progress
 
   /// Predicted run time on an idle fleet: epochs * (peak + valley).

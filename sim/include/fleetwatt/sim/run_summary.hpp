@@ -27,6 +27,8 @@ struct RunSummary {
   double mean_facility_W = 0.0;
   double carbon_kg = 0.0;
   double cost = 0.0;  ///< electricity cost in the [grid.price] currency (0 without one)
+  /// Predictions (a job on one GPU type) with a part drawing more than the GPU's TDP: capped to the TDP.
+  std::uint64_t capped_predictions = 0;
   std::uint64_t events = 0;
   double wall_s = 0.0;
   /// One line per node group when the fleet has several ("G2: 549 nodes x 8 a800 (...)"); empty otherwise.

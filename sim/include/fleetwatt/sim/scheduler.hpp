@@ -77,8 +77,8 @@ class SchedulerContext {
   virtual void pause(JobIndex j);
   /// Resumes a paused job where it stopped.
   virtual void resume(JobIndex j);
-  /// Caps the per-GPU power of a job (0: no cap): phases above the cap draw the cap and stretch by the
-  /// cube law (dynamic power ~ f^3 at voltage ~ f, time ~ 1/f above idle). A queued job is capped from its
+  /// Caps the per-GPU power of a job (0: no cap): phases above the cap draw the cap and stretch as the one
+  /// clock model says (models/clock_model.hpp, fitted on the Zeus sweeps). A queued job is capped from its
   /// start; a running one from now, the rest of its current phase continuing at the new pace.
   virtual void set_power_cap(JobIndex j, double cap_W);
   [[nodiscard]] virtual NodePower node_power(NodeIndex n) const;

@@ -22,7 +22,7 @@
 #include "fleetwatt/topologies/shared_pool.hpp"
 #include "fleetwatt/topologies/topology.hpp"
 #include "fleetwatt/topologies/topology_config.hpp"
-#include "fleetwatt/topologies/training_cost.hpp"
+#include "fleetwatt/models/training_io.hpp"
 #include "fleetwatt/workloads/job_spec.hpp"
 
 namespace fleetwatt::topologies {

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fleetwatt/models/training_io.hpp"
 #include "fleetwatt/topologies/builders.hpp"
 #include "fleetwatt/topologies/routing.hpp"
 #include "fleetwatt/topologies/topology.hpp"
@@ -31,21 +32,8 @@ struct FabricKindInfo {
 [[nodiscard]] const workloads::ParamSpecs& topology_common_params();
 enum class AllReduceAlgorithm { ring, tree, hierarchical };
 
-/// Data loading, checkpointing and gradient-communication parameters.
-struct TrainingIoConfig {
-  double alpha_s = 5e-6;      ///< per-step software latency of a collective (NCCL-like, ~5 us)
-  double comm_overlap = 0.7;  ///< fraction of gradient communication hidden behind backward
-  double backward_fraction =
-      2.0 / 3.0;                     ///< share of a step's compute that is the backward pass (2 of 3 FLOPs)
-  double gradient_bytes = 0.0;       ///< bytes per gradient element; 0: from the job's precision
-  double comm_power_fraction = 0.3;  ///< GPU power in exposed communication: idle + f * (peak - idle)
-  double bytes_per_sample = 0.0;     ///< dataset bytes per sample; 0: 3 * input_size^2 * jpeg_ratio
-  double jpeg_ratio = 0.2;           ///< stored bytes per raw pixel byte (ImageNet JPEGs ~0.2)
-  double decode_rate_per_worker = 150.0;     ///< samples/s one data-loader worker decodes and augments
-  std::uint32_t default_workers = 8;         ///< per GPU, when the job does not say
-  std::uint32_t prefetch_depth = 2;          ///< batches loaded ahead; 0 disables the overlap
-  double checkpoint_bytes_per_param = 12.0;  ///< fp32 weights (4) + Adam moments (8)
-};
+/// The training-I/O parameters ([topology] keys) are the predictors' own set (models/training_io.hpp).
+using models::TrainingIoConfig;
 
 struct TopologyConfig {
   FabricKind kind = FabricKind::fat_tree;

@@ -2,6 +2,7 @@
 // needs. Times here are seconds (the input boundary); the engine converts them to its integer clock once.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -16,6 +17,9 @@ using core::ConfigError;
 using core::InputError;
 using core::SourceLocation;
 using core::TraceFormatError;
+
+/// Numeric precision a job trains in; predictors use it for throughput and power factors.
+enum class Precision { fp32, tf32, fp16, bf16, fp8 };
 
 /// Per-GPU power square wave of one epoch: a compute (peak) phase, then a checkpoint/sync/eval (valley)
 /// phase.
@@ -37,9 +41,6 @@ struct PhaseProfile {
   friend bool operator==(const PhaseProfile&, const PhaseProfile&) = default;
 };
 
-/// Numeric precision a job trains in; predictors use it for throughput and power factors.
-enum class Precision { fp32, tf32, fp16, bf16, fp8 };
-
 /// Metadata of the model and data a job trains on (what the task-metadata predictors read).
 /// Zero means "not given"; predictors fill what they can from a model zoo or a job class.
 struct ModelMetadata {
@@ -54,6 +55,45 @@ struct ModelMetadata {
   std::uint32_t input_size = 0;  ///< image side (pixels) or sequence length (tokens)
   std::uint32_t workers = 0;     ///< data-loader workers
   Precision precision = Precision::fp32;
+};
+
+/// What an epoch's time goes to, in the order the parts run: the training steps' GPU work, their
+/// exposed gradient communication and exposed data loading (these three interleave step by step, far
+/// faster than any power series samples them), then the epoch's end: checkpoint write and the fixed
+/// end-of-epoch work (loader restart, evaluation hooks).
+enum class PartKind : std::uint8_t { compute, comm, io, checkpoint };
+inline constexpr std::size_t kPartKinds = 4;
+/// "compute", "comm", "io", "checkpoint".
+[[nodiscard]] const char* to_string(PartKind k) noexcept;
+
+/// One part of an epoch: how long it lasts and what each of the job's GPUs draws meanwhile.
+struct EpochPart {
+  double s = 0.0;
+  double W = 0.0;
+  friend bool operator==(const EpochPart&, const EpochPart&) = default;
+};
+
+/// A predictor's plan of one epoch on one GPU type: its parts, and the metadata the traffic comes from.
+/// A network model re-times only the comm and io parts (from the job's placement and the traffic of
+/// `model`: gradient bytes, samples, input size, checkpoint size); compute is never touched.
+struct EpochPlan {
+  std::array<EpochPart, kPartKinds> parts{};  ///< by PartKind
+  /// The model and data as the predictor resolved them (zoo or class figures filled in): the one source
+  /// of the job's network traffic.
+  ModelMetadata model;
+
+  [[nodiscard]] EpochPart& operator[](PartKind k) noexcept { return parts[static_cast<std::size_t>(k)]; }
+  [[nodiscard]] const EpochPart& operator[](PartKind k) const noexcept {
+    return parts[static_cast<std::size_t>(k)];
+  }
+  [[nodiscard]] double epoch_s() const noexcept;
+  /// Per-GPU energy of one epoch.
+  [[nodiscard]] double epoch_energy_J() const noexcept;
+  /// The square-wave view: peak = the training steps (compute, comm and io at their time-weighted mean
+  /// power), valley = the checkpoint part.
+  [[nodiscard]] PhaseProfile profile() const noexcept;
+  /// A plan from a measured or given square wave: its peak is all compute, its valley the checkpoint.
+  [[nodiscard]] static EpochPlan from_profile(const PhaseProfile& p, ModelMetadata model = {});
 };
 
 /// How a job ended in the trace it came from (generated jobs draw one from the cluster's shares).

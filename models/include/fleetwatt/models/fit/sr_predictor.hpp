@@ -30,7 +30,7 @@ class SrPredictor final : public PowerPredictor {
   [[nodiscard]] static workloads::ParamSpecs params();
 
   [[nodiscard]] std::string_view name() const override { return "sr"; }
-  [[nodiscard]] PhaseProfile predict(const JobSpec& job, const GpuHardware& gpu) const override;
+  [[nodiscard]] EpochPlan plan(const JobSpec& job, const GpuHardware& gpu) const override;
   /// The models' mean test MRE (peak power plus peak duration), as a symmetric relative band on energy.
   [[nodiscard]] UncertaintyBand uncertainty(const JobSpec& job, const GpuHardware& gpu) const override;
 

@@ -1,9 +1,9 @@
 // Data-parallel step arithmetic and data loading, by hand.
 #include <catch2/catch.hpp>
 
-#include "fleetwatt/topologies/training_cost.hpp"
+#include "fleetwatt/models/training_io.hpp"
 
-using namespace fleetwatt::topologies;
+using namespace fleetwatt::models;
 using fleetwatt::workloads::ModelMetadata;
 using fleetwatt::workloads::Precision;
 

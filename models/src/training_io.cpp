@@ -1,11 +1,11 @@
 // Data-parallel step and I/O arithmetic.
-#include "fleetwatt/topologies/training_cost.hpp"
+#include "fleetwatt/models/training_io.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
-namespace fleetwatt::topologies {
+namespace fleetwatt::models {
 
 double gradient_element_bytes(workloads::Precision p) noexcept {
   switch (p) {
@@ -20,10 +20,14 @@ double gradient_element_bytes(workloads::Precision p) noexcept {
   return 4.0;
 }
 
+double gradient_bytes(double params, workloads::Precision precision,
+                      const TrainingIoConfig& config) noexcept {
+  const double per = config.gradient_bytes > 0.0 ? config.gradient_bytes : gradient_element_bytes(precision);
+  return params * per;
+}
+
 double gradient_bytes(const workloads::ModelMetadata& meta, const TrainingIoConfig& config) noexcept {
-  const double per =
-      config.gradient_bytes > 0.0 ? config.gradient_bytes : gradient_element_bytes(meta.precision);
-  return meta.params * per;
+  return gradient_bytes(meta.params, meta.precision, config);
 }
 
 std::uint64_t steps_per_epoch(double samples, std::uint32_t global_batch) noexcept {
@@ -78,4 +82,4 @@ double checkpoint_bytes(const workloads::ModelMetadata& meta, const TrainingIoCo
   return meta.params * config.checkpoint_bytes_per_param;
 }
 
-}  // namespace fleetwatt::topologies
+}  // namespace fleetwatt::models
