@@ -12,8 +12,8 @@
 #include <string>
 #include <string_view>
 
-#include "fleetwatt/sim/engine.hpp"
 #include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/sim/engine.hpp"
 #include "fleetwatt/workloads/scenario.hpp"
 
 namespace fleetwatt::tools {

@@ -11,8 +11,8 @@
 #include <tuple>
 #include <unsupported/Eigen/NonLinearOptimization>
 
-#include "fleetwatt/models/power_law.hpp"
 #include "fleetwatt/core/csv_reader.hpp"
+#include "fleetwatt/models/power_law.hpp"
 
 namespace fleetwatt::models {
 

@@ -57,7 +57,8 @@ std::string format_summary(const sim::RunSummary& s) {
   if (s.cost != 0.0) line("electricity cost", fmt::format("{:.2f}", s.cost));
   if (s.capped_predictions > 0)
     line("capped predictions",
-         fmt::format("{} (a job's predicted power above its GPU's TDP; capped to the TDP)", s.capped_predictions));
+         fmt::format("{} (a job's predicted power above its GPU's TDP; capped to the TDP)",
+                     s.capped_predictions));
   return out;
 }
 

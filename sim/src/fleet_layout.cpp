@@ -62,7 +62,8 @@ workloads::EpochPlan plan_job(const workloads::JobSpec& spec, const models::GpuH
                               const models::PowerPredictor& predictor) {
   // Explicit phases hold on every type, whatever the predictor; their traffic comes from the job's (or its
   // class's) metadata.
-  if (spec.phases) return workloads::EpochPlan::from_profile(*spec.phases, workloads::with_class_defaults(spec));
+  if (spec.phases)
+    return workloads::EpochPlan::from_profile(*spec.phases, workloads::with_class_defaults(spec));
   return predictor.plan(spec, gpu);
 }
 

@@ -203,15 +203,15 @@ EpochCost FleetNetwork::epoch_cost(NetJob job) {
   if (s.allreduce) {
     c.allreduce_s = s.allreduce->time(config_.training.alpha_s);
     c.comm_s = c.allreduce_s * steps;
-    c.comm_exposed_s =
-        steps * models::exposed_communication(s.compute_s / steps, c.allreduce_s, config_.training.comm_overlap,
-                                      config_.training.backward_fraction);
+    c.comm_exposed_s = steps * models::exposed_communication(s.compute_s / steps, c.allreduce_s,
+                                                             config_.training.comm_overlap,
+                                                             config_.training.backward_fraction);
   }
   if (!s.reads.empty()) {
     for (const auto r : s.reads) c.read_share_Bps += reads_->rate(r);
     const auto l = models::epoch_loading(s.meta.dataset_samples, s.sample_bytes, c.read_share_Bps, s.workers,
-                                 config_.training.decode_rate_per_worker, s.compute_s,
-                                 config_.training.prefetch_depth, s.steps);
+                                         config_.training.decode_rate_per_worker, s.compute_s,
+                                         config_.training.prefetch_depth, s.steps);
     c.io_load_s = l.load_s;
     c.io_exposed_s = l.exposed_s;
   }

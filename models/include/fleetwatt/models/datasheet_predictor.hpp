@@ -7,9 +7,9 @@
 // model's power for its compute and memory activity; a power limit below that draw slows the clocks as the
 // one clock model says), comm (the exposed all-reduce, between idle and compute power), io (data-loading
 // stalls, at the resident floor) and checkpoint (the epoch's end - loader restart, evaluation hooks - plus
-// a checkpoint of parameters and optimiser state over the storage bandwidth, at the resident floor). Jobs that name only a class go to
-// a fallback (the table predictor). Constants were calibrated on the Zeus A40 measurements; see the README
-// for the errors.
+// a checkpoint of parameters and optimiser state over the storage bandwidth, at the resident floor). Jobs
+// that name only a class go to a fallback (the table predictor). Constants were calibrated on the Zeus A40
+// measurements; see the README for the errors.
 #pragma once
 
 #include <memory>
@@ -33,8 +33,8 @@ struct DatasheetParams {
   double cnn_bytes_per_activation = 49.0;  ///< DRAM bytes per activation element per step (fwd + bwd), CNNs
   double transformer_bytes_per_activation = 7.0;  ///< the same for Transformers and RNNs
   double step_overhead_s = 1.3e-3;                ///< per step: launch and host synchronisation
-  double per_tensor_overhead_s = 0.14e-3;    ///< per step and parameter tensor: unfused optimiser kernels
-  double data_s_per_pixel = 3.3e-8;  ///< decode + augment seconds per pixel-channel per worker
+  double per_tensor_overhead_s = 0.14e-3;  ///< per step and parameter tensor: unfused optimiser kernels
+  double data_s_per_pixel = 3.3e-8;        ///< decode + augment seconds per pixel-channel per worker
   /// Loader workers per GPU when the job does not say (the training-I/O default).
   std::uint32_t default_workers = TrainingIoConfig{}.default_workers;
   double epoch_end_s = 5.8;  ///< fixed end-of-epoch work (loader restart, hooks)

@@ -13,9 +13,9 @@
 
 namespace fleetwatt::models {
 
-using workloads::JobSpec;
 using workloads::EpochPart;
 using workloads::EpochPlan;
+using workloads::JobSpec;
 using workloads::PartKind;
 using workloads::PhaseProfile;
 

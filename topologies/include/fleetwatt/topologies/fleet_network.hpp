@@ -16,13 +16,13 @@
 #include <optional>
 #include <vector>
 
+#include "fleetwatt/models/training_io.hpp"
 #include "fleetwatt/topologies/collectives.hpp"
 #include "fleetwatt/topologies/flow_network.hpp"
 #include "fleetwatt/topologies/routing.hpp"
 #include "fleetwatt/topologies/shared_pool.hpp"
 #include "fleetwatt/topologies/topology.hpp"
 #include "fleetwatt/topologies/topology_config.hpp"
-#include "fleetwatt/models/training_io.hpp"
 #include "fleetwatt/workloads/job_spec.hpp"
 
 namespace fleetwatt::topologies {
