@@ -137,7 +137,8 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
       placement_(std::move(placement)),
       context_(std::make_unique<Context>(*this)),
       cluster_(layout_.blocks()),
-      ledger_(ledger_config(setup_, layout_)) {
+      ledger_(ledger_config(setup_, layout_)),
+      meter_(ledger_) {
   const auto& groups = layout_.groups();
   const auto& types = layout_.types();
   if (groups.size() > 1) {
@@ -328,44 +329,23 @@ double Engine::phase_power_at(const Job& job, JobPhase phase) const {
   return job.power_cap_W > 0.0 ? std::min(w, job.power_cap_W) : w;
 }
 
+double Engine::phase_stretch(const Job& job, JobPhase phase) const {
+  // The one clock model (models/clock_model.hpp) says how much a cap stretches the phase.
+  const double w = phase == JobPhase::peak ? job.profile.peak_W : job.profile.valley_W;
+  return models::clock_model().stretch(w, job.power_cap_W, job.gpu_tdp_W);
+}
+
 Duration Engine::phase_length(const Job& job, JobPhase phase) const {
   const Duration d = phase == JobPhase::peak ? job.peak : job.valley;
-  const double w = phase == JobPhase::peak ? job.profile.peak_W : job.profile.valley_W;
-  // The one clock model (models/clock_model.hpp) says how much a cap stretches the phase.
-  const double k = models::clock_model().stretch(w, job.power_cap_W, job.gpu_tdp_W);
+  const double k = phase_stretch(job, phase);
   return k == 1.0 ? d : Duration::from_seconds(d.seconds() * k);
-}
-
-void Engine::account_phase(JobIndex j) {
-  account_phase_until(j, queue_.now());
-}
-
-void Engine::account_phase_until(JobIndex j, Time t) {
-  Job& job = jobs_[j];
-  if (job.paused || job.phase == JobPhase::none) return;
-  const double n = static_cast<double>(job.gpus.size());
-  const double dt = (t - job.phase_start).seconds();
-  const double energy = n * phase_power(job) * dt;
-  job.energy_J += energy;
-  if (job.phase == JobPhase::peak) {
-    job.peak_phase_s += dt;
-    job.peak_phase_J += energy;
-  } else {
-    job.checkpoint_s += dt;
-    job.checkpoint_J += energy;
-  }
-  // Under a cap the phase's work takes stretched / nominal longer: the rest of the time is lost to the cap.
-  const Duration nominal = job.phase == JobPhase::peak ? job.peak : job.valley;
-  const Duration stretched = phase_length(job, job.phase);
-  if (stretched > nominal) job.capped_gpu_seconds += n * dt * (1.0 - nominal.seconds() / stretched.seconds());
-  job.phase_start = t;
 }
 
 void Engine::recap_job(JobIndex j, double cap_W) {
   Job& job = jobs_.at(j);
   if (job.state != JobState::running) throw std::logic_error("recap: the job is not running");
   // The work left in the current phase is kept; only the pace at which it is done changes.
-  account_phase(j);
+  meter_.settle(jobs_[j], queue_.now());
   const Duration before = phase_length(job, job.phase);
   job.power_cap_W = cap_W;
   const Duration after = phase_length(job, job.phase);
@@ -378,7 +358,7 @@ void Engine::recap_job(JobIndex j, double cap_W) {
   job.phase_end = queue_.now() + Duration::from_seconds((job.phase_end - queue_.now()).seconds() * scale);
   queue_.cancel(job.next_event);
   schedule_phase_end(j);
-  ledger_.set_gpu_power(queue_.now(), job.gpus, phase_power(job));
+  meter_.draw(job, queue_.now(), phase_power(job), phase_stretch(job, job.phase));
 }
 
 void Engine::schedule_phase_end(JobIndex j) {
@@ -402,7 +382,7 @@ void Engine::enter_peak(JobIndex j) {
     job.profile.peak_s = job.split.duration_s();
     job.peak = Duration::from_seconds(job.split.duration_s());
   }
-  ledger_.set_gpu_power(queue_.now(), job.gpus, phase_power(job));
+  meter_.draw(job, queue_.now(), phase_power(job), phase_stretch(job, job.phase));
   job.phase_end = queue_.now() + phase_length(job, JobPhase::peak);
   job.next_event = queue_.schedule_at(
       job.phase_end, [this, j] { enter_valley(j); }, kPhasePriority);
@@ -410,8 +390,8 @@ void Engine::enter_peak(JobIndex j) {
 
 void Engine::enter_valley(JobIndex j) {
   Job& job = jobs_[j];
-  account_phase(j);
-  account_peak(job);
+  meter_.settle(jobs_[j], queue_.now());
+  meter_.close_peak(job);
   job.phase = JobPhase::valley;
   job.phase_start = queue_.now();
   if (network_) {
@@ -422,7 +402,7 @@ void Engine::enter_valley(JobIndex j) {
     job.profile.valley_s = std::max(job.plan[workloads::PartKind::checkpoint].s, checkpoint_s);
     job.valley = Duration::from_seconds(job.profile.valley_s);
   }
-  ledger_.set_gpu_power(queue_.now(), job.gpus, phase_power(job));
+  meter_.draw(job, queue_.now(), phase_power(job), phase_stretch(job, job.phase));
   job.phase_end = queue_.now() + phase_length(job, JobPhase::valley);
   job.next_event = queue_.schedule_at(
       job.phase_end, [this, j] { end_epoch(j); }, kPhasePriority);
@@ -430,7 +410,7 @@ void Engine::enter_valley(JobIndex j) {
 
 void Engine::end_epoch(JobIndex j) {
   Job& job = jobs_[j];
-  account_phase(j);
+  meter_.settle(jobs_[j], queue_.now());
   if (network_) {
     const double before = network_->power_W();
     network_->end_checkpoint(j);
@@ -447,8 +427,8 @@ void Engine::stop_job(JobIndex j) {
   Job& job = jobs_[j];
   job.stop_event = 0;
   if (job.state != JobState::running) return;
-  account_phase(j);
-  if (job.phase == JobPhase::peak) account_peak(job);
+  meter_.settle(jobs_[j], queue_.now());
+  if (job.phase == JobPhase::peak) meter_.close_peak(job);
   if (job.next_event) queue_.cancel(job.next_event);
   finish_job(j);
 }
@@ -456,7 +436,7 @@ void Engine::stop_job(JobIndex j) {
 void Engine::pause_job(JobIndex j) {
   Job& job = jobs_.at(j);
   if (job.state != JobState::running || job.paused) throw std::logic_error("pause: the job is not running");
-  account_phase(j);
+  meter_.settle(jobs_[j], queue_.now());
   job.phase_left = job.phase_end - queue_.now();
   queue_.cancel(job.next_event);
   job.next_event = 0;
@@ -467,7 +447,7 @@ void Engine::pause_job(JobIndex j) {
   }
   job.paused = true;
   job.phase_start = queue_.now();  // the pause's start, for lost GPU time
-  ledger_.set_gpu_power(queue_.now(), job.gpus, job.gpu_idle_W);
+  meter_.draw(job, queue_.now(), job.gpu_idle_W);
   if (network_) {
     // A suspended job neither all-reduces nor reads: its flows leave the links to the others.
     const double before = network_->power_W();
@@ -482,7 +462,7 @@ void Engine::resume_job(JobIndex j) {
   job.paused_gpu_seconds += static_cast<double>(job.gpus.size()) * (queue_.now() - job.phase_start).seconds();
   job.paused = false;
   job.phase_start = queue_.now();
-  ledger_.set_gpu_power(queue_.now(), job.gpus, phase_power(job));
+  meter_.draw(job, queue_.now(), phase_power(job), phase_stretch(job, job.phase));
   job.phase_end = queue_.now() + job.phase_left;
   schedule_phase_end(j);
   if (network_) {
@@ -572,33 +552,12 @@ void Engine::release_gpus(JobIndex owner, std::span<const GpuIndex> gpus) {
   group_clusters_[g].release(owner, local);
 }
 
-void Engine::account_peak(Job& job) {
-  // What the GPUs drew in this peak phase (caps and pauses included), split among compute, exposed
-  // communication and exposed I/O in proportion to the phase's planned times and energies.
-  const double t = job.peak_phase_s, e = job.peak_phase_J;
-  job.peak_phase_s = job.peak_phase_J = 0.0;
-  const PeakSplit* s = &job.split;
-  const double total_s = s->duration_s();
-  const double total_J = s->energy_J();
-  if (!(total_s > 0.0) || !(total_J > 0.0)) {  // an empty split: all of it is compute
-    job.compute_s += t;
-    job.compute_J += e;
-    return;
-  }
-  job.compute_s += t * s->compute_s / total_s;
-  job.comm_s += t * s->comm_s / total_s;
-  job.io_s += t * s->io_s / total_s;
-  job.compute_J += e * s->compute_W * s->compute_s / total_J;
-  job.comm_J += e * s->comm_W * s->comm_s / total_J;
-  job.io_J += e * s->io_W * s->io_s / total_J;
-}
-
 void Engine::finish_job(JobIndex j) {
   Job& job = jobs_[j];
   if (job.stop_event) queue_.cancel(job.stop_event);
   job.stop_event = 0;
   running_.erase(std::find(running_.begin(), running_.end(), j));
-  ledger_.set_gpu_power(queue_.now(), job.gpus, job.gpu_idle_W);
+  meter_.draw(job, queue_.now(), job.gpu_idle_W);
   if (network_) {
     const double before = network_->power_W();
     network_->job_finished(j);
@@ -625,9 +584,8 @@ void Engine::close_at_horizon() {
       gpu_seconds_ += static_cast<double>(job.gpus.size()) * (h - job.start).seconds();
       continue;
     }
-    const auto j = static_cast<JobIndex>(&job - jobs_.data());
-    account_phase_until(j, h);
-    if (job.phase == JobPhase::peak) account_peak(job);
+    meter_.settle(job, h);
+    if (job.phase == JobPhase::peak) meter_.close_peak(job);
     gpu_seconds_ += static_cast<double>(job.gpus.size()) * (h - job.start).seconds();
   }
   ledger_.close(h);

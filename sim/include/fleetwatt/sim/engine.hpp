@@ -17,6 +17,7 @@
 #include "fleetwatt/sim/fleet_layout.hpp"
 #include "fleetwatt/sim/grid_meter.hpp"
 #include "fleetwatt/sim/job.hpp"
+#include "fleetwatt/sim/job_meter.hpp"
 #include "fleetwatt/sim/power_ledger.hpp"
 #include "fleetwatt/sim/run_summary.hpp"
 #include "fleetwatt/sim/scheduler.hpp"
@@ -118,8 +119,8 @@ class Engine {
   [[nodiscard]] double phase_power(const Job& job) const;
   [[nodiscard]] double phase_power_at(const Job& job, JobPhase phase) const;
   [[nodiscard]] Duration phase_length(const Job& job, JobPhase phase) const;
-  void account_phase(JobIndex j);
-  void account_phase_until(JobIndex j, Time t);
+  /// How much slower than planned the job's phase runs under its cap (the clock model; 1: no cap).
+  [[nodiscard]] double phase_stretch(const Job& job, JobPhase phase) const;
   /// Changes a running job's GPU cap: the current phase's remaining work continues at the new pace.
   void recap_job(JobIndex j, double cap_W);
   void schedule_phase_end(JobIndex j);
@@ -143,8 +144,6 @@ class Engine {
   void check_plan(const workloads::JobSpec& spec, workloads::EpochPlan& plan, const models::GpuHardware& gpu);
   /// Passes a change of network power (from `before_W`) to the ledger and the sink.
   void network_changed(double before_W);
-  /// Adds the peak phase just ended (or cut short) to the job's compute/comm/I/O totals.
-  void account_peak(Job& job);
 
   EngineSetup setup_;
   FleetLayout layout_;
@@ -156,6 +155,7 @@ class Engine {
   EventQueue queue_;
   Cluster cluster_;
   PowerLedger ledger_;
+  JobMeter meter_;  ///< every change of a job's draw, and its energy
   /// Several groups: each group's nodes as a cluster of its own (local numbering from the group's first
   /// GPU), so that placement policies place within one group. Empty for one group.
   std::vector<Cluster> group_clusters_;

@@ -72,6 +72,8 @@ struct Job {
   Duration phase_left;              ///< rest of the current phase while paused
   Duration stop_left;               ///< rest of the limit while paused
   double power_cap_W = 0.0;         ///< per-GPU cap (0: none); phases above it run at it, stretched
+  double drawn_W = 0.0;             ///< what each of its GPUs draws now, as the job meter metered it
+  double phase_stretch = 1.0;       ///< how much slower than planned its phase runs (its cap)
   double paused_gpu_seconds = 0.0;  ///< GPU time lost to pauses
   double capped_gpu_seconds = 0.0;  ///< GPU time lost to power caps (stretched minus nominal phase time)
   // Where the time and GPU energy went (all the job's GPUs for energy), by epoch part: compute, exposed

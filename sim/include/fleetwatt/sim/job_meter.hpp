@@ -1,0 +1,31 @@
+// The one place a job's GPU energy is integrated. Every change of what a job's GPUs draw goes through the
+// meter, which hands it to the power ledger (facility, node and GPU series) and remembers it; settling a
+// job integrates that same draw over the time since, into the job's energy and its epoch parts (the peak
+// phase in progress, then split among compute, comm and io by the phase's plan; valleys as checkpoint),
+// and counts the GPU time a power cap costs. So the job table and the power series cannot disagree.
+#pragma once
+
+#include "fleetwatt/sim/job.hpp"
+#include "fleetwatt/sim/power_ledger.hpp"
+
+namespace fleetwatt::sim {
+
+class JobMeter {
+ public:
+  explicit JobMeter(PowerLedger& ledger) : ledger_(ledger) {}
+
+  /// From `t` on the job's GPUs draw `W_per_gpu` each, running `stretch` times slower than planned (a
+  /// power cap's clock-model stretch; 1: none). Settle the job first: the span before `t` is at the old draw.
+  void draw(Job& job, Time t, double W_per_gpu, double stretch = 1.0);
+  /// Integrates the job's draw from its phase start to `t` (nothing while it is paused or between phases)
+  /// and moves the phase start to `t`.
+  void settle(Job& job, Time t) const;
+  /// Splits the peak phase just ended (or cut short) among compute, comm and io in proportion to its split's
+  /// planned times and energies (caps and pauses included in what is split).
+  void close_peak(Job& job) const;
+
+ private:
+  PowerLedger& ledger_;
+};
+
+}  // namespace fleetwatt::sim

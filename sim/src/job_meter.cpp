@@ -1,0 +1,49 @@
+// Job energy: the draws handed to the ledger, integrated once per job and split by epoch part.
+#include "fleetwatt/sim/job_meter.hpp"
+
+namespace fleetwatt::sim {
+
+void JobMeter::draw(Job& job, Time t, double W_per_gpu, double stretch) {
+  job.drawn_W = W_per_gpu;
+  job.phase_stretch = stretch;
+  ledger_.set_gpu_power(t, job.gpus, W_per_gpu);
+}
+
+void JobMeter::settle(Job& job, Time t) const {
+  if (job.paused || job.phase == JobPhase::none) return;
+  const double n = static_cast<double>(job.gpus.size());
+  const double dt = (t - job.phase_start).seconds();
+  const double energy = n * job.drawn_W * dt;
+  job.energy_J += energy;
+  if (job.phase == JobPhase::peak) {
+    job.peak_phase_s += dt;
+    job.peak_phase_J += energy;
+  } else {
+    job.checkpoint_s += dt;
+    job.checkpoint_J += energy;
+  }
+  // Under a cap the phase's work takes `stretch` times longer: the rest of the time is lost to the cap.
+  if (job.phase_stretch > 1.0) job.capped_gpu_seconds += n * dt * (1.0 - 1.0 / job.phase_stretch);
+  job.phase_start = t;
+}
+
+void JobMeter::close_peak(Job& job) const {
+  const double t = job.peak_phase_s, e = job.peak_phase_J;
+  job.peak_phase_s = job.peak_phase_J = 0.0;
+  const PeakSplit& s = job.split;
+  const double total_s = s.duration_s();
+  const double total_J = s.energy_J();
+  if (!(total_s > 0.0) || !(total_J > 0.0)) {  // an empty split: all of it is compute
+    job.compute_s += t;
+    job.compute_J += e;
+    return;
+  }
+  job.compute_s += t * s.compute_s / total_s;
+  job.comm_s += t * s.comm_s / total_s;
+  job.io_s += t * s.io_s / total_s;
+  job.compute_J += e * s.compute_W * s.compute_s / total_J;
+  job.comm_J += e * s.comm_W * s.comm_s / total_J;
+  job.io_J += e * s.io_W * s.io_s / total_J;
+}
+
+}  // namespace fleetwatt::sim
