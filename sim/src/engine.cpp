@@ -1,6 +1,7 @@
 // The event loop of one run: arrivals, scheduling passes, epoch phases, completions, and the horizon.
 #include "fleetwatt/sim/engine.hpp"
 
+#include "engine_controls.hpp"
 #include "fleetwatt/models/clock_model.hpp"
 #include "fleetwatt/sim/network_model.hpp"
 #include "fleetwatt/sim/topology_placement.hpp"
@@ -11,13 +12,6 @@
 #include <cmath>
 
 namespace fleetwatt::sim {
-
-namespace {
-// At one instant, completions and arrivals settle before the scheduler looks at the queue.
-constexpr int kPhasePriority = 0;
-constexpr int kArrivalPriority = 1;
-constexpr int kSchedulePriority = 10;
-}  // namespace
 
 class Engine::Context final : public SchedulerContext {
  public:
@@ -45,18 +39,14 @@ class Engine::Context final : public SchedulerContext {
   }
   std::span<const JobIndex> running() const override { return e_.running_; }
   double facility_power_W() const override { return e_.ledger_.facility_power_W(); }
-  void pause(JobIndex j) override { e_.pause_job(j); }
-  void resume(JobIndex j) override { e_.resume_job(j); }
-  void set_power_cap(JobIndex j, double cap_W) override {
-    Job& job = e_.jobs_.at(j);
-    if (job.state == JobState::running) return e_.recap_job(j, cap_W);
-    if (job.state != JobState::queued) throw std::logic_error("a power cap is set on a job that has ended");
-    job.power_cap_W = cap_W;
-  }
+  // Every control a policy has goes through the one controls object (engine_controls.cpp).
+  void pause(JobIndex j) override { e_.controls_->pause(j); }
+  void resume(JobIndex j) override { e_.controls_->resume(j); }
+  void set_power_cap(JobIndex j, double cap_W) override { e_.controls_->set_power_cap(j, cap_W); }
   NodePower node_power(NodeIndex n) const override { return e_.node_power_.at(n); }
-  void sleep_node(NodeIndex n, double sleep_W) override { e_.sleep_node(n, sleep_W); }
+  void sleep_node(NodeIndex n, double sleep_W) override { e_.controls_->sleep_node(n, sleep_W); }
   void wake_node(NodeIndex n, Duration latency, double wake_energy_J) override {
-    e_.wake_node(n, latency, wake_energy_J);
+    e_.controls_->wake_node(n, latency, wake_energy_J);
   }
 
  private:
@@ -136,6 +126,7 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
       scheduler_(std::move(scheduler)),
       placement_(std::move(placement)),
       context_(std::make_unique<Context>(*this)),
+      controls_(std::make_unique<Controls>(*this)),
       cluster_(layout_.blocks()),
       ledger_(ledger_config(setup_, layout_)),
       meter_(ledger_) {
@@ -341,26 +332,6 @@ Duration Engine::phase_length(const Job& job, JobPhase phase) const {
   return k == 1.0 ? d : Duration::from_seconds(d.seconds() * k);
 }
 
-void Engine::recap_job(JobIndex j, double cap_W) {
-  Job& job = jobs_.at(j);
-  if (job.state != JobState::running) throw std::logic_error("recap: the job is not running");
-  // The work left in the current phase is kept; only the pace at which it is done changes.
-  meter_.settle(jobs_[j], queue_.now());
-  const Duration before = phase_length(job, job.phase);
-  job.power_cap_W = cap_W;
-  const Duration after = phase_length(job, job.phase);
-  if (before == after) return;
-  const double scale = after.seconds() / before.seconds();
-  if (job.paused) {
-    job.phase_left = Duration::from_seconds(job.phase_left.seconds() * scale);
-    return;
-  }
-  job.phase_end = queue_.now() + Duration::from_seconds((job.phase_end - queue_.now()).seconds() * scale);
-  queue_.cancel(job.next_event);
-  schedule_phase_end(j);
-  meter_.draw(job, queue_.now(), phase_power(job), phase_stretch(job, job.phase));
-}
-
 void Engine::schedule_phase_end(JobIndex j) {
   Job& job = jobs_[j];
   if (job.phase == JobPhase::peak)
@@ -431,87 +402,6 @@ void Engine::stop_job(JobIndex j) {
   if (job.phase == JobPhase::peak) meter_.close_peak(job);
   if (job.next_event) queue_.cancel(job.next_event);
   finish_job(j);
-}
-
-void Engine::pause_job(JobIndex j) {
-  Job& job = jobs_.at(j);
-  if (job.state != JobState::running || job.paused) throw std::logic_error("pause: the job is not running");
-  meter_.settle(jobs_[j], queue_.now());
-  job.phase_left = job.phase_end - queue_.now();
-  queue_.cancel(job.next_event);
-  job.next_event = 0;
-  if (job.stop_event) {
-    job.stop_left = job.stop_at - queue_.now();
-    queue_.cancel(job.stop_event);
-    job.stop_event = 0;
-  }
-  job.paused = true;
-  job.phase_start = queue_.now();  // the pause's start, for lost GPU time
-  meter_.draw(job, queue_.now(), job.gpu_idle_W);
-  if (network_) {
-    // A suspended job neither all-reduces nor reads: its flows leave the links to the others.
-    const double before = network_->power_W();
-    network_->job_paused(j);
-    network_changed(before);
-  }
-}
-
-void Engine::resume_job(JobIndex j) {
-  Job& job = jobs_.at(j);
-  if (job.state != JobState::running || !job.paused) throw std::logic_error("resume: the job is not paused");
-  job.paused_gpu_seconds += static_cast<double>(job.gpus.size()) * (queue_.now() - job.phase_start).seconds();
-  job.paused = false;
-  job.phase_start = queue_.now();
-  meter_.draw(job, queue_.now(), phase_power(job), phase_stretch(job, job.phase));
-  job.phase_end = queue_.now() + job.phase_left;
-  schedule_phase_end(j);
-  if (network_) {
-    const double before = network_->power_W();
-    network_->job_resumed(j, job);
-    network_changed(before);
-  }
-  if (job.stop_left > Duration::zero()) {
-    job.stop_at = queue_.now() + job.stop_left;
-    job.stop_left = Duration::zero();
-    job.stop_event = queue_.schedule_at(
-        job.stop_at, [this, j] { stop_job(j); }, kPhasePriority);
-  }
-}
-
-namespace {
-// Owner of the GPUs of a sleeping or waking node: placement then sees them as taken.
-constexpr JobIndex kNodeAsleep = kNoJob - 1;
-}  // namespace
-
-void Engine::sleep_node(NodeIndex n, double sleep_W) {
-  if (node_power_.at(n) != NodePower::on || cluster_.free_gpus(n) != cluster_.gpus_on(n))
-    throw std::logic_error("sleep_node: the node is busy or not powered");
-  const auto gpus = cluster_.free_gpus_of(n);
-  allocate_gpus(kNodeAsleep, gpus);
-  ledger_.set_gpu_power(queue_.now(), gpus, 0.0);
-  ledger_.set_node_base_power(queue_.now(), n, sleep_W);
-  node_power_[n] = NodePower::sleeping;
-}
-
-void Engine::wake_node(NodeIndex n, Duration latency, double wake_energy_J) {
-  if (node_power_.at(n) != NodePower::sleeping) throw std::logic_error("wake_node: the node is not asleep");
-  node_power_[n] = NodePower::waking;
-  const double extra = latency > Duration::zero() ? wake_energy_J / latency.seconds() : 0.0;
-  const FleetGroup& group = layout_.groups()[layout_.group_of_node(n)];
-  ledger_.set_node_base_power(queue_.now(), n, group.node_base_W + extra);
-  queue_.schedule_in(
-      latency,
-      [this, n, &group] {
-        const std::uint32_t g = cluster_.gpus_on(n);
-        std::vector<GpuIndex> gpus(g);
-        for (std::uint32_t i = 0; i < g; ++i) gpus[i] = cluster_.first_gpu(n) + i;
-        ledger_.set_node_base_power(queue_.now(), n, group.node_base_W);
-        ledger_.set_gpu_power(queue_.now(), gpus, group.gpu.idle_W);
-        release_gpus(kNodeAsleep, gpus);
-        node_power_[n] = NodePower::on;
-        request_schedule();
-      },
-      kPhasePriority);
 }
 
 std::optional<Placement> Engine::place_in_group(JobIndex j) const {

@@ -107,6 +107,7 @@ class Engine {
 
  private:
   class Context;
+  class Controls;  ///< pause, caps, node sleep and wake (engine_controls.cpp)
   void arrive(JobIndex j);
   void request_schedule();
   void schedule_pass();
@@ -115,20 +116,14 @@ class Engine {
   void enter_valley(JobIndex j);
   void end_epoch(JobIndex j);
   void finish_job(JobIndex j);
-  // Policy controls (see SchedulerContext): run-time limits, pausing, power caps, node sleep.
+  // A phase's power and length under the job's cap; the run-time limit (the controls use them too).
   [[nodiscard]] double phase_power(const Job& job) const;
   [[nodiscard]] double phase_power_at(const Job& job, JobPhase phase) const;
   [[nodiscard]] Duration phase_length(const Job& job, JobPhase phase) const;
   /// How much slower than planned the job's phase runs under its cap (the clock model; 1: no cap).
   [[nodiscard]] double phase_stretch(const Job& job, JobPhase phase) const;
-  /// Changes a running job's GPU cap: the current phase's remaining work continues at the new pace.
-  void recap_job(JobIndex j, double cap_W);
   void schedule_phase_end(JobIndex j);
   void stop_job(JobIndex j);
-  void pause_job(JobIndex j);
-  void resume_job(JobIndex j);
-  void sleep_node(NodeIndex n, double sleep_W);
-  void wake_node(NodeIndex n, Duration latency, double wake_energy_J);
   void close_at_horizon();
   /// Placement of job j within one node group of a GPU type it can run on (groups tried in order), in
   /// global GPU indices.
@@ -152,6 +147,7 @@ class Engine {
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<PlacementPolicy> placement_;
   std::unique_ptr<Context> context_;
+  std::unique_ptr<Controls> controls_;
   EventQueue queue_;
   Cluster cluster_;
   PowerLedger ledger_;
