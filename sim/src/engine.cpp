@@ -21,7 +21,7 @@ class Engine::Context final : public SchedulerContext {
   const Job& job(JobIndex j) const override { return e_.jobs_.at(j); }
   const Cluster& cluster() const override { return e_.cluster_; }
   std::optional<Placement> place(JobIndex j) const override {
-    if (!e_.group_clusters_.empty()) return e_.place_in_group(j);
+    if (e_.groups_.several()) return e_.place_in_group(j);
     return e_.placement_->place(e_.cluster_, e_.jobs_.at(j).spec.n_gpus);
   }
   void start(JobIndex j, Placement gpus) override { e_.start_job(j, std::move(gpus)); }
@@ -128,6 +128,7 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
       context_(std::make_unique<Context>(*this)),
       controls_(std::make_unique<Controls>(*this)),
       cluster_(layout_.blocks()),
+      groups_(layout_, cluster_),
       ledger_(ledger_config(setup_, layout_)),
       meter_(ledger_) {
   const auto& groups = layout_.groups();
@@ -136,10 +137,6 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
     if (setup_.topology && !cluster_.uniform())
       throw workloads::ConfigError(
           {}, "topology", "a [topology] needs nodes of one size; these node groups differ in GPUs per node");
-    for (std::uint32_t g = 0; g < groups.size(); ++g) {
-      const NodeBlock block{groups[g].nodes, groups[g].gpus_per_node};
-      group_clusters_.emplace_back(std::span<const NodeBlock>(&block, 1), layout_.first_node(g));
-    }
   }
   jobs_.reserve(specs.size());
   if (types.size() > 1) {
@@ -279,7 +276,7 @@ void Engine::start_job(JobIndex j, Placement gpus) {
   const std::uint32_t group = layout_.group_of_node(cluster_.node_of(gpus.front()));
   if (layout_.group_of_node(cluster_.node_of(gpus.back())) != group)
     throw std::logic_error(fmt::format("job {} placed across node groups", job.spec.id));
-  allocate_gpus(j, gpus);
+  groups_.allocate(j, gpus);
   waiting_.erase(std::find(waiting_.begin(), waiting_.end(), j));
   job.gpus = std::move(gpus);
   job.group = group;
@@ -407,39 +404,10 @@ void Engine::stop_job(JobIndex j) {
 std::optional<Placement> Engine::place_in_group(JobIndex j) const {
   // The first group, in scenario order, of a type the job can run on where the placement policy finds
   // room: one GPU type per job.
-  const std::uint32_t n_gpus = jobs_[j].spec.n_gpus;
   const std::size_t types = layout_.types().size();
-  for (std::uint32_t g = 0; g < group_clusters_.size(); ++g) {
-    if (n_gpus > group_clusters_[g].free_gpus()) continue;
-    if (!runs_on_.empty() && !runs_on_[static_cast<std::size_t>(j) * types + layout_.type_of_group(g)])
-      continue;
-    auto p = placement_->place(group_clusters_[g], n_gpus);
-    if (!p) continue;
-    for (auto& gpu : *p) gpu += layout_.first_gpu(g);
-    return p;
-  }
-  return std::nullopt;
-}
-
-std::pair<std::uint32_t, std::vector<GpuIndex>> Engine::group_local(std::span<const GpuIndex> gpus) const {
-  const std::uint32_t g = layout_.group_of_node(cluster_.node_of(gpus.front()));
-  std::vector<GpuIndex> local(gpus.begin(), gpus.end());
-  for (auto& gpu : local) gpu -= layout_.first_gpu(g);
-  return {g, std::move(local)};
-}
-
-void Engine::allocate_gpus(JobIndex owner, std::span<const GpuIndex> gpus) {
-  cluster_.allocate(owner, gpus);
-  if (group_clusters_.empty() || gpus.empty()) return;
-  const auto [g, local] = group_local(gpus);
-  group_clusters_[g].allocate(owner, local);
-}
-
-void Engine::release_gpus(JobIndex owner, std::span<const GpuIndex> gpus) {
-  cluster_.release(owner, gpus);
-  if (group_clusters_.empty() || gpus.empty()) return;
-  const auto [g, local] = group_local(gpus);
-  group_clusters_[g].release(owner, local);
+  return groups_.place(*placement_, jobs_[j].spec.n_gpus, [&](std::uint32_t type) {
+    return runs_on_.empty() || runs_on_[static_cast<std::size_t>(j) * types + type] != 0;
+  });
 }
 
 void Engine::finish_job(JobIndex j) {
@@ -453,7 +421,7 @@ void Engine::finish_job(JobIndex j) {
     network_->job_finished(j);
     network_changed(before);
   }
-  release_gpus(j, job.gpus);
+  groups_.release(j, job.gpus);
   job.state = JobState::finished;
   job.phase = JobPhase::none;
   job.end = queue_.now();

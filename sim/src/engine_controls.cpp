@@ -83,7 +83,7 @@ void Engine::Controls::sleep_node(NodeIndex n, double sleep_W) {
   if (e_.node_power_.at(n) != NodePower::on || e_.cluster_.free_gpus(n) != e_.cluster_.gpus_on(n))
     throw std::logic_error("sleep_node: the node is busy or not powered");
   const auto gpus = e_.cluster_.free_gpus_of(n);
-  e_.allocate_gpus(kNodeAsleep, gpus);
+  e_.groups_.allocate(kNodeAsleep, gpus);
   e_.ledger_.set_gpu_power(e_.queue_.now(), gpus, 0.0);
   e_.ledger_.set_node_base_power(e_.queue_.now(), n, sleep_W);
   e_.node_power_[n] = NodePower::sleeping;
@@ -104,7 +104,7 @@ void Engine::Controls::wake_node(NodeIndex n, Duration latency, double wake_ener
         for (std::uint32_t i = 0; i < g; ++i) gpus[i] = e_.cluster_.first_gpu(n) + i;
         e_.ledger_.set_node_base_power(e_.queue_.now(), n, group.node_base_W);
         e_.ledger_.set_gpu_power(e_.queue_.now(), gpus, group.gpu.idle_W);
-        e_.release_gpus(kNodeAsleep, gpus);
+        e_.groups_.release(kNodeAsleep, gpus);
         e_.node_power_[n] = NodePower::on;
         e_.request_schedule();
       },

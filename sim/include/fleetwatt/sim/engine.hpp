@@ -16,6 +16,7 @@
 #include "fleetwatt/sim/cluster.hpp"
 #include "fleetwatt/sim/fleet_layout.hpp"
 #include "fleetwatt/sim/grid_meter.hpp"
+#include "fleetwatt/sim/group_views.hpp"
 #include "fleetwatt/sim/job.hpp"
 #include "fleetwatt/sim/job_meter.hpp"
 #include "fleetwatt/sim/power_ledger.hpp"
@@ -128,12 +129,6 @@ class Engine {
   /// Placement of job j within one node group of a GPU type it can run on (groups tried in order), in
   /// global GPU indices.
   [[nodiscard]] std::optional<Placement> place_in_group(JobIndex j) const;
-  /// Allocates (or releases) GPUs in the cluster and in their group's own view of it.
-  /// The group of `gpus` (all in one) and their numbers within it.
-  [[nodiscard]] std::pair<std::uint32_t, std::vector<GpuIndex>> group_local(
-      std::span<const GpuIndex> gpus) const;
-  void allocate_gpus(JobIndex owner, std::span<const GpuIndex> gpus);
-  void release_gpus(JobIndex owner, std::span<const GpuIndex> gpus);
   /// Checks a job's plan on one GPU type (throws ConfigError naming the job; explicit phases above the TDP
   /// are bad input) and caps a predicted part above the TDP at it, counting it in the summary.
   void check_plan(const workloads::JobSpec& spec, workloads::EpochPlan& plan, const models::GpuHardware& gpu);
@@ -150,11 +145,9 @@ class Engine {
   std::unique_ptr<Controls> controls_;
   EventQueue queue_;
   Cluster cluster_;
+  GroupViews groups_;  ///< node groups' own views of cluster_ (several groups)
   PowerLedger ledger_;
   JobMeter meter_;  ///< every change of a job's draw, and its energy
-  /// Several groups: each group's nodes as a cluster of its own (local numbering from the group's first
-  /// GPU), so that placement policies place within one group. Empty for one group.
-  std::vector<Cluster> group_clusters_;
   /// Several GPU types: each job's run on each type, [job * types + type].
   std::vector<TypedRun> typed_;
   /// Several GPU types: whether job j can run on type t ([j * types + t]); the predictor refuses a job on a
