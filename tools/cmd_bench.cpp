@@ -67,9 +67,9 @@ int bench(const BenchOptions& o) {
                                         fmt::format("fleetwatt-bench-{}.h5", static_cast<long>(getpid()))
                                   : std::filesystem::path(o.output);
   if (!o.no_output) check_output_path(out, {}, "-o", scenario.file);
-  const sim::PreparedRun r = sim::prepare_run(std::move(scenario));
+  sim::PreparedRun r = sim::prepare_run(std::move(scenario));
   print_warnings(r.scenario);
-  const auto engine_ptr = sim::make_engine(r);
+  const auto engine_ptr = sim::make_engine_taking_jobs(r);
   sim::Engine& engine = *engine_ptr;
   std::optional<results::ResultWriter> writer;
   if (!o.no_output) {

@@ -30,10 +30,10 @@ int run_scenario(const RunOptions& o) {
   // Before the workload is built and simulated: an unwritable result path must not cost a whole run.
   check_output_path(out, given ? workloads::SourceLocation{} : scenario.output.path_where,
                     given ? "-o" : "output.path", scenario.file);
-  const sim::PreparedRun r = sim::prepare_run(std::move(scenario), {o.seed, band_override(o.band)});
+  sim::PreparedRun r = sim::prepare_run(std::move(scenario), {o.seed, band_override(o.band)});
   print_warnings(r.scenario);
   // The engine predicts every job before the writer exists, so a bad job fails before any file is made.
-  const auto engine_ptr = sim::make_engine(r);
+  const auto engine_ptr = sim::make_engine_taking_jobs(r);
   sim::Engine& engine = *engine_ptr;
   results::WriterLayout layout{r.setup.nodes,
                                r.setup.gpus_per_node,

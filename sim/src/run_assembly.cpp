@@ -38,6 +38,11 @@ PreparedRun prepare_run(const std::filesystem::path& scenario_file, const RunOve
   return prepare_run(workloads::load_scenario(scenario_file), overrides);
 }
 
+std::unique_ptr<Engine> make_engine_taking_jobs(PreparedRun& run) {
+  return std::make_unique<Engine>(run.setup, std::move(run.jobs), *run.predictor,
+                                  make_scheduler(run.scenario.scheduler), make_placement(run.scenario.scheduler));
+}
+
 std::unique_ptr<Engine> make_engine(const PreparedRun& run) {
   return make_engine(run, run.scenario.scheduler);
 }

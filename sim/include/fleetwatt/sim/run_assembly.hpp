@@ -45,6 +45,9 @@ struct PreparedRun {
 
 /// The engine of a prepared run (a copy of its jobs), with the scenario's scheduler and placement.
 [[nodiscard]] std::unique_ptr<Engine> make_engine(const PreparedRun& run);
+/// The same, moving the run's jobs into the engine (run.jobs is left empty): a run simulated once need not
+/// hold its workload twice.
+[[nodiscard]] std::unique_ptr<Engine> make_engine_taking_jobs(PreparedRun& run);
 /// The same with another [scheduler] configuration (a policy comparison runs each policy this way).
 [[nodiscard]] std::unique_ptr<Engine> make_engine(const PreparedRun& run,
                                                   const workloads::SchedulerConfig& scheduler);
