@@ -1,16 +1,24 @@
 // The power and run-time estimates the policies share: a job's assumed run time, its peak increment over
 // idle per GPU, and the facility peak predicted with every running job at its peak. The cap law and the
-// headroom arithmetic of powercap and dr rest on these.
-#include "fleetwatt/sim/policies.hpp"
-
+// headroom arithmetic of powercap and dr rest on these. What a cap does to power and time is the one clock
+// model's (models/clock_model.hpp), as in the engine.
 #include <algorithm>
+
+#include "fleetwatt/models/clock_model.hpp"
+#include "fleetwatt/sim/policies.hpp"
 
 namespace fleetwatt::sim {
 
 Duration estimated_runtime(const Job& job, EstimateSource source) {
   if (source == EstimateSource::user && job.spec.user_estimate_s && *job.spec.user_estimate_s > 0.0)
     return Duration::from_seconds(*job.spec.user_estimate_s);
-  return job.predicted_runtime();
+  if (!(job.power_cap_W > 0.0)) return job.predicted_runtime();
+  // A capped job's phases stretch as the clock model says, as they will in the engine.
+  const auto& clock = models::clock_model();
+  const double epoch_s =
+      job.peak.seconds() * clock.stretch(job.profile.peak_W, job.power_cap_W, job.gpu_tdp_W) +
+      job.valley.seconds() * clock.stretch(job.profile.valley_W, job.power_cap_W, job.gpu_tdp_W);
+  return Duration::from_seconds(epoch_s * job.spec.epochs);
 }
 
 double peak_increment_per_gpu_W(const Job& job, double gpu_idle_W, double extra_cap_W) {
@@ -23,8 +31,8 @@ double peak_increment_per_gpu_W(const Job& job, double gpu_idle_W, double extra_
     w = job.queued_peak_W;
     idle = job.queued_idle_W;
   }
-  if (job.power_cap_W > 0.0) w = std::min(w, job.power_cap_W);
-  if (extra_cap_W > 0.0) w = std::min(w, extra_cap_W);
+  w = models::ClockModel::capped_power(w, job.power_cap_W);
+  w = models::ClockModel::capped_power(w, extra_cap_W);
   return std::max(0.0, w - idle);
 }
 

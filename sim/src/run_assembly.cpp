@@ -40,7 +40,8 @@ PreparedRun prepare_run(const std::filesystem::path& scenario_file, const RunOve
 
 std::unique_ptr<Engine> make_engine_taking_jobs(PreparedRun& run) {
   return std::make_unique<Engine>(run.setup, std::move(run.jobs), *run.predictor,
-                                  make_scheduler(run.scenario.scheduler), make_placement(run.scenario.scheduler));
+                                  make_scheduler(run.scenario.scheduler),
+                                  make_placement(run.scenario.scheduler));
 }
 
 std::unique_ptr<Engine> make_engine(const PreparedRun& run) {

@@ -135,6 +135,9 @@ TEST_CASE("GPU power capping stretches a job by the clock model instead of queue
   CHECK(r[2].end.seconds() == Approx(10.0 * k).epsilon(1e-9));
   CHECK(r.engine->ledger().peak_facility_W() == Approx(1050.0));
   CHECK(r[2].energy_J == Approx(2 * 175.0 * 10.0 * k).epsilon(1e-9));
+  // What policies assume of the capped job is what the engine ran: 10 s stretched by the same clock model.
+  CHECK(estimated_runtime(r[2], EstimateSource::predictor).seconds() == Approx(10.0 * k).epsilon(1e-9));
+  CHECK(estimated_runtime(r[1], EstimateSource::predictor).seconds() == 10.0);
 }
 
 TEST_CASE("carbon-aware deferral waits for a low-intensity hour within the deadline", "[policies]") {

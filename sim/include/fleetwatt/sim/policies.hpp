@@ -19,7 +19,7 @@ namespace fleetwatt::sim {
 enum class EstimateSource { predictor, user };
 
 /// The run time a policy assumes for a job (before it starts on a fleet of several GPU types: its run
-/// time on the reference type, the first node group's).
+/// time on the reference type, the first node group's); a capped job's phases stretched by the clock model.
 [[nodiscard]] Duration estimated_runtime(const Job& job, EstimateSource source);
 
 /// Shortest predicted job first: queued jobs start in order of estimated run time (ties: arrival order);
