@@ -42,9 +42,7 @@ PeakSplit NetworkModel::next_epoch(JobIndex j) {
 }
 
 double NetworkModel::begin_checkpoint(JobIndex j) {
-  auto& r = running_.at(j);
-  r.checkpoint_s = net_->begin_checkpoint(r.handle);
-  return r.checkpoint_s;
+  return net_->begin_checkpoint(running_.at(j).handle);
 }
 
 void NetworkModel::end_checkpoint(JobIndex j) {
@@ -72,10 +70,6 @@ void NetworkModel::job_resumed(JobIndex j, const Job& job) {
   if (!r.active || !r.paused) return;
   r.handle = net_->add_job(job.gpus, r.base.model, r.base[workloads::PartKind::compute].s);
   r.paused = false;
-}
-
-const workloads::EpochPlan& NetworkModel::base_plan(JobIndex j) const {
-  return running_.at(j).base;
 }
 
 std::vector<std::uint32_t> NetworkModel::racks() const {

@@ -29,8 +29,6 @@ class NetworkModel {
   void job_started(JobIndex j, const Job& job);
   /// The job's next peak phase: the plan's compute, communication and I/O re-timed at the current shares.
   [[nodiscard]] PeakSplit next_epoch(JobIndex j);
-  /// Duration of the job's last checkpoint write.
-  [[nodiscard]] double last_checkpoint_s(JobIndex j) const { return running_.at(j).checkpoint_s; }
   /// Starts the job's checkpoint write; returns its duration (0 when nothing is written).
   double begin_checkpoint(JobIndex j);
   void end_checkpoint(JobIndex j);
@@ -39,8 +37,6 @@ class NetworkModel {
   void job_paused(JobIndex j);
   /// They return when it resumes (a checkpoint cut by the pause is not written again).
   void job_resumed(JobIndex j, const Job& job);
-  /// The job's predicted plan, as given at start.
-  [[nodiscard]] const workloads::EpochPlan& base_plan(JobIndex j) const;
 
   /// Network power now (switches, NICs, storage servers, links).
   [[nodiscard]] double power_W() const noexcept { return net_->power_W(); }
@@ -53,7 +49,6 @@ class NetworkModel {
     topologies::NetJob handle = 0;
     workloads::EpochPlan base;
     double idle_W = 0.0;  ///< idle power of the job's GPUs (its node group's type)
-    double checkpoint_s = 0.0;
     bool active = false;
     bool paused = false;  ///< flows removed while the job is suspended
   };
