@@ -86,8 +86,9 @@ std::vector<PredictorEntry> first_principles_predictor_entries() {
   std::vector<PredictorEntry> out;
   out.push_back(
       {"datasheet",
-       "default: step time from FLOPs (power-law efficiency), activations, per-step overhead and data "
-       "loading; power from the component model; job classes fall back to the table",
+       "default: epoch parts (compute, comm, io, checkpoint) from FLOPs (power-law efficiency), "
+       "activations, per-step overhead, the all-reduce and data loading; power from the component model; job "
+       "classes fall back to the table",
        datasheet_params(), [](const workloads::PredictorConfig& c) -> std::unique_ptr<PowerPredictor> {
          const auto& p = c.params;
          DatasheetParams d;
