@@ -99,7 +99,9 @@ TEST_CASE("The shipped clock model is the fit on the Zeus sweeps, and holds on a
     cube_sum += cube * static_cast<double>(s.samples.size());
     WARN(fmt::format("{}: left out {:.1f} %, fitted on all {:.1f} %, cube law {:.1f} %", s.gpu, 100 * held,
                      100 * clock_model_error(clock_model(), s.samples), 100 * cube));
-    CHECK(held < 0.20);
+    // Guards just above the errors the README reports (18.1 %, 9.0 %, 19.6 %).
+    const double bound = s.gpu == std::string("a40") ? 0.19 : s.gpu == std::string("rtx6000") ? 0.10 : 0.205;
+    CHECK(held < bound);
   }
   // The fitted model beats the cube law it replaced, over all rows.
   CHECK(all_err < cube_sum / static_cast<double>(all.size()));
