@@ -32,7 +32,10 @@ const std::vector<std::string> kKeys{"id",
                                      "memory_bw_gbytes_per_s",
                                      "nvlink_gbytes_per_s",
                                      "pcie_gbytes_per_s",
-                                     "source"};
+                                     "source",
+                                     "arch",
+                                     "fp32_matrix_tflops",
+                                     "resident_w"};
 
 GpuHardware parse_one(const core::TomlTable& t) {
   t.require_known(kKeys);
@@ -69,6 +72,10 @@ GpuHardware parse_one(const core::TomlTable& t) {
   g.nvlink_bw_Bps = number("nvlink_gbytes_per_s", false) * 1e9;
   g.pcie_bw_Bps = number("pcie_gbytes_per_s", true) * 1e9;
   g.source = text("source", false);
+  g.arch = text("arch", false);
+  g.fp32_matrix_flops = number("fp32_matrix_tflops", false) * 1e12;
+  g.resident_W = number("resident_w", false);
+  if (g.resident_W > 0.0 && g.resident_W >= g.tdp_W) t.fail("resident_w", "must be below tdp_w");
   return g;
 }
 
@@ -91,6 +98,11 @@ double GpuHardware::peak_flops(Precision p) const noexcept {
       return fp8_flops > 0.0 ? fp8_flops : fp16;
   }
   return fp32;
+}
+
+double GpuHardware::gemm_peak_flops(Precision p) const noexcept {
+  if (p == Precision::fp32 && fp32_matrix_flops > fp32_flops) return fp32_matrix_flops;
+  return peak_flops(p);
 }
 
 std::vector<GpuHardware> parse_gpu_presets(std::string_view toml_text, const std::string& file) {

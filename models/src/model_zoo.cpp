@@ -124,6 +124,20 @@ ModelCount finish(std::string name, ModelFamily family, double params, double ma
 
 }  // namespace
 
+const char* to_string(OpClass c) noexcept {
+  switch (c) {
+    case OpClass::tensor:
+      return "tensor";
+    case OpClass::vector:
+      return "vector";
+    case OpClass::memory:
+      return "memory";
+    case OpClass::attention:
+      return "attention";
+  }
+  return "tensor";
+}
+
 ModelCount resnet(int depth, std::uint32_t image, std::uint32_t classes) {
   std::array<int, 4> blocks{};
   bool bottleneck = false;

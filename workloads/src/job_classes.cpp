@@ -39,6 +39,30 @@ ModelMetadata with_class_defaults(const JobSpec& job) {
   return m;
 }
 
+const char* to_string(SoftwareStack s) noexcept {
+  switch (s) {
+    case SoftwareStack::eager:
+      return "eager";
+    case SoftwareStack::amp:
+      return "amp";
+    case SoftwareStack::compiled:
+      return "compiled";
+    case SoftwareStack::optimized:
+      return "optimized";
+  }
+  return "eager";
+}
+
+bool parse_software_stack(std::string_view name, SoftwareStack& out) noexcept {
+  for (const auto s :
+       {SoftwareStack::eager, SoftwareStack::amp, SoftwareStack::compiled, SoftwareStack::optimized})
+    if (name == to_string(s)) {
+      out = s;
+      return true;
+    }
+  return false;
+}
+
 const char* to_string(PartKind k) noexcept {
   switch (k) {
     case PartKind::compute:

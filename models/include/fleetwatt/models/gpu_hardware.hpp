@@ -24,9 +24,19 @@ struct GpuHardware {
   double nvlink_bw_Bps = 0.0;  ///< per GPU, per direction (0: none)
   double pcie_bw_Bps = 0.0;    ///< per direction
   std::string source;          ///< where the figures come from
+  /// Architecture family ("volta", "turing", "ampere", "ada", "hopper", "pascal", "maxwell", "cdna1",
+  /// "cdna2"): the roofline's efficiencies are fitted per family; empty means unknown (pooled values).
+  std::string arch;
+  /// FP32 matrix-unit throughput where FP32 GEMMs run on matrix cores (AMD CDNA MFMA); 0: fp32_flops.
+  double fp32_matrix_flops = 0.0;
+  /// Measured resident power (context loaded, clocks up, no kernels running); 0: not measured, the power
+  /// model's family rule fills it.
+  double resident_W = 0.0;
 
   /// Peak dense throughput for a precision, falling back to the nearest supported one.
   [[nodiscard]] double peak_flops(workloads::Precision p) const noexcept;
+  /// Peak of the GEMM path for a precision (FP32 on matrix units where the GPU has them).
+  [[nodiscard]] double gemm_peak_flops(workloads::Precision p) const noexcept;
 };
 
 /// The built-in preset with this id; throws std::out_of_range listing the known ids when there is none.

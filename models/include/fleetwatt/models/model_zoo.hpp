@@ -5,6 +5,7 @@
 // as in the published reference counts); one training step costs about 3 x forward (backward = 2 x forward).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -14,6 +15,28 @@ namespace fleetwatt::models {
 
 /// What kind of network a count describes (predictors use it for per-step overheads and power factors).
 enum class ModelFamily { cnn, transformer, recurrent, mlp, other };
+
+/// Operator classes of the roofline step-time model (models/roofline.hpp): each runs at its own efficiency
+/// of the GPU's peak for the job's precision path and of its memory bandwidth.
+///  - tensor: dense convolutions and linear layers (GEMMs the tensor cores or FP32 matrix units can run);
+///  - vector: depthwise/grouped convolutions and other GEMM-like work that does not reach the GEMM peak;
+///  - memory: element-wise and normalisation kernels, pooling, embedding lookups (bandwidth-bound);
+///  - attention: the score and value matmuls with their softmax (sequence-squared work).
+/// The optimiser is not a zoo figure: the roofline takes it from the parameter and tensor counts.
+enum class OpClass : std::uint8_t { tensor, vector, memory, attention };
+inline constexpr std::size_t kOpClasses = 4;
+/// "tensor", "vector", "memory", "attention".
+[[nodiscard]] const char* to_string(OpClass c) noexcept;
+
+/// The forward pass's work in one operator class. The backward pass is taken as twice the forward in every
+/// field (gradients with respect to inputs and to weights each redo the forward's products and re-read its
+/// operands); a frozen layer has no backward.
+struct OpWork {
+  double flops = 0.0;         ///< per sample: 2 x MACs (element-wise work: about one FLOP per element)
+  double bytes = 0.0;         ///< per sample: activations read and written, FP32 (4 bytes per element)
+  double weight_bytes = 0.0;  ///< per step (independent of the batch): weights read, FP32
+  double kernels = 0.0;       ///< per step: kernel launches
+};
 
 /// Counts of one architecture at one input size.
 struct ModelCount {
@@ -26,6 +49,9 @@ struct ModelCount {
   std::uint32_t weight_layers = 0;   ///< convolution / linear / recurrent layers (one kernel each per pass)
   std::uint32_t param_tensors = 0;   ///< parameter tensors (an unfused optimiser launches kernels per tensor)
   double activation_elements = 0.0;  ///< elements of every layer output of one sample's forward pass
+  /// The forward pass by operator class (indexed by OpClass). The tensor, vector and attention FLOPs sum to
+  /// forward_flops; element-wise FLOPs are counted in `memory` only.
+  std::array<OpWork, kOpClasses> ops{};
 
   /// FLOPs of one training step per sample: forward + backward (2 x forward).
   [[nodiscard]] double training_flops() const noexcept { return 3.0 * forward_flops; }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "fleetwatt/core/input_error.hpp"
 
@@ -20,6 +21,16 @@ using core::TraceFormatError;
 
 /// Numeric precision a job trains in; predictors use it for throughput and power factors.
 enum class Precision { fp32, tf32, fp16, bf16, fp8 };
+
+/// The software stack a job trains with: it shifts step time by up to 3x on the same model and GPU. eager:
+/// PyTorch eager mode (the default, and what the fitting data ran); amp: automatic mixed precision in eager
+/// mode; compiled: graph-compiled with fused element-wise kernels (torch.compile, XLA); optimized: a vendor
+/// stack with fused attention and optimiser (Megatron, TensorRT-style kernels).
+enum class SoftwareStack { eager, amp, compiled, optimized };
+/// "eager", "amp", "compiled", "optimized".
+[[nodiscard]] const char* to_string(SoftwareStack s) noexcept;
+/// The stack named `name`; false when there is none.
+[[nodiscard]] bool parse_software_stack(std::string_view name, SoftwareStack& out) noexcept;
 
 /// Per-GPU power square wave of one epoch: a compute (peak) phase, then a checkpoint/sync/eval (valley)
 /// phase.
@@ -55,6 +66,7 @@ struct ModelMetadata {
   std::uint32_t input_size = 0;  ///< image side (pixels) or sequence length (tokens)
   std::uint32_t workers = 0;     ///< data-loader workers
   Precision precision = Precision::fp32;
+  SoftwareStack stack = SoftwareStack::eager;
 };
 
 /// What an epoch's time goes to, in the order the parts run: the training steps' GPU work, their
