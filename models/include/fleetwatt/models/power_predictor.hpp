@@ -25,6 +25,15 @@ struct UncertaintyBand {
   double high = 0.0;
 };
 
+/// A calibrated prediction band: with probability `level`, the measured time per epoch lies in
+/// [epoch_s x time_low, epoch_s x time_high] and the measured average power in [mean_W x power_low,
+/// mean_W x power_high] (factors around the prediction; level 0 means the predictor has no calibrated band).
+struct PredictionBand {
+  double level = 0.0;
+  double time_low = 1.0, time_high = 1.0;
+  double power_low = 1.0, power_high = 1.0;
+};
+
 class PowerPredictor {
  public:
   virtual ~PowerPredictor() = default;
@@ -44,6 +53,11 @@ class PowerPredictor {
   /// Relative uncertainty of predict()'s energy for this job.
   [[nodiscard]] virtual UncertaintyBand uncertainty(const JobSpec& /*job*/,
                                                     const GpuHardware& /*gpu*/) const {
+    return {};
+  }
+
+  /// The calibrated band of predict()'s epoch time and average power for this job (level 0: none).
+  [[nodiscard]] virtual PredictionBand band(const JobSpec& /*job*/, const GpuHardware& /*gpu*/) const {
     return {};
   }
 };
