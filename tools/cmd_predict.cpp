@@ -23,7 +23,7 @@ using workloads::ConfigError;
 using workloads::Precision;
 
 struct PredictOptions {
-  std::string model, gpu = "a100-sxm-80gb", precision = "fp32";
+  std::string model, gpu = "a100-sxm-80gb", precision = "fp32", stack = "eager";
   std::optional<std::string> predictor;  ///< default: datasheet, or the scenario's
   std::string scenario, gpu_file;
   std::optional<std::int64_t> job_id;
@@ -108,6 +108,8 @@ Request build_request(const PredictOptions& o) {
   m.input_size = o.image ? o.image : o.seq;
   m.workers = o.workers;
   m.precision = parse_precision(o.precision);
+  if (!workloads::parse_software_stack(o.stack, m.stack))
+    throw flag_error("--stack", fmt::format("'{}' is not one of eager, amp, compiled, optimized", o.stack));
   r.job.n_gpus = o.gpus;
   r.job.epochs = o.epochs;
   r.job.class_origin = {"command line", 0, 0};
@@ -136,6 +138,7 @@ int predict(const PredictOptions& o) {
   const workloads::EpochPlan plan = predictor->plan(r.job, r.gpu);
   const workloads::PhaseProfile p = plan.profile();
   const models::UncertaintyBand band = predictor->uncertainty(r.job, r.gpu);
+  const models::PredictionBand pband = predictor->band(r.job, r.gpu);
 
   // Counts and the datasheet working, when the job carries model metadata.
   std::optional<models::StepBreakdown> step;
@@ -183,11 +186,20 @@ int predict(const PredictOptions& o) {
     num("energy_high_J", gpu_energy * (1.0 + band.high));
     num("facility_energy_low_J", facility * (1.0 - band.low));
     num("facility_energy_high_J", facility * (1.0 + band.high));
+    // The calibrated band (level 0: the predictor has none; then low = high = the prediction).
+    num("band_level", pband.level);
+    num("epoch_s_low", epoch_s * pband.time_low);
+    num("epoch_s_high", epoch_s * pband.time_high);
+    num("avg_power_low_W", p.mean_W() * pband.power_low);
+    num("avg_power_high_W", p.mean_W() * pband.power_high);
     if (step) {
       num("step_s", step->step_s);
       num("steps_per_epoch", step->steps_per_epoch);
-      num("efficiency", step->efficiency);
-      num("power_limit_W", step->power_limit_W);
+      num("achieved_fraction", step->roofline.achieved);
+      num("launch_s", step->roofline.launch_s);
+      num("floor_W", step->roofline.floor_W);
+      num("saturation_W", step->roofline.saturation_W);
+      num("power_limit_W", step->roofline.power_limit_W);
     }
     // The epoch's parts, per GPU, summing to epoch_s.
     std::string parts;
@@ -212,18 +224,21 @@ int predict(const PredictOptions& o) {
         "{:.4g} GFLOP per training sample\n",
         params, flops / 1e9, (step ? step->training_flops_per_sample : counts->training_flops()) / 1e9);
   if (step) {
+    const auto& rl = step->roofline;
+    std::string classes;
+    for (std::size_t c = 0; c < models::kOpClasses; ++c)
+      classes += fmt::format("{} {:.4g}, ", models::to_string(static_cast<models::OpClass>(c)), 1e3 * rl.class_s[c]);
     std::cout << fmt::format(
-        "step       {:.4g} ms: compute {:.4g} ms at {:.1f} % of {:.4g} TFLOP/s, memory {:.4g} ms, overhead "
-        "{:.4g} "
-        "ms, all-reduce {:.4g} ms, data loading bound {:.4g} ms; {:.0f} steps per epoch\n",
-        1e3 * step->step_s, 1e3 * step->compute_s * step->dvfs_slowdown, 100 * step->efficiency,
-        step->peak_flops / 1e12, 1e3 * step->memory_s, 1e3 * step->overhead_s, 1e3 * step->comm_s,
-        1e3 * step->data_s, step->steps_per_epoch);
+        "step       {:.4g} ms: roofline {:.4g} ms ({}optimiser {:.4g}), kernel launches {:.4g} ms, all-reduce "
+        "{:.4g} ms, loading stall {:.4g} ms; {:.0f} steps per epoch\n",
+        1e3 * step->step_s, 1e3 * rl.bound_s * rl.stretch, classes, 1e3 * rl.optimizer_s,
+        1e3 * rl.launch_s * rl.stretch, 1e3 * step->comm_s, 1e3 * step->io_s, step->steps_per_epoch);
     std::cout << fmt::format(
-        "power      {:.1f} W = floor {:.1f} + dynamic {:.1f} + memory/IO {:.1f} (limit {:.0f} W{})\n",
-        p.peak_W, step->peak_power.idle_W, step->peak_power.dynamic_W, step->peak_power.mem_io_W,
-        step->power_limit_W,
-        step->dvfs_slowdown > 1.0 ? fmt::format(", compute stretched x{:.3f}", step->dvfs_slowdown) : "");
+        "power      {:.1f} W = floor {:.1f} + (saturation {:.1f} - floor) x g({:.3f} of the step at a roofline "
+        "bound) (limit {:.0f} W{})\n",
+        rl.power_W, rl.floor_W, rl.saturation_W, rl.achieved, rl.power_limit_W,
+        rl.stretch > 1.0 ? fmt::format(", capped from {:.1f} W, work stretched x{:.3f}", rl.full_clock_W, rl.stretch)
+                         : "");
   }
   std::cout << fmt::format(
       "phases     peak {:.1f} W for {:.1f} s, valley {:.1f} W for {:.1f} s (per GPU, per epoch)\n", p.peak_W,
@@ -242,6 +257,10 @@ int predict(const PredictOptions& o) {
       "energy     GPUs {:.4g} J ({:.2f} kWh), band {:.4g} .. {:.4g} J (-{:.1f} % / +{:.1f} %)\n", gpu_energy,
       gpu_energy / 3.6e6, gpu_energy * (1 - band.low), gpu_energy * (1 + band.high), 100 * band.low,
       100 * band.high);
+  if (pband.level > 0.0)
+    std::cout << fmt::format("band       {:.0f} %: epoch {:.1f} .. {:.1f} s, average power {:.1f} .. {:.1f} W\n",
+                             100 * pband.level, epoch_s * pband.time_low, epoch_s * pband.time_high,
+                             p.mean_W() * pband.power_low, p.mean_W() * pband.power_high);
   std::cout << fmt::format("facility   {:.4g} J ({:.2f} kWh) at PUE {:.3g}\n", facility, facility / 3.6e6,
                            r.pue);
   std::cout << fmt::format("predictor  {}; GPU preset {} ({})\n", predictor->name(), r.gpu.id, r.gpu.source);
@@ -276,6 +295,8 @@ void add_predict_command(CLI::App& app, Action& action) {
   cmd->add_option("--flops", o->flops, "Forward FLOPs per sample (for a model not in the zoo)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--precision", o->precision, "Training precision: fp32, tf32, bf16, fp16 or fp8")
+      ->capture_default_str();
+  cmd->add_option("--stack", o->stack, "Software stack: eager, amp, compiled (fused) or optimized (vendor)")
       ->capture_default_str();
   cmd->add_option("--power-limit", o->power_limit, "GPU power limit, W (below the TDP it caps peak power)")
       ->check(CLI::PositiveNumber);

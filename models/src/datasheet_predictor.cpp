@@ -15,10 +15,6 @@ namespace {
 using workloads::ConfigError;
 using workloads::Precision;
 
-bool half_precision(Precision p) {
-  return p == Precision::fp16 || p == Precision::bf16 || p == Precision::fp8;
-}
-
 /// MACs per activation element of a typical CNN (ResNet-50: 4.09 G / 22.2 M = 184): estimates the activations
 /// of a model known only by its FLOPs.
 constexpr double kMacsPerActivation = 200.0;
@@ -47,7 +43,7 @@ workloads::ModelMetadata resolved_metadata(const JobSpec& job, const ModelCount&
   return meta;
 }
 
-/// Checkpoint of parameters and optimiser state, plus the fixed end-of-epoch work.
+/// Checkpoint of parameters and optimiser state, plus the fixed end-of-epoch work (component predictor).
 double valley_seconds(double params, double bytes_per_param, double storage_Bps, double epoch_end_s) {
   return epoch_end_s + params * bytes_per_param / storage_Bps;
 }
@@ -111,64 +107,22 @@ StepBreakdown DatasheetPredictor::explain(const JobSpec& job, const GpuHardware&
   s.steps_per_epoch = std::ceil(meta.dataset_samples / meta.batch_size);
   s.training_flops_per_sample =
       meta.training_flops_per_sample > 0.0 ? meta.training_flops_per_sample : s.model.training_flops();
-  // Work of a step relative to a full forward + backward: frozen layers skip their backward traffic too.
-  const double work_ratio = s.training_flops_per_sample / s.model.training_flops();
-  const bool half = half_precision(meta.precision);
-  const double act_bytes = half ? 2.0 : 4.0;
+  const StepInputs in = step_inputs(job, s.model, p.power_limit_W, p.default_workers);
 
-  // A model that does not fit is refused: training state plus the activations kept for the backward pass.
-  const double needed = p.training_state_bytes_per_param * s.model.params +
-                        s.per_gpu_batch * s.model.activation_elements * act_bytes;
-  if (needed > gpu.memory_bytes)
+  // A model that does not fit is refused: training state (or the weights of forward-only work) plus the
+  // activations kept for the backward pass.
+  const double act_bytes = in.precision == Precision::fp32 || in.precision == Precision::tf32 ? 4.0 : 2.0;
+  const double state = in.pass_factor > 1.0 ? p.training_state_bytes_per_param : p.inference_state_bytes_per_param;
+  s.memory_need_bytes = state * s.model.params + s.per_gpu_batch * s.model.activation_elements * act_bytes;
+  if (s.memory_need_bytes > gpu.memory_bytes)
     throw ConfigError(job.class_origin, "model",
                       fmt::format("{} at batch {} per GPU needs about {:.1f} GiB per GPU (training state and "
                                   "activations); {} has {:.0f} GiB",
-                                  s.model.name, s.per_gpu_batch, needed / 1073741824.0, gpu.id,
+                                  s.model.name, s.per_gpu_batch, s.memory_need_bytes / 1073741824.0, gpu.id,
                                   gpu.memory_bytes / 1073741824.0));
 
-  // Compute: the step's FLOPs at the efficiency of its average operation (batch FLOPs over weight layers).
-  s.peak_flops = gpu.peak_flops(meta.precision);
-  const double op_flops = s.per_gpu_batch * s.model.forward_flops / std::max(1u, s.model.weight_layers);
-  s.efficiency = p.gemm_law.efficiency(op_flops);
-  s.compute_s = s.per_gpu_batch * s.training_flops_per_sample / (s.peak_flops * s.efficiency);
-  // Memory: activations read and written by the memory-bound layers (normalisation, activation, softmax).
-  const double bytes_per_act =
-      (s.model.family == ModelFamily::transformer || s.model.family == ModelFamily::recurrent)
-          ? p.transformer_bytes_per_activation
-          : p.cnn_bytes_per_activation;
-  s.memory_s = work_ratio * s.per_gpu_batch * s.model.activation_elements * bytes_per_act *
-               (act_bytes / 4.0) / gpu.memory_bw_Bps;
-  s.overhead_s = p.step_overhead_s + p.per_tensor_overhead_s * s.model.param_tensors;
-  // Data loading: images are decoded and augmented on the host by each GPU's share of the workers.
-  bool image_input = false;
-  for (const auto& e : zoo_entries())
-    image_input = image_input || (e.name == meta.model && e.input_kind == "image");
-  if (image_input) {
-    const double pixels = 3.0 * s.model.input_size * s.model.input_size;
-    const double workers_per_gpu = meta.workers ? meta.workers / n : static_cast<double>(p.default_workers);
-    s.data_s = s.per_gpu_batch * pixels * p.data_s_per_pixel / workers_per_gpu;
-  }
-
-  // The GPU's work at full clocks, at the component model's power for its compute and memory activity.
-  const double busy_s = s.compute_s + s.memory_s + s.overhead_s;
-  ComponentActivity a;
-  a.utilisation = s.compute_s / busy_s;
-  a.memory_activity = s.memory_s / busy_s;
-  a.precision = meta.precision;
-  ComponentPower power = component_power(gpu, a, p.component);
-  s.power_limit_W = p.power_limit_W > 0.0 ? std::min(p.power_limit_W, gpu.tdp_W) : gpu.tdp_W;
-  // Above the limit the clocks drop until the draw fits: the one clock model says by how much the work
-  // stretches; the GPU then draws the limit.
-  const ClockModel& clock = clock_model();
-  s.dvfs_slowdown = clock.stretch(power.total_W(), s.power_limit_W, gpu.tdp_W);
-  const double compute_W = ClockModel::capped_power(power.total_W(), s.power_limit_W);
-  if (compute_W < power.total_W()) {
-    // The clock-following part (dynamic and memory/IO above the floor) shrinks to what the limit leaves.
-    const double above = power.dynamic_W + power.mem_io_W;
-    const double keep = above > 0.0 ? std::max(0.0, compute_W - power.idle_W) / above : 0.0;
-    power.dynamic_W *= keep, power.mem_io_W *= keep;
-  }
-  const double work_s = busy_s * s.dvfs_slowdown;
+  s.roofline = roofline_step(s.model, in, gpu, p.fit.time, p.fit.power);
+  const RooflineStep& r = s.roofline;
 
   // Data parallel: ring all-reduce of the gradients, 2 (n - 1) / n of them over the slowest link, hidden
   // behind the backward pass as the training-I/O arithmetic says (the network model uses the same).
@@ -179,24 +133,23 @@ StepBreakdown DatasheetPredictor::explain(const JobSpec& job, const GpuHardware&
     const double link = gpu.nvlink_bw_Bps > 0.0 ? gpu.nvlink_bw_Bps : gpu.pcie_bw_Bps;
     const double allreduce_s =
         2.0 * (n - 1.0) / n * gradient_bytes(s.model.params, meta.precision, io) / link;
-    s.comm_s = exposed_communication(work_s, allreduce_s, io.comm_overlap, io.backward_fraction);
+    s.comm_s = exposed_communication(r.work_s, allreduce_s, io.comm_overlap, io.backward_fraction);
   }
   // Loading runs ahead of the GPU (prefetch): only what it takes beyond the step's work is a stall.
-  s.io_s = std::max(0.0, s.data_s - (work_s + s.comm_s));
-  s.step_s = work_s + s.comm_s + s.io_s;
-  s.peak_power = power;
+  s.io_s = std::max(0.0, r.data_s - (r.work_s + s.comm_s));
+  s.step_s = r.work_s + s.comm_s + s.io_s;
   s.communication_heavy = s.comm_s > p.comm_heavy_fraction * s.step_s;
   s.checkpoint_s = s.model.params * p.checkpoint_bytes_per_param / p.storage_Bps;
+  s.band = prediction_band(p.fit, gpu, power_class(s.model.family), in_fitted_domain(meta));
 
-  const double floor_W = resident_floor_W(gpu, p.component);
   auto& plan = s.plan;
-  plan[PartKind::compute] = {s.steps_per_epoch * work_s, compute_W};
+  plan[PartKind::compute] = {s.steps_per_epoch * r.work_s, r.power_W};
   // Waiting on a collective, the GPU runs NCCL kernels but little else: between idle and compute power.
   plan[PartKind::comm] = {s.steps_per_epoch * s.comm_s,
-                          gpu.idle_W + io.comm_power_fraction * std::max(0.0, compute_W - gpu.idle_W)};
-  plan[PartKind::io] = {s.steps_per_epoch * s.io_s, floor_W};  // starved of data: the resident floor
-  plan[PartKind::checkpoint] = {
-      valley_seconds(s.model.params, p.checkpoint_bytes_per_param, p.storage_Bps, p.epoch_end_s), floor_W};
+                          gpu.idle_W + io.comm_power_fraction * std::max(0.0, r.power_W - gpu.idle_W)};
+  plan[PartKind::io] = {s.steps_per_epoch * s.io_s, r.floor_W};  // starved of data: the resident floor
+  const double end_s = p.epoch_end_s.value_or(p.fit.time.epoch_end_s);
+  plan[PartKind::checkpoint] = {end_s + s.checkpoint_s, r.floor_W};
   plan.model = resolved_metadata(job, s.model);
   s.profile = plan.profile();
   return s;
@@ -226,10 +179,19 @@ UncertaintyBand DatasheetPredictor::uncertainty(const JobSpec& job, const GpuHar
     const UncertaintyBand band = energy_uncertainty(energy > 0.0 ? dynamic / energy : 0.0, false);
     return {std::max(own.low, band.low), std::max(own.high, band.high)};
   }
+  // The calibrated band of time and power bounds the energy: both low, or both high.
+  const PredictionBand b = band(job, gpu);
+  if (b.level > 0.0) return {1.0 - b.time_low * b.power_low, b.time_high * b.power_high - 1.0};
   const StepBreakdown s = explain(job, gpu);
   const double energy = s.profile.epoch_energy_J();
   const double dynamic = (s.profile.peak_W - s.profile.valley_W) * s.profile.peak_s;
   return energy_uncertainty(energy > 0.0 ? dynamic / energy : 0.0, s.communication_heavy);
+}
+
+PredictionBand DatasheetPredictor::band(const JobSpec& job, const GpuHardware& gpu) const {
+  if (job.phases || !has_metadata(job)) return {};
+  const ModelCount m = resolve_model(job.meta, job.class_origin);
+  return prediction_band(params_.fit, gpu, power_class(m.family), in_fitted_domain(job.meta));
 }
 
 ComponentPredictor::ComponentPredictor(ComponentPredictorParams params,

@@ -57,7 +57,13 @@ ParamSpecs datasheet_params() {
        "",
        "data-loader workers per GPU when a job does not say",
        {}},
-      epoch_end_param(d.epoch_end_s),
+      {"epoch_end_s",
+       ParamType::number,
+       {},
+       fmt::format("the fit's ({:.3g} s)", d.fit.time.epoch_end_s),
+       "s",
+       "fixed end-of-epoch work (loader restart, hooks)",
+       {}},
   };
 }
 
@@ -86,9 +92,10 @@ std::vector<PredictorEntry> first_principles_predictor_entries() {
   std::vector<PredictorEntry> out;
   out.push_back(
       {"datasheet",
-       "default: epoch parts (compute, comm, io, checkpoint) from FLOPs (power-law efficiency), "
-       "activations, per-step overhead, the all-reduce and data loading; power from the component model; job "
-       "classes fall back to the table",
+       "default: epoch parts (compute, comm, io, checkpoint) from a roofline over operator classes with "
+       "kernel launches, the all-reduce and data loading; power from the achieved fraction of the roofline "
+       "between resident floor and saturation, capped by the clock model; constants and band fitted on the "
+       "shared measurements; job classes fall back to the table",
        datasheet_params(), [](const workloads::PredictorConfig& c) -> std::unique_ptr<PowerPredictor> {
          const auto& p = c.params;
          DatasheetParams d;
@@ -96,8 +103,8 @@ std::vector<PredictorEntry> first_principles_predictor_entries() {
          d.storage_Bps = p.get_positive("storage_gbytes_per_s") * 1e9;
          d.comm_overlap = fraction(p, "comm_overlap");
          d.default_workers = static_cast<std::uint32_t>(p.get_positive("default_workers"));
-         d.epoch_end_s = p.get_double("epoch_end_s");
-         if (d.epoch_end_s < 0.0)
+         if (p.has("epoch_end_s")) d.epoch_end_s = p.get_double("epoch_end_s");
+         if (d.epoch_end_s && *d.epoch_end_s < 0.0)
            throw workloads::ConfigError(p.where_of("epoch_end_s"), p.dotted("epoch_end_s"),
                                         "must not be negative");
          return std::make_unique<DatasheetPredictor>(d, std::make_unique<TablePredictor>(c.classes));

@@ -9,6 +9,7 @@ using namespace fleetwatt::models;
 using fleetwatt::workloads::ConfigError;
 using fleetwatt::workloads::JobSpec;
 using fleetwatt::workloads::PhaseProfile;
+using fleetwatt::workloads::PartKind;
 using fleetwatt::workloads::Precision;
 
 namespace {
@@ -33,34 +34,30 @@ class FixedPredictor final : public PowerPredictor {
 };
 }  // namespace
 
-TEST_CASE("The datasheet step model follows its equations", "[models][datasheet]") {
-  // ResNet-50, batch 256, one A800 (19.5 TFLOP/s FP32, 2039 GB/s), default constants:
-  // op = 256 F / 54 layers; eta = 0.6822 (1 - exp(-8.5 (op/1e9)^0.7)); compute = 256 * 3F / (19.5e12 eta);
-  // memory = 256 * A * 49 B / 2.039e12 B/s; overhead = 1.3 ms + 0.14 ms * 161 tensors;
-  // data = 256 * 3*224*224 * 3.3e-8 s / 8 workers; step = max(compute + memory + overhead, data).
-  const ModelCount m = resnet(50);
-  const double op = 256 * m.forward_flops / 54;
-  const double eta = 0.6822 * (1 - std::exp(-8.5 * std::pow(op / 1e9, 0.7)));
-  const double compute = 256 * 3 * m.forward_flops / (19.5e12 * eta);
-  const double memory = 256 * m.activation_elements * 49 / 2.039e12;
-  const double overhead = 1.3e-3 + 0.14e-3 * 161;
-  const double data = 256 * 3.0 * 224 * 224 * 3.3e-8 / 8;
-  const double step = std::max(compute + memory + overhead, data);
-
+TEST_CASE("The datasheet predictor assembles the epoch from the roofline step", "[models][datasheet]") {
+  // ResNet-50, batch 256, one A800, the built-in fit: the step is the roofline step (no all-reduce on one
+  // GPU), the compute part its work over every step, the valley the epoch's end plus a checkpoint of
+  // 12 B/param at 1 GB/s, at the resident floor.
   const DatasheetPredictor p;
-  const StepBreakdown s = p.explain(resnet_job(256), gpu_preset("a800"));
-  CHECK(s.efficiency == Approx(eta));
-  CHECK(s.compute_s == Approx(compute));
-  CHECK(s.memory_s == Approx(memory));
-  CHECK(s.overhead_s == Approx(overhead));
-  CHECK(s.data_s == Approx(data));
-  CHECK(s.step_s == Approx(step));
-  CHECK(s.profile.peak_s == Approx(std::ceil(1281167.0 / 256) * step));
-  // Valley: 5.8 s of epoch-end work plus 12 B/param of checkpoint at 1 GB/s, at the resident floor 62 + 72 W.
-  CHECK(s.profile.valley_s == Approx(5.8 + 25557032.0 * 12 / 1e9));
-  CHECK(s.profile.valley_W == Approx(134.0));
-  // Peak power: floor + 266 W * (compute / step) + 266 W * 0.67 * (memory / step).
-  CHECK(s.profile.peak_W == Approx(134 + 266 * compute / step + 266 * 0.67 * memory / step));
+  const JobSpec job = resnet_job(256);
+  const GpuHardware& gpu = gpu_preset("a800");
+  const StepBreakdown s = p.explain(job, gpu);
+  const ModelCount m = resolve_model(job.meta, job.class_origin);
+  const RooflineStep r = roofline_step(m, step_inputs(job, m, 0.0, 8), gpu, default_predictor_fit().time,
+                                       default_predictor_fit().power);
+  CHECK(s.roofline.full_clock_s == Approx(r.full_clock_s));
+  CHECK(s.roofline.data_s == Approx(256 * 3.0 * 224 * 224 * default_predictor_fit().time.data_s_per_pixel / 8));
+  CHECK(s.step_s == Approx(r.work_s + std::max(0.0, r.data_s - r.work_s)));
+  const double steps = std::ceil(1281167.0 / 256);
+  CHECK(s.plan[PartKind::compute].s == Approx(steps * r.work_s));
+  CHECK(s.plan[PartKind::compute].W == Approx(r.power_W));
+  CHECK(s.profile.valley_s == Approx(default_predictor_fit().time.epoch_end_s + 25557032.0 * 12 / 1e9));
+  CHECK(s.profile.valley_W == Approx(r.floor_W));
+  // The band is the calibrated one of a CNN on this GPU.
+  const PredictionBand b = p.band(job, gpu);
+  CHECK(b.level == Approx(default_predictor_fit().band.level));
+  CHECK(b.time_low <= 1.0);
+  CHECK(b.time_high >= 1.0);
 }
 
 TEST_CASE("Average power falls as the batch shrinks, as the measurements show", "[models][datasheet]") {
@@ -105,7 +102,7 @@ TEST_CASE("Data parallelism splits the batch and adds an all-reduce", "[models][
   // Ring all-reduce: 2 (n-1)/n * params * 4 B over NVLink (200 GB/s per direction); 70 % of it hides behind
   // the backward pass (the training-I/O default, the network model's too), which lasts longer than that.
   const double ring = 2 * 0.75 * 25557032.0 * 4 / 200e9;
-  const double work = four.compute_s + four.memory_s + four.overhead_s;
+  const double work = four.roofline.work_s;
   REQUIRE(2.0 / 3 * work > 0.7 * ring);
   CHECK(four.comm_s == Approx(ring * 0.3));
 }
@@ -114,8 +111,11 @@ TEST_CASE("Half precision uses the tensor-core peak", "[models][datasheet]") {
   JobSpec j = resnet_job(256);
   j.meta.precision = Precision::bf16;
   const StepBreakdown s = DatasheetPredictor().explain(j, gpu_preset("a800"));
-  CHECK(s.peak_flops == Approx(312e12));
-  CHECK(s.compute_s < DatasheetPredictor().explain(resnet_job(256), gpu_preset("a800")).compute_s / 10);
+  // The tensor class runs on the 312 TFLOP/s path (16x FP32) at half the FP32 path's efficiency: 8x faster.
+  const StepBreakdown fp32 = DatasheetPredictor().explain(resnet_job(256), gpu_preset("a800"));
+  const double tensor_fp32 = fp32.roofline.class_s[0], tensor_half = s.roofline.class_s[0];
+  CHECK(tensor_half < tensor_fp32 / 4);
+  CHECK(s.step_s < fp32.step_s);
 }
 
 TEST_CASE("Jobs that only name a class go to the table fallback", "[models][datasheet]") {

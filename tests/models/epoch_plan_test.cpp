@@ -54,9 +54,9 @@ TEST_CASE("The datasheet plan's parts follow the step model", "[models][datashee
   const auto& plan = s.plan;
   CHECK(s.steps_per_epoch == 100);
   CHECK(plan.epoch_s() == Approx(s.profile.epoch_s()));
-  CHECK(plan[PartKind::compute].s == Approx(100 * (s.compute_s + s.memory_s + s.overhead_s)));
+  CHECK(plan[PartKind::compute].s == Approx(100 * s.roofline.work_s));
   const double ring = 2.0 * 15 / 16 * s.model.params * 4 / gpu.nvlink_bw_Bps;
-  const double hidden = std::min(0.7 * ring, 2.0 / 3 * (s.compute_s + s.memory_s + s.overhead_s));
+  const double hidden = std::min(0.7 * ring, 2.0 / 3 * s.roofline.work_s);
   CHECK(plan[PartKind::comm].s == Approx(100 * (ring - hidden)));
   CHECK(plan[PartKind::comm].s > 0);
   // Between idle and compute power: idle + 0.3 (compute - idle).

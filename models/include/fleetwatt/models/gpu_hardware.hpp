@@ -32,6 +32,9 @@ struct GpuHardware {
   /// Measured resident power (context loaded, clocks up, no kernels running); 0: not measured, the power
   /// model's family rule fills it.
   double resident_W = 0.0;
+  /// Board memory: "hbm" (stacked, data-centre parts) or "gddr"; the power model's resident-floor rule
+  /// differs between them. Empty: "gddr".
+  std::string memory_type;
 
   /// Peak dense throughput for a precision, falling back to the nearest supported one.
   [[nodiscard]] double peak_flops(workloads::Precision p) const noexcept;

@@ -1,0 +1,111 @@
+// The default predictor's fitted constants and how they are fitted: one joint Levenberg-Marquardt fit of the
+// roofline's efficiencies, launch overhead, loading and epoch costs and of the power model's floors and
+// saturations on every measurement in ../shared/data (models/measurements.hpp), on log residuals, each GPU
+// weighted equally, with ridge penalties holding per-family and per-GPU factors near the pooled values.
+// Validation leaves one GPU out (fit on the others, predict it); the prediction band is split-conformal on
+// those left-out residuals. The built-in constants (models/data/predictor_fit.toml, compiled in) are what
+// `fleetwatt validate ../shared/data --fit -o models/data/predictor_fit.toml` writes; a test refits them.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fleetwatt/models/measurements.hpp"
+#include "fleetwatt/models/power_predictor.hpp"
+#include "fleetwatt/models/roofline.hpp"
+
+namespace fleetwatt::models {
+
+/// Band half-widths: quantiles of |ln(measured / predicted)| at `level`, per group ("seen/cnn",
+/// "unseen/transformer", ...: whether the GPU was in the fit, and the workload's power class).
+struct BandTable {
+  double level = 0.8;
+  std::set<std::string> seen_gpus;  ///< GPUs with measurements in the fit
+  std::map<std::string, double> time, power;
+};
+
+struct PredictorFit {
+  RooflineConstants time;
+  UtilisationPowerConstants power;
+  BandTable band;
+  std::string provenance;  ///< what it was fitted on (a line)
+};
+
+/// The built-in fit (models/data/predictor_fit.toml).
+[[nodiscard]] const PredictorFit& default_predictor_fit();
+/// Parses a fit file; throws core::ConfigError naming file, line and key.
+[[nodiscard]] PredictorFit parse_predictor_fit(std::string_view toml_text, const std::string& file);
+/// The TOML text parse_predictor_fit reads back (constants to 6 significant digits).
+[[nodiscard]] std::string format_predictor_fit(const PredictorFit& fit);
+
+/// The band group of a prediction (see BandTable).
+[[nodiscard]] std::string band_group(bool seen, PowerClass c);
+/// The calibrated band of a job of `c` on `gpu` (precisions other than FP32 and fused stacks are outside the
+/// fitted data: they take the unseen-GPU band).
+[[nodiscard]] PredictionBand prediction_band(const PredictorFit& fit, const GpuHardware& gpu, PowerClass c,
+                                             bool in_fitted_domain);
+
+/// What the predictor says of one measured configuration.
+struct RowPrediction {
+  double step_s = 0.0;   ///< one step (work and loading stall)
+  double epoch_s = 0.0;  ///< one epoch (steps and the epoch's end)
+  double avg_power_W = 0.0;
+  PredictionBand band;
+  PowerClass power_class = PowerClass::other;
+};
+
+/// A measurement resolved once (model counts, GPU, step inputs), so fitting evaluates it cheaply.
+struct PreparedRow {
+  const Measurement* row = nullptr;
+  ModelCount model;
+  GpuHardware gpu;
+  StepInputs inputs;
+  double steps_per_epoch = 1.0;
+  double checkpoint_s = 0.0;
+  bool in_fitted_domain = true;
+};
+
+/// Resolves every usable row (rows whose model or GPU fleetwatt cannot resolve are skipped with a reason).
+[[nodiscard]] std::vector<PreparedRow> prepare_rows(const MeasurementSet& set,
+                                                    std::vector<SkippedMeasurement>* skipped = nullptr);
+/// The prediction of one prepared row under `fit`, through the same arithmetic as the datasheet predictor.
+[[nodiscard]] RowPrediction predict_row(const PreparedRow& row, const PredictorFit& fit);
+
+struct FitOptions {
+  double ridge = 0.5;   ///< penalty weight on the log of per-family and per-GPU factors
+  int max_evaluations = 4000;
+  const PredictorFit* start = nullptr;  ///< starting constants (default: the built-in fit)
+};
+
+/// Fits the constants on `rows` (the band is left as in the start fit).
+[[nodiscard]] PredictorFit fit_predictor(const std::vector<PreparedRow>& rows, const FitOptions& options = {});
+
+/// One row's left-out prediction.
+struct LeftOutPrediction {
+  const PreparedRow* row = nullptr;
+  RowPrediction prediction;
+};
+
+/// Leave-one-GPU-out: for each GPU, fits on the rows of every other GPU and predicts its rows.
+[[nodiscard]] std::vector<LeftOutPrediction> leave_one_gpu_out(const std::vector<PreparedRow>& rows,
+                                                               const FitOptions& options = {});
+
+/// The conformal band of `level` from left-out (unseen) and in-sample (seen) residuals.
+[[nodiscard]] BandTable calibrate_band(const std::vector<LeftOutPrediction>& left_out,
+                                       const std::vector<LeftOutPrediction>& in_sample, double level);
+
+/// The whole procedure the built-in constants come from: fit on every row, leave-one-GPU-out, band.
+struct FitReport {
+  PredictorFit fit;
+  std::vector<LeftOutPrediction> left_out;
+  /// Coverage of the band on each left-out GPU when its quantiles come from the other GPUs' left-out
+  /// residuals only (nested, so the GPU's own residuals never set its band).
+  std::map<std::string, double> time_coverage, power_coverage;
+};
+[[nodiscard]] FitReport fit_and_validate(const std::vector<PreparedRow>& rows, double level = 0.8,
+                                         const FitOptions& options = {});
+
+}  // namespace fleetwatt::models

@@ -1,0 +1,455 @@
+// Joint fit of the default predictor's constants, leave-one-GPU-out validation and the conformal band (see
+// the header). Parameters are fitted in unconstrained coordinates: efficiencies, shares and fractions through
+// a logistic (so they stay in (0, 1)), positive constants through exp.
+#include "fleetwatt/models/predictor_fit.hpp"
+
+#include <fmt/format.h>
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <unsupported/Eigen/NonLinearOptimization>
+#include <unsupported/Eigen/NumericalDiff>
+
+#include "embedded_predictor_fit.hpp"
+#include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/core/toml_table.hpp"
+#include "fleetwatt/models/datasheet_predictor.hpp"
+#include "fleetwatt/models/training_io.hpp"
+
+namespace fleetwatt::models {
+namespace {
+
+using workloads::Precision;
+using workloads::SoftwareStack;
+
+constexpr std::array<const char*, kOpClasses> kEtaKeys{"eta_tensor", "eta_vector", "eta_memory_class",
+                                                       "eta_attention"};
+constexpr std::array<const char*, 4> kStackKeys{"stack_eager", "stack_amp", "stack_compiled",
+                                                "stack_optimized"};
+
+// ---------------------------------------------------------------------------------------------------------
+// File format
+
+void read_map(const core::TomlTable& t, const std::string& key, std::map<std::string, double>& out) {
+  const auto sub = t.table(key);
+  if (!sub) return;
+  for (const auto& [k, v] : sub->raw()) {
+    const auto d = v.value<double>();
+    if (!d || !(*d > 0.0))
+      throw core::ConfigError(sub->where(std::string(k.str())), sub->dotted(std::string(k.str())),
+                              "must be a positive number");
+    out[std::string(k.str())] = *d;
+  }
+}
+
+double need(const core::TomlTable& t, const std::string& key) {
+  const auto v = t.number(key);
+  if (!v) throw core::ConfigError(t.where(), t.dotted(key), "missing");
+  return *v;
+}
+
+std::string format_map(const std::string& header, const std::map<std::string, double>& m) {
+  std::string out = fmt::format("\n[{}]\n", header);
+  for (const auto& [k, v] : m) out += fmt::format("\"{}\" = {:.6g}\n", k, v);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Fitting
+
+enum class Transform { logistic, exponential };
+
+double forward(Transform t, double theta) {
+  return t == Transform::logistic ? 1.0 / (1.0 + std::exp(-theta)) : std::exp(theta);
+}
+double inverse(Transform t, double x) {
+  if (t == Transform::logistic) {
+    x = std::clamp(x, 1e-6, 1.0 - 1e-6);
+    return std::log(x / (1.0 - x));
+  }
+  return std::log(std::max(x, 1e-300));
+}
+
+/// One free constant: where it lives in the working fit, its transform, and its ridge prior (log space).
+struct Slot {
+  double* target;
+  Transform transform;
+  bool ridge = false;
+  double prior_log = 0.0;  ///< ln of the value the ridge pulls toward
+};
+
+struct Residuals {
+  using Scalar = double;
+  using InputType = Eigen::VectorXd;
+  using ValueType = Eigen::VectorXd;
+  using JacobianType = Eigen::MatrixXd;
+  enum { InputsAtCompileTime = Eigen::Dynamic, ValuesAtCompileTime = Eigen::Dynamic };
+
+  PredictorFit* work;
+  std::vector<Slot> slots;
+  const std::vector<const PreparedRow*>* rows;
+  std::vector<double> time_weight, power_weight;  ///< per row (0: not measured)
+  double ridge;
+  int n_values = 0;
+  /// Per-GPU floors as factors on the rule (the rule moves with the fitted floor fractions).
+  std::map<std::string, double> floor_factor;
+  std::map<std::string, GpuHardware> floor_gpu;
+
+  [[nodiscard]] int inputs() const { return static_cast<int>(slots.size()); }
+  [[nodiscard]] int values() const { return n_values; }
+
+  void apply(const Eigen::VectorXd& theta) const {
+    for (std::size_t i = 0; i < slots.size(); ++i)
+      *slots[i].target = forward(slots[i].transform, theta(static_cast<Eigen::Index>(i)));
+    for (const auto& [g, factor] : floor_factor) {
+      work->power.gpu_floor_W.erase(g);
+      work->power.gpu_floor_W[g] = factor * resident_floor(floor_gpu.at(g), work->power);
+    }
+  }
+
+  int operator()(const Eigen::VectorXd& theta, Eigen::VectorXd& f) const {
+    apply(theta);
+    Eigen::Index k = 0;
+    for (std::size_t i = 0; i < rows->size(); ++i) {
+      const PreparedRow& r = *(*rows)[i];
+      const RowPrediction p = predict_row(r, *work);
+      if (time_weight[i] > 0.0) {
+        const double measured = r.row->step_s > 0.0 ? r.row->step_s : r.row->epoch_s;
+        const double predicted = r.row->step_s > 0.0 ? p.step_s : p.epoch_s;
+        f(k++) = time_weight[i] * std::log(predicted / measured);
+      }
+      if (power_weight[i] > 0.0) f(k++) = power_weight[i] * std::log(p.avg_power_W / r.row->avg_power_W);
+    }
+    for (const Slot& s : slots)
+      if (s.ridge) f(k++) = ridge * (std::log(*s.target) - s.prior_log);
+    for (Eigen::Index i = 0; i < f.size(); ++i)
+      if (!std::isfinite(f(i))) f(i) = 1e6;
+    return 0;
+  }
+};
+
+bool measures_time(const Measurement& m) { return m.step_s > 0.0 || m.epoch_s > 0.0; }
+
+std::string family_of(const GpuHardware& g) { return g.arch.empty() ? std::string("unknown") : g.arch; }
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------------------
+
+PredictorFit parse_predictor_fit(std::string_view toml_text, const std::string& file) {
+  const toml::table root = core::parse_toml(toml_text, file);
+  const core::TomlTable top(root, "", file);
+  top.require_known({"provenance", "time", "power", "band"});
+  PredictorFit fit;
+  fit.provenance = top.string("provenance").value_or("");
+  const auto time = top.table("time");
+  const auto power = top.table("power");
+  const auto band = top.table("band");
+  if (!time || !power || !band)
+    throw core::ConfigError(top.where(), "time", "a fit file needs [time], [power] and [band]");
+  auto& tc = fit.time;
+  for (std::size_t c = 0; c < kOpClasses; ++c) tc.eta[c] = need(*time, kEtaKeys[c]);
+  tc.eta_memory = need(*time, "eta_memory");
+  tc.half_tensor_factor = need(*time, "half_tensor_factor");
+  tc.kernel_launch_s = need(*time, "kernel_launch_s");
+  tc.optimizer_bytes_per_param = need(*time, "optimizer_bytes_per_param");
+  tc.optimizer_kernels_per_tensor = need(*time, "optimizer_kernels_per_tensor");
+  for (std::size_t s = 0; s < 4; ++s) tc.stack_factor[s] = need(*time, kStackKeys[s]);
+  tc.data_s_per_pixel = need(*time, "data_s_per_pixel");
+  tc.epoch_end_s = need(*time, "epoch_end_s");
+  read_map(*time, "family_compute", tc.family_compute);
+  read_map(*time, "family_memory", tc.family_memory);
+  auto& pc = fit.power;
+  pc.floor_hbm = need(*power, "floor_hbm");
+  pc.floor_gddr = need(*power, "floor_gddr");
+  for (std::size_t c = 0; c < kPowerClasses; ++c)
+    pc.saturation[c] = need(*power, fmt::format("saturation_{}", to_string(static_cast<PowerClass>(c))));
+  pc.exponent = need(*power, "exponent");
+  pc.memory_weight = need(*power, "memory_weight");
+  read_map(*power, "gpu_floor_w", pc.gpu_floor_W);
+  read_map(*power, "gpu_saturation", pc.gpu_saturation);
+  fit.band.level = need(*band, "level");
+  if (const auto seen = band->strings("seen_gpus")) fit.band.seen_gpus = {seen->begin(), seen->end()};
+  read_map(*band, "time", fit.band.time);
+  read_map(*band, "power", fit.band.power);
+  return fit;
+}
+
+std::string format_predictor_fit(const PredictorFit& fit) {
+  std::string out =
+      "# The default predictor's fitted constants (models/predictor_fit.hpp). Generated: do not edit; run\n"
+      "# tools/scripts/fit-predictor.sh (fleetwatt validate ../shared/data --fit -o <this file>).\n";
+  out += fmt::format("provenance = \"{}\"\n\n[time]\n", fit.provenance);
+  const auto& tc = fit.time;
+  for (std::size_t c = 0; c < kOpClasses; ++c) out += fmt::format("{} = {:.6g}\n", kEtaKeys[c], tc.eta[c]);
+  out += fmt::format("eta_memory = {:.6g}\nhalf_tensor_factor = {:.6g}\nkernel_launch_s = {:.6g}\n",
+                     tc.eta_memory, tc.half_tensor_factor, tc.kernel_launch_s);
+  out += fmt::format("optimizer_bytes_per_param = {:.6g}\noptimizer_kernels_per_tensor = {:.6g}\n",
+                     tc.optimizer_bytes_per_param, tc.optimizer_kernels_per_tensor);
+  for (std::size_t s = 0; s < 4; ++s) out += fmt::format("{} = {:.6g}\n", kStackKeys[s], tc.stack_factor[s]);
+  out += fmt::format("data_s_per_pixel = {:.6g}\nepoch_end_s = {:.6g}\n", tc.data_s_per_pixel, tc.epoch_end_s);
+  out += format_map("time.family_compute", tc.family_compute);
+  out += format_map("time.family_memory", tc.family_memory);
+  const auto& pc = fit.power;
+  out += fmt::format("\n[power]\nfloor_hbm = {:.6g}\nfloor_gddr = {:.6g}\n", pc.floor_hbm, pc.floor_gddr);
+  for (std::size_t c = 0; c < kPowerClasses; ++c)
+    out += fmt::format("saturation_{} = {:.6g}\n", to_string(static_cast<PowerClass>(c)), pc.saturation[c]);
+  out += fmt::format("exponent = {:.6g}\nmemory_weight = {:.6g}\n", pc.exponent, pc.memory_weight);
+  out += format_map("power.gpu_floor_w", pc.gpu_floor_W);
+  out += format_map("power.gpu_saturation", pc.gpu_saturation);
+  out += fmt::format("\n[band]\nlevel = {:.6g}\nseen_gpus = [", fit.band.level);
+  bool first = true;
+  for (const auto& g : fit.band.seen_gpus) out += fmt::format("{}\"{}\"", first ? "" : ", ", g), first = false;
+  out += "]\n";
+  out += format_map("band.time", fit.band.time);
+  out += format_map("band.power", fit.band.power);
+  return out;
+}
+
+const PredictorFit& default_predictor_fit() {
+  static const PredictorFit fit = parse_predictor_fit(detail::kEmbeddedPredictorFit, "predictor_fit.toml");
+  return fit;
+}
+
+std::string band_group(bool seen, PowerClass c) {
+  return fmt::format("{}/{}", seen ? "seen" : "unseen", to_string(c));
+}
+
+PredictionBand prediction_band(const PredictorFit& fit, const GpuHardware& gpu, PowerClass c,
+                               bool in_fitted_domain) {
+  const bool seen = in_fitted_domain && fit.band.seen_gpus.count(gpu.id) > 0;
+  const std::string group = band_group(seen, c);
+  // A group without residuals (no such workload in the data) takes the widest band of its kind.
+  const auto half_width = [&](const std::map<std::string, double>& m) {
+    const auto it = m.find(group);
+    if (it != m.end()) return it->second;
+    double widest = 0.0;
+    for (const auto& [k, v] : m) widest = std::max(widest, v);
+    return widest;
+  };
+  const double qt = half_width(fit.band.time), qp = half_width(fit.band.power);
+  if (qt <= 0.0 && qp <= 0.0) return {};
+  return {fit.band.level, std::exp(-qt), std::exp(qt), std::exp(-qp), std::exp(qp)};
+}
+
+std::vector<PreparedRow> prepare_rows(const MeasurementSet& set, std::vector<SkippedMeasurement>* skipped) {
+  std::vector<PreparedRow> out;
+  out.reserve(set.rows.size());
+  for (const Measurement& m : set.rows) {
+    PreparedRow r;
+    r.row = &m;
+    try {
+      r.gpu = find_gpu(m.gpu);
+      r.model = resolve_model(m.job.meta, m.where);
+    } catch (const std::exception& e) {
+      if (skipped) skipped->push_back({m.where, e.what()});
+      continue;
+    }
+    if (m.tdp_W > 0.0) r.gpu.tdp_W = m.tdp_W;
+    r.inputs = step_inputs(m.job, r.model, m.power_limit_W, TrainingIoConfig{}.default_workers);
+    r.inputs.updates_weights = !m.inference;
+    r.steps_per_epoch = std::ceil(m.job.meta.dataset_samples / std::max(1u, m.job.meta.batch_size));
+    r.checkpoint_s = m.inference ? 0.0 : DatasheetParams{}.checkpoint_bytes_per_param * r.model.params /
+                                            DatasheetParams{}.storage_Bps;
+    r.in_fitted_domain = in_fitted_domain(m.job.meta);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+RowPrediction predict_row(const PreparedRow& r, const PredictorFit& fit) {
+  const RooflineStep s = roofline_step(r.model, r.inputs, r.gpu, fit.time, fit.power);
+  RowPrediction p;
+  p.step_s = s.step_s;
+  const double end_s = r.row && r.row->inference ? 0.0 : fit.time.epoch_end_s + r.checkpoint_s;
+  p.epoch_s = r.steps_per_epoch * s.step_s + end_s;
+  const double energy = r.steps_per_epoch * (s.work_s * s.power_W + s.io_stall_s * s.floor_W) + end_s * s.floor_W;
+  p.avg_power_W = energy / p.epoch_s;
+  p.power_class = power_class(r.model.family);
+  p.band = prediction_band(fit, r.gpu, p.power_class, r.in_fitted_domain);
+  return p;
+}
+
+PredictorFit fit_predictor(const std::vector<PreparedRow>& all, const FitOptions& options) {
+  PredictorFit work = options.start ? *options.start : default_predictor_fit();
+  work.time.family_compute.clear(), work.time.family_memory.clear();
+  work.power.gpu_floor_W.clear(), work.power.gpu_saturation.clear();
+  std::vector<const PreparedRow*> rows;
+  for (const auto& r : all) rows.push_back(&r);
+
+  // What the rows can tell: only constants with data behind them are free.
+  std::map<std::string, int> time_rows, power_rows;
+  std::set<std::string> families;
+  bool epochs = false, images = false, compiled = false, hbm = false, gddr = false;
+  std::array<bool, kOpClasses> op_used{};
+  std::array<bool, kPowerClasses> class_power{};
+  for (const auto* r : rows) {
+    const Measurement& m = *r->row;
+    if (measures_time(m)) {
+      ++time_rows[r->gpu.id];
+      families.insert(family_of(r->gpu));
+      epochs = epochs || (m.step_s <= 0.0 && !m.inference);
+      images = images || r->inputs.pixels_per_sample > 0.0;
+      compiled = compiled || m.job.meta.stack == SoftwareStack::compiled;
+      const auto ops = r->model.ops[0].kernels > 0.0 ? r->model.ops : generic_ops(r->model);
+      for (std::size_t c = 0; c < kOpClasses; ++c) op_used[c] = op_used[c] || ops[c].flops > 0.0;
+    }
+    if (m.avg_power_W > 0.0) {
+      ++power_rows[r->gpu.id];
+      (has_hbm(r->gpu) ? hbm : gddr) = true;
+      class_power[static_cast<std::size_t>(power_class(r->model.family))] = true;
+    }
+  }
+  for (const auto& f : families) work.time.family_compute[f] = 1.0, work.time.family_memory[f] = 1.0;
+  for (const auto& [g, n] : power_rows) {
+    (void)n;
+    work.power.gpu_saturation[g] = 1.0;
+  }
+
+  Residuals res{&work, {}, &rows, {}, {}, options.ridge, 0, {}, {}};
+  for (const auto* r : rows)
+    if (power_rows.count(r->gpu.id)) res.floor_factor[r->gpu.id] = 1.0, res.floor_gpu[r->gpu.id] = r->gpu;
+  auto& t = work.time;
+  auto& p = work.power;
+  for (std::size_t c = 0; c < kOpClasses; ++c)
+    if (op_used[c] && static_cast<OpClass>(c) != OpClass::memory)
+      res.slots.push_back({&t.eta[c], Transform::logistic});
+  res.slots.push_back({&t.eta_memory, Transform::logistic});
+  res.slots.push_back({&t.kernel_launch_s, Transform::exponential});
+  if (images) res.slots.push_back({&t.data_s_per_pixel, Transform::exponential});
+  if (epochs) res.slots.push_back({&t.epoch_end_s, Transform::exponential});
+  if (compiled) res.slots.push_back({&t.stack_factor[2], Transform::logistic});
+  for (auto& [f, v] : t.family_compute) res.slots.push_back({&v, Transform::exponential, true, 0.0});
+  for (auto& [f, v] : t.family_memory) res.slots.push_back({&v, Transform::exponential, true, 0.0});
+  if (!power_rows.empty()) {
+    if (hbm) res.slots.push_back({&p.floor_hbm, Transform::logistic});
+    if (gddr) res.slots.push_back({&p.floor_gddr, Transform::logistic});
+    for (std::size_t c = 0; c < kPowerClasses; ++c)
+      if (class_power[c]) res.slots.push_back({&p.saturation[c], Transform::logistic});
+    res.slots.push_back({&p.exponent, Transform::exponential});
+    res.slots.push_back({&p.memory_weight, Transform::logistic});
+    for (auto& [g, v] : p.gpu_saturation) res.slots.push_back({&v, Transform::exponential, true, 0.0});
+    for (auto& [g, v] : res.floor_factor) res.slots.push_back({&v, Transform::exponential, true, 0.0});
+  }
+  // Each GPU weighs the same whatever its row count: weights 1 / sqrt(rows of that GPU and measure).
+  for (const auto* r : rows) {
+    const Measurement& m = *r->row;
+    const double wt = measures_time(m) ? 1.0 / std::sqrt(time_rows[r->gpu.id]) : 0.0;
+    const double wp = m.avg_power_W > 0.0 ? 1.0 / std::sqrt(power_rows[r->gpu.id]) : 0.0;
+    res.time_weight.push_back(wt), res.power_weight.push_back(wp);
+    res.n_values += (wt > 0.0) + (wp > 0.0);
+  }
+  for (const auto& s : res.slots) res.n_values += s.ridge;
+  if (res.slots.empty() || res.n_values <= static_cast<int>(res.slots.size()))
+    throw std::invalid_argument("too few measurements to fit the predictor's constants");
+
+  Eigen::VectorXd theta(static_cast<Eigen::Index>(res.slots.size()));
+  for (std::size_t i = 0; i < res.slots.size(); ++i)
+    theta(static_cast<Eigen::Index>(i)) = inverse(res.slots[i].transform, *res.slots[i].target);
+  Eigen::NumericalDiff<Residuals> diff(res);
+  Eigen::LevenbergMarquardt<Eigen::NumericalDiff<Residuals>> lm(diff);
+  lm.parameters.maxfev = options.max_evaluations;
+  lm.minimize(theta);
+  res.apply(theta);
+
+  work.band.seen_gpus.clear();
+  for (const auto& [g, n] : time_rows) work.band.seen_gpus.insert(g), (void)n;
+  for (const auto& [g, n] : power_rows) work.band.seen_gpus.insert(g), (void)n;
+  return work;
+}
+
+std::vector<LeftOutPrediction> leave_one_gpu_out(const std::vector<PreparedRow>& rows,
+                                                 const FitOptions& options) {
+  std::set<std::string> gpus;
+  for (const auto& r : rows) gpus.insert(r.gpu.id);
+  std::vector<LeftOutPrediction> out;
+  for (const auto& g : gpus) {
+    std::vector<PreparedRow> train;
+    for (const auto& r : rows)
+      if (r.gpu.id != g) train.push_back(r);
+    if (train.empty()) continue;
+    PredictorFit fit = fit_predictor(train, options);
+    for (const auto& r : rows)
+      if (r.gpu.id == g) out.push_back({&r, predict_row(r, fit)});
+  }
+  return out;
+}
+
+namespace {
+
+/// Split-conformal quantile: the ceil((n + 1) level)-th smallest score (the largest when that exceeds n).
+double conformal_quantile(std::vector<double> scores, double level) {
+  if (scores.empty()) return 0.0;
+  std::sort(scores.begin(), scores.end());
+  const auto n = static_cast<double>(scores.size());
+  const auto k = static_cast<std::size_t>(std::ceil((n + 1.0) * level));
+  return scores[std::min(scores.size(), std::max<std::size_t>(k, 1)) - 1];
+}
+
+void add_scores(const std::vector<LeftOutPrediction>& preds, bool seen, std::map<std::string, std::vector<double>>& time,
+                std::map<std::string, std::vector<double>>& power, const std::string& skip_gpu = {}) {
+  for (const auto& p : preds) {
+    const Measurement& m = *p.row->row;
+    if (p.row->gpu.id == skip_gpu) continue;
+    const std::string group = band_group(seen, p.prediction.power_class);
+    if (m.step_s > 0.0) time[group].push_back(std::abs(std::log(m.step_s / p.prediction.step_s)));
+    else if (m.epoch_s > 0.0) time[group].push_back(std::abs(std::log(m.epoch_s / p.prediction.epoch_s)));
+    if (m.avg_power_W > 0.0) power[group].push_back(std::abs(std::log(m.avg_power_W / p.prediction.avg_power_W)));
+  }
+}
+
+}  // namespace
+
+BandTable calibrate_band(const std::vector<LeftOutPrediction>& left_out,
+                         const std::vector<LeftOutPrediction>& in_sample, double level) {
+  std::map<std::string, std::vector<double>> time, power;
+  add_scores(left_out, false, time, power);
+  add_scores(in_sample, true, time, power);
+  BandTable band;
+  band.level = level;
+  for (const auto& [g, s] : time) band.time[g] = conformal_quantile(s, level);
+  for (const auto& [g, s] : power) band.power[g] = conformal_quantile(s, level);
+  return band;
+}
+
+FitReport fit_and_validate(const std::vector<PreparedRow>& rows, double level, const FitOptions& options) {
+  FitReport report;
+  report.fit = fit_predictor(rows, options);
+  report.left_out = leave_one_gpu_out(rows, options);
+  std::vector<LeftOutPrediction> in_sample;
+  for (const auto& r : rows) in_sample.push_back({&r, predict_row(r, report.fit)});
+  const std::set<std::string> seen = report.fit.band.seen_gpus;
+  report.fit.band = calibrate_band(report.left_out, in_sample, level);
+  report.fit.band.seen_gpus = seen;
+  // Nested coverage: each GPU's band from the other GPUs' left-out residuals.
+  std::set<std::string> gpus;
+  for (const auto& p : report.left_out) gpus.insert(p.row->gpu.id);
+  for (const auto& g : gpus) {
+    std::map<std::string, std::vector<double>> time, power;
+    add_scores(report.left_out, false, time, power, g);
+    int nt = 0, it = 0, np = 0, ip = 0;
+    for (const auto& p : report.left_out) {
+      if (p.row->gpu.id != g) continue;
+      const Measurement& m = *p.row->row;
+      const std::string group = band_group(false, p.prediction.power_class);
+      const auto q = [&](std::map<std::string, std::vector<double>>& s) {
+        if (s.count(group)) return conformal_quantile(s[group], level);
+        double widest = 0.0;
+        for (auto& [k, v] : s) widest = std::max(widest, conformal_quantile(v, level));
+        return widest;
+      };
+      const double measured_t = m.step_s > 0.0 ? m.step_s : m.epoch_s;
+      if (measured_t > 0.0) {
+        const double pred = m.step_s > 0.0 ? p.prediction.step_s : p.prediction.epoch_s;
+        ++nt, it += std::abs(std::log(measured_t / pred)) <= q(time);
+      }
+      if (m.avg_power_W > 0.0) ++np, ip += std::abs(std::log(m.avg_power_W / p.prediction.avg_power_W)) <= q(power);
+    }
+    if (nt) report.time_coverage[g] = static_cast<double>(it) / nt;
+    if (np) report.power_coverage[g] = static_cast<double>(ip) / np;
+  }
+  return report;
+}
+
+}  // namespace fleetwatt::models
