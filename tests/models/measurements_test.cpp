@@ -9,6 +9,7 @@
 
 #include "fleetwatt/models/fit/records.hpp"
 #include "fleetwatt/models/model_zoo.hpp"
+#include "fleetwatt/models/validation_report.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::models;
@@ -241,4 +242,42 @@ TEST_CASE("A file of no known layout is refused alone and ignored in a folder", 
   REQUIRE(set.rows.size() == 1);
   CHECK(set.rows[0].gpu == "rtx6000");
   CHECK_THROWS_AS(read_measurements(dir / "absent.csv"), ConfigError);
+}
+
+TEST_CASE("validate_measurements: errors of the measured kind, power where measured, band shares",
+          "[models][measurements][validate]") {
+  MeasurementSet set;
+  Measurement epoch_row;
+  epoch_row.gpu = "a40", epoch_row.epoch_s = 100.0, epoch_row.avg_power_W = 200.0;
+  Measurement step_row;
+  step_row.gpu = "l4", step_row.step_s = 0.5;  // per step, no power
+  Measurement bad_row;
+  bad_row.gpu = "a40", bad_row.epoch_s = 10.0, bad_row.job.meta.model = "unknown";
+  set.rows = {epoch_row, step_row, bad_row};
+  SkippedMeasurement earlier;
+  earlier.where.file = "x.csv", earlier.where.line = 3, earlier.why = "deepspeech2";
+  set.skipped.push_back(earlier);
+  const auto report = validate_measurements(set, [](const Measurement& m) {
+    if (m.job.meta.model == "unknown") throw std::invalid_argument("unknown model");
+    Prediction p;
+    p.epoch_s = 110.0, p.step_s = 0.4, p.avg_power_W = 250.0;
+    p.band.level = 0.8, p.band.time_low = 0.8, p.band.time_high = 1.2;
+    p.band.power_low = 0.9, p.band.power_high = 1.1;
+    return p;
+  });
+  REQUIRE(report.gpus.count("a40") == 1);
+  CHECK(report.gpus.at("a40").rows == 1);
+  CHECK(report.gpus.at("a40").time_mre == Approx(0.1));
+  CHECK(report.gpus.at("a40").power_mre == Approx(0.25));
+  CHECK(report.gpus.at("a40").time_in_band == 1.0);   // 100 in [88, 132]
+  CHECK(report.gpus.at("a40").power_in_band == 0.0);  // 200 outside [225, 275]
+  CHECK(report.gpus.at("a40").band_level == Approx(0.8));
+  CHECK(report.gpus.at("l4").time_mre == Approx(0.2));  // step time: |0.4 - 0.5| / 0.5
+  CHECK(report.gpus.at("l4").power_rows == 0);
+  CHECK(report.gpus.at("l4").time_in_band == 0.0);  // 0.5 outside [0.32, 0.48]
+  CHECK(report.all.rows == 2);
+  CHECK(report.all.time_mre == Approx(0.15));
+  CHECK(report.all.power_mre == Approx(0.25));
+  REQUIRE(report.skipped.size() == 2);
+  CHECK(report.skipped[1].why == "unknown model");
 }
