@@ -20,5 +20,6 @@ void add_predict_command(CLI::App& app, Action& action);
 void add_topology_command(CLI::App& app, Action& action);
 void add_calibrate_command(CLI::App& app, Action& action);
 void add_fit_command(CLI::App& app, Action& action);
+void add_validate_command(CLI::App& app, Action& action);
 
 }  // namespace fleetwatt::tools

@@ -1,6 +1,7 @@
 // GPU presets: the built-in table parses, carries the datasheet figures, and user files are validated.
 #include "fleetwatt/models/gpu_hardware.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "test_support.hpp"
@@ -87,4 +88,57 @@ TEST_CASE("A malformed preset names the file, line and key", "[models][presets]"
   CHECK_THROWS_WITH(parse_gpu_presets("[[gpu]]\nid = \"x\"\ntdp = 300\n", "my.toml"),
                     Catch::Contains("my.toml:3") && Catch::Contains("tdp") && Catch::Contains("tdp_w"));
   CHECK_THROWS_AS(parse_gpu_presets("[[gpu]]\nid = \"x\"\n", "my.toml"), ConfigError);
+}
+
+TEST_CASE("Every preset names a known architecture family", "[models][presets]") {
+  const std::vector<std::string> known{"maxwell", "pascal", "volta", "turing", "ampere",
+                                       "ada",     "hopper", "cdna1", "cdna2"};
+  for (const auto& g : gpu_presets()) {
+    INFO(g.id);
+    CHECK(std::find(known.begin(), known.end(), g.arch) != known.end());
+  }
+  CHECK(gpu_preset("a100-sxm-80gb").arch == "ampere");
+  CHECK(gpu_preset("l40s").arch == "ada");
+  CHECK(gpu_preset("t4").arch == "turing");
+  CHECK(gpu_preset("v100").arch == "volta");
+  CHECK(gpu_preset("h100-sxm").arch == "hopper");
+}
+
+TEST_CASE("The measured GPUs' presets carry their datasheet figures", "[models][presets]") {
+  struct Want {
+    const char* id;
+    const char* arch;
+    double tdp, fp32, fp32_matrix, fp16, bw_gbs, mem_gib;
+  };
+  for (const Want w :
+       {Want{"v100-pcie-32gb", "volta", 250, 14, 0, 112, 900, 32},
+        Want{"a100-pcie-80gb", "ampere", 300, 19.5, 0, 312, 1935, 80},
+        Want{"a100-sxm4-40gb", "ampere", 400, 19.5, 0, 312, 1555, 40},
+        Want{"l4", "ada", 72, 30.3, 0, 121, 300, 24}, Want{"p4", "pascal", 75, 5.5, 0, 0, 192, 8},
+        Want{"mi100", "cdna1", 300, 23.1, 46.1, 184.6, 1228.8, 32},
+        Want{"mi210", "cdna2", 300, 22.6, 45.3, 181, 1638.4, 64},
+        Want{"mi250", "cdna2", 280, 22.65, 45.25, 181, 1638.4, 64},
+        Want{"gtx750ti", "maxwell", 60, 1.306, 0, 0, 86.4, 2}}) {
+    INFO(w.id);
+    const GpuHardware& g = gpu_preset(w.id);
+    CHECK(g.arch == w.arch);
+    CHECK(g.tdp_W == w.tdp);
+    CHECK(g.idle_W > 0.0);
+    CHECK(g.idle_W < g.tdp_W);
+    CHECK(g.fp32_flops == Approx(w.fp32 * 1e12));
+    CHECK(g.fp32_matrix_flops == Approx(w.fp32_matrix * 1e12));
+    CHECK(g.fp16_flops == Approx(w.fp16 * 1e12));
+    CHECK(g.memory_bw_Bps == Approx(w.bw_gbs * 1e9));
+    CHECK(g.memory_bytes == w.mem_gib * 1073741824.0);
+    CHECK(!g.source.empty());
+  }
+  // L4: TF32 60 and FP8 242.5 TFLOP/s dense; the A100s' TF32 156.
+  CHECK(gpu_preset("l4").tf32_flops == Approx(60e12));
+  CHECK(gpu_preset("l4").fp8_flops == Approx(242.5e12));
+  CHECK(gpu_preset("a100-pcie-80gb").tf32_flops == Approx(156e12));
+  // CDNA: FP32 GEMMs run on the matrix cores; NVIDIA GPUs have no separate FP32 matrix rate.
+  CHECK(gpu_preset("mi250").gemm_peak_flops(Precision::fp32) == Approx(45.25e12));
+  CHECK(gpu_preset("v100-pcie-32gb").gemm_peak_flops(Precision::fp32) == Approx(14e12));
+  // The P4 and GTX 750 Ti have no tensor cores: FP16 falls back to FP32.
+  CHECK(gpu_preset("p4").peak_flops(Precision::fp16) == Approx(5.5e12));
 }

@@ -1,0 +1,70 @@
+// Predicted vs measured: a predictor's errors over a MeasurementSet, per GPU and overall. The predictor is
+// any function from a measured row to a prediction, so the same report serves the registry's predictors, a
+// leave-one-GPU-out fit or a calibrated band. `fleetwatt validate` prints it.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "fleetwatt/models/measurements.hpp"
+#include "fleetwatt/models/power_predictor.hpp"
+
+namespace fleetwatt::models {
+
+/// What a predictor says about one measured row. The report compares the time of the kind the row measured:
+/// epoch_s for rows with a measured epoch time, step_s for per-step rows (Measurement::step_s).
+struct Prediction {
+  double epoch_s = 0.0;      ///< predicted seconds per epoch
+  double step_s = 0.0;       ///< predicted seconds per step (per-step rows)
+  double avg_power_W = 0.0;  ///< predicted average GPU power
+  PredictionBand band;       ///< level 0: no band (the in-band shares are then not counted)
+};
+
+/// One compared row.
+struct RowComparison {
+  std::size_t row = 0;  ///< index into MeasurementSet::rows
+  double measured_s = 0.0, predicted_s = 0.0;
+  double measured_W = 0.0, predicted_W = 0.0;  ///< 0 measured: power not measured
+  double time_error = 0.0;                     ///< |predicted - measured| / measured
+  double power_error = 0.0;                    ///< same for power (0 when not measured)
+  bool banded = false;                         ///< the prediction carried a band (level > 0)
+  bool time_in_band = false, power_in_band = false;
+};
+
+/// Errors over a group of rows.
+struct ErrorSummary {
+  std::size_t rows = 0;         ///< rows compared
+  double time_mre = 0.0;        ///< mean relative error of time (epoch or step, as measured)
+  std::size_t power_rows = 0;   ///< rows with a measured power
+  double power_mre = 0.0;       ///< mean relative error of average power over power_rows
+  std::size_t banded_rows = 0;  ///< rows whose prediction carried a band
+  double time_in_band = 0.0;    ///< share of banded rows whose measured time lies in the band
+  double power_in_band = 0.0;   ///< share of banded rows with power whose measured power lies in the band
+  double band_level = 0.0;      ///< mean band level of the banded rows (0: none)
+};
+
+struct ValidationReport {
+  std::map<std::string, ErrorSummary> gpus;  ///< by preset id
+  ErrorSummary all;
+  std::vector<RowComparison> compared;
+  /// The set's skipped rows, plus rows the predictor could not predict (why: its error message).
+  std::vector<SkippedMeasurement> skipped;
+};
+
+/// Compares every row of `set` with `predict`'s prediction. A row whose prediction throws
+/// std::exception (an unknown model, missing metadata) is added to `skipped` with the message; rows with
+/// neither a measured time nor power are skipped too.
+[[nodiscard]] ValidationReport validate_measurements(
+    const MeasurementSet& set, const std::function<Prediction(const Measurement&)>& predict);
+
+/// A predictor function for validate_measurements from a registry predictor: `kind` built once per
+/// distinct power limit (power_limit_w set where the predictor declares it), the row's GPU preset (from
+/// `extra` first) with tdp_W overridden where the row states it. Per-step rows get the step time of the
+/// datasheet breakdown (the epoch's compute part for other predictors).
+[[nodiscard]] std::function<Prediction(const Measurement&)> registry_predictor(
+    const std::string& kind = "datasheet", const std::vector<GpuHardware>& extra = {});
+
+}  // namespace fleetwatt::models

@@ -1,0 +1,103 @@
+// `fleetwatt validate MEASUREMENTS`: a predictor's errors against measured runs (Zeus, GAISSA, NeuSight,
+// fleetwatt records; a file or a folder), per GPU and overall: mean relative error of time and average
+// power, and the share of rows inside the predictor's calibrated band.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
+#include <map>
+
+#include "cli_support.hpp"
+#include "commands.hpp"
+#include "fleetwatt/models/gpu_hardware.hpp"
+#include "fleetwatt/models/measurements.hpp"
+#include "fleetwatt/models/validation_report.hpp"
+
+namespace fleetwatt::tools {
+namespace {
+
+struct ValidateOptions {
+  std::string measurements;
+  std::string predictor = "datasheet";
+  std::string gpu_file;
+  bool json = false;
+};
+
+std::string json_summary(const models::ErrorSummary& s) {
+  return fmt::format(
+      "{{\"rows\": {}, \"time_mre\": {}, \"power_rows\": {}, \"power_mre\": {}, \"banded_rows\": {}, "
+      "\"time_in_band\": {}, \"power_in_band\": {}, \"band_level\": {}}}",
+      s.rows, s.time_mre, s.power_rows, s.power_mre, s.banded_rows, s.time_in_band, s.power_in_band,
+      s.band_level);
+}
+
+std::string table_line(const std::string& gpu, const models::ErrorSummary& s) {
+  const auto pct = [](double v) { return fmt::format("{:.1f}", 100.0 * v); };
+  return fmt::format(
+      "{:<16} {:>6} {:>11} {:>11} {:>12} {:>13} {:>14} {:>7}\n", gpu, s.rows, pct(s.time_mre), s.power_rows,
+      s.power_rows ? pct(s.power_mre) : "-", s.banded_rows ? pct(s.time_in_band) : "-",
+      s.banded_rows && s.power_rows ? pct(s.power_in_band) : "-", s.banded_rows ? pct(s.band_level) : "-");
+}
+
+int validate(const ValidateOptions& o) {
+  std::vector<models::GpuHardware> user_gpus;
+  if (!o.gpu_file.empty()) user_gpus = models::load_gpu_preset_file(o.gpu_file);
+  const auto predict = models::registry_predictor(o.predictor, user_gpus);
+  const models::MeasurementSet set = models::read_measurements(o.measurements);
+  const models::ValidationReport report = models::validate_measurements(set, predict);
+
+  if (!report.skipped.empty()) {
+    // How many rows were left out, and the commonest reasons.
+    std::map<std::string, std::size_t> reasons;
+    for (const auto& s : report.skipped) ++reasons[s.why];
+    std::vector<std::pair<std::size_t, std::string>> by_count;
+    for (const auto& [why, n] : reasons) by_count.emplace_back(n, why);
+    std::sort(by_count.begin(), by_count.end(),
+              [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::cerr << fmt::format("fleetwatt: {} row(s) skipped\n", report.skipped.size());
+    for (std::size_t i = 0; i < by_count.size() && i < 5; ++i)
+      std::cerr << fmt::format("  {:>5} x {}\n", by_count[i].first, by_count[i].second);
+  }
+
+  if (o.json) {
+    std::string gpus;
+    for (const auto& [id, s] : report.gpus)
+      gpus += fmt::format("{}{}: {}", gpus.empty() ? "" : ", ", json_string(id), json_summary(s));
+    std::cout << fmt::format("{{\"predictor\": {}, \"gpus\": {{{}}}, \"all\": {}, \"skipped\": {}}}\n",
+                             json_string(o.predictor), gpus, json_summary(report.all), report.skipped.size());
+    return 0;
+  }
+  std::cout << fmt::format("{:<16} {:>6} {:>11} {:>11} {:>12} {:>13} {:>14} {:>7}\n", "GPU", "rows",
+                           "time MRE %", "power rows", "power MRE %", "time in-band %", "power in-band %",
+                           "level %");
+  for (const auto& [id, s] : report.gpus) std::cout << table_line(id, s);
+  std::cout << table_line("all", report.all);
+  std::cout << fmt::format(
+      "predictor {}: {} rows compared, time MRE {:.1f} %, power MRE {:.1f} % over {} rows with power; {} "
+      "skipped\n",
+      o.predictor, report.all.rows, 100.0 * report.all.time_mre, 100.0 * report.all.power_mre,
+      report.all.power_rows, report.skipped.size());
+  return 0;
+}
+
+}  // namespace
+
+void add_validate_command(CLI::App& app, Action& action) {
+  auto o = std::make_shared<ValidateOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "validate", "Compare a predictor with measured runs: time and power errors per GPU and overall");
+  cmd->footer(
+      "MEASUREMENTS is a file or a folder (read recursively) of known layouts: Zeus "
+      "summary_power_<gpu>.csv,\n"
+      "the GAISSA records CSV, NeuSight label/<GPU>/*.json, a fleetwatt records CSV (calibrate --records).\n"
+      "Time is compared per epoch, or per step for per-step rows (NeuSight); power where measured.\n"
+      "Example:\n  fleetwatt validate ../shared/data --json");
+  cmd->add_option("measurements", o->measurements, "Measurement file or folder")->required();
+  cmd->add_option("--predictor", o->predictor, "Predictor name (see `fleetwatt list`)")
+      ->capture_default_str();
+  cmd->add_option("--gpu-file", o->gpu_file, "TOML file of extra GPU presets ([[gpu]] tables)");
+  cmd->add_flag("--json", o->json, "Print one JSON object {gpus, all, skipped} instead of the table");
+  cmd->callback([&action, o] { action = [o] { return validate(*o); }; });
+}
+
+}  // namespace fleetwatt::tools
