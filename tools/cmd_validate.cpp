@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 
@@ -11,16 +13,21 @@
 #include "commands.hpp"
 #include "fleetwatt/models/gpu_hardware.hpp"
 #include "fleetwatt/models/measurements.hpp"
+#include "fleetwatt/models/predictor_fit.hpp"
 #include "fleetwatt/models/validation_report.hpp"
 
 namespace fleetwatt::tools {
 namespace {
 
+using workloads::ConfigError;
+
 struct ValidateOptions {
   std::string measurements;
   std::string predictor = "datasheet";
   std::string gpu_file;
-  bool json = false;
+  std::string fit_output;
+  bool json = false, leave_one_gpu_out = false, fit = false;
+  double level = 0.8;
 };
 
 std::string json_summary(const models::ErrorSummary& s) {
@@ -39,11 +46,55 @@ std::string table_line(const std::string& gpu, const models::ErrorSummary& s) {
       s.banded_rows && s.power_rows ? pct(s.power_in_band) : "-", s.banded_rows ? pct(s.band_level) : "-");
 }
 
+/// Writes `text` to a temporary file beside `path` and renames it: no half-written fit file on failure.
+void write_text_atomically(const std::filesystem::path& path, const std::string& text) {
+  const std::filesystem::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << text;
+    if (!out) throw std::runtime_error(fmt::format("cannot write {}", tmp.string()));
+  }
+  std::filesystem::rename(tmp, path);
+}
+
 int validate(const ValidateOptions& o) {
+  if (!o.fit_output.empty()) check_output_path(o.fit_output, {"command line", 0, 0}, "-o", {});
   std::vector<models::GpuHardware> user_gpus;
   if (!o.gpu_file.empty()) user_gpus = models::load_gpu_preset_file(o.gpu_file);
-  const auto predict = models::registry_predictor(o.predictor, user_gpus);
   const models::MeasurementSet set = models::read_measurements(o.measurements);
+  std::function<models::Prediction(const models::Measurement&)> predict;
+  std::map<const models::Measurement*, models::RowPrediction> left_out;
+  std::vector<models::PreparedRow> prepared;
+  if (o.leave_one_gpu_out || o.fit) {
+    // The default predictor's own procedure: refit its constants (on all but one GPU at a time).
+    if (o.predictor != "datasheet")
+      throw ConfigError({"command line", 0, 0}, "--predictor",
+                        "--fit and --leave-one-gpu-out refit the datasheet predictor's constants only");
+    prepared = models::prepare_rows(set);
+    models::FitOptions options;
+    options.progress = [](const std::string& what) { std::cerr << "fleetwatt: " << what << "\n"; };
+    std::cerr << fmt::format("fleetwatt: fitting on {} rows\n", prepared.size());
+    const models::FitReport fit = models::fit_and_validate(prepared, o.level, options);
+    for (const auto& p : fit.left_out) left_out[p.row->row] = p.prediction;
+    if (!o.fit_output.empty()) {
+      models::PredictorFit out = fit.fit;
+      out.provenance = fmt::format("{} rows of {} GPUs in {}", prepared.size(), fit.fit.band.seen_gpus.size(),
+                                   std::filesystem::path(o.measurements).filename().string());
+      write_text_atomically(o.fit_output, models::format_predictor_fit(out));
+      std::cerr << fmt::format("fleetwatt: wrote {}\n", o.fit_output);
+    }
+    if (!o.leave_one_gpu_out) return 0;
+    predict = [&left_out](const models::Measurement& m) {
+      const auto it = left_out.find(&m);
+      if (it == left_out.end()) throw std::runtime_error("no left-out prediction (model or GPU unknown)");
+      models::Prediction p;
+      p.epoch_s = it->second.epoch_s, p.step_s = it->second.step_s, p.avg_power_W = it->second.avg_power_W;
+      p.band = it->second.band;
+      return p;
+    };
+  } else {
+    predict = models::registry_predictor(o.predictor, user_gpus);
+  }
   const models::ValidationReport report = models::validate_measurements(set, predict);
 
   if (!report.skipped.empty()) {
@@ -96,6 +147,14 @@ void add_validate_command(CLI::App& app, Action& action) {
   cmd->add_option("--predictor", o->predictor, "Predictor name (see `fleetwatt list`)")
       ->capture_default_str();
   cmd->add_option("--gpu-file", o->gpu_file, "TOML file of extra GPU presets ([[gpu]] tables)");
+  cmd->add_flag("--leave-one-gpu-out", o->leave_one_gpu_out,
+                "Refit the datasheet predictor on all other GPUs for each GPU and predict it (its band from the "
+                "other GPUs' left-out errors)");
+  cmd->add_flag("--fit", o->fit, "Fit the datasheet predictor's constants and band on the measurements");
+  cmd->add_option("-o,--output", o->fit_output, "With --fit: write the fitted constants (TOML) here");
+  cmd->add_option("--level", o->level, "Band level for --fit / --leave-one-gpu-out")
+      ->capture_default_str()
+      ->check(CLI::Range(0.5, 0.99));
   cmd->add_flag("--json", o->json, "Print one JSON object {gpus, all, skipped} instead of the table");
   cmd->callback([&action, o] { action = [o] { return validate(*o); }; });
 }

@@ -35,7 +35,8 @@ const std::vector<std::string> kKeys{"id",
                                      "source",
                                      "arch",
                                      "fp32_matrix_tflops",
-                                     "resident_w"};
+                                     "resident_w",
+                                     "memory_type"};
 
 GpuHardware parse_one(const core::TomlTable& t) {
   t.require_known(kKeys);
@@ -75,6 +76,9 @@ GpuHardware parse_one(const core::TomlTable& t) {
   g.arch = text("arch", false);
   g.fp32_matrix_flops = number("fp32_matrix_tflops", false) * 1e12;
   g.resident_W = number("resident_w", false);
+  g.memory_type = text("memory_type", false);
+  if (!g.memory_type.empty() && g.memory_type != "hbm" && g.memory_type != "gddr")
+    t.fail("memory_type", "must be \"hbm\" or \"gddr\"");
   if (g.resident_W > 0.0 && g.resident_W >= g.tdp_W) t.fail("resident_w", "must be below tdp_w");
   return g;
 }

@@ -369,6 +369,7 @@ std::vector<LeftOutPrediction> leave_one_gpu_out(const std::vector<PreparedRow>&
     for (const auto& r : rows)
       if (r.gpu.id != g) train.push_back(r);
     if (train.empty()) continue;
+    if (options.progress) options.progress(fmt::format("fitting without {} ({} rows)", g, rows.size() - train.size()));
     PredictorFit fit = fit_predictor(train, options);
     for (const auto& r : rows)
       if (r.gpu.id == g) out.push_back({&r, predict_row(r, fit)});
@@ -429,7 +430,7 @@ FitReport fit_and_validate(const std::vector<PreparedRow>& rows, double level, c
     std::map<std::string, std::vector<double>> time, power;
     add_scores(report.left_out, false, time, power, g);
     int nt = 0, it = 0, np = 0, ip = 0;
-    for (const auto& p : report.left_out) {
+    for (auto& p : report.left_out) {
       if (p.row->gpu.id != g) continue;
       const Measurement& m = *p.row->row;
       const std::string group = band_group(false, p.prediction.power_class);
@@ -440,6 +441,7 @@ FitReport fit_and_validate(const std::vector<PreparedRow>& rows, double level, c
         return widest;
       };
       const double measured_t = m.step_s > 0.0 ? m.step_s : m.epoch_s;
+      p.prediction.band = {level, std::exp(-q(time)), std::exp(q(time)), std::exp(-q(power)), std::exp(q(power))};
       if (measured_t > 0.0) {
         const double pred = m.step_s > 0.0 ? p.prediction.step_s : p.prediction.epoch_s;
         ++nt, it += std::abs(std::log(measured_t / pred)) <= q(time);

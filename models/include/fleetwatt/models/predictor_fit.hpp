@@ -7,6 +7,7 @@
 // `fleetwatt validate ../shared/data --fit -o models/data/predictor_fit.toml` writes; a test refits them.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -78,6 +79,7 @@ struct FitOptions {
   double ridge = 0.5;   ///< penalty weight on the log of per-family and per-GPU factors
   int max_evaluations = 4000;
   const PredictorFit* start = nullptr;  ///< starting constants (default: the built-in fit)
+  std::function<void(const std::string&)> progress;  ///< told what is being fitted (may be empty)
 };
 
 /// Fits the constants on `rows` (the band is left as in the start fit).
@@ -102,7 +104,8 @@ struct FitReport {
   PredictorFit fit;
   std::vector<LeftOutPrediction> left_out;
   /// Coverage of the band on each left-out GPU when its quantiles come from the other GPUs' left-out
-  /// residuals only (nested, so the GPU's own residuals never set its band).
+  /// residuals only (nested, so the GPU's own residuals never set its band); each left-out prediction
+  /// carries that nested band.
   std::map<std::string, double> time_coverage, power_coverage;
 };
 [[nodiscard]] FitReport fit_and_validate(const std::vector<PreparedRow>& rows, double level = 0.8,
