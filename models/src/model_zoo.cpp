@@ -438,10 +438,13 @@ ModelCount gpt2(std::string_view variant, std::uint32_t seq_len) {
     layers = 12, d = 768;
   } else if (variant == "medium") {
     layers = 24, d = 1024;
+  } else if (variant == "large") {
+    layers = 36, d = 1280;
   } else {
-    throw std::invalid_argument(fmt::format("gpt2: variant '{}' is not one of small, medium", variant));
+    throw std::invalid_argument(
+        fmt::format("gpt2: variant '{}' is not one of small, medium, large", variant));
   }
-  const std::string name = fmt::format("gpt2-{}", variant);
+  const std::string name = variant == "large" ? "gpt2_large" : fmt::format("gpt2-{}", variant);
   if (seq_len == 0 || seq_len > 1024)
     throw std::invalid_argument(fmt::format("{}: sequence length {} is not in 1..1024", name, seq_len));
   TransformerShape shape;
@@ -449,6 +452,38 @@ ModelCount gpt2(std::string_view variant, std::uint32_t seq_len) {
   shape.vocab = 50257, shape.max_positions = 1024, shape.lm_head = true;
   ModelCount m = transformer(shape);
   m.name = name;
+  return m;
+}
+
+ModelCount gpt3(std::string_view variant, std::uint32_t seq_len) {
+  TransformerShape shape;
+  std::string name;
+  if (variant == "xl") {
+    shape.layers = 24, shape.d_model = 2048, shape.heads = 16, name = "gpt3_xl";
+  } else if (variant == "2.7b") {
+    shape.layers = 32, shape.d_model = 2560, shape.heads = 32, name = "gpt3_27";
+  } else {
+    throw std::invalid_argument(fmt::format("gpt3: variant '{}' is not one of xl, 2.7b", variant));
+  }
+  if (seq_len == 0 || seq_len > 2048)
+    throw std::invalid_argument(fmt::format("{}: sequence length {} is not in 1..2048", name, seq_len));
+  shape.d_ff = 4 * shape.d_model, shape.seq_len = seq_len;
+  shape.vocab = 50257, shape.max_positions = 2048, shape.lm_head = true;
+  ModelCount m = transformer(shape);
+  m.name = name;
+  return m;
+}
+
+ModelCount opt(std::string_view variant, std::uint32_t seq_len) {
+  if (variant != "1.3b") throw std::invalid_argument(fmt::format("opt: variant '{}' is not 1.3b", variant));
+  if (seq_len == 0 || seq_len > 2048)
+    throw std::invalid_argument(fmt::format("opt_13: sequence length {} is not in 1..2048", seq_len));
+  TransformerShape shape;
+  shape.layers = 24, shape.d_model = 2048, shape.heads = 32, shape.d_ff = 8192, shape.seq_len = seq_len;
+  // OPT's learned positions are offset by 2, so the table has 2048 + 2 rows.
+  shape.vocab = 50272, shape.max_positions = 2050, shape.lm_head = true;
+  ModelCount m = transformer(shape);
+  m.name = "opt_13";
   return m;
 }
 
@@ -572,15 +607,36 @@ const std::vector<ZooEntry>& zoo_entries() {
       {"bert-large", "sequence", 512, "BERT-large with pooler (HuggingFace)"},
       {"gpt2-small", "sequence", 1024, "GPT-2 small, tied output embedding"},
       {"gpt2-medium", "sequence", 1024, "GPT-2 medium, tied output embedding"},
+      {"gpt2_large", "sequence", 1024, "GPT-2 large, tied output embedding (HuggingFace gpt2-large)"},
+      {"gpt3_xl", "sequence", 2048,
+       "GPT-3 XL 1.3B (Brown et al. 2020 table 2.1; GPT-2 layout, dense attention, tied embedding)"},
+      {"gpt3_27", "sequence", 2048,
+       "GPT-3 2.7B (Brown et al. 2020 table 2.1; GPT-2 layout, dense attention, tied embedding)"},
+      {"opt_13", "sequence", 2048, "OPT-1.3B (HuggingFace facebook/opt-1.3b, tied lm_head)"},
       {"neumf", "none", 0, "NeuMF recommender (factor 32, 3 MLP layers) on MovieLens-1M"},
   };
   return entries;
 }
 
-bool is_zoo_model(std::string_view name) {
+namespace {
+/// Other spellings of zoo names (the NeuSight data's underscores, the zoo's hyphens).
+constexpr std::array<std::array<std::string_view, 2>, 6> kAliases{{{"bert_base", "bert-base"},
+                                                                   {"bert_large", "bert-large"},
+                                                                   {"gpt2_small", "gpt2-small"},
+                                                                   {"gpt2_medium", "gpt2-medium"},
+                                                                   {"gpt2-large", "gpt2_large"},
+                                                                   {"opt-1.3b", "opt_13"}}};
+const ZooEntry* find_entry(std::string_view name) {
+  for (const auto& [alias, canonical] : kAliases)
+    if (name == alias) name = canonical;
   for (const auto& e : zoo_entries())
-    if (e.name == name) return true;
-  return false;
+    if (e.name == name) return &e;
+  return nullptr;
+}
+}  // namespace
+
+bool is_zoo_model(std::string_view name) {
+  return find_entry(name) != nullptr;
 }
 
 std::string zoo_names() {
@@ -593,12 +649,11 @@ std::string zoo_names() {
 }
 
 ModelCount count_model(std::string_view name, std::uint32_t input_size) {
-  const ZooEntry* entry = nullptr;
-  for (const auto& e : zoo_entries())
-    if (e.name == name) entry = &e;
+  const ZooEntry* entry = find_entry(name);
   if (entry == nullptr)
     throw std::invalid_argument(fmt::format("unknown model '{}'; known models: {}", name, zoo_names()));
   const std::uint32_t in = input_size ? input_size : entry->default_input;
+  name = entry->name;
   if (name == "resnet18") return resnet(18, in);
   if (name == "resnet34") return resnet(34, in);
   if (name == "resnet50") return resnet(50, in);
@@ -613,6 +668,10 @@ ModelCount count_model(std::string_view name, std::uint32_t input_size) {
   if (name == "bert-base") return bert("base", in);
   if (name == "bert-large") return bert("large", in);
   if (name == "gpt2-small") return gpt2("small", in);
+  if (name == "gpt2_large") return gpt2("large", in);
+  if (name == "gpt3_xl") return gpt3("xl", in);
+  if (name == "gpt3_27") return gpt3("2.7b", in);
+  if (name == "opt_13") return opt("1.3b", in);
   if (name == "neumf") return neumf();
   return gpt2("medium", in);
 }

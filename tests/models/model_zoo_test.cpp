@@ -116,6 +116,36 @@ double lookup_only_params(const std::string& name) {
 }
 }  // namespace
 
+TEST_CASE("The NeuSight models' parameter counts are exact", "[models][zoo]") {
+  // HuggingFace gpt2-large num_parameters(): 774,030,080.
+  CHECK(count_model("gpt2_large").params == 774030080.0);
+  CHECK(gpt2("large").params == 774030080.0);
+  // GPT-2 layout: 12 L d^2 + 13 L d + vocab d + positions d + 2 d (final LayerNorm), vocab 50257.
+  // GPT-3 XL, L = 24, d = 2048: 12*24*4,194,304 = 1,207,959,552; 13*24*2048 = 638,976;
+  // (50257 + 2048)*2048 = 107,120,640; 2*2048 = 4,096; total 1,315,723,264.
+  CHECK(count_model("gpt3_xl").params == 1315723264.0);
+  // GPT-3 2.7B, L = 32, d = 2560: 12*32*6,553,600 = 2,516,582,400; 13*32*2560 = 1,064,960;
+  // (50257 + 2048)*2560 = 133,900,800; 2*2560 = 5,120; total 2,651,553,280.
+  CHECK(count_model("gpt3_27").params == 2651553280.0);
+  // HuggingFace facebook/opt-1.3b num_parameters(): 1,315,758,080 = 24 (12 d^2 + 13 d) + (50272 + 2050) d + 2
+  // d.
+  CHECK(count_model("opt_13").params == 1315758080.0);
+  // The NeuSight spellings of the existing models resolve to them.
+  CHECK(is_zoo_model("bert_large"));
+  CHECK(count_model("bert_large", 512).params == bert("large").params);
+  CHECK(count_model("bert_large", 512).name == "bert-large");
+  CHECK(count_model("gpt2-large").name == "gpt2_large");
+  for (const char* name : {"gpt2_large", "gpt3_xl", "gpt3_27", "opt_13"}) {
+    INFO(name);
+    CHECK(count_model(name).name == name);
+    CHECK(count_model(name).family == ModelFamily::transformer);
+  }
+  CHECK(count_model("gpt3_xl").input_size == 2048);
+  CHECK(count_model("gpt2_large").input_size == 1024);
+  CHECK_THROWS_WITH(count_model("opt_13", 2050), Catch::Contains("1..2048"));
+  CHECK_THROWS_WITH(count_model("gpt3_xl", 4096), Catch::Contains("1..2048"));
+}
+
 TEST_CASE("Every zoo model's operator classes split its forward pass", "[models][zoo][ops]") {
   for (const auto& e : zoo_entries()) {
     const ModelCount m = count_model(e.name);
@@ -201,7 +231,7 @@ TEST_CASE("A one-layer transformer's operator classes by hand", "[models][zoo][o
 
 TEST_CASE("Attention and grouped-convolution work land in their classes", "[models][zoo][ops]") {
   // BERT-large at 512: 24 layers x (QK^T + AV) = 24 * 2 * (2 * 512 * 512 * 1024) FLOPs per sample.
-  CHECK(op(bert("large", 512), OpClass::attention).flops == 24.0 * 2 * (2.0 * 512 * 512 * 1024));
+  CHECK(op(count_model("bert_large", 512), OpClass::attention).flops == 24.0 * 2 * (2.0 * 512 * 512 * 1024));
   // ResNet-50 has no grouped convolutions; MobileNetV2 and ShuffleNetV2 have depthwise ones.
   const ModelCount r50 = resnet(50, 224);
   CHECK(op(r50, OpClass::vector).flops == 0.0);
