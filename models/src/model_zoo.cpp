@@ -12,6 +12,44 @@
 namespace fleetwatt::models {
 namespace {
 
+/// Accumulates the forward pass by operator class (ModelCount::ops). Rules, used by every architecture:
+///  - bytes are FP32 activations read and written by each kernel (4 bytes per element), per sample;
+///  - weight_bytes count every parameter once per kernel that reads all of it (GEMM weights and biases,
+///    normalisation scales and shifts, ViT's class token and position table); embedding tables only
+///    gathered by row count no weight bytes (their touched rows are activation bytes), so a tied output
+///    embedding is counted once, by the vocabulary projection's GEMM;
+///  - memory FLOPs are one per output element, five per element for batch/layer norms and softmax; dropout
+///    and reshapes that PyTorch runs as views are not counted;
+///  - attention holds the score and value matmuls (their FLOPs are part of forward_flops) and the traffic and
+///    launches of the score chain (QK^T, scale and mask, softmax, AV: four kernels per layer); the chain's
+///    element-wise FLOPs (2 for scale and mask + 5 for softmax per score element) go to memory FLOPs, so
+///    tensor + vector + attention FLOPs equal forward_flops exactly.
+struct Ops {
+  std::array<OpWork, kOpClasses> w{};
+
+  void add(OpClass c, double flops, double read, double written, double weights, double kernels = 1.0) {
+    OpWork& o = w[static_cast<std::size_t>(c)];
+    o.flops += flops;
+    o.bytes += 4.0 * (read + written);
+    o.weight_bytes += 4.0 * weights;
+    o.kernels += kernels;
+  }
+  /// A GEMM-like kernel: 2 FLOPs per MAC.
+  void gemm(OpClass c, double macs, double read, double written, double weights) {
+    add(c, 2.0 * macs, read, written, weights);
+  }
+  /// An element-wise / reduction kernel writing `out` elements after reading `read`.
+  void elementwise(double out, double read, double flops_per_element = 1.0, double weights = 0.0) {
+    add(OpClass::memory, flops_per_element * out, read, out, weights);
+  }
+  void merge(const Ops& o) {
+    for (std::size_t i = 0; i < kOpClasses; ++i) {
+      w[i].flops += o.w[i].flops, w[i].bytes += o.w[i].bytes;
+      w[i].weight_bytes += o.w[i].weight_bytes, w[i].kernels += o.w[i].kernels;
+    }
+  }
+};
+
 /// Tracks the activation shape (channels x height x width) through a CNN and accumulates counts.
 class ConvCounter {
  public:
@@ -28,6 +66,8 @@ class ConvCounter {
             std::uint32_t groups = 1, bool bias = false) {
     const std::uint32_t ho = out_size(h_, k, stride, pad), wo = out_size(w_, k, stride, pad);
     const double weights = static_cast<double>(out) * (c_ / groups) * k * k;
+    ops_.gemm(groups == 1 ? OpClass::tensor : OpClass::vector, weights * ho * wo, elements(),
+              static_cast<double>(out) * ho * wo, weights + (bias ? out : 0));
     params_ += weights + (bias ? out : 0);
     macs_ += weights * ho * wo;
     tensors_ += bias ? 2 : 1;
@@ -36,17 +76,34 @@ class ConvCounter {
     activations_ += static_cast<double>(c_) * h_ * w_;
   }
   void batch_norm() {
+    ops_.elementwise(elements(), elements(), 5.0, 2.0 * c_);
     params_ += 2.0 * c_;
     tensors_ += 2;
     activations_ += static_cast<double>(c_) * h_ * w_;
   }
   void pool(std::uint32_t k, std::uint32_t stride, std::uint32_t pad) {
+    const double in = elements();
     h_ = out_size(h_, k, stride, pad), w_ = out_size(w_, k, stride, pad);
+    ops_.elementwise(elements(), in);
   }
-  void adaptive_pool(std::uint32_t side) { h_ = side, w_ = side; }
+  void adaptive_pool(std::uint32_t side) {
+    const double in = elements();
+    h_ = side, w_ = side;
+    ops_.elementwise(elements(), in);
+  }
+  /// ReLU / ReLU6 (memory only: no parameters, no MACs).
+  void relu() { ops_.elementwise(elements(), elements()); }
+  /// Residual add of a same-shaped tensor.
+  void residual_add() { ops_.elementwise(elements(), 2.0 * elements()); }
+  /// Concatenation of branches into the current shape followed by ShuffleNet's channel shuffle (a copy).
+  void concat_shuffle() {
+    ops_.elementwise(elements(), elements());
+    ops_.elementwise(elements(), elements());
+  }
   /// Flattens the activation and applies a linear layer.
   void linear(std::uint32_t out, bool bias = true) {
     const double in = static_cast<double>(c_) * h_ * w_;
+    ops_.gemm(OpClass::tensor, in * out, in, out, in * out + (bias ? out : 0));
     params_ += in * out + (bias ? out : 0);
     macs_ += in * out;
     tensors_ += bias ? 2 : 1;
@@ -66,10 +123,13 @@ class ConvCounter {
     m.weight_layers = layers_;
     m.param_tensors = tensors_;
     m.activation_elements = activations_;
+    m.ops = ops_.w;
     return m;
   }
 
  private:
+  [[nodiscard]] double elements() const { return static_cast<double>(c_) * h_ * w_; }
+
   static std::uint32_t out_size(std::uint32_t in, std::uint32_t k, std::uint32_t stride, std::uint32_t pad) {
     if (in + 2 * pad < k) throw std::invalid_argument("input too small for the architecture's downsampling");
     return (in + 2 * pad - k) / stride + 1;
@@ -78,6 +138,7 @@ class ConvCounter {
   std::uint32_t c_, h_, w_;
   double params_ = 0.0, macs_ = 0.0, activations_ = 0.0;
   std::uint32_t layers_ = 0, tensors_ = 0;
+  Ops ops_;
 };
 
 void require_image(std::string_view model, std::uint32_t image, std::uint32_t minimum) {
@@ -91,9 +152,26 @@ void require_image(std::string_view model, std::uint32_t image, std::uint32_t mi
 struct StackCount {
   double params = 0.0, macs = 0.0, activations = 0.0;
   std::uint32_t layers = 0, tensors = 0;
+  Ops ops;
 };
-StackCount transformer_stack(std::uint32_t n_layers, double d, double ff, double tokens) {
+StackCount transformer_stack(std::uint32_t n_layers, double d, double ff, double tokens, double heads) {
   StackCount s;
+  const double T = tokens, td = tokens * d, tff = tokens * ff, scores = heads * tokens * tokens;
+  for (std::uint32_t l = 0; l < n_layers; ++l) {
+    // Q, K, V, output projection, MLP up and down: 6 GEMMs reading 5 T d + T ff and writing as much.
+    s.ops.add(OpClass::tensor, 2.0 * T * (4.0 * d * d + 2.0 * d * ff), 5.0 * td + tff, 5.0 * td + tff,
+              (4.0 * d * d + 4.0 * d) + (2.0 * d * ff + ff + d), 6.0);
+    // QK^T (reads Q, K; writes the scores), scale and mask, softmax (each reads and writes the scores),
+    // AV (reads the probabilities and V, writes T d).
+    s.ops.add(OpClass::attention, 2.0 * (2.0 * T * T * d), 3.0 * td + 3.0 * scores, td + 3.0 * scores, 0.0,
+              4.0);
+    s.ops.add(OpClass::memory, 7.0 * scores, 0.0, 0.0, 0.0, 0.0);  // the score chain's element-wise FLOPs
+    s.ops.elementwise(td, td, 5.0, 2.0 * d);                       // two LayerNorms
+    s.ops.elementwise(td, td, 5.0, 2.0 * d);
+    s.ops.elementwise(tff, tff);      // GELU (OPT: ReLU)
+    s.ops.elementwise(td, 2.0 * td);  // two residual adds
+    s.ops.elementwise(td, 2.0 * td);
+  }
   const double per_layer_params = (4.0 * d * d + 4.0 * d) + (2.0 * d * ff + ff + d) + 4.0 * d;
   // Linear layers over every token, plus the two attention matmuls Q K^T and A V (tokens^2 x d each).
   const double per_layer_macs = tokens * (4.0 * d * d + 2.0 * d * ff) + 2.0 * tokens * tokens * d;
@@ -165,6 +243,7 @@ ModelCount resnet(int depth, std::uint32_t image, std::uint32_t classes) {
   ConvCounter n(3, image);
   n.conv(64, 7, 2, 3);
   n.batch_norm();
+  n.relu();
   n.pool(3, 2, 1);
   const std::uint32_t expansion = bottleneck ? 4 : 1;
   for (int stage = 0; stage < 4; ++stage) {
@@ -173,11 +252,11 @@ ModelCount resnet(int depth, std::uint32_t image, std::uint32_t classes) {
       const std::uint32_t stride = (stage > 0 && b == 0) ? 2 : 1;
       const auto in = n.shape();
       if (bottleneck) {
-        n.conv(width, 1, 1, 0), n.batch_norm();
-        n.conv(width, 3, stride, 1), n.batch_norm();  // v1.5: the stride sits on the 3x3 convolution
+        n.conv(width, 1, 1, 0), n.batch_norm(), n.relu();
+        n.conv(width, 3, stride, 1), n.batch_norm(), n.relu();  // v1.5: the stride sits on the 3x3 conv
         n.conv(width * expansion, 1, 1, 0), n.batch_norm();
       } else {
-        n.conv(width, 3, stride, 1), n.batch_norm();
+        n.conv(width, 3, stride, 1), n.batch_norm(), n.relu();
         n.conv(width, 3, 1, 1), n.batch_norm();
       }
       const auto out = n.shape();
@@ -186,6 +265,7 @@ ModelCount resnet(int depth, std::uint32_t image, std::uint32_t classes) {
         n.conv(width * expansion, 1, stride, 0), n.batch_norm();
         n.set_shape(out);
       }
+      n.residual_add(), n.relu();
     }
   }
   n.adaptive_pool(1);
@@ -201,12 +281,12 @@ ModelCount vgg16(std::uint32_t image, std::uint32_t classes) {
     if (c == 0) {
       n.pool(2, 2, 0);
     } else {
-      n.conv(static_cast<std::uint32_t>(c), 3, 1, 1, 1, true);
+      n.conv(static_cast<std::uint32_t>(c), 3, 1, 1, 1, true), n.relu();
     }
   }
   n.adaptive_pool(7);
-  n.linear(4096);
-  n.linear(4096);
+  n.linear(4096), n.relu();  // the classifier's dropouts are not counted
+  n.linear(4096), n.relu();
   n.linear(classes);
   return n.result("vgg16", image);
 }
@@ -216,9 +296,9 @@ ModelCount shufflenet_v2(std::uint32_t image, std::uint32_t classes) {
   const bool cifar = image < 64;
   ConvCounter n(3, image);
   if (cifar) {
-    n.conv(24, 3, 1, 1), n.batch_norm();
+    n.conv(24, 3, 1, 1), n.batch_norm(), n.relu();
   } else {
-    n.conv(24, 3, 2, 1), n.batch_norm();
+    n.conv(24, 3, 2, 1), n.batch_norm(), n.relu();
     n.pool(3, 2, 1);
   }
   const std::array<std::uint32_t, 3> repeats{4, 8, 4}, widths{116, 232, 464};
@@ -228,24 +308,26 @@ ModelCount shufflenet_v2(std::uint32_t image, std::uint32_t classes) {
       const auto in = n.shape();
       if (i == 0) {                                   // downsampling unit: both branches see the whole input
         n.conv(in.c, 3, 2, 1, in.c), n.batch_norm();  // depthwise
-        n.conv(half, 1, 1, 0), n.batch_norm();
+        n.conv(half, 1, 1, 0), n.batch_norm(), n.relu();
         const auto left = n.shape();
         n.set_shape(in);
-        n.conv(half, 1, 1, 0), n.batch_norm();
+        n.conv(half, 1, 1, 0), n.batch_norm(), n.relu();
         n.conv(half, 3, 2, 1, half), n.batch_norm();
-        n.conv(half, 1, 1, 0), n.batch_norm();
+        n.conv(half, 1, 1, 0), n.batch_norm(), n.relu();
         n.set_shape({left.c + half, left.h, left.w});
+        n.concat_shuffle();
       } else {  // basic unit: half the channels pass through, the other half go through the branch
-        n.set_shape({half, in.h, in.w});
-        n.conv(half, 1, 1, 0), n.batch_norm();
+        n.set_shape({half, in.h, in.w});  // chunk: a view
+        n.conv(half, 1, 1, 0), n.batch_norm(), n.relu();
         n.conv(half, 3, 1, 1, half), n.batch_norm();
-        n.conv(half, 1, 1, 0), n.batch_norm();
+        n.conv(half, 1, 1, 0), n.batch_norm(), n.relu();
         n.set_shape(in);
+        n.concat_shuffle();
       }
     }
   }
-  n.conv(1024, 1, 1, 0), n.batch_norm();
-  n.adaptive_pool(1);
+  n.conv(1024, 1, 1, 0), n.batch_norm(), n.relu();
+  n.adaptive_pool(1);  // torchvision: mean over the spatial dimensions
   n.linear(classes);
   return n.result("shufflenet_v2", image);
 }
@@ -253,7 +335,7 @@ ModelCount shufflenet_v2(std::uint32_t image, std::uint32_t classes) {
 ModelCount mobilenet_v2(std::uint32_t image, std::uint32_t classes) {
   require_image("mobilenet_v2", image, 32);
   ConvCounter n(3, image);
-  n.conv(32, 3, 2, 1), n.batch_norm();
+  n.conv(32, 3, 2, 1), n.batch_norm(), n.relu();  // ReLU6
   struct Setting {
     std::uint32_t t, c, reps, s;
   };
@@ -267,12 +349,15 @@ ModelCount mobilenet_v2(std::uint32_t image, std::uint32_t classes) {
   for (const auto& st : settings) {
     for (std::uint32_t i = 0; i < st.reps; ++i) {
       const std::uint32_t hidden = n.channels() * st.t;
-      if (st.t != 1) n.conv(hidden, 1, 1, 0), n.batch_norm();
-      n.conv(hidden, 3, i == 0 ? st.s : 1, 1, hidden), n.batch_norm();  // depthwise
+      const std::uint32_t stride = i == 0 ? st.s : 1;
+      const bool residual = stride == 1 && n.channels() == st.c;
+      if (st.t != 1) n.conv(hidden, 1, 1, 0), n.batch_norm(), n.relu();
+      n.conv(hidden, 3, stride, 1, hidden), n.batch_norm(), n.relu();  // depthwise
       n.conv(st.c, 1, 1, 0), n.batch_norm();
+      if (residual) n.residual_add();
     }
   }
-  n.conv(1280, 1, 1, 0), n.batch_norm();
+  n.conv(1280, 1, 1, 0), n.batch_norm(), n.relu();
   n.adaptive_pool(1);
   n.linear(classes);
   return n.result("mobilenet_v2", image);
@@ -298,12 +383,22 @@ ModelCount vit(std::string_view variant, std::uint32_t image, std::uint32_t patc
   const double dd = d;
   const double embed_params = dd * 3 * patch * patch + dd /*bias*/ + dd /*class token*/ + tokens * dd;
   const double embed_macs = patches * dd * 3 * patch * patch;
-  const StackCount stack = transformer_stack(layers, dd, ff, tokens);
+  const StackCount stack = transformer_stack(layers, dd, ff, tokens, dd / 64);
   const double head_params = 2 * dd /*final LayerNorm*/ + dd * classes + classes;
   const double head_macs = dd * classes;  // the head reads the class token only
-  return finish(name, ModelFamily::transformer, embed_params + stack.params + head_params,
-                embed_macs + stack.macs + head_macs, image, stack.layers + 2, stack.tensors + 8,
-                stack.activations + 2 * tokens * dd);
+  Ops ops;
+  const double image_elements = 3.0 * image * image;
+  ops.gemm(OpClass::tensor, embed_macs, image_elements, patches * dd, dd * 3 * patch * patch + dd);
+  ops.elementwise(tokens * dd, tokens * dd, 1.0, dd);                 // prepend the class token
+  ops.elementwise(tokens * dd, 2.0 * tokens * dd, 1.0, tokens * dd);  // add the position embedding
+  ops.merge(stack.ops);
+  ops.elementwise(tokens * dd, tokens * dd, 5.0, 2 * dd);  // final LayerNorm (over every token)
+  ops.gemm(OpClass::tensor, head_macs, dd, classes, dd * classes + classes);
+  ModelCount m = finish(name, ModelFamily::transformer, embed_params + stack.params + head_params,
+                        embed_macs + stack.macs + head_macs, image, stack.layers + 2, stack.tensors + 8,
+                        stack.activations + 2 * tokens * dd);
+  m.ops = ops.w;
+  return m;
 }
 
 ModelCount bert(std::string_view variant, std::uint32_t seq_len) {
@@ -320,11 +415,21 @@ ModelCount bert(std::string_view variant, std::uint32_t seq_len) {
     throw std::invalid_argument(fmt::format("{}: sequence length {} is not in 1..512", name, seq_len));
   const double dd = d, vocab = 30522, positions = 512, types = 2;
   const double embed_params = (vocab + positions + types) * dd + 2 * dd;
-  const StackCount stack = transformer_stack(layers, dd, 4 * dd, seq_len);
+  const StackCount stack = transformer_stack(layers, dd, 4 * dd, seq_len, dd / 64);
   const double pooler_params = dd * dd + dd, pooler_macs = dd * dd;  // on the [CLS] token only
-  return finish(name, ModelFamily::transformer, embed_params + stack.params + pooler_params,
-                stack.macs + pooler_macs, seq_len, stack.layers + 1, stack.tensors + 7,
-                stack.activations + 2.0 * seq_len * dd);
+  Ops ops;
+  const double td = seq_len * dd;
+  for (int table = 0; table < 3; ++table) ops.elementwise(td, td);  // word, position, type lookups
+  ops.elementwise(td, 2.0 * td), ops.elementwise(td, 2.0 * td);     // two adds
+  ops.elementwise(td, td, 5.0, 2.0 * dd);                           // embedding LayerNorm
+  ops.merge(stack.ops);
+  ops.gemm(OpClass::tensor, pooler_macs, dd, dd, pooler_params);
+  ops.elementwise(dd, dd);  // tanh
+  ModelCount m = finish(name, ModelFamily::transformer, embed_params + stack.params + pooler_params,
+                        stack.macs + pooler_macs, seq_len, stack.layers + 1, stack.tensors + 7,
+                        stack.activations + 2.0 * seq_len * dd);
+  m.ops = ops.w;
+  return m;
 }
 
 ModelCount gpt2(std::string_view variant, std::uint32_t seq_len) {
@@ -333,10 +438,13 @@ ModelCount gpt2(std::string_view variant, std::uint32_t seq_len) {
     layers = 12, d = 768;
   } else if (variant == "medium") {
     layers = 24, d = 1024;
+  } else if (variant == "large") {
+    layers = 36, d = 1280;
   } else {
-    throw std::invalid_argument(fmt::format("gpt2: variant '{}' is not one of small, medium", variant));
+    throw std::invalid_argument(
+        fmt::format("gpt2: variant '{}' is not one of small, medium, large", variant));
   }
-  const std::string name = fmt::format("gpt2-{}", variant);
+  const std::string name = variant == "large" ? "gpt2_large" : fmt::format("gpt2-{}", variant);
   if (seq_len == 0 || seq_len > 1024)
     throw std::invalid_argument(fmt::format("{}: sequence length {} is not in 1..1024", name, seq_len));
   TransformerShape shape;
@@ -347,6 +455,38 @@ ModelCount gpt2(std::string_view variant, std::uint32_t seq_len) {
   return m;
 }
 
+ModelCount gpt3(std::string_view variant, std::uint32_t seq_len) {
+  TransformerShape shape;
+  std::string name;
+  if (variant == "xl") {
+    shape.layers = 24, shape.d_model = 2048, shape.heads = 16, name = "gpt3_xl";
+  } else if (variant == "2.7b") {
+    shape.layers = 32, shape.d_model = 2560, shape.heads = 32, name = "gpt3_27";
+  } else {
+    throw std::invalid_argument(fmt::format("gpt3: variant '{}' is not one of xl, 2.7b", variant));
+  }
+  if (seq_len == 0 || seq_len > 2048)
+    throw std::invalid_argument(fmt::format("{}: sequence length {} is not in 1..2048", name, seq_len));
+  shape.d_ff = 4 * shape.d_model, shape.seq_len = seq_len;
+  shape.vocab = 50257, shape.max_positions = 2048, shape.lm_head = true;
+  ModelCount m = transformer(shape);
+  m.name = name;
+  return m;
+}
+
+ModelCount opt(std::string_view variant, std::uint32_t seq_len) {
+  if (variant != "1.3b") throw std::invalid_argument(fmt::format("opt: variant '{}' is not 1.3b", variant));
+  if (seq_len == 0 || seq_len > 2048)
+    throw std::invalid_argument(fmt::format("opt_13: sequence length {} is not in 1..2048", seq_len));
+  TransformerShape shape;
+  shape.layers = 24, shape.d_model = 2048, shape.heads = 32, shape.d_ff = 8192, shape.seq_len = seq_len;
+  // OPT's learned positions are offset by 2, so the table has 2048 + 2 rows.
+  shape.vocab = 50272, shape.max_positions = 2050, shape.lm_head = true;
+  ModelCount m = transformer(shape);
+  m.name = "opt_13";
+  return m;
+}
+
 ModelCount neumf(std::uint32_t users, std::uint32_t items, std::uint32_t factors, std::uint32_t mlp_layers) {
   if (users == 0 || items == 0 || factors == 0 || mlp_layers == 0 || mlp_layers > 16)
     throw std::invalid_argument("neumf: users, items, factors must be positive and mlp_layers in 1..16");
@@ -354,16 +494,29 @@ ModelCount neumf(std::uint32_t users, std::uint32_t items, std::uint32_t factors
   double params = (static_cast<double>(users) + items) * (f + mlp_embed), macs = 0.0,
          acts = 2 * (f + mlp_embed);
   double width = 2 * mlp_embed;  // concatenated user and item MLP embeddings
+  Ops ops;
+  ops.elementwise(f, f), ops.elementwise(f, f);  // GMF user and item lookups (one row each)
+  ops.elementwise(mlp_embed, mlp_embed), ops.elementwise(mlp_embed, mlp_embed);  // MLP lookups
+  // The GMF product is counted in forward_macs, so it is GEMM-like work that misses the GEMM peak: vector.
+  ops.gemm(OpClass::vector, f, 2 * f, f, 0.0);
+  ops.elementwise(width, width);  // concatenate the MLP embeddings
   for (std::uint32_t l = 0; l < mlp_layers; ++l) {
     params += width * (width / 2) + width / 2;
     macs += width * (width / 2);
+    ops.gemm(OpClass::tensor, width * (width / 2), width, width / 2, width * (width / 2) + width / 2);
+    ops.elementwise(width / 2, width / 2);  // ReLU
     acts += width / 2;
     width /= 2;
   }
-  params += 2 * f + 1;  // prediction layer over [GMF, MLP]
-  macs += 2 * f + f;    // prediction layer and the GMF elementwise product
-  return finish("neumf", ModelFamily::mlp, params, macs, 0, mlp_layers + 1, 4 + 2 * (mlp_layers + 1),
-                acts + 1);
+  params += 2 * f + 1;            // prediction layer over [GMF, MLP]
+  macs += 2 * f + f;              // prediction layer and the GMF elementwise product
+  ops.elementwise(2 * f, 2 * f);  // concatenate [GMF, MLP]
+  ops.gemm(OpClass::tensor, 2 * f, 2 * f, 1, 2 * f + 1);
+  ops.elementwise(1, 1);  // sigmoid
+  ModelCount m =
+      finish("neumf", ModelFamily::mlp, params, macs, 0, mlp_layers + 1, 4 + 2 * (mlp_layers + 1), acts + 1);
+  m.ops = ops.w;
+  return m;
 }
 
 ModelCount transformer(const TransformerShape& s) {
@@ -377,17 +530,30 @@ ModelCount transformer(const TransformerShape& s) {
     throw std::invalid_argument(fmt::format(
         "transformer: sequence length {} exceeds the {} position embeddings", s.seq_len, positions));
   const double d = s.d_model, ff = s.d_ff ? s.d_ff : 4.0 * s.d_model;
-  const StackCount stack = transformer_stack(s.layers, d, ff, s.seq_len);
+  const StackCount stack = transformer_stack(s.layers, d, ff, s.seq_len, s.heads);
   const double embed_params = (static_cast<double>(s.vocab) + positions) * d;
   const double final_norm = 2 * d;
   // The output projection reuses the token embedding (tied), so it adds MACs but no parameters.
   const double head_macs = (s.vocab && s.lm_head) ? static_cast<double>(s.seq_len) * d * s.vocab : 0.0;
-  return finish(fmt::format("transformer(L={},d={},h={},seq={},V={})", s.layers, s.d_model, s.heads,
-                            s.seq_len, s.vocab),
-                ModelFamily::transformer, embed_params + stack.params + final_norm, stack.macs + head_macs,
-                s.seq_len, stack.layers + (head_macs > 0 ? 1 : 0), stack.tensors + 4,
-                stack.activations + 2.0 * s.seq_len * d +
-                    (head_macs > 0 ? static_cast<double>(s.seq_len) * s.vocab : 0.0));
+  Ops ops;
+  const double td = s.seq_len * d;
+  if (s.vocab) ops.elementwise(td, td);  // token lookup (without a vocabulary the input is embeddings)
+  ops.elementwise(td, td);               // position lookup
+  ops.elementwise(td, 2.0 * td);         // add
+  ops.merge(stack.ops);
+  ops.elementwise(td, td, 5.0, final_norm);
+  if (head_macs > 0)  // the tied projection reads the whole token table
+    ops.gemm(OpClass::tensor, head_macs, td, static_cast<double>(s.seq_len) * s.vocab,
+             static_cast<double>(s.vocab) * d);
+  ModelCount m =
+      finish(fmt::format("transformer(L={},d={},h={},seq={},V={})", s.layers, s.d_model, s.heads, s.seq_len,
+                         s.vocab),
+             ModelFamily::transformer, embed_params + stack.params + final_norm, stack.macs + head_macs,
+             s.seq_len, stack.layers + (head_macs > 0 ? 1 : 0), stack.tensors + 4,
+             stack.activations + 2.0 * s.seq_len * d +
+                 (head_macs > 0 ? static_cast<double>(s.seq_len) * s.vocab : 0.0));
+  m.ops = ops.w;
+  return m;
 }
 
 ModelCount recurrent(const RecurrentShape& s) {
@@ -395,19 +561,33 @@ ModelCount recurrent(const RecurrentShape& s) {
     throw std::invalid_argument("recurrent: layers, input_size, hidden_size and seq_len must be positive");
   const double gates = s.gru ? 3.0 : 4.0, h = s.hidden_size, dirs = s.bidirectional ? 2.0 : 1.0;
   double params = 0.0, macs_per_step = 0.0;
+  const double steps = s.seq_len;
+  Ops ops;
   for (std::uint32_t l = 0; l < s.layers; ++l) {
     const double in = l == 0 ? s.input_size : dirs * h;
     // PyTorch layout: W_ih (gates*h x in), W_hh (gates*h x h), two bias vectors, per direction.
     params += dirs * (gates * h * (in + h) + 2 * gates * h);
     macs_per_step += dirs * gates * h * (in + h);
+    for (int dir = 0; dir < static_cast<int>(dirs); ++dir) {
+      // cuDNN: one GEMM projects every step's input; then per step a GEMM of the previous hidden state (it
+      // reads W_hh again each step) and one fused point-wise kernel for the gates and the state update.
+      ops.gemm(OpClass::tensor, steps * gates * h * in, steps * in, steps * gates * h, gates * h * (in + 1));
+      ops.add(OpClass::tensor, 2.0 * steps * gates * h * h, steps * h, steps * gates * h,
+              steps * gates * h * (h + 1), steps);
+      const double state_out = s.gru ? h : 2.0 * h;  // h (and the LSTM cell state)
+      ops.add(OpClass::memory, steps * (2.0 * gates + 2.0) * h, steps * (2.0 * gates * h + h),
+              steps * state_out, 0.0, steps);
+    }
   }
-  return finish(fmt::format("{}(layers={},input={},hidden={},seq={}{})", s.gru ? "gru" : "lstm", s.layers,
-                            s.input_size, s.hidden_size, s.seq_len, s.bidirectional ? ",bidirectional" : ""),
-                ModelFamily::recurrent, params, macs_per_step * s.seq_len, s.seq_len,
-                s.layers * static_cast<std::uint32_t>(dirs) * 2,
-                s.layers * static_cast<std::uint32_t>(dirs) * 4,
-                // Per step and direction: gate pre-activations and activations, cell and hidden state.
-                s.layers * dirs * s.seq_len * (2.0 * gates + 2.0) * h);
+  ModelCount m =
+      finish(fmt::format("{}(layers={},input={},hidden={},seq={}{})", s.gru ? "gru" : "lstm", s.layers,
+                         s.input_size, s.hidden_size, s.seq_len, s.bidirectional ? ",bidirectional" : ""),
+             ModelFamily::recurrent, params, macs_per_step * s.seq_len, s.seq_len,
+             s.layers * static_cast<std::uint32_t>(dirs) * 2, s.layers * static_cast<std::uint32_t>(dirs) * 4,
+             // Per step and direction: gate pre-activations and activations, cell and hidden state.
+             s.layers * dirs * s.seq_len * (2.0 * gates + 2.0) * h);
+  m.ops = ops.w;
+  return m;
 }
 
 const std::vector<ZooEntry>& zoo_entries() {
@@ -427,15 +607,36 @@ const std::vector<ZooEntry>& zoo_entries() {
       {"bert-large", "sequence", 512, "BERT-large with pooler (HuggingFace)"},
       {"gpt2-small", "sequence", 1024, "GPT-2 small, tied output embedding"},
       {"gpt2-medium", "sequence", 1024, "GPT-2 medium, tied output embedding"},
+      {"gpt2_large", "sequence", 1024, "GPT-2 large, tied output embedding (HuggingFace gpt2-large)"},
+      {"gpt3_xl", "sequence", 2048,
+       "GPT-3 XL 1.3B (Brown et al. 2020 table 2.1; GPT-2 layout, dense attention, tied embedding)"},
+      {"gpt3_27", "sequence", 2048,
+       "GPT-3 2.7B (Brown et al. 2020 table 2.1; GPT-2 layout, dense attention, tied embedding)"},
+      {"opt_13", "sequence", 2048, "OPT-1.3B (HuggingFace facebook/opt-1.3b, tied lm_head)"},
       {"neumf", "none", 0, "NeuMF recommender (factor 32, 3 MLP layers) on MovieLens-1M"},
   };
   return entries;
 }
 
-bool is_zoo_model(std::string_view name) {
+namespace {
+/// Other spellings of zoo names (the NeuSight data's underscores, the zoo's hyphens).
+constexpr std::array<std::array<std::string_view, 2>, 6> kAliases{{{"bert_base", "bert-base"},
+                                                                   {"bert_large", "bert-large"},
+                                                                   {"gpt2_small", "gpt2-small"},
+                                                                   {"gpt2_medium", "gpt2-medium"},
+                                                                   {"gpt2-large", "gpt2_large"},
+                                                                   {"opt-1.3b", "opt_13"}}};
+const ZooEntry* find_entry(std::string_view name) {
+  for (const auto& [alias, canonical] : kAliases)
+    if (name == alias) name = canonical;
   for (const auto& e : zoo_entries())
-    if (e.name == name) return true;
-  return false;
+    if (e.name == name) return &e;
+  return nullptr;
+}
+}  // namespace
+
+bool is_zoo_model(std::string_view name) {
+  return find_entry(name) != nullptr;
 }
 
 std::string zoo_names() {
@@ -448,12 +649,11 @@ std::string zoo_names() {
 }
 
 ModelCount count_model(std::string_view name, std::uint32_t input_size) {
-  const ZooEntry* entry = nullptr;
-  for (const auto& e : zoo_entries())
-    if (e.name == name) entry = &e;
+  const ZooEntry* entry = find_entry(name);
   if (entry == nullptr)
     throw std::invalid_argument(fmt::format("unknown model '{}'; known models: {}", name, zoo_names()));
   const std::uint32_t in = input_size ? input_size : entry->default_input;
+  name = entry->name;
   if (name == "resnet18") return resnet(18, in);
   if (name == "resnet34") return resnet(34, in);
   if (name == "resnet50") return resnet(50, in);
@@ -468,6 +668,10 @@ ModelCount count_model(std::string_view name, std::uint32_t input_size) {
   if (name == "bert-base") return bert("base", in);
   if (name == "bert-large") return bert("large", in);
   if (name == "gpt2-small") return gpt2("small", in);
+  if (name == "gpt2_large") return gpt2("large", in);
+  if (name == "gpt3_xl") return gpt3("xl", in);
+  if (name == "gpt3_27") return gpt3("2.7b", in);
+  if (name == "opt_13") return opt("1.3b", in);
   if (name == "neumf") return neumf();
   return gpt2("medium", in);
 }

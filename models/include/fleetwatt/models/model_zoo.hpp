@@ -95,6 +95,14 @@ struct RecurrentShape {
 [[nodiscard]] ModelCount bert(std::string_view variant, std::uint32_t seq_len = 512);
 /// GPT-2 with tied output embedding; `variant` is "small" or "medium"; seq_len <= 1024.
 [[nodiscard]] ModelCount gpt2(std::string_view variant, std::uint32_t seq_len = 1024);
+// (gpt2 also takes "large": 36 layers, d_model 1280, 20 heads; its zoo name is "gpt2_large".)
+/// GPT-3 in GPT-2's layout with dense attention and a tied output embedding (Brown et al. 2020 table 2.1);
+/// `variant` is "xl" (24 layers, d_model 2048, 16 heads; zoo "gpt3_xl") or "2.7b" (32 layers, d_model 2560,
+/// 32 heads; zoo "gpt3_27"); d_ff 4 x d_model, vocabulary 50257, 2048 positions; seq_len <= 2048.
+[[nodiscard]] ModelCount gpt3(std::string_view variant, std::uint32_t seq_len = 2048);
+/// OPT (HuggingFace layout, tied lm_head, final LayerNorm, position table of 2048 + 2 rows); `variant` is
+/// "1.3b" (zoo "opt_13": 24 layers, d_model 2048, 32 heads, d_ff 8192, vocabulary 50272); seq_len <= 2048.
+[[nodiscard]] ModelCount opt(std::string_view variant, std::uint32_t seq_len = 2048);
 /// NeuMF (neural collaborative filtering, He et al. 2017): GMF and MLP embeddings of `factors` and
 /// factors x 2^(mlp_layers - 1), an MLP tower halving down to `factors`, one output. Defaults: MovieLens-1M.
 [[nodiscard]] ModelCount neumf(std::uint32_t users = 6040, std::uint32_t items = 3706,
@@ -115,6 +123,8 @@ struct ZooEntry {
 /// Every named zoo model, in a stable order.
 [[nodiscard]] const std::vector<ZooEntry>& zoo_entries();
 /// True when `name` is a zoo model.
+/// (is_zoo_model and count_model also take the aliases bert_base, bert_large, gpt2_small, gpt2_medium, the
+/// NeuSight data's spellings, and gpt2-large, opt-1.3b.)
 [[nodiscard]] bool is_zoo_model(std::string_view name);
 /// Counts of a named zoo model at `input_size` (0: its default). Throws std::invalid_argument naming the
 /// model and listing the known ones for an unknown name, or saying why the input size is impossible.
