@@ -227,18 +227,22 @@ int predict(const PredictOptions& o) {
     const auto& rl = step->roofline;
     std::string classes;
     for (std::size_t c = 0; c < models::kOpClasses; ++c)
-      classes += fmt::format("{} {:.4g}, ", models::to_string(static_cast<models::OpClass>(c)), 1e3 * rl.class_s[c]);
+      classes +=
+          fmt::format("{} {:.4g}, ", models::to_string(static_cast<models::OpClass>(c)), 1e3 * rl.class_s[c]);
     std::cout << fmt::format(
-        "step       {:.4g} ms: roofline {:.4g} ms ({}optimiser {:.4g}), kernel launches {:.4g} ms, all-reduce "
+        "step       {:.4g} ms: roofline {:.4g} ms ({}optimiser {:.4g}), kernel launches {:.4g} ms, "
+        "all-reduce "
         "{:.4g} ms, loading stall {:.4g} ms; {:.0f} steps per epoch\n",
         1e3 * step->step_s, 1e3 * rl.bound_s * rl.stretch, classes, 1e3 * rl.optimizer_s,
         1e3 * rl.launch_s * rl.stretch, 1e3 * step->comm_s, 1e3 * step->io_s, step->steps_per_epoch);
     std::cout << fmt::format(
-        "power      {:.1f} W = floor {:.1f} + (saturation {:.1f} - floor) x g({:.3f} of the step at a roofline "
+        "power      {:.1f} W = floor {:.1f} + (saturation {:.1f} - floor) x g({:.3f} of the step at a "
+        "roofline "
         "bound) (limit {:.0f} W{})\n",
         rl.power_W, rl.floor_W, rl.saturation_W, rl.achieved, rl.power_limit_W,
-        rl.stretch > 1.0 ? fmt::format(", capped from {:.1f} W, work stretched x{:.3f}", rl.full_clock_W, rl.stretch)
-                         : "");
+        rl.stretch > 1.0
+            ? fmt::format(", capped from {:.1f} W, work stretched x{:.3f}", rl.full_clock_W, rl.stretch)
+            : "");
   }
   std::cout << fmt::format(
       "phases     peak {:.1f} W for {:.1f} s, valley {:.1f} W for {:.1f} s (per GPU, per epoch)\n", p.peak_W,
@@ -258,9 +262,10 @@ int predict(const PredictOptions& o) {
       gpu_energy / 3.6e6, gpu_energy * (1 - band.low), gpu_energy * (1 + band.high), 100 * band.low,
       100 * band.high);
   if (pband.level > 0.0)
-    std::cout << fmt::format("band       {:.0f} %: epoch {:.1f} .. {:.1f} s, average power {:.1f} .. {:.1f} W\n",
-                             100 * pband.level, epoch_s * pband.time_low, epoch_s * pband.time_high,
-                             p.mean_W() * pband.power_low, p.mean_W() * pband.power_high);
+    std::cout << fmt::format(
+        "band       {:.0f} %: epoch {:.1f} .. {:.1f} s, average power {:.1f} .. {:.1f} W\n",
+        100 * pband.level, epoch_s * pband.time_low, epoch_s * pband.time_high, p.mean_W() * pband.power_low,
+        p.mean_W() * pband.power_high);
   std::cout << fmt::format("facility   {:.4g} J ({:.2f} kWh) at PUE {:.3g}\n", facility, facility / 3.6e6,
                            r.pue);
   std::cout << fmt::format("predictor  {}; GPU preset {} ({})\n", predictor->name(), r.gpu.id, r.gpu.source);

@@ -26,6 +26,7 @@ struct ValidateOptions {
   std::string predictor = "datasheet";
   std::string gpu_file;
   std::string fit_output;
+  std::string rows_csv;
   bool json = false, leave_one_gpu_out = false, fit = false;
   double level = 0.8;
 };
@@ -59,10 +60,13 @@ void write_text_atomically(const std::filesystem::path& path, const std::string&
 
 int validate(const ValidateOptions& o) {
   if (!o.fit_output.empty()) check_output_path(o.fit_output, {"command line", 0, 0}, "-o", {});
+  if (!o.rows_csv.empty()) check_output_path(o.rows_csv, {"command line", 0, 0}, "--rows", {});
   std::vector<models::GpuHardware> user_gpus;
   if (!o.gpu_file.empty()) user_gpus = models::load_gpu_preset_file(o.gpu_file);
-  const models::MeasurementSet set = models::read_measurements(o.measurements);
   std::function<models::Prediction(const models::Measurement&)> predict;
+  // A registry predictor is built first, so a bad name is refused before any file is read.
+  if (!o.leave_one_gpu_out && !o.fit) predict = models::registry_predictor(o.predictor, user_gpus);
+  const models::MeasurementSet set = models::read_measurements(o.measurements);
   std::map<const models::Measurement*, models::RowPrediction> left_out;
   std::vector<models::PreparedRow> prepared;
   if (o.leave_one_gpu_out || o.fit) {
@@ -92,10 +96,19 @@ int validate(const ValidateOptions& o) {
       p.band = it->second.band;
       return p;
     };
-  } else {
-    predict = models::registry_predictor(o.predictor, user_gpus);
   }
   const models::ValidationReport report = models::validate_measurements(set, predict);
+  if (!o.rows_csv.empty()) {
+    // Every compared row, for plots and for finding where a predictor is off.
+    std::string csv =
+        "source,gpu,workload,batch,power_limit_W,measured_s,predicted_s,measured_W,predicted_W\n";
+    for (const auto& c : report.compared) {
+      const models::Measurement& m = set.rows[c.row];
+      csv += fmt::format("{},{},{},{},{},{},{},{},{}\n", m.source, m.gpu, m.workload, m.job.meta.batch_size,
+                         m.power_limit_W, c.measured_s, c.predicted_s, c.measured_W, c.predicted_W);
+    }
+    write_text_atomically(o.rows_csv, csv);
+  }
 
   if (!report.skipped.empty()) {
     // How many rows were left out, and the commonest reasons.
@@ -147,11 +160,13 @@ void add_validate_command(CLI::App& app, Action& action) {
   cmd->add_option("--predictor", o->predictor, "Predictor name (see `fleetwatt list`)")
       ->capture_default_str();
   cmd->add_option("--gpu-file", o->gpu_file, "TOML file of extra GPU presets ([[gpu]] tables)");
-  cmd->add_flag("--leave-one-gpu-out", o->leave_one_gpu_out,
-                "Refit the datasheet predictor on all other GPUs for each GPU and predict it (its band from the "
-                "other GPUs' left-out errors)");
+  cmd->add_flag(
+      "--leave-one-gpu-out", o->leave_one_gpu_out,
+      "Refit the datasheet predictor on all other GPUs for each GPU and predict it (its band from the "
+      "other GPUs' left-out errors)");
   cmd->add_flag("--fit", o->fit, "Fit the datasheet predictor's constants and band on the measurements");
   cmd->add_option("-o,--output", o->fit_output, "With --fit: write the fitted constants (TOML) here");
+  cmd->add_option("--rows", o->rows_csv, "Write every compared row (measured and predicted) to this CSV");
   cmd->add_option("--level", o->level, "Band level for --fit / --leave-one-gpu-out")
       ->capture_default_str()
       ->check(CLI::Range(0.5, 0.99));

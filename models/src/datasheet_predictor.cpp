@@ -112,7 +112,8 @@ StepBreakdown DatasheetPredictor::explain(const JobSpec& job, const GpuHardware&
   // A model that does not fit is refused: training state (or the weights of forward-only work) plus the
   // activations kept for the backward pass.
   const double act_bytes = in.precision == Precision::fp32 || in.precision == Precision::tf32 ? 4.0 : 2.0;
-  const double state = in.pass_factor > 1.0 ? p.training_state_bytes_per_param : p.inference_state_bytes_per_param;
+  const double state =
+      in.pass_factor > 1.0 ? p.training_state_bytes_per_param : p.inference_state_bytes_per_param;
   s.memory_need_bytes = state * s.model.params + s.per_gpu_batch * s.model.activation_elements * act_bytes;
   if (s.memory_need_bytes > gpu.memory_bytes)
     throw ConfigError(job.class_origin, "model",

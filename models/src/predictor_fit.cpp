@@ -129,9 +129,13 @@ struct Residuals {
   }
 };
 
-bool measures_time(const Measurement& m) { return m.step_s > 0.0 || m.epoch_s > 0.0; }
+bool measures_time(const Measurement& m) {
+  return m.step_s > 0.0 || m.epoch_s > 0.0;
+}
 
-std::string family_of(const GpuHardware& g) { return g.arch.empty() ? std::string("unknown") : g.arch; }
+std::string family_of(const GpuHardware& g) {
+  return g.arch.empty() ? std::string("unknown") : g.arch;
+}
 
 }  // namespace
 
@@ -157,6 +161,7 @@ PredictorFit parse_predictor_fit(std::string_view toml_text, const std::string& 
   tc.optimizer_kernels_per_tensor = need(*time, "optimizer_kernels_per_tensor");
   for (std::size_t s = 0; s < 4; ++s) tc.stack_factor[s] = need(*time, kStackKeys[s]);
   tc.data_s_per_pixel = need(*time, "data_s_per_pixel");
+  tc.data_s_per_sample = time->number("data_s_per_sample", 0.0);
   tc.epoch_end_s = need(*time, "epoch_end_s");
   read_map(*time, "family_compute", tc.family_compute);
   read_map(*time, "family_memory", tc.family_memory);
@@ -188,7 +193,8 @@ std::string format_predictor_fit(const PredictorFit& fit) {
   out += fmt::format("optimizer_bytes_per_param = {:.6g}\noptimizer_kernels_per_tensor = {:.6g}\n",
                      tc.optimizer_bytes_per_param, tc.optimizer_kernels_per_tensor);
   for (std::size_t s = 0; s < 4; ++s) out += fmt::format("{} = {:.6g}\n", kStackKeys[s], tc.stack_factor[s]);
-  out += fmt::format("data_s_per_pixel = {:.6g}\nepoch_end_s = {:.6g}\n", tc.data_s_per_pixel, tc.epoch_end_s);
+  out += fmt::format("data_s_per_pixel = {:.6g}\ndata_s_per_sample = {:.6g}\nepoch_end_s = {:.6g}\n",
+                     tc.data_s_per_pixel, tc.data_s_per_sample, tc.epoch_end_s);
   out += format_map("time.family_compute", tc.family_compute);
   out += format_map("time.family_memory", tc.family_memory);
   const auto& pc = fit.power;
@@ -200,7 +206,8 @@ std::string format_predictor_fit(const PredictorFit& fit) {
   out += format_map("power.gpu_saturation", pc.gpu_saturation);
   out += fmt::format("\n[band]\nlevel = {:.6g}\nseen_gpus = [", fit.band.level);
   bool first = true;
-  for (const auto& g : fit.band.seen_gpus) out += fmt::format("{}\"{}\"", first ? "" : ", ", g), first = false;
+  for (const auto& g : fit.band.seen_gpus)
+    out += fmt::format("{}\"{}\"", first ? "" : ", ", g), first = false;
   out += "]\n";
   out += format_map("band.time", fit.band.time);
   out += format_map("band.power", fit.band.power);
@@ -249,9 +256,12 @@ std::vector<PreparedRow> prepare_rows(const MeasurementSet& set, std::vector<Ski
     if (m.tdp_W > 0.0) r.gpu.tdp_W = m.tdp_W;
     r.inputs = step_inputs(m.job, r.model, m.power_limit_W, TrainingIoConfig{}.default_workers);
     r.inputs.updates_weights = !m.inference;
+    // Per-step measurements time the GPU's steps on synthetic inputs: no loader.
+    r.inputs.host_loading = !(m.step_s > 0.0);
     r.steps_per_epoch = std::ceil(m.job.meta.dataset_samples / std::max(1u, m.job.meta.batch_size));
-    r.checkpoint_s = m.inference ? 0.0 : DatasheetParams{}.checkpoint_bytes_per_param * r.model.params /
-                                            DatasheetParams{}.storage_Bps;
+    r.checkpoint_s = m.inference ? 0.0
+                                 : DatasheetParams{}.checkpoint_bytes_per_param * r.model.params /
+                                       DatasheetParams{}.storage_Bps;
     r.in_fitted_domain = in_fitted_domain(m.job.meta);
     out.push_back(std::move(r));
   }
@@ -264,7 +274,8 @@ RowPrediction predict_row(const PreparedRow& r, const PredictorFit& fit) {
   p.step_s = s.step_s;
   const double end_s = r.row && r.row->inference ? 0.0 : fit.time.epoch_end_s + r.checkpoint_s;
   p.epoch_s = r.steps_per_epoch * s.step_s + end_s;
-  const double energy = r.steps_per_epoch * (s.work_s * s.power_W + s.io_stall_s * s.floor_W) + end_s * s.floor_W;
+  const double energy =
+      r.steps_per_epoch * (s.work_s * s.power_W + s.io_stall_s * s.floor_W) + end_s * s.floor_W;
   p.avg_power_W = energy / p.epoch_s;
   p.power_class = power_class(r.model.family);
   p.band = prediction_band(fit, r.gpu, p.power_class, r.in_fitted_domain);
@@ -272,7 +283,7 @@ RowPrediction predict_row(const PreparedRow& r, const PredictorFit& fit) {
 }
 
 PredictorFit fit_predictor(const std::vector<PreparedRow>& all, const FitOptions& options) {
-  PredictorFit work = options.start ? *options.start : default_predictor_fit();
+  PredictorFit work = options.start ? *options.start : PredictorFit{};
   work.time.family_compute.clear(), work.time.family_memory.clear();
   work.power.gpu_floor_W.clear(), work.power.gpu_saturation.clear();
   std::vector<const PreparedRow*> rows;
@@ -318,6 +329,7 @@ PredictorFit fit_predictor(const std::vector<PreparedRow>& all, const FitOptions
   res.slots.push_back({&t.eta_memory, Transform::logistic});
   res.slots.push_back({&t.kernel_launch_s, Transform::exponential});
   if (images) res.slots.push_back({&t.data_s_per_pixel, Transform::exponential});
+  if (epochs) res.slots.push_back({&t.data_s_per_sample, Transform::exponential});
   if (epochs) res.slots.push_back({&t.epoch_end_s, Transform::exponential});
   if (compiled) res.slots.push_back({&t.stack_factor[2], Transform::logistic});
   for (auto& [f, v] : t.family_compute) res.slots.push_back({&v, Transform::exponential, true, 0.0});
@@ -348,9 +360,12 @@ PredictorFit fit_predictor(const std::vector<PreparedRow>& all, const FitOptions
   for (std::size_t i = 0; i < res.slots.size(); ++i)
     theta(static_cast<Eigen::Index>(i)) = inverse(res.slots[i].transform, *res.slots[i].target);
   Eigen::NumericalDiff<Residuals> diff(res);
-  Eigen::LevenbergMarquardt<Eigen::NumericalDiff<Residuals>> lm(diff);
-  lm.parameters.maxfev = options.max_evaluations;
-  lm.minimize(theta);
+  // Two passes: a restart from the first optimum gets LM past the early stops the knees cause.
+  for (int pass = 0; pass < 2; ++pass) {
+    Eigen::LevenbergMarquardt<Eigen::NumericalDiff<Residuals>> lm(diff);
+    lm.parameters.maxfev = options.max_evaluations;
+    lm.minimize(theta);
+  }
   res.apply(theta);
 
   work.band.seen_gpus.clear();
@@ -369,7 +384,8 @@ std::vector<LeftOutPrediction> leave_one_gpu_out(const std::vector<PreparedRow>&
     for (const auto& r : rows)
       if (r.gpu.id != g) train.push_back(r);
     if (train.empty()) continue;
-    if (options.progress) options.progress(fmt::format("fitting without {} ({} rows)", g, rows.size() - train.size()));
+    if (options.progress)
+      options.progress(fmt::format("fitting without {} ({} rows)", g, rows.size() - train.size()));
     PredictorFit fit = fit_predictor(train, options);
     for (const auto& r : rows)
       if (r.gpu.id == g) out.push_back({&r, predict_row(r, fit)});
@@ -388,15 +404,19 @@ double conformal_quantile(std::vector<double> scores, double level) {
   return scores[std::min(scores.size(), std::max<std::size_t>(k, 1)) - 1];
 }
 
-void add_scores(const std::vector<LeftOutPrediction>& preds, bool seen, std::map<std::string, std::vector<double>>& time,
+void add_scores(const std::vector<LeftOutPrediction>& preds, bool seen,
+                std::map<std::string, std::vector<double>>& time,
                 std::map<std::string, std::vector<double>>& power, const std::string& skip_gpu = {}) {
   for (const auto& p : preds) {
     const Measurement& m = *p.row->row;
     if (p.row->gpu.id == skip_gpu) continue;
     const std::string group = band_group(seen, p.prediction.power_class);
-    if (m.step_s > 0.0) time[group].push_back(std::abs(std::log(m.step_s / p.prediction.step_s)));
-    else if (m.epoch_s > 0.0) time[group].push_back(std::abs(std::log(m.epoch_s / p.prediction.epoch_s)));
-    if (m.avg_power_W > 0.0) power[group].push_back(std::abs(std::log(m.avg_power_W / p.prediction.avg_power_W)));
+    if (m.step_s > 0.0)
+      time[group].push_back(std::abs(std::log(m.step_s / p.prediction.step_s)));
+    else if (m.epoch_s > 0.0)
+      time[group].push_back(std::abs(std::log(m.epoch_s / p.prediction.epoch_s)));
+    if (m.avg_power_W > 0.0)
+      power[group].push_back(std::abs(std::log(m.avg_power_W / p.prediction.avg_power_W)));
   }
 }
 
@@ -441,12 +461,14 @@ FitReport fit_and_validate(const std::vector<PreparedRow>& rows, double level, c
         return widest;
       };
       const double measured_t = m.step_s > 0.0 ? m.step_s : m.epoch_s;
-      p.prediction.band = {level, std::exp(-q(time)), std::exp(q(time)), std::exp(-q(power)), std::exp(q(power))};
+      p.prediction.band = {level, std::exp(-q(time)), std::exp(q(time)), std::exp(-q(power)),
+                           std::exp(q(power))};
       if (measured_t > 0.0) {
         const double pred = m.step_s > 0.0 ? p.prediction.step_s : p.prediction.epoch_s;
         ++nt, it += std::abs(std::log(measured_t / pred)) <= q(time);
       }
-      if (m.avg_power_W > 0.0) ++np, ip += std::abs(std::log(m.avg_power_W / p.prediction.avg_power_W)) <= q(power);
+      if (m.avg_power_W > 0.0)
+        ++np, ip += std::abs(std::log(m.avg_power_W / p.prediction.avg_power_W)) <= q(power);
     }
     if (nt) report.time_coverage[g] = static_cast<double>(it) / nt;
     if (np) report.power_coverage[g] = static_cast<double>(ip) / np;

@@ -30,6 +30,15 @@ double storage_scale(Precision p) {
   }
 }
 
+/// The soft roofline knee: (a^4 + b^4)^(1/4), within 19 % of max(a, b) where a = b and equal to it far
+/// from the knee (measured kernels approach their bound gradually; the fit also needs a smooth model).
+double soft_max(double a, double b) {
+  const double m = std::max(a, b);
+  if (m <= 0.0) return 0.0;
+  const double x = a / m, y = b / m;
+  return m * std::pow(x * x * x * x + y * y * y * y, 0.25);
+}
+
 bool has_ops(const ModelCount& m) {
   for (const auto& o : m.ops)
     if (o.kernels > 0.0) return true;
@@ -55,7 +64,9 @@ PowerClass power_class(ModelFamily f) noexcept {
   return PowerClass::other;
 }
 
-bool has_hbm(const GpuHardware& gpu) noexcept { return gpu.memory_type == "hbm"; }
+bool has_hbm(const GpuHardware& gpu) noexcept {
+  return gpu.memory_type == "hbm";
+}
 
 std::array<OpWork, kOpClasses> generic_ops(const ModelCount& m) noexcept {
   std::array<OpWork, kOpClasses> ops{};
@@ -118,11 +129,17 @@ RooflineStep roofline_step(const ModelCount& model, const StepInputs& in, const 
   // Element-wise work runs on the vector units: twice the FP32 rate in half precision.
   const double vector_peak = gpu.fp32_flops * (act_scale < 1.0 ? 2.0 : 1.0);
   const double b = in.per_gpu_batch, k = in.pass_factor;
+  // GA10x / AD10x boards (Ampere and Ada with GDDR) print an FP32 peak that counts a second FP32 datapath
+  // shared with integer work; GEMMs and convolutions reach about half of it (one datapath's rate), so
+  // their matmul path is taken at half the datasheet figure.
+  const bool dual_issue_fp32 = (gpu.arch == "ampere" || gpu.arch == "ada") && !has_hbm(gpu);
+  const double fp32_matmul_scale = dual_issue_fp32 ? 0.5 : 1.0;
   double kernels = 0.0;
   for (std::size_t c = 0; c < kOpClasses; ++c) {
     const auto cls = static_cast<OpClass>(c);
     const bool matmul = cls == OpClass::tensor || cls == OpClass::attention;
-    const double peak = matmul ? gpu.gemm_peak_flops(in.precision) : vector_peak;
+    const double peak =
+        matmul ? gpu.gemm_peak_flops(in.precision) * (fp32_path ? fp32_matmul_scale : 1.0) : vector_peak;
     const double eta =
         std::min(1.0, tc.eta[c] * fam_c * (matmul && !fp32_path ? tc.half_tensor_factor : 1.0));
     const double flops = k * b * ops[c].flops;
@@ -132,8 +149,13 @@ RooflineStep roofline_step(const ModelCount& model, const StepInputs& in, const 
     launches *= stack;
     kernels += launches;
     const double tf = flops / (eta * peak), tm = bytes / bw;
-    s.class_s[c] = std::max(tf, tm);
-    (tf >= tm ? s.compute_bound_s : s.memory_bound_s) += s.class_s[c];
+    s.class_s[c] = soft_max(tf, tm);
+    if (s.class_s[c] > 0.0) {
+      // Split between compute- and bandwidth-bound time as the two terms weigh in the knee.
+      const double f4 = std::pow(tf, 4.0), m4 = std::pow(tm, 4.0);
+      s.compute_bound_s += s.class_s[c] * f4 / (f4 + m4);
+      s.memory_bound_s += s.class_s[c] * m4 / (f4 + m4);
+    }
   }
   if (in.updates_weights) {
     // The optimiser updates the parameters that have gradients: all of them in full training (pass factor
@@ -146,10 +168,13 @@ RooflineStep roofline_step(const ModelCount& model, const StepInputs& in, const 
   s.bound_s = s.optimizer_s;
   for (const double t : s.class_s) s.bound_s += t;
   s.launch_s = kernels * tc.kernel_launch_s;
-  s.full_clock_s = s.bound_s + s.launch_s;
-  s.achieved = s.full_clock_s > 0.0
-                   ? std::clamp((s.compute_bound_s + pc.memory_weight * s.memory_bound_s) / s.full_clock_s, 0.0, 1.0)
-                   : 0.0;
+  // Eager mode launches asynchronously: the host's launch queue and the GPU's work overlap, so the step
+  // takes the longer of the two (with the soft knee), not their sum.
+  s.full_clock_s = soft_max(s.bound_s, s.launch_s);
+  s.achieved =
+      s.full_clock_s > 0.0
+          ? std::clamp((s.compute_bound_s + pc.memory_weight * s.memory_bound_s) / s.full_clock_s, 0.0, 1.0)
+          : 0.0;
 
   s.floor_W = resident_floor(gpu, pc);
   s.saturation_W = std::max(s.floor_W, pc.saturation[static_cast<std::size_t>(power_class(model.family))] *
@@ -160,10 +185,12 @@ RooflineStep roofline_step(const ModelCount& model, const StepInputs& in, const 
   s.stretch = clock.stretch(s.full_clock_W, s.power_limit_W, gpu.tdp_W);
   s.power_W = ClockModel::capped_power(s.full_clock_W, s.power_limit_W);
   s.work_s = s.full_clock_s * s.stretch;
-  if (in.pixels_per_sample > 0.0)
-    s.data_s = b * in.pixels_per_sample * tc.data_s_per_pixel / std::max(1e-9, in.workers_per_gpu);
-  // Loading runs ahead of the GPU (prefetch): only what it takes beyond the step's work stalls it.
-  s.io_stall_s = std::max(0.0, s.data_s - s.work_s);
+  if (in.host_loading)
+    s.data_s = b * (in.pixels_per_sample * tc.data_s_per_pixel + tc.data_s_per_sample) /
+               std::max(1e-9, in.workers_per_gpu);
+  // Loading runs ahead of the GPU (prefetch): only what it takes beyond the step's work stalls it (with the
+  // same soft knee as the roofline).
+  s.io_stall_s = soft_max(s.work_s, s.data_s) - s.work_s;
   s.step_s = s.work_s + s.io_stall_s;
   return s;
 }

@@ -1,4 +1,5 @@
-// Low/mid/high runs: phase powers move to the ends of each job's own uncertainty band, durations do not.
+// Low/mid/high runs: a job's time and power move to the ends of its own calibrated band (energy by the
+// product of the two, as uncertainty() states).
 #include <catch2/catch.hpp>
 
 #include "fleetwatt/models/banded_predictor.hpp"
@@ -6,7 +7,7 @@
 
 using namespace fleetwatt;
 
-TEST_CASE("band runs scale a job's phase powers by its own band and keep its durations", "[band]") {
+TEST_CASE("band runs scale a job's durations and powers by its own calibrated band", "[band]") {
   workloads::PredictorConfig config;  // the default predictor
   workloads::JobSpec job;
   job.n_gpus = 4;
@@ -25,11 +26,14 @@ TEST_CASE("band runs scale a job's phase powers by its own band and keep its dur
   REQUIRE(u.high > 0.0);
   const auto l = low->predict(job, gpu);
   const auto h = high->predict(job, gpu);
-  CHECK(l.peak_W == Approx(m.peak_W * (1 - u.low)));
-  CHECK(l.valley_W == Approx(m.valley_W * (1 - u.low)));
-  CHECK(h.peak_W == Approx(m.peak_W * (1 + u.high)));
-  CHECK(h.peak_s == m.peak_s);
-  CHECK(h.valley_s == m.valley_s);
+  const auto b = mid->band(job, gpu);
+  REQUIRE(b.level > 0.0);
+  CHECK(l.peak_W == Approx(m.peak_W * b.power_low));
+  CHECK(l.valley_W == Approx(m.valley_W * b.power_low));
+  CHECK(h.peak_W == Approx(m.peak_W * b.power_high));
+  CHECK(h.peak_s == Approx(m.peak_s * b.time_high));
+  CHECK(h.valley_s == Approx(m.valley_s * b.time_high));
   CHECK(h.epoch_energy_J() == Approx(m.epoch_energy_J() * (1 + u.high)));
+  CHECK(l.epoch_energy_J() == Approx(m.epoch_energy_J() * (1 - u.low)));
   CHECK(mid->name() == "datasheet");
 }

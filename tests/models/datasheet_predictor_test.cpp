@@ -8,8 +8,8 @@
 using namespace fleetwatt::models;
 using fleetwatt::workloads::ConfigError;
 using fleetwatt::workloads::JobSpec;
-using fleetwatt::workloads::PhaseProfile;
 using fleetwatt::workloads::PartKind;
+using fleetwatt::workloads::PhaseProfile;
 using fleetwatt::workloads::Precision;
 
 namespace {
@@ -46,7 +46,9 @@ TEST_CASE("The datasheet predictor assembles the epoch from the roofline step", 
   const RooflineStep r = roofline_step(m, step_inputs(job, m, 0.0, 8), gpu, default_predictor_fit().time,
                                        default_predictor_fit().power);
   CHECK(s.roofline.full_clock_s == Approx(r.full_clock_s));
-  CHECK(s.roofline.data_s == Approx(256 * 3.0 * 224 * 224 * default_predictor_fit().time.data_s_per_pixel / 8));
+  const auto& fitted = default_predictor_fit().time;
+  CHECK(s.roofline.data_s ==
+        Approx(256 * (3.0 * 224 * 224 * fitted.data_s_per_pixel + fitted.data_s_per_sample) / 8));
   CHECK(s.step_s == Approx(r.work_s + std::max(0.0, r.data_s - r.work_s)));
   const double steps = std::ceil(1281167.0 / 256);
   CHECK(s.plan[PartKind::compute].s == Approx(steps * r.work_s));
@@ -87,9 +89,11 @@ TEST_CASE("A power limit below the draw caps peak power and stretches compute", 
   // The one clock model says by how much (no loading stall or all-reduce on one GPU: the peak is compute).
   REQUIRE(DatasheetPredictor().explain(resnet_job(256), gpu_preset("a800")).io_s == 0.0);
   CHECK(cap.peak_s == Approx(free.peak_s * clock_model().stretch(free.peak_W, 200.0, 400.0)));
-  // A limit above the draw changes nothing.
+  // A limit above the draw changes nothing (batch 8: launch-bound, far below the TDP).
   capped.power_limit_W = 399.0;
-  CHECK(DatasheetPredictor(capped).predict(resnet_job(256), gpu_preset("a800")) == free);
+  const PhaseProfile small = DatasheetPredictor().predict(resnet_job(8), gpu_preset("a800"));
+  REQUIRE(small.peak_W < 399.0);
+  CHECK(DatasheetPredictor(capped).predict(resnet_job(8), gpu_preset("a800")) == small);
 }
 
 TEST_CASE("Data parallelism splits the batch and adds an all-reduce", "[models][datasheet]") {
@@ -164,12 +168,21 @@ TEST_CASE("Impossible jobs are refused with a clear message", "[models][datashee
                     Catch::Contains("GiB") && Catch::Contains("rtx3070"));
 }
 
-TEST_CASE("Uncertainty is 15 percent of the dynamic energy share", "[models][datasheet]") {
+TEST_CASE("The energy band is the product of the calibrated time and power bands", "[models][datasheet]") {
   const DatasheetPredictor p;
   const JobSpec j = resnet_job(256);
-  const PhaseProfile pr = p.predict(j, gpu_preset("a800"));
-  const double dyn_share = (pr.peak_W - pr.valley_W) * pr.peak_s / pr.epoch_energy_J();
-  CHECK(p.uncertainty(j, gpu_preset("a800")).low == Approx(0.15 * dyn_share));
+  const PredictionBand b = p.band(j, gpu_preset("a800"));
+  REQUIRE(b.level == Approx(0.8));
+  // a800 has no measurements: the unseen-GPU band of CNNs, symmetric in log space.
+  const double q = default_predictor_fit().band.time.at("unseen/cnn");
+  CHECK(b.time_high == Approx(std::exp(q)));
+  CHECK(b.time_low == Approx(std::exp(-q)));
+  const UncertaintyBand u = p.uncertainty(j, gpu_preset("a800"));
+  CHECK(u.low == Approx(1.0 - b.time_low * b.power_low));
+  CHECK(u.high == Approx(b.time_high * b.power_high - 1.0));
+  // A GPU in the fitting data gets its (narrower) seen band.
+  CHECK(p.band(j, gpu_preset("a40")).time_high ==
+        Approx(std::exp(default_predictor_fit().band.time.at("seen/cnn"))));
 }
 
 TEST_CASE("The component predictor times FLOPs at its assumed utilisation", "[models][component]") {

@@ -121,3 +121,26 @@ TEST_CASE("predict refuses bad input with exit status 2 and one clear line", "[c
     CHECK(r.err.find(c.expect) != std::string::npos);
   }
 }
+
+TEST_CASE("predict's JSON carries the calibrated band, and energy follows from it", "[cli][predict][band]") {
+  const auto r =
+      run_command(fw() +
+                  " predict --json --model shufflenet_v2 --image 32 --gpu v100-pcie-32gb --batch 8 "
+                  "--samples 50000");
+  REQUIRE(r.exit_code == 0);
+  CHECK(key(r.out, "band_level") == Approx(0.8));
+  const double w = key(r.out, "avg_power_W"), t = key(r.out, "epoch_s"), e = key(r.out, "gpu_energy_J");
+  CHECK(key(r.out, "avg_power_low_W") < w);
+  CHECK(key(r.out, "avg_power_high_W") > w);
+  CHECK(key(r.out, "epoch_s_low") < t);
+  CHECK(key(r.out, "epoch_s_high") > t);
+  // Energy's band is the product of the time and power bands (one epoch, one GPU).
+  CHECK(key(r.out, "energy_low_J") ==
+        Approx(e * (key(r.out, "epoch_s_low") / t) * (key(r.out, "avg_power_low_W") / w)));
+  CHECK(key(r.out, "energy_high_J") ==
+        Approx(e * (key(r.out, "epoch_s_high") / t) * (key(r.out, "avg_power_high_W") / w)));
+  // Zeus measured 39.1-39.4 W for this job on its V100 (summary_power_v100.csv, batch 8, 250 W).
+  CHECK(w == Approx(39.0).epsilon(0.25));
+  // An unknown stack is bad input.
+  CHECK(run_command(fw() + " predict --model resnet50 --batch 8 --samples 100 --stack turbo").exit_code == 2);
+}

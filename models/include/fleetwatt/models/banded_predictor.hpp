@@ -15,11 +15,16 @@ class BandedPredictor final : public PowerPredictor {
       : inner_(std::move(inner)), band_(band) {}
 
   [[nodiscard]] std::string_view name() const override { return inner_->name(); }
-  /// The inner prediction with both phase powers scaled by (1 - low) or (1 + high); durations unchanged,
-  /// so the epoch's energy moves by exactly the band.
+  /// The inner prediction at one end of its calibrated band (every part's duration and power scaled by the
+  /// band's time and power factors), or, for a predictor without one, with both phase powers scaled by
+  /// (1 - low) or (1 + high) and durations unchanged; either way the epoch's energy moves by exactly the
+  /// energy band uncertainty() states.
   [[nodiscard]] EpochPlan plan(const JobSpec& job, const GpuHardware& gpu) const override;
   [[nodiscard]] UncertaintyBand uncertainty(const JobSpec& job, const GpuHardware& gpu) const override {
     return inner_->uncertainty(job, gpu);
+  }
+  [[nodiscard]] PredictionBand band(const JobSpec& job, const GpuHardware& gpu) const override {
+    return inner_->band(job, gpu);
   }
 
  private:

@@ -20,8 +20,8 @@
 #include "fleetwatt/models/power_law.hpp"
 #include "fleetwatt/models/power_predictor.hpp"
 #include "fleetwatt/models/predictor_fit.hpp"
-#include "fleetwatt/models/roofline.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
+#include "fleetwatt/models/roofline.hpp"
 #include "fleetwatt/models/training_io.hpp"
 
 namespace fleetwatt::models {

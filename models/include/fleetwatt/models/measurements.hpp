@@ -2,7 +2,8 @@
 // measured configuration, whatever file layout it came from. Readers for the layouts fleetwatt knows: the
 // Zeus summary CSV (time per epoch and average power vs batch and power limit), the GAISSA records CSV
 // (whole Keras runs), the NeuSight label folders (per-step latency JSON files) and fleetwatt's own records
-// CSV (what `fleetwatt calibrate --records` writes). `fleetwatt validate` and the joint fit read through here.
+// CSV (what `fleetwatt calibrate --records` writes). `fleetwatt validate` and the joint fit read through
+// here.
 #pragma once
 
 #include <filesystem>
@@ -23,7 +24,7 @@ struct Measurement {
   /// inference or a frozen backbone training_flops_per_sample = forward FLOPs) and GPU count. For per-step
   /// measurements dataset_samples equals the global batch (one step per "epoch").
   workloads::JobSpec job;
-  bool inference = false;     ///< forward passes only
+  bool inference = false;      ///< forward passes only
   double power_limit_W = 0.0;  ///< the GPU's power limit in the run; 0: its default (TDP)
   double step_s = 0.0;         ///< measured seconds per step; 0: not measured
   double epoch_s = 0.0;        ///< measured seconds per epoch; 0: not measured

@@ -76,14 +76,16 @@ struct PreparedRow {
 [[nodiscard]] RowPrediction predict_row(const PreparedRow& row, const PredictorFit& fit);
 
 struct FitOptions {
-  double ridge = 0.5;   ///< penalty weight on the log of per-family and per-GPU factors
+  double ridge = 0.2;  ///< penalty weight on the log of per-family and per-GPU factors
   int max_evaluations = 4000;
-  const PredictorFit* start = nullptr;  ///< starting constants (default: the built-in fit)
+  const PredictorFit* start = nullptr;  ///< starting constants (default: PredictorFit{}'s, so a refit
+                                        ///< reproduces the built-in one)
   std::function<void(const std::string&)> progress;  ///< told what is being fitted (may be empty)
 };
 
 /// Fits the constants on `rows` (the band is left as in the start fit).
-[[nodiscard]] PredictorFit fit_predictor(const std::vector<PreparedRow>& rows, const FitOptions& options = {});
+[[nodiscard]] PredictorFit fit_predictor(const std::vector<PreparedRow>& rows,
+                                         const FitOptions& options = {});
 
 /// One row's left-out prediction.
 struct LeftOutPrediction {
