@@ -71,12 +71,12 @@ double inverse(Transform t, double x) {
   return std::log(std::max(x, 1e-300));
 }
 
-/// One free constant: where it lives in the working fit, its transform, and its ridge prior (log space).
+/// One free constant: where it lives in the working fit, its transform, and whether a ridge penalty pulls
+/// its log toward 0 (a factor toward 1).
 struct Slot {
   double* target;
   Transform transform;
   bool ridge = false;
-  double prior_log = 0.0;  ///< ln of the value the ridge pulls toward
 };
 
 struct Residuals {
@@ -114,28 +114,16 @@ struct Residuals {
     for (std::size_t i = 0; i < rows->size(); ++i) {
       const PreparedRow& r = *(*rows)[i];
       const RowPrediction p = predict_row(r, *work);
-      if (time_weight[i] > 0.0) {
-        const double measured = r.row->step_s > 0.0 ? r.row->step_s : r.row->epoch_s;
-        const double predicted = r.row->step_s > 0.0 ? p.step_s : p.epoch_s;
-        f(k++) = time_weight[i] * std::log(predicted / measured);
-      }
+      if (time_weight[i] > 0.0) f(k++) = time_weight[i] * std::log(p.time_s(*r.row) / r.row->time_s());
       if (power_weight[i] > 0.0) f(k++) = power_weight[i] * std::log(p.avg_power_W / r.row->avg_power_W);
     }
     for (const Slot& s : slots)
-      if (s.ridge) f(k++) = ridge * (std::log(*s.target) - s.prior_log);
+      if (s.ridge) f(k++) = ridge * std::log(*s.target);
     for (Eigen::Index i = 0; i < f.size(); ++i)
       if (!std::isfinite(f(i))) f(i) = 1e6;
     return 0;
   }
 };
-
-bool measures_time(const Measurement& m) {
-  return m.step_s > 0.0 || m.epoch_s > 0.0;
-}
-
-std::string family_of(const GpuHardware& g) {
-  return g.arch.empty() ? std::string("unknown") : g.arch;
-}
 
 }  // namespace
 
@@ -243,6 +231,7 @@ PredictionBand prediction_band(const PredictorFit& fit, const GpuHardware& gpu, 
 std::vector<PreparedRow> prepare_rows(const MeasurementSet& set, std::vector<SkippedMeasurement>* skipped) {
   std::vector<PreparedRow> out;
   out.reserve(set.rows.size());
+  const DatasheetParams defaults;  // checkpoint size and storage bandwidth, as the predictor's defaults
   for (const Measurement& m : set.rows) {
     PreparedRow r;
     r.row = &m;
@@ -257,11 +246,10 @@ std::vector<PreparedRow> prepare_rows(const MeasurementSet& set, std::vector<Ski
     r.inputs = step_inputs(m.job, r.model, m.power_limit_W, TrainingIoConfig{}.default_workers);
     r.inputs.updates_weights = !m.inference;
     // Per-step measurements time the GPU's steps on synthetic inputs: no loader.
-    r.inputs.host_loading = !(m.step_s > 0.0);
+    r.inputs.host_loading = !m.per_step();
     r.steps_per_epoch = std::ceil(m.job.meta.dataset_samples / std::max(1u, m.job.meta.batch_size));
-    r.checkpoint_s = m.inference ? 0.0
-                                 : DatasheetParams{}.checkpoint_bytes_per_param * r.model.params /
-                                       DatasheetParams{}.storage_Bps;
+    r.checkpoint_s =
+        m.inference ? 0.0 : defaults.checkpoint_bytes_per_param * r.model.params / defaults.storage_Bps;
     r.in_fitted_domain = in_fitted_domain(m.job.meta);
     out.push_back(std::move(r));
   }
@@ -278,7 +266,6 @@ RowPrediction predict_row(const PreparedRow& r, const PredictorFit& fit) {
       r.steps_per_epoch * (s.work_s * s.power_W + s.io_stall_s * s.floor_W) + end_s * s.floor_W;
   p.avg_power_W = energy / p.epoch_s;
   p.power_class = power_class(r.model.family);
-  p.band = prediction_band(fit, r.gpu, p.power_class, r.in_fitted_domain);
   return p;
 }
 
@@ -297,13 +284,13 @@ PredictorFit fit_predictor(const std::vector<PreparedRow>& all, const FitOptions
   std::array<bool, kPowerClasses> class_power{};
   for (const auto* r : rows) {
     const Measurement& m = *r->row;
-    if (measures_time(m)) {
+    if (m.time_s() > 0.0) {
       ++time_rows[r->gpu.id];
-      families.insert(family_of(r->gpu));
-      epochs = epochs || (m.step_s <= 0.0 && !m.inference);
+      families.insert(arch_family(r->gpu));
+      epochs = epochs || (!m.per_step() && !m.inference);
       images = images || r->inputs.pixels_per_sample > 0.0;
       compiled = compiled || m.job.meta.stack == SoftwareStack::compiled;
-      const auto ops = r->model.ops[0].kernels > 0.0 ? r->model.ops : generic_ops(r->model);
+      const auto ops = operator_work(r->model);
       for (std::size_t c = 0; c < kOpClasses; ++c) op_used[c] = op_used[c] || ops[c].flops > 0.0;
     }
     if (m.avg_power_W > 0.0) {
@@ -332,8 +319,8 @@ PredictorFit fit_predictor(const std::vector<PreparedRow>& all, const FitOptions
   if (epochs) res.slots.push_back({&t.data_s_per_sample, Transform::exponential});
   if (epochs) res.slots.push_back({&t.epoch_end_s, Transform::exponential});
   if (compiled) res.slots.push_back({&t.stack_factor[2], Transform::logistic});
-  for (auto& [f, v] : t.family_compute) res.slots.push_back({&v, Transform::exponential, true, 0.0});
-  for (auto& [f, v] : t.family_memory) res.slots.push_back({&v, Transform::exponential, true, 0.0});
+  for (auto& [f, v] : t.family_compute) res.slots.push_back({&v, Transform::exponential, true});
+  for (auto& [f, v] : t.family_memory) res.slots.push_back({&v, Transform::exponential, true});
   if (!power_rows.empty()) {
     if (hbm) res.slots.push_back({&p.floor_hbm, Transform::logistic});
     if (gddr) res.slots.push_back({&p.floor_gddr, Transform::logistic});
@@ -341,13 +328,13 @@ PredictorFit fit_predictor(const std::vector<PreparedRow>& all, const FitOptions
       if (class_power[c]) res.slots.push_back({&p.saturation[c], Transform::logistic});
     res.slots.push_back({&p.exponent, Transform::exponential});
     res.slots.push_back({&p.memory_weight, Transform::logistic});
-    for (auto& [g, v] : p.gpu_saturation) res.slots.push_back({&v, Transform::exponential, true, 0.0});
-    for (auto& [g, v] : res.floor_factor) res.slots.push_back({&v, Transform::exponential, true, 0.0});
+    for (auto& [g, v] : p.gpu_saturation) res.slots.push_back({&v, Transform::exponential, true});
+    for (auto& [g, v] : res.floor_factor) res.slots.push_back({&v, Transform::exponential, true});
   }
   // Each GPU weighs the same whatever its row count: weights 1 / sqrt(rows of that GPU and measure).
   for (const auto* r : rows) {
     const Measurement& m = *r->row;
-    const double wt = measures_time(m) ? 1.0 / std::sqrt(time_rows[r->gpu.id]) : 0.0;
+    const double wt = m.time_s() > 0.0 ? 1.0 / std::sqrt(time_rows[r->gpu.id]) : 0.0;
     const double wp = m.avg_power_W > 0.0 ? 1.0 / std::sqrt(power_rows[r->gpu.id]) : 0.0;
     res.time_weight.push_back(wt), res.power_weight.push_back(wp);
     res.n_values += (wt > 0.0) + (wp > 0.0);
@@ -406,15 +393,11 @@ double conformal_quantile(std::vector<double> scores, double level) {
 
 void add_scores(const std::vector<LeftOutPrediction>& preds, bool seen,
                 std::map<std::string, std::vector<double>>& time,
-                std::map<std::string, std::vector<double>>& power, const std::string& skip_gpu = {}) {
+                std::map<std::string, std::vector<double>>& power) {
   for (const auto& p : preds) {
     const Measurement& m = *p.row->row;
-    if (p.row->gpu.id == skip_gpu) continue;
     const std::string group = band_group(seen, p.prediction.power_class);
-    if (m.step_s > 0.0)
-      time[group].push_back(std::abs(std::log(m.step_s / p.prediction.step_s)));
-    else if (m.epoch_s > 0.0)
-      time[group].push_back(std::abs(std::log(m.epoch_s / p.prediction.epoch_s)));
+    if (m.time_s() > 0.0) time[group].push_back(std::abs(std::log(m.time_s() / p.prediction.time_s(m))));
     if (m.avg_power_W > 0.0)
       power[group].push_back(std::abs(std::log(m.avg_power_W / p.prediction.avg_power_W)));
   }
@@ -443,32 +426,30 @@ FitReport fit_and_validate(const std::vector<PreparedRow>& rows, double level, c
   const std::set<std::string> seen = report.fit.band.seen_gpus;
   report.fit.band = calibrate_band(report.left_out, in_sample, level);
   report.fit.band.seen_gpus = seen;
-  // Nested coverage: each GPU's band from the other GPUs' left-out residuals.
+  // Nested coverage: each GPU's band from the other GPUs' left-out residuals, as prediction_band() reads it
+  // for a GPU it has not seen.
   std::set<std::string> gpus;
   for (const auto& p : report.left_out) gpus.insert(p.row->gpu.id);
   for (const auto& g : gpus) {
-    std::map<std::string, std::vector<double>> time, power;
-    add_scores(report.left_out, false, time, power, g);
+    std::vector<LeftOutPrediction> others;
+    for (const auto& p : report.left_out)
+      if (p.row->gpu.id != g) others.push_back(p);
+    PredictorFit nested;
+    nested.band = calibrate_band(others, {}, level);
     int nt = 0, it = 0, np = 0, ip = 0;
     for (auto& p : report.left_out) {
       if (p.row->gpu.id != g) continue;
       const Measurement& m = *p.row->row;
-      const std::string group = band_group(false, p.prediction.power_class);
-      const auto q = [&](std::map<std::string, std::vector<double>>& s) {
-        if (s.count(group)) return conformal_quantile(s[group], level);
-        double widest = 0.0;
-        for (auto& [k, v] : s) widest = std::max(widest, conformal_quantile(v, level));
-        return widest;
-      };
-      const double measured_t = m.step_s > 0.0 ? m.step_s : m.epoch_s;
-      p.prediction.band = {level, std::exp(-q(time)), std::exp(q(time)), std::exp(-q(power)),
-                           std::exp(q(power))};
-      if (measured_t > 0.0) {
-        const double pred = m.step_s > 0.0 ? p.prediction.step_s : p.prediction.epoch_s;
-        ++nt, it += std::abs(std::log(measured_t / pred)) <= q(time);
+      const PredictionBand& b = p.prediction.band =
+          prediction_band(nested, p.row->gpu, p.prediction.power_class, false);
+      if (m.time_s() > 0.0) {
+        const double t = p.prediction.time_s(m);
+        ++nt, it += m.time_s() >= t * b.time_low && m.time_s() <= t * b.time_high;
       }
-      if (m.avg_power_W > 0.0)
-        ++np, ip += std::abs(std::log(m.avg_power_W / p.prediction.avg_power_W)) <= q(power);
+      if (m.avg_power_W > 0.0) {
+        const double w = p.prediction.avg_power_W;
+        ++np, ip += m.avg_power_W >= w * b.power_low && m.avg_power_W <= w * b.power_high;
+      }
     }
     if (nt) report.time_coverage[g] = static_cast<double>(it) / nt;
     if (np) report.power_coverage[g] = static_cast<double>(ip) / np;

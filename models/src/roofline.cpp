@@ -39,13 +39,17 @@ double soft_max(double a, double b) {
   return m * std::pow(x * x * x * x + y * y * y * y, 0.25);
 }
 
-bool has_ops(const ModelCount& m) {
+}  // namespace
+
+std::array<OpWork, kOpClasses> operator_work(const ModelCount& m) noexcept {
   for (const auto& o : m.ops)
-    if (o.kernels > 0.0) return true;
-  return false;
+    if (o.kernels > 0.0) return m.ops;
+  return generic_ops(m);
 }
 
-}  // namespace
+std::string arch_family(const GpuHardware& gpu) {
+  return gpu.arch.empty() ? std::string("unknown") : gpu.arch;
+}
 
 const char* to_string(PowerClass c) noexcept {
   switch (c) {
@@ -119,11 +123,12 @@ double resident_floor(const GpuHardware& gpu, const UtilisationPowerConstants& p
 RooflineStep roofline_step(const ModelCount& model, const StepInputs& in, const GpuHardware& gpu,
                            const RooflineConstants& tc, const UtilisationPowerConstants& pc) {
   RooflineStep s;
-  const auto ops = has_ops(model) ? model.ops : generic_ops(model);
+  const auto ops = operator_work(model);
   const bool fp32_path = in.precision == Precision::fp32;
   const double act_scale = storage_scale(in.precision);
-  const double fam_c = lookup(tc.family_compute, gpu.arch, 1.0);
-  const double fam_m = lookup(tc.family_memory, gpu.arch, 1.0);
+  const std::string family = arch_family(gpu);
+  const double fam_c = lookup(tc.family_compute, family, 1.0);
+  const double fam_m = lookup(tc.family_memory, family, 1.0);
   const double stack = tc.stack_factor[static_cast<std::size_t>(in.stack)];
   const double bw = std::min(1.0, tc.eta_memory * fam_m) * gpu.memory_bw_Bps;
   // Element-wise work runs on the vector units: twice the FP32 rate in half precision.

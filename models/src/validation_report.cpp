@@ -63,8 +63,8 @@ ValidationReport validate_measurements(const MeasurementSet& set,
   for (std::size_t i = 0; i < set.rows.size(); ++i) {
     const Measurement& m = set.rows[i];
     // The time of the kind measured: per epoch where the row has it, else per step.
-    const bool per_step = !(m.epoch_s > 0.0) && m.step_s > 0.0;
-    const double measured_s = per_step ? m.step_s : m.epoch_s;
+    const bool per_step = m.per_step();
+    const double measured_s = m.time_s();
     if (!(measured_s > 0.0)) {
       report.skipped.push_back({m.where, "no measured time"});
       continue;

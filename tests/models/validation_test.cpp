@@ -38,8 +38,7 @@ const Validation& validation(const std::filesystem::path& data) {
     for (const auto& p : out.report.left_out) {
       const Measurement& m = *p.row->row;
       Errors& e = out.per_gpu[p.row->gpu.id];
-      const double measured = m.step_s > 0.0 ? m.step_s : m.epoch_s;
-      const double predicted = m.step_s > 0.0 ? p.prediction.step_s : p.prediction.epoch_s;
+      const double measured = m.time_s(), predicted = p.prediction.time_s(m);
       e.time += std::abs(predicted - measured) / measured, ++e.n;
       if (m.avg_power_W > 0.0)
         e.power += std::abs(p.prediction.avg_power_W - m.avg_power_W) / m.avg_power_W, ++e.np;
@@ -85,8 +84,7 @@ TEST_CASE("The band covers about its level on GPUs it never saw", "[models][vali
   for (const auto& p : v.report.left_out) {
     const Measurement& m = *p.row->row;
     const auto& b = p.prediction.band;
-    const double measured = m.step_s > 0.0 ? m.step_s : m.epoch_s;
-    const double predicted = m.step_s > 0.0 ? p.prediction.step_s : p.prediction.epoch_s;
+    const double measured = m.time_s(), predicted = p.prediction.time_s(m);
     n_t += 1, in_t += measured >= predicted * b.time_low && measured <= predicted * b.time_high;
     if (m.avg_power_W > 0.0)
       n_p += 1, in_p += m.avg_power_W >= p.prediction.avg_power_W * b.power_low &&

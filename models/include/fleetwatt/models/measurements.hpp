@@ -30,6 +30,11 @@ struct Measurement {
   double epoch_s = 0.0;        ///< measured seconds per epoch; 0: not measured
   double avg_power_W = 0.0;    ///< measured average GPU power over the run; 0: not measured
   double tdp_W = 0.0;          ///< the board's own maximum limit where the source states it; 0: preset's
+
+  /// A per-step row (NeuSight): its time is step_s; otherwise the epoch's.
+  [[nodiscard]] bool per_step() const noexcept { return !(epoch_s > 0.0) && step_s > 0.0; }
+  /// The measured time of the kind the row holds (0: none).
+  [[nodiscard]] double time_s() const noexcept { return per_step() ? step_s : epoch_s; }
 };
 
 /// What could not be used, and why (a row of an unknown workload, a GPU without a preset, ...).

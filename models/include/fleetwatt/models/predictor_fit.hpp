@@ -54,8 +54,11 @@ struct RowPrediction {
   double step_s = 0.0;   ///< one step (work and loading stall)
   double epoch_s = 0.0;  ///< one epoch (steps and the epoch's end)
   double avg_power_W = 0.0;
-  PredictionBand band;
+  PredictionBand band;  ///< set by fit_and_validate for left-out rows (level 0 otherwise)
   PowerClass power_class = PowerClass::other;
+
+  /// The predicted time of the kind `m` measured (a step or an epoch).
+  [[nodiscard]] double time_s(const Measurement& m) const noexcept { return m.per_step() ? step_s : epoch_s; }
 };
 
 /// A measurement resolved once (model counts, GPU, step inputs), so fitting evaluates it cheaply.
@@ -72,7 +75,8 @@ struct PreparedRow {
 /// Resolves every usable row (rows whose model or GPU fleetwatt cannot resolve are skipped with a reason).
 [[nodiscard]] std::vector<PreparedRow> prepare_rows(const MeasurementSet& set,
                                                     std::vector<SkippedMeasurement>* skipped = nullptr);
-/// The prediction of one prepared row under `fit`, through the same arithmetic as the datasheet predictor.
+/// The prediction of one prepared row under `fit`, through the same arithmetic as the datasheet predictor
+/// (no band: the fit's inner loop calls this for every row at every step).
 [[nodiscard]] RowPrediction predict_row(const PreparedRow& row, const PredictorFit& fit);
 
 struct FitOptions {
@@ -97,7 +101,7 @@ struct LeftOutPrediction {
 [[nodiscard]] std::vector<LeftOutPrediction> leave_one_gpu_out(const std::vector<PreparedRow>& rows,
                                                                const FitOptions& options = {});
 
-/// The conformal band of `level` from left-out (unseen) and in-sample (seen) residuals.
+/// The conformal band of `level` from left-out (unseen) and in-sample (seen) residuals (either may be empty).
 [[nodiscard]] BandTable calibrate_band(const std::vector<LeftOutPrediction>& left_out,
                                        const std::vector<LeftOutPrediction>& in_sample, double level);
 

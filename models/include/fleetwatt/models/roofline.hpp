@@ -114,6 +114,11 @@ struct RooflineStep {
 /// The resident floor of `gpu`: its preset's measured resident_W, else the fit's floor for it, else the rule.
 [[nodiscard]] double resident_floor(const GpuHardware& gpu, const UtilisationPowerConstants& power) noexcept;
 
+/// The model's operator-class work: the zoo's split, or generic_ops() for a model without one.
+[[nodiscard]] std::array<OpWork, kOpClasses> operator_work(const ModelCount& model) noexcept;
+/// The architecture family whose efficiency factors apply to `gpu` ("unknown" when its preset has none).
+[[nodiscard]] std::string arch_family(const GpuHardware& gpu);
+
 /// The operator-class split of a model known only by its FLOPs and activations (custom jobs, Keras models):
 /// all matmul FLOPs in `tensor`, activations at two element-wise passes in `memory`.
 [[nodiscard]] std::array<OpWork, kOpClasses> generic_ops(const ModelCount& model) noexcept;
