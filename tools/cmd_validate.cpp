@@ -67,19 +67,20 @@ int validate(const ValidateOptions& o) {
   // A registry predictor is built first, so a bad name is refused before any file is read.
   if (!o.leave_one_gpu_out && !o.fit) predict = models::registry_predictor(o.predictor, user_gpus);
   const models::MeasurementSet set = models::read_measurements(o.measurements);
-  std::map<const models::Measurement*, models::RowPrediction> left_out;
-  std::vector<models::PreparedRow> prepared;
+  std::map<const models::Measurement*, models::Prediction> left_out;
   if (o.leave_one_gpu_out || o.fit) {
     // The default predictor's own procedure: refit its constants (on all but one GPU at a time).
     if (o.predictor != "datasheet")
       throw ConfigError({"command line", 0, 0}, "--predictor",
                         "--fit and --leave-one-gpu-out refit the datasheet predictor's constants only");
-    prepared = models::prepare_rows(set);
+    const std::vector<models::PreparedRow> prepared = models::prepare_rows(set);
     models::FitOptions options;
     options.progress = [](const std::string& what) { std::cerr << "fleetwatt: " << what << "\n"; };
     std::cerr << fmt::format("fleetwatt: fitting on {} rows\n", prepared.size());
     const models::FitReport fit = models::fit_and_validate(prepared, o.level, options);
-    for (const auto& p : fit.left_out) left_out[p.row->row] = p.prediction;
+    for (const auto& p : fit.left_out)
+      left_out[p.row->row] = {p.prediction.epoch_s, p.prediction.step_s, p.prediction.avg_power_W,
+                              p.prediction.band};
     if (!o.fit_output.empty()) {
       models::PredictorFit out = fit.fit;
       out.provenance = fmt::format("{} rows of {} GPUs in {}", prepared.size(), fit.fit.band.seen_gpus.size(),
@@ -91,10 +92,7 @@ int validate(const ValidateOptions& o) {
     predict = [&left_out](const models::Measurement& m) {
       const auto it = left_out.find(&m);
       if (it == left_out.end()) throw std::runtime_error("no left-out prediction (model or GPU unknown)");
-      models::Prediction p;
-      p.epoch_s = it->second.epoch_s, p.step_s = it->second.step_s, p.avg_power_W = it->second.avg_power_W;
-      p.band = it->second.band;
-      return p;
+      return it->second;
     };
   }
   const models::ValidationReport report = models::validate_measurements(set, predict);

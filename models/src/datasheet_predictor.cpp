@@ -141,7 +141,6 @@ StepBreakdown DatasheetPredictor::explain(const JobSpec& job, const GpuHardware&
   s.step_s = r.work_s + s.comm_s + s.io_s;
   s.communication_heavy = s.comm_s > p.comm_heavy_fraction * s.step_s;
   s.checkpoint_s = s.model.params * p.checkpoint_bytes_per_param / p.storage_Bps;
-  s.band = prediction_band(p.fit, gpu, power_class(s.model.family), in_fitted_domain(meta));
 
   auto& plan = s.plan;
   plan[PartKind::compute] = {s.steps_per_epoch * r.work_s, r.power_W};

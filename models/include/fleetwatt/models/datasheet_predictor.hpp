@@ -57,7 +57,6 @@ struct StepBreakdown {
   double checkpoint_s = 0.0;
   double memory_need_bytes = 0.0;  ///< training state (or weights) and activations per GPU
   bool communication_heavy = false;
-  PredictionBand band;   ///< calibrated band of epoch time and average power
   EpochPlan plan;        ///< the epoch's parts
   PhaseProfile profile;  ///< plan.profile()
 };
