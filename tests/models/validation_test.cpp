@@ -21,7 +21,7 @@ struct Errors {
   int n = 0, np = 0;
 };
 
-/// The measurements and one leave-one-GPU-out run, shared by the test cases (the fits take ~30 s).
+/// The measurements and one leave-one-GPU-out run, shared by the test cases (the fits take ~20 s).
 struct Validation {
   MeasurementSet set;
   std::vector<PreparedRow> rows;
