@@ -62,7 +62,10 @@ ModelCount resolve_model(const workloads::ModelMetadata& meta, const workloads::
     if (meta.flops_per_sample > 0.0) {
       // The job's own FLOPs (e.g. another input size or implementation): activations scale with them, as
       // both grow with the image area or sequence length.
-      m.activation_elements *= meta.flops_per_sample / m.forward_flops;
+      const double scale = meta.flops_per_sample / m.forward_flops;
+      m.activation_elements *= scale;
+      // The operator classes scale alike (their weights stay: the parameter count is the job's own).
+      for (auto& o : m.ops) o.flops *= scale, o.bytes *= scale;
       m.forward_flops = meta.flops_per_sample, m.forward_macs = meta.flops_per_sample / 2;
     }
     return m;

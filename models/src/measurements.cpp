@@ -24,6 +24,13 @@
 namespace fleetwatt::models {
 namespace {
 
+/// The math an "FP32" run of these sources used: PyTorch before 1.12 (Zeus, 2022: allow_tf32 defaulted on for
+/// matmuls and cuDNN convolutions) and TensorFlow from 2.4 (GAISSA's Keras runs) execute FP32 matmuls and
+/// convolutions on TF32 tensor cores where the GPU has them (Ampere and later); NeuSight turned TF32 off.
+workloads::Precision default_fp32_math(const std::string& gpu) {
+  return find_gpu(gpu).tf32_flops > 0.0 ? workloads::Precision::tf32 : workloads::Precision::fp32;
+}
+
 namespace fs = std::filesystem;
 using core::ConfigError;
 using core::CsvReader;
@@ -168,6 +175,7 @@ void read_zeus(const fs::path& file, MeasurementSet& out) {
       out.skipped.push_back({where, why});
       continue;
     }
+    m.job.meta.precision = default_fp32_math(gpu);
     out.rows.push_back(std::move(m));
   }
 }
@@ -208,6 +216,10 @@ void read_gaissa(const fs::path& file, MeasurementSet& out) {
     m.job.meta.params = params->second;
     m.job.meta.flops_per_sample = t.positive(*row, "GFLOPs") * 1e9;
     m.job.meta.training_flops_per_sample = m.job.meta.flops_per_sample;
+    // Keras model.fit runs the step as one TensorFlow graph (grappler fuses bias, activation and batch-norm
+    // into the convolutions; no Python per operator): the compiled stack, not eager PyTorch's launches.
+    m.job.meta.stack = workloads::SoftwareStack::compiled;
+    m.job.meta.precision = default_fp32_math(gpu);
     m.job.meta.batch_size = t.count(*row, "batch size");
     m.job.meta.dataset_samples = t.positive(*row, "total seen images") / epochs;
     m.tdp_W = t.positive(*row, "max power limit (W)");
@@ -329,12 +341,24 @@ void read_neusight_file(const fs::path& file, MeasurementSet& out) {
   m.step_s = e2e_ms / 1000.0;
   auto& meta = m.job.meta;
   meta.model = zoo_name_for(model);
+  if (meta.model == "gpt3_xl") {
+    // NeuSight's GPT-3 XL configuration sets the width to heads x head size (24 x 128 = 3072) where the
+    // GPT-3 paper's XL has d_model 2048: its per-operator CSVs show c_attn as 3072 -> 9216 and the MLP as
+    // 3072 -> 12288. Predict what was measured, in GPT-2's layout as the zoo's GPT-3 (50257 tokens, 2048
+    // learned positions, tied head).
+    TransformerShape s;
+    s.layers = 24, s.d_model = 3072, s.heads = 24, s.d_ff = 4 * 3072, s.seq_len = seq;
+    s.vocab = 50257, s.max_positions = 2048, s.lm_head = true;
+    m.shape = s;
+  }
   meta.batch_size = batch;
   meta.input_size = seq;
   meta.dataset_samples = batch;  // one step
   meta.precision = workloads::Precision::fp32;
   if (fusion) meta.stack = workloads::SoftwareStack::compiled;
-  if (inference && is_zoo_model(meta.model))
+  if (inference && m.shape)
+    meta.training_flops_per_sample = transformer(*m.shape).forward_flops;
+  else if (inference && is_zoo_model(meta.model))
     meta.training_flops_per_sample = count_model(meta.model, seq).forward_flops;
   out.rows.push_back(std::move(m));
 }

@@ -132,7 +132,7 @@ struct Residuals {
 PredictorFit parse_predictor_fit(std::string_view toml_text, const std::string& file) {
   const toml::table root = core::parse_toml(toml_text, file);
   const core::TomlTable top(root, "", file);
-  top.require_known({"provenance", "time", "power", "band"});
+  top.require_known({"provenance", "time", "power", "band", "workload_work"});
   PredictorFit fit;
   fit.provenance = top.string("provenance").value_or("");
   const auto time = top.table("time");
@@ -166,6 +166,7 @@ PredictorFit parse_predictor_fit(std::string_view toml_text, const std::string& 
   if (const auto seen = band->strings("seen_gpus")) fit.band.seen_gpus = {seen->begin(), seen->end()};
   read_map(*band, "time", fit.band.time);
   read_map(*band, "power", fit.band.power);
+  read_map(top, "workload_work", fit.workload_work);
   return fit;
 }
 
@@ -199,6 +200,13 @@ std::string format_predictor_fit(const PredictorFit& fit) {
   out += "]\n";
   out += format_map("band.time", fit.band.time);
   out += format_map("band.power", fit.band.power);
+  if (!fit.workload_work.empty()) {
+    out +=
+        "\n# Nuisance constants of the fitting data (not used for jobs): per-sample work x the stated FLOPs "
+        "of\n"
+        "# workloads whose source quotes FLOPs at an input size it does not give.";
+    out += format_map("workload_work", fit.workload_work);
+  }
   return out;
 }
 
@@ -237,7 +245,12 @@ std::vector<PreparedRow> prepare_rows(const MeasurementSet& set, std::vector<Ski
     r.row = &m;
     try {
       r.gpu = find_gpu(m.gpu);
-      r.model = resolve_model(m.job.meta, m.where);
+      if (m.shape) {
+        r.model = transformer(*m.shape);
+        r.model.name = m.job.meta.model + " (as measured)";
+      } else {
+        r.model = resolve_model(m.job.meta, m.where);
+      }
     } catch (const std::exception& e) {
       if (skipped) skipped->push_back({m.where, e.what()});
       continue;
@@ -251,13 +264,19 @@ std::vector<PreparedRow> prepare_rows(const MeasurementSet& set, std::vector<Ski
     r.checkpoint_s =
         m.inference ? 0.0 : defaults.checkpoint_bytes_per_param * r.model.params / defaults.storage_Bps;
     r.in_fitted_domain = in_fitted_domain(m.job.meta);
+    if (!m.shape && !is_zoo_model(m.job.meta.model)) r.work_key = m.workload;
     out.push_back(std::move(r));
   }
   return out;
 }
 
 RowPrediction predict_row(const PreparedRow& r, const PredictorFit& fit) {
-  const RooflineStep s = roofline_step(r.model, r.inputs, r.gpu, fit.time, fit.power);
+  StepInputs in = r.inputs;
+  if (!r.work_key.empty()) {
+    const auto it = fit.workload_work.find(r.work_key);
+    if (it != fit.workload_work.end()) in.work_scale = it->second;
+  }
+  const RooflineStep s = roofline_step(r.model, in, r.gpu, fit.time, fit.power);
   RowPrediction p;
   p.step_s = s.step_s;
   const double end_s = r.row && r.row->inference ? 0.0 : fit.time.epoch_end_s + r.checkpoint_s;
@@ -273,13 +292,14 @@ PredictorFit fit_predictor(const std::vector<PreparedRow>& all, const FitOptions
   PredictorFit work = options.start ? *options.start : PredictorFit{};
   work.time.family_compute.clear(), work.time.family_memory.clear();
   work.power.gpu_floor_W.clear(), work.power.gpu_saturation.clear();
+  work.workload_work.clear();
   std::vector<const PreparedRow*> rows;
   for (const auto& r : all) rows.push_back(&r);
 
   // What the rows can tell: only constants with data behind them are free.
   std::map<std::string, int> time_rows, power_rows;
   std::set<std::string> families;
-  bool epochs = false, images = false, compiled = false, hbm = false, gddr = false;
+  bool epochs = false, images = false, compiled = false, tensor_path = false, hbm = false, gddr = false;
   std::array<bool, kOpClasses> op_used{};
   std::array<bool, kPowerClasses> class_power{};
   for (const auto* r : rows) {
@@ -290,6 +310,8 @@ PredictorFit fit_predictor(const std::vector<PreparedRow>& all, const FitOptions
       epochs = epochs || (!m.per_step() && !m.inference);
       images = images || r->inputs.pixels_per_sample > 0.0;
       compiled = compiled || m.job.meta.stack == SoftwareStack::compiled;
+      tensor_path = tensor_path || m.job.meta.precision != Precision::fp32;
+      if (!r->work_key.empty()) work.workload_work[r->work_key] = 1.0;
       const auto ops = operator_work(r->model);
       for (std::size_t c = 0; c < kOpClasses; ++c) op_used[c] = op_used[c] || ops[c].flops > 0.0;
     }
@@ -319,8 +341,11 @@ PredictorFit fit_predictor(const std::vector<PreparedRow>& all, const FitOptions
   if (epochs) res.slots.push_back({&t.data_s_per_sample, Transform::exponential});
   if (epochs) res.slots.push_back({&t.epoch_end_s, Transform::exponential});
   if (compiled) res.slots.push_back({&t.stack_factor[2], Transform::logistic});
+  if (tensor_path) res.slots.push_back({&t.half_tensor_factor, Transform::logistic});
   for (auto& [f, v] : t.family_compute) res.slots.push_back({&v, Transform::exponential, true});
   for (auto& [f, v] : t.family_memory) res.slots.push_back({&v, Transform::exponential, true});
+  for (auto& [w, v] : work.workload_work) res.slots.push_back({&v, Transform::exponential, true});
+  const std::size_t first_power_slot = res.slots.size();
   if (!power_rows.empty()) {
     if (hbm) res.slots.push_back({&p.floor_hbm, Transform::logistic});
     if (gddr) res.slots.push_back({&p.floor_gddr, Transform::logistic});
@@ -339,21 +364,41 @@ PredictorFit fit_predictor(const std::vector<PreparedRow>& all, const FitOptions
     res.time_weight.push_back(wt), res.power_weight.push_back(wp);
     res.n_values += (wt > 0.0) + (wp > 0.0);
   }
+  const std::size_t n_time_slots = power_rows.empty() ? res.slots.size() : first_power_slot;
+  const int data_values = res.n_values;
   for (const auto& s : res.slots) res.n_values += s.ridge;
   if (res.slots.empty() || res.n_values <= static_cast<int>(res.slots.size()))
     throw std::invalid_argument("too few measurements to fit the predictor's constants");
 
-  Eigen::VectorXd theta(static_cast<Eigen::Index>(res.slots.size()));
-  for (std::size_t i = 0; i < res.slots.size(); ++i)
-    theta(static_cast<Eigen::Index>(i)) = inverse(res.slots[i].transform, *res.slots[i].target);
-  Eigen::NumericalDiff<Residuals> diff(res);
-  // Two passes: a restart from the first optimum gets LM past the early stops the knees cause.
-  for (int pass = 0; pass < 2; ++pass) {
-    Eigen::LevenbergMarquardt<Eigen::NumericalDiff<Residuals>> lm(diff);
-    lm.parameters.maxfev = options.max_evaluations;
-    lm.minimize(theta);
+  // Levenberg-Marquardt over a subset of the slots (the others stay where they are).
+  const auto minimize = [&](std::size_t first, std::size_t last, bool with_power) {
+    Residuals stage = res;
+    stage.slots.assign(res.slots.begin() + static_cast<std::ptrdiff_t>(first),
+                       res.slots.begin() + static_cast<std::ptrdiff_t>(last));
+    stage.n_values = data_values;
+    if (!with_power)
+      for (double& w : stage.power_weight) stage.n_values -= w > 0.0, w = 0.0;
+    for (const auto& s : stage.slots) stage.n_values += s.ridge;
+    Eigen::VectorXd theta(static_cast<Eigen::Index>(stage.slots.size()));
+    for (std::size_t i = 0; i < stage.slots.size(); ++i)
+      theta(static_cast<Eigen::Index>(i)) = inverse(stage.slots[i].transform, *stage.slots[i].target);
+    Eigen::NumericalDiff<Residuals> diff(stage);
+    // Restarts from the last optimum get LM past the early stops the knees cause.
+    for (int pass = 0; pass < 2; ++pass) {
+      Eigen::LevenbergMarquardt<Eigen::NumericalDiff<Residuals>> lm(diff);
+      lm.parameters.maxfev = options.max_evaluations;
+      lm.minimize(theta);
+    }
+    stage.apply(theta);
+  };
+  // Staged: the time constants first (power barely moves time), then the power constants on those times,
+  // then everything together from there. A joint fit from the defaults alone can settle where one
+  // workload class's saturation collapses onto the floor and per-GPU factors absorb the difference.
+  if (n_time_slots < res.slots.size()) {
+    minimize(0, n_time_slots, false);
+    minimize(n_time_slots, res.slots.size(), true);
   }
-  res.apply(theta);
+  minimize(0, res.slots.size(), true);
 
   work.band.seen_gpus.clear();
   for (const auto& [g, n] : time_rows) work.band.seen_gpus.insert(g), (void)n;

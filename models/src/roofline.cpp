@@ -109,7 +109,7 @@ StepInputs step_inputs(const workloads::JobSpec& job, const ModelCount& model, d
 }
 
 bool in_fitted_domain(const workloads::ModelMetadata& meta) noexcept {
-  return meta.precision == Precision::fp32 &&
+  return (meta.precision == Precision::fp32 || meta.precision == Precision::tf32) &&
          (meta.stack == workloads::SoftwareStack::eager || meta.stack == workloads::SoftwareStack::compiled);
 }
 
@@ -133,7 +133,7 @@ RooflineStep roofline_step(const ModelCount& model, const StepInputs& in, const 
   const double bw = std::min(1.0, tc.eta_memory * fam_m) * gpu.memory_bw_Bps;
   // Element-wise work runs on the vector units: twice the FP32 rate in half precision.
   const double vector_peak = gpu.fp32_flops * (act_scale < 1.0 ? 2.0 : 1.0);
-  const double b = in.per_gpu_batch, k = in.pass_factor;
+  const double b = in.per_gpu_batch, k = in.pass_factor, work = b * in.work_scale;
   // GA10x / AD10x boards (Ampere and Ada with GDDR) print an FP32 peak that counts a second FP32 datapath
   // shared with integer work; GEMMs and convolutions reach about half of it (one datapath's rate), so
   // their matmul path is taken at half the datasheet figure.
@@ -147,8 +147,8 @@ RooflineStep roofline_step(const ModelCount& model, const StepInputs& in, const 
         matmul ? gpu.gemm_peak_flops(in.precision) * (fp32_path ? fp32_matmul_scale : 1.0) : vector_peak;
     const double eta =
         std::min(1.0, tc.eta[c] * fam_c * (matmul && !fp32_path ? tc.half_tensor_factor : 1.0));
-    const double flops = k * b * ops[c].flops;
-    double bytes = k * (b * ops[c].bytes + ops[c].weight_bytes) * act_scale;
+    const double flops = k * work * ops[c].flops;
+    double bytes = k * (work * ops[c].bytes + ops[c].weight_bytes) * act_scale;
     double launches = k * ops[c].kernels;
     if (cls == OpClass::memory) bytes *= stack;
     launches *= stack;

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "fleetwatt/models/datasheet_predictor.hpp"
+#include "fleetwatt/models/predictor_fit.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
 
 namespace fleetwatt::models {
@@ -102,6 +103,26 @@ ValidationReport validate_measurements(const MeasurementSet& set,
   return report;
 }
 
+workloads::JobSpec as_predicted(const Measurement& m) {
+  workloads::JobSpec job = m.job;
+  auto& meta = job.meta;
+  if (m.shape) {
+    // A model measured in another shape than the zoo's: the job's own parameters and FLOPs.
+    const ModelCount measured = transformer(*m.shape);
+    meta.params = measured.params;
+    meta.flops_per_sample = measured.forward_flops;
+    if (m.inference) meta.training_flops_per_sample = measured.forward_flops;
+  } else if (!is_zoo_model(meta.model) && meta.flops_per_sample > 0.0) {
+    // FLOPs quoted at an unstated input size: the fit's estimate of the work the runs did.
+    const auto& work = default_predictor_fit().workload_work;
+    if (const auto it = work.find(m.workload); it != work.end()) {
+      meta.flops_per_sample *= it->second;
+      if (meta.training_flops_per_sample > 0.0) meta.training_flops_per_sample *= it->second;
+    }
+  }
+  return job;
+}
+
 std::function<Prediction(const Measurement&)> registry_predictor(const std::string& kind,
                                                                  const std::vector<GpuHardware>& extra) {
   const PredictorRegistry registry = PredictorRegistry::with_builtins();
@@ -128,7 +149,8 @@ std::function<Prediction(const Measurement&)> registry_predictor(const std::stri
     }
     GpuHardware gpu = find_gpu(m.gpu, extra);
     if (m.tdp_W > 0.0) gpu.tdp_W = m.tdp_W;
-    const workloads::EpochPlan plan = slot->plan(m.job, gpu);
+    const workloads::JobSpec job = as_predicted(m);
+    const workloads::EpochPlan plan = slot->plan(job, gpu);
     const workloads::PhaseProfile profile = plan.profile();
     Prediction p;
     p.epoch_s = profile.epoch_s();
@@ -137,9 +159,9 @@ std::function<Prediction(const Measurement&)> registry_predictor(const std::stri
     // steps per epoch (one for per-step rows, whose dataset is one global batch).
     p.step_s = profile.peak_s;
     if (const auto* ds = dynamic_cast<const DatasheetPredictor*>(slot.get());
-        ds != nullptr && DatasheetPredictor::has_metadata(m.job))
-      p.step_s = ds->explain(m.job, gpu).step_s;
-    p.band = slot->band(m.job, gpu);
+        ds != nullptr && DatasheetPredictor::has_metadata(job))
+      p.step_s = ds->explain(job, gpu).step_s;
+    p.band = slot->band(job, gpu);
     return p;
   };
 }

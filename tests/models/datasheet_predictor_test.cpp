@@ -202,6 +202,12 @@ TEST_CASE("A zoo model with its own FLOPs scales its activations with them", "[m
   const ModelCount m = resolve_model(meta, {});
   CHECK(m.activation_elements == Approx(resnet(50).activation_elements / 2));
   CHECK(m.params == resnet(50).params);
+  // The roofline's operator classes follow: half the FLOPs and activation bytes, the same weights.
+  for (std::size_t c = 0; c < kOpClasses; ++c) {
+    CHECK(m.ops[c].flops == Approx(resnet(50).ops[c].flops / 2));
+    CHECK(m.ops[c].bytes == Approx(resnet(50).ops[c].bytes / 2));
+    CHECK(m.ops[c].weight_bytes == resnet(50).ops[c].weight_bytes);
+  }
 }
 
 TEST_CASE("Class jobs on the fallback get the default band on their power above idle",

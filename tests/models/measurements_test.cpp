@@ -110,6 +110,10 @@ TEST_CASE("A Zeus row maps to the job of the validation test", "[models][measure
   const MeasurementSet v100 = read_measurements(data / "zeus-nsdi23" / "summary_power_v100.csv");
   REQUIRE(!v100.rows.empty());
   CHECK(v100.rows.front().gpu == "v100-pcie-32gb");
+  // PyTorch of 2022 ran FP32 matmuls and convolutions on TF32 tensor cores where the GPU has them (the A40),
+  // not on the V100.
+  CHECK(m->job.meta.precision == fleetwatt::workloads::Precision::tf32);
+  CHECK(v100.rows.front().job.meta.precision == fleetwatt::workloads::Precision::fp32);
   REQUIRE(!v100.skipped.empty());
   CHECK(v100.skipped.front().why.find("deepspeech2") != std::string::npos);
 }
@@ -135,6 +139,37 @@ TEST_CASE("A GAISSA row maps to the job of the validation test", "[models][measu
   CHECK(m->avg_power_W == Approx(27.946062717770033));
   CHECK(m->tdp_W == 60.0);
   CHECK(m->power_limit_W == 0.0);
+  // Keras model.fit runs a TensorFlow graph: the compiled stack; the Maxwell board has no TF32, the RTX 3070
+  // (TensorFlow >= 2.4's default) runs FP32 convolutions as TF32.
+  CHECK(m->job.meta.stack == fleetwatt::workloads::SoftwareStack::compiled);
+  CHECK(m->job.meta.precision == fleetwatt::workloads::Precision::fp32);
+  bool rtx3070_tf32 = false;
+  for (const auto& r : set.rows)
+    if (r.gpu == "rtx3070") rtx3070_tf32 = r.job.meta.precision == fleetwatt::workloads::Precision::tf32;
+  CHECK(rtx3070_tf32);
+}
+
+TEST_CASE("NeuSight's GPT-3 XL is predicted in the shape it ran", "[models][measurements]") {
+  FLEETWATT_REQUIRE_SHARED_DATA(data);
+  const auto folder = data / "neusight-asplos25" / "label" / "NVIDIA_A100_80GB_PCIe";
+  const MeasurementSet set = read_measurements(folder);
+  const Measurement* xl = nullptr;
+  for (const auto& m : set.rows)
+    if (m.where.file.ends_with("gpt3_xl-train-2048-1.json")) xl = &m;
+  REQUIRE(xl != nullptr);
+  // Its per-operator CSV: c_attn [2048, 3072] x [3072, 9216], c_fc 3072 -> 12288, 24 heads of 128.
+  REQUIRE(xl->shape.has_value());
+  CHECK(xl->shape->d_model == 3072);
+  CHECK(xl->shape->heads == 24);
+  CHECK(xl->shape->layers == 24);
+  CHECK(xl->shape->d_ff == 12288);
+  // Hand count: 24 x (12 d^2 + 13 d) + (50257 + 2048) d + 2 d (final LayerNorm), d = 3072.
+  const double d = 3072.0;
+  CHECK(transformer(*xl->shape).params == Approx(24 * (12 * d * d + 13 * d) + (50257 + 2048) * d + 2 * d));
+  // The validation path gives the predictor that shape's parameters and FLOPs.
+  const auto job = as_predicted(*xl);
+  CHECK(job.meta.params == Approx(transformer(*xl->shape).params));
+  CHECK(job.meta.flops_per_sample == Approx(transformer(*xl->shape).forward_flops));
 }
 
 TEST_CASE("A NeuSight label file is one step of one GPU", "[models][measurements]") {

@@ -137,6 +137,15 @@ TEST_CASE("Fusion, frozen backbones, precision, loading and caps change the step
   CHECK(loading.io_stall_s == Approx(loading.step_s - loading.work_s));
 
   in = StepInputs{};
+  in.per_gpu_batch = 16;
+  in.work_scale = 2.0;  // twice the per-sample work: the FLOPs and activation bytes of batch 32
+  in.pixels_per_sample = 1.0;
+  const RooflineStep scaled = roofline_step(test_model(), in, test_gpu(), test_time(), test_power());
+  for (std::size_t c = 0; c < kOpClasses; ++c) CHECK(scaled.class_s[c] == Approx(eager.class_s[c]));
+  CHECK(scaled.launch_s == Approx(eager.launch_s));
+  CHECK(scaled.data_s == Approx(16 * (1.0 * 3.3e-8 + test_time().data_s_per_sample) / 4));  // 16 loaded
+
+  in = StepInputs{};
   in.per_gpu_batch = 32;
   in.power_limit_W = 150.0;  // below the full-clock draw: the clock model's stretch, drawing the limit
   const RooflineStep capped = roofline_step(test_model(), in, test_gpu(), test_time(), test_power());

@@ -7,9 +7,11 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "fleetwatt/models/model_zoo.hpp"
 #include "fleetwatt/workloads/job_spec.hpp"
 
 namespace fleetwatt::models {
@@ -30,6 +32,9 @@ struct Measurement {
   double epoch_s = 0.0;        ///< measured seconds per epoch; 0: not measured
   double avg_power_W = 0.0;    ///< measured average GPU power over the run; 0: not measured
   double tdp_W = 0.0;          ///< the board's own maximum limit where the source states it; 0: preset's
+  /// The model as the source ran it where that differs from the zoo model of the same name (NeuSight's
+  /// "gpt3_xl" is 24 layers of width 3072, not the published 2048); the row is predicted with this shape.
+  std::optional<TransformerShape> shape;
 
   /// A per-step row (NeuSight): its time is step_s; otherwise the epoch's.
   [[nodiscard]] bool per_step() const noexcept { return !(epoch_s > 0.0) && step_s > 0.0; }

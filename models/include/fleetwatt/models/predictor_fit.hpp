@@ -33,6 +33,10 @@ struct PredictorFit {
   UtilisationPowerConstants power;
   BandTable band;
   std::string provenance;  ///< what it was fitted on (a line)
+  /// Nuisance constants of the fitting data, not of the predictor: the per-sample work (x the stated) of
+  /// workloads known only by FLOPs quoted at an unstated input size (GAISSA's Keras models). Only ratios
+  /// between GPUs of such a workload inform the physics; a workload seen on one GPU informs nothing else.
+  std::map<std::string, double> workload_work;
 };
 
 /// The built-in fit (models/data/predictor_fit.toml).
@@ -70,6 +74,7 @@ struct PreparedRow {
   double steps_per_epoch = 1.0;
   double checkpoint_s = 0.0;
   bool in_fitted_domain = true;
+  std::string work_key;  ///< the workload, for a model known only by its FLOPs (see workload_work)
 };
 
 /// Resolves every usable row (rows whose model or GPU fleetwatt cannot resolve are skipped with a reason).

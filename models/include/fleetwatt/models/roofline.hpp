@@ -75,6 +75,9 @@ struct StepInputs {
   double pixels_per_sample = 0.0;  ///< host-decoded input pixels x channels per sample (0: not images)
   double workers_per_gpu = 4.0;
   double power_limit_W = 0.0;  ///< 0: the TDP
+  /// Per-sample work (FLOPs and activation bytes) relative to the model's counts: 1, except for a
+  /// measured workload whose source states its FLOPs at an input size it does not give (a fitted nuisance).
+  double work_scale = 1.0;
 };
 
 /// One step's time and power on one GPU.
