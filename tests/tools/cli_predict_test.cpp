@@ -162,3 +162,31 @@ TEST_CASE("predict's high power and energy never exceed the power limit", "[cli]
     CHECK(key(r.out, "energy_high_J") == Approx(cap_J));
   }
 }
+
+TEST_CASE("a scenario job's stack predicts as --stack does", "[cli][predict][stack]") {
+  // The same ResNet-50 job from a scenario (stack = "compiled") and from flags (--stack compiled): one
+  // prediction; eager (the default) differs, as fused element-wise kernels shorten the step.
+  TempDir dir;
+  const auto file = dir.write("s.toml", R"([fleet]
+gpu = "a100-sxm-80gb"
+[[workload.jobs]]
+n_gpus = 1
+model = "resnet50"
+batch_size = 128
+input_size = 224
+dataset_samples = 100000
+stack = "compiled"
+)");
+  const auto from_file = run_command(fw() + " predict --json --scenario " + file.string());
+  INFO(from_file.err);
+  REQUIRE(from_file.exit_code == 0);
+  const std::string flags =
+      " predict --json --model resnet50 --gpu a100-sxm-80gb --batch 128 --image 224 --samples 100000";
+  const auto compiled = run_command(fw() + flags + " --stack compiled");
+  const auto eager = run_command(fw() + flags);
+  REQUIRE(compiled.exit_code == 0);
+  REQUIRE(eager.exit_code == 0);
+  CHECK(key(from_file.out, "epoch_s") == key(compiled.out, "epoch_s"));
+  CHECK(key(from_file.out, "avg_power_W") == key(compiled.out, "avg_power_W"));
+  CHECK(key(from_file.out, "epoch_s") < key(eager.out, "epoch_s"));
+}
