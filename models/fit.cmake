@@ -14,10 +14,12 @@ target_sources(fleetwatt_models PRIVATE
 )
 target_link_libraries(fleetwatt_models PRIVATE fmt::fmt Threads::Threads)
 
-# Benchmark of population evaluation speed (Google Benchmark, when installed): speed targets live here, never
-# in timed tests.
+# Benchmarks of population evaluation speed and of the default predictor's speed (Google Benchmark, when
+# installed): speed targets live here, never in timed tests.
 find_package(benchmark QUIET)
 if(benchmark_FOUND)
   add_executable(bench_sr_eval ${CMAKE_CURRENT_LIST_DIR}/bench/sr_eval_bench.cpp)
   target_link_libraries(bench_sr_eval PRIVATE fleetwatt::models benchmark::benchmark fleetwatt_warnings)
+  add_executable(bench_predict ${CMAKE_CURRENT_LIST_DIR}/bench/predict_bench.cpp)
+  target_link_libraries(bench_predict PRIVATE fleetwatt::models benchmark::benchmark fleetwatt_warnings)
 endif()

@@ -1,5 +1,6 @@
 // `fleetwatt bench [SCENARIO]`: speed figures for the README: events per second, wall time and peak memory
-// of a whole run (HDF5 output included), on this machine.
+// of a whole run (HDF5 output included), and the default predictor's predictions per second (predict-100k),
+// on this machine.
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -11,6 +12,8 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "fleetwatt/core/event_queue.hpp"
+#include "fleetwatt/models/predict_bench.hpp"
+#include "fleetwatt/models/predictor_registry.hpp"
 #include "fleetwatt/results/result_writer.hpp"
 #include "fleetwatt/sim/run_assembly.hpp"
 #include "fleetwatt/workloads/scenario_loader.hpp"
@@ -23,6 +26,7 @@ struct BenchOptions {
   std::string output;
   bool no_output = false;
   std::uint64_t queue_events = 2'000'000;
+  std::size_t predict_jobs = 100'000;
 };
 
 double peak_rss_MiB() {
@@ -59,6 +63,18 @@ int bench(const BenchOptions& o) {
                            std::thread::hardware_concurrency());
   std::cout << fmt::format("  event queue alone           {:.2f} M events/s\n",
                            queue_events_per_s(o.queue_events) / 1e6);
+
+  if (o.predict_jobs > 0) {
+    // The default predictor as a scenario builds it (the registry, default [predictor] section).
+    const auto predictor = models::PredictorRegistry::with_builtins().make(workloads::PredictorConfig{});
+    const auto w = models::predict_bench_workload(o.predict_jobs);
+    const auto p = models::run_predict_bench(*predictor, w);
+    const std::string label = o.predict_jobs % 1000 == 0 ? fmt::format("predict-{}k", o.predict_jobs / 1000)
+                                                         : fmt::format("predict-{}", o.predict_jobs);
+    std::cout << fmt::format("  {:<28}{} jobs on {} GPU types in {:.3f} s = {:.0f} predictions/s ({})\n",
+                             label, p.jobs, w.gpus.size(), p.seconds, static_cast<double>(p.jobs) / p.seconds,
+                             predictor->name());
+  }
 
   const auto t0 = std::chrono::steady_clock::now();
   workloads::Scenario scenario = workloads::load_scenario(o.scenario);
@@ -112,6 +128,9 @@ void add_bench_command(CLI::App& app, Action& action) {
                   "Keep the result file here (default: a temporary file, removed)");
   cmd->add_flag("--no-output", opts->no_output, "Time the simulation without writing HDF5");
   cmd->add_option("--queue-events", opts->queue_events, "Events for the raw event-queue benchmark")
+      ->capture_default_str();
+  cmd->add_option("--predict-jobs", opts->predict_jobs,
+                  "Jobs for the predictor benchmark (predict-100k: 10 GPU types; 0: skip it)")
       ->capture_default_str();
   cmd->callback([opts, &action] { action = [opts] { return bench(*opts); }; });
 }

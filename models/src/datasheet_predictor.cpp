@@ -182,10 +182,11 @@ UncertaintyBand DatasheetPredictor::uncertainty(const JobSpec& job, const GpuHar
     const UncertaintyBand band = energy_uncertainty(energy > 0.0 ? dynamic / energy : 0.0, false);
     return {std::max(own.low, band.low), std::max(own.high, band.high)};
   }
-  // The calibrated band of time and power bounds the energy: both low, or both high.
-  const PredictionBand b = band(job, gpu);
-  if (b.level > 0.0) return {1.0 - b.time_low * b.power_low, b.time_high * b.power_high - 1.0};
+  // One breakdown serves the calibrated band and, without one, the dynamic share (the model resolved once).
   const StepBreakdown s = explain(job, gpu);
+  // The calibrated band of time and power bounds the energy: both low, or both high.
+  const PredictionBand b = band_of(job, gpu, s);
+  if (b.level > 0.0) return {1.0 - b.time_low * b.power_low, b.time_high * b.power_high - 1.0};
   const double energy = s.profile.epoch_energy_J();
   const double dynamic = (s.profile.peak_W - s.profile.valley_W) * s.profile.peak_s;
   return energy_uncertainty(energy > 0.0 ? dynamic / energy : 0.0, s.communication_heavy);
@@ -193,8 +194,26 @@ UncertaintyBand DatasheetPredictor::uncertainty(const JobSpec& job, const GpuHar
 
 PredictionBand DatasheetPredictor::band(const JobSpec& job, const GpuHardware& gpu) const {
   if (job.phases || !has_metadata(job)) return {};
-  const ModelCount m = resolve_model(job.meta, job.class_origin);
-  return prediction_band(params_.fit, gpu, power_class(m.family), in_fitted_domain(job.meta));
+  return band_of(job, gpu, explain(job, gpu));
+}
+
+PredictionBand DatasheetPredictor::band_of(const JobSpec& job, const GpuHardware& gpu,
+                                           const StepBreakdown& s) const {
+  PredictionBand b =
+      prediction_band(params_.fit, gpu, power_class(s.model.family), in_fitted_domain(job.meta));
+  // The board holds its average power at or under the limit in force (the TDP, or the predictor's lower
+  // power_limit_w), so no measured average can lie above it; the calibrated factor alone would put a
+  // near-limit job's high end above what the GPU can draw. Never below the prediction itself (the band always
+  // holds it); the low end stays as calibrated.
+  const double mean_W = s.profile.mean_W();
+  const double limit_W = s.roofline.power_limit_W;
+  if (b.level > 0.0 && mean_W > 0.0 && mean_W * b.power_high > limit_W) {
+    b.power_high = std::max(1.0, limit_W / mean_W);
+    // limit / mean x mean can round one ulp above the limit: step down until the product is at or under it.
+    while (b.power_high > 1.0 && mean_W * b.power_high > limit_W)
+      b.power_high = std::nextafter(b.power_high, 1.0);
+  }
+  return b;
 }
 
 ComponentPredictor::ComponentPredictor(ComponentPredictorParams params,

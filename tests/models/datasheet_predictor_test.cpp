@@ -219,3 +219,45 @@ TEST_CASE("Class jobs on the fallback get the default band on their power above 
   const DatasheetPredictor with(DatasheetParams{}, std::make_unique<FixedPredictor>());
   CHECK(with.uncertainty(j, gpu_preset("a800")).low == Approx(0.15 * 23980.0 / 30800.0));
 }
+
+TEST_CASE("The band's high power stops at the power limit in force", "[models][datasheet][band]") {
+  // Every group's power half-width set to ln 1.5: the calibrated high end is 1.5 x the predicted average.
+  DatasheetParams wide;
+  for (auto& [group, q] : wide.fit.band.power) q = std::log(1.5);
+  REQUIRE(!wide.fit.band.power.empty());
+  const DatasheetPredictor p(wide);
+  // ResNet-50 at batch 256 on one A100 SXM4 80GB (TDP 400 W, its datasheet's): compute-bound, drawing close
+  // to the TDP, so 1.5 x its average lies far above 400 W, which the board cannot exceed on average.
+  const JobSpec job = resnet_job(256);
+  const GpuHardware& a100 = gpu_preset("a100-sxm-80gb");
+  REQUIRE(a100.tdp_W == 400.0);
+  const double mean_W = p.predict(job, a100).mean_W();
+  REQUIRE(1.5 * mean_W > 400.0);
+  const PredictionBand b = p.band(job, a100);
+  CHECK(mean_W * b.power_high == Approx(400.0));
+  CHECK(mean_W * b.power_high <= 400.0);
+  CHECK(b.power_low == Approx(1.0 / 1.5));  // the low end is left as calibrated
+  // The energy band follows the clamped power: at most 400 W over the band's longest epoch.
+  const UncertaintyBand u = p.uncertainty(job, a100);
+  CHECK(u.high == Approx(b.time_high * b.power_high - 1.0));
+
+  // A power limit below the TDP is the limit in force: 250 W.
+  DatasheetParams capped = wide;
+  capped.power_limit_W = 250.0;
+  const DatasheetPredictor q(capped);
+  const double capped_W = q.predict(job, a100).mean_W();
+  REQUIRE(1.5 * capped_W > 250.0);
+  CHECK(capped_W * q.band(job, a100).power_high == Approx(250.0));
+  CHECK(capped_W * q.band(job, a100).power_high <= 250.0);
+
+  // Far from the limit nothing changes: ShuffleNetV2 at batch 8 on an A40 (TDP 300 W) draws about 90 W
+  // (Zeus), and 1.5 x 90 W is well under 300 W.
+  JobSpec small;
+  small.meta.model = "shufflenet_v2";
+  small.meta.batch_size = 8;
+  small.meta.input_size = 32;
+  small.meta.dataset_samples = 50000;
+  const double small_W = p.predict(small, gpu_preset("a40")).mean_W();
+  REQUIRE(1.5 * small_W < 300.0);
+  CHECK(p.band(small, gpu_preset("a40")).power_high == Approx(1.5));
+}

@@ -144,3 +144,49 @@ TEST_CASE("predict's JSON carries the calibrated band, and energy follows from i
   // An unknown stack is bad input.
   CHECK(run_command(fw() + " predict --model resnet50 --batch 8 --samples 100 --stack turbo").exit_code == 2);
 }
+
+TEST_CASE("predict's high power and energy never exceed the power limit", "[cli][predict][band]") {
+  // ResNet-50 at batch 256 per A100 SXM4 80GB (TDP 400 W) is compute-bound and draws near the TDP; the
+  // calibrated power band alone would put its high end above 400 W.
+  for (const auto& [flags, limit_W] : {std::pair<std::string, double>{"", 400.0},
+                                       std::pair<std::string, double>{" --power-limit 300", 300.0}}) {
+    const auto r = run_command(fw() + kResnet + flags);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    REQUIRE(key(r.out, "band_level") > 0.0);
+    CHECK(key(r.out, "avg_power_high_W") <= limit_W);
+    CHECK(key(r.out, "avg_power_high_W") == Approx(limit_W));
+    // 4 GPUs, 90 epochs, each epoch at most the band's longest at the limit.
+    const double cap_J = limit_W * key(r.out, "epoch_s_high") * 4 * 90;
+    CHECK(key(r.out, "energy_high_J") <= cap_J * (1 + 1e-12));
+    CHECK(key(r.out, "energy_high_J") == Approx(cap_J));
+  }
+}
+
+TEST_CASE("a scenario job's stack predicts as --stack does", "[cli][predict][stack]") {
+  // The same ResNet-50 job from a scenario (stack = "compiled") and from flags (--stack compiled): one
+  // prediction; eager (the default) differs, as fused element-wise kernels shorten the step.
+  TempDir dir;
+  const auto file = dir.write("s.toml", R"([fleet]
+gpu = "a100-sxm-80gb"
+[[workload.jobs]]
+n_gpus = 1
+model = "resnet50"
+batch_size = 128
+input_size = 224
+dataset_samples = 100000
+stack = "compiled"
+)");
+  const auto from_file = run_command(fw() + " predict --json --scenario " + file.string());
+  INFO(from_file.err);
+  REQUIRE(from_file.exit_code == 0);
+  const std::string flags =
+      " predict --json --model resnet50 --gpu a100-sxm-80gb --batch 128 --image 224 --samples 100000";
+  const auto compiled = run_command(fw() + flags + " --stack compiled");
+  const auto eager = run_command(fw() + flags);
+  REQUIRE(compiled.exit_code == 0);
+  REQUIRE(eager.exit_code == 0);
+  CHECK(key(from_file.out, "epoch_s") == key(compiled.out, "epoch_s"));
+  CHECK(key(from_file.out, "avg_power_W") == key(compiled.out, "avg_power_W"));
+  CHECK(key(from_file.out, "epoch_s") < key(eager.out, "epoch_s"));
+}

@@ -26,6 +26,7 @@ TEST_CASE("a job table round-trips every JobSpec field", "[traces]") {
   a.meta.input_size = 224;
   a.meta.workers = 8;
   a.meta.precision = Precision::bf16;
+  a.meta.stack = SoftwareStack::compiled;
   a.phases = PhaseProfile{300.5, 10.0, 90.0, 2.0};
   a.user = "u1";
   a.status = JobStatus::cancelled;
@@ -58,6 +59,7 @@ TEST_CASE("a job table round-trips every JobSpec field", "[traces]") {
   CHECK(x.meta.model == "vit-b16");
   CHECK(x.meta.dataset_samples == a.meta.dataset_samples);  // shortest round-trip formatting
   CHECK(x.meta.precision == Precision::bf16);
+  CHECK(x.meta.stack == SoftwareStack::compiled);
   CHECK(x.meta.workers == 8);
   CHECK(x.meta.training_flops_per_sample == a.meta.training_flops_per_sample);
   REQUIRE(x.phases);
@@ -70,6 +72,7 @@ TEST_CASE("a job table round-trips every JobSpec field", "[traces]") {
   CHECK(x.inferred == (inferred::model | inferred::epochs));
   CHECK(r.jobs[1].submit_s == 7.5);
   CHECK(r.jobs[1].job_class == "bert");
+  CHECK(r.jobs[1].meta.stack == SoftwareStack::eager);
   CHECK(r.jobs[1].inferred == 0);  // it names a class and its epochs: nothing to infer
 }
 
@@ -107,4 +110,21 @@ TEST_CASE("a bad job table cell is reported with line and column", "[traces]") {
   CHECK(r.skipped[0].where.column == 5);  // "done" in "0,2,done"
   CHECK(r.skipped[0].field == "status");
   CHECK(r.jobs.size() == 1);
+}
+
+TEST_CASE("a job table's stack column is read, and an unknown stack is a bad cell", "[traces][stack]") {
+  std::istringstream in(
+      "submit_s,n_gpus,model,batch_size,stack\n0,2,resnet50,64,optimized\n5,1,resnet50,64,\n"
+      "9,1,resnet50,64,turbo\n");
+  TraceOptions o;
+  o.format = TraceFormat::fleetwatt_csv;
+  const auto r = read_trace(in, "t.csv", o);
+  REQUIRE(r.jobs.size() == 2);
+  CHECK(r.jobs[0].meta.stack == SoftwareStack::optimized);
+  CHECK(r.jobs[1].meta.stack == SoftwareStack::eager);  // empty: the default
+  REQUIRE(r.skipped.size() == 1);
+  CHECK(r.skipped[0].where.line == 4);
+  CHECK(r.skipped[0].where.column == 17);  // "turbo" in "9,1,resnet50,64,turbo"
+  CHECK(r.skipped[0].field == "stack");
+  CHECK(r.skipped[0].reason == "unknown stack 'turbo' (eager, amp, compiled, optimized)");
 }

@@ -50,3 +50,26 @@ TEST_CASE("bad job records are named by line, column and field", "[jobs-csv][bad
   CHECK(error_of(kHeader + "1,0,1,1,1,1\n") == "jobs.csv:2: valley_s: record has 6 fields, header has 8");
   CHECK(error_of(kHeader + "1,0,1,1,0,100,0,50\n").find("positive duration") != std::string::npos);
 }
+
+TEST_CASE("an optional stack column sets each job's stack; empty is eager", "[jobs-csv][stack]") {
+  std::istringstream in(
+      kHeader.substr(0, kHeader.size() - 1) + ",stack\n" +
+      "1,0,4,10,182.58,291.06,6.41,62.23,compiled\n2,5,1,1,10,300,0,0,\n3,9,1,1,10,300,0,0,amp\n");
+  auto jobs = read_jobs_csv(in, "jobs.csv");
+  REQUIRE(jobs.size() == 3);
+  CHECK(jobs[0].meta.stack == SoftwareStack::compiled);
+  CHECK(jobs[1].meta.stack == SoftwareStack::eager);
+  CHECK(jobs[2].meta.stack == SoftwareStack::amp);
+  CHECK(jobs[0].phases == PhaseProfile{291.06, 182.58, 62.23, 6.41});
+  // Without the column every job is eager.
+  std::istringstream plain(kHeader + "1,0,4,10,182.58,291.06,6.41,62.23\n");
+  CHECK(read_jobs_csv(plain, "jobs.csv")[0].meta.stack == SoftwareStack::eager);
+}
+
+TEST_CASE("an unknown stack in a jobs CSV is named by line, column and field",
+          "[jobs-csv][stack][bad-input]") {
+  // "turbo" starts at character 35 of "1,0,4,10,182.58,291.06,6.41,62.23,turbo".
+  CHECK(
+      error_of(kHeader.substr(0, kHeader.size() - 1) + ",stack\n1,0,4,10,182.58,291.06,6.41,62.23,turbo\n") ==
+      "jobs.csv:2:35: stack: unknown stack 'turbo' (known: eager, amp, compiled, optimized)");
+}

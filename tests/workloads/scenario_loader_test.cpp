@@ -93,6 +93,38 @@ TEST_CASE("an unknown key is an error at its line and column", "[scenario][bad-i
         0);
 }
 
+TEST_CASE("a job's stack reaches its metadata; eager when absent", "[scenario][stack]") {
+  const auto s = parse_scenario(R"([workload]
+[[workload.jobs]]
+n_gpus = 1
+model = "resnet50"
+batch_size = 64
+dataset_samples = 1000
+stack = "compiled"
+[[workload.jobs]]
+n_gpus = 1
+class = "vit"
+stack = "optimized"
+[[workload.jobs]]
+n_gpus = 1
+class = "bert"
+)",
+                                "s.toml");
+  REQUIRE(s.workload.jobs.size() == 3);
+  CHECK(s.workload.jobs[0].meta.stack == SoftwareStack::compiled);
+  CHECK(s.workload.jobs[1].meta.stack == SoftwareStack::optimized);
+  CHECK(s.workload.jobs[2].meta.stack == SoftwareStack::eager);
+}
+
+TEST_CASE("an unknown stack is an error at its line, naming the known ones", "[scenario][stack][bad-input]") {
+  // kJobs is four lines; the stack is the fifth.
+  CHECK(
+      error_of(kJobs + "stack = \"turbo\"\n") ==
+      "bad.toml:5:1: workload.jobs[0].stack: unknown stack 'turbo' (known: eager, amp, compiled, optimized)");
+  CHECK(error_of(kJobs + "stack = 3\n") ==
+        "bad.toml:5:1: workload.jobs[0].stack: expected a string, found an integer");
+}
+
 TEST_CASE("a value of the wrong type is an error naming the key", "[scenario][bad-input]") {
   CHECK(error_of("[fleet]\nnodes = \"ten\"\n" + kJobs) ==
         "bad.toml:2:1: fleet.nodes: expected an integer, found a string");

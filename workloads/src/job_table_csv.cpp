@@ -80,6 +80,7 @@ const std::vector<std::string>& job_table_columns() {
                                                 "input_size",
                                                 "workers",
                                                 "precision",
+                                                "stack",
                                                 "peak_W",
                                                 "peak_s",
                                                 "valley_W",
@@ -121,7 +122,7 @@ void write_job_table_csv(std::ostream& out, const std::vector<JobSpec>& jobs) {
   for (const auto& j : jobs) {
     const auto& m = j.meta;
     const bool ph = j.phases.has_value();
-    const std::array<std::string, 29> f{fmt::format("{}", j.id),
+    const std::array<std::string, 30> f{fmt::format("{}", j.id),
                                         quote(j.trace_id),
                                         num(j.submit_s),
                                         fmt::format("{}", j.n_gpus),
@@ -137,6 +138,7 @@ void write_job_table_csv(std::ostream& out, const std::vector<JobSpec>& jobs) {
                                         m.input_size ? fmt::format("{}", m.input_size) : "",
                                         m.workers ? fmt::format("{}", m.workers) : "",
                                         kPrecisions[static_cast<std::size_t>(m.precision)],
+                                        to_string(m.stack),
                                         ph ? num(j.phases->peak_W) : "",
                                         ph ? num(j.phases->peak_s) : "",
                                         ph ? num(j.phases->valley_W) : "",
@@ -254,6 +256,9 @@ std::vector<RawJob> parse_job_table(std::istream& in, RecordErrors& errors) {
             found = true;
           }
         if (!found) bad(fmt::format("unknown precision '{}' (fp32, tf32, fp16, bf16, fp8)", v));
+      } else if (name == "stack") {
+        if (!parse_software_stack(v, s.meta.stack))
+          bad(fmt::format("unknown stack '{}' (eager, amp, compiled, optimized)", v));
       } else if (name == "peak_W" || name == "peak_s" || name == "valley_W" || name == "valley_s") {
         if (!s.phases) s.phases = PhaseProfile{};
         const double x = number(0.0);

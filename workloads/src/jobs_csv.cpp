@@ -1,6 +1,8 @@
 // Explicit job lists in CSV: each row is one job with its own per-GPU phase profile.
 #include "fleetwatt/workloads/jobs_csv.hpp"
 
+#include <fmt/format.h>
+
 #include <fstream>
 #include <limits>
 
@@ -11,6 +13,7 @@ namespace fleetwatt::workloads {
 std::vector<JobSpec> read_jobs_csv(std::istream& in, const std::string& name) {
   core::CsvReader csv(in, name);
   csv.read_header({"job_id", "submit_s", "n_gpus", "epochs", "peak_s", "peak_W", "valley_s", "valley_W"});
+  const std::optional<std::size_t> stack_col = csv.column("stack");
   std::vector<JobSpec> jobs;
   constexpr auto kMaxU32 = std::numeric_limits<std::uint32_t>::max();
   while (auto row = csv.next()) {
@@ -35,6 +38,13 @@ std::vector<JobSpec> read_jobs_csv(std::istream& in, const std::string& name) {
       throw TraceFormatError(csv.where(*row, *csv.column("peak_s")), "peak_s",
                              "an epoch needs a positive duration (peak_s + valley_s > 0)");
     j.phases = p;
+    // The optional stack column: metadata only here (the phases are given), kept so the job reads as
+    // written wherever it is shown or written back; an empty cell is the default, eager.
+    if (stack_col && !csv.text(*row, "stack").empty() &&
+        !parse_software_stack(csv.text(*row, "stack"), j.meta.stack))
+      throw TraceFormatError(csv.where(*row, *stack_col), "stack",
+                             fmt::format("unknown stack '{}' (known: eager, amp, compiled, optimized)",
+                                         csv.text(*row, "stack")));
     j.class_origin = {name, row->line, 1};
     jobs.push_back(std::move(j));
   }

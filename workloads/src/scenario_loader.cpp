@@ -65,6 +65,17 @@ Precision parse_precision(const TomlTable& t, const std::string& key) {
   t.fail(key, fmt::format("unknown precision '{}' (known: fp32, tf32, fp16, bf16, fp8)", *s));
 }
 
+// A job's software stack (eager when absent, like the command line's --stack); the names are
+// parse_software_stack's, so the scenario, the CSVs and `fleetwatt predict` accept the same ones.
+SoftwareStack parse_stack(const TomlTable& t, const std::string& key) {
+  auto s = t.string(key);
+  if (!s) return SoftwareStack::eager;
+  SoftwareStack out = SoftwareStack::eager;
+  if (!parse_software_stack(*s, out))
+    t.fail(key, fmt::format("unknown stack '{}' (known: eager, amp, compiled, optimized)", *s));
+  return out;
+}
+
 FleetGroupConfig parse_fleet_group(const TomlTable& t, std::size_t k) {
   t.require_known({"name", "nodes", "gpus_per_node", "gpu", "gpu_idle_w", "gpu_tdp_w", "node_base_w"});
   for (const char* key : {"nodes", "gpus_per_node", "gpu"})
@@ -216,11 +227,19 @@ void parse_metadata(const TomlTable& t, ModelMetadata& m) {
   m.input_size = static_cast<std::uint32_t>(t.integer("input_size", 1, kMaxU32).value_or(0));
   m.workers = static_cast<std::uint32_t>(t.integer("workers", 0, kMaxU32).value_or(0));
   m.precision = parse_precision(t, "precision");
+  m.stack = parse_stack(t, "stack");
 }
 
-const std::vector<std::string> kMetadataKeys = {"model",      "params",          "flops_per_sample",
-                                                "batch_size", "input_size",      "workers",
-                                                "precision",  "dataset_samples", "training_flops_per_sample"};
+const std::vector<std::string> kMetadataKeys = {"model",
+                                                "params",
+                                                "flops_per_sample",
+                                                "batch_size",
+                                                "input_size",
+                                                "workers",
+                                                "precision",
+                                                "stack",
+                                                "dataset_samples",
+                                                "training_flops_per_sample"};
 
 JobSpec parse_job(const TomlTable& t, std::int64_t default_id) {
   std::vector<std::string> known = {"id",     "submit_s", "n_gpus",   "epochs",  "class",

@@ -76,6 +76,8 @@ class DatasheetPredictor final : public PowerPredictor {
   [[nodiscard]] std::string_view name() const override { return "datasheet"; }
   [[nodiscard]] EpochPlan plan(const JobSpec& job, const GpuHardware& gpu) const override;
   [[nodiscard]] UncertaintyBand uncertainty(const JobSpec& job, const GpuHardware& gpu) const override;
+  /// The calibrated band of the job's group, its high power clamped so that the average power's high end
+  /// stays at or under the power limit in force (the TDP, or power_limit_w when lower).
   [[nodiscard]] PredictionBand band(const JobSpec& job, const GpuHardware& gpu) const override;
 
   /// True when the job carries model metadata this predictor can use (a model name or FLOPs).
@@ -85,6 +87,10 @@ class DatasheetPredictor final : public PowerPredictor {
   [[nodiscard]] const DatasheetParams& params() const noexcept { return params_; }
 
  private:
+  /// band() from a breakdown already worked out (uncertainty() shares one with it).
+  [[nodiscard]] PredictionBand band_of(const JobSpec& job, const GpuHardware& gpu,
+                                       const StepBreakdown& s) const;
+
   DatasheetParams params_;
   std::unique_ptr<PowerPredictor> fallback_;
 };

@@ -1,4 +1,5 @@
-// Explicit job lists as CSV: job_id,submit_s,n_gpus,epochs,peak_s,peak_W,valley_s,valley_W.
+// Explicit job lists as CSV: job_id,submit_s,n_gpus,epochs,peak_s,peak_W,valley_s,valley_W, and optionally
+// stack (eager|amp|compiled|optimized; empty or absent: eager). Columns may come in any order.
 #pragma once
 
 #include <filesystem>
