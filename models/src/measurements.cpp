@@ -216,9 +216,9 @@ void read_gaissa(const fs::path& file, MeasurementSet& out) {
     m.job.meta.params = params->second;
     m.job.meta.flops_per_sample = t.positive(*row, "GFLOPs") * 1e9;
     m.job.meta.training_flops_per_sample = m.job.meta.flops_per_sample;
-    // Keras model.fit runs the step as one TensorFlow graph (grappler fuses bias, activation and batch-norm
-    // into the convolutions; no Python per operator): the compiled stack, not eager PyTorch's launches.
-    m.job.meta.stack = workloads::SoftwareStack::compiled;
+    // Keras model.fit runs a TensorFlow graph, but with TensorFlow's per-operator dispatch rather than
+    // torch.compile-style fusion: left on the eager stack (fitted as compiled, these host-bound runs would
+    // pull the compiled factor to 1 and make fusion a no-op for every job).
     m.job.meta.precision = default_fp32_math(gpu);
     m.job.meta.batch_size = t.count(*row, "batch size");
     m.job.meta.dataset_samples = t.positive(*row, "total seen images") / epochs;

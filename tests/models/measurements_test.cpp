@@ -139,9 +139,8 @@ TEST_CASE("A GAISSA row maps to the job of the validation test", "[models][measu
   CHECK(m->avg_power_W == Approx(27.946062717770033));
   CHECK(m->tdp_W == 60.0);
   CHECK(m->power_limit_W == 0.0);
-  // Keras model.fit runs a TensorFlow graph: the compiled stack; the Maxwell board has no TF32, the RTX 3070
-  // (TensorFlow >= 2.4's default) runs FP32 convolutions as TF32.
-  CHECK(m->job.meta.stack == fleetwatt::workloads::SoftwareStack::compiled);
+  // The Maxwell board has no TF32; the RTX 3070 (TensorFlow >= 2.4's default) runs FP32 convolutions as TF32.
+  CHECK(m->job.meta.stack == fleetwatt::workloads::SoftwareStack::eager);
   CHECK(m->job.meta.precision == fleetwatt::workloads::Precision::fp32);
   bool rtx3070_tf32 = false;
   for (const auto& r : set.rows)

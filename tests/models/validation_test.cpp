@@ -61,11 +61,11 @@ TEST_CASE("Leave-one-GPU-out errors stay at the figures the README reports", "[m
   // README, "How good is the default predictor": time and power MRE per GPU with at least 10 rows. Guards
   // sit 20 % above those figures.
   const std::map<std::string, std::pair<double, double>> reported{
-      {"a100-pcie-40gb", {0.190, 0}}, {"a40", {0.465, 0.094}},
-      {"gtx750ti", {0.764, 0.233}},   {"l4", {0.281, 0}},
-      {"mi100", {0.077, 0}},          {"mi210", {0.068, 0}},
-      {"mi250", {0.104, 0}},          {"rtx3070", {0.452, 0.409}},
-      {"rtx6000", {0.405, 0.149}},    {"v100-pcie-32gb", {0.645, 0.160}}};
+      {"a100-pcie-40gb", {0.179, 0}}, {"a40", {0.472, 0.091}},
+      {"gtx750ti", {0.758, 0.235}},   {"l4", {0.276, 0}},
+      {"mi100", {0.088, 0}},          {"mi210", {0.078, 0}},
+      {"mi250", {0.104, 0}},          {"rtx3070", {0.457, 0.403}},
+      {"rtx6000", {0.409, 0.149}},    {"v100-pcie-32gb", {0.647, 0.160}}};
   for (const auto& [g, figures] : reported) {
     INFO(g);
     const Errors& e = v.per_gpu.at(g);
@@ -79,7 +79,7 @@ TEST_CASE("The band covers about its level on GPUs it never saw", "[models][vali
   FLEETWATT_REQUIRE_SHARED_DATA(data);
   const Validation& v = validation(data);
   // Nested coverage: each left-out GPU's band from the other GPUs' left-out residuals only. Pooled over the
-  // left-out rows, the README reports 75.9 % (time) and 73.1 % (power) at the 80 % level.
+  // left-out rows, the README reports 75.9 % (time) and 73.7 % (power) at the 80 % level.
   double in_t = 0, n_t = 0, in_p = 0, n_p = 0;
   for (const auto& p : v.report.left_out) {
     const Measurement& m = *p.row->row;
@@ -91,7 +91,7 @@ TEST_CASE("The band covers about its level on GPUs it never saw", "[models][vali
                         m.avg_power_W <= p.prediction.avg_power_W * b.power_high;
   }
   CHECK(in_t / n_t >= 0.75);
-  CHECK(in_p / n_p >= 0.72);
+  CHECK(in_p / n_p >= 0.73);
   CHECK(in_t / n_t < 0.9);  // and not by being uselessly wide
 }
 
