@@ -409,6 +409,10 @@ void read_folder(const fs::path& folder, MeasurementSet& out) {
 
 }  // namespace
 
+bool known_by_flops_only(const Measurement& m) {
+  return !m.shape && !is_zoo_model(m.job.meta.model);
+}
+
 std::string preset_for_gpu_name(const std::string& name) {
   // Names as the sources spell them (NeuSight folders, nvidia-smi, Zeus file names), compared with case
   // and punctuation removed.

@@ -264,7 +264,7 @@ std::vector<PreparedRow> prepare_rows(const MeasurementSet& set, std::vector<Ski
     r.checkpoint_s =
         m.inference ? 0.0 : defaults.checkpoint_bytes_per_param * r.model.params / defaults.storage_Bps;
     r.in_fitted_domain = in_fitted_domain(m.job.meta);
-    if (!m.shape && !is_zoo_model(m.job.meta.model)) r.work_key = m.workload;
+    if (known_by_flops_only(m)) r.work_key = m.workload;
     out.push_back(std::move(r));
   }
   return out;

@@ -110,9 +110,8 @@ workloads::JobSpec as_predicted(const Measurement& m) {
     // A model measured in another shape than the zoo's: the job's own parameters and FLOPs.
     const ModelCount measured = transformer(*m.shape);
     meta.params = measured.params;
-    meta.flops_per_sample = measured.forward_flops;
-    if (m.inference) meta.training_flops_per_sample = measured.forward_flops;
-  } else if (!is_zoo_model(meta.model) && meta.flops_per_sample > 0.0) {
+    meta.flops_per_sample = measured.forward_flops;  // (an inference row's training FLOPs: the reader's)
+  } else if (known_by_flops_only(m)) {
     // FLOPs quoted at an unstated input size: the fit's estimate of the work the runs did.
     const auto& work = default_predictor_fit().workload_work;
     if (const auto it = work.find(m.workload); it != work.end()) {
