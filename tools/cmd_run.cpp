@@ -40,7 +40,10 @@ int run_scenario(const RunOptions& o) {
                                r.scenario.output.facility_interval_s,
                                r.scenario.output.node_interval_s,
                                r.scenario.output.gpu_changes,
-                               engine.cluster().uniform() ? 0 : engine.cluster().gpus()};
+                               engine.cluster().uniform() ? 0 : engine.cluster().gpus(),
+                               {r.scenario.output.start_unix_s, r.scenario.output.start_utc_offset_s},
+                               r.scenario.output.start,
+                               r.scenario.grid.system_peak_hours};
   results::ResultWriter writer(out, layout);
   engine.attach(&writer);
   engine.run(progress_printer(), 100000, &stop_flag());
@@ -52,7 +55,7 @@ int run_scenario(const RunOptions& o) {
       {r.scenario.text, r.scenario.file.string(), r.scenario.seed, FLEETWATT_VERSION, FLEETWATT_GIT_COMMIT});
   writer.commit();
   if (!o.quiet) {
-    std::cout << results::format_summary(engine.summary());
+    std::cout << results::format_summary(engine.summary(), writer.grid_metrics(), layout.clock);
     std::cout << fmt::format("  {:<28}{}\n", "result file", out.string());
   }
   return 0;

@@ -57,9 +57,12 @@ void write_vector(H5::Group& group, const std::string& name, const std::vector<s
 void write_strings(H5::Group& group, const std::string& name, const std::vector<std::string>& v,
                    const std::string& units);
 void write_scalar(H5::Group& group, const std::string& name, double v, const std::string& units);
+/// An integer scalar: every count is stored as an integer.
+void write_scalar(H5::Group& group, const std::string& name, std::int64_t v, const std::string& units);
 
 }  // namespace fleetwatt::results
 
+#include "fleetwatt/results/grid_metrics.hpp"
 #include "fleetwatt/sim/job.hpp"
 
 namespace fleetwatt::results {
@@ -69,5 +72,8 @@ void write_job_datasets(H5::Group& group, const std::vector<sim::Job>& jobs, std
 /// The job table, with each GPU's node from `node_of`; with `gpu_column`, each job's GPU preset too.
 void write_job_datasets(H5::Group& group, const std::vector<sim::Job>& jobs,
                         const std::function<std::int64_t(sim::GpuIndex)>& node_of, bool gpu_column = false);
+
+/// The grid metrics: scalars into `summary`, the load-duration curve and daily energies into `grid`.
+void write_grid_metrics(H5::Group& summary, H5::Group& grid, const GridMetrics& m);
 
 }  // namespace fleetwatt::results

@@ -6,6 +6,14 @@
 namespace fleetwatt::results {
 
 namespace {
+/// Variable-length strings in UTF-8: h5py reads them back as `str` (`.asstr()` for datasets), whatever the
+/// text (job classes, node group names and the scenario may be non-ASCII).
+H5::StrType utf8_string() {
+  H5::StrType type(H5::PredType::C_S1, H5T_VARIABLE);
+  type.setCset(H5T_CSET_UTF8);
+  return type;
+}
+
 H5::DSetCreatPropList compressed(int rank, const hsize_t* chunk) {
   H5::DSetCreatPropList p;
   p.setChunk(rank, chunk);
@@ -19,7 +27,7 @@ H5::DSetCreatPropList compressed(int rank, const hsize_t* chunk) {
 }  // namespace
 
 void write_string_attribute(H5::H5Object& obj, const std::string& name, const std::string& value) {
-  H5::StrType type(H5::PredType::C_S1, H5T_VARIABLE);
+  const H5::StrType type = utf8_string();
   H5::Attribute a = obj.createAttribute(name, type, H5::DataSpace(H5S_SCALAR));
   a.write(type, H5std_string(value));
 }
@@ -102,13 +110,19 @@ void write_vector(H5::Group& group, const std::string& name, const std::vector<s
 
 void write_strings(H5::Group& group, const std::string& name, const std::vector<std::string>& v,
                    const std::string& units) {
-  H5::StrType type(H5::PredType::C_S1, H5T_VARIABLE);
+  const H5::StrType type = utf8_string();
   hsize_t dims[1] = {v.size()};
   H5::DataSet ds = group.createDataSet(name, type, H5::DataSpace(1, dims));
   std::vector<const char*> ptrs;
   ptrs.reserve(v.size());
   for (const auto& s : v) ptrs.push_back(s.c_str());
   if (!v.empty()) ds.write(ptrs.data(), type);
+  write_string_attribute(ds, "units", units);
+}
+
+void write_scalar(H5::Group& group, const std::string& name, std::int64_t v, const std::string& units) {
+  H5::DataSet ds = group.createDataSet(name, H5::PredType::NATIVE_INT64, H5::DataSpace(H5S_SCALAR));
+  ds.write(&v, H5::PredType::NATIVE_INT64);
   write_string_attribute(ds, "units", units);
 }
 

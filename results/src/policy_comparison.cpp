@@ -92,6 +92,12 @@ ComparisonRow run_policy(const sim::PreparedRun& run, const std::string& policy)
   }
   std::vector<double> w = series.w;
   r.p95_facility_W = workloads::quantile(w, 0.95);
+  r.facility_interval_s = run.setup.facility_interval.seconds();
+  r.clock = {run.scenario.output.start_unix_s, run.scenario.output.start_utc_offset_s};
+  r.start_text = run.scenario.output.start;
+  r.grid =
+      grid_metrics(series.w, {run.setup.facility_interval.ns(), r.clock, run.scenario.grid.system_peak_hours},
+                   core::Duration::from_seconds(s.horizon_s).ns());
   r.facility_t_s = std::move(series.t);
   r.facility_W = std::move(series.w);
   r.facility_carbon_kg = std::move(series.carbon);
@@ -195,6 +201,12 @@ static void write_comparison_file(const std::filesystem::path& file, const std::
     H5::H5File f(temp.string(), H5F_ACC_TRUNC);
     H5::Group root = f.openGroup("/");
     write_string_attribute(root, "scenario", scenario_text);
+    // As a run's file: where simulated time 0 is on the wall clock (`fleetwatt export` reads it).
+    const WallClock clock = rows.empty() ? WallClock{} : rows.front().clock;
+    write_string_attribute(root, "start",
+                           rows.empty() ? std::string("2026-01-01T00:00:00Z") : rows.front().start_text);
+    write_int_attribute(root, "start_unix_s", clock.start_unix_s);
+    write_int_attribute(root, "start_utc_offset_s", clock.utc_offset_s);
     H5::Group table = f.createGroup("/comparison");
     std::vector<std::string> names;
     for (const auto& r : rows) names.push_back(r.policy);
@@ -204,6 +216,13 @@ static void write_comparison_file(const std::filesystem::path& file, const std::
         "1",     "s", "s", "s", "s", "s", "1", "J", "J", "W", "W", "kg", "price-signal currency",
         "GPU-h", "1", "J", "1", "s"};
     for (std::size_t c = 1; c < cols.size(); ++c) {
+      // Counts (unit "1" here: jobs and deadline misses) are integer datasets.
+      if (units[c - 1] == "1") {
+        std::vector<std::int64_t> v;
+        for (const auto& r : rows) v.push_back(static_cast<std::int64_t>(numbers_of(r)[c - 1]));
+        write_vector(table, cols[c], v, units[c - 1]);
+        continue;
+      }
       std::vector<double> v;
       for (const auto& r : rows) v.push_back(numbers_of(r)[c - 1]);
       write_vector(table, cols[c], v, units[c - 1]);
@@ -213,11 +232,17 @@ static void write_comparison_file(const std::filesystem::path& file, const std::
       H5::Group g = policies.createGroup(r.policy);
       for (std::size_t c = 1; c < cols.size(); ++c) write_double_attribute(g, cols[c], numbers_of(r)[c - 1]);
       for (const auto& [k, v] : r.metrics) write_double_attribute(g, k, v);
+      // The dataset names and meaning of a run's /facility, so one reader serves both kinds of file.
       H5::Group fac = g.createGroup("facility");
-      write_vector(fac, "t_s", r.facility_t_s, "s (interval start)");
-      write_vector(fac, "facility_W", r.facility_W, "W (interval mean)");
+      write_double_attribute(fac, "interval_s", r.facility_interval_s);
+      write_vector(fac, "time_s", r.facility_t_s, "s (interval start)");
+      write_vector(fac, "facility_power_W", r.facility_W, "W (interval mean)");
       write_vector(fac, "carbon_kg", r.facility_carbon_kg, "kg (over the interval)");
       write_vector(fac, "cost", r.facility_cost, "currency of the [grid.price] signal (over the interval)");
+      H5::Group summary = g.createGroup("summary");
+      write_scalar(summary, "horizon_s", r.grid.horizon_s, "s");
+      H5::Group grid = g.createGroup("grid");
+      write_grid_metrics(summary, grid, r.grid);
       H5::Group jobs = g.createGroup("jobs");
       write_job_datasets(jobs, r.jobs, node_of);
     }

@@ -49,6 +49,58 @@ std::vector<double> ResultReader::doubles(const std::string& path) const {
   return v;
 }
 
+std::vector<double> ResultReader::doubles(const std::string& path, std::size_t offset,
+                                          std::size_t count) const {
+  H5::DataSet ds = open_dataset(impl_->file, path);
+  H5::DataSpace file_space = ds.getSpace();
+  const auto n = static_cast<std::size_t>(file_space.getSimpleExtentNpoints());
+  if (offset >= n) return {};
+  const hsize_t take = std::min(count, n - offset);
+  std::vector<double> v(take);
+  if (take == 0) return v;
+  hsize_t start[1] = {offset}, size[1] = {take};
+  file_space.selectHyperslab(H5S_SELECT_SET, size, start);
+  H5::DataSpace mem_space(1, size);
+  ds.read(v.data(), H5::PredType::NATIVE_DOUBLE, mem_space, file_space);
+  return v;
+}
+
+Matrix ResultReader::matrix_columns(const std::string& path, std::size_t col0, std::size_t ncols) const {
+  H5::DataSet ds = open_dataset(impl_->file, path);
+  H5::DataSpace file_space = ds.getSpace();
+  if (file_space.getSimpleExtentNdims() != 2) throw std::runtime_error(fmt::format("{} is not 2-D", path));
+  hsize_t dims[2];
+  file_space.getSimpleExtentDims(dims);
+  Matrix m;
+  m.rows = dims[0];
+  m.cols = col0 >= dims[1] ? 0 : std::min<std::size_t>(ncols, dims[1] - col0);
+  m.values.resize(m.rows * m.cols);
+  if (m.values.empty()) return m;
+  hsize_t start[2] = {0, col0}, size[2] = {m.rows, m.cols};
+  file_space.selectHyperslab(H5S_SELECT_SET, size, start);
+  H5::DataSpace mem_space(2, size);
+  ds.read(m.values.data(), H5::PredType::NATIVE_DOUBLE, mem_space, file_space);
+  return m;
+}
+
+std::size_t ResultReader::length(const std::string& path) const {
+  H5::DataSet ds = open_dataset(impl_->file, path);
+  H5::DataSpace space = ds.getSpace();
+  return space.getSimpleExtentNdims() == 0 ? 0 : static_cast<std::size_t>(space.getSimpleExtentNpoints());
+}
+
+ResultReader::Kind ResultReader::kind(const std::string& path) const {
+  H5::DataSet ds = open_dataset(impl_->file, path);
+  switch (ds.getTypeClass()) {
+    case H5T_STRING:
+      return Kind::text;
+    case H5T_INTEGER:
+      return Kind::integer;
+    default:
+      return Kind::real;
+  }
+}
+
 std::vector<std::int64_t> ResultReader::integers(const std::string& path) const {
   H5::DataSet ds = open_dataset(impl_->file, path);
   const auto n = static_cast<std::size_t>(ds.getSpace().getSimpleExtentNpoints());
@@ -60,7 +112,9 @@ std::vector<std::int64_t> ResultReader::integers(const std::string& path) const 
 std::vector<std::string> ResultReader::strings(const std::string& path) const {
   H5::DataSet ds = open_dataset(impl_->file, path);
   const auto n = static_cast<std::size_t>(ds.getSpace().getSimpleExtentNpoints());
+  // Read in the file's character set (UTF-8 now, ASCII in older files): HDF5 converts no other way.
   H5::StrType type(H5::PredType::C_S1, H5T_VARIABLE);
+  type.setCset(ds.getStrType().getCset());
   std::vector<char*> raw(n, nullptr);
   if (n) ds.read(raw.data(), type);
   std::vector<std::string> out;
@@ -109,6 +163,13 @@ std::int64_t ResultReader::integer_attribute(const std::string& object, const st
   H5::Attribute a = open_attribute(impl_->file, object, name);
   std::int64_t v = 0;
   a.read(H5::PredType::NATIVE_INT64, &v);
+  return v;
+}
+
+double ResultReader::double_attribute(const std::string& object, const std::string& name) const {
+  H5::Attribute a = open_attribute(impl_->file, object, name);
+  double v = 0;
+  a.read(H5::PredType::NATIVE_DOUBLE, &v);
   return v;
 }
 

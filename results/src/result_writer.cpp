@@ -49,6 +49,8 @@ struct ResultWriter::Impl {
   std::vector<double> cb_time, cb_power;
   bool gpu_changes = true;
   std::vector<double> net_time, net_power;  // network power change points (a few per job)
+  std::optional<GridMetricsBuilder> grid;   // fed every facility sample; finished by write_summary
+  GridMetrics grid_metrics;
 
   void flush_facility() {
     f_time->append(fb_time.data(), fb_time.size());
@@ -145,6 +147,13 @@ ResultWriter::ResultWriter(std::filesystem::path target, const WriterLayout& lay
       "emitted and the electricity cost over that interval (facility power integrated exactly against "
       "the grid signals; cost is 0 without [grid.price])");
 
+  m.grid.emplace(GridMetricsOptions{core::Duration::from_seconds(layout.facility_interval_s).ns(),
+                                    layout.clock, layout.system_peak_hours});
+  // Where simulated time 0 is on the wall clock: `fleetwatt export` stamps its rows from these.
+  write_string_attribute(*m.root, "start", layout.start_text);
+  write_int_attribute(*m.root, "start_unix_s", layout.clock.start_unix_s);
+  write_int_attribute(*m.root, "start_utc_offset_s", layout.clock.utc_offset_s);
+
   m.nodes = layout.nodes;
   m.nodes_group.emplace(m.file->createGroup("/nodes"));
   auto& ng = *m.nodes_group;
@@ -196,6 +205,7 @@ void ResultWriter::facility_sample(sim::Time start, double it_W, double facility
   m.fb_it.push_back(it_W);
   m.fb_facility.push_back(facility_W);
   m.fb_energy.push_back(energy_J);
+  m.grid->add(start.ns(), facility_W);
   if (m.fb_time.size() >= kSeriesChunk) m.flush_facility();
 }
 
@@ -369,10 +379,10 @@ void write_job_datasets(H5::Group& g, const std::vector<sim::Job>& jobs,
 void ResultWriter::write_summary(const sim::RunSummary& s) {
   H5::Group g = impl_->file->createGroup("/summary");
   write_scalar(g, "horizon_s", s.horizon_s, "s");
-  write_scalar(g, "jobs_total", static_cast<double>(s.jobs_total), "1");
-  write_scalar(g, "jobs_finished", static_cast<double>(s.jobs_finished), "1");
-  write_scalar(g, "jobs_running", static_cast<double>(s.jobs_running), "1");
-  write_scalar(g, "jobs_queued", static_cast<double>(s.jobs_queued), "1");
+  write_scalar(g, "jobs_total", static_cast<std::int64_t>(s.jobs_total), "1");
+  write_scalar(g, "jobs_finished", static_cast<std::int64_t>(s.jobs_finished), "1");
+  write_scalar(g, "jobs_running", static_cast<std::int64_t>(s.jobs_running), "1");
+  write_scalar(g, "jobs_queued", static_cast<std::int64_t>(s.jobs_queued), "1");
   write_scalar(g, "gpu_seconds", s.gpu_seconds, "s");
   write_scalar(g, "gpu_utilisation", s.gpu_utilisation, "1");
   write_scalar(g, "gpu_energy_J", s.gpu_energy_J, "J");
@@ -383,11 +393,18 @@ void ResultWriter::write_summary(const sim::RunSummary& s) {
   write_scalar(g, "mean_facility_W", s.mean_facility_W, "W");
   write_scalar(g, "carbon_kg", s.carbon_kg, "kg");
   write_scalar(g, "cost", s.cost, "currency of the [grid.price] signal");
-  write_scalar(g, "capped_predictions", static_cast<double>(s.capped_predictions),
+  write_scalar(g, "capped_predictions", static_cast<std::int64_t>(s.capped_predictions),
                "1: job predictions whose power was above the GPU's TDP and was capped to it");
   write_string_attribute(g, "scheduler", s.scheduler);
   write_string_attribute(g, "placement", s.placement);
   write_string_attribute(g, "predictor", s.predictor);
+  impl_->grid_metrics = impl_->grid->finish(core::Duration::from_seconds(s.horizon_s).ns());
+  H5::Group grid = impl_->file->createGroup("/grid");
+  write_grid_metrics(g, grid, impl_->grid_metrics);
+}
+
+const GridMetrics& ResultWriter::grid_metrics() const noexcept {
+  return impl_->grid_metrics;
 }
 
 void ResultWriter::write_provenance(const RunProvenance& p) {

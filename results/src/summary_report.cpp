@@ -29,6 +29,22 @@ static std::string with_scale(double value, const char* unit, double big, const 
 }
 
 std::string format_summary(const sim::RunSummary& s) {
+  return format_summary(s, GridMetrics{}, WallClock{});
+}
+
+namespace {
+/// A simulated time in seconds on the wall clock; "-" when undefined (NaN: no such window).
+std::string stamp(const WallClock& clock, double t_s) {
+  if (std::isnan(t_s)) return "-";
+  return clock.iso8601(static_cast<std::int64_t>(std::llround(t_s * 1e9)));
+}
+std::string kw(double w) {
+  return std::isnan(w) ? std::string("-") : fmt::format("{:.1f} kW", w / 1e3);
+}
+}  // namespace
+
+std::string format_summary(const sim::RunSummary& s, const GridMetrics& grid, const WallClock& clock) {
+  const bool with_grid = !std::isnan(grid.peak_time_s);
   std::string out;
   auto line = [&out](std::string_view label, const std::string& value) {
     out += fmt::format("  {:<28}{}\n", label, value);
@@ -50,9 +66,30 @@ std::string format_summary(const sim::RunSummary& s) {
   line("GPU energy", with_scale(s.gpu_energy_J / 3.6e6, "kWh", 1000, "MWh"));
   line("IT energy", with_scale(s.it_energy_J / 3.6e6, "kWh", 1000, "MWh"));
   line("facility energy", with_scale(s.facility_energy_J / 3.6e6, "kWh", 1000, "MWh"));
-  line("peak facility power",
-       with_scale(s.peak_facility_sample_W / 1e3, "kW", 1000, "MW") + " (highest interval mean)");
+  line("peak facility power", with_scale(s.peak_facility_sample_W / 1e3, "kW", 1000, "MW") +
+                                  " (highest interval mean)" +
+                                  (with_grid ? " at " + stamp(clock, grid.peak_time_s) : std::string()));
   line("mean facility power", with_scale(s.mean_facility_W / 1e3, "kW", 1000, "MW"));
+  if (with_grid) {
+    // What tariffs bill: the highest mean over clock-aligned demand windows.
+    line("15-min peak demand",
+         fmt::format("{} at {}", kw(grid.quarter_hour.peak_W), stamp(clock, grid.quarter_hour.peak_time_s)));
+    line("1-h peak demand",
+         fmt::format("{} at {}", kw(grid.hour.peak_W), stamp(clock, grid.hour.peak_time_s)));
+    line("load factor", std::isnan(grid.load_factor) ? std::string("-")
+                                                     : fmt::format("{:.3f} (mean / peak)", grid.load_factor));
+    line("facility energy per day", with_scale(grid.energy_per_day_J / 3.6e6, "kWh", 1000, "MWh"));
+    for (const WindowStats* w : {&grid.minute, &grid.quarter_hour, &grid.hour})
+      line(fmt::format("max ramp per {}", w->width_s == 60    ? "1 min"
+                                          : w->width_s == 900 ? "15 min"
+                                                              : "1 h"),
+           fmt::format("up {}, down {}", kw(w->ramp_up_W), kw(w->ramp_down_W)));
+    if (!grid.system_peak_hours.empty())
+      line("coincident peak",
+           fmt::format("max {} at {}, mean {} over {} system peak hours", kw(grid.coincident_peak_max_W),
+                       stamp(clock, grid.coincident_peak_time_s), kw(grid.coincident_peak_mean_W),
+                       grid.coincident_hours));
+  }
   line("CO2", with_scale(s.carbon_kg, "kg", 1000, "t"));
   if (s.cost != 0.0) line("electricity cost", fmt::format("{:.2f}", s.cost));
   if (s.capped_predictions > 0)

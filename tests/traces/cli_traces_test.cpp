@@ -178,10 +178,10 @@ TEST_CASE("compare prints, and writes as CSV and HDF5, one row per policy", "[cl
   CHECK(h5.strings("/comparison/policy") == std::vector<std::string>{"fifo", "easy", "powercap"});
   for (const char* p : {"fifo", "easy", "powercap"}) {
     INFO(p);
-    CHECK(h5.has(std::string("/policies/") + p + "/facility/facility_W"));
+    CHECK(h5.has(std::string("/policies/") + p + "/facility/facility_power_W"));
     CHECK(h5.has(std::string("/policies/") + p + "/jobs/inferred"));
   }
-  for (double w : h5.doubles("/policies/powercap/facility/facility_W")) CHECK(w <= 2500.0 + 1e-6);
+  for (double w : h5.doubles("/policies/powercap/facility/facility_power_W")) CHECK(w <= 2500.0 + 1e-6);
 }
 
 TEST_CASE("compare refuses an unknown policy with status 2", "[cli][compare]") {

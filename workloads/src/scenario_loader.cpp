@@ -4,12 +4,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
 #include <set>
 #include <sstream>
 
+#include "fleetwatt/core/timestamp.hpp"
 #include "fleetwatt/core/toml_table.hpp"
 #include "fleetwatt/workloads/cluster_presets.hpp"
 #include "fleetwatt/workloads/jobs_csv.hpp"
@@ -425,8 +427,18 @@ GridSignalConfig parse_grid_signal(const TomlTable& t, const std::filesystem::pa
 }
 
 GridConfig parse_grid(const TomlTable& t, const std::filesystem::path& scenario_file) {
-  t.require_known({"carbon", "price"});
+  t.require_known({"carbon", "price", "system_peak_hours"});
   GridConfig g;
+  if (auto hours = t.numbers("system_peak_hours")) {
+    for (double h : *hours) {
+      if (h != std::floor(h) || h < 0 || h > 23)
+        t.fail("system_peak_hours", fmt::format("{} is not an hour of the day (integers 0 to 23)", h));
+      if (std::find(g.system_peak_hours.begin(), g.system_peak_hours.end(), static_cast<int>(h)) !=
+          g.system_peak_hours.end())
+        t.fail("system_peak_hours", fmt::format("hour {} is listed twice", h));
+      g.system_peak_hours.push_back(static_cast<int>(h));
+    }
+  }
   if (auto c = t.table("carbon")) g.carbon = parse_grid_signal(*c, scenario_file, "g/kWh");
   if (auto c = t.table("price")) g.price = parse_grid_signal(*c, scenario_file, "currency/MWh");
   return g;
@@ -455,9 +467,33 @@ WorkloadConfig parse_workload(const TomlTable& t, const std::filesystem::path& s
   return w;
 }
 
+// [output] start: an ISO 8601 instant in whole seconds. The offset it is written in is kept (exports and
+// clock hours use it): the text read without its zone, as if UTC, less the instant itself.
+void parse_start(const TomlTable& t, OutputConfig& o) {
+  const auto text = t.string("start");
+  if (!text) return;
+  const auto utc = core::parse_timestamp(*text);
+  if (!utc)
+    t.fail("start", fmt::format("'{}' is not an ISO 8601 time (2026-01-01T00:00:00Z, "
+                                "2026-07-01T00:00:00+02:00)",
+                                *text));
+  if (*utc != std::floor(*utc)) t.fail("start", "must be a whole second");
+  std::string local_text = *text;
+  while (!local_text.empty() && local_text.back() == ' ') local_text.pop_back();
+  if (!local_text.empty() && (local_text.back() == 'Z' || local_text.back() == 'z')) local_text.pop_back();
+  // The date (YYYY-MM-DD) takes the first ten characters; a sign after it starts the zone.
+  const auto sign = local_text.find_first_of("+-", 10);
+  if (sign != std::string::npos) local_text.resize(sign);
+  const auto local = core::parse_timestamp(local_text);
+  o.start = *text;
+  o.start_unix_s = static_cast<std::int64_t>(*utc);
+  o.start_utc_offset_s = local ? static_cast<std::int32_t>(*local - *utc) : 0;
+}
+
 OutputConfig parse_output(const TomlTable& t) {
-  t.require_known({"path", "facility_interval_s", "node_interval_s", "gpu_changes"});
+  t.require_known({"path", "facility_interval_s", "node_interval_s", "gpu_changes", "start"});
   OutputConfig o;
+  parse_start(t, o);
   if (auto p = t.string("path")) {
     o.path = *p;
     o.path_where = t.where("path");

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "fleetwatt/models/power_predictor.hpp"
+#include "fleetwatt/results/grid_metrics.hpp"
+#include "fleetwatt/results/wall_clock.hpp"
 #include "fleetwatt/sim/cluster.hpp"
 #include "fleetwatt/sim/engine.hpp"
 #include "fleetwatt/sim/run_assembly.hpp"
@@ -40,6 +42,10 @@ struct ComparisonRow {
   std::vector<std::pair<std::string, double>> metrics;  ///< the policy's own figures
   double wall_s = 0;
   // Kept for the HDF5 file.
+  double facility_interval_s = 1.0;
+  GridMetrics grid;  ///< grid metrics of the facility series, as a run's /summary and /grid have them
+  WallClock clock;   ///< the scenario's [output] start
+  std::string start_text;
   std::vector<double> facility_t_s, facility_W;
   std::vector<double> facility_carbon_kg, facility_cost;  ///< per facility interval
   std::vector<sim::Job> jobs;
@@ -61,7 +67,8 @@ struct ComparisonRow {
 void write_comparison_csv(std::ostream& out, const std::vector<ComparisonRow>& rows);
 /// The table as aligned text for a terminal.
 [[nodiscard]] std::string format_comparison(const std::vector<ComparisonRow>& rows);
-/// One HDF5 file: /comparison (one dataset per column) and /policies/<name>/{facility, jobs} per policy.
+/// One HDF5 file: /comparison (one dataset per column) and /policies/<name>/{facility, summary, grid, jobs}
+/// per policy; the facility series under the names of a run's file (time_s, facility_power_W).
 void write_comparison_h5(const std::filesystem::path& file, const std::vector<ComparisonRow>& rows,
                          const std::string& scenario_text, std::uint32_t gpus_per_node);
 /// The same, with job nodes from the cluster's layout (fleets of several node groups).

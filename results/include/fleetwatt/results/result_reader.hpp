@@ -26,12 +26,23 @@ class ResultReader {
   [[nodiscard]] bool has(const std::string& path) const;
   /// A 1-D numeric dataset (any integer or float type) as doubles.
   [[nodiscard]] std::vector<double> doubles(const std::string& path) const;
+  /// Values [offset, offset + count) of a 1-D numeric dataset (fewer at its end): long series in pieces.
+  [[nodiscard]] std::vector<double> doubles(const std::string& path, std::size_t offset,
+                                            std::size_t count) const;
+  /// Columns [col0, col0 + ncols) of a 2-D dataset (fewer at its end), row-major rows x ncols.
+  [[nodiscard]] Matrix matrix_columns(const std::string& path, std::size_t col0, std::size_t ncols) const;
+  /// Values in a 1-D dataset (its length), or 0 for a scalar.
+  [[nodiscard]] std::size_t length(const std::string& path) const;
+  enum class Kind { text, integer, real };
+  /// What a dataset holds: strings, integers or floating-point numbers.
+  [[nodiscard]] Kind kind(const std::string& path) const;
   [[nodiscard]] std::vector<std::int64_t> integers(const std::string& path) const;
   [[nodiscard]] std::vector<std::string> strings(const std::string& path) const;
   [[nodiscard]] Matrix matrix(const std::string& path) const;
   /// A string attribute of an object ("/" for the root).
   [[nodiscard]] std::string string_attribute(const std::string& object, const std::string& name) const;
   [[nodiscard]] std::int64_t integer_attribute(const std::string& object, const std::string& name) const;
+  [[nodiscard]] double double_attribute(const std::string& object, const std::string& name) const;
   /// Every dataset path in the file, sorted.
   [[nodiscard]] std::vector<std::string> datasets() const;
 

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "fleetwatt/results/grid_metrics.hpp"
+#include "fleetwatt/results/wall_clock.hpp"
 #include "fleetwatt/sim/cluster.hpp"
 #include "fleetwatt/sim/fleet_layout.hpp"
 #include "fleetwatt/sim/job.hpp"
@@ -33,6 +35,11 @@ struct WriterLayout {
   double node_interval_s = 10.0;
   bool gpu_changes = true;
   std::uint32_t gpus = 0;  ///< GPUs in all when nodes differ (several node groups); 0: nodes x gpus_per_node
+  // Grid metrics (/summary, /grid): the wall clock of [output] start, stored as root attributes too, and the
+  // hours of [grid] system_peak_hours.
+  WallClock clock{};
+  std::string start_text = "2026-01-01T00:00:00Z";
+  std::vector<int> system_peak_hours{};
 };
 
 class ResultWriter final : public sim::PowerSink {
@@ -59,7 +66,10 @@ class ResultWriter final : public sim::PowerSink {
   /// /fleet: one row per node group (name, nodes, gpus_per_node, gpu, idle and TDP per GPU, node base);
   /// written for fleets of several node groups (a uniform fleet's file stays as it was).
   void write_fleet(const std::vector<sim::FleetGroup>& groups);
+  /// /summary (the run's totals and the grid metrics of its facility series) and /grid.
   void write_summary(const sim::RunSummary& summary);
+  /// The grid metrics write_summary computed (for the printed summary); empty before it.
+  [[nodiscard]] const GridMetrics& grid_metrics() const noexcept;
   void write_provenance(const RunProvenance& provenance);
 
   /// Flushes, closes and renames the temporary file onto the target.

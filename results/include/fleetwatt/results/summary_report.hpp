@@ -3,12 +3,18 @@
 
 #include <string>
 
+#include "fleetwatt/results/grid_metrics.hpp"
+#include "fleetwatt/results/wall_clock.hpp"
 #include "fleetwatt/sim/run_summary.hpp"
 
 namespace fleetwatt::results {
 
 /// A multi-line, aligned summary of a run.
 [[nodiscard]] std::string format_summary(const sim::RunSummary& s);
+/// The same with the grid metrics of its facility series: the peak's time, billing-window peaks, load
+/// factor, energy per day, ramps and the coincident peak; times on `clock`.
+[[nodiscard]] std::string format_summary(const sim::RunSummary& s, const GridMetrics& grid,
+                                         const WallClock& clock);
 
 /// Energy in the unit that reads best (Wh, kWh, MWh, GWh).
 [[nodiscard]] std::string format_energy(double joules);

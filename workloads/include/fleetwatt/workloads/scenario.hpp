@@ -152,6 +152,9 @@ struct GridSignalConfig {
 struct GridConfig {
   std::optional<GridSignalConfig> carbon;  ///< carbon intensity, g/kWh after `scale`
   std::optional<GridSignalConfig> price;   ///< electricity price, currency per MWh after `scale`
+  /// [grid] system_peak_hours: hours of the day (0-23, on the clock of [output] start) in which the grid
+  /// peaks; the run reports the facility's demand in them (coincident peak). Empty: none given.
+  std::vector<int> system_peak_hours;
 };
 
 struct OutputConfig {
@@ -162,6 +165,11 @@ struct OutputConfig {
   double facility_interval_s = 1.0;
   double node_interval_s = 10.0;
   bool gpu_changes = true;  ///< write /gpus/changes
+  /// [output] start: the wall-clock instant simulated time 0 stands for (ISO 8601), as written, and read:
+  /// seconds since 1970-01-01T00:00:00Z and the UTC offset it was written in (0 for "Z" or none).
+  std::string start = "2026-01-01T00:00:00Z";
+  std::int64_t start_unix_s = 1767225600;
+  std::int32_t start_utc_offset_s = 0;
 };
 
 struct Scenario {
