@@ -272,6 +272,9 @@ std::size_t export_jobs(std::ostream& out, const results::ResultReader& h5, cons
 
 int run_export(const ExportOptions& o) {
   namespace fs = std::filesystem;
+  // Checked here rather than by CLI11, whose usage errors take two lines.
+  if (o.what != "facility" && o.what != "nodes" && o.what != "policies" && o.what != "jobs")
+    refuse("command line", "--what", fmt::format("'{}' is not facility, nodes, policies or jobs", o.what));
   if (!fs::is_regular_file(o.file)) refuse(o.file, "RESULT", "no such file");
   std::optional<results::ResultReader> h5;
   try {
@@ -332,8 +335,7 @@ void add_export_command(CLI::App& app, Action& action) {
       "interval means (carbon and cost: their sums)");
   cmd->add_option("--what", opts->what,
                   "facility (time stamp, seconds, IT and facility kW, carbon kg, cost), nodes (kW per node), "
-                  "policies (a compare result's series per policy) or jobs (the job table)")
-      ->check(CLI::IsMember({"facility", "nodes", "policies", "jobs"}));
+                  "policies (a compare result's series per policy) or jobs (the job table)");
   cmd->add_option("-o,--output", opts->output, "CSV file to write (default: standard output)");
   cmd->callback([opts, &action] { action = [opts] { return run_export(*opts); }; });
 }

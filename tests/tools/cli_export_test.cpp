@@ -273,3 +273,24 @@ TEST_CASE("export refuses bad flags, missing files and the wrong kind of result 
   CHECK(help.exit_code == 0);
   for (const char* opt : {"--interval", "--what", "--output"}) CHECK(help.out.find(opt) != std::string::npos);
 }
+
+TEST_CASE("the README's export examples on the default day run as written", "[cli][export][readme]") {
+  const std::string readme = slurp(source_dir() / "README.md");
+  TempDir dir;
+  std::filesystem::copy_file(day_result(), dir / "day.h5");
+  std::size_t ran = 0;
+  std::istringstream in(readme);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("fleetwatt export day.h5 ", 0) != 0) continue;
+    const std::string command = line.substr(0, line.find('#'));
+    INFO(command);
+    const auto r = run_command("cd " + dir.path().string() + " && " + fw() + command.substr(9));
+    CHECK(r.exit_code == 0);
+    ++ran;
+  }
+  CHECK(ran >= 3);
+  // "96 rows: the day in 15-min means".
+  REQUIRE(std::filesystem::exists(dir / "day.csv"));
+  CHECK(lines_of(slurp(dir / "day.csv")).size() == 97);
+  CHECK(readme.find("fleetwatt export day.h5 --interval 15min -o day.csv") != std::string::npos);
+}

@@ -195,3 +195,39 @@ TEST_CASE("jobs_csv resolves against the scenario's folder", "[scenario]") {
   CHECK(s.workload.jobs[0].id == 7);
   CHECK(s.workload.jobs[0].phases == PhaseProfile{250, 10, 60, 1});
 }
+
+TEST_CASE("[output] start: the instant and the offset it was written in", "[scenario][grid]") {
+  // Default: 2026-01-01T00:00:00Z = 20454 days after 1970-01-01 = 1767225600 s.
+  auto s = parse_scenario(kJobs, "s.toml");
+  CHECK(s.output.start == "2026-01-01T00:00:00Z");
+  CHECK(s.output.start_unix_s == 1767225600);
+  CHECK(s.output.start_utc_offset_s == 0);
+  // 2026-07-01 is 181 days later; 02:00 at +02:00 is 00:00 UTC.
+  s = parse_scenario(kJobs + "[output]\nstart = \"2026-07-01T02:00:00+02:00\"\n", "s.toml");
+  CHECK(s.output.start_unix_s == 1767225600 + 181 * 86400);
+  CHECK(s.output.start_utc_offset_s == 7200);
+  s = parse_scenario(kJobs + "[output]\nstart = \"2026-01-01T00:00:00-05:30\"\n", "s.toml");
+  CHECK(s.output.start_unix_s == 1767225600 + 5 * 3600 + 1800);
+  CHECK(s.output.start_utc_offset_s == -(5 * 3600 + 1800));
+  s = parse_scenario(kJobs + "[output]\nstart = \"2026-03-01 06:00\"\n", "s.toml");  // no zone: UTC
+  CHECK(s.output.start_unix_s == 1767225600 + 59 * 86400 + 6 * 3600);
+  CHECK(s.output.start_utc_offset_s == 0);
+  CHECK(error_of(kJobs + "[output]\nstart = \"tomorrow\"\n")
+            .rfind("bad.toml:6:1: output.start: 'tomorrow' is "
+                   "not an ISO 8601 time",
+                   0) == 0);
+  CHECK(error_of(kJobs + "[output]\nstart = \"2026-01-01T00:00:00.5Z\"\n") ==
+        "bad.toml:6:1: output.start: must be a whole second");
+}
+
+TEST_CASE("[grid] system_peak_hours: distinct hours of the day", "[scenario][grid]") {
+  auto s = parse_scenario(kJobs + "[grid]\nsystem_peak_hours = [17, 18, 19]\n", "s.toml");
+  CHECK(s.grid.system_peak_hours == std::vector<int>{17, 18, 19});
+  CHECK(parse_scenario(kJobs, "s.toml").grid.system_peak_hours.empty());
+  CHECK(error_of(kJobs + "[grid]\nsystem_peak_hours = [17, 24]\n") ==
+        "bad.toml:6:1: grid.system_peak_hours: 24 is not an hour of the day (integers 0 to 23)");
+  CHECK(error_of(kJobs + "[grid]\nsystem_peak_hours = [7.5]\n") ==
+        "bad.toml:6:1: grid.system_peak_hours: 7.5 is not an hour of the day (integers 0 to 23)");
+  CHECK(error_of(kJobs + "[grid]\nsystem_peak_hours = [8, 8]\n") ==
+        "bad.toml:6:1: grid.system_peak_hours: hour 8 is listed twice");
+}
