@@ -216,8 +216,8 @@ static void write_comparison_file(const std::filesystem::path& file, const std::
         "1",     "s", "s", "s", "s", "s", "1", "J", "J", "W", "W", "kg", "price-signal currency",
         "GPU-h", "1", "J", "1", "s"};
     for (std::size_t c = 1; c < cols.size(); ++c) {
-      // Counts (unit "1" here: jobs and deadline misses) are integer datasets.
-      if (units[c - 1] == "1") {
+      // Counts are integer datasets.
+      if (cols[c] == "jobs_done" || cols[c] == "jobs_total" || cols[c] == "deadline_misses") {
         std::vector<std::int64_t> v;
         for (const auto& r : rows) v.push_back(static_cast<std::int64_t>(numbers_of(r)[c - 1]));
         write_vector(table, cols[c], v, units[c - 1]);

@@ -223,6 +223,11 @@ TEST_CASE("export of a comparison: per-policy series", "[cli][export]") {
   CHECK(h5.has("/policies/fifo/facility/time_s"));
   CHECK(h5.has("/policies/fifo/facility/facility_power_W"));
   CHECK(h5.doubles("/policies/sjf/grid/load_duration_kW").size() == 101);
+  using Kind = fleetwatt::results::ResultReader::Kind;
+  for (const char* count : {"/comparison/jobs_done", "/comparison/jobs_total", "/comparison/deadline_misses"})
+    CHECK(h5.kind(count) == Kind::integer);
+  CHECK(h5.kind("/comparison/gpu_util") == Kind::real);  // a fraction, unit "1" too, but not a count
+  CHECK(h5.doubles("/comparison/jobs_total") == std::vector<double>{2.0, 2.0});
   const auto r = run_command(fw() + " export " + file.string() + " --what policies --interval 1h");
   REQUIRE(r.exit_code == 0);
   const auto lines = lines_of(r.out);
