@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 #include <cmath>
+#include <utility>
 
 namespace fleetwatt::results {
 
@@ -79,10 +80,10 @@ std::string format_summary(const sim::RunSummary& s, const GridMetrics& grid, co
     line("load factor", std::isnan(grid.load_factor) ? std::string("-")
                                                      : fmt::format("{:.3f} (mean / peak)", grid.load_factor));
     line("facility energy per day", with_scale(grid.energy_per_day_J / 3.6e6, "kWh", 1000, "MWh"));
-    for (const WindowStats* w : {&grid.minute, &grid.quarter_hour, &grid.hour})
-      line(fmt::format("max ramp per {}", w->width_s == 60    ? "1 min"
-                                          : w->width_s == 900 ? "15 min"
-                                                              : "1 h"),
+    const std::pair<const char*, const WindowStats*> widths[] = {
+        {"1 min", &grid.minute}, {"15 min", &grid.quarter_hour}, {"1 h", &grid.hour}};
+    for (const auto& [width, w] : widths)
+      line(fmt::format("max ramp per {}", width),
            fmt::format("up {}, down {}", kw(w->ramp_up_W), kw(w->ramp_down_W)));
     if (!grid.system_peak_hours.empty())
       line("coincident peak",

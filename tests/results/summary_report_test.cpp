@@ -33,3 +33,44 @@ TEST_CASE("the run summary names every headline figure", "[summary]") {
   CHECK(text.find("1000.0 kWh (1.000 MWh)") != std::string::npos);  // facility energy
   CHECK(text.find("13600.0 kg (13.600 t)") != std::string::npos);
 }
+
+TEST_CASE("the run summary gives the peak's time and the grid metrics on the start's clock",
+          "[summary][grid]") {
+  sim::RunSummary s;
+  s.horizon_s = 86400;
+  s.peak_facility_sample_W = 2.5e6;
+  s.mean_facility_W = 2.0e6;
+  results::GridMetrics g;
+  g.peak_time_s = 13 * 3600 + 33 * 60 + 43;  // 13:33:43 after the start
+  g.quarter_hour.peak_W = 2.4535e6;
+  g.quarter_hour.peak_time_s = 58500;  // 16:15
+  g.hour.peak_W = 2.4492e6;
+  g.hour.peak_time_s = 57600;
+  g.load_factor = 0.8;
+  g.energy_per_day_J = 2.0e6 * 86400;  // 48000 kWh
+  g.minute.ramp_up_W = 48e3;
+  g.minute.ramp_down_W = 52e3;
+  g.system_peak_hours = {18};
+  g.coincident_hours = 1;
+  g.coincident_peak_max_W = 2.2e6;
+  g.coincident_peak_time_s = 18 * 3600;
+  g.coincident_peak_mean_W = 2.2e6;
+  // Start 2026-07-01T02:00:00+02:00 (00:00 UTC): the peak is at 15:33:43 on that clock.
+  const results::WallClock clock{results::kDefaultStartUnixS + 181 * 86400, 7200};
+  const auto text = results::format_summary(s, g, clock);
+  CHECK(text.find("2500.0 kW (2.500 MW) (highest interval mean) at 2026-07-01T15:33:43+02:00\n") !=
+        std::string::npos);
+  CHECK(text.find("15-min peak demand          2453.5 kW at 2026-07-01T18:15:00+02:00\n") !=
+        std::string::npos);
+  CHECK(text.find("1-h peak demand             2449.2 kW at 2026-07-01T18:00:00+02:00\n") !=
+        std::string::npos);
+  CHECK(text.find("load factor                 0.800 (mean / peak)\n") != std::string::npos);
+  CHECK(text.find("facility energy per day     48000.0 kWh (48.000 MWh)\n") != std::string::npos);
+  CHECK(text.find("max ramp per 1 min          up 48.0 kW, down 52.0 kW\n") != std::string::npos);
+  CHECK(text.find("max ramp per 15 min         up -, down -\n") != std::string::npos);  // none: NaN
+  CHECK(text.find(
+            "coincident peak             max 2200.0 kW at 2026-07-01T20:00:00+02:00, mean 2200.0 kW over 1 "
+            "system peak hours\n") != std::string::npos);
+  // Without grid metrics (a summary alone) the peak line is as before.
+  CHECK(results::format_summary(s).find("(highest interval mean)\n") != std::string::npos);
+}

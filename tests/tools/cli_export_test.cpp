@@ -299,3 +299,36 @@ TEST_CASE("the README's export examples on the default day run as written", "[cl
   CHECK(lines_of(slurp(dir / "day.csv")).size() == 97);
   CHECK(readme.find("fleetwatt export day.h5 --interval 15min -o day.csv") != std::string::npos);
 }
+
+TEST_CASE("strings are UTF-8 in the file and come back as written", "[cli][export][utf8]") {
+  // A node group named with non-ASCII letters: /fleet/name and /jobs/gpu are variable-length UTF-8 strings.
+  TempDir dir;
+  const auto scenario = dir.write("s.toml", R"([[fleet.group]]
+name = "halle-süd-ß"
+nodes = 2
+gpus_per_node = 2
+gpu = "a800"
+[[fleet.group]]
+name = "東"
+nodes = 1
+gpus_per_node = 1
+gpu = "t4"
+[workload]
+horizon_s = 600
+[[workload.jobs]]
+n_gpus = 2
+epochs = 1
+class = "vit"
+[output]
+start = "2026-05-01T00:00:00Z"
+)");
+  const auto file = dir / "u.h5";
+  REQUIRE(run_command(fw() + " run -q " + scenario.string() + " -o " + file.string()).exit_code == 0);
+  fleetwatt::results::ResultReader h5(file);
+  CHECK(h5.strings("/fleet/name") == std::vector<std::string>{"halle-süd-ß", "東"});
+  CHECK(h5.string_attribute("/", "scenario").find("halle-süd-ß") != std::string::npos);
+  CHECK(h5.string_attribute("/", "start") == "2026-05-01T00:00:00Z");
+  const auto jobs = run_command(fw() + " export " + file.string() + " --what jobs");
+  REQUIRE(jobs.exit_code == 0);
+  CHECK(lines_of(jobs.out).size() == 2);
+}
