@@ -21,5 +21,6 @@ void add_topology_command(CLI::App& app, Action& action);
 void add_calibrate_command(CLI::App& app, Action& action);
 void add_fit_command(CLI::App& app, Action& action);
 void add_validate_command(CLI::App& app, Action& action);
+void add_report_command(CLI::App& app, Action& action);
 
 }  // namespace fleetwatt::tools
