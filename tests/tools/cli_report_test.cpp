@@ -179,6 +179,57 @@ TEST_CASE("report of a two-day run: figures, hand-calculated captions and metric
   CHECK(colours > 100);
 }
 
+TEST_CASE(
+    "report reads what other runs add: warm-up jobs, unfinished jobs, a clock, new metrics, a stored "
+    "load-duration curve",
+    "[cli][report]") {
+  TempDir dir;
+  const auto scenario = dir.write("two.toml", kTwoDays);
+  const auto h5 = dir / "two.h5";
+  REQUIRE(run_command(fw() + " run -q " + scenario.string() + " -o " + h5.string()).exit_code == 0);
+  // The two-day run's file, edited as later results look: job 1 started an hour before time 0 (a warm-up),
+  // job 3 unfinished; time 0 is 07:00 at UTC+01:00 (06:00Z on 2026-01-01); /summary gains a 15-min peak
+  // and its time, a NaN ramp and an integer count; /grid/load_duration_kW is 100 - k kW at k %.
+  const auto edit = dir.write("edit.py", R"(import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r+") as f:
+    f["jobs/start_s"][0] = -3600.0
+    f["jobs/end_s"][2] = np.nan
+    f.attrs["start"] = "2026-01-01T07:00:00+01:00"
+    f.attrs["start_unix_s"] = 1767225600 + 6 * 3600
+    f.attrs["start_utc_offset_s"] = 3600
+    for name, value, units in [("peak_15min_W", 4080.0, "W: highest 15-min mean"),
+                               ("peak_15min_time_s", 3600.0, "s: start of that window"),
+                               ("ramp_up_1h_W", np.nan, "W"), ("coincident_peak_hours", np.int64(7), "1")]:
+        f["summary"].create_dataset(name, data=value).attrs["units"] = units
+    k = np.arange(101.0)
+    f.create_dataset("grid/load_duration_kW", data=100.0 - k).attrs["units"] = "kW"
+    f.create_dataset("grid/load_duration_percent", data=k).attrs["units"] = "%"
+)");
+  REQUIRE(run_command(python() + " " + edit.string() + " " + h5.string()).exit_code == 0);
+  const auto r = run_command(fw() + " report " + h5.string() + " -o " + (dir / "two.html").string());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string page = slurp(dir / "two.html");
+  // Job 1 counts from time 0, so the most is still jobs 1 and 2 together (6 GPUs); job 3 runs to the end.
+  CHECK(page.find("At most 2 jobs running and 6 GPUs allocated of 8; 3 of 3 jobs started, 1 still running at "
+                  "the end.") != std::string::npos);
+  // Hours of the run's clock: simulated 0-3 h is 07:00-10:00 there, idle 2220 W first at 00:00 (17 h). The
+  // run touches three clock days: 07:00-24:00, a whole day, 00:00-07:00.
+  CHECK(
+      page.find("Highest hourly mean 3.150 kW at 07:00, lowest 2.220 kW at 00:00. The band spans the hourly "
+                "means of the 3 days.") != std::string::npos);
+  // The stored curve: 100 - k kW exceeded k % of the time.
+  CHECK(page.find("(from /grid/load_duration_kW). Exceeded 1 %: 99.00 kW, 10 %: 90.00 kW, 50 %: 50.00 kW.") !=
+        std::string::npos);
+  // New metrics appear in the table: in kW, as a clock reading (07:00 + 1 h), n/a for NaN, an integer.
+  CHECK(page.find("<td>peak_15min_W</td><td class=n>4.080</td><td>kW</td>") != std::string::npos);
+  CHECK(page.find("<td>peak_15min_time_s</td><td class=n>2026-01-01 08:00:00</td><td>clock UTC+01:00, start "
+                  "2026-01-01T07:00:00+01:00</td>") != std::string::npos);
+  CHECK(page.find("<td>ramp_up_1h_W</td><td class=n>n/a</td>") != std::string::npos);
+  CHECK(page.find("<td>coincident_peak_hours</td><td class=n>7</td><td>1</td><td class=n>7</td>") !=
+        std::string::npos);
+}
+
 TEST_CASE("report of a compare file: one panel per metric across the policies", "[cli][report]") {
   (void)python();
   TempDir dir;

@@ -7,6 +7,7 @@ Called by `fleetwatt report` (tools/cmd_report.cpp), which checks the inputs fir
 place; alone: python3 fleetwatt_report.py RESULT.h5 OUT.html. Exit status 0, or 1 with one line on stderr.
 """
 import base64
+import datetime
 import html
 import io
 import math
@@ -54,6 +55,13 @@ def scale_for(values, units):
     return steps[-1]
 
 
+def shown(value, size, unit):
+    """A value in its display unit: a whole count (unit 1) as an integer, anything else by number()."""
+    if unit == "1" and math.isfinite(value) and value == int(value):
+        return f"{int(value)}"
+    return number(value / size)
+
+
 def short_unit(units):
     """The unit itself, without the explanation some units attributes add ("s (NaN: never started)")."""
     m = re.match(r"[^\s:(]+", units)
@@ -61,11 +69,12 @@ def short_unit(units):
 
 
 def number(x):
-    """Four significant digits without an exponent (2491.8 -> 2492, 50.216 -> 50.22); integers as such."""
+    """Four significant digits without an exponent (2491.8 -> 2492, 50.216 -> 50.22, 99 -> 99.00); NaN (a
+    metric the run cannot give, such as a ramp of a run shorter than two windows) as n/a."""
+    if math.isnan(x):
+        return "n/a"
     if not math.isfinite(x):
         return str(x)
-    if x == int(x) and abs(x) < 1e15:
-        return f"{int(x)}"
     digits = 0 if x == 0 else max(0, 3 - math.floor(math.log10(abs(x))))
     return f"{x:.{digits}f}"
 
@@ -129,6 +138,14 @@ class Run:
         # Each interval's length: the last one ends at the horizon.
         self.dt = np.diff(np.append(self.t, max(horizon, self.t[-1]))) if len(self.t) else self.t
         self.end = self.t[-1] + self.dt[-1] if len(self.t) else 0.0
+        # The run's wall clock: (local reading of time 0 in s since the local epoch, its description).
+        self.clock = None
+        if "start_unix_s" in f.attrs:
+            offset = int(f.attrs.get("start_utc_offset_s", 0))
+            a, sign = abs(offset), "-" if offset < 0 else "+"
+            label = f"UTC{sign}{a // 3600:02d}:{a % 3600 // 60:02d}" if offset else "UTC"
+            self.clock = (int(f.attrs["start_unix_s"]) + offset,
+                          f"clock {label}, start {text_attr(f, 'start')}")
         self.gpus = int(f["gpus"].attrs["count"]) if "gpus" in f and "count" in f["gpus"].attrs else None
         jobs = f["jobs"] if "jobs" in f else None
         self.jobs = None
@@ -175,20 +192,24 @@ def power_figure(run):
 
 
 def load_duration(run, f):
-    """(share of time in %, power in W) of the load-duration curve: /grid/load_duration_kW when present,
-    else the facility series sorted descending, each interval weighted by its length."""
+    """(share of time in %, power in W, source) of the load-duration curve: power[k] is drawn during at least
+    share[k] % of the time. From /grid/load_duration_kW when present (k = 0..100 %), else from the facility
+    series sorted descending, each interval weighted by its length (share: the time down to that value)."""
     if "grid/load_duration_kW" in f:
         kW = f["grid/load_duration_kW"][:]
-        return np.linspace(0.0, 100.0, len(kW)), kW * 1e3, "/grid/load_duration_kW"
+        share = f["grid/load_duration_percent"][:] if "grid/load_duration_percent" in f else \
+            np.linspace(0.0, 100.0, len(kW))
+        return share, kW * 1e3, "/grid/load_duration_kW"
     order = np.argsort(-run.facility_W, kind="stable")
     share = np.cumsum(run.dt[order]) / np.sum(run.dt) * 100.0
-    return np.concatenate(([0.0], share)), np.append(run.facility_W[order], run.facility_W[order][-1]), \
-        "the facility series, sorted"
+    # A step curve starting at (0 %, peak): value k holds from share k-1 to share k.
+    power = run.facility_W[order]
+    return np.concatenate(([0.0], share)), np.concatenate((power[:1], power)), "the facility series, sorted"
 
 
 def exceeded(share, power, p):
-    """The power reached or exceeded during p % of the time, read off the (step) curve."""
-    return power[min(np.searchsorted(share, p, side="left"), len(power) - 1)]
+    """The highest power drawn during at least p % of the time (p = 0: the peak), read off the curve."""
+    return power[min(np.searchsorted(share, p * (1 - 1e-12), side="left"), len(power) - 1)]
 
 
 def load_duration_figure(run, f):
@@ -207,9 +228,10 @@ def load_duration_figure(run, f):
 
 
 def daily_profile_figure(run):
-    # Simulated time 0 is midnight: hour of day and day number of each interval's start.
-    hour = ((run.t % 86400.0) // 3600.0).astype(int)
-    day = (run.t // 86400.0).astype(int)
+    # Hour of day and day number of each interval's start, on the run's clock (else time 0 is midnight).
+    local = run.t + (run.clock[0] if run.clock else 0)
+    hour = ((local % 86400.0) // 3600.0).astype(int)
+    day = (local // 86400.0).astype(int)
     days = np.unique(day)
     ydiv, yunit = scale_for(run.facility_W, "W")
     mean = np.full(24, np.nan)
@@ -233,7 +255,7 @@ def daily_profile_figure(run):
     ax.set_xticks(range(0, 24, 2))
     ax.set_xlim(-0.5, 23.5)
     ax.set_ylim(bottom=0)
-    ax.set_xlabel("hour of day (simulated time 0 is 00:00)")
+    ax.set_xlabel(f"hour of day ({run.clock[1]})" if run.clock else "hour of day (simulated time 0 is 00:00)")
     ax.set_ylabel(f"facility power ({yunit})")
     ax.grid(alpha=0.3)
     hi, lo = int(np.nanargmax(mean)), int(np.nanargmin(mean))
@@ -282,22 +304,37 @@ def occupancy_figure(run):
     of = f" of {run.gpus}" if run.gpus else ""
     return figure("Job occupancy", png(fig),
                   f"Jobs running and GPUs allocated (from /jobs start_s, end_s, n_gpus). At most "
-                  f"{number(running.max())} jobs running and {number(gpus.max())} GPUs allocated{of}; "
+                  f"{int(running.max())} jobs running and {shown(gpus.max(), 1.0, '1')} GPUs allocated{of}; "
                   f"{int(ran.sum())} of {len(start)} jobs started, {int(ran.sum() - done.sum())} still "
                   "running at the end.")
 
 
-def summary_table(group):
-    """Every scalar dataset of /summary with its units, in readable units and as stored."""
+def clock_time(t, clock):
+    """A time in s after the start as a reading of the run's clock, else as h:mm:ss after the start."""
+    if not math.isfinite(t):
+        return number(t), ""
+    if clock:
+        stamp = datetime.datetime.fromtimestamp(clock[0] + t, tz=datetime.timezone.utc)
+        return stamp.strftime("%Y-%m-%d %H:%M:%S"), clock[1]
+    whole = int(round(t))
+    return f"{whole // 3600}:{whole % 3600 // 60:02d}:{whole % 60:02d}", "h:mm:ss after the start"
+
+
+def summary_table(group, clock):
+    """Every scalar dataset of /summary with its units, in readable units and as stored; a time of an event
+    (NAME_time_s) as a clock reading."""
     rows = []
     for name, ds in group.items():
         if not isinstance(ds, h5py.Dataset) or ds.shape != () or ds.dtype.kind not in "iuf":
             continue
         stored, units = ds[()].item(), units_of(ds)
         value = float(stored)
-        size, shown = scale_for([value], units)
-        rows.append(f"<tr><td>{html.escape(name)}</td><td class=n>{number(value / size)}</td>"
-                    f"<td>{html.escape(shown)}</td><td class=n>{stored!r}</td>"
+        size, unit = scale_for([value], units)
+        text = shown(value, size, unit)
+        if name.endswith("_time_s"):
+            text, unit = clock_time(value, clock)
+        rows.append(f"<tr><td>{html.escape(name)}</td><td class=n>{text}</td>"
+                    f"<td>{html.escape(unit)}</td><td class=n>{stored!r}</td>"
                     f"<td>{html.escape(units)}</td></tr>")
     head = "<tr><th>metric</th><th>value</th><th>unit</th><th>as stored</th><th>stored unit</th></tr>"
     return f'<table class="metrics">{head}{"".join(rows)}</table>'
@@ -312,9 +349,9 @@ def comparison_figure(f):
     fig, axes = plt.subplots(rows, cols, figsize=(12, 2.6 * rows), squeeze=False)
     for ax, name in zip(axes.flat, metrics):
         values = table[name][:].astype(float)
-        size, shown = scale_for(values, units_of(table[name]))
+        size, unit = scale_for(values, units_of(table[name]))
         ax.bar(policies, values / size, color=plt.cm.tab10(np.arange(len(policies)) % 10))
-        ax.set_title(f"{name} ({shown})", fontsize=10)
+        ax.set_title(f"{name} ({unit})", fontsize=10)
         ax.tick_params(axis="x", labelrotation=30, labelsize=8)
         ax.grid(axis="y", alpha=0.3)
     for ax in axes.flat[len(metrics):]:
@@ -353,7 +390,7 @@ def comparison_table(f):
     body = ""
     for i, p in enumerate(policies):
         body += f"<tr><td>{html.escape(p)}</td>" + "".join(
-            f"<td class=n>{number(float(table[m][i]) / scales[m][0])}</td>" for m in metrics) + "</tr>"
+            f"<td class=n>{shown(float(table[m][i]), *scales[m])}</td>" for m in metrics) + "</tr>"
     return f'<table class="metrics">{head}</tr>{body}</table>'
 
 
@@ -384,7 +421,7 @@ def page(path, f):
         if run.jobs is not None:
             parts.append(occupancy_figure(run))
         if "summary" in f:
-            parts.append("<h2>Grid metrics</h2>" + summary_table(f["summary"]))
+            parts.append("<h2>Grid metrics</h2>" + summary_table(f["summary"], run.clock))
     parts.append("<h2>Scenario</h2><pre>" + html.escape(text_attr(f, "scenario")) + "</pre></body></html>\n")
     return "".join(parts)
 
