@@ -157,8 +157,8 @@ def power_figure(run):
     tdiv, tlabel = time_axis(run.end)
     ydiv, yunit = scale_for(run.facility_W, "W")
     with_carbon = run.carbon_kg is not None and np.any(run.carbon_kg > 0)
-    fig, axes = plt.subplots(2 if with_carbon else 1, 1, figsize=(12, 6 if with_carbon else 3.6), sharex=True,
-                             squeeze=False)
+    panels = 3 if with_carbon else 1
+    fig, axes = plt.subplots(panels, 1, figsize=(12, 2.8 * panels + 0.8), sharex=True, squeeze=False)
     ax = axes[0][0]
     plot_series(ax, run.t, run.facility_W, "facility", tdiv, ydiv)
     if run.it_W is not None:
@@ -166,19 +166,17 @@ def power_figure(run):
     ax.set_ylabel(f"power ({yunit})")
     ax.set_ylim(bottom=0)
     ax.legend(loc="lower right")
-    ax.grid(alpha=0.3)
     if with_carbon:
-        cx = axes[1][0]
-        plot_series(cx, run.t, run.carbon_kg, "CO2 per interval", tdiv, 1.0)
-        cx.set_ylabel("CO2 per interval (kg)")
-        cx.grid(alpha=0.3)
+        plot_series(axes[1][0], run.t, run.carbon_kg, "CO2 per interval", tdiv, 1.0)
+        axes[1][0].set_ylabel("CO2 per interval (kg)")
         # Intensity: the interval's CO2 over its facility energy (kWh).
         energy_kWh = run.facility_W * run.dt / 3.6e6
         intensity = np.divide(run.carbon_kg, energy_kWh, out=np.full_like(energy_kWh, np.nan),
                               where=energy_kWh > 0)
-        ix = cx.twinx()
-        ix.plot(run.t / tdiv, intensity, color="tab:green", lw=1, drawstyle="steps-post")
-        ix.set_ylabel("intensity (kg/kWh)", color="tab:green")
+        plot_series(axes[2][0], run.t, intensity, "intensity", tdiv, 1.0)
+        axes[2][0].set_ylabel("CO2 intensity (kg/kWh)")
+    for a in axes.flat:
+        a.grid(alpha=0.3)
     axes[-1][0].set_xlabel(tlabel)
     mean = np.sum(run.facility_W * run.dt) / np.sum(run.dt)
     caption = (f"Facility and IT power, interval means. Peak facility power "
@@ -232,25 +230,24 @@ def daily_profile_figure(run):
     local = run.t + (run.clock[0] if run.clock else 0)
     hour = ((local % 86400.0) // 3600.0).astype(int)
     day = (local // 86400.0).astype(int)
-    days = np.unique(day)
+    day -= day.min()
+    # Time-weighted means of each (day, hour) cell and of each hour over all days, by summing energy and time.
+    cell = day * 24 + hour
+    size = (day.max() + 1) * 24
+    energy = np.bincount(cell, weights=run.facility_W * run.dt, minlength=size).reshape(-1, 24)
+    time = np.bincount(cell, weights=run.dt, minlength=size).reshape(-1, 24)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = energy.sum(axis=0) / time.sum(axis=0)
+        cells = np.where(time > 0, energy / time, np.nan)
+    days = int(np.sum(time.sum(axis=1) > 0))
     ydiv, yunit = scale_for(run.facility_W, "W")
-    mean = np.full(24, np.nan)
-    cells = np.full((len(days), 24), np.nan)  # time-weighted mean of each (day, hour)
-    for h in range(24):
-        at = hour == h
-        if np.any(at):
-            mean[h] = np.sum(run.facility_W[at] * run.dt[at]) / np.sum(run.dt[at])
-        for i, d in enumerate(days):
-            cell = at & (day == d)
-            if np.any(cell):
-                cells[i, h] = np.sum(run.facility_W[cell] * run.dt[cell]) / np.sum(run.dt[cell])
     fig, ax = plt.subplots(figsize=(12, 3.6))
     hours = np.arange(24)
     ax.plot(hours, mean / ydiv, marker="o", label="mean")
     longer_than_a_day = run.end > 86400.0
     if longer_than_a_day:
         ax.fill_between(hours, np.nanmin(cells, axis=0) / ydiv, np.nanmax(cells, axis=0) / ydiv, alpha=0.25,
-                        label=f"min-max over {len(days)} days")
+                        label=f"min-max over {days} days")
         ax.legend(loc="lower right")
     ax.set_xticks(range(0, 24, 2))
     ax.set_xlim(-0.5, 23.5)
@@ -262,7 +259,7 @@ def daily_profile_figure(run):
     caption = (f"Mean facility power by hour of day. Highest hourly mean {number(mean[hi] / ydiv)} {yunit} "
                f"at {hi:02d}:00, lowest {number(mean[lo] / ydiv)} {yunit} at {lo:02d}:00.")
     if longer_than_a_day:
-        caption += f" The band spans the hourly means of the {len(days)} days."
+        caption += f" The band spans the hourly means of the {days} days."
     return figure("Daily profile", png(fig), caption)
 
 
@@ -391,14 +388,14 @@ def comparison_table(f):
     for i, p in enumerate(policies):
         body += f"<tr><td>{html.escape(p)}</td>" + "".join(
             f"<td class=n>{shown(float(table[m][i]), *scales[m])}</td>" for m in metrics) + "</tr>"
-    return f'<table class="metrics">{head}</tr>{body}</table>'
+    return f'<div class="wide"><table class="metrics">{head}</tr>{body}</table></div>'
 
 
 STYLE = """body{font-family:sans-serif;max-width:1140px;margin:1em auto;color:#222}
 figure{margin:1.5em 0}figure img{max-width:100%}figcaption{color:#444;font-size:.9em}
 h2{font-size:1.15em;margin:.2em 0}table.metrics{border-collapse:collapse;font-size:.85em}
 table.metrics td,table.metrics th{border:1px solid #ccc;padding:.15em .5em}td.n{text-align:right}
-pre{background:#f4f4f4;padding:.6em;overflow-x:auto;font-size:.8em}"""
+pre{background:#f4f4f4;padding:.6em;overflow-x:auto;font-size:.8em}div.wide{overflow-x:auto}"""
 
 
 def page(path, f):
