@@ -14,7 +14,6 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <set>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
@@ -87,16 +86,16 @@ std::int64_t row_width(const ExportOptions& o, std::int64_t stored_ns) {
 }
 
 /// Streams `columns` (1-D series of one length, stored at `interval_ns`) through a resampler; columns
-/// whose flag is set are per-interval totals. `scale[c]` converts each output value (W -> kW).
+/// whose flag is set are per-interval totals. Each output value is divided by `divisor[c]` (1000: W -> kW).
 std::size_t write_series(std::ostream& out, const results::ResultReader& h5,
                          const std::vector<std::string>& columns, const std::vector<bool>& is_total,
-                         const std::vector<double>& scale, std::int64_t interval_ns, std::int64_t horizon_ns,
-                         std::int64_t width_ns, const results::WallClock& clock) {
+                         const std::vector<double>& divisor, std::int64_t interval_ns,
+                         std::int64_t horizon_ns, std::int64_t width_ns, const results::WallClock& clock) {
   std::size_t rows = 0;
   results::Resampler resampler(
       interval_ns, horizon_ns, width_ns, clock, is_total, [&](const results::ResampledRow& r) {
         out << clock.iso8601(r.start_ns) << ',' << number(static_cast<double>(r.start_ns) / 1e9);
-        for (std::size_t c = 0; c < r.values.size(); ++c) out << ',' << number(r.values[c] * scale[c]);
+        for (std::size_t c = 0; c < r.values.size(); ++c) out << ',' << number(r.values[c] / divisor[c]);
         out << '\n';
         ++rows;
       });
@@ -129,7 +128,7 @@ std::size_t export_facility(std::ostream& out, const results::ResultReader& h5, 
   return write_series(
       out, h5,
       {"/facility/it_power_W", "/facility/facility_power_W", "/facility/carbon_kg", "/facility/cost"},
-      {false, false, true, true}, {1e-3, 1e-3, 1.0, 1.0}, interval, to_ns(scalar(h5, "/summary/horizon_s")),
+      {false, false, true, true}, {1e3, 1e3, 1.0, 1.0}, interval, to_ns(scalar(h5, "/summary/horizon_s")),
       width, clock_of(h5));
 }
 
@@ -149,7 +148,7 @@ std::size_t export_nodes(std::ostream& out, const results::ResultReader& h5, con
                                std::vector<bool>(nodes, false), [&](const results::ResampledRow& r) {
                                  out << clock.iso8601(r.start_ns) << ','
                                      << number(static_cast<double>(r.start_ns) / 1e9);
-                                 for (double v : r.values) out << ',' << number(v * 1e-3);
+                                 for (double v : r.values) out << ',' << number(v / 1e3);
                                  out << '\n';
                                  ++rows;
                                });
@@ -181,7 +180,7 @@ std::size_t export_policies(std::ostream& out, const results::ResultReader& h5, 
   const std::int64_t width = row_width(o, interval);
   std::vector<std::string> columns;
   std::vector<bool> is_total;
-  std::vector<double> scale;
+  std::vector<double> divisor;
   out << "timestamp_iso8601,time_s";
   for (const auto& p : policies) {
     // Policy names are registry names (letters, digits, underscores): safe as header words.
@@ -189,10 +188,10 @@ std::size_t export_policies(std::ostream& out, const results::ResultReader& h5, 
     for (const char* c : {"facility_power_W", "carbon_kg", "cost"})
       columns.push_back("/policies/" + p + "/facility/" + c);
     is_total.insert(is_total.end(), {false, true, true});
-    scale.insert(scale.end(), {1e-3, 1.0, 1.0});
+    divisor.insert(divisor.end(), {1e3, 1.0, 1.0});
   }
   out << '\n';
-  return write_series(out, h5, columns, is_total, scale, interval,
+  return write_series(out, h5, columns, is_total, divisor, interval,
                       to_ns(scalar(h5, first + "/summary/horizon_s")), width, clock_of(h5));
 }
 
