@@ -409,6 +409,12 @@ table.metrics td,table.metrics th{border:1px solid #ccc;padding:.15em .5em}td.n{
 pre{background:#f4f4f4;padding:.6em;overflow-x:auto;font-size:.8em}div.wide{overflow-x:auto}"""
 
 
+def progress(step):
+    """One line per step on a terminal (a year of 1 s samples takes half a minute); nothing otherwise."""
+    if sys.stderr.isatty():
+        print(f"  {step} ...", file=sys.stderr, flush=True)
+
+
 def page(path, f):
     name = os.path.basename(path)
     meta = ", ".join(f"{k} {text_attr(f, k)}" for k in ("fleetwatt_version", "git_commit", "created", "seed")
@@ -422,11 +428,16 @@ def page(path, f):
             parts.append(comparison_power_figure(f))
         parts.append("<h2>Comparison table</h2>" + comparison_table(f))
     else:
+        progress("reading the series")
         run = Run(f)
+        progress("facility power")
         parts.append(power_figure(run))
+        progress("load-duration curve")
         parts.append(load_duration_figure(run, f))
+        progress("daily profile")
         parts.append(daily_profile_figure(run))
         if run.jobs is not None:
+            progress("job occupancy")
             parts.append(occupancy_figure(run))
         if "summary" in f:
             parts.append("<h2>Grid metrics</h2>" + summary_table(f["summary"], run.clock))
