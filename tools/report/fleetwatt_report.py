@@ -4,7 +4,8 @@
 metric across its policies instead.
 
 Called by `fleetwatt report` (tools/cmd_report.cpp), which checks the inputs first and renames the page into
-place; alone: python3 fleetwatt_report.py RESULT.h5 OUT.html. Exit status 0, or 1 with one line on stderr.
+place; alone: python3 fleetwatt_report.py RESULT.h5 OUT.html. Exit status 0, or 1 (a missing package: one
+line on stderr; anything unforeseen: Python's traceback).
 """
 import base64
 import datetime
@@ -133,8 +134,11 @@ class Run:
         self.facility_W = fac["facility_power_W"][:]
         self.it_W = fac["it_power_W"][:] if "it_power_W" in fac else None
         self.carbon_kg = fac["carbon_kg"][:] if "carbon_kg" in fac else None
-        interval = float(fac.attrs.get("interval_s", np.median(np.diff(self.t)) if len(self.t) > 1 else 1.0))
-        horizon = float(f["summary/horizon_s"][()]) if "summary/horizon_s" in f else self.t[-1] + interval
+        if "summary/horizon_s" in f:
+            horizon = float(f["summary/horizon_s"][()])
+        else:  # the last interval is a whole one
+            step = self.t[-1] - self.t[-2] if len(self.t) > 1 else 1.0
+            horizon = self.t[-1] + float(fac.attrs.get("interval_s", step))
         # Each interval's length: the last one ends at the horizon.
         self.dt = np.diff(np.append(self.t, max(horizon, self.t[-1]))) if len(self.t) else self.t
         self.end = self.t[-1] + self.dt[-1] if len(self.t) else 0.0
