@@ -4,10 +4,10 @@
 // fleetwatt_report.py; this command checks the inputs, runs that module and puts the page in place.
 #include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
-#include <unistd.h>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>

@@ -4,7 +4,8 @@
 metric across its policies instead.
 
 Called by `fleetwatt report` (tools/cmd_report.cpp), which checks the inputs first and renames the page into
-place; alone: python3 fleetwatt_report.py RESULT.h5 OUT.html. Exit status 0, or 1 with one line on stderr.
+place; alone: python3 fleetwatt_report.py RESULT.h5 OUT.html. Exit status 0, or 1 (a missing package: one
+line on stderr; anything unforeseen: Python's traceback).
 """
 import base64
 import datetime
@@ -47,8 +48,8 @@ def scale_for(values, units):
     steps = SCALES.get(unit)
     if not steps:
         return 1.0, unit
-    finite = [abs(v) for v in values if math.isfinite(v)]
-    top = max(finite, default=0.0)
+    magnitude = np.abs(np.asarray(values, dtype=float))
+    top = float(np.max(magnitude[np.isfinite(magnitude)], initial=0.0))
     for size, name in steps:
         if top >= size:
             return size, name
@@ -133,8 +134,11 @@ class Run:
         self.facility_W = fac["facility_power_W"][:]
         self.it_W = fac["it_power_W"][:] if "it_power_W" in fac else None
         self.carbon_kg = fac["carbon_kg"][:] if "carbon_kg" in fac else None
-        interval = float(fac.attrs.get("interval_s", np.median(np.diff(self.t)) if len(self.t) > 1 else 1.0))
-        horizon = float(f["summary/horizon_s"][()]) if "summary/horizon_s" in f else self.t[-1] + interval
+        if "summary/horizon_s" in f:
+            horizon = float(f["summary/horizon_s"][()])
+        else:  # the last interval is a whole one
+            step = self.t[-1] - self.t[-2] if len(self.t) > 1 else 1.0
+            horizon = self.t[-1] + float(fac.attrs.get("interval_s", step))
         # Each interval's length: the last one ends at the horizon.
         self.dt = np.diff(np.append(self.t, max(horizon, self.t[-1]))) if len(self.t) else self.t
         self.end = self.t[-1] + self.dt[-1] if len(self.t) else 0.0
@@ -198,22 +202,34 @@ def load_duration(run, f):
         share = f["grid/load_duration_percent"][:] if "grid/load_duration_percent" in f else \
             np.linspace(0.0, 100.0, len(kW))
         return share, kW * 1e3, "/grid/load_duration_kW"
-    order = np.argsort(-run.facility_W, kind="stable")
-    share = np.cumsum(run.dt[order]) / np.sum(run.dt) * 100.0
+    w, dt = run.facility_W, run.dt
+    if len(w) > 1 and np.all(dt[:-1] == dt[0]):
+        # One interval length, the last interval cut by the horizon (the usual file): a plain sort, then the
+        # last interval's shorter length counted from its place in the order on.
+        power = np.sort(w)[::-1]
+        cum = np.arange(1, len(w) + 1) * dt[0]
+        cum[np.searchsorted(-power, -w[-1], side="left"):] += dt[-1] - dt[0]
+    else:
+        order = np.argsort(-w, kind="stable")
+        power, cum = w[order], np.cumsum(dt[order])
     # A step curve starting at (0 %, peak): value k holds from share k-1 to share k.
-    power = run.facility_W[order]
-    return np.concatenate(([0.0], share)), np.concatenate((power[:1], power)), "the facility series, sorted"
+    share = np.concatenate(([0.0], cum / cum[-1] * 100.0))
+    return share, np.concatenate((power[:1], power)), "the facility series, sorted"
 
 
 def exceeded(share, power, p):
-    """The highest power drawn during at least p % of the time (p = 0: the peak), read off the curve."""
-    return power[min(np.searchsorted(share, p * (1 - 1e-12), side="left"), len(power) - 1)]
+    """The highest power drawn during at least p % of the time (p = 0: the peak), read off the curve; p may
+    be an array."""
+    return power[np.minimum(np.searchsorted(share, np.asarray(p) * (1 - 1e-12), side="left"), len(power) - 1)]
 
 
 def load_duration_figure(run, f):
     share, power, source = load_duration(run, f)
     ydiv, yunit = scale_for(power, "W")
     fig, ax = plt.subplots(figsize=(12, 3.6))
+    if source.startswith("the") and len(power) > 4000:
+        # A long series: the curve read at 2001 shares of time is enough to draw.
+        share, power = np.linspace(0.0, 100.0, 2001), exceeded(share, power, np.linspace(0.0, 100.0, 2001))
     ax.plot(share, power / ydiv, drawstyle="steps-pre" if source.startswith("the") else "default")
     ax.set_xlim(0, 100)
     ax.set_ylim(bottom=0)
@@ -228,12 +244,11 @@ def load_duration_figure(run, f):
 def daily_profile_figure(run):
     # Hour of day and day number of each interval's start, on the run's clock (else time 0 is midnight).
     local = run.t + (run.clock[0] if run.clock else 0)
-    hour = ((local % 86400.0) // 3600.0).astype(int)
-    day = (local // 86400.0).astype(int)
-    day -= day.min()
-    # Time-weighted means of each (day, hour) cell and of each hour over all days, by summing energy and time.
-    cell = day * 24 + hour
-    size = (day.max() + 1) * 24
+    # Time-weighted means of each (day, hour) cell and of each hour over all days, by summing energy and time
+    # per clock hour since the first clock day's midnight.
+    first_midnight = np.floor(local[0] / 86400.0) * 86400.0
+    cell = ((local - first_midnight) // 3600.0).astype(np.int64)
+    size = (cell[-1] // 24 + 1) * 24
     energy = np.bincount(cell, weights=run.facility_W * run.dt, minlength=size).reshape(-1, 24)
     time = np.bincount(cell, weights=run.dt, minlength=size).reshape(-1, 24)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -398,6 +413,12 @@ table.metrics td,table.metrics th{border:1px solid #ccc;padding:.15em .5em}td.n{
 pre{background:#f4f4f4;padding:.6em;overflow-x:auto;font-size:.8em}div.wide{overflow-x:auto}"""
 
 
+def progress(step):
+    """One line per step on a terminal (a year of 1 s samples takes half a minute); nothing otherwise."""
+    if sys.stderr.isatty():
+        print(f"  {step} ...", file=sys.stderr, flush=True)
+
+
 def page(path, f):
     name = os.path.basename(path)
     meta = ", ".join(f"{k} {text_attr(f, k)}" for k in ("fleetwatt_version", "git_commit", "created", "seed")
@@ -411,11 +432,16 @@ def page(path, f):
             parts.append(comparison_power_figure(f))
         parts.append("<h2>Comparison table</h2>" + comparison_table(f))
     else:
+        progress("reading the series")
         run = Run(f)
+        progress("facility power")
         parts.append(power_figure(run))
+        progress("load-duration curve")
         parts.append(load_duration_figure(run, f))
+        progress("daily profile")
         parts.append(daily_profile_figure(run))
         if run.jobs is not None:
+            progress("job occupancy")
             parts.append(occupancy_figure(run))
         if "summary" in f:
             parts.append("<h2>Grid metrics</h2>" + summary_table(f["summary"], run.clock))

@@ -29,6 +29,7 @@ else()
                   "tools/install-deps.sh (python3-matplotlib python3-numpy python3-h5py) and re-run cmake, "
                   "or set -DFLEETWATT_REPORT_PYTHON=...")
 endif()
+target_sources(fleetwatt PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/cmd_report.cpp)
 set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/cmd_report.cpp PROPERTIES COMPILE_DEFINITIONS
   "FLEETWATT_REPORT_PYTHON=\"${_fleetwatt_report_python}\";FLEETWATT_REPORT_SCRIPT=\"${CMAKE_CURRENT_LIST_DIR}/fleetwatt_report.py\"")
 # The tests look at the page with the same interpreter (tests/tools/cli_report_test.cpp).

@@ -27,7 +27,7 @@ cd "$root"
 "$fw" report "$tmp/day-fleet.h5" -o "$tmp/day-fleet.html" >/dev/null
 /usr/bin/chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
   --disable-background-networking --disable-component-update --disable-sync --hide-scrollbars \
-  --user-data-dir="$tmp/chromium" --screenshot="$tmp/shot.png" --window-size=1280,2150 \
+  --user-data-dir="$tmp/chromium" --screenshot="$tmp/shot.png" --window-size=1280,2700 \
   "file://$tmp/day-fleet.html" 2>/dev/null
 mkdir -p docs
 "$python" - "$tmp/shot.png" docs/report-day-fleet.png <<'PY'
