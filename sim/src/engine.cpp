@@ -237,7 +237,8 @@ void Engine::attach(PowerSink* sink) {
   ledger_.attach(sink);
   sink_ = sink;
   // With a warm-up, the network's draw is sent when the window opens.
-  if (network_ && sink_ && queue_.now() >= Time::zero()) sink_->network_change(queue_.now(), network_->power_W());
+  if (network_ && sink_ && queue_.now() >= Time::zero())
+    sink_->network_change(queue_.now(), network_->power_W());
 }
 
 void Engine::open_window() {
@@ -469,9 +470,8 @@ void Engine::close_at_horizon() {
   s.warmup_s = setup_.warmup.seconds();
   s.jobs_total = static_cast<std::uint64_t>(
       std::count_if(jobs_.begin(), jobs_.end(), [](const Job& j) { return j.submit >= Time::zero(); }));
-  s.jobs_arrived = static_cast<std::uint64_t>(std::count_if(jobs_.begin(), jobs_.end(), [&](const Job& j) {
-    return j.submit >= Time::zero() && j.submit < h;
-  }));
+  s.jobs_arrived = static_cast<std::uint64_t>(std::count_if(
+      jobs_.begin(), jobs_.end(), [&](const Job& j) { return j.submit >= Time::zero() && j.submit < h; }));
   s.jobs_finished = finished_;
   s.jobs_running = running;
   s.jobs_queued = waiting_.size();

@@ -1,6 +1,8 @@
 // The warm-up through the fleetwatt command: the default day starts from a fleet at its steady occupancy,
 // warmup_s = 0 gives the results of the time before warm-ups existed, bit for bit, job lists have none, a
 // bad value is refused like any bad input, and everything written covers [0, horizon) only.
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
@@ -71,7 +73,7 @@ TEST_CASE("the default day begins at its steady state: 00:00 within 5 % of 24:00
   // about 0.7 (the fleet empty at midnight), which 4 seeds show.
   TempDir dir;
   auto ratio = [&](const std::filesystem::path& scenario, int seed) {
-    const auto out = dir / ("s" + std::to_string(seed) + ".h5");
+    const auto out = dir / fmt::format("s{}.h5", seed);
     auto r = run_command(fw() + " run " + scenario.string() + " --quiet --seed " + std::to_string(seed) +
                          " -o " + out.string());
     REQUIRE(r.exit_code == 0);
@@ -128,12 +130,11 @@ TEST_CASE("the default day's warm-up is 13 h and shows in /jobs, /summary and th
   CHECK(occupancy > 0.0);
   CHECK(scalar(h5, "/summary/occupancy_mean") == scalar(h5, "/summary/gpu_utilisation"));
   // Counts: arrived in the window + carried over at 0 = finished + running + queued at the horizon.
-  const double arrived = static_cast<double>(std::count_if(submit.begin(), submit.end(), [](double t) {
-    return t >= 0 && t < 86400;
-  }));
-  CHECK(arrived + scalar(h5, "/summary/jobs_at_start") ==
-        scalar(h5, "/summary/jobs_finished") + scalar(h5, "/summary/jobs_running") +
-            scalar(h5, "/summary/jobs_queued"));
+  const double arrived = static_cast<double>(
+      std::count_if(submit.begin(), submit.end(), [](double t) { return t >= 0 && t < 86400; }));
+  CHECK(arrived + scalar(h5, "/summary/jobs_at_start") == scalar(h5, "/summary/jobs_finished") +
+                                                              scalar(h5, "/summary/jobs_running") +
+                                                              scalar(h5, "/summary/jobs_queued"));
 }
 
 TEST_CASE("with a warm-up, energies cover [0, horizon) only and agree with the series", "[cli][warmup]") {
@@ -169,8 +170,9 @@ TEST_CASE("with a warm-up, energies cover [0, horizon) only and agree with the s
 
 TEST_CASE("job lists get no warm-up, and a bad warmup_s is refused with its place", "[cli][warmup]") {
   TempDir dir;
-  const std::string jobs = "[fleet]\nnodes = 2\ngpus_per_node = 4\n[workload]\nhorizon_s = 3600\n{}"
-                           "[[workload.jobs]]\nn_gpus = 4\nepochs = 2\nclass = \"vit\"\n";
+  const std::string jobs =
+      "[fleet]\nnodes = 2\ngpus_per_node = 4\n[workload]\nhorizon_s = 3600\n{}"
+      "[[workload.jobs]]\nn_gpus = 4\nepochs = 2\nclass = \"vit\"\n";
   auto with = [&](const std::string& line) {
     std::string s = jobs;
     return s.replace(s.find("{}"), 2, line);

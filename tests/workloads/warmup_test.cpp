@@ -6,6 +6,7 @@
 #include <numbers>
 
 #include "fleetwatt/workloads/job_generator.hpp"
+#include "fleetwatt/workloads/replay.hpp"
 #include "fleetwatt/workloads/warmup.hpp"
 #include "scenario_test_support.hpp"
 
@@ -40,9 +41,10 @@ TEST_CASE("warmup_s is read as given and refused, located, when negative or not 
   CHECK_FALSE(parse_scenario(generated(), "s.toml").workload.warmup_s.has_value());
   CHECK(parse_scenario(generated("warmup_s = 7200\n"), "s.toml").workload.warmup_s == 7200.0);
   CHECK(parse_scenario(generated("warmup_s = 0\n"), "s.toml").workload.warmup_s == 0.0);
-  CHECK(error_of(generated("warmup_s = -1\n")) == "bad.toml:3:1: workload.warmup_s: must be zero or more, got -1");
-  CHECK(error_of(generated("warmup_s = \"1 day\"\n")).rfind("bad.toml:3:1: workload.warmup_s: expected a number",
-                                                              0) == 0);
+  CHECK(error_of(generated("warmup_s = -1\n")) ==
+        "bad.toml:3:1: workload.warmup_s: must be zero or more, got -1");
+  CHECK(error_of(generated("warmup_s = \"1 day\"\n"))
+            .rfind("bad.toml:3:1: workload.warmup_s: expected a number", 0) == 0);
   CHECK(error_of(generated("warmup_s = inf\n")) ==
         "bad.toml:3:1: workload.warmup_s: must be a finite number");
 }
@@ -112,4 +114,32 @@ TEST_CASE("the warm-up continues the day/night cycle backwards in time", "[warmu
   CHECK(std::fabs(around_trough - trough_expected) < 4 * std::sqrt(trough_expected));
   // And in total: 100/h over 20 whole days (the cosine integrates to 0), within 4 standard deviations.
   CHECK(std::fabs(static_cast<double>(jobs.size()) - 48000.0) < 4 * std::sqrt(48000.0));
+}
+
+TEST_CASE("a preset's explicit warm-up draws its arrivals before 0 and leaves the window's", "[warmup]") {
+  const std::string text = R"([fleet]
+nodes = 8
+gpus_per_node = 8
+[workload]
+horizon_s = 86400
+[workload.preset]
+cluster = "pai"
+rate_per_hour = 10
+)";
+  Scenario s = parse_scenario(text, "p.toml");
+  CHECK(default_warmup_s(s.workload, {}) == 0.0);  // presets keep 0 unless told
+  const auto without = build_scenario_workload(s, {});
+  s.workload.warmup_s = 86400.0;
+  const auto with = build_scenario_workload(s, {});
+  std::vector<JobSpec> window, warm;
+  for (const auto& j : with) (j.submit_s < 0 ? warm : window).push_back(j);
+  REQUIRE(window.size() == without.size());
+  for (std::size_t i = 0; i < window.size(); ++i) {
+    CHECK(window[i].id == without[i].id);
+    CHECK(window[i].submit_s == without[i].submit_s);
+    CHECK(window[i].n_gpus == without[i].n_gpus);
+  }
+  // 10/h over the 24 h before 0: 240 expected (Poisson, 4 standard deviations allowed).
+  CHECK(std::fabs(static_cast<double>(warm.size()) - 240.0) < 4 * std::sqrt(240.0));
+  for (const auto& j : warm) CHECK(j.submit_s >= -86400.0);
 }

@@ -140,7 +140,7 @@ struct WorkloadConfig {
   /// occupancy when the window opens. Absent: sim::prepare_run sets the default (workloads/warmup.hpp).
   std::optional<double> warmup_s;
   SourceLocation warmup_where;  ///< where warmup_s was given (the [workload] table when absent)
-  std::vector<JobSpec> jobs;   ///< explicit [[workload.jobs]] and jobs_csv rows
+  std::vector<JobSpec> jobs;    ///< explicit [[workload.jobs]] and jobs_csv rows
   std::optional<GeneratorConfig> generator;
   std::optional<TraceConfig> trace;
   std::optional<PresetConfig> preset;
