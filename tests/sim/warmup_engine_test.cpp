@@ -102,3 +102,33 @@ TEST_CASE("a job that ends in the warm-up leaves no trace in the window", "[engi
   CHECK(s.facility_energy_J == Approx(300.0 * 100).epsilon(1e-12));
   for (double w : r->sink.f_facility) CHECK(w == Approx(300.0).epsilon(1e-12));
 }
+
+TEST_CASE("the power ledger takes changes before 0 as state only and sends that state at 0",
+          "[ledger][warmup]") {
+  // 2 nodes x 2 GPUs, idle 50 W, base 100 W per node; the warm-up sets GPU 1 to 200 W and GPU 2 to 300 W.
+  // Over [0, 10): IT = 2 x 100 + 50 + 200 + 300 + 50 = 800 W, 8,000 J; nothing of the warm-up is counted.
+  sim::LedgerConfig c;
+  c.nodes = 2;
+  c.gpus_per_node = 2;
+  c.gpu_idle_W = 50;
+  c.node_base_W = 100;
+  c.start = sim::Time::from_seconds(-10);
+  c.facility_interval = sim::Duration::from_seconds(5);
+  c.node_interval = sim::Duration::from_seconds(5);
+  RecordingSink sink;
+  sim::PowerLedger ledger(c, &sink);
+  const std::vector<sim::GpuIndex> one{1}, two{2};
+  ledger.set_gpu_power(sim::Time::from_seconds(-5), one, 200.0);
+  ledger.set_gpu_power(sim::Time::from_seconds(-3), two, 300.0);
+  CHECK(sink.changes.empty());
+  ledger.close(sim::Time::from_seconds(10));
+  CHECK(ledger.it_energy_J() == Approx(8000.0).epsilon(1e-12));
+  CHECK(ledger.gpu_energy_J() == Approx(6000.0).epsilon(1e-12));
+  CHECK(sink.f_start == std::vector<double>{0.0, 5.0});
+  CHECK(sink.f_it == std::vector<double>{800.0, 800.0});
+  // Node 0 holds GPUs 0 and 1: 100 + 50 + 200; node 1: 100 + 300 + 50.
+  REQUIRE(sink.n_power.size() == 2);
+  CHECK(sink.n_power[0] == std::vector<double>{350.0, 450.0});
+  CHECK(sink.changes ==
+        std::vector<RecordingSink::Change>{{0.0, 0, 50.0}, {0.0, 1, 200.0}, {0.0, 2, 300.0}, {0.0, 3, 50.0}});
+}
