@@ -75,8 +75,8 @@ std::function<void(const sim::Progress&)> progress_printer() {
     const bool done = p.now >= p.horizon;
     if (!done && now - *last < std::chrono::milliseconds(200)) return;
     *last = now;
-    const double frac =
-        p.horizon.ns() > 0 ? static_cast<double>(p.now.ns()) / static_cast<double>(p.horizon.ns()) : 1;
+    const double span = static_cast<double>((p.horizon - p.start).ns());  // a warm-up starts before 0
+    const double frac = span > 0 ? static_cast<double>((p.now - p.start).ns()) / span : 1;
     std::cerr << fmt::format("\r\033[K  {:5.1f} %  simulated {} of {}  jobs done {}/{}  events {}",
                              100.0 * frac, sim::format_time(p.now), sim::format_time(p.horizon),
                              p.jobs_finished, p.jobs_total, p.events)

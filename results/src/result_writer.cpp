@@ -395,6 +395,11 @@ void ResultWriter::write_summary(const sim::RunSummary& s) {
   write_scalar(g, "cost", s.cost, "currency of the [grid.price] signal");
   write_scalar(g, "capped_predictions", static_cast<std::int64_t>(s.capped_predictions),
                "1: job predictions whose power was above the GPU's TDP and was capped to it");
+  // The warm-up (simulated before 0, out of every other figure) and how near steady state it left the fleet.
+  write_scalar(g, "warmup_s", s.warmup_s, "s");
+  write_scalar(g, "jobs_at_start", static_cast<std::int64_t>(s.jobs_at_start), "1: running or queued at 0");
+  write_scalar(g, "occupancy_at_start", s.occupancy_at_start, "1: allocated GPUs / GPUs at 0");
+  write_scalar(g, "occupancy_mean", s.gpu_utilisation, "1: allocated GPUs / GPUs, mean over [0, horizon)");
   write_string_attribute(g, "scheduler", s.scheduler);
   write_string_attribute(g, "placement", s.placement);
   write_string_attribute(g, "predictor", s.predictor);

@@ -93,6 +93,16 @@ std::string format_summary(const sim::RunSummary& s, const GridMetrics& grid, co
   }
   line("CO2", with_scale(s.carbon_kg, "kg", 1000, "t"));
   if (s.cost != 0.0) line("electricity cost", fmt::format("{:.2f}", s.cost));
+  // The warm-up: how far from its mean the fleet's occupancy was when the window opened.
+  if (s.warmup_s > 0.0) {
+    line("warm-up", fmt::format("{:.1f} h before 0 ({} jobs running or queued at 0)", s.warmup_s / 3600.0,
+                                s.jobs_at_start));
+    line("occupancy at t=0", s.gpu_utilisation > 0.0
+                                 ? fmt::format("{:.1f} % of its mean ({:.1f} % of GPUs; mean {:.1f} %)",
+                                               100.0 * s.occupancy_at_start / s.gpu_utilisation,
+                                               100.0 * s.occupancy_at_start, 100.0 * s.gpu_utilisation)
+                                 : fmt::format("{:.1f} % of GPUs", 100.0 * s.occupancy_at_start));
+  }
   if (s.capped_predictions > 0)
     line("capped predictions",
          fmt::format("{} (a job's predicted power above its GPU's TDP; capped to the TDP)",

@@ -10,7 +10,8 @@ namespace fleetwatt::sim {
 void ConsolidatingScheduler::schedule(SchedulerContext& ctx) {
   const Cluster& c = ctx.cluster();
   const Time now = ctx.now();
-  if (idle_since_.empty()) idle_since_.assign(c.nodes(), Time::zero());
+  // Idle since 0, or with a warm-up since its first pass.
+  if (idle_since_.empty()) idle_since_.assign(c.nodes(), std::min(Time::zero(), ctx.now()));
   fifo_pass(ctx);
   if (!ctx.queue().empty()) {
     // The head waits: wake sleeping nodes until enough GPUs are (or will be) powered for it.

@@ -77,6 +77,7 @@ LedgerConfig ledger_config(const EngineSetup& s, const FleetLayout& layout) {
   c.gpu_idle_W = s.gpu.idle_W;
   c.node_base_W = s.node_base_W;
   c.pue = s.pue;
+  c.start = Time::from_ns(-s.warmup.ns());
   c.facility_interval = s.facility_interval;
   c.node_interval = s.node_interval;
   if (!s.groups.empty()) c.groups = layout.ledger_groups();
@@ -127,6 +128,7 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
       placement_(std::move(placement)),
       context_(std::make_unique<Context>(*this)),
       controls_(std::make_unique<Controls>(*this)),
+      queue_(Time::from_ns(-setup_.warmup.ns())),
       cluster_(layout_.blocks()),
       groups_(layout_, cluster_),
       ledger_(ledger_config(setup_, layout_)),
@@ -225,7 +227,7 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
                                               groups.front().gpu.idle_W);
     if (auto* rack_aware = dynamic_cast<RackAwarePlacement*>(placement_.get()))
       rack_aware->set_racks(network_->racks());
-    ledger_.add_other_it_power(Time::zero(), network_->power_W());
+    ledger_.add_other_it_power(queue_.now(), network_->power_W());
   }
 }
 
@@ -234,14 +236,26 @@ Engine::~Engine() = default;
 void Engine::attach(PowerSink* sink) {
   ledger_.attach(sink);
   sink_ = sink;
-  if (network_ && sink_) sink_->network_change(queue_.now(), network_->power_W());
+  // With a warm-up, the network's draw is sent when the window opens.
+  if (network_ && sink_ && queue_.now() >= Time::zero())
+    sink_->network_change(queue_.now(), network_->power_W());
+}
+
+void Engine::open_window() {
+  window_open_ = true;
+  std::uint64_t allocated = 0;
+  for (const JobIndex j : running_) allocated += jobs_[j].gpus.size();
+  summary_.occupancy_at_start = static_cast<double>(allocated) / static_cast<double>(cluster_.gpus());
+  summary_.jobs_at_start = running_.size() + waiting_.size();
+  if (network_ && sink_ && setup_.warmup > Duration::zero())
+    sink_->network_change(Time::zero(), network_->power_W());
 }
 
 void Engine::network_changed(double before_W) {
   const double after = network_->power_W();
   if (after == before_W) return;
   ledger_.add_other_it_power(queue_.now(), after - before_W);
-  if (sink_) sink_->network_change(queue_.now(), after);
+  if (sink_ && queue_.now() >= Time::zero()) sink_->network_change(queue_.now(), after);
 }
 
 void Engine::arrive(JobIndex j) {
@@ -426,8 +440,8 @@ void Engine::finish_job(JobIndex j) {
   job.phase = JobPhase::none;
   job.end = queue_.now();
   job.next_event = 0;
-  gpu_seconds_ += static_cast<double>(job.gpus.size()) * (job.end - job.start).seconds();
-  ++finished_;
+  gpu_seconds_ += static_cast<double>(job.gpus.size()) * window_seconds(job.start, job.end);
+  if (job.end >= Time::zero()) ++finished_;
   request_schedule();
 }
 
@@ -438,13 +452,13 @@ void Engine::close_at_horizon() {
     if (job.state != JobState::running) continue;
     ++running;
     if (job.paused) {
-      job.paused_gpu_seconds += static_cast<double>(job.gpus.size()) * (h - job.phase_start).seconds();
-      gpu_seconds_ += static_cast<double>(job.gpus.size()) * (h - job.start).seconds();
+      job.paused_gpu_seconds += static_cast<double>(job.gpus.size()) * window_seconds(job.phase_start, h);
+      gpu_seconds_ += static_cast<double>(job.gpus.size()) * window_seconds(job.start, h);
       continue;
     }
     meter_.settle(job, h);
     if (job.phase == JobPhase::peak) meter_.close_peak(job);
-    gpu_seconds_ += static_cast<double>(job.gpus.size()) * (h - job.start).seconds();
+    gpu_seconds_ += static_cast<double>(job.gpus.size()) * window_seconds(job.start, h);
   }
   ledger_.close(h);
   grid_->close(h);
@@ -453,9 +467,11 @@ void Engine::close_at_horizon() {
   s.placement = std::string(placement_->name());
   s.predictor = std::string(predictor_.name());
   s.horizon_s = h.seconds();
-  s.jobs_total = jobs_.size();
-  s.jobs_arrived = static_cast<std::uint64_t>(
-      std::count_if(jobs_.begin(), jobs_.end(), [&](const Job& j) { return j.submit < h; }));
+  s.warmup_s = setup_.warmup.seconds();
+  s.jobs_total = static_cast<std::uint64_t>(
+      std::count_if(jobs_.begin(), jobs_.end(), [](const Job& j) { return j.submit >= Time::zero(); }));
+  s.jobs_arrived = static_cast<std::uint64_t>(std::count_if(
+      jobs_.begin(), jobs_.end(), [&](const Job& j) { return j.submit >= Time::zero() && j.submit < h; }));
   s.jobs_finished = finished_;
   s.jobs_running = running;
   s.jobs_queued = waiting_.size();
@@ -476,21 +492,23 @@ void Engine::run(const std::function<void(const Progress&)>& on_progress, std::u
                  const std::atomic<bool>* stop) {
   const auto wall_start = std::chrono::steady_clock::now();
   const Time h = setup_.horizon;
+  const Time start = queue_.now();
   std::uint64_t since_report = 0;
   for (;;) {
     auto next = queue_.next_time();
+    if (!window_open_ && (!next || *next >= Time::zero())) open_window();
     if (!next || *next >= h) break;
     queue_.step();
     if (stop && stop->load(std::memory_order_relaxed)) throw Interrupted();
     if (on_progress && ++since_report >= progress_every) {
       since_report = 0;
-      on_progress({queue_.now(), h, finished_, jobs_.size(), queue_.events_run()});
+      on_progress({queue_.now(), h, finished_, jobs_.size(), queue_.events_run(), start});
     }
   }
   queue_.run_until(h);
   close_at_horizon();
   summary_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  if (on_progress) on_progress({h, h, finished_, jobs_.size(), queue_.events_run()});
+  if (on_progress) on_progress({h, h, finished_, jobs_.size(), queue_.events_run(), start});
 }
 
 }  // namespace fleetwatt::sim

@@ -60,7 +60,7 @@ void Engine::Controls::resume(JobIndex j) {
   Job& job = e_.jobs_.at(j);
   if (job.state != JobState::running || !job.paused) throw std::logic_error("resume: the job is not paused");
   job.paused_gpu_seconds +=
-      static_cast<double>(job.gpus.size()) * (e_.queue_.now() - job.phase_start).seconds();
+      static_cast<double>(job.gpus.size()) * window_seconds(job.phase_start, e_.queue_.now());
   job.paused = false;
   job.phase_start = e_.queue_.now();
   e_.meter_.draw(job, e_.queue_.now(), e_.phase_power(job), e_.phase_stretch(job, job.phase));

@@ -1,6 +1,7 @@
 // From a scenario to an engine's parts: the GPU preset with overrides, and policies by name with their
 // declared parameters (the [scheduler] section checked as a whole).
 #include <fmt/format.h>
+#include <stdexcept>
 
 #include "fleetwatt/sim/engine.hpp"
 #include "fleetwatt/sim/policies.hpp"
@@ -221,6 +222,12 @@ EngineSetup engine_setup(const workloads::Scenario& s) {
     e.price_signal = std::make_shared<const workloads::GridSignal>(
         workloads::read_grid_signal_csv(s.grid.price->file, s.grid.price->options));
   e.horizon = Time::from_seconds(s.workload.horizon_s);
+  try {
+    e.warmup = Duration::from_seconds(s.workload.warmup_s.value_or(0.0));
+  } catch (const std::out_of_range&) {
+    throw workloads::ConfigError(s.workload.warmup_where, "workload.warmup_s",
+                                 "too long for the simulated clock (at most ~292 years)");
+  }
   e.facility_interval = Duration::from_seconds(s.output.facility_interval_s);
   e.node_interval = Duration::from_seconds(s.output.node_interval_s);
   if (s.topology) {

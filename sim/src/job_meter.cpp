@@ -1,6 +1,8 @@
 // Job energy: the draws handed to the ledger, integrated once per job and split by epoch part.
 #include "fleetwatt/sim/job_meter.hpp"
 
+#include <algorithm>
+
 namespace fleetwatt::sim {
 
 void JobMeter::draw(Job& job, Time t, double W_per_gpu, double stretch) {
@@ -12,7 +14,8 @@ void JobMeter::draw(Job& job, Time t, double W_per_gpu, double stretch) {
 void JobMeter::settle(Job& job, Time t) const {
   if (job.paused || job.phase == JobPhase::none) return;
   const double n = static_cast<double>(job.gpus.size());
-  const double dt = (t - job.phase_start).seconds();
+  // Only the window [0, horizon) counts: a job running through the warm-up is metered from 0 on.
+  const double dt = (std::max(t, Time::zero()) - std::max(job.phase_start, Time::zero())).seconds();
   const double energy = n * job.drawn_W * dt;
   job.energy_J += energy;
   if (job.phase == JobPhase::peak) {

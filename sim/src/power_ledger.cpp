@@ -50,12 +50,34 @@ void PowerLedger::attach(PowerSink* sink) {
     throw std::logic_error("a power sink must be attached before the run starts");
   sink_ = sink;
   if (!sink_) return;
+  state_pending_ = config_.start < Time::zero();
+  if (state_pending_) return;
   GpuIndex next = 0;
   for (const auto& grp : config_.groups) {
     std::vector<GpuIndex> gpus(std::uint64_t{grp.nodes} * grp.gpus_per_node);
     for (auto& g : gpus) g = next++;
     sink_->gpu_change(Time::zero(), gpus, grp.gpu_idle_W);
   }
+}
+
+Time PowerLedger::window(Time t) {
+  if (t < Time::zero()) return Time::zero();
+  if (state_pending_) send_state();
+  return t;
+}
+
+void PowerLedger::send_state() {
+  state_pending_ = false;
+  // One change per run of GPUs drawing the same power, all at zero: the state the warm-up left.
+  std::vector<GpuIndex> run;
+  for (GpuIndex g = 0; g < gpu_W_.size(); ++g) {
+    if (!run.empty() && gpu_W_[g] != gpu_W_[run.front()]) {
+      sink_->gpu_change(Time::zero(), run, gpu_W_[run.front()]);
+      run.clear();
+    }
+    run.push_back(g);
+  }
+  if (!run.empty()) sink_->gpu_change(Time::zero(), run, gpu_W_[run.front()]);
 }
 
 void PowerLedger::advance_nodes_to(Time b) {
@@ -112,7 +134,8 @@ void PowerLedger::touch_node(NodeIndex n, Time now) {
   node_last_[n] = now;
 }
 
-void PowerLedger::set_gpu_power(Time now, std::span<const GpuIndex> gpus, double power_W) {
+void PowerLedger::set_gpu_power(Time at, std::span<const GpuIndex> gpus, double power_W) {
+  const Time now = window(at);
   advance(now);
   NodeIndex last_node = ~NodeIndex{0};
   for (GpuIndex g : gpus) {
@@ -133,16 +156,18 @@ void PowerLedger::set_gpu_power(Time now, std::span<const GpuIndex> gpus, double
     node_W_[n] = w;
   }
   it_W_ = base_total_W_ + gpu_total_W_ + other_it_W_;
-  if (sink_) sink_->gpu_change(now, gpus, power_W);
+  if (sink_ && at >= Time::zero()) sink_->gpu_change(now, gpus, power_W);
 }
 
-void PowerLedger::add_other_it_power(Time now, double delta_W) {
+void PowerLedger::add_other_it_power(Time at, double delta_W) {
+  const Time now = window(at);
   advance(now);
   other_it_W_ += delta_W;
   it_W_ = base_total_W_ + gpu_total_W_ + other_it_W_;
 }
 
-void PowerLedger::set_node_base_power(Time now, NodeIndex n, double base_W) {
+void PowerLedger::set_node_base_power(Time at, NodeIndex n, double base_W) {
+  const Time now = window(at);
   advance(now);
   touch_node(n, now);
   base_total_W_ += base_W - node_base_W_[n];
@@ -153,7 +178,8 @@ void PowerLedger::set_node_base_power(Time now, NodeIndex n, double base_W) {
   it_W_ = base_total_W_ + gpu_total_W_ + other_it_W_;
 }
 
-void PowerLedger::close(Time end) {
+void PowerLedger::close(Time at) {
+  const Time end = window(at);
   advance(end);
   // A final partial interval (a horizon that is not a multiple of the interval) is the mean over its span.
   if (facility_start_ < end) {

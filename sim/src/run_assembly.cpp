@@ -6,6 +6,7 @@
 #include "fleetwatt/sim/policy_registry.hpp"
 #include "fleetwatt/workloads/replay.hpp"
 #include "fleetwatt/workloads/scenario_loader.hpp"
+#include "fleetwatt/workloads/warmup.hpp"
 
 namespace fleetwatt::sim {
 
@@ -28,9 +29,16 @@ PreparedRun prepare_run(workloads::Scenario scenario, const RunOverrides& overri
                                 r.scenario.predictor.band);
   // The [scheduler] section is checked against the policies' declarations before any job is built.
   check_scheduler_config(r.scenario.scheduler);
+  const auto estimate = runtime_estimate(*r.predictor, r.setup.gpu);
+  // The warm-up, when the scenario leaves it out: long enough for generated jobs to fill the fleet.
+  auto& workload = r.scenario.workload;
+  if (!workload.warmup_s) {
+    workload.warmup_s = workloads::default_warmup_s(workload, estimate);
+    r.setup.warmup = Duration::from_seconds(*workload.warmup_s);
+  }
   // Trace and preset jobs match their recorded run times to this predictor's estimate on the reference type;
   // the engine matches them again on the type each one starts on.
-  r.jobs = workloads::build_scenario_workload(r.scenario, runtime_estimate(*r.predictor, r.setup.gpu));
+  r.jobs = workloads::build_scenario_workload(r.scenario, estimate);
   return r;
 }
 

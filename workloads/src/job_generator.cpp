@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <optional>
 
 #include "fleetwatt/workloads/random.hpp"
 
@@ -17,38 +18,76 @@ double arrival_rate(const GeneratorConfig& c, double t_s) {
   return c.mean_rate_per_s * (1.0 + c.diurnal_amplitude * std::cos(phase));
 }
 
+namespace {
+
+/// One candidate arrival's draws, taken in a fixed order whether it is kept or not, so a change to one mix
+/// entry's parameters does not reshuffle the arrival times. Returns the job when thinning keeps it.
+std::optional<JobSpec> draw_candidate(const GeneratorConfig& c, Random& rng,
+                                      const std::vector<double>& mix_weights, double peak_rate, double t) {
+  const double keep = rng.uniform();
+  const std::size_t mi = rng.weighted(mix_weights);
+  const MixEntry& m = c.mix[mi];
+  const std::size_t gi =
+      m.n_gpus_weights.empty() ? rng.integer(0, m.n_gpus.size() - 1) : rng.weighted(m.n_gpus_weights);
+  const auto epochs = static_cast<std::uint32_t>(rng.integer(m.epochs_min, m.epochs_max));
+  const double samples = m.samples_min > 0.0 ? std::round(rng.uniform(m.samples_min, m.samples_max)) : 0.0;
+  if (keep * peak_rate >= arrival_rate(c, t)) return std::nullopt;
+  JobSpec j;
+  j.job_class = m.job_class;
+  j.class_origin = m.class_origin;
+  j.submit_s = t;
+  j.n_gpus = m.n_gpus[gi];
+  j.epochs = epochs;
+  j.meta.dataset_samples = samples;
+  return j;
+}
+
+std::vector<double> mix_weights_of(const GeneratorConfig& c) {
+  std::vector<double> w;
+  for (const auto& m : c.mix) w.push_back(m.weight);
+  return w;
+}
+
+}  // namespace
+
 std::vector<JobSpec> generate_jobs(const GeneratorConfig& c, std::uint64_t seed, std::int64_t first_id) {
   std::vector<JobSpec> jobs;
   if (c.mix.empty() || !(c.mean_rate_per_s > 0.0)) return jobs;
   Random rng(seed);
-  std::vector<double> mix_weights;
-  for (const auto& m : c.mix) mix_weights.push_back(m.weight);
+  const std::vector<double> mix_weights = mix_weights_of(c);
   const double peak_rate = c.mean_rate_per_s * (1.0 + c.diurnal_amplitude);
   double t = c.start_s;
   std::int64_t id = first_id;
   for (;;) {
     t += rng.exponential(peak_rate);
     if (t >= c.end_s) break;
-    // Draw every random number of a candidate in a fixed order, accepted or not, so a change to one mix
-    // entry's parameters does not reshuffle the arrival times.
-    const double keep = rng.uniform();
-    const std::size_t mi = rng.weighted(mix_weights);
-    const MixEntry& m = c.mix[mi];
-    const std::size_t gi =
-        m.n_gpus_weights.empty() ? rng.integer(0, m.n_gpus.size() - 1) : rng.weighted(m.n_gpus_weights);
-    const auto epochs = static_cast<std::uint32_t>(rng.integer(m.epochs_min, m.epochs_max));
-    const double samples = m.samples_min > 0.0 ? std::round(rng.uniform(m.samples_min, m.samples_max)) : 0.0;
-    if (keep * peak_rate >= arrival_rate(c, t)) continue;
-    JobSpec j;
-    j.id = id++;
-    j.job_class = m.job_class;
-    j.class_origin = m.class_origin;
-    j.submit_s = t;
-    j.n_gpus = m.n_gpus[gi];
-    j.epochs = epochs;
-    j.meta.dataset_samples = samples;
-    jobs.push_back(std::move(j));
+    if (auto j = draw_candidate(c, rng, mix_weights, peak_rate, t)) {
+      j->id = id++;
+      jobs.push_back(std::move(*j));
+    }
   }
+  return jobs;
+}
+
+std::vector<JobSpec> generate_warmup_jobs(const GeneratorConfig& c, std::uint64_t seed, double warmup_s,
+                                          std::int64_t first_id) {
+  std::vector<JobSpec> jobs;
+  if (c.mix.empty() || !(c.mean_rate_per_s > 0.0) || !(warmup_s > 0.0)) return jobs;
+  // Its own stream of the same seed: the window's arrivals stay those of a run without a warm-up.
+  Random rng(seed ^ kWarmupStream);
+  const std::vector<double> mix_weights = mix_weights_of(c);
+  const double peak_rate = c.mean_rate_per_s * (1.0 + c.diurnal_amplitude);
+  // The candidate process is homogeneous Poisson, so walking it backwards from start_s is as exact as
+  // forwards; thinning against rate(t) at t < start_s continues the day/night cycle into the warm-up.
+  double t = c.start_s;
+  for (;;) {
+    t -= rng.exponential(peak_rate);
+    if (t < c.start_s - warmup_s) break;
+    if (auto j = draw_candidate(c, rng, mix_weights, peak_rate, t)) jobs.push_back(std::move(*j));
+  }
+  std::reverse(jobs.begin(), jobs.end());
+  std::int64_t id = first_id;
+  for (auto& j : jobs) j.id = id++;
   return jobs;
 }
 
@@ -58,6 +97,15 @@ std::vector<JobSpec> build_workload(const Scenario& s) {
     std::int64_t next = 1;
     for (const auto& j : jobs) next = std::max(next, j.id + 1);
     auto generated = generate_jobs(*s.workload.generator, s.seed, next);
+    // Warm-up arrivals (ids after the window's, which stay those of a run without one) lead up to a
+    // generator that opens with the window; one that starts later begins from an empty fleet by choice.
+    const double warmup_s = s.workload.warmup_s.value_or(0.0);
+    if (s.workload.generator->start_s == 0.0 && warmup_s > 0.0) {
+      next += static_cast<std::int64_t>(generated.size());
+      auto warmup = generate_warmup_jobs(*s.workload.generator, s.seed, warmup_s, next);
+      generated.insert(generated.begin(), std::make_move_iterator(warmup.begin()),
+                       std::make_move_iterator(warmup.end()));
+    }
     jobs.insert(jobs.end(), std::make_move_iterator(generated.begin()),
                 std::make_move_iterator(generated.end()));
   }

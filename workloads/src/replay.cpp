@@ -48,7 +48,19 @@ std::vector<JobSpec> build_scenario_workload(const Scenario& s, const RuntimeEst
     auto generated =
         generate_preset_jobs(cluster_preset(p.cluster), {p.mean_rate_per_s, p.start_s, p.end_s, fleet_gpus},
                              s.seed, 0, {}, estimate);
-    // Deferrable marking, as for traces: a seeded share, deadline after the drawn run time.
+    // An explicit warm-up before a preset that opens with the window: its arrivals over [-warmup, 0) from a
+    // stream of their own (the rate is constant, so drawing them forwards is as good as backwards), ids
+    // after the window's, which stay as without one.
+    const double warmup_s = s.workload.warmup_s.value_or(0.0);
+    if (p.start_s == 0.0 && warmup_s > 0.0) {
+      auto warmup = generate_preset_jobs(
+          cluster_preset(p.cluster), {p.mean_rate_per_s, -warmup_s, 0.0, fleet_gpus}, s.seed ^ kWarmupStream,
+          static_cast<std::int64_t>(generated.size()), {}, estimate);
+      generated.insert(generated.end(), std::make_move_iterator(warmup.begin()),
+                       std::make_move_iterator(warmup.end()));
+    }
+    // Deferrable marking, as for traces: a seeded share, deadline after the drawn run time (the window's
+    // jobs first, so a warm-up leaves their marks as they were).
     Random rng(s.seed ^ 0x5deece66dULL);
     for (auto& j : generated) {
       if (rng.uniform() < p.deferrable_fraction) {

@@ -20,6 +20,9 @@ class EventQueue {
  public:
   using Callback = std::function<void()>;
 
+  /// A queue whose clock starts at `start` (before zero: a run that warms up before its window opens).
+  explicit EventQueue(Time start = Time::zero()) : now_(start) {}
+
   /// Schedules `cb` at absolute time t (t >= now()); lower priority values run first at equal times.
   EventId schedule_at(Time t, Callback cb, int priority = 0);
   /// Schedules `cb` after d (d >= 0) from now().

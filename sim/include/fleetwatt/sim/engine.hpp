@@ -3,6 +3,7 @@
 // scheduler decides starts. Jobs run epoch by epoch: a peak phase, then a valley phase.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -42,6 +43,9 @@ struct EngineSetup {
   double pue = 1.0;
   double carbon_kg_per_J = 0.0;
   Time horizon = Time::from_ns(86'400'000'000'000);
+  /// Simulated before 0 ([workload] warmup_s) and kept out of every series and total: the run starts at
+  /// -warmup, its window is [0, horizon).
+  Duration warmup = Duration::zero();
   Duration facility_interval = Duration::from_ns(1'000'000'000);
   Duration node_interval = Duration::from_ns(10'000'000'000);
   std::optional<topologies::TopologyConfig> topology;  ///< the interconnect ([topology]); none: no network
@@ -64,6 +68,7 @@ struct Progress {
   std::uint64_t jobs_finished;
   std::uint64_t jobs_total;
   std::uint64_t events;
+  Time start = Time::zero();  ///< where the run began (-warmup)
 };
 
 class NetworkModel;
@@ -126,6 +131,12 @@ class Engine {
   void schedule_phase_end(JobIndex j);
   void stop_job(JobIndex j);
   void close_at_horizon();
+  /// At the first instant of the window [0, horizon): what the warm-up left (occupancy, the network's draw).
+  void open_window();
+  /// Seconds of [a, b) that fall in the window (from 0 on): warm-up time counts nowhere.
+  [[nodiscard]] static double window_seconds(Time a, Time b) {
+    return (std::max(b, Time::zero()) - std::max(a, Time::zero())).seconds();
+  }
   /// Placement of job j within one node group of a GPU type it can run on (groups tried in order), in
   /// global GPU indices.
   [[nodiscard]] std::optional<Placement> place_in_group(JobIndex j) const;
@@ -158,6 +169,7 @@ class Engine {
   std::unique_ptr<GridMeter> grid_;  ///< carbon and cost per facility interval
   std::vector<NodePower> node_power_;
   bool schedule_pending_ = false;
+  bool window_open_ = false;
   std::uint64_t finished_ = 0;
   double gpu_seconds_ = 0.0;
   RunSummary summary_;

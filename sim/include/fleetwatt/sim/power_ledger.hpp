@@ -38,6 +38,9 @@ struct LedgerConfig {
   double gpu_idle_W = 0.0;
   double node_base_W = 0.0;
   double pue = 1.0;
+  /// The run's first instant. Before zero is a warm-up: changes then set the state but are neither
+  /// integrated nor sent to the sink, which gets the state at zero instead (see window()).
+  Time start = Time::zero();
   Duration facility_interval = Duration::from_ns(1'000'000'000);
   Duration node_interval = Duration::from_ns(10'000'000'000);
   /// Heterogeneous fleets: node groups laid out in order (node-major GPU numbering, as Cluster). When
@@ -47,7 +50,8 @@ struct LedgerConfig {
 
 class PowerLedger {
  public:
-  /// All GPUs start idle at time zero. `sink` may be null (totals only).
+  /// All GPUs start idle at config.start. `sink` may be null (totals only). Totals and series cover
+  /// [0, end) whatever the start.
   explicit PowerLedger(const LedgerConfig& config, PowerSink* sink = nullptr);
 
   /// Sends the series to `sink` from now on; only before time has advanced. Emits the initial GPU state.
@@ -83,6 +87,9 @@ class PowerLedger {
 
  private:
   void advance(Time now);
+  /// `t` clamped to the window's start (zero); the first time in the window sends the state held there.
+  Time window(Time t);
+  void send_state();
   void advance_nodes_to(Time t);
   void touch_node(NodeIndex n, Time now);
 
@@ -100,6 +107,7 @@ class PowerLedger {
   double it_W_ = 0.0;
   Time last_ = Time::zero();
   bool closed_ = false;
+  bool state_pending_ = false;  ///< a warm-up's state at zero is still to be sent to the sink
 
   EnergySum gpu_energy_, it_energy_;
   double peak_it_W_ = 0.0;

@@ -12,13 +12,19 @@ struct RunSummary {
   std::string placement;
   std::string predictor;
   double horizon_s = 0.0;
-  std::uint64_t jobs_total = 0;    ///< jobs in the workload
-  std::uint64_t jobs_arrived = 0;  ///< submitted before the horizon
+  std::uint64_t jobs_total = 0;    ///< jobs in the workload, the warm-up's left out
+  std::uint64_t jobs_arrived = 0;  ///< submitted in [0, horizon)
   std::uint64_t jobs_finished = 0;
   std::uint64_t jobs_running = 0;  ///< still running at the horizon
   std::uint64_t jobs_queued = 0;   ///< still waiting at the horizon
   double gpu_seconds = 0.0;        ///< allocated GPU time (GPU-s)
   double gpu_utilisation = 0.0;    ///< allocated GPU time / (GPUs * horizon)
+  // The warm-up ([workload] warmup_s): simulated before 0 and left out of every other figure here (jobs
+  // finished counts those that finished in [0, horizon)): arrived + jobs_at_start = finished + running +
+  // queued. occupancy_at_start is allocated GPUs / GPUs at 0; its mean over the window is gpu_utilisation.
+  double warmup_s = 0.0;
+  std::uint64_t jobs_at_start = 0;  ///< running or queued at 0 (from the warm-up)
+  double occupancy_at_start = 0.0;
   double gpu_energy_J = 0.0;
   double it_energy_J = 0.0;
   double facility_energy_J = 0.0;

@@ -13,10 +13,20 @@ namespace fleetwatt::workloads {
 [[nodiscard]] std::vector<JobSpec> generate_jobs(const GeneratorConfig& config, std::uint64_t seed,
                                                  std::int64_t first_id);
 
+/// The warm-up's arrivals: the same generator continued backwards in time from its start_s over warmup_s
+/// (the same rate and day/night cycle, a stream of its own from the same seed), in arrival order with ids
+/// from first_id; submit times are start_s - warmup_s <= t < start_s.
+[[nodiscard]] std::vector<JobSpec> generate_warmup_jobs(const GeneratorConfig& config, std::uint64_t seed,
+                                                        double warmup_s, std::int64_t first_id);
+
+/// Seed offset of the warm-up's stream.
+inline constexpr std::uint64_t kWarmupStream = 0x9e3779b97f4a7c15ULL;
+
 /// The generator's instantaneous arrival rate (jobs/s) at time t.
 [[nodiscard]] double arrival_rate(const GeneratorConfig& config, double t_s);
 
-/// Every job of the scenario: explicit ones, then generated ones, sorted by submit time (stable).
+/// Every job of the scenario: explicit ones, then generated ones (with the warm-up's, when the workload has
+/// one), sorted by submit time (stable).
 [[nodiscard]] std::vector<JobSpec> build_workload(const Scenario& scenario);
 
 }  // namespace fleetwatt::workloads

@@ -136,7 +136,11 @@ struct PresetConfig {
 
 struct WorkloadConfig {
   double horizon_s = 86400.0;  ///< simulated span [0, horizon)
-  std::vector<JobSpec> jobs;   ///< explicit [[workload.jobs]] and jobs_csv rows
+  /// [workload] warmup_s: simulated before 0 and kept out of every output, so the fleet is at its steady
+  /// occupancy when the window opens. Absent: sim::prepare_run sets the default (workloads/warmup.hpp).
+  std::optional<double> warmup_s;
+  SourceLocation warmup_where;  ///< where warmup_s was given (the [workload] table when absent)
+  std::vector<JobSpec> jobs;    ///< explicit [[workload.jobs]] and jobs_csv rows
   std::optional<GeneratorConfig> generator;
   std::optional<TraceConfig> trace;
   std::optional<PresetConfig> preset;

@@ -1,0 +1,23 @@
+// The default warm-up ([workload] warmup_s absent): how long a generated workload must run before the
+// window [0, horizon) opens for the fleet to be at its steady occupancy rather than empty at midnight.
+#pragma once
+
+#include "fleetwatt/workloads/job_inference.hpp"
+#include "fleetwatt/workloads/scenario.hpp"
+
+namespace fleetwatt::workloads {
+
+/// How many times the longest generated run time the default warm-up lasts (before rounding up to hours).
+inline constexpr double kWarmupRuntimes = 2.0;
+
+/// The longest run time (s) a generator's mix can draw: each entry at its most epochs and largest dataset,
+/// for each of its GPU counts, as `estimate` predicts it (0 without a mix).
+[[nodiscard]] double longest_generated_runtime_s(const GeneratorConfig& generator,
+                                                 const RuntimeEstimate& estimate);
+
+/// The default warmup_s: kWarmupRuntimes x the longest generated run time, rounded up to whole hours, for a
+/// [workload.generator] that starts with the window (start_s = 0); 0 for every other workload (explicit
+/// jobs, jobs CSV, traces, presets), whose jobs have their own times.
+[[nodiscard]] double default_warmup_s(const WorkloadConfig& workload, const RuntimeEstimate& estimate);
+
+}  // namespace fleetwatt::workloads
