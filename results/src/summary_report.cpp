@@ -58,8 +58,13 @@ std::string format_summary(const sim::RunSummary& s, const GridMetrics& grid, co
     line("fleet", fmt::format("{} node groups", s.fleet_groups.size()));
     for (const auto& g : s.fleet_groups) out += fmt::format("    {}\n", g);
   }
-  line("jobs finished",
-       fmt::format("{} of {} arrived ({} in the workload)", s.jobs_finished, s.jobs_arrived, s.jobs_total));
+  // With a warm-up, jobs running or queued at 0 can finish in the window too: "of N arrived" would mislead.
+  if (s.jobs_at_start > 0)
+    line("jobs finished", fmt::format("{} of {} arrived and {} running or queued at 0 ({} in the workload)",
+                                      s.jobs_finished, s.jobs_arrived, s.jobs_at_start, s.jobs_total));
+  else
+    line("jobs finished",
+         fmt::format("{} of {} arrived ({} in the workload)", s.jobs_finished, s.jobs_arrived, s.jobs_total));
   line("jobs running at the end", fmt::format("{}", s.jobs_running));
   line("jobs still queued", fmt::format("{}", s.jobs_queued));
   line("GPU-hours", fmt::format("{:.1f}", s.gpu_seconds / 3600.0));
