@@ -36,11 +36,11 @@ struct ResultWriter::Impl {
   // Optionals because the HDF5 C++ classes have no (non-deprecated) copy assignment.
   std::optional<H5::H5File> file;
   std::optional<H5::Group> root, facility_group, nodes_group, gpus_group, changes_group;
-  std::optional<AppendableSeries> f_time, f_it, f_facility, f_energy, f_carbon, f_cost;
+  std::optional<AppendableSeries> f_time, f_it, f_facility, f_energy, f_carbon, f_cost, f_pue;
   std::optional<AppendableSeries> n_time;
   std::optional<AppendableMatrix> n_power;
   std::optional<AppendableSeries> c_gpu, c_time, c_power;
-  std::vector<double> fb_time, fb_it, fb_facility, fb_energy, fb_carbon, fb_cost;
+  std::vector<double> fb_time, fb_it, fb_facility, fb_energy, fb_carbon, fb_cost, fb_pue;
   std::vector<double> nb_time;
   std::vector<double> nb_block;  // nodes x block_cols, row-major
   std::size_t block_cols = 1, block_used = 0;
@@ -54,6 +54,8 @@ struct ResultWriter::Impl {
     f_time->append(fb_time.data(), fb_time.size());
     f_it->append(fb_it.data(), fb_it.size());
     f_facility->append(fb_facility.data(), fb_facility.size());
+    f_pue->append(fb_pue.data(), fb_pue.size());
+    fb_pue.clear();
     f_energy->append(fb_energy.data(), fb_energy.size());
     fb_time.clear();
     fb_it.clear();
@@ -88,6 +90,7 @@ struct ResultWriter::Impl {
     f_time.reset();
     f_it.reset();
     f_facility.reset();
+    f_pue.reset();
     f_energy.reset();
     f_carbon.reset();
     f_cost.reset();
@@ -133,6 +136,7 @@ ResultWriter::ResultWriter(std::filesystem::path target, const WriterLayout& lay
   m.f_time.emplace(fg, "time_s", H5::PredType::NATIVE_DOUBLE, "s", kSeriesChunk);
   m.f_it.emplace(fg, "it_power_W", H5::PredType::NATIVE_DOUBLE, "W", kSeriesChunk);
   m.f_facility.emplace(fg, "facility_power_W", H5::PredType::NATIVE_DOUBLE, "W", kSeriesChunk);
+  m.f_pue.emplace(fg, "pue", H5::PredType::NATIVE_DOUBLE, "1", kSeriesChunk);
   m.f_energy.emplace(fg, "energy_J", H5::PredType::NATIVE_DOUBLE, "J", kSeriesChunk);
   m.f_carbon.emplace(fg, "carbon_kg", H5::PredType::NATIVE_DOUBLE, "kg", kSeriesChunk);
   m.f_cost.emplace(fg, "cost", H5::PredType::NATIVE_DOUBLE, "currency of the [grid.price] signal",
@@ -141,7 +145,10 @@ ResultWriter::ResultWriter(std::filesystem::path target, const WriterLayout& lay
   write_string_attribute(
       fg, "description",
       "power_W[i] is the exact mean over [time_s[i], time_s[i] + interval_s); energy_J[i] is "
-      "cumulative facility energy at the end of that interval; carbon_kg[i] and cost[i] are the carbon "
+      "cumulative facility energy at the end of that interval; pue[i] is that interval's facility energy / "
+      "IT "
+      "energy (constant with [facility] cooling = \"constant\", by the hour with \"weather\"); carbon_kg[i] "
+      "and cost[i] are the carbon "
       "emitted and the electricity cost over that interval (facility power integrated exactly against "
       "the grid signals; cost is 0 without [grid.price])");
 
@@ -195,6 +202,7 @@ void ResultWriter::facility_sample(sim::Time start, double it_W, double facility
   m.fb_time.push_back(start.seconds());
   m.fb_it.push_back(it_W);
   m.fb_facility.push_back(facility_W);
+  m.fb_pue.push_back(it_W > 0.0 ? facility_W / it_W : 0.0);
   m.fb_energy.push_back(energy_J);
   if (m.fb_time.size() >= kSeriesChunk) m.flush_facility();
 }
@@ -382,6 +390,11 @@ void ResultWriter::write_summary(const sim::RunSummary& s) {
   write_scalar(g, "peak_facility_interval_mean_W", s.peak_facility_sample_W, "W");
   write_scalar(g, "mean_facility_W", s.mean_facility_W, "W");
   write_scalar(g, "carbon_kg", s.carbon_kg, "kg");
+  if (s.cooling != "constant") {  // weather-driven cooling: the run's PUE and its hourly range
+    write_scalar(g, "pue", s.pue, "1: facility energy / IT energy over the run");
+    write_scalar(g, "pue_min_interval", s.pue_min_interval, "1: lowest facility-interval PUE");
+    write_scalar(g, "pue_max_interval", s.pue_max_interval, "1: highest facility-interval PUE");
+  }
   write_scalar(g, "cost", s.cost, "currency of the [grid.price] signal");
   write_scalar(g, "capped_predictions", static_cast<double>(s.capped_predictions),
                "1: job predictions whose power was above the GPU's TDP and was capped to it");

@@ -53,6 +53,9 @@ std::string format_summary(const sim::RunSummary& s) {
   line("peak facility power",
        with_scale(s.peak_facility_sample_W / 1e3, "kW", 1000, "MW") + " (highest interval mean)");
   line("mean facility power", with_scale(s.mean_facility_W / 1e3, "kW", 1000, "MW"));
+  if (s.cooling != "constant")
+    line("PUE", fmt::format("{:.3f} over the run; {:.3f} to {:.3f} by interval ({} cooling)", s.pue,
+                            s.pue_min_interval, s.pue_max_interval, s.cooling));
   line("CO2", with_scale(s.carbon_kg, "kg", 1000, "t"));
   if (s.cost != 0.0) line("electricity cost", fmt::format("{:.2f}", s.cost));
   if (s.capped_predictions > 0)

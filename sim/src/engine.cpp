@@ -70,8 +70,20 @@ void take_run(Job& job, const TypedRun& r) {
   job.valley = Duration::from_seconds(job.profile.valley_s);
 }
 
-LedgerConfig ledger_config(const EngineSetup& s, const FleetLayout& layout) {
+// The weather-driven facility model of a setup, sized to the fleet's peak IT power unless the scenario
+// gives design_it_kw; null for constant cooling.
+std::unique_ptr<FacilityModel> facility_model(const EngineSetup& s, const FleetLayout& layout) {
+  if (!s.cooling) return nullptr;
+  CoolingDesign d = *s.cooling;
+  if (!(d.design_it_W > 0.0))
+    for (const auto& g : layout.groups())
+      d.design_it_W += g.nodes * (g.gpus_per_node * g.gpu.tdp_W + g.node_base_W);
+  return std::make_unique<FacilityModel>(d, *s.weather);
+}
+
+LedgerConfig ledger_config(const EngineSetup& s, const FleetLayout& layout, const FacilityModel* facility) {
   LedgerConfig c;
+  c.facility = facility;
   c.nodes = s.nodes;
   c.gpus_per_node = s.gpus_per_node;
   c.gpu_idle_W = s.gpu.idle_W;
@@ -129,7 +141,8 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
       controls_(std::make_unique<Controls>(*this)),
       cluster_(layout_.blocks()),
       groups_(layout_, cluster_),
-      ledger_(ledger_config(setup_, layout_)),
+      facility_(facility_model(setup_, layout_)),
+      ledger_(ledger_config(setup_, layout_, facility_.get())),
       meter_(ledger_) {
   const auto& groups = layout_.groups();
   const auto& types = layout_.types();
@@ -210,7 +223,7 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
   // interval (the /facility series) and in total.
   grid_ = std::make_unique<GridMeter>(
       GridMeterConfig{setup_.facility_interval, setup_.pue, setup_.carbon_signal.get(),
-                      setup_.carbon_kg_per_J, setup_.price_signal.get()},
+                      setup_.carbon_kg_per_J, setup_.price_signal.get(), facility_.get()},
       [this](Time start, double carbon_kg, double cost) {
         if (sink_) sink_->grid_sample(start, carbon_kg, cost);
       });
@@ -465,6 +478,12 @@ void Engine::close_at_horizon() {
   s.it_energy_J = ledger_.it_energy_J();
   s.facility_energy_J = ledger_.facility_energy_J();
   s.peak_facility_W = ledger_.peak_facility_W();
+  if (facility_) {
+    s.cooling = "weather";
+    s.pue = s.it_energy_J > 0.0 ? s.facility_energy_J / s.it_energy_J : 0.0;
+    s.pue_min_interval = ledger_.min_interval_pue();
+    s.pue_max_interval = ledger_.max_interval_pue();
+  }
   s.peak_facility_sample_W = ledger_.peak_facility_sample_W();
   s.mean_facility_W = s.facility_energy_J / h.seconds();
   s.carbon_kg = grid_->carbon_kg();

@@ -215,6 +215,15 @@ EngineSetup engine_setup(const workloads::Scenario& s) {
     if (e.groups.size() == 1) e.groups.clear();  // one group is the uniform fleet
   }
   e.pue = s.facility.pue;
+  {
+    const CoolingDesign design =
+        cooling_design(s.facility.cooling, s.facility.cooling_origin, s.facility.cooling_params);
+    if (s.facility.cooling != "constant") {
+      e.cooling = design;
+      e.weather = std::make_shared<const workloads::Weather>(
+          workloads::read_weather_csv(s.facility.weather_csv, s.facility.weather_start));
+    }
+  }
   e.carbon_kg_per_J = s.facility.carbon_kg_per_J;
   e.carbon_signal = s.scheduler.carbon;
   if (s.grid.price)

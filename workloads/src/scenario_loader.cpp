@@ -144,10 +144,27 @@ FleetConfig parse_fleet(const TomlTable& t) {
 }
 
 FacilityConfig parse_facility(const TomlTable& t) {
-  t.require_known({"pue", "carbon_kg_per_kwh"});
+  // The cooling kind's own keys are checked by its declaration (sim/facility_model.cpp), not here.
+  const std::vector<std::string> own{"pue", "carbon_kg_per_kwh", "cooling", "weather_csv", "weather_start"};
   FacilityConfig f;
   f.pue = t.number_at_least("pue", 1.0, false).value_or(1.0);
   f.carbon_kg_per_J = t.number_at_least("carbon_kg_per_kwh", 0.0, false).value_or(0.0) / kJoulesPerKWh;
+  f.cooling = t.string("cooling").value_or(f.cooling);
+  f.cooling_params = params_except(t, own);
+  f.cooling_origin = t.has("cooling") ? t.where("cooling") : t.where();
+  if (auto csv = t.string("weather_csv")) {
+    if (f.cooling != "weather") t.fail("weather_csv", "needs cooling = \"weather\"");
+    f.weather_csv = std::filesystem::path(*csv);
+    if (f.weather_csv.is_relative())
+      f.weather_csv = std::filesystem::path(t.file()).parent_path() / f.weather_csv;
+  } else if (f.cooling == "weather") {
+    throw ConfigError(t.where(), t.dotted("weather_csv"),
+                      "missing (cooling = \"weather\" needs a weather file)");
+  }
+  if (auto start = t.string("weather_start")) {
+    if (f.cooling != "weather") t.fail("weather_start", "needs cooling = \"weather\"");
+    f.weather_start = *start;
+  }
   return f;
 }
 

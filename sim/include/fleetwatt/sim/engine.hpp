@@ -14,6 +14,7 @@
 #include "fleetwatt/models/gpu_hardware.hpp"
 #include "fleetwatt/models/power_predictor.hpp"
 #include "fleetwatt/sim/cluster.hpp"
+#include "fleetwatt/sim/facility_model.hpp"
 #include "fleetwatt/sim/fleet_layout.hpp"
 #include "fleetwatt/sim/grid_meter.hpp"
 #include "fleetwatt/sim/group_views.hpp"
@@ -40,6 +41,10 @@ struct EngineSetup {
   models::GpuHardware gpu;
   double node_base_W = 0.0;
   double pue = 1.0;
+  /// Weather-driven cooling ([facility] cooling = "weather"): the design (design_it_W 0: the fleet's peak
+  /// IT power) and its weather. None: facility = IT x pue.
+  std::optional<CoolingDesign> cooling;
+  std::shared_ptr<const workloads::Weather> weather;
   double carbon_kg_per_J = 0.0;
   Time horizon = Time::from_ns(86'400'000'000'000);
   Duration facility_interval = Duration::from_ns(1'000'000'000);
@@ -145,7 +150,8 @@ class Engine {
   std::unique_ptr<Controls> controls_;
   EventQueue queue_;
   Cluster cluster_;
-  GroupViews groups_;  ///< node groups' own views of cluster_ (several groups)
+  GroupViews groups_;                        ///< node groups' own views of cluster_ (several groups)
+  std::unique_ptr<FacilityModel> facility_;  ///< weather-driven cooling; null: IT x pue
   PowerLedger ledger_;
   JobMeter meter_;  ///< every change of a job's draw, and its energy
   /// Several GPU types: each job's run on each type, [job * types + type].

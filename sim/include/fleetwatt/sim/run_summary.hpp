@@ -26,6 +26,10 @@ struct RunSummary {
   double peak_facility_sample_W = 0.0;  ///< highest facility-interval mean
   double mean_facility_W = 0.0;
   double carbon_kg = 0.0;
+  /// Weather-driven cooling ([facility] cooling = "weather"): facility energy / IT energy over the run and
+  /// the lowest and highest facility-interval PUE. "constant": these stay 0 and are not written.
+  std::string cooling = "constant";
+  double pue = 0.0, pue_min_interval = 0.0, pue_max_interval = 0.0;
   double cost = 0.0;  ///< electricity cost in the [grid.price] currency (0 without one)
   /// Predictions (a job on one GPU type) with a part drawing more than the GPU's TDP: capped to the TDP.
   std::uint64_t capped_predictions = 0;

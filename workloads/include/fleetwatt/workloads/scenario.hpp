@@ -50,8 +50,15 @@ struct FleetConfig {
 };
 
 struct FacilityConfig {
-  double pue = 1.0;              ///< facility power / IT power
+  double pue = 1.0;              ///< facility power / IT power (cooling "constant")
   double carbon_kg_per_J = 0.0;  ///< grid carbon intensity (scenario key is kg/kWh)
+  /// A registered cooling kind (sim/facility_model.hpp): "constant" (IT x pue) or "weather".
+  std::string cooling = "constant";
+  SourceLocation cooling_origin;
+  /// The kind's own keys ([facility] keys other than the ones above and below), checked by its declaration.
+  ParamSet cooling_params;
+  std::filesystem::path weather_csv;  ///< resolved against the scenario's folder; empty: none
+  std::string weather_start;          ///< weather time of simulation time zero; empty: the first row
 };
 
 /// A job class for class-based predictors: a measured per-epoch phase profile at a reference dataset size.
