@@ -37,6 +37,18 @@ struct ResultWriter::Impl {
   std::optional<H5::H5File> file;
   std::optional<H5::Group> root, facility_group, nodes_group, gpus_group, changes_group;
   std::optional<AppendableSeries> f_time, f_it, f_facility, f_energy, f_carbon, f_cost, f_pue;
+  // On-site batteries only, created at their first sample: grid import, battery power, state of charge.
+  std::optional<AppendableSeries> f_import, f_battery, f_soc;
+  std::vector<double> fb_import, fb_battery, fb_soc;
+  void flush_battery() {
+    if (!f_import) return;
+    f_import->append(fb_import.data(), fb_import.size());
+    f_battery->append(fb_battery.data(), fb_battery.size());
+    f_soc->append(fb_soc.data(), fb_soc.size());
+    fb_import.clear();
+    fb_battery.clear();
+    fb_soc.clear();
+  }
   std::optional<AppendableSeries> n_time;
   std::optional<AppendableMatrix> n_power;
   std::optional<AppendableSeries> c_gpu, c_time, c_power;
@@ -91,6 +103,9 @@ struct ResultWriter::Impl {
     f_it.reset();
     f_facility.reset();
     f_pue.reset();
+    f_import.reset();
+    f_battery.reset();
+    f_soc.reset();
     f_energy.reset();
     f_carbon.reset();
     f_cost.reset();
@@ -212,6 +227,20 @@ void ResultWriter::grid_sample(sim::Time /*start*/, double carbon_kg, double cos
   m.fb_carbon.push_back(carbon_kg);
   m.fb_cost.push_back(cost);
   if (m.fb_carbon.size() >= kSeriesChunk) m.flush_grid();
+}
+
+void ResultWriter::battery_sample(sim::Time /*start*/, double import_W, double battery_W, double soc) {
+  auto& m = *impl_;
+  if (!m.f_import) {
+    auto& fg = *m.facility_group;
+    m.f_import.emplace(fg, "grid_import_W", H5::PredType::NATIVE_DOUBLE, "W", kSeriesChunk);
+    m.f_battery.emplace(fg, "battery_W", H5::PredType::NATIVE_DOUBLE, "W", kSeriesChunk);
+    m.f_soc.emplace(fg, "battery_soc", H5::PredType::NATIVE_DOUBLE, "1", kSeriesChunk);
+  }
+  m.fb_import.push_back(import_W);
+  m.fb_battery.push_back(battery_W);
+  m.fb_soc.push_back(soc);
+  if (m.fb_import.size() >= kSeriesChunk) m.flush_battery();
 }
 
 void ResultWriter::node_samples(sim::Time start, std::span<const double> node_W) {
@@ -395,6 +424,15 @@ void ResultWriter::write_summary(const sim::RunSummary& s) {
     write_scalar(g, "pue_min_interval", s.pue_min_interval, "1: lowest facility-interval PUE");
     write_scalar(g, "pue_max_interval", s.pue_max_interval, "1: highest facility-interval PUE");
   }
+  if (s.battery) {  // on-site batteries: what the utility sees (carbon_kg and cost above are charged on it)
+    write_scalar(g, "grid_import_J", s.grid_import_J, "J");
+    write_scalar(g, "peak_grid_import_W", s.peak_grid_import_W, "W: highest facility-interval mean import");
+    write_scalar(g, "import_limit_W", s.import_limit_W, "W: [grid] import_limit_kw (0: none)");
+    write_scalar(g, "time_over_import_limit_s", s.hours_over_import_limit * 3600.0,
+                 "s: facility-interval time with mean import above the limit");
+    write_scalar(g, "storage_loss_J", s.storage_loss_J, "J");
+    write_scalar(g, "storage_change_J", s.storage_change_J, "J: stored energy at the end less at the start");
+  }
   write_scalar(g, "cost", s.cost, "currency of the [grid.price] signal");
   write_scalar(g, "capped_predictions", static_cast<double>(s.capped_predictions),
                "1: job predictions whose power was above the GPU's TDP and was capped to it");
@@ -419,6 +457,7 @@ void ResultWriter::commit() {
   auto& m = *impl_;
   m.flush_facility();
   m.flush_grid();
+  m.flush_battery();
   m.flush_nodes();
   m.flush_changes();
   if (!m.net_time.empty()) {

@@ -225,8 +225,17 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
       GridMeterConfig{setup_.facility_interval, setup_.pue, setup_.carbon_signal.get(),
                       setup_.carbon_kg_per_J, setup_.price_signal.get(), facility_.get()},
       [this](Time start, double carbon_kg, double cost) {
-        if (sink_) sink_->grid_sample(start, carbon_kg, cost);
+        if (bank_)
+          bank_->grid_sample(start, carbon_kg, cost);
+        else if (sink_)
+          sink_->grid_sample(start, carbon_kg, cost);
       });
+  if (!setup_.batteries.empty()) {
+    bank_ = std::make_unique<BatteryBank>(
+        BatteryBankConfig{setup_.batteries, setup_.import_limit_W, setup_.facility_interval, setup_.horizon,
+                          setup_.carbon_signal.get(), setup_.carbon_kg_per_J, setup_.price_signal.get()});
+    ledger_.attach(bank_.get());  // runs without a result sink still see the batteries
+  }
   ledger_.add_segment_observer([this](Time t0, Time t1, double it_W) { grid_->add(t0, t1, it_W); });
   for (JobIndex j = 0; j < jobs_.size(); ++j)
     if (jobs_[j].submit < setup_.horizon)
@@ -245,7 +254,12 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
 Engine::~Engine() = default;
 
 void Engine::attach(PowerSink* sink) {
-  ledger_.attach(sink);
+  if (bank_) {
+    bank_->set_downstream(sink);
+    ledger_.attach(bank_.get());
+  } else {
+    ledger_.attach(sink);
+  }
   sink_ = sink;
   if (network_ && sink_) sink_->network_change(queue_.now(), network_->power_W());
 }
@@ -488,6 +502,17 @@ void Engine::close_at_horizon() {
   s.mean_facility_W = s.facility_energy_J / h.seconds();
   s.carbon_kg = grid_->carbon_kg();
   s.cost = grid_->cost();
+  if (bank_) {  // carbon and cost are charged on grid import
+    s.battery = true;
+    s.carbon_kg = bank_->carbon_kg();
+    s.cost = bank_->cost();
+    s.grid_import_J = bank_->import_J();
+    s.peak_grid_import_W = bank_->peak_import_W();
+    s.import_limit_W = setup_.import_limit_W;
+    s.hours_over_import_limit = bank_->hours_over_limit();
+    s.storage_loss_J = bank_->loss_J();
+    s.storage_change_J = bank_->stored_change_J();
+  }
   s.events = queue_.events_run();
 }
 

@@ -3,7 +3,10 @@
 // located errors for bad cooling keys and bad weather rows (exit status 2, no result file).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <numeric>
+#include <tuple>
 
 #include "fleetwatt/results/result_reader.hpp"
 #include "test_support.hpp"
@@ -130,6 +133,102 @@ TEST_CASE("bad cooling keys and bad weather rows: one located line, exit 2, no f
   for (const auto& [facility, expected] : cases) {
     INFO(facility);
     auto s = dir.write("s.toml", small(facility));
+    auto r = run_command(fw() + " run " + s.string() + " -o " + (dir / "bad.h5").string());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(expected));
+    CHECK_FALSE(std::filesystem::exists(dir / "bad.h5"));
+  }
+}
+
+namespace {
+std::string with_battery(const std::string& battery, const std::string& grid) {
+  return R"(seed = 11
+[fleet]
+nodes = 4
+gpus_per_node = 4
+[facility]
+pue = 1.2
+carbon_kg_per_kwh = 0.5
+[[facility.battery]]
+)" + battery +
+         "\n[grid]\n" + grid + R"(
+[workload]
+horizon_s = 7200
+[workload.generator]
+rate_per_hour = 30
+[[workload.generator.mix]]
+class = "vit"
+n_gpus = [1, 4, 8]
+epochs = [1, 5]
+dataset_samples = [10000, 30000]
+[output]
+facility_interval_s = 60
+)";
+}
+}  // namespace
+
+TEST_CASE("a peak_shave battery: import under the limit, energy balance, carbon on import",
+          "[cli][battery]") {
+  TempDir dir;
+  // Facility demand peaks near 5.2 kW; a 4 kW limit with a 5 kWh, 3 kW battery.
+  auto s = dir.write("b.toml", with_battery("energy_kwh = 5\npower_kw = 3\nround_trip_efficiency = 0.85\n"
+                                            "mode = \"peak_shave\"",
+                                            "import_limit_kw = 4"));
+  auto r = run_command(fw() + " run " + s.string() + " -o " + (dir / "b.h5").string());
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("grid import") != std::string::npos);
+  fleetwatt::results::ResultReader h5(dir / "b.h5");
+  const auto demand = h5.doubles("/facility/facility_power_W"),
+             import = h5.doubles("/facility/grid_import_W");
+  const auto soc = h5.doubles("/facility/battery_soc"), battery = h5.doubles("/facility/battery_W");
+  REQUIRE(import.size() == demand.size());
+  double demand_J = 0, import_J = 0;
+  for (std::size_t i = 0; i < import.size(); ++i) {
+    CHECK_THAT(import[i], WithinRel(demand[i] - battery[i], 1e-12));
+    // Wherever the battery was not empty at the interval's start, import holds the limit.
+    const double soc_before = i == 0 ? 0.5 : soc[i - 1];
+    if (soc_before > 0.2) CHECK(import[i] <= 4000.0 * (1 + 1e-12));
+    demand_J += demand[i] * 60;
+    import_J += import[i] * 60;
+  }
+  CHECK(*std::max_element(demand.begin(), demand.end()) > 4000.0);  // the limit binds
+  // import = demand + stored change + losses (charge - discharge = stored change + losses).
+  const double stored = h5.doubles("/summary/storage_change_J").at(0),
+               loss = h5.doubles("/summary/storage_loss_J").at(0);
+  CHECK(loss > 0.0);
+  CHECK_THAT(import_J, WithinRel(demand_J + stored + loss, 1e-6));
+  CHECK_THAT(h5.doubles("/summary/grid_import_J").at(0), WithinRel(import_J, 1e-9));
+  // Carbon is charged on grid import: 0.5 kg/kWh.
+  CHECK_THAT(h5.doubles("/summary/carbon_kg").at(0), WithinRel(import_J / 3.6e6 * 0.5, 1e-9));
+}
+
+TEST_CASE("a ramp_limit battery holds the import change per minute", "[cli][battery]") {
+  TempDir dir;
+  auto s = dir.write("r.toml", with_battery("energy_kwh = 20\npower_kw = 10\nmode = \"ramp_limit\"\n"
+                                            "ramp_limit_kw_per_min = 0.5",
+                                            ""));
+  auto r = run_command(fw() + " run " + s.string() + " -o " + (dir / "r.h5").string());
+  REQUIRE(r.exit_code == 0);
+  fleetwatt::results::ResultReader h5(dir / "r.h5");
+  const auto import = h5.doubles("/facility/grid_import_W"), soc = h5.doubles("/facility/battery_soc");
+  for (std::size_t i = 1; i < import.size(); ++i)
+    if (soc[i] > 0.01 && soc[i] < 0.99) CHECK(std::fabs(import[i] - import[i - 1]) <= 500.0 * (1 + 1e-9));
+}
+
+TEST_CASE("bad battery keys: one located line, exit 2, no file", "[cli][battery]") {
+  TempDir dir;
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases{
+      {"energy_kwh = 5\npower_kw = 3", "", "grid.import_limit_kw"},
+      {"energy_kwh = 5\npower_kw = 3\nmode = \"arbitrage\"", "import_limit_kw = 4",
+       "b.toml:11:1: facility.battery"},
+      {"energy_kwh = 5", "import_limit_kw = 4", "facility.battery"},
+      {"energy_kwh = 5\npower_kw = 3\nsoc_initial = 1.5", "import_limit_kw = 4", "b.toml:11:1"},
+      {"energy_kwh = 5\npower_kw = 3\nmode = \"ramp_limit\"", "", "ramp_limit_kw_per_min"},
+      {"energy_kwh = 5\npower_kw = 3\nvoltage_v = 800", "import_limit_kw = 4", "b.toml:11:1"},
+  };
+  for (const auto& [battery, grid, expected] : cases) {
+    INFO(battery);
+    auto s = dir.write("b.toml", with_battery(battery, grid));
     auto r = run_command(fw() + " run " + s.string() + " -o " + (dir / "bad.h5").string());
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains(expected));

@@ -13,6 +13,7 @@
 #include "fleetwatt/core/event_queue.hpp"
 #include "fleetwatt/models/gpu_hardware.hpp"
 #include "fleetwatt/models/power_predictor.hpp"
+#include "fleetwatt/sim/battery_bank.hpp"
 #include "fleetwatt/sim/cluster.hpp"
 #include "fleetwatt/sim/facility_model.hpp"
 #include "fleetwatt/sim/fleet_layout.hpp"
@@ -45,6 +46,10 @@ struct EngineSetup {
   /// IT power) and its weather. None: facility = IT x pue.
   std::optional<CoolingDesign> cooling;
   std::shared_ptr<const workloads::Weather> weather;
+  /// On-site batteries ([[facility.battery]]) and the interconnection limit ([grid] import_limit_kw, 0:
+  /// none).
+  std::vector<BatteryConfig> batteries;
+  double import_limit_W = 0.0;
   double carbon_kg_per_J = 0.0;
   Time horizon = Time::from_ns(86'400'000'000'000);
   Duration facility_interval = Duration::from_ns(1'000'000'000);
@@ -169,6 +174,7 @@ class Engine {
   RunSummary summary_;
   std::unique_ptr<NetworkModel> network_;  ///< null without a [topology]
   PowerSink* sink_ = nullptr;
+  std::unique_ptr<BatteryBank> bank_;  ///< between the ledger and sink_ when there are batteries
 };
 
 /// The engine setup a scenario describes (GPU preset with the scenario's overrides).

@@ -49,6 +49,17 @@ struct FleetConfig {
   [[nodiscard]] std::uint64_t largest_group_gpus() const;
 };
 
+/// [[facility.battery]]: on-site storage (sim/site_battery.hpp), in scenario units.
+struct BatteryScenarioConfig {
+  double energy_kwh = 0.0, power_kw = 0.0;
+  double round_trip_efficiency = 0.9;
+  double soc_min = 0.0, soc_max = 1.0, soc_initial = 0.5;
+  std::string mode = "peak_shave";  ///< peak_shave, ramp_limit or carbon
+  double ramp_limit_kw_per_min = 0.0;
+  double charge_below_g_per_kwh = 0.0, discharge_above_g_per_kwh = 0.0;
+  SourceLocation where;
+};
+
 struct FacilityConfig {
   double pue = 1.0;              ///< facility power / IT power (cooling "constant")
   double carbon_kg_per_J = 0.0;  ///< grid carbon intensity (scenario key is kg/kWh)
@@ -59,6 +70,8 @@ struct FacilityConfig {
   ParamSet cooling_params;
   std::filesystem::path weather_csv;  ///< resolved against the scenario's folder; empty: none
   std::string weather_start;          ///< weather time of simulation time zero; empty: the first row
+  std::vector<BatteryScenarioConfig>
+      batteries;  ///< applied in order, each to the import the one before leaves
 };
 
 /// A job class for class-based predictors: a measured per-epoch phase profile at a reference dataset size.
@@ -159,6 +172,7 @@ struct GridSignalConfig {
 struct GridConfig {
   std::optional<GridSignalConfig> carbon;  ///< carbon intensity, g/kWh after `scale`
   std::optional<GridSignalConfig> price;   ///< electricity price, currency per MWh after `scale`
+  double import_limit_kw = 0.0;            ///< interconnection limit (0: none); peak_shave batteries hold it
 };
 
 struct OutputConfig {
