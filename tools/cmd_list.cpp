@@ -14,6 +14,7 @@
 #include "fleetwatt/models/power_law.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
 #include "fleetwatt/models/table_predictor.hpp"
+#include "fleetwatt/sim/facility_model.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
 #include "fleetwatt/topologies/topology_config.hpp"
 #include "fleetwatt/workloads/trace.hpp"
@@ -49,6 +50,9 @@ std::vector<ListSection> registry_sections() {
     fabrics.entries.push_back({std::string(k.name), std::string(k.description), k.params});
   fabrics.entries.push_back(
       {"(every kind)", "keys every [topology] kind takes", topologies::topology_common_params()});
+  ListSection& cooling = out.emplace_back(ListSection{"facility cooling ([facility] cooling)", {}});
+  for (const auto& k : sim::cooling_kinds()) cooling.entries.push_back({k.name, k.description, k.params});
+  cooling.entries.push_back({"(every kind)", "keys every [facility] takes", sim::facility_common_params()});
   ListSection& traces = out.emplace_back(ListSection{"trace formats ([workload.trace] format)", {}});
   for (const auto& f : workloads::trace_format_entries())
     traces.entries.push_back({f.name, f.description, f.params});

@@ -36,11 +36,23 @@ struct ResultWriter::Impl {
   // Optionals because the HDF5 C++ classes have no (non-deprecated) copy assignment.
   std::optional<H5::H5File> file;
   std::optional<H5::Group> root, facility_group, nodes_group, gpus_group, changes_group;
-  std::optional<AppendableSeries> f_time, f_it, f_facility, f_energy, f_carbon, f_cost;
+  std::optional<AppendableSeries> f_time, f_it, f_facility, f_energy, f_carbon, f_cost, f_pue;
+  // On-site batteries only, created at their first sample: grid import, battery power, state of charge.
+  std::optional<AppendableSeries> f_import, f_battery, f_soc;
+  std::vector<double> fb_import, fb_battery, fb_soc;
+  void flush_battery() {
+    if (!f_import) return;
+    f_import->append(fb_import.data(), fb_import.size());
+    f_battery->append(fb_battery.data(), fb_battery.size());
+    f_soc->append(fb_soc.data(), fb_soc.size());
+    fb_import.clear();
+    fb_battery.clear();
+    fb_soc.clear();
+  }
   std::optional<AppendableSeries> n_time;
   std::optional<AppendableMatrix> n_power;
   std::optional<AppendableSeries> c_gpu, c_time, c_power;
-  std::vector<double> fb_time, fb_it, fb_facility, fb_energy, fb_carbon, fb_cost;
+  std::vector<double> fb_time, fb_it, fb_facility, fb_energy, fb_carbon, fb_cost, fb_pue;
   std::vector<double> nb_time;
   std::vector<double> nb_block;  // nodes x block_cols, row-major
   std::size_t block_cols = 1, block_used = 0;
@@ -56,6 +68,8 @@ struct ResultWriter::Impl {
     f_time->append(fb_time.data(), fb_time.size());
     f_it->append(fb_it.data(), fb_it.size());
     f_facility->append(fb_facility.data(), fb_facility.size());
+    f_pue->append(fb_pue.data(), fb_pue.size());
+    fb_pue.clear();
     f_energy->append(fb_energy.data(), fb_energy.size());
     fb_time.clear();
     fb_it.clear();
@@ -90,6 +104,10 @@ struct ResultWriter::Impl {
     f_time.reset();
     f_it.reset();
     f_facility.reset();
+    f_pue.reset();
+    f_import.reset();
+    f_battery.reset();
+    f_soc.reset();
     f_energy.reset();
     f_carbon.reset();
     f_cost.reset();
@@ -135,6 +153,7 @@ ResultWriter::ResultWriter(std::filesystem::path target, const WriterLayout& lay
   m.f_time.emplace(fg, "time_s", H5::PredType::NATIVE_DOUBLE, "s", kSeriesChunk);
   m.f_it.emplace(fg, "it_power_W", H5::PredType::NATIVE_DOUBLE, "W", kSeriesChunk);
   m.f_facility.emplace(fg, "facility_power_W", H5::PredType::NATIVE_DOUBLE, "W", kSeriesChunk);
+  m.f_pue.emplace(fg, "pue", H5::PredType::NATIVE_DOUBLE, "1", kSeriesChunk);
   m.f_energy.emplace(fg, "energy_J", H5::PredType::NATIVE_DOUBLE, "J", kSeriesChunk);
   m.f_carbon.emplace(fg, "carbon_kg", H5::PredType::NATIVE_DOUBLE, "kg", kSeriesChunk);
   m.f_cost.emplace(fg, "cost", H5::PredType::NATIVE_DOUBLE, "currency of the [grid.price] signal",
@@ -143,7 +162,10 @@ ResultWriter::ResultWriter(std::filesystem::path target, const WriterLayout& lay
   write_string_attribute(
       fg, "description",
       "power_W[i] is the exact mean over [time_s[i], time_s[i] + interval_s); energy_J[i] is "
-      "cumulative facility energy at the end of that interval; carbon_kg[i] and cost[i] are the carbon "
+      "cumulative facility energy at the end of that interval; pue[i] is that interval's facility energy / "
+      "IT "
+      "energy (constant with [facility] cooling = \"constant\", by the hour with \"weather\"); carbon_kg[i] "
+      "and cost[i] are the carbon "
       "emitted and the electricity cost over that interval (facility power integrated exactly against "
       "the grid signals; cost is 0 without [grid.price])");
 
@@ -204,6 +226,7 @@ void ResultWriter::facility_sample(sim::Time start, double it_W, double facility
   m.fb_time.push_back(start.seconds());
   m.fb_it.push_back(it_W);
   m.fb_facility.push_back(facility_W);
+  m.fb_pue.push_back(it_W > 0.0 ? facility_W / it_W : 0.0);
   m.fb_energy.push_back(energy_J);
   m.grid->add(start.ns(), facility_W);
   if (m.fb_time.size() >= kSeriesChunk) m.flush_facility();
@@ -214,6 +237,20 @@ void ResultWriter::grid_sample(sim::Time /*start*/, double carbon_kg, double cos
   m.fb_carbon.push_back(carbon_kg);
   m.fb_cost.push_back(cost);
   if (m.fb_carbon.size() >= kSeriesChunk) m.flush_grid();
+}
+
+void ResultWriter::battery_sample(sim::Time /*start*/, double import_W, double battery_W, double soc) {
+  auto& m = *impl_;
+  if (!m.f_import) {
+    auto& fg = *m.facility_group;
+    m.f_import.emplace(fg, "grid_import_W", H5::PredType::NATIVE_DOUBLE, "W", kSeriesChunk);
+    m.f_battery.emplace(fg, "battery_W", H5::PredType::NATIVE_DOUBLE, "W", kSeriesChunk);
+    m.f_soc.emplace(fg, "battery_soc", H5::PredType::NATIVE_DOUBLE, "1", kSeriesChunk);
+  }
+  m.fb_import.push_back(import_W);
+  m.fb_battery.push_back(battery_W);
+  m.fb_soc.push_back(soc);
+  if (m.fb_import.size() >= kSeriesChunk) m.flush_battery();
 }
 
 void ResultWriter::node_samples(sim::Time start, std::span<const double> node_W) {
@@ -392,6 +429,20 @@ void ResultWriter::write_summary(const sim::RunSummary& s) {
   write_scalar(g, "peak_facility_interval_mean_W", s.peak_facility_sample_W, "W");
   write_scalar(g, "mean_facility_W", s.mean_facility_W, "W");
   write_scalar(g, "carbon_kg", s.carbon_kg, "kg");
+  if (s.cooling != "constant") {  // weather-driven cooling: the run's PUE and its hourly range
+    write_scalar(g, "pue", s.pue, "1: facility energy / IT energy over the run");
+    write_scalar(g, "pue_min_interval", s.pue_min_interval, "1: lowest facility-interval PUE");
+    write_scalar(g, "pue_max_interval", s.pue_max_interval, "1: highest facility-interval PUE");
+  }
+  if (s.battery) {  // on-site batteries: what the utility sees (carbon_kg and cost above are charged on it)
+    write_scalar(g, "grid_import_J", s.grid_import_J, "J");
+    write_scalar(g, "peak_grid_import_W", s.peak_grid_import_W, "W: highest facility-interval mean import");
+    write_scalar(g, "import_limit_W", s.import_limit_W, "W: [grid] import_limit_kw (0: none)");
+    write_scalar(g, "time_over_import_limit_s", s.hours_over_import_limit * 3600.0,
+                 "s: facility-interval time with mean import above the limit");
+    write_scalar(g, "storage_loss_J", s.storage_loss_J, "J");
+    write_scalar(g, "storage_change_J", s.storage_change_J, "J: stored energy at the end less at the start");
+  }
   write_scalar(g, "cost", s.cost, "currency of the [grid.price] signal");
   write_scalar(g, "capped_predictions", static_cast<std::int64_t>(s.capped_predictions),
                "1: job predictions whose power was above the GPU's TDP and was capped to it");
@@ -428,6 +479,7 @@ void ResultWriter::commit() {
   auto& m = *impl_;
   m.flush_facility();
   m.flush_grid();
+  m.flush_battery();
   m.flush_nodes();
   m.flush_changes();
   if (!m.net_time.empty()) {

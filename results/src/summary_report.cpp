@@ -96,6 +96,18 @@ std::string format_summary(const sim::RunSummary& s, const GridMetrics& grid, co
                        stamp(clock, grid.coincident_peak_time_s), kw(grid.coincident_peak_mean_W),
                        grid.coincident_hours));
   }
+  if (s.cooling != "constant")
+    line("PUE", fmt::format("{:.3f} over the run; {:.3f} to {:.3f} by interval ({} cooling)", s.pue,
+                            s.pue_min_interval, s.pue_max_interval, s.cooling));
+  if (s.battery) {
+    line("grid import", with_scale(s.grid_import_J / 3.6e6, "kWh", 1000, "MWh") + ", peak " +
+                            with_scale(s.peak_grid_import_W / 1e3, "kW", 1000, "MW") +
+                            " (batteries; CO2 and cost below are on import)");
+    if (s.import_limit_W > 0.0)
+      line("over import limit",
+           fmt::format("{:.2f} h above {:.1f} kW", s.hours_over_import_limit, s.import_limit_W / 1e3));
+    line("storage loss", with_scale(s.storage_loss_J / 3.6e6, "kWh", 1000, "MWh"));
+  }
   line("CO2", with_scale(s.carbon_kg, "kg", 1000, "t"));
   if (s.cost != 0.0) line("electricity cost", fmt::format("{:.2f}", s.cost));
   // The warm-up: how far from its mean the fleet's occupancy was when the window opened.

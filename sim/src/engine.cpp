@@ -70,8 +70,20 @@ void take_run(Job& job, const TypedRun& r) {
   job.valley = Duration::from_seconds(job.profile.valley_s);
 }
 
-LedgerConfig ledger_config(const EngineSetup& s, const FleetLayout& layout) {
+// The weather-driven facility model of a setup, sized to the fleet's peak IT power unless the scenario
+// gives design_it_kw; null for constant cooling.
+std::unique_ptr<FacilityModel> facility_model(const EngineSetup& s, const FleetLayout& layout) {
+  if (!s.cooling) return nullptr;
+  CoolingDesign d = *s.cooling;
+  if (!(d.design_it_W > 0.0))
+    for (const auto& g : layout.groups())
+      d.design_it_W += g.nodes * (g.gpus_per_node * g.gpu.tdp_W + g.node_base_W);
+  return std::make_unique<FacilityModel>(d, *s.weather);
+}
+
+LedgerConfig ledger_config(const EngineSetup& s, const FleetLayout& layout, const FacilityModel* facility) {
   LedgerConfig c;
+  c.facility = facility;
   c.nodes = s.nodes;
   c.gpus_per_node = s.gpus_per_node;
   c.gpu_idle_W = s.gpu.idle_W;
@@ -131,7 +143,8 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
       queue_(Time::from_ns(-setup_.warmup.ns())),
       cluster_(layout_.blocks()),
       groups_(layout_, cluster_),
-      ledger_(ledger_config(setup_, layout_)),
+      facility_(facility_model(setup_, layout_)),
+      ledger_(ledger_config(setup_, layout_, facility_.get())),
       meter_(ledger_) {
   const auto& groups = layout_.groups();
   const auto& types = layout_.types();
@@ -212,10 +225,19 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
   // interval (the /facility series) and in total.
   grid_ = std::make_unique<GridMeter>(
       GridMeterConfig{setup_.facility_interval, setup_.pue, setup_.carbon_signal.get(),
-                      setup_.carbon_kg_per_J, setup_.price_signal.get()},
+                      setup_.carbon_kg_per_J, setup_.price_signal.get(), facility_.get()},
       [this](Time start, double carbon_kg, double cost) {
-        if (sink_) sink_->grid_sample(start, carbon_kg, cost);
+        if (bank_)
+          bank_->grid_sample(start, carbon_kg, cost);
+        else if (sink_)
+          sink_->grid_sample(start, carbon_kg, cost);
       });
+  if (!setup_.batteries.empty()) {
+    bank_ = std::make_unique<BatteryBank>(
+        BatteryBankConfig{setup_.batteries, setup_.import_limit_W, setup_.facility_interval, setup_.horizon,
+                          setup_.carbon_signal.get(), setup_.carbon_kg_per_J, setup_.price_signal.get()});
+    ledger_.attach(bank_.get());  // runs without a result sink still see the batteries
+  }
   ledger_.add_segment_observer([this](Time t0, Time t1, double it_W) { grid_->add(t0, t1, it_W); });
   for (JobIndex j = 0; j < jobs_.size(); ++j)
     if (jobs_[j].submit < setup_.horizon)
@@ -234,7 +256,12 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
 Engine::~Engine() = default;
 
 void Engine::attach(PowerSink* sink) {
-  ledger_.attach(sink);
+  if (bank_) {
+    bank_->set_downstream(sink);
+    ledger_.attach(bank_.get());
+  } else {
+    ledger_.attach(sink);
+  }
   sink_ = sink;
   // With a warm-up, the network's draw is sent when the window opens.
   if (network_ && sink_ && queue_.now() >= Time::zero())
@@ -481,10 +508,27 @@ void Engine::close_at_horizon() {
   s.it_energy_J = ledger_.it_energy_J();
   s.facility_energy_J = ledger_.facility_energy_J();
   s.peak_facility_W = ledger_.peak_facility_W();
+  if (facility_) {
+    s.cooling = "weather";
+    s.pue = s.it_energy_J > 0.0 ? s.facility_energy_J / s.it_energy_J : 0.0;
+    s.pue_min_interval = ledger_.min_interval_pue();
+    s.pue_max_interval = ledger_.max_interval_pue();
+  }
   s.peak_facility_sample_W = ledger_.peak_facility_sample_W();
   s.mean_facility_W = s.facility_energy_J / h.seconds();
   s.carbon_kg = grid_->carbon_kg();
   s.cost = grid_->cost();
+  if (bank_) {  // carbon and cost are charged on grid import
+    s.battery = true;
+    s.carbon_kg = bank_->carbon_kg();
+    s.cost = bank_->cost();
+    s.grid_import_J = bank_->import_J();
+    s.peak_grid_import_W = bank_->peak_import_W();
+    s.import_limit_W = setup_.import_limit_W;
+    s.hours_over_import_limit = bank_->hours_over_limit();
+    s.storage_loss_J = bank_->loss_J();
+    s.storage_change_J = bank_->stored_change_J();
+  }
   s.events = queue_.events_run();
 }
 

@@ -216,7 +216,34 @@ EngineSetup engine_setup(const workloads::Scenario& s) {
     if (e.groups.size() == 1) e.groups.clear();  // one group is the uniform fleet
   }
   e.pue = s.facility.pue;
+  {
+    const CoolingDesign design =
+        cooling_design(s.facility.cooling, s.facility.cooling_origin, s.facility.cooling_params);
+    if (s.facility.cooling != "constant") {
+      e.cooling = design;
+      e.weather = std::make_shared<const workloads::Weather>(
+          workloads::read_weather_csv(s.facility.weather_csv, s.facility.weather_start));
+    }
+  }
   e.carbon_kg_per_J = s.facility.carbon_kg_per_J;
+  e.import_limit_W = s.grid.import_limit_kw * 1e3;
+  for (const auto& b : s.facility.batteries) {
+    BatteryConfig c;
+    c.energy_J = b.energy_kwh * 3.6e6;
+    c.power_W = b.power_kw * 1e3;
+    c.round_trip_efficiency = b.round_trip_efficiency;
+    c.soc_min = b.soc_min;
+    c.soc_max = b.soc_max;
+    c.soc_initial = b.soc_initial;
+    c.mode = b.mode == "ramp_limit" ? BatteryMode::ramp_limit
+             : b.mode == "carbon"   ? BatteryMode::carbon
+                                    : BatteryMode::peak_shave;
+    c.import_limit_W = e.import_limit_W;
+    c.ramp_W_per_min = b.ramp_limit_kw_per_min * 1e3;
+    c.charge_below_g_per_kwh = b.charge_below_g_per_kwh;
+    c.discharge_above_g_per_kwh = b.discharge_above_g_per_kwh;
+    e.batteries.push_back(c);
+  }
   e.carbon_signal = s.scheduler.carbon;
   if (s.grid.price)
     e.price_signal = std::make_shared<const workloads::GridSignal>(

@@ -3,10 +3,14 @@
 
 #include <algorithm>
 
+#include "fleetwatt/sim/facility_model.hpp"
+
 namespace fleetwatt::sim {
 
 GridMeter::GridMeter(const GridMeterConfig& config, std::function<void(Time, double, double)> on_interval)
-    : config_(config), on_interval_(std::move(on_interval)) {}
+    : config_(config), on_interval_(std::move(on_interval)) {
+  if (config_.facility) weather_step_ = config_.facility->step_at(Time::zero());
+}
 
 void GridMeter::integrate(Time t0, Time t1, double facility_W) {
   // J x g/kWh / (3.6e6 J/kWh) / (1000 g/kg); J x currency/MWh / (3.6e9 J/MWh).
@@ -34,10 +38,16 @@ void GridMeter::emit() {
 }
 
 void GridMeter::add(Time t0, Time t1, double it_W) {
-  const double facility_W = it_W * config_.pue;
+  double facility_W = it_W * config_.pue;
   while (t0 < t1) {
     const Time boundary = start_ + config_.interval;
-    const Time piece_end = std::min(t1, boundary);
+    Time piece_end = std::min(t1, boundary);
+    if (config_.facility) {
+      const FacilityModel& m = *config_.facility;
+      while (m.step_end(weather_step_) <= t0) ++weather_step_;
+      piece_end = std::min(piece_end, m.step_end(weather_step_));
+      facility_W = m.power_W(it_W, weather_step_);
+    }
     integrate(t0, piece_end, facility_W);
     if (piece_end == boundary) {
       emit();

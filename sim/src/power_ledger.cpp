@@ -1,6 +1,8 @@
 // Exact integration of piecewise-constant power and its cutting into interval means.
 #include "fleetwatt/sim/power_ledger.hpp"
 
+#include "fleetwatt/sim/facility_model.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -40,6 +42,7 @@ PowerLedger::PowerLedger(const LedgerConfig& config, PowerSink* sink) : config_(
   node_last_.assign(nodes, Time::zero());
   node_sample_W_.assign(nodes, 0.0);
   it_W_ = base_total_W_ + gpu_total_W_;
+  if (config_.facility) weather_step_ = config_.facility->step_at(Time::zero());
   PowerSink* s = sink_;
   sink_ = nullptr;
   attach(s);
@@ -87,6 +90,33 @@ void PowerLedger::advance_nodes_to(Time b) {
   }
 }
 
+double PowerLedger::facility_power_W() const {
+  if (!config_.facility) return it_W_ * config_.pue;
+  return config_.facility->power_W(it_W_, config_.facility->step_at(last_));
+}
+
+double PowerLedger::facility_J(Time a, Time b) {
+  const FacilityModel& m = *config_.facility;
+  double joules = 0.0;
+  while (a < b) {
+    while (m.step_end(weather_step_) <= a) ++weather_step_;  // time only moves forward
+    const Time e = std::min(b, m.step_end(weather_step_));
+    const double w = m.power_W(it_W_, weather_step_);
+    joules += w * (e - a).seconds();
+    peak_facility_W_ = std::max(peak_facility_W_, w);
+    a = e;
+  }
+  return joules;
+}
+
+void PowerLedger::note_interval_pue(double mean_it, double mean_facility) {
+  if (!(mean_it > 0.0)) return;
+  const double pue = mean_facility / mean_it;
+  const bool first = pue_max_ == 0.0;
+  pue_min_ = first ? pue : std::min(pue_min_, pue);
+  pue_max_ = first ? pue : std::max(pue_max_, pue);
+}
+
 void PowerLedger::advance(Time now) {
   if (closed_) throw std::logic_error("power ledger used after close");
   if (now < last_) throw std::logic_error("power ledger asked to go back in time");
@@ -97,14 +127,30 @@ void PowerLedger::advance(Time now) {
     if (b > now) break;
     facility_interval_J_ += it_W_ * (b - cursor).seconds();
     const double mean_it = facility_interval_J_ / config_.facility_interval.seconds();
-    const double cumulative = (it_energy_.value() + it_W_ * (b - last_).seconds()) * config_.pue;
-    peak_sample_W_ = std::max(peak_sample_W_, mean_it * config_.pue);
-    if (sink_) sink_->facility_sample(facility_start_, mean_it, mean_it * config_.pue, cumulative);
+    if (config_.facility) {
+      const double joules = facility_J(cursor, b);
+      facility_energy_.add(joules);
+      facility_interval_fJ_ += joules;
+      const double mean = facility_interval_fJ_ / config_.facility_interval.seconds();
+      peak_sample_W_ = std::max(peak_sample_W_, mean);
+      note_interval_pue(mean_it, mean);
+      if (sink_) sink_->facility_sample(facility_start_, mean_it, mean, facility_energy_.value());
+      facility_interval_fJ_ = 0.0;
+    } else {
+      const double cumulative = (it_energy_.value() + it_W_ * (b - last_).seconds()) * config_.pue;
+      peak_sample_W_ = std::max(peak_sample_W_, mean_it * config_.pue);
+      if (sink_) sink_->facility_sample(facility_start_, mean_it, mean_it * config_.pue, cumulative);
+    }
     facility_start_ = b;
     facility_interval_J_ = 0.0;
     cursor = b;
   }
   facility_interval_J_ += it_W_ * (now - cursor).seconds();
+  if (config_.facility && cursor < now) {
+    const double joules = facility_J(cursor, now);
+    facility_energy_.add(joules);
+    facility_interval_fJ_ += joules;
+  }
   // Node intervals that end by `now`.
   for (;;) {
     const Time b = node_start_ + config_.node_interval;
@@ -184,8 +230,11 @@ void PowerLedger::close(Time at) {
   // A final partial interval (a horizon that is not a multiple of the interval) is the mean over its span.
   if (facility_start_ < end) {
     const double mean_it = facility_interval_J_ / (end - facility_start_).seconds();
-    peak_sample_W_ = std::max(peak_sample_W_, mean_it * config_.pue);
-    if (sink_) sink_->facility_sample(facility_start_, mean_it, mean_it * config_.pue, facility_energy_J());
+    const double mean =
+        config_.facility ? facility_interval_fJ_ / (end - facility_start_).seconds() : mean_it * config_.pue;
+    peak_sample_W_ = std::max(peak_sample_W_, mean);
+    if (config_.facility) note_interval_pue(mean_it, mean);
+    if (sink_) sink_->facility_sample(facility_start_, mean_it, mean, facility_energy_J());
   }
   if (node_start_ < end) {
     advance_nodes_to(end);

@@ -146,10 +146,65 @@ FleetConfig parse_fleet(const TomlTable& t) {
 }
 
 FacilityConfig parse_facility(const TomlTable& t) {
-  t.require_known({"pue", "carbon_kg_per_kwh"});
+  // The cooling kind's own keys are checked by its declaration (sim/facility_model.cpp), not here.
+  const std::vector<std::string> own{"pue",         "carbon_kg_per_kwh", "cooling",
+                                     "weather_csv", "weather_start",     "battery"};
   FacilityConfig f;
   f.pue = t.number_at_least("pue", 1.0, false).value_or(1.0);
   f.carbon_kg_per_J = t.number_at_least("carbon_kg_per_kwh", 0.0, false).value_or(0.0) / kJoulesPerKWh;
+  f.cooling = t.string("cooling").value_or(f.cooling);
+  f.cooling_params = params_except(t, own);
+  f.cooling_origin = t.has("cooling") ? t.where("cooling") : t.where();
+  if (auto csv = t.string("weather_csv")) {
+    if (f.cooling != "weather") t.fail("weather_csv", "needs cooling = \"weather\"");
+    f.weather_csv = std::filesystem::path(*csv);
+    if (f.weather_csv.is_relative())
+      f.weather_csv = std::filesystem::path(t.file()).parent_path() / f.weather_csv;
+  } else if (f.cooling == "weather") {
+    throw ConfigError(t.where(), t.dotted("weather_csv"),
+                      "missing (cooling = \"weather\" needs a weather file)");
+  }
+  for (const auto& bt : t.tables("battery")) {
+    bt.require_known({"energy_kwh", "power_kw", "round_trip_efficiency", "soc_min", "soc_max", "soc_initial",
+                      "mode", "ramp_limit_kw_per_min", "charge_below_g_per_kwh",
+                      "discharge_above_g_per_kwh"});
+    BatteryScenarioConfig b;
+    b.where = bt.where();
+    for (const char* k : {"energy_kwh", "power_kw"})
+      if (!bt.has(k)) throw ConfigError(bt.where(), bt.dotted(k), "missing");
+    b.energy_kwh = *bt.number_at_least("energy_kwh", 0.0, true);
+    b.power_kw = *bt.number_at_least("power_kw", 0.0, true);
+    b.round_trip_efficiency =
+        bt.number_at_least("round_trip_efficiency", 0.0, true).value_or(b.round_trip_efficiency);
+    if (b.round_trip_efficiency > 1.0) bt.fail("round_trip_efficiency", "at most 1");
+    b.soc_min = bt.number_at_least("soc_min", 0.0, false).value_or(b.soc_min);
+    b.soc_max = bt.number_at_least("soc_max", 0.0, false).value_or(b.soc_max);
+    b.soc_initial = bt.number_at_least("soc_initial", 0.0, false).value_or(b.soc_initial);
+    if (!(b.soc_min <= b.soc_initial && b.soc_initial <= b.soc_max && b.soc_max <= 1.0))
+      bt.fail(bt.has("soc_initial") ? "soc_initial" : "soc_max",
+              "need 0 <= soc_min <= soc_initial <= soc_max <= 1");
+    b.mode = bt.string("mode").value_or(b.mode);
+    if (b.mode != "peak_shave" && b.mode != "ramp_limit" && b.mode != "carbon")
+      bt.fail("mode", fmt::format("'{}' is not peak_shave, ramp_limit or carbon", b.mode));
+    if (b.mode == "ramp_limit") {
+      if (!bt.has("ramp_limit_kw_per_min"))
+        throw ConfigError(bt.where(), bt.dotted("ramp_limit_kw_per_min"), "missing (mode = \"ramp_limit\")");
+      b.ramp_limit_kw_per_min = *bt.number_at_least("ramp_limit_kw_per_min", 0.0, true);
+    }
+    if (b.mode == "carbon") {
+      for (const char* k : {"charge_below_g_per_kwh", "discharge_above_g_per_kwh"})
+        if (!bt.has(k)) throw ConfigError(bt.where(), bt.dotted(k), "missing (mode = \"carbon\")");
+      b.charge_below_g_per_kwh = *bt.number_at_least("charge_below_g_per_kwh", 0.0, false);
+      b.discharge_above_g_per_kwh = *bt.number_at_least("discharge_above_g_per_kwh", 0.0, false);
+      if (!(b.discharge_above_g_per_kwh > b.charge_below_g_per_kwh))
+        bt.fail("discharge_above_g_per_kwh", "must be above charge_below_g_per_kwh");
+    }
+    f.batteries.push_back(std::move(b));
+  }
+  if (auto start = t.string("weather_start")) {
+    if (f.cooling != "weather") t.fail("weather_start", "needs cooling = \"weather\"");
+    f.weather_start = *start;
+  }
   return f;
 }
 
@@ -427,8 +482,9 @@ GridSignalConfig parse_grid_signal(const TomlTable& t, const std::filesystem::pa
 }
 
 GridConfig parse_grid(const TomlTable& t, const std::filesystem::path& scenario_file) {
-  t.require_known({"carbon", "price", "system_peak_hours"});
+  t.require_known({"carbon", "price", "system_peak_hours", "import_limit_kw"});
   GridConfig g;
+  g.import_limit_kw = t.number_at_least("import_limit_kw", 0.0, true).value_or(0.0);
   if (auto hours = t.numbers("system_peak_hours")) {
     for (double h : *hours) {
       if (h != std::floor(h) || h < 0 || h > 23)
@@ -543,6 +599,10 @@ Scenario parse_scenario(std::string_view text, const std::filesystem::path& file
     tr.arrival_scale *= tr.fleet_scale;
   }
   if (auto t = top.table("grid")) s.grid = parse_grid(*t, file);
+  for (const auto& b : s.facility.batteries)
+    if (b.mode == "peak_shave" && !(s.grid.import_limit_kw > 0.0))
+      throw ConfigError(b.where, "grid.import_limit_kw",
+                        "missing (a peak_shave battery holds import under it)");
   if (s.grid.carbon)
     s.scheduler.carbon =
         std::make_shared<const GridSignal>(read_grid_signal_csv(s.grid.carbon->file, s.grid.carbon->options));

@@ -58,6 +58,8 @@ class ResultWriter final : public sim::PowerSink {
   void gpu_change(sim::Time t, std::span<const sim::GpuIndex> gpus, double power_W) override;
   /// Network power change points; written as /network/time_s and /network/power_W at commit.
   void network_change(sim::Time t, double power_W) override;
+  /// With batteries: /facility/grid_import_W, battery_W and battery_soc beside the facility series.
+  void battery_sample(sim::Time start, double import_W, double battery_W, double soc) override;
 
   void write_jobs(const std::vector<sim::Job>& jobs, std::uint32_t gpus_per_node);
   /// The job table with node indices from the cluster's layout (any fleet, several node groups included);

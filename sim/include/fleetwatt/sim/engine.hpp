@@ -14,7 +14,9 @@
 #include "fleetwatt/core/event_queue.hpp"
 #include "fleetwatt/models/gpu_hardware.hpp"
 #include "fleetwatt/models/power_predictor.hpp"
+#include "fleetwatt/sim/battery_bank.hpp"
 #include "fleetwatt/sim/cluster.hpp"
+#include "fleetwatt/sim/facility_model.hpp"
 #include "fleetwatt/sim/fleet_layout.hpp"
 #include "fleetwatt/sim/grid_meter.hpp"
 #include "fleetwatt/sim/group_views.hpp"
@@ -41,6 +43,14 @@ struct EngineSetup {
   models::GpuHardware gpu;
   double node_base_W = 0.0;
   double pue = 1.0;
+  /// Weather-driven cooling ([facility] cooling = "weather"): the design (design_it_W 0: the fleet's peak
+  /// IT power) and its weather. None: facility = IT x pue.
+  std::optional<CoolingDesign> cooling;
+  std::shared_ptr<const workloads::Weather> weather;
+  /// On-site batteries ([[facility.battery]]) and the interconnection limit ([grid] import_limit_kw, 0:
+  /// none).
+  std::vector<BatteryConfig> batteries;
+  double import_limit_W = 0.0;
   double carbon_kg_per_J = 0.0;
   Time horizon = Time::from_ns(86'400'000'000'000);
   /// Simulated before 0 ([workload] warmup_s) and kept out of every series and total: the run starts at
@@ -156,7 +166,8 @@ class Engine {
   std::unique_ptr<Controls> controls_;
   EventQueue queue_;
   Cluster cluster_;
-  GroupViews groups_;  ///< node groups' own views of cluster_ (several groups)
+  GroupViews groups_;                        ///< node groups' own views of cluster_ (several groups)
+  std::unique_ptr<FacilityModel> facility_;  ///< weather-driven cooling; null: IT x pue
   PowerLedger ledger_;
   JobMeter meter_;  ///< every change of a job's draw, and its energy
   /// Several GPU types: each job's run on each type, [job * types + type].
@@ -175,6 +186,7 @@ class Engine {
   RunSummary summary_;
   std::unique_ptr<NetworkModel> network_;  ///< null without a [topology]
   PowerSink* sink_ = nullptr;
+  std::unique_ptr<BatteryBank> bank_;  ///< between the ledger and sink_ when there are batteries
 };
 
 /// The engine setup a scenario describes (GPU preset with the scenario's overrides).

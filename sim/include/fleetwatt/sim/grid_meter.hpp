@@ -1,7 +1,8 @@
 // The facility's grid meter: cuts facility power (IT power x PUE, piecewise constant between events) at the
-// facility series' interval boundaries and integrates, exactly, each interval's carbon (kg) against the
-// carbon-intensity signal (or the facility's constant factor) and its cost against the price signal. The
-// run's totals are the sums of those interval values, so series and totals always agree.
+// facility series' interval boundaries (and, with weather-driven cooling, at weather steps) and integrates,
+// exactly, each interval's carbon (kg) against the carbon-intensity signal (or the facility's constant
+// factor) and its cost against the price signal. The run's totals are the sums of those interval values, so
+// series and totals always agree.
 #pragma once
 
 #include <functional>
@@ -18,6 +19,8 @@ struct GridMeterConfig {
   const workloads::GridSignal* carbon = nullptr;  ///< g/kWh; null: `carbon_kg_per_J` throughout
   double carbon_kg_per_J = 0.0;
   const workloads::GridSignal* price = nullptr;  ///< currency per MWh; null: no cost
+  /// Weather-driven cooling: facility power from the model, spans cut at its weather steps. Null: IT x pue.
+  const FacilityModel* facility = nullptr;
 };
 
 class GridMeter {
@@ -42,6 +45,7 @@ class GridMeter {
   Time start_ = Time::zero();  ///< of the interval in progress
   EnergySum carbon_, cost_;    ///< of the interval in progress
   EnergySum carbon_total_, cost_total_;
+  std::size_t weather_step_ = 0;  ///< the weather step the spans have reached (weather-driven cooling)
 };
 
 }  // namespace fleetwatt::sim

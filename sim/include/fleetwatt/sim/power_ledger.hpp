@@ -14,6 +14,8 @@
 
 namespace fleetwatt::sim {
 
+class FacilityModel;
+
 /// Compensated (Neumaier) sum: energy totals over a year of a fleet stay exact to ~1e-16 relative.
 class EnergySum {
  public:
@@ -41,6 +43,9 @@ struct LedgerConfig {
   /// The run's first instant. Before zero is a warm-up: changes then set the state but are neither
   /// integrated nor sent to the sink, which gets the state at zero instead (see window()).
   Time start = Time::zero();
+  /// Weather-driven cooling (facility_model.hpp): facility power from IT power and the weather step in
+  /// force, integrated piece by piece between events and weather steps. Null: IT x pue, as always.
+  const FacilityModel* facility = nullptr;
   Duration facility_interval = Duration::from_ns(1'000'000'000);
   Duration node_interval = Duration::from_ns(10'000'000'000);
   /// Heterogeneous fleets: node groups laid out in order (node-major GPU numbering, as Cluster). When
@@ -74,13 +79,20 @@ class PowerLedger {
   [[nodiscard]] double gpu_power_W(GpuIndex g) const { return gpu_W_[g]; }
   [[nodiscard]] double node_power_W(NodeIndex n) const { return node_W_[n]; }
   [[nodiscard]] double it_power_W() const noexcept { return it_W_; }
-  [[nodiscard]] double facility_power_W() const noexcept { return it_W_ * config_.pue; }
+  [[nodiscard]] double facility_power_W() const;
 
   [[nodiscard]] double gpu_energy_J() const noexcept { return gpu_energy_.value(); }
   [[nodiscard]] double it_energy_J() const noexcept { return it_energy_.value(); }
-  [[nodiscard]] double facility_energy_J() const noexcept { return it_energy_.value() * config_.pue; }
+  [[nodiscard]] double facility_energy_J() const noexcept {
+    return config_.facility ? facility_energy_.value() : it_energy_.value() * config_.pue;
+  }
   /// Highest facility power held for a positive time.
-  [[nodiscard]] double peak_facility_W() const noexcept { return peak_it_W_ * config_.pue; }
+  [[nodiscard]] double peak_facility_W() const noexcept {
+    return config_.facility ? peak_facility_W_ : peak_it_W_ * config_.pue;
+  }
+  /// Weather-driven cooling: lowest and highest facility-interval PUE (facility / IT energy); 0 otherwise.
+  [[nodiscard]] double min_interval_pue() const noexcept { return pue_min_; }
+  [[nodiscard]] double max_interval_pue() const noexcept { return pue_max_; }
   /// Highest facility interval mean.
   [[nodiscard]] double peak_facility_sample_W() const noexcept { return peak_sample_W_; }
   [[nodiscard]] const LedgerConfig& config() const noexcept { return config_; }
@@ -92,6 +104,8 @@ class PowerLedger {
   void send_state();
   void advance_nodes_to(Time t);
   void touch_node(NodeIndex n, Time now);
+  /// Weather-driven facility energy of the current IT power over [a, b), cut at weather steps.
+  double facility_J(Time a, Time b);
 
   LedgerConfig config_;
   PowerSink* sink_;
@@ -116,6 +130,14 @@ class PowerLedger {
   // Facility interval in progress.
   Time facility_start_ = Time::zero();
   double facility_interval_J_ = 0.0;  ///< IT energy since facility_start_
+  // Weather-driven cooling only: facility energy in total and since facility_start_, the weather step the
+  // integration has reached, and the highest facility power held.
+  EnergySum facility_energy_;
+  double facility_interval_fJ_ = 0.0;
+  std::size_t weather_step_ = 0;
+  double peak_facility_W_ = 0.0;
+  double pue_min_ = 0.0, pue_max_ = 0.0;
+  void note_interval_pue(double mean_it, double mean_facility);
   // Node interval in progress: per-node energy since node_start_, integrated up to node_last_[n].
   Time node_start_ = Time::zero();
   std::vector<double> node_interval_J_;

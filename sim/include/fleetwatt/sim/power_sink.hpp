@@ -23,6 +23,10 @@ class PowerSink {
   /// Carbon (kg) and cost (price-signal currency) of the facility over the interval starting at `start`
   /// (the facility series' intervals; sent after that interval's facility_sample).
   virtual void grid_sample(Time /*start*/, double /*carbon_kg*/, double /*cost*/) {}
+  /// With on-site batteries ([[facility.battery]]): over the facility interval starting at `start`, the mean
+  /// grid import, the batteries' net power to the site (positive discharging) and their state of charge at
+  /// the interval's end (stored / capacity of all). Sent after that interval's facility_sample.
+  virtual void battery_sample(Time /*start*/, double /*import_W*/, double /*battery_W*/, double /*soc*/) {}
 };
 
 }  // namespace fleetwatt::sim

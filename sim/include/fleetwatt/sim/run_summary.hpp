@@ -32,6 +32,17 @@ struct RunSummary {
   double peak_facility_sample_W = 0.0;  ///< highest facility-interval mean
   double mean_facility_W = 0.0;
   double carbon_kg = 0.0;
+  /// Weather-driven cooling ([facility] cooling = "weather"): facility energy / IT energy over the run and
+  /// the lowest and highest facility-interval PUE. "constant": these stay 0 and are not written.
+  std::string cooling = "constant";
+  double pue = 0.0, pue_min_interval = 0.0, pue_max_interval = 0.0;
+  /// On-site batteries ([[facility.battery]]): grid import (what the utility sees; carbon_kg and cost are
+  /// then charged on it), its highest interval mean, the [grid] import limit, the hours an interval's import
+  /// was above it, the energy lost in storage and the change of stored energy. Without batteries: not
+  /// written.
+  bool battery = false;
+  double grid_import_J = 0.0, peak_grid_import_W = 0.0, import_limit_W = 0.0, hours_over_import_limit = 0.0;
+  double storage_loss_J = 0.0, storage_change_J = 0.0;
   double cost = 0.0;  ///< electricity cost in the [grid.price] currency (0 without one)
   /// Predictions (a job on one GPU type) with a part drawing more than the GPU's TDP: capped to the TDP.
   std::uint64_t capped_predictions = 0;

@@ -49,9 +49,29 @@ struct FleetConfig {
   [[nodiscard]] std::uint64_t largest_group_gpus() const;
 };
 
+/// [[facility.battery]]: on-site storage (sim/site_battery.hpp), in scenario units.
+struct BatteryScenarioConfig {
+  double energy_kwh = 0.0, power_kw = 0.0;
+  double round_trip_efficiency = 0.9;
+  double soc_min = 0.0, soc_max = 1.0, soc_initial = 0.5;
+  std::string mode = "peak_shave";  ///< peak_shave, ramp_limit or carbon
+  double ramp_limit_kw_per_min = 0.0;
+  double charge_below_g_per_kwh = 0.0, discharge_above_g_per_kwh = 0.0;
+  SourceLocation where;
+};
+
 struct FacilityConfig {
-  double pue = 1.0;              ///< facility power / IT power
+  double pue = 1.0;              ///< facility power / IT power (cooling "constant")
   double carbon_kg_per_J = 0.0;  ///< grid carbon intensity (scenario key is kg/kWh)
+  /// A registered cooling kind (sim/facility_model.hpp): "constant" (IT x pue) or "weather".
+  std::string cooling = "constant";
+  SourceLocation cooling_origin;
+  /// The kind's own keys ([facility] keys other than the ones above and below), checked by its declaration.
+  ParamSet cooling_params;
+  std::filesystem::path weather_csv;  ///< resolved against the scenario's folder; empty: none
+  std::string weather_start;          ///< weather time of simulation time zero; empty: the first row
+  std::vector<BatteryScenarioConfig>
+      batteries;  ///< applied in order, each to the import the one before leaves
 };
 
 /// A job class for class-based predictors: a measured per-epoch phase profile at a reference dataset size.
@@ -159,6 +179,7 @@ struct GridConfig {
   /// [grid] system_peak_hours: hours of the day (0-23, on the clock of [output] start) in which the grid
   /// peaks; the run reports the facility's demand in them (coincident peak). Empty: none given.
   std::vector<int> system_peak_hours;
+  double import_limit_kw = 0.0;            ///< interconnection limit (0: none); peak_shave batteries hold it
 };
 
 struct OutputConfig {

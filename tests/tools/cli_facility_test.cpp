@@ -1,0 +1,237 @@
+// Weather-driven cooling end to end: the shipped year (summer afternoons cost more cooling than winter
+// nights), constant cooling unchanged bit for bit, energy and carbon consistent with the series, and
+// located errors for bad cooling keys and bad weather rows (exit status 2, no result file).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <tuple>
+
+#include "fleetwatt/results/result_reader.hpp"
+#include "test_support.hpp"
+
+using namespace fleetwatt::test;
+using Catch::Matchers::WithinRel;
+
+namespace {
+std::string fw() {
+  return fleetwatt_binary().string();
+}
+
+std::string small(const std::string& facility) {
+  return R"(seed = 11
+[fleet]
+nodes = 4
+gpus_per_node = 4
+[facility]
+)" + facility +
+         R"(
+carbon_kg_per_kwh = 0.5
+[workload]
+horizon_s = 7200
+[workload.generator]
+rate_per_hour = 30
+[[workload.generator.mix]]
+class = "vit"
+n_gpus = [1, 4, 8]
+epochs = [1, 5]
+dataset_samples = [10000, 30000]
+[output]
+facility_interval_s = 60
+)";
+}
+}  // namespace
+
+TEST_CASE("the shipped year: summer-afternoon PUE above winter-night PUE", "[cli][facility]") {
+  TempDir dir;
+  const auto scenario = source_dir() / "workloads/scenarios/year-weather.toml";
+  auto r = run_command(fw() + " run " + scenario.string() + " -o " + (dir / "y.h5").string());
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("PUE") != std::string::npos);
+  fleetwatt::results::ResultReader h5(dir / "y.h5");
+  const auto t = h5.doubles("/facility/time_s");
+  const auto pue = h5.doubles("/facility/pue");
+  REQUIRE(t.size() == 8760);
+  // Simulation time 0 is 2017-01-01T00:00Z; Kentucky is UTC-5 (UTC-4 in summer). Summer afternoons:
+  // June-August (days 151-242), 19:00-21:00 UTC (14:00-16:00 local time in summer). Winter nights:
+  // December-February (days 0-58 and 334-364), 08:00-10:00 UTC (03:00-05:00 local time).
+  double summer = 0, winter = 0;
+  int ns = 0, nw = 0;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const int day = static_cast<int>(t[i] / 86400), hour = static_cast<int>(t[i] / 3600) % 24;
+    if (day >= 151 && day <= 242 && hour >= 19 && hour <= 21) summer += pue[i], ++ns;
+    if ((day <= 58 || day >= 334) && hour >= 8 && hour <= 10) winter += pue[i], ++nw;
+  }
+  summer /= ns;
+  winter /= nw;
+  INFO("summer afternoon PUE " << summer << ", winter night PUE " << winter);
+  CHECK(summer > winter + 0.05);
+  // The run's PUE is facility energy over IT energy, inside the hourly range.
+  const double run_pue = h5.doubles("/summary/pue").at(0);
+  CHECK_THAT(run_pue, WithinRel(h5.doubles("/summary/facility_energy_J").at(0) /
+                                    h5.doubles("/summary/it_energy_J").at(0),
+                                1e-12));
+  CHECK(run_pue > h5.doubles("/summary/pue_min_interval").at(0));
+  CHECK(run_pue < h5.doubles("/summary/pue_max_interval").at(0));
+}
+
+TEST_CASE("cooling = constant is today's facility series bit for bit", "[cli][facility]") {
+  TempDir dir;
+  auto a = dir.write("a.toml", small("pue = 1.3"));
+  auto b = dir.write("b.toml", small("pue = 1.3\ncooling = \"constant\""));
+  REQUIRE(run_command(fw() + " run " + a.string() + " -o " + (dir / "a.h5").string()).exit_code == 0);
+  REQUIRE(run_command(fw() + " run " + b.string() + " -o " + (dir / "b.h5").string()).exit_code == 0);
+  fleetwatt::results::ResultReader ha(dir / "a.h5"), hb(dir / "b.h5");
+  for (const char* d : {"/facility/facility_power_W", "/facility/energy_J", "/facility/carbon_kg",
+                        "/summary/facility_energy_J", "/summary/carbon_kg", "/summary/peak_facility_W"})
+    CHECK(ha.doubles(d) == hb.doubles(d));
+  // Constant cooling: IT x 1.3 in every interval.
+  const auto it = ha.doubles("/facility/it_power_W"), f = ha.doubles("/facility/facility_power_W");
+  for (std::size_t i = 0; i < it.size(); ++i) CHECK(f[i] == it[i] * 1.3);
+}
+
+TEST_CASE("weather cooling: energy, carbon and PUE series agree with the facility series",
+          "[cli][facility]") {
+  TempDir dir;
+  // Half an hour at 5 C (liquid preset: free cooling), then 40 C (chiller at work).
+  dir.write("w.csv", "time,dry_bulb_c\n0,5\n1800,40\n");
+  auto s = dir.write("s.toml", small("cooling = \"weather\"\ndesign = \"liquid\"\nweather_csv = \"w.csv\""));
+  auto r = run_command(fw() + " run " + s.string() + " -o " + (dir / "w.h5").string());
+  REQUIRE(r.exit_code == 0);
+  fleetwatt::results::ResultReader h5(dir / "w.h5");
+  const auto f = h5.doubles("/facility/facility_power_W"), it = h5.doubles("/facility/it_power_W");
+  const auto pue = h5.doubles("/facility/pue"), e = h5.doubles("/facility/energy_J");
+  const auto kg = h5.doubles("/facility/carbon_kg");
+  REQUIRE(f.size() == 120);
+  double energy = 0;
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    energy += f[i] * 60.0;
+    CHECK_THAT(pue[i], WithinRel(f[i] / it[i], 1e-12));
+    CHECK_THAT(kg[i], WithinRel(f[i] * 60.0 / 3.6e6 * 0.5, 1e-9));  // 0.5 kg/kWh of the interval's energy
+  }
+  CHECK_THAT(e.back(), WithinRel(energy, 1e-9));
+  CHECK_THAT(h5.doubles("/summary/carbon_kg").at(0), WithinRel(energy / 3.6e6 * 0.5, 1e-9));
+  // The chiller's half hour: every interval after 1800 s has a higher PUE than every one before.
+  const double before = *std::max_element(pue.begin(), pue.begin() + 30);
+  const double after = *std::min_element(pue.begin() + 30, pue.end());
+  CHECK(after > before);
+}
+
+TEST_CASE("bad cooling keys and bad weather rows: one located line, exit 2, no file", "[cli][facility]") {
+  TempDir dir;
+  dir.write("w.csv", "time,dry_bulb_c\n0,5\n3600,hot\n");
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"cooling = \"weather\"\nweather_csv = \"w.csv\"", "w.csv:3:6: dry_bulb_c"},
+      {"cooling = \"weather\"\nweather_csv = \"none.csv\"", "none.csv"},
+      {"cooling = \"weather\"", "facility.weather_csv"},
+      {"cooling = \"weather\"\nweather_csv = \"w.csv\"\nchiller_cop = 3", "s.toml:8:1: facility.chiller_cop"},
+      {"pue = 1.2\nfan_pump_fraction = 0.1", "s.toml:7:1: facility.fan_pump_fraction"},
+      {"cooling = \"solar\"", "s.toml:6:1: facility.cooling"},
+      {"pue = 1.2\nweather_csv = \"w.csv\"", "s.toml:7:1: facility.weather_csv"},
+  };
+  for (const auto& [facility, expected] : cases) {
+    INFO(facility);
+    auto s = dir.write("s.toml", small(facility));
+    auto r = run_command(fw() + " run " + s.string() + " -o " + (dir / "bad.h5").string());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(expected));
+    CHECK_FALSE(std::filesystem::exists(dir / "bad.h5"));
+  }
+}
+
+namespace {
+std::string with_battery(const std::string& battery, const std::string& grid) {
+  return R"(seed = 11
+[fleet]
+nodes = 4
+gpus_per_node = 4
+[facility]
+pue = 1.2
+carbon_kg_per_kwh = 0.5
+[[facility.battery]]
+)" + battery +
+         "\n[grid]\n" + grid + R"(
+[workload]
+horizon_s = 7200
+[workload.generator]
+rate_per_hour = 30
+[[workload.generator.mix]]
+class = "vit"
+n_gpus = [1, 4, 8]
+epochs = [1, 5]
+dataset_samples = [10000, 30000]
+[output]
+facility_interval_s = 60
+)";
+}
+}  // namespace
+
+TEST_CASE("a peak_shave battery: import under the limit, energy balance, carbon on import",
+          "[cli][battery]") {
+  TempDir dir;
+  // Facility demand peaks near 5.2 kW; a 4 kW limit with a 5 kWh, 3 kW battery.
+  auto s = dir.write("b.toml", with_battery("energy_kwh = 5\npower_kw = 3\nround_trip_efficiency = 0.85\n"
+                                            "mode = \"peak_shave\"",
+                                            "import_limit_kw = 4"));
+  auto r = run_command(fw() + " run " + s.string() + " -o " + (dir / "b.h5").string());
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("grid import") != std::string::npos);
+  fleetwatt::results::ResultReader h5(dir / "b.h5");
+  const auto demand = h5.doubles("/facility/facility_power_W"),
+             import = h5.doubles("/facility/grid_import_W");
+  const auto soc = h5.doubles("/facility/battery_soc"), battery = h5.doubles("/facility/battery_W");
+  REQUIRE(import.size() == demand.size());
+  double demand_J = 0, import_J = 0;
+  for (std::size_t i = 0; i < import.size(); ++i) {
+    CHECK_THAT(import[i], WithinRel(demand[i] - battery[i], 1e-12));
+    // Wherever the battery was not empty at the interval's start, import holds the limit.
+    const double soc_before = i == 0 ? 0.5 : soc[i - 1];
+    if (soc_before > 0.2) CHECK(import[i] <= 4000.0 * (1 + 1e-12));
+    demand_J += demand[i] * 60;
+    import_J += import[i] * 60;
+  }
+  CHECK(*std::max_element(demand.begin(), demand.end()) > 4000.0);  // the limit binds
+  // import = demand + stored change + losses (charge - discharge = stored change + losses).
+  const double stored = h5.doubles("/summary/storage_change_J").at(0),
+               loss = h5.doubles("/summary/storage_loss_J").at(0);
+  CHECK(loss > 0.0);
+  CHECK_THAT(import_J, WithinRel(demand_J + stored + loss, 1e-6));
+  CHECK_THAT(h5.doubles("/summary/grid_import_J").at(0), WithinRel(import_J, 1e-9));
+  // Carbon is charged on grid import: 0.5 kg/kWh.
+  CHECK_THAT(h5.doubles("/summary/carbon_kg").at(0), WithinRel(import_J / 3.6e6 * 0.5, 1e-9));
+}
+
+TEST_CASE("a ramp_limit battery holds the import change per minute", "[cli][battery]") {
+  TempDir dir;
+  auto s = dir.write("r.toml", with_battery("energy_kwh = 20\npower_kw = 10\nmode = \"ramp_limit\"\n"
+                                            "ramp_limit_kw_per_min = 0.5",
+                                            ""));
+  auto r = run_command(fw() + " run " + s.string() + " -o " + (dir / "r.h5").string());
+  REQUIRE(r.exit_code == 0);
+  fleetwatt::results::ResultReader h5(dir / "r.h5");
+  const auto import = h5.doubles("/facility/grid_import_W"), soc = h5.doubles("/facility/battery_soc");
+  for (std::size_t i = 1; i < import.size(); ++i)
+    if (soc[i] > 0.01 && soc[i] < 0.99) CHECK(std::fabs(import[i] - import[i - 1]) <= 500.0 * (1 + 1e-9));
+}
+
+TEST_CASE("bad battery keys: one located line, exit 2, no file", "[cli][battery]") {
+  TempDir dir;
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases{
+      {"energy_kwh = 5\npower_kw = 3", "", "grid.import_limit_kw"},
+      {"energy_kwh = 5\npower_kw = 3\nmode = \"arbitrage\"", "import_limit_kw = 4",
+       "b.toml:11:1: facility.battery"},
+      {"energy_kwh = 5", "import_limit_kw = 4", "facility.battery"},
+      {"energy_kwh = 5\npower_kw = 3\nsoc_initial = 1.5", "import_limit_kw = 4", "b.toml:11:1"},
+      {"energy_kwh = 5\npower_kw = 3\nmode = \"ramp_limit\"", "", "ramp_limit_kw_per_min"},
+      {"energy_kwh = 5\npower_kw = 3\nvoltage_v = 800", "import_limit_kw = 4", "b.toml:11:1"},
+  };
+  for (const auto& [battery, grid, expected] : cases) {
+    INFO(battery);
+    auto s = dir.write("b.toml", with_battery(battery, grid));
+    auto r = run_command(fw() + " run " + s.string() + " -o " + (dir / "bad.h5").string());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(expected));
+    CHECK_FALSE(std::filesystem::exists(dir / "bad.h5"));
+  }
+}
