@@ -112,18 +112,34 @@ StepBreakdown DatasheetPredictor::explain(const JobSpec& job, const GpuHardware&
       meta.training_flops_per_sample > 0.0 ? meta.training_flops_per_sample : s.model.training_flops();
   const StepInputs in = step_inputs(job, s.model, p.power_limit_W, p.default_workers);
 
-  // A model that does not fit is refused: training state (or the weights of forward-only work) plus the
-  // activations kept for the backward pass.
-  const double act_bytes = in.precision == Precision::fp32 || in.precision == Precision::tf32 ? 4.0 : 2.0;
-  const double state =
-      in.pass_factor > 1.0 ? p.training_state_bytes_per_param : p.inference_state_bytes_per_param;
-  s.memory_need_bytes = state * s.model.params + s.per_gpu_batch * s.model.activation_elements * act_bytes;
+  // A model that does not fit is refused: model state by ZeRO stage and the activations kept for the
+  // backward pass (or the weights and one pass's layer outputs of forward-only work), models/llm_memory.hpp.
+  const auto& par = meta.parallel;
+  MemoryJob mj;
+  mj.parallel = par;
+  mj.dp = par.dp(job.n_gpus);
+  if (mj.dp == 0)
+    throw ConfigError(
+        job.class_origin, "tp",
+        fmt::format("n_gpus {} is not a multiple of tp x pp = {} x {}", job.n_gpus, par.tp, par.pp));
+  mj.per_replica_batch = static_cast<double>(meta.batch_size) / mj.dp;
+  mj.precision = in.precision;
+  mj.training = in.pass_factor > 1.0;
+  mj.inference_bytes_per_param = p.inference_state_bytes_per_param;
+  s.memory = memory_per_gpu(s.model, mj);
+  s.memory_need_bytes = s.memory.total();
   if (s.memory_need_bytes > gpu.memory_bytes)
-    throw ConfigError(job.class_origin, "model",
-                      fmt::format("{} at batch {} per GPU needs about {:.1f} GiB per GPU (training state and "
-                                  "activations); {} has {:.0f} GiB",
-                                  s.model.name, s.per_gpu_batch, s.memory_need_bytes / 1073741824.0, gpu.id,
-                                  gpu.memory_bytes / 1073741824.0));
+    throw ConfigError(
+        job.class_origin, "model",
+        fmt::format(
+            "{} needs {:.1f} GiB per GPU (weights {:.1f}, gradients {:.1f}, optimizer {:.1f}, "
+            "activations {:.1f} GiB at tp {} pp {} dp {} zero {} micro-batch {} recompute {}); {} has "
+            "{:.0f} GiB",
+            s.model.name, s.memory_need_bytes / 1073741824.0, s.memory.weights / 1073741824.0,
+            s.memory.gradients / 1073741824.0, s.memory.optimizer / 1073741824.0,
+            s.memory.activations / 1073741824.0, par.tp, par.pp, mj.dp, par.zero,
+            par.micro_batch > 0 ? static_cast<double>(par.micro_batch) : mj.per_replica_batch,
+            workloads::to_string(par.recompute), gpu.id, gpu.memory_bytes / 1073741824.0));
 
   s.roofline = roofline_step(s.model, in, gpu, p.fit.time, p.fit.power);
   const RooflineStep& r = s.roofline;
@@ -133,10 +149,13 @@ StepBreakdown DatasheetPredictor::explain(const JobSpec& job, const GpuHardware&
   TrainingIoConfig io;
   io.comm_overlap = p.comm_overlap;
   io.checkpoint_bytes_per_param = p.checkpoint_bytes_per_param;
-  if (job.n_gpus > 1) {
+  // With model parallelism each GPU all-reduces its tp x pp shard of the gradients over the dp replicas;
+  // the tensor- and pipeline-parallel traffic (and the pipeline bubble) are not modelled yet.
+  const double replicas = mj.dp, shard = s.model.params / (static_cast<double>(par.tp) * par.pp);
+  if (replicas > 1) {
     const double link = gpu.nvlink_bw_Bps > 0.0 ? gpu.nvlink_bw_Bps : gpu.pcie_bw_Bps;
     const double allreduce_s =
-        2.0 * (n - 1.0) / n * gradient_bytes(s.model.params, meta.precision, io) / link;
+        2.0 * (replicas - 1.0) / replicas * gradient_bytes(shard, meta.precision, io) / link;
     s.comm_s = exposed_communication(r.work_s, allreduce_s, io.comm_overlap, io.backward_fraction);
   }
   // Loading runs ahead of the GPU (prefetch): only what it takes beyond the step's work is a stall.

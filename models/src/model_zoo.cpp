@@ -3,6 +3,9 @@
 // so parameter counts match exactly and MACs match the published figures.
 #include "fleetwatt/models/model_zoo.hpp"
 
+#include "llm_shapes.hpp"
+#include "zoo_ops.hpp"
+
 #include <fmt/format.h>
 
 #include <array>
@@ -12,43 +15,7 @@
 namespace fleetwatt::models {
 namespace {
 
-/// Accumulates the forward pass by operator class (ModelCount::ops). Rules, used by every architecture:
-///  - bytes are FP32 activations read and written by each kernel (4 bytes per element), per sample;
-///  - weight_bytes count every parameter once per kernel that reads all of it (GEMM weights and biases,
-///    normalisation scales and shifts, ViT's class token and position table); embedding tables only
-///    gathered by row count no weight bytes (their touched rows are activation bytes), so a tied output
-///    embedding is counted once, by the vocabulary projection's GEMM;
-///  - memory FLOPs are one per output element, five per element for batch/layer norms and softmax; dropout
-///    and reshapes that PyTorch runs as views are not counted;
-///  - attention holds the score and value matmuls (their FLOPs are part of forward_flops) and the traffic and
-///    launches of the score chain (QK^T, scale and mask, softmax, AV: four kernels per layer); the chain's
-///    element-wise FLOPs (2 for scale and mask + 5 for softmax per score element) go to memory FLOPs, so
-///    tensor + vector + attention FLOPs equal forward_flops exactly.
-struct Ops {
-  std::array<OpWork, kOpClasses> w{};
-
-  void add(OpClass c, double flops, double read, double written, double weights, double kernels = 1.0) {
-    OpWork& o = w[static_cast<std::size_t>(c)];
-    o.flops += flops;
-    o.bytes += 4.0 * (read + written);
-    o.weight_bytes += 4.0 * weights;
-    o.kernels += kernels;
-  }
-  /// A GEMM-like kernel: 2 FLOPs per MAC.
-  void gemm(OpClass c, double macs, double read, double written, double weights) {
-    add(c, 2.0 * macs, read, written, weights);
-  }
-  /// An element-wise / reduction kernel writing `out` elements after reading `read`.
-  void elementwise(double out, double read, double flops_per_element = 1.0, double weights = 0.0) {
-    add(OpClass::memory, flops_per_element * out, read, out, weights);
-  }
-  void merge(const Ops& o) {
-    for (std::size_t i = 0; i < kOpClasses; ++i) {
-      w[i].flops += o.w[i].flops, w[i].bytes += o.w[i].bytes;
-      w[i].weight_bytes += o.w[i].weight_bytes, w[i].kernels += o.w[i].kernels;
-    }
-  }
-};
+using detail::Ops;
 
 /// Tracks the activation shape (channels x height x width) through a CNN and accumulates counts.
 class ConvCounter {
@@ -462,8 +429,16 @@ ModelCount gpt3(std::string_view variant, std::uint32_t seq_len) {
     shape.layers = 24, shape.d_model = 2048, shape.heads = 16, name = "gpt3_xl";
   } else if (variant == "2.7b") {
     shape.layers = 32, shape.d_model = 2560, shape.heads = 32, name = "gpt3_27";
+  } else if (variant == "6.7b") {
+    shape.layers = 32, shape.d_model = 4096, shape.heads = 32, name = "gpt3_67";
+  } else if (variant == "13b") {
+    // Table 2.1 gives d_model 5140 with 40 heads of 128 (5120): the projections are counted at d_model.
+    shape.layers = 40, shape.d_model = 5140, shape.heads = 40, shape.d_head = 128, name = "gpt3_13b";
+  } else if (variant == "175b") {
+    shape.layers = 96, shape.d_model = 12288, shape.heads = 96, name = "gpt3_175b";
   } else {
-    throw std::invalid_argument(fmt::format("gpt3: variant '{}' is not one of xl, 2.7b", variant));
+    throw std::invalid_argument(
+        fmt::format("gpt3: variant '{}' is not one of xl, 2.7b, 6.7b, 13b, 175b", variant));
   }
   if (seq_len == 0 || seq_len > 2048)
     throw std::invalid_argument(fmt::format("{}: sequence length {} is not in 1..2048", name, seq_len));
@@ -522,7 +497,7 @@ ModelCount neumf(std::uint32_t users, std::uint32_t items, std::uint32_t factors
 ModelCount transformer(const TransformerShape& s) {
   if (s.layers == 0 || s.d_model == 0 || s.heads == 0 || s.seq_len == 0)
     throw std::invalid_argument("transformer: layers, d_model, heads and seq_len must be positive");
-  if (s.d_model % s.heads != 0)
+  if (s.d_head == 0 && s.d_model % s.heads != 0)
     throw std::invalid_argument(
         fmt::format("transformer: d_model {} is not divisible by heads {}", s.d_model, s.heads));
   const std::uint32_t positions = s.max_positions ? s.max_positions : s.seq_len;
@@ -553,6 +528,9 @@ ModelCount transformer(const TransformerShape& s) {
              stack.activations + 2.0 * s.seq_len * d +
                  (head_macs > 0 ? static_cast<double>(s.seq_len) * s.vocab : 0.0));
   m.ops = ops.w;
+  m.blocks = s.layers, m.d_model = s.d_model, m.heads = s.heads;
+  m.d_attention = s.d_head ? s.heads * s.d_head : s.d_model;
+  m.active_params = m.params;
   return m;
 }
 
@@ -612,7 +590,25 @@ const std::vector<ZooEntry>& zoo_entries() {
        "GPT-3 XL 1.3B (Brown et al. 2020 table 2.1; GPT-2 layout, dense attention, tied embedding)"},
       {"gpt3_27", "sequence", 2048,
        "GPT-3 2.7B (Brown et al. 2020 table 2.1; GPT-2 layout, dense attention, tied embedding)"},
+      {"gpt3_67", "sequence", 2048,
+       "GPT-3 6.7B (Brown et al. 2020 table 2.1: 32 layers, d_model 4096, 32 heads)"},
+      {"gpt3_13b", "sequence", 2048,
+       "GPT-3 13B (Brown et al. 2020 table 2.1: 40 layers, d_model 5140, 40 heads of 128)"},
+      {"gpt3_175b", "sequence", 2048,
+       "GPT-3 175B (Brown et al. 2020 table 2.1: 96 layers, d_model 12288, 96 heads of 128)"},
       {"opt_13", "sequence", 2048, "OPT-1.3B (HuggingFace facebook/opt-1.3b, tied lm_head)"},
+      {"llama2_7b", "sequence", 4096, "Llama 2 7B (Touvron et al. 2023: 32 layers, d 4096, SwiGLU 11008)"},
+      {"llama2_13b", "sequence", 4096, "Llama 2 13B (Touvron et al. 2023: 40 layers, d 5120, SwiGLU 13824)"},
+      {"llama2_70b", "sequence", 4096,
+       "Llama 2 70B (Touvron et al. 2023: 80 layers, d 8192, 64 heads, GQA 8 KV heads, SwiGLU 28672)"},
+      {"llama3_8b", "sequence", 8192,
+       "Llama 3 8B (Llama 3 report table 3: 32 layers, d 4096, FFN 14336, 32/8 heads, vocab 128256)"},
+      {"llama3_70b", "sequence", 8192,
+       "Llama 3 70B (Llama 3 report table 3: 80 layers, d 8192, FFN 28672, 64/8 heads, vocab 128256)"},
+      {"llama31_405b", "sequence", 8192,
+       "Llama 3.1 405B (Llama 3 report table 3: 126 layers, d 16384, FFN 53248, 128/8 heads)"},
+      {"mixtral_8x7b", "sequence", 4096,
+       "Mixtral 8x7B (Jiang et al. 2024: Mistral-7B layout, 8 SwiGLU experts of 14336, 2 active per token)"},
       {"neumf", "none", 0, "NeuMF recommender (factor 32, 3 MLP layers) on MovieLens-1M"},
   };
   return entries;
@@ -620,12 +616,20 @@ const std::vector<ZooEntry>& zoo_entries() {
 
 namespace {
 /// Other spellings of zoo names (the NeuSight data's underscores, the zoo's hyphens).
-constexpr std::array<std::array<std::string_view, 2>, 6> kAliases{{{"bert_base", "bert-base"},
-                                                                   {"bert_large", "bert-large"},
-                                                                   {"gpt2_small", "gpt2-small"},
-                                                                   {"gpt2_medium", "gpt2-medium"},
-                                                                   {"gpt2-large", "gpt2_large"},
-                                                                   {"opt-1.3b", "opt_13"}}};
+constexpr std::array<std::array<std::string_view, 2>, 14> kAliases{{{"bert_base", "bert-base"},
+                                                                    {"gpt3-6.7b", "gpt3_67"},
+                                                                    {"gpt3-13b", "gpt3_13b"},
+                                                                    {"gpt3-175b", "gpt3_175b"},
+                                                                    {"llama-2-7b", "llama2_7b"},
+                                                                    {"llama-2-13b", "llama2_13b"},
+                                                                    {"llama-2-70b", "llama2_70b"},
+                                                                    {"llama-3-8b", "llama3_8b"},
+                                                                    {"llama3_405b", "llama31_405b"},
+                                                                    {"bert_large", "bert-large"},
+                                                                    {"gpt2_small", "gpt2-small"},
+                                                                    {"gpt2_medium", "gpt2-medium"},
+                                                                    {"gpt2-large", "gpt2_large"},
+                                                                    {"opt-1.3b", "opt_13"}}};
 const ZooEntry* find_entry(std::string_view name) {
   for (const auto& [alias, canonical] : kAliases)
     if (name == alias) name = canonical;
@@ -672,6 +676,14 @@ ModelCount count_model(std::string_view name, std::uint32_t input_size) {
   if (name == "gpt3_xl") return gpt3("xl", in);
   if (name == "gpt3_27") return gpt3("2.7b", in);
   if (name == "opt_13") return opt("1.3b", in);
+  if (name == "gpt3_67") return gpt3("6.7b", in);
+  if (name == "gpt3_13b") return gpt3("13b", in);
+  if (name == "gpt3_175b") return gpt3("175b", in);
+  if (const auto shape = detail::llm_shape(name)) {
+    DecoderShape s = *shape;
+    s.seq_len = in;
+    return llama_decoder(s, std::string(name));
+  }
   if (name == "neumf") return neumf();
   return gpt2("medium", in);
 }

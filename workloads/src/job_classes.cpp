@@ -63,6 +63,27 @@ bool parse_software_stack(std::string_view name, SoftwareStack& out) noexcept {
   return false;
 }
 
+const char* to_string(Recompute r) noexcept {
+  switch (r) {
+    case Recompute::none:
+      return "none";
+    case Recompute::selective:
+      return "selective";
+    case Recompute::full:
+      return "full";
+  }
+  return "none";
+}
+
+bool parse_recompute(std::string_view name, Recompute& out) noexcept {
+  for (const auto r : {Recompute::none, Recompute::selective, Recompute::full})
+    if (name == to_string(r)) {
+      out = r;
+      return true;
+    }
+  return false;
+}
+
 const char* to_string(PartKind k) noexcept {
   switch (k) {
     case PartKind::compute:

@@ -16,6 +16,7 @@
 #include "fleetwatt/models/clock_model.hpp"
 #include "fleetwatt/models/component_model.hpp"
 #include "fleetwatt/models/gpu_hardware.hpp"
+#include "fleetwatt/models/llm_memory.hpp"
 #include "fleetwatt/models/model_zoo.hpp"
 #include "fleetwatt/models/power_law.hpp"
 #include "fleetwatt/models/power_predictor.hpp"
@@ -40,7 +41,6 @@ struct DatasheetParams {
   double comm_overlap = TrainingIoConfig{}.comm_overlap;
   double comm_heavy_fraction = 0.2;  ///< exposed communication share of a step that makes a job comm-heavy
   double power_limit_W = 0.0;        ///< board power limit; 0 means the TDP
-  double training_state_bytes_per_param = 16.0;  ///< weights, gradients, Adam moments (memory check)
   double inference_state_bytes_per_param = 4.0;  ///< weights only (memory check of forward-only work)
 };
 
@@ -55,7 +55,8 @@ struct StepBreakdown {
   double comm_s = 0.0, io_s = 0.0;
   double step_s = 0.0;
   double checkpoint_s = 0.0;
-  double memory_need_bytes = 0.0;  ///< training state (or weights) and activations per GPU
+  MemoryBreakdown memory;          ///< per GPU: weights, gradients, optimiser state, activations
+  double memory_need_bytes = 0.0;  ///< memory.total()
   bool communication_heavy = false;
   EpochPlan plan;        ///< the epoch's parts
   PhaseProfile profile;  ///< plan.profile()

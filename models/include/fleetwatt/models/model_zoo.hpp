@@ -53,8 +53,27 @@ struct ModelCount {
   /// forward_flops; element-wise FLOPs are counted in `memory` only.
   std::array<OpWork, kOpClasses> ops{};
 
+  /// Transformer shape (0 for other families): blocks, model width and the attention width (heads x d_head,
+  /// which GPT-3 13B sets below d_model), used by the LLM memory and FLOP accounting (models/llm_memory.hpp).
+  std::uint32_t blocks = 0;
+  std::uint32_t d_model = 0;
+  std::uint32_t heads = 0;
+  std::uint32_t d_attention = 0;
+  /// Mixture of experts: parameters in the experts (sharded over `ep`) and those one token passes through
+  /// (the shared ones plus the active experts'); dense models leave expert_params 0 and active_params =
+  /// params.
+  double expert_params = 0.0;
+  double active_params = 0.0;
+
   /// FLOPs of one training step per sample: forward + backward (2 x forward).
   [[nodiscard]] double training_flops() const noexcept { return 3.0 * forward_flops; }
+  /// Training FLOPs per token at sequence length `seq` (Hoffmann et al. 2022, appendix F; Narayanan et al.
+  /// 2021): 6 N (forward 2 N, backward 4 N over the N parameters a token passes through, embeddings included)
+  /// plus the attention scores and values, 2 x 2 x blocks x seq x d_attention forward, x 3 for training.
+  [[nodiscard]] double training_flops_per_token(std::uint32_t seq) const noexcept {
+    const double n = active_params > 0.0 ? active_params : params;
+    return 6.0 * n + 12.0 * blocks * static_cast<double>(seq) * d_attention;
+  }
 };
 
 /// Shape of a generic Transformer (decoder-style when `causal`, else encoder-style; counts are the same).
@@ -67,6 +86,7 @@ struct TransformerShape {
   std::uint32_t vocab = 30522;      ///< 0: no token embedding / output projection
   std::uint32_t max_positions = 0;  ///< learned position embeddings; 0 means seq_len
   bool lm_head = true;              ///< count the (weight-tied) vocabulary projection's MACs
+  std::uint32_t d_head = 0;         ///< per-head width; 0 means d_model / heads (GPT-3 13B: 128 x 40 < 5140)
 };
 
 /// Shape of a stacked LSTM or GRU.
@@ -103,6 +123,26 @@ struct RecurrentShape {
 /// OPT (HuggingFace layout, tied lm_head, final LayerNorm, position table of 2048 + 2 rows); `variant` is
 /// "1.3b" (zoo "opt_13": 24 layers, d_model 2048, 32 heads, d_ff 8192, vocabulary 50272); seq_len <= 2048.
 [[nodiscard]] ModelCount opt(std::string_view variant, std::uint32_t seq_len = 2048);
+/// Decoder-only LLM in the Llama layout (Touvron et al. 2023; Jiang et al. 2024 for the experts): RMSNorm
+/// before attention and FFN and at the end, no biases, rotary positions (no table), grouped-query attention
+/// (`kv_heads` key/value heads), a SwiGLU FFN (three d_model x d_ff matrices), untied input and output
+/// embeddings. `experts` > 1 makes every FFN a mixture of experts with a linear router, `active_experts` of
+/// which each token runs.
+struct DecoderShape {
+  std::uint32_t layers = 32;
+  std::uint32_t d_model = 4096;
+  std::uint32_t heads = 32;
+  std::uint32_t kv_heads = 32;
+  std::uint32_t d_ff = 11008;
+  std::uint32_t vocab = 32000;
+  std::uint32_t max_seq = 4096;  ///< context length the model was trained for (longer inputs are refused)
+  std::uint32_t experts = 1;
+  std::uint32_t active_experts = 1;
+  std::uint32_t seq_len = 4096;
+};
+/// Counts of a Llama-layout decoder (see DecoderShape); `name` is the zoo name it reports.
+[[nodiscard]] ModelCount llama_decoder(const DecoderShape& shape, std::string name);
+
 /// NeuMF (neural collaborative filtering, He et al. 2017): GMF and MLP embeddings of `factors` and
 /// factors x 2^(mlp_layers - 1), an MLP tower halving down to `factors`, one output. Defaults: MovieLens-1M.
 [[nodiscard]] ModelCount neumf(std::uint32_t users = 6040, std::uint32_t items = 3706,

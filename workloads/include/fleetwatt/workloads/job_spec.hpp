@@ -32,6 +32,34 @@ enum class SoftwareStack { eager, amp, compiled, optimized };
 /// The stack named `name`; false when there is none.
 [[nodiscard]] bool parse_software_stack(std::string_view name, SoftwareStack& out) noexcept;
 
+/// Activation recomputation of a transformer job (Korthikanti et al. 2022): none keeps every activation for
+/// the backward pass; selective recomputes the attention scores (the s^2 terms); full keeps only each
+/// layer's input and recomputes the layer.
+enum class Recompute { none, selective, full };
+/// "none", "selective", "full".
+[[nodiscard]] const char* to_string(Recompute r) noexcept;
+/// The recomputation named `name`; false when there is none.
+[[nodiscard]] bool parse_recompute(std::string_view name, Recompute& out) noexcept;
+
+/// How a job splits its model and batch over its GPUs (Megatron-LM 3D parallelism with ZeRO). The job's
+/// n_gpus = tp x pp x dp; experts are sharded over `ep` GPUs of the data-parallel group (ep divides dp).
+/// All ones / zeros is plain data parallelism, what every job was before these keys.
+struct Parallelism {
+  std::uint32_t tp = 1;           ///< tensor-parallel degree (with sequence parallelism)
+  std::uint32_t pp = 1;           ///< pipeline-parallel stages
+  std::uint32_t ep = 1;           ///< expert-parallel degree (mixture-of-experts models)
+  std::uint32_t zero = 0;         ///< ZeRO stage 0..3 (fsdp = 3)
+  std::uint32_t micro_batch = 0;  ///< sequences per micro-batch; 0: the whole per-replica batch at once
+  Recompute recompute = Recompute::none;
+
+  /// Data-parallel degree of a job on `n_gpus` GPUs (0 when tp x pp does not divide it).
+  [[nodiscard]] std::uint32_t dp(std::uint32_t n_gpus) const noexcept {
+    const std::uint32_t mp = tp * pp;
+    return mp == 0 || n_gpus % mp != 0 ? 0 : n_gpus / mp;
+  }
+  friend bool operator==(const Parallelism&, const Parallelism&) = default;
+};
+
 /// Per-GPU power square wave of one epoch: a compute (peak) phase, then a checkpoint/sync/eval (valley)
 /// phase.
 struct PhaseProfile {
@@ -67,6 +95,7 @@ struct ModelMetadata {
   std::uint32_t workers = 0;     ///< data-loader workers
   Precision precision = Precision::fp32;
   SoftwareStack stack = SoftwareStack::eager;
+  Parallelism parallel;  ///< model and pipeline split, ZeRO stage, micro-batch, recomputation
 };
 
 /// What an epoch's time goes to, in the order the parts run: the training steps' GPU work, their
