@@ -298,18 +298,92 @@ const std::vector<std::string> kMetadataKeys = {"model",
                                                 "dataset_samples",
                                                 "training_flops_per_sample"};
 
+/// Keys of a job's 3D-parallel split (Megatron-LM tp / pp / dp, expert parallel, ZeRO, recomputation) and
+/// the LLM spellings of its batch and sequence (global_batch, global_batch_tokens, seq).
+const std::vector<std::string> kParallelKeys = {"tp",
+                                                "pp",
+                                                "dp",
+                                                "ep",
+                                                "zero",
+                                                "fsdp",
+                                                "recompute",
+                                                "micro_batch",
+                                                "seq",
+                                                "global_batch",
+                                                "global_batch_tokens"};
+
+std::uint32_t count_key(const TomlTable& t, const std::string& key, std::uint32_t fallback) {
+  return static_cast<std::uint32_t>(t.integer(key, 1, kMaxU32).value_or(fallback));
+}
+
+/// Reads the parallel split into j.meta.parallel and settles n_gpus = tp x pp x dp (n_gpus, or dp when
+/// n_gpus is absent); every inconsistency is refused at the key that breaks it.
+void parse_parallelism(const TomlTable& t, JobSpec& j) {
+  auto& par = j.meta.parallel;
+  par.tp = count_key(t, "tp", 1), par.pp = count_key(t, "pp", 1), par.ep = count_key(t, "ep", 1);
+  par.micro_batch = count_key(t, "micro_batch", 0);
+  par.zero = static_cast<std::uint32_t>(t.integer("zero", 0, 3).value_or(0));
+  if (auto fsdp = t.boolean("fsdp"); fsdp && *fsdp) {
+    if (t.has("zero") && par.zero != 3) t.fail("fsdp", "fsdp = true is ZeRO stage 3; it contradicts zero");
+    par.zero = 3;
+  }
+  if (auto r = t.string("recompute"); r && !workloads::parse_recompute(*r, par.recompute))
+    t.fail("recompute", fmt::format("unknown recompute '{}' (known: none, selective, full)", *r));
+  const std::uint32_t mp = par.tp * par.pp;
+  if (t.has("dp")) {
+    const std::uint32_t dp = count_key(t, "dp", 1);
+    if (!t.has("n_gpus")) {
+      j.n_gpus = mp * dp;
+    } else if (j.n_gpus != mp * dp) {
+      t.fail("dp", fmt::format("tp x pp x dp = {} x {} x {} = {} but n_gpus = {}", par.tp, par.pp, dp,
+                               mp * dp, j.n_gpus));
+    }
+  } else if (!t.has("n_gpus")) {
+    throw ConfigError(t.where(), t.dotted("n_gpus"), "missing (every job needs n_gpus, or tp x pp x dp)");
+  }
+  if (j.n_gpus % mp != 0)
+    t.fail(t.has("pp") ? "pp" : "tp",
+           fmt::format("n_gpus {} is not a multiple of tp x pp = {} x {}", j.n_gpus, par.tp, par.pp));
+  const std::uint32_t dp = j.n_gpus / mp;
+  if (dp % par.ep != 0)
+    t.fail("ep", fmt::format("ep {} does not divide the data-parallel degree {}", par.ep, dp));
+  auto& m = j.meta;
+  if (t.has("seq")) {
+    if (t.has("input_size")) t.fail("seq", "give seq or input_size, not both (seq is the input size)");
+    m.input_size = count_key(t, "seq", 0);
+  }
+  const int batches = t.has("batch_size") + t.has("global_batch") + t.has("global_batch_tokens");
+  if (batches > 1) t.fail("global_batch", "give one of batch_size, global_batch and global_batch_tokens");
+  if (t.has("global_batch")) m.batch_size = count_key(t, "global_batch", 0);
+  if (t.has("global_batch_tokens")) {
+    const auto tokens = *t.integer("global_batch_tokens", 1, kMaxI64 / 2);
+    if (m.input_size == 0) t.fail("global_batch_tokens", "needs the sequence length (seq)");
+    if (tokens % m.input_size != 0 || tokens / m.input_size > kMaxU32)
+      t.fail("global_batch_tokens",
+             fmt::format("{} tokens is not a whole number of {}-token sequences", tokens, m.input_size));
+    m.batch_size = static_cast<std::uint32_t>(tokens / m.input_size);
+  }
+  if (par.micro_batch > 0 && m.batch_size > 0 &&
+      m.batch_size % (static_cast<std::uint64_t>(dp) * par.micro_batch) != 0)
+    t.fail("micro_batch",
+           fmt::format("the global batch {} is not a whole number of micro-batches of {} on {} "
+                       "data-parallel replicas",
+                       m.batch_size, par.micro_batch, dp));
+}
+
 JobSpec parse_job(const TomlTable& t, std::int64_t default_id) {
   std::vector<std::string> known = {"id",     "submit_s", "n_gpus",   "epochs",  "class",
                                     "peak_w", "peak_s",   "valley_w", "valley_s"};
   known.insert(known.end(), kMetadataKeys.begin(), kMetadataKeys.end());
+  known.insert(known.end(), kParallelKeys.begin(), kParallelKeys.end());
   t.require_known(known);
   JobSpec j;
   j.id = t.integer("id", 0, kMaxI64 / 2).value_or(default_id);
   j.submit_s = t.number_at_least("submit_s", 0.0, false).value_or(0.0);
-  if (!t.has("n_gpus")) throw ConfigError(t.where(), t.dotted("n_gpus"), "missing (every job needs n_gpus)");
-  j.n_gpus = static_cast<std::uint32_t>(*t.integer("n_gpus", 1, kMaxU32));
+  if (t.has("n_gpus")) j.n_gpus = static_cast<std::uint32_t>(*t.integer("n_gpus", 1, kMaxU32));
   j.epochs = static_cast<std::uint32_t>(t.integer("epochs", 1, kMaxU32).value_or(1));
   parse_metadata(t, j.meta);
+  parse_parallelism(t, j);
   const bool has_phase = t.has("peak_w") || t.has("peak_s") || t.has("valley_w") || t.has("valley_s");
   if (auto c = t.string("class")) {
     if (has_phase) t.fail("class", "give either a job class or the four phase values, not both");

@@ -1,0 +1,72 @@
+// A job's 3D-parallel keys (tp, pp, dp, ep, zero / fsdp, recompute, micro_batch, seq, global_batch,
+// global_batch_tokens): what they set, and each inconsistency refused at its line, column and key.
+#include <catch2/catch.hpp>
+
+#include "fleetwatt/workloads/scenario_loader.hpp"
+#include "scenario_test_support.hpp"
+
+using namespace fleetwatt::workloads;
+using fleetwatt::test::error_of;
+
+namespace {
+/// One job of a [workload] (line 3 on) followed by `extra` lines.
+std::string job(const std::string& extra) {
+  return "[workload]\n[[workload.jobs]]\nmodel = \"llama2_7b\"\ndataset_samples = 1000\n" + extra;
+}
+}  // namespace
+
+TEST_CASE("parallel keys set the job's split; n_gpus follows from tp x pp x dp", "[scenario][parallel]") {
+  const std::string fleet = "[fleet]\nnodes = 64\ngpus_per_node = 8\n";
+  const auto s =
+      parse_scenario(fleet + job("tp = 8\npp = 4\ndp = 16\nfsdp = true\nrecompute = \"selective\"\n"
+                                 "micro_batch = 2\nseq = 4096\nglobal_batch_tokens = 4194304\n"),
+                     "s.toml");
+  REQUIRE(s.workload.jobs.size() == 1);
+  const JobSpec& j = s.workload.jobs[0];
+  CHECK(j.n_gpus == 8 * 4 * 16);
+  CHECK(j.meta.parallel.tp == 8);
+  CHECK(j.meta.parallel.pp == 4);
+  CHECK(j.meta.parallel.dp(j.n_gpus) == 16);
+  CHECK(j.meta.parallel.zero == 3);
+  CHECK(j.meta.parallel.recompute == Recompute::selective);
+  CHECK(j.meta.parallel.micro_batch == 2);
+  CHECK(j.meta.input_size == 4096);
+  CHECK(j.meta.batch_size == 4194304 / 4096);  // 1024 sequences
+  // Without the keys a job is plain data parallel, as before.
+  const auto plain = parse_scenario(fleet + job("n_gpus = 4\nbatch_size = 64\n"), "s.toml");
+  CHECK(plain.workload.jobs[0].meta.parallel == Parallelism{});
+  CHECK(plain.workload.jobs[0].meta.parallel.dp(4) == 4);
+  // n_gpus with tp and pp gives dp; global_batch is batch_size.
+  const auto mixed =
+      parse_scenario(fleet + job("n_gpus = 64\ntp = 8\nep = 8\nzero = 1\nglobal_batch = 512\n"), "s.toml");
+  CHECK(mixed.workload.jobs[0].meta.parallel.dp(64) == 8);
+  CHECK(mixed.workload.jobs[0].meta.parallel.ep == 8);
+  CHECK(mixed.workload.jobs[0].meta.batch_size == 512);
+}
+
+TEST_CASE("inconsistent parallel keys are refused at their line", "[scenario][parallel][bad-input]") {
+  // The job's own keys start on line 3; the extra ones on line 5.
+  CHECK(error_of(job("n_gpus = 64\ntp = 8\npp = 2\ndp = 2\n")) ==
+        "bad.toml:8:1: workload.jobs[0].dp: tp x pp x dp = 8 x 2 x 2 = 32 but n_gpus = 64");
+  CHECK(error_of(job("n_gpus = 12\ntp = 8\n")) ==
+        "bad.toml:6:1: workload.jobs[0].tp: n_gpus 12 is not a multiple of tp x pp = 8 x 1");
+  CHECK(error_of(job("n_gpus = 16\ntp = 8\nep = 4\n")) ==
+        "bad.toml:7:1: workload.jobs[0].ep: ep 4 does not divide the data-parallel degree 2");
+  CHECK(error_of(job("n_gpus = 8\nzero = 4\n")).rfind("bad.toml:6:1: workload.jobs[0].zero:", 0) == 0);
+  CHECK(error_of(job("n_gpus = 8\nzero = 1\nfsdp = true\n")) ==
+        "bad.toml:7:1: workload.jobs[0].fsdp: fsdp = true is ZeRO stage 3; it contradicts zero");
+  CHECK(error_of(job("n_gpus = 8\nrecompute = \"some\"\n")) ==
+        "bad.toml:6:1: workload.jobs[0].recompute: unknown recompute 'some' (known: none, selective, full)");
+  CHECK(error_of(job("n_gpus = 8\nglobal_batch = 8\nbatch_size = 8\n"))
+            .rfind("bad.toml:6:1: workload.jobs[0].global_batch: give one of", 0) == 0);
+  CHECK(error_of(job("n_gpus = 8\nglobal_batch_tokens = 4096\n")) ==
+        "bad.toml:6:1: workload.jobs[0].global_batch_tokens: needs the sequence length (seq)");
+  CHECK(error_of(job("n_gpus = 8\nseq = 4096\nglobal_batch_tokens = 5000\n")) ==
+        "bad.toml:7:1: workload.jobs[0].global_batch_tokens: 5000 tokens is not a whole number of 4096-token "
+        "sequences");
+  CHECK(error_of(job("n_gpus = 8\nglobal_batch = 24\nmicro_batch = 2\n")) ==
+        "bad.toml:7:1: workload.jobs[0].micro_batch: the global batch 24 is not a whole number of "
+        "micro-batches of 2 on 8 data-parallel replicas");
+  CHECK(error_of(job("tp = 2\n")) ==
+        "bad.toml:2:1: workload.jobs[0].n_gpus: missing (every job needs n_gpus, or tp x pp x dp)");
+}
