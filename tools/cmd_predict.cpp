@@ -28,6 +28,8 @@ struct PredictOptions {
   std::string scenario, gpu_file;
   std::optional<std::int64_t> job_id;
   std::uint32_t gpus = 1, batch = 0, image = 0, seq = 0, epochs = 1, workers = 0;
+  std::uint32_t tp = 1, pp = 1, ep = 1, zero = 0, micro_batch = 0;
+  std::string recompute = "none";
   double samples = 0.0, params = 0.0, flops = 0.0, pue = 1.0, power_limit = 0.0;
   bool json = false;
 };
@@ -110,6 +112,22 @@ Request build_request(const PredictOptions& o) {
   m.precision = parse_precision(o.precision);
   if (!workloads::parse_software_stack(o.stack, m.stack))
     throw flag_error("--stack", fmt::format("'{}' is not one of eager, amp, compiled, optimized", o.stack));
+  // The 3D-parallel split, checked as the scenario's job keys are (workloads/scenario_loader.cpp).
+  auto& par = m.parallel;
+  par.tp = o.tp, par.pp = o.pp, par.ep = o.ep, par.zero = o.zero, par.micro_batch = o.micro_batch;
+  if (!workloads::parse_recompute(o.recompute, par.recompute))
+    throw flag_error("--recompute", fmt::format("'{}' is not one of none, selective, full", o.recompute));
+  const std::uint32_t dp = par.dp(o.gpus);
+  if (dp == 0)
+    throw flag_error(o.pp > 1 ? "--pp" : "--tp",
+                     fmt::format("--gpus {} is not a multiple of tp x pp = {} x {}", o.gpus, o.tp, o.pp));
+  if (dp % o.ep != 0)
+    throw flag_error("--ep", fmt::format("ep {} does not divide the data-parallel degree {}", o.ep, dp));
+  if (o.micro_batch > 0 && o.batch % (static_cast<std::uint64_t>(dp) * o.micro_batch) != 0)
+    throw flag_error("--micro-batch",
+                     fmt::format("the global batch {} is not a whole number of micro-batches of {} on {} "
+                                 "data-parallel replicas",
+                                 o.batch, o.micro_batch, dp));
   r.job.n_gpus = o.gpus;
   r.job.epochs = o.epochs;
   r.job.class_origin = {"command line", 0, 0};
@@ -192,7 +210,20 @@ int predict(const PredictOptions& o) {
     num("epoch_s_high", epoch_s * pband.time_high);
     num("avg_power_low_W", p.mean_W() * pband.power_low);
     num("avg_power_high_W", p.mean_W() * pband.power_high);
+    num("tp", r.job.meta.parallel.tp);
+    num("pp", r.job.meta.parallel.pp);
+    num("dp", r.job.meta.parallel.dp(r.job.n_gpus));
+    num("ep", r.job.meta.parallel.ep);
+    num("zero", r.job.meta.parallel.zero);
+    str("recompute", workloads::to_string(r.job.meta.parallel.recompute));
+    if (counts && counts->blocks > 0)
+      num("training_flops_per_token", counts->training_flops_per_token(counts->input_size));
     if (step) {
+      num("memory_per_gpu_bytes", step->memory.total());
+      num("memory_weights_bytes", step->memory.weights);
+      num("memory_gradients_bytes", step->memory.gradients);
+      num("memory_optimizer_bytes", step->memory.optimizer);
+      num("memory_activations_bytes", step->memory.activations);
       num("step_s", step->step_s);
       num("steps_per_epoch", step->steps_per_epoch);
       num("achieved_fraction", step->roofline.achieved);
@@ -223,6 +254,23 @@ int predict(const PredictOptions& o) {
         "model      {:.0f} parameters, {:.4g} GFLOP forward per sample (1 MAC = 2 FLOP), "
         "{:.4g} GFLOP per training sample\n",
         params, flops / 1e9, (step ? step->training_flops_per_sample : counts->training_flops()) / 1e9);
+  if (counts && counts->blocks > 0)
+    std::cout << fmt::format(
+        "llm        {:.4g} active parameters, {:.4g} GFLOP per training token at {} tokens (6 N + 12 L s "
+        "d)\n",
+        counts->active_params > 0.0 ? counts->active_params : counts->params,
+        counts->training_flops_per_token(counts->input_size) / 1e9, counts->input_size);
+  if (step) {
+    const auto& par = r.job.meta.parallel;
+    const auto& mem = step->memory;
+    constexpr double GiB = 1073741824.0;
+    std::cout << fmt::format(
+        "memory     {:.2f} GiB per GPU of {:.0f}: weights {:.2f}, gradients {:.2f}, optimizer {:.2f}, "
+        "activations {:.2f} (tp {} pp {} dp {} ep {}, ZeRO {}, recompute {})\n",
+        mem.total() / GiB, r.gpu.memory_bytes / GiB, mem.weights / GiB, mem.gradients / GiB,
+        mem.optimizer / GiB, mem.activations / GiB, par.tp, par.pp, par.dp(r.job.n_gpus), par.ep, par.zero,
+        workloads::to_string(par.recompute));
+  }
   if (step) {
     const auto& rl = step->roofline;
     std::string classes;
@@ -285,10 +333,28 @@ void add_predict_command(CLI::App& app, Action& action) {
   cmd->add_option("--model", o->model, "Zoo model (see `fleetwatt list`), or a name for --params/--flops");
   cmd->add_option("--gpu", o->gpu, "GPU preset id (see `fleetwatt list`)")->capture_default_str();
   cmd->add_option("--gpu-file", o->gpu_file, "TOML file of extra GPU presets ([[gpu]] tables)");
-  cmd->add_option("--gpus", o->gpus, "GPUs the job uses (data parallel)")
+  cmd->add_option("--gpus", o->gpus, "GPUs the job uses (tp x pp x dp; data parallel by default)")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1u << 20));
-  cmd->add_option("--batch", o->batch, "Global batch size, samples")->check(CLI::Range(1u, 1u << 30));
+  cmd->add_option("--batch", o->batch, "Global batch size, samples (sequences)")
+      ->check(CLI::Range(1u, 1u << 30));
+  cmd->add_option("--tp", o->tp, "Tensor-parallel degree (with sequence parallelism)")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1u << 16));
+  cmd->add_option("--pp", o->pp, "Pipeline-parallel stages")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1u << 16));
+  cmd->add_option("--ep", o->ep, "Expert-parallel degree (mixture-of-experts models; divides dp)")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1u << 16));
+  cmd->add_option("--zero", o->zero, "ZeRO stage 0-3 (3 = FSDP)")
+      ->capture_default_str()
+      ->check(CLI::Range(0u, 3u));
+  cmd->add_option("--micro-batch", o->micro_batch,
+                  "Sequences per micro-batch (default: the per-replica batch)")
+      ->check(CLI::Range(1u, 1u << 30));
+  cmd->add_option("--recompute", o->recompute, "Activation recomputation: none, selective or full")
+      ->capture_default_str();
   cmd->add_option("--image", o->image, "Image side, pixels (image models)")->check(CLI::Range(1u, 1u << 16));
   cmd->add_option("--seq", o->seq, "Sequence length, tokens (sequence models)")
       ->check(CLI::Range(1u, 1u << 24));

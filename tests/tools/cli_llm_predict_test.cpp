@@ -1,0 +1,127 @@
+// `fleetwatt predict` with a 3D-parallel LLM job: the flags and the scenario keys give one prediction, the
+// memory per GPU in the JSON is the hand-worked ZeRO + Korthikanti figure, and a job that cannot fit (or an
+// inconsistent split) exits 2 naming the problem.
+#include <catch2/catch.hpp>
+#include <regex>
+
+#include "test_support.hpp"
+
+using namespace fleetwatt::test;
+
+namespace {
+std::string fw() {
+  return fleetwatt_binary().string();
+}
+
+double key(const std::string& json, const std::string& name) {
+  const std::regex re("\"" + name + "\": ([-+0-9.eE]+)");
+  std::smatch m;
+  REQUIRE(std::regex_search(json, m, re));
+  return std::stod(m[1]);
+}
+
+// GPT-3 175B on 512 H100s: tp 8, pp 8, dp 8, ZeRO 1, selective recomputation, micro-batch 1, global batch
+// 1536 sequences of 2048 tokens, 1000 steps per epoch.
+const std::string kGpt3 =
+    " predict --json --model gpt3_175b --gpu h100-sxm --gpus 512 --tp 8 --pp 8 --zero 1 --micro-batch 1 "
+    "--recompute selective --batch 1536 --seq 2048 --samples 1536000 --precision bf16";
+}  // namespace
+
+TEST_CASE("predict takes the parallel split as flags", "[cli][predict][llm]") {
+  const auto help = run_command(fw() + " predict --help");
+  REQUIRE(help.exit_code == 0);
+  for (const char* opt : {"--tp", "--pp", "--ep", "--zero", "--micro-batch", "--recompute"})
+    CHECK(help.out.find(opt) != std::string::npos);
+}
+
+TEST_CASE("predict's memory per GPU of GPT-3 175B is the hand-worked figure", "[cli][predict][llm]") {
+  const auto r = run_command(fw() + kGpt3);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string& j = r.out;
+  // Shard P = 174,604,259,328 / 64 = 2,728,191,552 parameters: weights and gradients 2 P bytes each,
+  // optimizer 12 P / 8 (ZeRO 1 over dp 8); activations 12 layers x 8 micro-batches in flight x 34 s b h / t
+  // = 96 x 106,954,752 bytes. Total 25,272,709,728 bytes.
+  CHECK(key(j, "memory_weights_bytes") == Approx(5456383104.0));
+  CHECK(key(j, "memory_gradients_bytes") == Approx(5456383104.0));
+  CHECK(key(j, "memory_optimizer_bytes") == Approx(4092287328.0));
+  CHECK(key(j, "memory_activations_bytes") == Approx(10267656192.0));
+  CHECK(key(j, "memory_per_gpu_bytes") == Approx(25272709728.0));
+  CHECK(key(j, "dp") == 8);
+  CHECK(key(j, "steps_per_epoch") == 1000);
+  // 6 N + 12 L s d = 6 x 174,604,259,328 + 12 x 96 x 2048 x 12288.
+  CHECK(key(j, "training_flops_per_token") == 1076616585216.0);
+  // The epoch's compute is its steps' GPU work (no pipeline bubble yet): steps x step_s minus the exposed
+  // all-reduce and loading parts.
+  CHECK(key(j, "steps_per_epoch") * key(j, "step_s") ==
+        Approx(key(j, "epoch_s") - key(j, "valley_s")).epsilon(1e-9));
+}
+
+TEST_CASE("a scenario job's parallel keys predict as the flags do", "[cli][predict][llm]") {
+  TempDir dir;
+  const auto file = dir.write("s.toml", R"([fleet]
+gpu = "h100-sxm"
+nodes = 64
+gpus_per_node = 8
+[[workload.jobs]]
+model = "gpt3_175b"
+tp = 8
+pp = 8
+dp = 8
+zero = 1
+micro_batch = 1
+recompute = "selective"
+seq = 2048
+global_batch_tokens = 3145728
+dataset_samples = 1536000
+precision = "bf16"
+)");
+  const auto from_file = run_command(fw() + " predict --json --scenario " + file.string());
+  INFO(from_file.err);
+  REQUIRE(from_file.exit_code == 0);
+  const auto flags = run_command(fw() + kGpt3);
+  REQUIRE(flags.exit_code == 0);
+  CHECK(key(from_file.out, "memory_per_gpu_bytes") == key(flags.out, "memory_per_gpu_bytes"));
+  CHECK(key(from_file.out, "epoch_s") == key(flags.out, "epoch_s"));
+  CHECK(key(from_file.out, "n_gpus") == 512);
+}
+
+TEST_CASE("an LLM job that cannot fit is refused with its need and the GPU's memory", "[cli][predict][llm]") {
+  // Llama 2 70B data parallel on 8 H100s: 16 bytes x 68,976,648,192 = 1,027.8 GiB of state alone.
+  const auto r = run_command(fw() +
+                             " predict --model llama2_70b --gpu h100-sxm --gpus 8 --batch 8 --seq 4096 "
+                             "--samples 1000 --precision bf16");
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("GiB per GPU") != std::string::npos);
+  CHECK(r.err.find("h100-sxm has 80 GiB") != std::string::npos);
+  // From a scenario the refusal names the file and the job's line.
+  TempDir dir;
+  const auto file = dir.write("big.toml", R"([fleet]
+gpu = "h100-sxm"
+gpus_per_node = 8
+[[workload.jobs]]
+model = "llama2_70b"
+n_gpus = 8
+tp = 8
+global_batch = 8
+dataset_samples = 1000
+precision = "bf16"
+)");
+  const auto s = run_command(fw() + " predict --scenario " + file.string());
+  CHECK(s.exit_code == 2);
+  CHECK(s.err.find("big.toml:4:1") != std::string::npos);
+  CHECK(s.err.find("h100-sxm has 80 GiB") != std::string::npos);
+}
+
+TEST_CASE("an inconsistent split on the command line exits 2", "[cli][predict][llm][bad-input]") {
+  const std::string base =
+      fw() + " predict --model mixtral_8x7b --gpu h100-sxm --batch 64 --samples 1000 --precision bf16";
+  CHECK(run_command(base + " --gpus 12 --tp 8").exit_code == 2);
+  const auto ep = run_command(base + " --gpus 16 --tp 2 --ep 3");
+  CHECK(ep.exit_code == 2);
+  CHECK(ep.err.find("--ep") != std::string::npos);
+  CHECK(run_command(base + " --gpus 8 --recompute some").exit_code == 2);
+  CHECK(run_command(base + " --gpus 8 --micro-batch 3").exit_code == 2);
+  CHECK(run_command(base + " --gpus 8 --zero 4").exit_code == 2);
+}
