@@ -78,8 +78,17 @@ std::vector<ListSection> catalogue_sections() {
         {g.id, fmt::format("{} (TDP {:.0f} W, idle {:.0f} W)", g.name, g.tdp_W, g.idle_W), {}});
   ListSection& zoo =
       out.emplace_back(ListSection{"model zoo ([[workload.jobs]] model; fleetwatt predict --model)", {}});
-  for (const auto& z : models::zoo_entries())
-    zoo.entries.push_back({z.name, fmt::format("{} input, default {}", z.input_kind, z.default_input), {}});
+  for (const auto& z : models::zoo_entries()) {
+    std::string text = fmt::format("{} input, default {}", z.input_kind, z.default_input);
+    // LLMs: the parameter count, the active share of a mixture of experts and the training FLOPs per token.
+    if (const models::ModelCount m = models::count_model(z.name); m.blocks > 0 && m.params >= 1e9) {
+      text += fmt::format("; {:.4g} B parameters", m.params / 1e9);
+      if (m.expert_params > 0.0) text += fmt::format(" ({:.4g} B active)", m.active_params / 1e9);
+      text += fmt::format("; {:.4g} GFLOP per training token at {}",
+                          m.training_flops_per_token(m.input_size) / 1e9, m.input_size);
+    }
+    zoo.entries.push_back({z.name, text, {}});
+  }
   ListSection& laws =
       out.emplace_back(ListSection{"power-law presets (hardware efficiency factor fits)", {}});
   for (const auto& p : models::power_law_presets())
