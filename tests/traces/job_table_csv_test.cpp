@@ -27,6 +27,7 @@ TEST_CASE("a job table round-trips every JobSpec field", "[traces]") {
   a.meta.workers = 8;
   a.meta.precision = Precision::bf16;
   a.meta.stack = SoftwareStack::compiled;
+  a.meta.parallel = Parallelism{2, 2, 1, 3, 4, Recompute::selective};
   a.phases = PhaseProfile{300.5, 10.0, 90.0, 2.0};
   a.user = "u1";
   a.status = JobStatus::cancelled;
@@ -60,6 +61,8 @@ TEST_CASE("a job table round-trips every JobSpec field", "[traces]") {
   CHECK(x.meta.dataset_samples == a.meta.dataset_samples);  // shortest round-trip formatting
   CHECK(x.meta.precision == Precision::bf16);
   CHECK(x.meta.stack == SoftwareStack::compiled);
+  CHECK(x.meta.parallel == a.meta.parallel);
+  CHECK(r.jobs[1].meta.parallel == Parallelism{});
   CHECK(x.meta.workers == 8);
   CHECK(x.meta.training_flops_per_sample == a.meta.training_flops_per_sample);
   REQUIRE(x.phases);
@@ -127,4 +130,30 @@ TEST_CASE("a job table's stack column is read, and an unknown stack is a bad cel
   CHECK(r.skipped[0].where.column == 17);  // "turbo" in "9,1,resnet50,64,turbo"
   CHECK(r.skipped[0].field == "stack");
   CHECK(r.skipped[0].reason == "unknown stack 'turbo' (eager, amp, compiled, optimized)");
+}
+
+TEST_CASE("a job table's parallel columns are read; a split that does not fit n_gpus is a bad row",
+          "[traces][parallel]") {
+  std::istringstream in(
+      "submit_s,n_gpus,model,batch_size,tp,pp,ep,zero,micro_batch,recompute\n"
+      "0,64,mixtral_8x7b,512,4,2,8,1,2,full\n"
+      "5,12,llama2_7b,64,8,,,,,\n"
+      "6,16,mixtral_8x7b,64,8,,4,,,\n"
+      "7,8,llama2_7b,64,,,,4,,\n"
+      "8,8,llama2_7b,64,,,,,,most\n");
+  TraceOptions o;
+  o.format = TraceFormat::fleetwatt_csv;
+  const auto r = read_trace(in, "t.csv", o);
+  REQUIRE(r.jobs.size() == 1);
+  const Parallelism& p = r.jobs[0].meta.parallel;
+  CHECK(p == Parallelism{4, 2, 8, 1, 2, Recompute::full});
+  CHECK(p.dp(64) == 8);
+  REQUIRE(r.skipped.size() == 4);
+  CHECK(r.skipped[0].field == "tp");
+  CHECK(r.skipped[0].reason == "n_gpus 12 is not a multiple of tp x pp = 8 x 1");
+  CHECK(r.skipped[1].field == "ep");
+  CHECK(r.skipped[1].reason == "ep 4 does not divide the data-parallel degree 2");
+  CHECK(r.skipped[2].field == "zero");
+  CHECK(r.skipped[3].field == "recompute");
+  CHECK(r.skipped[3].reason == "unknown recompute 'most' (none, selective, full)");
 }

@@ -81,6 +81,12 @@ const std::vector<std::string>& job_table_columns() {
                                                 "workers",
                                                 "precision",
                                                 "stack",
+                                                "tp",
+                                                "pp",
+                                                "ep",
+                                                "zero",
+                                                "micro_batch",
+                                                "recompute",
                                                 "peak_W",
                                                 "peak_s",
                                                 "valley_W",
@@ -122,7 +128,12 @@ void write_job_table_csv(std::ostream& out, const std::vector<JobSpec>& jobs) {
   for (const auto& j : jobs) {
     const auto& m = j.meta;
     const bool ph = j.phases.has_value();
-    const std::array<std::string, 30> f{fmt::format("{}", j.id),
+    const auto& par = m.parallel;
+    // The parallel split is blank at its defaults (plain data parallelism), so ordinary tables stay light.
+    const auto count = [](std::uint32_t v, std::uint32_t dflt) {
+      return v != dflt ? fmt::format("{}", v) : "";
+    };
+    const std::array<std::string, 36> f{fmt::format("{}", j.id),
                                         quote(j.trace_id),
                                         num(j.submit_s),
                                         fmt::format("{}", j.n_gpus),
@@ -139,6 +150,12 @@ void write_job_table_csv(std::ostream& out, const std::vector<JobSpec>& jobs) {
                                         m.workers ? fmt::format("{}", m.workers) : "",
                                         kPrecisions[static_cast<std::size_t>(m.precision)],
                                         to_string(m.stack),
+                                        count(par.tp, 1),
+                                        count(par.pp, 1),
+                                        count(par.ep, 1),
+                                        count(par.zero, 0),
+                                        count(par.micro_batch, 0),
+                                        par.recompute != Recompute::none ? to_string(par.recompute) : "",
                                         ph ? num(j.phases->peak_W) : "",
                                         ph ? num(j.phases->peak_s) : "",
                                         ph ? num(j.phases->valley_W) : "",
@@ -259,6 +276,20 @@ std::vector<RawJob> parse_job_table(std::istream& in, RecordErrors& errors) {
       } else if (name == "stack") {
         if (!parse_software_stack(v, s.meta.stack))
           bad(fmt::format("unknown stack '{}' (eager, amp, compiled, optimized)", v));
+      } else if (name == "tp") {
+        s.meta.parallel.tp = whole(1);
+      } else if (name == "pp") {
+        s.meta.parallel.pp = whole(1);
+      } else if (name == "ep") {
+        s.meta.parallel.ep = whole(1);
+      } else if (name == "zero") {
+        s.meta.parallel.zero = whole(0);
+        if (ok && s.meta.parallel.zero > 3) bad("must be a ZeRO stage 0..3");
+      } else if (name == "micro_batch") {
+        s.meta.parallel.micro_batch = whole(1);
+      } else if (name == "recompute") {
+        if (!parse_recompute(v, s.meta.parallel.recompute))
+          bad(fmt::format("unknown recompute '{}' (none, selective, full)", v));
       } else if (name == "peak_W" || name == "peak_s" || name == "valley_W" || name == "valley_s") {
         if (!s.phases) s.phases = PhaseProfile{};
         const double x = number(0.0);
@@ -309,6 +340,16 @@ std::vector<RawJob> parse_job_table(std::istream& in, RecordErrors& errors) {
     if (!ok) continue;
     if (s.phases && !(have_phase[0] && have_phase[1] && have_phase[2] && have_phase[3])) {
       errors.bad(job.line, "peak_W", "explicit phases need all of peak_W, peak_s, valley_W and valley_s");
+      continue;
+    }
+    // The split must fit the job's GPUs, as a scenario job's must (workloads/scenario_loader.cpp).
+    if (const auto& par = s.meta.parallel; s.n_gpus > 0 && par.dp(s.n_gpus) == 0) {
+      errors.bad(job.line, "tp",
+                 fmt::format("n_gpus {} is not a multiple of tp x pp = {} x {}", s.n_gpus, par.tp, par.pp));
+      continue;
+    } else if (s.n_gpus > 0 && par.dp(s.n_gpus) % par.ep != 0) {
+      errors.bad(job.line, "ep",
+                 fmt::format("ep {} does not divide the data-parallel degree {}", par.ep, par.dp(s.n_gpus)));
       continue;
     }
     if (have_inferred) s.inferred = given_inferred;
