@@ -26,6 +26,13 @@ using detail::kNsPerS;
 constexpr double kSegmentMinS = 1000.0;  // 0.001 Hz bins: ten per decade's lowest band width
 constexpr double kLowestHz = 0.01;       // the lowest band edge
 
+/// M: the smallest power of two covering kSegmentMinS, at least 8 (an hourly series still overlaps by half).
+std::size_t segment_length(std::int64_t interval_ns) {
+  const double samples =
+      std::ceil(kSegmentMinS * 1e9 / static_cast<double>(std::max<std::int64_t>(1, interval_ns)));
+  return std::max<std::size_t>(8, std::bit_ceil(static_cast<std::size_t>(samples)));
+}
+
 /// max - min of the interval means starting in each clock-aligned window of `width_s`; the largest.
 class WindowRange {
  public:
@@ -115,8 +122,7 @@ struct PowerQualityBuilder::Impl {
       : interval_ns(interval),
         ramps{AlignedWindows(1, clock), AlignedWindows(60, clock), AlignedWindows(900, clock)},
         ranges{WindowRange(1, clock), WindowRange(60, clock)},
-        welch(std::bit_ceil(static_cast<std::size_t>(
-            std::ceil(kSegmentMinS * 1e9 / static_cast<double>(std::max<std::int64_t>(1, interval)))))) {
+        welch(segment_length(interval)) {
     if (interval <= 0) throw std::invalid_argument("power quality: the interval must be positive");
   }
   void commit(std::int64_t start_ns, std::int64_t end_ns, double power_W) {

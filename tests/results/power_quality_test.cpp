@@ -103,6 +103,17 @@ TEST_CASE("ramps and dynamic range of a hand-made series", "[power_quality]") {
 }
 
 TEST_CASE("empty, short and constant series", "[power_quality]") {
+  SECTION(
+      "hourly intervals: segments of at least 8 samples, no bin at or above 0.01 Hz (Nyquist 1/7200 Hz)") {
+    std::vector<double> h(100);
+    for (std::size_t i = 0; i < h.size(); ++i) h[i] = (i % 3) * 1e6;
+    const auto q = of(h, 3600 * kS);
+    CHECK(q.segment_length == 8);
+    CHECK(q.segments == 24);  // 1 + (100 - 8) / 4
+    CHECK(std::isnan(q.dominant_frequency_Hz));
+    CHECK(std::isnan(q.band_share[0]));
+    CHECK(std::isnan(q.ramp_up_W[2]));  // 15-min windows are shorter than the hour
+  }
   const auto e = of({}, kS);
   CHECK(e.segments == 0);
   CHECK(std::isnan(e.dominant_frequency_Hz));
