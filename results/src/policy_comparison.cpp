@@ -193,6 +193,11 @@ void write_comparison_csv(std::ostream& out, const std::vector<ComparisonRow>& r
   }
 }
 
+/// A figure with `decimals`, or "-" where it is not available (NaN: e.g. no band below Nyquist).
+static std::string or_dash(double v, int decimals) {
+  return std::isnan(v) ? std::string("-") : fmt::format("{:.{}f}", v, decimals);
+}
+
 std::string format_comparison(const std::vector<ComparisonRow>& rows) {
   std::string out = fmt::format(
       "{:<12}{:>7}{:>11}{:>10}{:>11}{:>10}{:>11}{:>7}{:>13}{:>11}{:>11}{:>10}{:>10}{:>9}{:>10}{:>9}\n",
@@ -205,12 +210,12 @@ std::string format_comparison(const std::vector<ComparisonRow>& rows) {
     out += fmt::format(
         "{:<12}{:>7}{:>11.2f}{:>10.2f}{:>11.2f}{:>10.2f}{:>11.1f}{:>7.1f}{:>13.3f}{:>11.1f}{:>11.1f}{:>10.3f}"
         "{:>10.2f}"
-        "{:>9.1f}{:>10.1f}{:>9.2f}\n",
+        "{:>9.1f}{:>10}{:>9}\n",
         r.policy, r.jobs_done, r.jct_mean_s / 3600, r.jct_p50_s / 3600, r.jct_p99_s / 3600,
         r.wait_mean_s / 3600, r.makespan_s / 3600, 100 * r.gpu_util, r.facility_energy_J / 3.6e9,
         r.peak_facility_W / 1e3, r.p95_facility_W / 1e3, r.carbon_kg / 1e3, r.cost, r.lost_gpu_hours,
-        std::fmax(r.quality.ramp_up_W[1], r.quality.ramp_down_W[1]) / 1e3,
-        1e3 * r.quality.dominant_frequency_Hz);
+        or_dash(std::fmax(r.quality.ramp_up_W[1], r.quality.ramp_down_W[1]) / 1e3, 1),
+        or_dash(1e3 * r.quality.dominant_frequency_Hz, 2));
   return out;
 }
 
