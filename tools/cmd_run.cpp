@@ -55,7 +55,8 @@ int run_scenario(const RunOptions& o) {
       {r.scenario.text, r.scenario.file.string(), r.scenario.seed, FLEETWATT_VERSION, FLEETWATT_GIT_COMMIT});
   writer.commit();
   if (!o.quiet) {
-    std::cout << results::format_summary(engine.summary(), writer.grid_metrics(), layout.clock);
+    std::cout << results::format_summary(engine.summary(), writer.grid_metrics(), layout.clock,
+                                         writer.power_quality());
     std::cout << fmt::format("  {:<28}{}\n", "result file", out.string());
   }
   return 0;

@@ -63,6 +63,7 @@ void write_scalar(H5::Group& group, const std::string& name, std::int64_t v, con
 }  // namespace fleetwatt::results
 
 #include "fleetwatt/results/grid_metrics.hpp"
+#include "fleetwatt/results/power_quality.hpp"
 #include "fleetwatt/sim/job.hpp"
 
 namespace fleetwatt::results {
@@ -75,5 +76,7 @@ void write_job_datasets(H5::Group& group, const std::vector<sim::Job>& jobs,
 
 /// The grid metrics: scalars into `summary`, the load-duration curve and daily energies into `grid`.
 void write_grid_metrics(H5::Group& summary, H5::Group& grid, const GridMetrics& m);
+/// The power-quality figures into `group` (/power_quality).
+void write_power_quality(H5::Group& group, const PowerQuality& q);
 
 }  // namespace fleetwatt::results

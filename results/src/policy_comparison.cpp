@@ -98,6 +98,8 @@ ComparisonRow run_policy(const sim::PreparedRun& run, const std::string& policy)
   r.grid =
       grid_metrics(series.w, {run.setup.facility_interval.ns(), r.clock, run.scenario.grid.system_peak_hours},
                    core::Duration::from_seconds(s.horizon_s).ns());
+  r.quality = power_quality(series.w, run.setup.facility_interval.ns(), r.clock,
+                            core::Duration::from_seconds(s.horizon_s).ns());
   r.facility_t_s = std::move(series.t);
   r.facility_W = std::move(series.w);
   r.facility_carbon_kg = std::move(series.carbon);
@@ -132,10 +134,13 @@ std::vector<ComparisonRow> compare_policies(const sim::PreparedRun& run,
 
 const std::vector<std::string>& comparison_columns() {
   static const std::vector<std::string> c{
-      "policy",          "jobs_done",       "jct_mean_s", "jct_p50_s",   "jct_p99_s",
-      "wait_mean_s",     "makespan_s",      "gpu_util",   "it_energy_J", "facility_energy_J",
-      "peak_facility_W", "p95_facility_W",  "carbon_kg",  "cost",        "lost_gpu_hours",
-      "deadline_misses", "series_energy_J", "jobs_total", "wall_s"};
+      "policy", "jobs_done", "jct_mean_s", "jct_p50_s", "jct_p99_s", "wait_mean_s", "makespan_s", "gpu_util",
+      "it_energy_J", "facility_energy_J", "peak_facility_W", "p95_facility_W", "carbon_kg", "cost",
+      "lost_gpu_hours", "deadline_misses", "series_energy_J", "jobs_total", "wall_s",
+      // Power quality (README, /power_quality), after the older columns so their positions stay.
+      "ramp_up_1s_W", "ramp_down_1s_W", "ramp_up_1min_W", "ramp_down_1min_W", "ramp_up_15min_W",
+      "ramp_down_15min_W", "dynamic_range_1s_W", "dynamic_range_1min_W", "band_share_0p01_0p1Hz",
+      "band_share_0p1_1Hz", "band_share_1_5Hz", "band_share_5_20Hz", "dominant_frequency_Hz"};
   return c;
 }
 
@@ -159,7 +164,20 @@ std::vector<double> numbers_of(const ComparisonRow& r) {
           static_cast<double>(r.deadline_misses),
           r.series_energy_J,
           static_cast<double>(r.jobs_total),
-          r.wall_s};
+          r.wall_s,
+          r.quality.ramp_up_W[0],
+          r.quality.ramp_down_W[0],
+          r.quality.ramp_up_W[1],
+          r.quality.ramp_down_W[1],
+          r.quality.ramp_up_W[2],
+          r.quality.ramp_down_W[2],
+          r.quality.dynamic_range_W[0],
+          r.quality.dynamic_range_W[1],
+          r.quality.band_share[0],
+          r.quality.band_share[1],
+          r.quality.band_share[2],
+          r.quality.band_share[3],
+          r.quality.dominant_frequency_Hz};
 }
 
 }  // namespace
@@ -175,21 +193,29 @@ void write_comparison_csv(std::ostream& out, const std::vector<ComparisonRow>& r
   }
 }
 
+/// A figure with `decimals`, or "-" where it is not available (NaN: e.g. no band below Nyquist).
+static std::string or_dash(double v, int decimals) {
+  return std::isnan(v) ? std::string("-") : fmt::format("{:.{}f}", v, decimals);
+}
+
 std::string format_comparison(const std::vector<ComparisonRow>& rows) {
-  std::string out =
-      fmt::format("{:<12}{:>7}{:>11}{:>10}{:>11}{:>10}{:>11}{:>7}{:>13}{:>11}{:>11}{:>10}{:>10}{:>9}\n",
-                  "policy", "done", "jct_mean", "jct_p50", "jct_p99", "wait", "makespan", "util", "facility",
-                  "peak", "p95", "carbon", "cost", "lost");
-  out += fmt::format("{:<12}{:>7}{:>11}{:>10}{:>11}{:>10}{:>11}{:>7}{:>13}{:>11}{:>11}{:>10}{:>10}{:>9}\n",
-                     "", "", "h", "h", "h", "h", "h", "%", "MWh", "kW", "kW", "t", "", "GPU-h");
+  std::string out = fmt::format(
+      "{:<12}{:>7}{:>11}{:>10}{:>11}{:>10}{:>11}{:>7}{:>13}{:>11}{:>11}{:>10}{:>10}{:>9}{:>10}{:>9}\n",
+      "policy", "done", "jct_mean", "jct_p50", "jct_p99", "wait", "makespan", "util", "facility", "peak",
+      "p95", "carbon", "cost", "lost", "ramp_1min", "dom_f");
+  out += fmt::format(
+      "{:<12}{:>7}{:>11}{:>10}{:>11}{:>10}{:>11}{:>7}{:>13}{:>11}{:>11}{:>10}{:>10}{:>9}{:>10}{:>9}\n", "",
+      "", "h", "h", "h", "h", "h", "%", "MWh", "kW", "kW", "t", "", "GPU-h", "kW", "mHz");
   for (const auto& r : rows)
     out += fmt::format(
         "{:<12}{:>7}{:>11.2f}{:>10.2f}{:>11.2f}{:>10.2f}{:>11.1f}{:>7.1f}{:>13.3f}{:>11.1f}{:>11.1f}{:>10.3f}"
         "{:>10.2f}"
-        "{:>9.1f}\n",
+        "{:>9.1f}{:>10}{:>9}\n",
         r.policy, r.jobs_done, r.jct_mean_s / 3600, r.jct_p50_s / 3600, r.jct_p99_s / 3600,
         r.wait_mean_s / 3600, r.makespan_s / 3600, 100 * r.gpu_util, r.facility_energy_J / 3.6e9,
-        r.peak_facility_W / 1e3, r.p95_facility_W / 1e3, r.carbon_kg / 1e3, r.cost, r.lost_gpu_hours);
+        r.peak_facility_W / 1e3, r.p95_facility_W / 1e3, r.carbon_kg / 1e3, r.cost, r.lost_gpu_hours,
+        or_dash(std::fmax(r.quality.ramp_up_W[1], r.quality.ramp_down_W[1]) / 1e3, 1),
+        or_dash(1e3 * r.quality.dominant_frequency_Hz, 2));
   return out;
 }
 
@@ -214,7 +240,8 @@ static void write_comparison_file(const std::filesystem::path& file, const std::
     const auto& cols = comparison_columns();
     static const std::vector<std::string> units{
         "1",     "s", "s", "s", "s", "s", "1", "J", "J", "W", "W", "kg", "price-signal currency",
-        "GPU-h", "1", "J", "1", "s"};
+        "GPU-h", "1", "J", "1", "s", "W", "W", "W", "W", "W", "W", "W",  "W",
+        "1",     "1", "1", "1", "Hz"};
     for (std::size_t c = 1; c < cols.size(); ++c) {
       // Counts are integer datasets.
       if (cols[c] == "jobs_done" || cols[c] == "jobs_total" || cols[c] == "deadline_misses") {
@@ -243,6 +270,8 @@ static void write_comparison_file(const std::filesystem::path& file, const std::
       write_scalar(summary, "horizon_s", r.grid.horizon_s, "s");
       H5::Group grid = g.createGroup("grid");
       write_grid_metrics(summary, grid, r.grid);
+      H5::Group quality = g.createGroup("power_quality");
+      write_power_quality(quality, r.quality);
       H5::Group jobs = g.createGroup("jobs");
       write_job_datasets(jobs, r.jobs, node_of);
     }

@@ -63,6 +63,8 @@ struct ResultWriter::Impl {
   std::vector<double> net_time, net_power;  // network power change points (a few per job)
   std::optional<GridMetricsBuilder> grid;   // fed every facility sample; finished by write_summary
   GridMetrics grid_metrics;
+  std::optional<PowerQualityBuilder> quality;  // fed every facility sample; finished by write_summary
+  PowerQuality power_quality;
 
   void flush_facility() {
     f_time->append(fb_time.data(), fb_time.size());
@@ -171,6 +173,7 @@ ResultWriter::ResultWriter(std::filesystem::path target, const WriterLayout& lay
 
   m.grid.emplace(GridMetricsOptions{core::Duration::from_seconds(layout.facility_interval_s).ns(),
                                     layout.clock, layout.system_peak_hours});
+  m.quality.emplace(core::Duration::from_seconds(layout.facility_interval_s).ns(), layout.clock);
   // Where simulated time 0 is on the wall clock: `fleetwatt export` stamps its rows from these.
   write_string_attribute(*m.root, "start", layout.start_text);
   write_int_attribute(*m.root, "start_unix_s", layout.clock.start_unix_s);
@@ -229,6 +232,7 @@ void ResultWriter::facility_sample(sim::Time start, double it_W, double facility
   m.fb_pue.push_back(it_W > 0.0 ? facility_W / it_W : 0.0);
   m.fb_energy.push_back(energy_J);
   m.grid->add(start.ns(), facility_W);
+  m.quality->add(start.ns(), facility_W);
   if (m.fb_time.size() >= kSeriesChunk) m.flush_facility();
 }
 
@@ -457,6 +461,13 @@ void ResultWriter::write_summary(const sim::RunSummary& s) {
   impl_->grid_metrics = impl_->grid->finish(core::Duration::from_seconds(s.horizon_s).ns());
   H5::Group grid = impl_->file->createGroup("/grid");
   write_grid_metrics(g, grid, impl_->grid_metrics);
+  impl_->power_quality = impl_->quality->finish(core::Duration::from_seconds(s.horizon_s).ns());
+  H5::Group quality = impl_->file->createGroup("/power_quality");
+  write_power_quality(quality, impl_->power_quality);
+}
+
+const PowerQuality& ResultWriter::power_quality() const noexcept {
+  return impl_->power_quality;
 }
 
 const GridMetrics& ResultWriter::grid_metrics() const noexcept {

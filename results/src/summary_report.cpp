@@ -45,6 +45,11 @@ std::string kw(double w) {
 }  // namespace
 
 std::string format_summary(const sim::RunSummary& s, const GridMetrics& grid, const WallClock& clock) {
+  return format_summary(s, grid, clock, PowerQuality{});
+}
+
+std::string format_summary(const sim::RunSummary& s, const GridMetrics& grid, const WallClock& clock,
+                           const PowerQuality& quality) {
   const bool with_grid = !std::isnan(grid.peak_time_s);
   std::string out;
   auto line = [&out](std::string_view label, const std::string& value) {
@@ -95,6 +100,26 @@ std::string format_summary(const sim::RunSummary& s, const GridMetrics& grid, co
            fmt::format("max {} at {}, mean {} over {} system peak hours", kw(grid.coincident_peak_max_W),
                        stamp(clock, grid.coincident_peak_time_s), kw(grid.coincident_peak_mean_W),
                        grid.coincident_hours));
+  }
+  if (quality.interval_s > 0) {
+    // Power quality: how fast and at what frequencies the facility's draw swings (README, /power_quality).
+    auto mw = [](double w) { return std::isnan(w) ? std::string("-") : fmt::format("{:.3f} MW", w / 1e6); };
+    line("max ramp per 1 s",
+         fmt::format("up {}, down {}", mw(quality.ramp_up_W[0]), mw(quality.ramp_down_W[0])));
+    line("dynamic range", fmt::format("{} within 1 s, {} within 1 min", mw(quality.dynamic_range_W[0]),
+                                      mw(quality.dynamic_range_W[1])));
+    std::string shares;
+    for (std::size_t b = 0; b < kPowerQualityBands.size(); ++b) {
+      if (std::isnan(quality.band_share[b])) continue;
+      if (!shares.empty()) shares += ", ";
+      shares += fmt::format("{:g}-{:g} Hz {:.1f} %", kPowerQualityBands[b][0], kPowerQualityBands[b][1],
+                            100.0 * quality.band_share[b]);
+    }
+    line("fluctuation energy", shares.empty() ? std::string("-") : shares);
+    line("dominant frequency", std::isnan(quality.dominant_frequency_Hz)
+                                   ? std::string("-")
+                                   : fmt::format("{:.4g} Hz (period {:.4g} s)", quality.dominant_frequency_Hz,
+                                                 1.0 / quality.dominant_frequency_Hz));
   }
   if (s.cooling != "constant")
     line("PUE", fmt::format("{:.3f} over the run; {:.3f} to {:.3f} by interval ({} cooling)", s.pue,

@@ -178,3 +178,32 @@ TEST_CASE("a result file in a missing folder is refused with the path", "[result
   CHECK_THROWS_WITH(results::ResultWriter("/no/such/folder/r.h5", {1, 1, 1.0, 1.0, true}),
                     Catch::Contains("/no/such/folder/r.h5"));
 }
+
+TEST_CASE("a run's file holds /power_quality of its facility series, at 0.01 s too",
+          "[results][power_quality]") {
+  // A 2 Hz sinusoid (10 +- 1 MW) sampled at 0.01 s for 3000 s through the writer: the file's figures are
+  // those of the series (dominant 2 Hz within a bin of 1/1310.72 Hz, ~all energy in 1-5 Hz). Sample i is at
+  // phase 2 pi i / 25: the largest is sin(2 pi 6 / 25), the smallest its negative, so every 1-s range is 2
+  // sin(2 pi 6 / 25) MW (1.99606); a 1-s window holds 100 samples, 4 whole periods, so every 1-s mean is 10
+  // MW and the 1-s ramps are 0 up to rounding.
+  test::TempDir dir;
+  results::WriterLayout layout{1, 1, 0.01, 10.0, false};
+  results::ResultWriter w(dir / "pq.h5", layout);
+  const std::int64_t n = 300000;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double p = 10e6 + 1e6 * std::sin(2 * M_PI * 2.0 * static_cast<double>(i) * 0.01);
+    w.facility_sample(sim::Time::from_ns(i * 10'000'000), p, p, 0.0);
+  }
+  sim::RunSummary s;
+  s.horizon_s = 3000;
+  w.write_summary(s);
+  w.commit();
+  results::ResultReader r(dir / "pq.h5");
+  auto scalar = [&](const std::string& name) { return r.doubles("/power_quality/" + name).at(0); };
+  CHECK(std::abs(scalar("dominant_frequency_Hz") - 2.0) <= 1.0 / 1310.72);
+  CHECK(scalar("band_share_1_5Hz") > 0.99);
+  CHECK(scalar("dynamic_range_1s_MW") == Approx(2 * std::sin(2 * M_PI * 6 / 25)).epsilon(1e-9));
+  CHECK(std::abs(scalar("ramp_up_1s_MW")) < 1e-6);
+  CHECK(scalar("interval_s") == Approx(0.01));
+  CHECK(static_cast<std::int64_t>(scalar("welch_segment_length")) == 131072);
+}

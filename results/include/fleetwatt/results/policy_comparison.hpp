@@ -13,6 +13,7 @@
 
 #include "fleetwatt/models/power_predictor.hpp"
 #include "fleetwatt/results/grid_metrics.hpp"
+#include "fleetwatt/results/power_quality.hpp"
 #include "fleetwatt/results/wall_clock.hpp"
 #include "fleetwatt/sim/cluster.hpp"
 #include "fleetwatt/sim/engine.hpp"
@@ -43,8 +44,9 @@ struct ComparisonRow {
   double wall_s = 0;
   // Kept for the HDF5 file.
   double facility_interval_s = 1.0;
-  GridMetrics grid;  ///< grid metrics of the facility series, as a run's /summary and /grid have them
-  WallClock clock;   ///< the scenario's [output] start
+  GridMetrics grid;      ///< grid metrics of the facility series, as a run's /summary and /grid have them
+  PowerQuality quality;  ///< power-quality figures of the facility series, as a run's /power_quality
+  WallClock clock;       ///< the scenario's [output] start
   std::string start_text;
   std::vector<double> facility_t_s, facility_W;
   std::vector<double> facility_carbon_kg, facility_cost;  ///< per facility interval

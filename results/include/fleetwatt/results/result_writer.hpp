@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fleetwatt/results/grid_metrics.hpp"
+#include "fleetwatt/results/power_quality.hpp"
 #include "fleetwatt/results/wall_clock.hpp"
 #include "fleetwatt/sim/cluster.hpp"
 #include "fleetwatt/sim/fleet_layout.hpp"
@@ -72,6 +73,8 @@ class ResultWriter final : public sim::PowerSink {
   void write_summary(const sim::RunSummary& summary);
   /// The grid metrics write_summary computed (for the printed summary); empty before it.
   [[nodiscard]] const GridMetrics& grid_metrics() const noexcept;
+  /// The power-quality figures write_summary computed and wrote to /power_quality; empty before it.
+  [[nodiscard]] const PowerQuality& power_quality() const noexcept;
   void write_provenance(const RunProvenance& provenance);
 
   /// Flushes, closes and renames the temporary file onto the target.

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "fleetwatt/results/grid_metrics.hpp"
+#include "fleetwatt/results/power_quality.hpp"
 #include "fleetwatt/results/wall_clock.hpp"
 #include "fleetwatt/sim/run_summary.hpp"
 
@@ -15,6 +16,9 @@ namespace fleetwatt::results {
 /// factor, energy per day, ramps and the coincident peak; times on `clock`.
 [[nodiscard]] std::string format_summary(const sim::RunSummary& s, const GridMetrics& grid,
                                          const WallClock& clock);
+/// The same with the power-quality figures (ramps, dynamic range, band shares, dominant frequency).
+[[nodiscard]] std::string format_summary(const sim::RunSummary& s, const GridMetrics& grid,
+                                         const WallClock& clock, const PowerQuality& quality);
 
 /// Energy in the unit that reads best (Wh, kWh, MWh, GWh).
 [[nodiscard]] std::string format_energy(double joules);
