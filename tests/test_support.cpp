@@ -73,4 +73,10 @@ CommandResult run_command(const std::string& command_line) {
   return r;
 }
 
+double json_number(const std::string& json, const std::string& name, std::size_t from) {
+  const auto at = json.find("\"" + name + "\"", from);
+  if (at == std::string::npos) throw std::runtime_error("no key " + name + " in: " + json);
+  return std::stod(json.substr(json.find(':', at) + 1));
+}
+
 }  // namespace fleetwatt::test

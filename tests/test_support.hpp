@@ -40,6 +40,10 @@ struct CommandResult {
 /// Runs a shell command line, capturing stdout and stderr.
 [[nodiscard]] CommandResult run_command(const std::string& command_line);
 
+/// The number after the first `"name":` at or after `from` in a JSON text (a `--json` answer); throws when
+/// the key is absent.
+double json_number(const std::string& json, const std::string& name, std::size_t from = 0);
+
 }  // namespace fleetwatt::test
 
 /// Skips the current test (with a message) when ../shared/data is absent.

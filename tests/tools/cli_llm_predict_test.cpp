@@ -14,10 +14,7 @@ std::string fw() {
 }
 
 double key(const std::string& json, const std::string& name) {
-  const std::regex re("\"" + name + "\": ([-+0-9.eE]+)");
-  std::smatch m;
-  REQUIRE(std::regex_search(json, m, re));
-  return std::stod(m[1]);
+  return json_number(json, name);
 }
 
 // GPT-3 175B on 512 H100s: tp 8, pp 8, dp 8, ZeRO 1, selective recomputation, micro-batch 1, global batch

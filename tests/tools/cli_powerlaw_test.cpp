@@ -7,14 +7,6 @@
 
 using namespace fleetwatt::test;
 
-namespace {
-double json_number(const std::string& out, const std::string& key, std::size_t from = 0) {
-  auto at = out.find("\"" + key + "\"", from);
-  REQUIRE(at != std::string::npos);
-  return std::stod(out.substr(out.find(':', at) + 1));
-}
-}  // namespace
-
 TEST_CASE("powerlaw fit recovers the paper's A100 mul law from exact timings", "[cli][powerlaw]") {
   // eta(c) = 0.6579 (1 - exp(-9.25 c^0.81)), c in GFLOP; t = c_FLOP / (v_max eta) with v_max = 19.5 TFLOP/s
   // (A100 FP32).
