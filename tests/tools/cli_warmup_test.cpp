@@ -137,7 +137,7 @@ TEST_CASE("the default day's warm-up is 13 h and shows in /jobs, /summary and th
                                                               scalar(h5, "/summary/jobs_queued"));
 }
 
-TEST_CASE("with a warm-up, energies cover [0, horizon) only and agree with the series", "[cli][warmup]") {
+TEST_CASE("with a warm-up, energies cover 0 to the horizon only and agree with the series", "[cli][warmup]") {
   ResultReader h5(default_day_h5());
   const auto t = h5.doubles("/facility/time_s");
   const auto p = h5.doubles("/facility/facility_power_W");

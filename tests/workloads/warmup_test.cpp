@@ -67,7 +67,7 @@ TEST_CASE("the default warm-up is 2 x the longest generated run time, in whole h
   CHECK(default_warmup_s(later.workload, estimate) == 0.0);
 }
 
-TEST_CASE("warm-up arrivals lie in [-warmup, 0), in order, and leave the window's jobs as they were",
+TEST_CASE("warm-up arrivals lie between -warmup and 0, in order, and leave the window's jobs as they were",
           "[warmup]") {
   Scenario s = parse_scenario(generated(), "s.toml");
   const auto without = build_workload(s);

@@ -375,13 +375,19 @@ def comparison_figure(f):
 
 
 def comparison_power_figure(f):
-    groups = [(name, g["facility"]) for name, g in f["policies"].items() if "facility" in g]
-    end = max((float(fac["t_s"][-1]) for _, fac in groups if len(fac["t_s"])), default=0.0)
+    # Compare files name their series as run files do (time_s, facility_power_W); files written before
+    # that used t_s and facility_W.
+    def series(fac):
+        t = fac["time_s"] if "time_s" in fac else fac["t_s"]
+        w = fac["facility_power_W"] if "facility_power_W" in fac else fac["facility_W"]
+        return t[:], w[:]
+    groups = [(name, series(g["facility"])) for name, g in f["policies"].items() if "facility" in g]
+    end = max((float(t[-1]) for _, (t, _w) in groups if len(t)), default=0.0)
     tdiv, tlabel = time_axis(end)
-    ydiv, yunit = scale_for([float(np.max(fac["facility_W"][:], initial=0.0)) for _, fac in groups], "W")
+    ydiv, yunit = scale_for([float(np.max(w, initial=0.0)) for _, (_t, w) in groups], "W")
     fig, ax = plt.subplots(figsize=(12, 4))
-    for name, fac in groups:
-        plot_series(ax, fac["t_s"][:], fac["facility_W"][:], name, tdiv, ydiv)
+    for name, (t, w) in groups:
+        plot_series(ax, t, w, name, tdiv, ydiv)
     ax.set_xlabel(tlabel)
     ax.set_ylabel(f"facility power ({yunit})")
     ax.set_ylim(bottom=0)
