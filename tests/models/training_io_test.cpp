@@ -32,7 +32,7 @@ TEST_CASE("communication hides behind backward up to the overlap fraction and th
   CHECK(exposed_communication(0.3, 0.1, 0.0, 2.0 / 3) == Approx(0.1));         // no overlap
 }
 
-TEST_CASE("one job alone reads at the full storage bandwidth; ten at once take ten times as long") {
+TEST_CASE("one job alone reads at the full storage bandwidth, ten at once take ten times as long") {
   // 100,000 samples of 100 kB from 10 GB/s storage: 1 s alone; a tenth of the bandwidth each: 10 s.
   const double samples = 1e5, bytes = 1e5, storage = 10e9;
   const auto alone = epoch_loading(samples, bytes, storage, 1000, 1e6, 0.0, 0, 1);

@@ -111,7 +111,7 @@ TEST_CASE("the ledger and the grid meter integrate exactly across weather steps 
   CHECK_THAT(ledger.max_interval_pue(), WithinRel(3'965'970'296.849 / 3.15e9, 1e-9));
 }
 
-TEST_CASE("a weather step that falls inside an interval splits it; samples stay interval means",
+TEST_CASE("a weather step that falls inside an interval splits it, samples stay interval means",
           "[facility]") {
   // Steps every 1800 s, intervals of 3600 s, constant 1 MW: each sample is the mean of its two steps.
   const FacilityModel m(preset_1mw("air"), steps({0.0, 1800.0, 3600.0, 5400.0}, {0.0, 35.0, 35.0, 0.0}));

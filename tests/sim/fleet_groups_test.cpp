@@ -145,7 +145,7 @@ TEST_CASE("jobs run on one group each with that type's phases, and their energy 
   CHECK(e->ledger().gpu_power_W(9) == 20.0);
 }
 
-TEST_CASE("before placement a job's power bound covers every type; after it, its own", "[sim][fleet]") {
+TEST_CASE("before placement a job's power bound covers every type, after it, its own", "[sim][fleet]") {
   ByTypePredictor p;
   auto e = engine(two_groups(5.0), {job(0, 8, 1), job(1, 8, 1)}, p);
   e->run();

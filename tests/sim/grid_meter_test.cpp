@@ -50,7 +50,7 @@ TEST_CASE("carbon and cost are cut at interval boundaries and integrate each ste
 }
 
 TEST_CASE(
-    "without a carbon signal the facility's constant factor applies; a horizon on a boundary adds "
+    "without a carbon signal the facility's constant factor applies, a horizon on a boundary adds "
     "no empty interval",
     "[grid]") {
   std::vector<Sample> out;

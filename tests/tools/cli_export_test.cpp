@@ -165,7 +165,7 @@ TEST_CASE("a run writes grid metrics, prints the peak's time, and stores counts 
   CHECK(h5.string_attribute("/grid/load_duration_kW", "units").rfind("kW", 0) == 0);
 }
 
-TEST_CASE("export time stamps follow a non-default [output] start; nodes and jobs", "[cli][export]") {
+TEST_CASE("export time stamps follow a non-default [output] start, nodes and jobs", "[cli][export]") {
   TempDir dir;
   const auto scenario = dir.write("s.toml", kSmall);
   const auto h5file = dir / "s.h5";

@@ -104,7 +104,7 @@ TEST_CASE("a key no chosen component takes exits 2 with one located line and no 
   }
 }
 
-TEST_CASE("a powercap table with cap_w runs; cap_W runs the same with exactly one deprecation warning",
+TEST_CASE("a powercap table with cap_w runs, cap_W runs the same with exactly one deprecation warning",
           "[cli][registries]") {
   // Same file and output names in two folders: the summaries may differ only by what the spelling does.
   TempDir now_dir, old_dir;

@@ -190,7 +190,8 @@ TEST_CASE(
   REQUIRE(run_command(fw() + " run -q " + scenario.string() + " -o " + h5.string()).exit_code == 0);
   // The two-day run's file, edited as later results look: job 1 started an hour before time 0 (a warm-up),
   // job 3 unfinished; time 0 is 07:00 at UTC+01:00 (06:00Z on 2026-01-01); /summary gains a 15-min peak
-  // and its time, a NaN ramp and an integer count; /grid/load_duration_kW is 100 - k kW at k %.
+  // and its time, a NaN ramp and an integer count; /grid/load_duration_kW is 100 - k kW at k %. Runs now
+  // write some of these themselves, so each is replaced rather than added.
   const auto edit = dir.write("edit.py", R"(import sys, h5py, numpy as np
 with h5py.File(sys.argv[1], "r+") as f:
     f["jobs/start_s"][0] = -3600.0
@@ -201,10 +202,14 @@ with h5py.File(sys.argv[1], "r+") as f:
     for name, value, units in [("peak_15min_W", 4080.0, "W: highest 15-min mean"),
                                ("peak_15min_time_s", 3600.0, "s: start of that window"),
                                ("ramp_up_1h_W", np.nan, "W"), ("coincident_peak_hours", np.int64(7), "1")]:
+        if name in f["summary"]:
+            del f["summary"][name]
         f["summary"].create_dataset(name, data=value).attrs["units"] = units
     k = np.arange(101.0)
-    f.create_dataset("grid/load_duration_kW", data=100.0 - k).attrs["units"] = "kW"
-    f.create_dataset("grid/load_duration_percent", data=k).attrs["units"] = "%"
+    for name, data, units in [("grid/load_duration_kW", 100.0 - k, "kW"), ("grid/load_duration_percent", k, "%")]:
+        if name in f:
+            del f[name]
+        f.create_dataset(name, data=data).attrs["units"] = units
 )");
   REQUIRE(run_command(python() + " " + edit.string() + " " + h5.string()).exit_code == 0);
   const auto r = run_command(fw() + " report " + h5.string() + " -o " + (dir / "two.html").string());

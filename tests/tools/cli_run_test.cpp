@@ -182,7 +182,7 @@ TEST_CASE("every shipped scenario runs", "[cli][scenarios]") {
   CHECK(n >= 1);
 }
 
-TEST_CASE("a relative [output] path is beside the scenario; -o stays relative to the current folder",
+TEST_CASE("a relative [output] path is beside the scenario, -o stays relative to the current folder",
           "[cli][output]") {
   // README, Scenario reference: "Relative paths resolve against the scenario file's folder."
   TempDir dir;

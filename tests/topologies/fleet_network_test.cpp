@@ -37,7 +37,7 @@ std::vector<std::uint32_t> node_gpus(std::uint32_t node) {
 
 }  // namespace
 
-TEST_CASE("one job alone reads at the full storage bandwidth; ten reading at once get a tenth each") {
+TEST_CASE("one job alone reads at the full storage bandwidth, ten reading at once get a tenth each") {
   FleetNetwork net(build_topology(config(), 16, 4), config());
   REQUIRE(net.storage_Bps() == Approx(20e9));
   const NetJob first = net.add_job(node_gpus(0), io_job(), 100.0);

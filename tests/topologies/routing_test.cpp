@@ -18,7 +18,7 @@ Vertex add(Topology& t, VertexKind k, const std::string& name, int node = kNoNod
 }
 }  // namespace
 
-TEST_CASE("the latency metric takes a longer but faster path; the hop metric the shorter one") {
+TEST_CASE("the latency metric takes a longer but faster path, the hop metric the shorter one") {
   // a -- b directly at 10 us, or a -- s -- b at 1 us + 1 us.
   Topology t;
   const Vertex a = add(t, VertexKind::gpu, "a", 0), b = add(t, VertexKind::gpu, "b", 1);

@@ -132,7 +132,7 @@ TEST_CASE("a job table's stack column is read, and an unknown stack is a bad cel
   CHECK(r.skipped[0].reason == "unknown stack 'turbo' (eager, amp, compiled, optimized)");
 }
 
-TEST_CASE("a job table's parallel columns are read; a split that does not fit n_gpus is a bad row",
+TEST_CASE("a job table's parallel columns are read, a split that does not fit n_gpus is a bad row",
           "[traces][parallel]") {
   std::istringstream in(
       "submit_s,n_gpus,model,batch_size,tp,pp,ep,zero,micro_batch,recompute\n"

@@ -56,7 +56,7 @@ facility_interval_s = 60
 
 }  // namespace
 
-TEST_CASE("every policy runs the same jobs; energy, cap and deadline invariants hold", "[policies]") {
+TEST_CASE("every policy runs the same jobs, energy, cap and deadline invariants hold", "[policies]") {
   test::TempDir dir;
   const auto csv = dir.write("carbon.csv", "offset_time,value\n0,200\n21600,400\n64800,200\n");
   const auto s = workloads::parse_scenario(scenario(csv), (dir / "s.toml").string());

@@ -51,7 +51,7 @@ TEST_CASE("bad job records are named by line, column and field", "[jobs-csv][bad
   CHECK(error_of(kHeader + "1,0,1,1,0,100,0,50\n").find("positive duration") != std::string::npos);
 }
 
-TEST_CASE("an optional stack column sets each job's stack; empty is eager", "[jobs-csv][stack]") {
+TEST_CASE("an optional stack column sets each job's stack, empty is eager", "[jobs-csv][stack]") {
   std::istringstream in(
       kHeader.substr(0, kHeader.size() - 1) + ",stack\n" +
       "1,0,4,10,182.58,291.06,6.41,62.23,compiled\n2,5,1,1,10,300,0,0,\n3,9,1,1,10,300,0,0,amp\n");

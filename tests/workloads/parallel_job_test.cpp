@@ -15,7 +15,7 @@ std::string job(const std::string& extra) {
 }
 }  // namespace
 
-TEST_CASE("parallel keys set the job's split; n_gpus follows from tp x pp x dp", "[scenario][parallel]") {
+TEST_CASE("parallel keys set the job's split, n_gpus follows from tp x pp x dp", "[scenario][parallel]") {
   const std::string fleet = "[fleet]\nnodes = 64\ngpus_per_node = 8\n";
   const auto s =
       parse_scenario(fleet + job("tp = 8\npp = 4\ndp = 16\nfsdp = true\nrecompute = \"selective\"\n"

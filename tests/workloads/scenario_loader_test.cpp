@@ -72,7 +72,7 @@ node_interval_s = 60
   CHECK(s.output.facility_interval_s == 0.5);
 }
 
-TEST_CASE("the [output] path resolves against the scenario's folder; an absolute one stays", "[scenario]") {
+TEST_CASE("the [output] path resolves against the scenario's folder, an absolute one stays", "[scenario]") {
   // README: "Relative paths resolve against the scenario file's folder" (-o on the command line does not).
   auto s = parse_scenario(kJobs + "[output]\npath = \"r.h5\"\n", "a/b/s.toml");
   CHECK(s.output.path == std::filesystem::path("a/b") / "r.h5");
@@ -93,7 +93,7 @@ TEST_CASE("an unknown key is an error at its line and column", "[scenario][bad-i
         0);
 }
 
-TEST_CASE("a job's stack reaches its metadata; eager when absent", "[scenario][stack]") {
+TEST_CASE("a job's stack reaches its metadata, eager when absent", "[scenario][stack]") {
   const auto s = parse_scenario(R"([workload]
 [[workload.jobs]]
 n_gpus = 1

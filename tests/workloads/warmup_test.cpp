@@ -49,7 +49,7 @@ TEST_CASE("warmup_s is read as given and refused, located, when negative or not 
         "bad.toml:3:1: workload.warmup_s: must be a finite number");
 }
 
-TEST_CASE("the default warm-up is 2 x the longest generated run time, in whole hours; 0 for job lists",
+TEST_CASE("the default warm-up is 2 x the longest generated run time, in whole hours, 0 for job lists",
           "[warmup]") {
   // A run time of 1000 s per epoch per 1000 samples on one GPU, 10 % less per extra GPU (any monotone
   // estimate would do): the longest job is 5 epochs x 3000 samples on 1 GPU = 15,000 s; 2 x = 30,000 s,
