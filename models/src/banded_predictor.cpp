@@ -10,15 +10,15 @@ EpochPlan BandedPredictor::plan(const JobSpec& job, const GpuHardware& gpu) cons
   const PredictionBand b = inner_->band(job, gpu);
   if (b.level > 0.0) {
     const bool low = band_ == workloads::Band::low;
-    for (auto& part : p.parts) {
+    p.each_part([&](workloads::EpochPart& part) {
       part.s *= low ? b.time_low : b.time_high;
       part.W *= low ? b.power_low : b.power_high;
-    }
+    });
     return p;
   }
   const UncertaintyBand u = inner_->uncertainty(job, gpu);
   const double factor = band_ == workloads::Band::low ? 1.0 - u.low : 1.0 + u.high;
-  for (auto& part : p.parts) part.W *= factor;
+  p.each_part([&](workloads::EpochPart& part) { part.W *= factor; });
   return p;
 }
 

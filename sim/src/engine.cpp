@@ -108,8 +108,9 @@ void Engine::check_plan(const workloads::JobSpec& spec, workloads::EpochPlan& pl
                                      fmt::format("job {}: {:g} W per GPU is above the {} GPU's TDP of {:g} W",
                                                  spec.id, w, gpu.id, gpu.tdp_W));
   bool finite = true;
-  for (const auto& part : plan.parts)
+  plan.each_part([&](const workloads::EpochPart& part) {
     finite = finite && part.s >= 0 && part.W >= 0 && std::isfinite(part.s) && std::isfinite(part.W);
+  });
   if (!finite || !(plan.epoch_s() > 0) || !std::isfinite(plan.epoch_s())) {
     const auto p = plan.profile();
     throw workloads::ConfigError(
@@ -125,8 +126,9 @@ void Engine::check_plan(const workloads::JobSpec& spec, workloads::EpochPlan& pl
   // A prediction beyond the hardware (a fitted formula far outside its data, say) is capped at the TDP,
   // and counted: the summary says how many.
   bool capped = false;
-  for (auto& part : plan.parts)
+  plan.each_part([&](workloads::EpochPart& part) {
     if (part.W > gpu.tdp_W) part.W = gpu.tdp_W, capped = true;
+  });
   if (capped) ++summary_.capped_predictions;
 }
 

@@ -41,10 +41,10 @@ void JobMeter::close_peak(Job& job) const {
     job.compute_J += e;
     return;
   }
-  job.compute_s += t * s.compute_s / total_s;
+  job.compute_s += t * (s.compute_s + s.bubble_s) / total_s;
   job.comm_s += t * s.comm_s / total_s;
   job.io_s += t * s.io_s / total_s;
-  job.compute_J += e * s.compute_W * s.compute_s / total_J;
+  job.compute_J += e * (s.compute_W * s.compute_s + s.bubble_W * s.bubble_s) / total_J;
   job.comm_J += e * s.comm_W * s.comm_s / total_J;
   job.io_J += e * s.io_W * s.io_s / total_J;
 }

@@ -38,6 +38,8 @@ PeakSplit NetworkModel::next_epoch(JobIndex j) {
   s.comm_W = r.idle_W + t.comm_power_fraction * std::max(0.0, s.compute_W - r.idle_W);
   s.io_s = cost.io_exposed_s;
   s.io_W = r.base[PartKind::checkpoint].W;  // starved of data, the GPU sits near its valley level
+  s.bubble_s = r.base.bubble.s;             // the pipeline's fill and drain: not network time
+  s.bubble_W = r.base.bubble.W;
   return s;
 }
 

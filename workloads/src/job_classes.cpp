@@ -101,13 +101,13 @@ const char* to_string(PartKind k) noexcept {
 double EpochPlan::epoch_s() const noexcept {
   double t = 0.0;
   for (const auto& p : parts) t += p.s;
-  return t;
+  return t + bubble.s;
 }
 
 double EpochPlan::epoch_energy_J() const noexcept {
   double e = 0.0;
   for (const auto& p : parts) e += p.W * p.s;
-  return e;
+  return e + bubble.W * bubble.s;
 }
 
 PhaseProfile EpochPlan::profile() const noexcept {
@@ -115,11 +115,13 @@ PhaseProfile EpochPlan::profile() const noexcept {
   const EpochPart& m = (*this)[PartKind::comm];
   const EpochPart& i = (*this)[PartKind::io];
   const EpochPart& k = (*this)[PartKind::checkpoint];
+  const EpochPart& b = bubble;
   PhaseProfile p;
-  p.peak_s = c.s + m.s + i.s;
+  p.peak_s = c.s + m.s + i.s + b.s;
   // Compute alone keeps its power exactly (no round trip through a weighted mean).
-  p.peak_W =
-      (m.s > 0.0 || i.s > 0.0) && p.peak_s > 0.0 ? (c.W * c.s + m.W * m.s + i.W * i.s) / p.peak_s : c.W;
+  p.peak_W = (m.s > 0.0 || i.s > 0.0 || b.s > 0.0) && p.peak_s > 0.0
+                 ? (c.W * c.s + m.W * m.s + i.W * i.s + b.W * b.s) / p.peak_s
+                 : c.W;
   p.valley_s = k.s;
   p.valley_W = k.W;
   return p;

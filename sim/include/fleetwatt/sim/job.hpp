@@ -17,19 +17,20 @@ enum class JobPhase { none, peak, valley };
 
 [[nodiscard]] const char* to_string(JobState s) noexcept;
 
-/// One epoch's peak phase as it runs: the plan's compute, comm and io parts, the latter two re-timed by
-/// the network when there is one (per GPU). The engine accounts each peak phase by these shares.
+/// One epoch's peak phase as it runs: the plan's compute, comm, io and pipeline-bubble parts, comm and io
+/// re-timed by the network when there is one (per GPU). The engine accounts each peak phase by these
+/// shares (the bubble, for now, as compute: the stage waits inside its compute stream).
 struct PeakSplit {
-  double compute_s = 0.0, comm_s = 0.0, io_s = 0.0;
-  double compute_W = 0.0, comm_W = 0.0, io_W = 0.0;
-  [[nodiscard]] double duration_s() const noexcept { return compute_s + comm_s + io_s; }
+  double compute_s = 0.0, comm_s = 0.0, io_s = 0.0, bubble_s = 0.0;
+  double compute_W = 0.0, comm_W = 0.0, io_W = 0.0, bubble_W = 0.0;
+  [[nodiscard]] double duration_s() const noexcept { return compute_s + comm_s + io_s + bubble_s; }
   [[nodiscard]] double energy_J() const noexcept {
-    return compute_W * compute_s + comm_W * comm_s + io_W * io_s;
+    return compute_W * compute_s + comm_W * comm_s + io_W * io_s + bubble_W * bubble_s;
   }
   /// Time-weighted power of the whole peak phase (compute alone keeps its power exactly).
   [[nodiscard]] double mean_W() const noexcept {
     const double t = duration_s();
-    return (comm_s > 0.0 || io_s > 0.0) && t > 0.0 ? energy_J() / t : compute_W;
+    return (comm_s > 0.0 || io_s > 0.0 || bubble_s > 0.0) && t > 0.0 ? energy_J() / t : compute_W;
   }
   /// The peak parts of a plan as they stand.
   [[nodiscard]] static PeakSplit of(const workloads::EpochPlan& plan) noexcept;

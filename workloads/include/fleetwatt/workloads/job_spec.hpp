@@ -122,16 +122,34 @@ struct EpochPlan {
   /// The model and data as the predictor resolved them (zoo or class figures filled in): the one source
   /// of the job's network traffic.
   ModelMetadata model;
+  /// Training steps per epoch when compute, comm, io and bubble are the totals of identical steps (LLM
+  /// jobs; 0: an epoch-level plan whose parts are only known as totals). A step-level waveform repeats
+  /// one step's share of each part.
+  double steps = 0.0;
+  /// Pipeline bubble per epoch (total over its steps): stage GPUs wait while the pipeline fills and
+  /// drains, near their resident floor. Part of the peak phase; never re-timed by the network.
+  EpochPart bubble{};
 
   [[nodiscard]] EpochPart& operator[](PartKind k) noexcept { return parts[static_cast<std::size_t>(k)]; }
   [[nodiscard]] const EpochPart& operator[](PartKind k) const noexcept {
     return parts[static_cast<std::size_t>(k)];
   }
+  /// Calls f on every part and the bubble, for code that treats them alike (band scaling, checks).
+  template <class F>
+  void each_part(F&& f) {
+    for (auto& p : parts) f(p);
+    f(bubble);
+  }
+  template <class F>
+  void each_part(F&& f) const {
+    for (const auto& p : parts) f(p);
+    f(bubble);
+  }
   [[nodiscard]] double epoch_s() const noexcept;
   /// Per-GPU energy of one epoch.
   [[nodiscard]] double epoch_energy_J() const noexcept;
-  /// The square-wave view: peak = the training steps (compute, comm and io at their time-weighted mean
-  /// power), valley = the checkpoint part.
+  /// The square-wave view: peak = the training steps (compute, comm, io and bubble at their
+  /// time-weighted mean power), valley = the checkpoint part.
   [[nodiscard]] PhaseProfile profile() const noexcept;
   /// A plan from a measured or given square wave: its peak is all compute, its valley the checkpoint.
   [[nodiscard]] static EpochPlan from_profile(const PhaseProfile& p, ModelMetadata model = {});
