@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <sstream>
+#include <string>
+#include <tuple>
 
 #include "fleetwatt/workloads/trace.hpp"
 
@@ -61,4 +63,28 @@ TEST_CASE("a Philly file that is not a JSON array is refused", "[traces]") {
   TraceOptions o;
   o.format = TraceFormat::philly;
   CHECK_THROWS_AS(read_trace(in, "object.json", o), TraceFormatError);
+}
+
+TEST_CASE("unbalanced or deeply nested Philly files are refused at once with their line", "[traces]") {
+  TraceOptions o;
+  o.format = TraceFormat::philly;
+  // Each of these once made the array splitter loop forever (a stray '}' never consumed) or would recurse
+  // 100,000 levels deep in the JSON parser.
+  const std::string deep = "[" + std::string(100000, '[') + std::string(100000, ']') + "]";
+  for (const auto& [text, line, what] :
+       {std::tuple<std::string, std::uint32_t, std::string>{"[}]", 1, "'}' without a matching '{'"},
+        {"[\n{},\n}\n]", 3, "'}' without a matching '{'"},
+        {"[{}, ", 1, "unterminated JSON array"},
+        {deep, 1, "nested deeper than 64 levels"}}) {
+    INFO(text.substr(0, 20));
+    std::istringstream in(text);
+    try {
+      (void)read_trace(in, "bad.json", o);
+      FAIL("accepted");
+    } catch (const TraceFormatError& e) {
+      const std::string message = e.what();
+      CHECK(message.find("bad.json:" + std::to_string(line)) != std::string::npos);
+      CHECK(message.find(what) != std::string::npos);
+    }
+  }
 }

@@ -19,8 +19,14 @@ struct Element {
   std::uint32_t line;
 };
 
+// Deeper nesting than any Philly record has (an attempt list of objects: 3 levels) is refused before the
+// recursive JSON parser sees it, so a hostile file cannot exhaust the stack.
+constexpr int kMaxNesting = 64;
+
 // Splits the top-level JSON array into its elements' text, tracking strings so that brackets inside them
-// do not count. Throws (fatal) when the file is not an array.
+// do not count. Throws (fatal) when the file is not an array, when a closing bracket has no opening one
+// (every element must make progress: a stray '}' once made this loop push empty elements forever), and
+// when nesting exceeds kMaxNesting.
 std::vector<Element> split_array(std::string_view doc, RecordErrors& errors) {
   std::vector<Element> out;
   std::size_t i = 0;
@@ -56,10 +62,14 @@ std::vector<Element> split_array(std::string_view doc, RecordErrors& errors) {
       }
       if (c == '"')
         in_string = true;
-      else if (c == '{' || c == '[')
-        ++depth;
-      else if (c == '}' || c == ']') {
-        if (depth == 0) break;  // the array's own ']'
+      else if (c == '{' || c == '[') {
+        if (++depth > kMaxNesting)
+          errors.fatal(line, "file", fmt::format("JSON nested deeper than {} levels", kMaxNesting));
+      } else if (c == '}' || c == ']') {
+        if (depth == 0) {
+          if (c == '}') errors.fatal(line, "file", "'}' without a matching '{'");
+          break;  // the array's own ']'
+        }
         --depth;
       } else if (c == ',' && depth == 0) {
         break;
@@ -67,6 +77,7 @@ std::vector<Element> split_array(std::string_view doc, RecordErrors& errors) {
     }
     out.push_back({doc.substr(start, i - start), start_line});
     if (i < doc.size() && doc[i] == ',') ++i;
+    if (i >= doc.size()) errors.fatal(line, "file", "unterminated JSON array (']' expected)");
   }
   return out;
 }
