@@ -134,3 +134,29 @@ TEST_CASE("read_topology_file dispatches on the extension and refuses others") {
                     Catch::Contains("unknown topology file type"));
   CHECK_THROWS_WITH(read_topology_file(dir / "absent.dot"), Catch::Contains("cannot open"));
 }
+
+TEST_CASE(
+    "files nested deeper than 128 levels are refused at the crossing, before Boost's recursive parsers") {
+  // 100,000 nested GraphML elements or 10,000 nested DOT subgraphs once overflowed the stack (SIGSEGV).
+  std::string xml = "<?xml version=\"1.0\"?>\n<!-- <not> <counted> -->\n<graphml>\n";
+  for (int i = 0; i < 100000; ++i) xml += "<g a=\"x>y\">";
+  std::istringstream deep_xml(xml);
+  // graphml is level 1 on line 3; the 128th <g> crosses the limit (level 129), after 127 tags of 11 chars.
+  CHECK_THROWS_WITH(read_graphml(deep_xml, "d.graphml"),
+                    Catch::Contains("d.graphml:4:" + std::to_string(127 * 11 + 1)) &&
+                        Catch::Contains("nested deeper than 128 levels"));
+  std::string dot = "graph g {\n";
+  for (int i = 0; i < 10000; ++i) dot += "subgraph { \"{\" ";
+  std::istringstream deep_dot(dot);
+  // The graph's own brace is level 1; the 128th subgraph's brace (level 129) follows 127 units of 15
+  // characters (subgraph, a space, the brace, a space, a quoted "{" that does not count, a space) and 9 more.
+  CHECK_THROWS_WITH(read_dot(deep_dot, "d.dot"),
+                    Catch::Contains("d.dot:2:" + std::to_string(15 * 127 + 10)) &&
+                        Catch::Contains("nested deeper than 128 levels"));
+  // Self-closing elements and closing tags keep real files shallow.
+  std::string flat = "<graphml><graph edgedefault=\"undirected\">";
+  for (int i = 0; i < 1000; ++i) flat += "<node id=\"n" + std::to_string(i) + "\"/>";
+  flat += "</graph></graphml>";
+  std::istringstream wide(flat);
+  CHECK_THROWS_WITH(read_graphml(wide, "w.graphml"), !Catch::Contains("nested deeper"));
+}

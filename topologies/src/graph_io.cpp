@@ -17,6 +17,8 @@
 #include <boost/graph/graphviz.hpp>
 #include <boost/lexical_cast.hpp>
 
+#include "markup_depth.hpp"
+
 namespace fleetwatt::topologies {
 
 namespace {
@@ -207,6 +209,7 @@ std::string slurp(std::istream& in) {
 
 Topology read_graphml(std::istream& in, const std::string& name) {
   const std::string text = slurp(in);
+  detail::check_xml_depth(text, name);
   RawGraph raw;
   auto dp = attribute_properties(raw);
   try {
@@ -221,6 +224,7 @@ Topology read_graphml(std::istream& in, const std::string& name) {
 
 Topology read_dot(std::istream& in, const std::string& name) {
   const std::string text = slurp(in);
+  detail::check_dot_depth(text, name);
   RawGraph raw;
   auto dp = attribute_properties(raw);
   try {
