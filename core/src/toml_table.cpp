@@ -89,6 +89,12 @@ std::optional<double> TomlTable::number_at_least(const std::string& key, double 
   return v;
 }
 
+std::optional<double> TomlTable::number_in(const std::string& key, double lo, double hi) const {
+  auto v = number(key);
+  if (v && !(*v >= lo && *v <= hi)) fail(key, fmt::format("must be between {} and {}, got {}", lo, hi, *v));
+  return v;
+}
+
 std::optional<std::int64_t> TomlTable::integer(const std::string& key, std::int64_t lo,
                                                std::int64_t hi) const {
   if (!has(key)) return std::nullopt;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 
 namespace fleetwatt::sim {
 
@@ -97,14 +98,35 @@ LedgerConfig ledger_config(const EngineSetup& s, const FleetLayout& layout, cons
 }
 }  // namespace
 
+namespace {
+// An explicit phase power's key as its user wrote it: a jobs CSV column (peak_W) or a scenario key (peak_w).
+std::string phase_key(const workloads::JobSpec& spec, const char* phase) {
+  const bool csv = std::filesystem::path(spec.class_origin.file).extension() == ".csv";
+  return std::string(phase) + (csv ? "_W" : "_w");
+}
+}  // namespace
+
 void Engine::check_plan(const workloads::JobSpec& spec, workloads::EpochPlan& plan,
                         const models::GpuHardware& gpu) {
+  // Explicit phases are the user's numbers: a valley above the peak, or a peak below the GPU's idle power
+  // (running the job would lower the node's power), is a mistake, not a workload.
+  if (spec.phases) {
+    if (spec.phases->valley_W > spec.phases->peak_W)
+      throw workloads::ConfigError(spec.class_origin, phase_key(spec, "valley"),
+                                   fmt::format("job {}: valley {:g} W is above its peak {:g} W", spec.id,
+                                               spec.phases->valley_W, spec.phases->peak_W));
+    if (spec.phases->peak_W < gpu.idle_W)
+      throw workloads::ConfigError(
+          spec.class_origin, phase_key(spec, "peak"),
+          fmt::format("job {}: peak {:g} W is below the {} GPU's idle power of {:g} W (running it would "
+                      "lower the node's power)",
+                      spec.id, spec.phases->peak_W, gpu.id, gpu.idle_W));
+  }
   // Explicit phases are the user's numbers: above what the GPU can draw they are bad input.
   if (spec.phases)
-    for (const auto& [key, w] :
-         {std::pair{"peak_W", spec.phases->peak_W}, {"valley_W", spec.phases->valley_W}})
+    for (const auto& [phase, w] : {std::pair{"peak", spec.phases->peak_W}, {"valley", spec.phases->valley_W}})
       if (w > gpu.tdp_W)
-        throw workloads::ConfigError(spec.class_origin, key,
+        throw workloads::ConfigError(spec.class_origin, phase_key(spec, phase),
                                      fmt::format("job {}: {:g} W per GPU is above the {} GPU's TDP of {:g} W",
                                                  spec.id, w, gpu.id, gpu.tdp_W));
   bool finite = true;

@@ -81,6 +81,16 @@ workloads::ParamSet subset(const workloads::ParamSet& all, const workloads::Para
   return out;
 }
 
+// A GPU idling above its TDP (an idle override above the preset's TDP, or the reverse) would make every
+// job lower its node's power: refused, at the fleet's gpu key (the override may be on either side).
+void check_idle_below_tdp(const models::GpuHardware& gpu, const workloads::SourceLocation& where,
+                          const std::string& field) {
+  if (gpu.idle_W > gpu.tdp_W)
+    throw workloads::ConfigError(
+        where, field,
+        fmt::format("{} idles at {:g} W, above its TDP of {:g} W", gpu.id, gpu.idle_W, gpu.tdp_W));
+}
+
 }  // namespace
 
 const std::vector<PlacementEntry>& placement_entries() {
@@ -197,6 +207,7 @@ EngineSetup engine_setup(const workloads::Scenario& s) {
     e.gpu = find(s.fleet.gpu, s.fleet.gpu_origin, "fleet.gpu");
     if (s.fleet.gpu_idle_W) e.gpu.idle_W = *s.fleet.gpu_idle_W;
     if (s.fleet.gpu_tdp_W) e.gpu.tdp_W = *s.fleet.gpu_tdp_W;
+    check_idle_below_tdp(e.gpu, s.fleet.gpu_origin, "fleet.gpu_idle_w");
     e.node_base_W = s.fleet.node_base_W;
   } else {
     // Node groups: each its preset with its overrides; node_base_w defaults to [fleet] node_base_w.
@@ -207,6 +218,7 @@ EngineSetup engine_setup(const workloads::Scenario& s) {
                      g.node_base_W.value_or(s.fleet.node_base_W)};
       if (g.gpu_idle_W) out.gpu.idle_W = *g.gpu_idle_W;
       if (g.gpu_tdp_W) out.gpu.tdp_W = *g.gpu_tdp_W;
+      check_idle_below_tdp(out.gpu, g.gpu_origin, fmt::format("fleet.group[{}].gpu_idle_w", k));
       e.groups.push_back(std::move(out));
     }
     // The reference group (the first) stands for the fleet where one GPU is asked for (predictions before

@@ -144,7 +144,7 @@ TEST_CASE("negative or zero counts are refused", "[scenario][bad-input]") {
   CHECK(error_of("[workload]\n[[workload.jobs]]\nn_gpus = 1\nepochs = -1\nclass = \"vit\"\n") ==
         "bad.toml:4:1: workload.jobs[0].epochs: must be positive, got -1");
   CHECK(error_of("[facility]\npue = 0.9\n" + kJobs) ==
-        "bad.toml:2:1: facility.pue: must be at least 1, got 0.9");
+        "bad.toml:2:1: facility.pue: must be between 1 and 5, got 0.9");
   CHECK(error_of("[workload]\nhorizon_s = -5\n[[workload.jobs]]\nn_gpus = 1\n") ==
         "bad.toml:2:1: workload.horizon_s: must be positive, got -5");
 }

@@ -78,6 +78,20 @@ SoftwareStack parse_stack(const TomlTable& t, const std::string& key) {
   return out;
 }
 
+// Plausible bounds of fleet powers: no GPU draws 10 kW (the largest today are near 1.4 kW) and no server's
+// base 100 kW; beyond them a typo (or 1e308) would only overflow the facility sums.
+constexpr double kMaxGpuW = 10e3;
+constexpr double kMaxNodeBaseW = 100e3;
+// PUE: 1 is the physical floor; above 5 no data centre runs (warned from 3, see load_scenario).
+constexpr double kMaxPue = 5.0;
+constexpr double kWarnPue = 3.0;
+
+// Idle above TDP would make running a job lower the node's power: refused where both are written.
+void check_idle_below_tdp(const TomlTable& t, std::optional<double> idle, std::optional<double> tdp) {
+  if (idle && tdp && *idle > *tdp)
+    t.fail("gpu_idle_w", fmt::format("idle power {} W is above gpu_tdp_w = {} W", *idle, *tdp));
+}
+
 FleetGroupConfig parse_fleet_group(const TomlTable& t, std::size_t k) {
   t.require_known({"name", "nodes", "gpus_per_node", "gpu", "gpu_idle_w", "gpu_tdp_w", "node_base_w"});
   for (const char* key : {"nodes", "gpus_per_node", "gpu"})
@@ -91,9 +105,11 @@ FleetGroupConfig parse_fleet_group(const TomlTable& t, std::size_t k) {
   g.gpus_per_node = static_cast<std::uint32_t>(*t.integer("gpus_per_node", 1, 1024));
   g.gpu = *t.string("gpu");
   g.gpu_origin = t.where("gpu");
-  g.gpu_idle_W = t.number_at_least("gpu_idle_w", 0.0, false);
-  g.gpu_tdp_W = t.number_at_least("gpu_tdp_w", 0.0, true);
-  g.node_base_W = t.number_at_least("node_base_w", 0.0, false);
+  g.gpu_idle_W = t.number_in("gpu_idle_w", 0.0, kMaxGpuW);
+  g.gpu_tdp_W = t.number_in("gpu_tdp_w", 0.0, kMaxGpuW);
+  if (g.gpu_tdp_W && !(*g.gpu_tdp_W > 0.0)) t.fail("gpu_tdp_w", "must be positive, got 0");
+  check_idle_below_tdp(t, g.gpu_idle_W, g.gpu_tdp_W);
+  g.node_base_W = t.number_in("node_base_w", 0.0, kMaxNodeBaseW);
   return g;
 }
 
@@ -111,9 +127,11 @@ FleetConfig parse_fleet(const TomlTable& t) {
     if (!std::filesystem::exists(f.gpu_file))
       t.fail("gpu_file", fmt::format("file not found: {}", f.gpu_file.string()));
   }
-  f.gpu_idle_W = t.number_at_least("gpu_idle_w", 0.0, false);
-  f.gpu_tdp_W = t.number_at_least("gpu_tdp_w", 0.0, true);
-  f.node_base_W = t.number_at_least("node_base_w", 0.0, false).value_or(0.0);
+  f.gpu_idle_W = t.number_in("gpu_idle_w", 0.0, kMaxGpuW);
+  f.gpu_tdp_W = t.number_in("gpu_tdp_w", 0.0, kMaxGpuW);
+  if (f.gpu_tdp_W && !(*f.gpu_tdp_W > 0.0)) t.fail("gpu_tdp_w", "must be positive, got 0");
+  check_idle_below_tdp(t, f.gpu_idle_W, f.gpu_tdp_W);
+  f.node_base_W = t.number_in("node_base_w", 0.0, kMaxNodeBaseW).value_or(0.0);
   if (!t.has("group")) return f;
   // Node groups: the fleet is theirs alone; only gpu_file and node_base_w (a default) stay shared.
   for (const char* key : {"nodes", "gpus_per_node", "gpu", "gpu_idle_w", "gpu_tdp_w"})
@@ -150,7 +168,8 @@ FacilityConfig parse_facility(const TomlTable& t) {
   const std::vector<std::string> own{"pue",         "carbon_kg_per_kwh", "cooling",
                                      "weather_csv", "weather_start",     "battery"};
   FacilityConfig f;
-  f.pue = t.number_at_least("pue", 1.0, false).value_or(1.0);
+  f.pue = t.number_in("pue", 1.0, kMaxPue).value_or(1.0);
+  f.pue_origin = t.where("pue");
   f.carbon_kg_per_J = t.number_at_least("carbon_kg_per_kwh", 0.0, false).value_or(0.0) / kJoulesPerKWh;
   f.cooling = t.string("cooling").value_or(f.cooling);
   f.cooling_params = params_except(t, own);
@@ -653,6 +672,9 @@ Scenario parse_scenario(std::string_view text, const std::filesystem::path& file
   (void)top.string("description");
   if (auto t = top.table("fleet")) s.fleet = parse_fleet(*t);
   if (auto t = top.table("facility")) s.facility = parse_facility(*t);
+  if (s.facility.pue > kWarnPue)
+    s.warnings->add(fmt::format("{}: facility.pue = {} is above {}: even old air-cooled halls run near 2",
+                                s.facility.pue_origin.to_string(), s.facility.pue, kWarnPue));
   if (auto t = top.table("predictor")) s.predictor = parse_predictor(*t);
   if (auto t = top.table("scheduler")) s.scheduler = parse_scheduler(*t);
   if (auto t = top.table("workload")) {

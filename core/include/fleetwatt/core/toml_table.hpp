@@ -54,6 +54,9 @@ class TomlTable {
   }
   /// A number >= lo (or > lo when strict).
   [[nodiscard]] std::optional<double> number_at_least(const std::string& key, double lo, bool strict) const;
+  /// A number in [lo, hi]: for values whose plausible range is known (finite but absurd input such as
+  /// pue = 1e308 would otherwise overflow sums into inf).
+  [[nodiscard]] std::optional<double> number_in(const std::string& key, double lo, double hi) const;
   [[nodiscard]] std::optional<std::int64_t> integer(const std::string& key, std::int64_t lo,
                                                     std::int64_t hi) const;
   [[nodiscard]] std::optional<std::string> string(const std::string& key) const;

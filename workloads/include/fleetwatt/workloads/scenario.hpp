@@ -62,6 +62,7 @@ struct BatteryScenarioConfig {
 
 struct FacilityConfig {
   double pue = 1.0;              ///< facility power / IT power (cooling "constant")
+  SourceLocation pue_origin;     ///< where pue is written (for its warning)
   double carbon_kg_per_J = 0.0;  ///< grid carbon intensity (scenario key is kg/kWh)
   /// A registered cooling kind (sim/facility_model.hpp): "constant" (IT x pue) or "weather".
   std::string cooling = "constant";
@@ -179,7 +180,7 @@ struct GridConfig {
   /// [grid] system_peak_hours: hours of the day (0-23, on the clock of [output] start) in which the grid
   /// peaks; the run reports the facility's demand in them (coincident peak). Empty: none given.
   std::vector<int> system_peak_hours;
-  double import_limit_kw = 0.0;            ///< interconnection limit (0: none); peak_shave batteries hold it
+  double import_limit_kw = 0.0;  ///< interconnection limit (0: none); peak_shave batteries hold it
 };
 
 struct OutputConfig {
