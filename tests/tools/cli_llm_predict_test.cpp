@@ -157,3 +157,45 @@ TEST_CASE("predict breaks a 3D-parallel step into compute, TP, PP, DP, bubble an
   for (const char* part : {"TP comm", "PP comm", "DP comm exposed", "bubble", "mfu"})
     CHECK(text.out.find(part) != std::string::npos);
 }
+
+TEST_CASE("[predictor] internode_gbytes_per_s and gpus_per_node set the 3D-parallel step's links",
+          "[cli][predict][llm]") {
+  TempDir dir;
+  const std::string job = R"(
+[[workload.jobs]]
+model = "gpt3_175b"
+tp = 8
+pp = 8
+dp = 8
+zero = 1
+micro_batch = 1
+recompute = "selective"
+seq = 2048
+global_batch = 1536
+dataset_samples = 1536000
+precision = "bf16"
+)";
+  const std::string fleet = "[fleet]\ngpu = \"h100-sxm\"\nnodes = 64\ngpus_per_node = 8\n";
+  const auto slow = dir.write(
+      "slow.toml", fleet + "[predictor]\nkind = \"datasheet\"\ninternode_gbytes_per_s = 25\n" + job);
+  const auto r = run_command(fw() + " predict --json --scenario " + slow.string());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  // PP: 14 sends of 50,331,648 / 8 B at 25 GB/s + 5 us each = 14 x 256.66 us = 3.5932 ms (64 GB/s by
+  // default: 1.4463 ms).
+  CHECK(key(r.out, "pp_comm_s") == Approx(14.0 * (50331648.0 / 8.0 / 25e9 + 5e-6)));
+  // gpus_per_node 4 puts the 8-way tensor-parallel group across nodes: its all-reduces run at 25 GB/s.
+  const auto split = dir.write(
+      "split.toml",
+      fleet + "[predictor]\nkind = \"datasheet\"\ninternode_gbytes_per_s = 25\ngpus_per_node = 4\n" + job);
+  const auto s = run_command(fw() + " predict --json --scenario " + split.string());
+  REQUIRE(s.exit_code == 0);
+  CHECK(key(s.out, "tp_comm_s") == Approx(9216.0 * (1.75 * 50331648.0 / 25e9 + 14.0 * 5e-6)));
+  // A fraction of a GPU per node is refused, naming the key.
+  const auto bad =
+      dir.write("bad.toml", fleet + "[predictor]\nkind = \"datasheet\"\ngpus_per_node = 2.5\n" + job);
+  const auto b = run_command(fw() + " predict --scenario " + bad.string());
+  CHECK(b.exit_code == 2);
+  CHECK(b.out.empty());
+  CHECK(b.err.find("gpus_per_node") != std::string::npos);
+}
