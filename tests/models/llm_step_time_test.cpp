@@ -224,6 +224,8 @@ TEST_CASE("Llama 3 405B on 8,192 and 16,384 H100: published MFU and the document
   // CP 1, PP 16, sequence 8,192, 16M tokens per batch (2,048 sequences): 8,192 GPUs (DP 64) at 430 TFLOPs
   // per GPU, 43 % BF16 MFU; 16,384 GPUs (DP 128) at 400 TFLOPs per GPU, 41 % MFU. Step time = model FLOPs
   // per step / (TFLOPs per GPU x GPUs), the model FLOPs as fleetwatt counts them (6 N + 12 L s d per token).
+  // (GPUs / TP / CP / PP / tokens per batch / TFLOPs per GPU: 8,192 / 8 / 1 / 16 / 16M / 430 and 16,384 / 8 /
+  // 1 / 16 / 16M / 400, as also reproduced at glennklockwood.com/garden/llama-3.1 from Balaji, SC'24.)
   const DatasheetPredictor pred;
   const GpuHardware& h100 = gpu_preset("h100-sxm");
   struct Row {
