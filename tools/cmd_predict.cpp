@@ -226,6 +226,17 @@ int predict(const PredictOptions& o) {
       num("memory_activations_bytes", step->memory.activations);
       num("step_s", step->step_s);
       num("steps_per_epoch", step->steps_per_epoch);
+      // The step's breakdown (per step, seconds): exposed tensor-, pipeline- and data-parallel
+      // communication, the pipeline bubble, and the model-FLOPs utilisation.
+      num("compute_s", step->parallel ? step->parallel->compute_s : step->roofline.work_s);
+      num("tp_comm_s", step->tp_comm_s);
+      num("pp_comm_s", step->pp_comm_s);
+      num("dp_comm_s", step->dp_comm_s);
+      num("bubble_s", step->bubble_s);
+      num("bubble_fraction", step->parallel ? step->parallel->bubble_fraction : 0.0);
+      num("micro_batches", step->parallel ? step->parallel->micro_batches : 1.0);
+      num("model_flops_per_step", step->model_flops_per_step);
+      num("mfu", step->mfu);
       num("achieved_fraction", step->roofline.achieved);
       num("launch_s", step->roofline.launch_s);
       num("floor_W", step->roofline.floor_W);
@@ -239,6 +250,7 @@ int predict(const PredictOptions& o) {
       parts += fmt::format("{}\"{}\": {{\"s\": {}, \"W\": {}}}", k ? ", " : "", workloads::to_string(kind),
                            plan[kind].s, plan[kind].W);
     }
+    parts += fmt::format(", \"bubble\": {{\"s\": {}, \"W\": {}}}", plan.bubble.s, plan.bubble.W);
     out += fmt::format(", \"parts\": {{{}}}", parts);
     str("predictor", predictor->name());
     str("gpu_source", r.gpu.source);
@@ -271,7 +283,24 @@ int predict(const PredictOptions& o) {
         mem.optimizer / GiB, mem.activations / GiB, par.tp, par.pp, par.dp(r.job.n_gpus), par.ep, par.zero,
         workloads::to_string(par.recompute));
   }
+  if (step && step->parallel) {
+    const auto& ps = *step->parallel;
+    std::cout << fmt::format(
+        "step       {:.4g} s: compute {:.4g} s ({:.4g} micro-batches of {:.4g} x {:.4g} ms on a stage of "
+        "{:.4g} layers, optimiser {:.4g} ms), TP comm {:.4g} s, PP comm {:.4g} s, DP comm exposed {:.4g} s "
+        "(of {:.4g} s), bubble {:.4g} s ({:.1f} %), loading stall {:.4g} s; {:.0f} steps per epoch\n",
+        step->step_s, ps.compute_s, ps.micro_batches, ps.micro_batch, 1e3 * ps.micro_batch_s,
+        ps.layers_per_stage, 1e3 * ps.optimizer_s, ps.tp_comm_s, ps.pp_comm_s, ps.dp_comm_s,
+        ps.dp_comm_total_s, ps.bubble_s, 100.0 * ps.bubble_fraction, step->io_s, step->steps_per_epoch);
+  }
   if (step) {
+    std::cout << fmt::format(
+        "mfu        {:.1f} % ({:.4g} model PFLOP per step / (step x {} GPUs x {:.4g} "
+        "TFLOP/s peak))\n",
+        100.0 * step->mfu, step->model_flops_per_step / 1e15, r.job.n_gpus,
+        r.gpu.peak_flops(r.job.meta.precision) / 1e12);
+  }
+  if (step && !step->parallel) {
     const auto& rl = step->roofline;
     std::string classes;
     for (std::size_t c = 0; c < models::kOpClasses; ++c)
@@ -283,6 +312,9 @@ int predict(const PredictOptions& o) {
         "{:.4g} ms, loading stall {:.4g} ms; {:.0f} steps per epoch\n",
         1e3 * step->step_s, 1e3 * rl.bound_s * rl.stretch, classes, 1e3 * rl.optimizer_s,
         1e3 * rl.launch_s * rl.stretch, 1e3 * step->comm_s, 1e3 * step->io_s, step->steps_per_epoch);
+  }
+  if (step) {
+    const auto& rl = step->roofline;  // of one micro-batch on a stage GPU for a model-parallel job
     std::cout << fmt::format(
         "power      {:.1f} W = floor {:.1f} + (saturation {:.1f} - floor) x g({:.3f} of the step at a "
         "roofline "
@@ -297,11 +329,10 @@ int predict(const PredictOptions& o) {
       p.peak_s, p.valley_W, p.valley_s);
   std::cout << fmt::format(
       "parts      compute {:.1f} s at {:.1f} W, comm {:.1f} s at {:.1f} W, io {:.1f} s at {:.1f} W, "
-      "checkpoint "
-      "{:.1f} s at {:.1f} W\n",
+      "bubble {:.1f} s at {:.1f} W, checkpoint {:.1f} s at {:.1f} W\n",
       plan[workloads::PartKind::compute].s, plan[workloads::PartKind::compute].W,
       plan[workloads::PartKind::comm].s, plan[workloads::PartKind::comm].W, plan[workloads::PartKind::io].s,
-      plan[workloads::PartKind::io].W, plan[workloads::PartKind::checkpoint].s,
+      plan[workloads::PartKind::io].W, plan.bubble.s, plan.bubble.W, plan[workloads::PartKind::checkpoint].s,
       plan[workloads::PartKind::checkpoint].W);
   std::cout << fmt::format("epoch      {:.1f} s, average {:.1f} W per GPU\n", epoch_s, p.mean_W());
   std::cout << fmt::format("total      {:.1f} s ({:.2f} h)\n", total_s, total_s / 3600.0);

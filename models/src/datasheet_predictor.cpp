@@ -26,10 +26,13 @@ void check_job(const JobSpec& job) {
   if (!(m.dataset_samples > 0.0) || !std::isfinite(m.dataset_samples))
     throw ConfigError(where, "dataset_samples", fmt::format("must be positive, got {}", m.dataset_samples));
   if (job.n_gpus == 0) throw ConfigError(where, "n_gpus", "must be at least 1");
-  if (m.batch_size < job.n_gpus)
+  // The batch is split over the data-parallel replicas (tensor and pipeline groups share their samples).
+  const std::uint32_t replicas = m.parallel.dp(job.n_gpus);
+  if (replicas > 0 && m.batch_size < replicas)
     throw ConfigError(where, "batch_size",
-                      fmt::format("global batch {} is smaller than the {} GPUs it is split over",
-                                  m.batch_size, job.n_gpus));
+                      fmt::format("global batch {} is smaller than the {} data-parallel replicas it is split "
+                                  "over",
+                                  m.batch_size, replicas));
   if (m.params < 0.0 || m.flops_per_sample < 0.0 || m.training_flops_per_sample < 0.0)
     throw ConfigError(where, "params", "parameters and FLOPs must not be negative");
 }
@@ -141,37 +144,75 @@ StepBreakdown DatasheetPredictor::explain(const JobSpec& job, const GpuHardware&
             par.micro_batch > 0 ? static_cast<double>(par.micro_batch) : mj.per_replica_batch,
             workloads::to_string(par.recompute), gpu.id, gpu.memory_bytes / 1073741824.0));
 
-  s.roofline = roofline_step(s.model, in, gpu, p.fit.time, p.fit.power);
-  const RooflineStep& r = s.roofline;
-
-  // Data parallel: ring all-reduce of the gradients, 2 (n - 1) / n of them over the slowest link, hidden
-  // behind the backward pass as the training-I/O arithmetic says (the network model uses the same).
   TrainingIoConfig io;
   io.comm_overlap = p.comm_overlap;
   io.checkpoint_bytes_per_param = p.checkpoint_bytes_per_param;
-  // With model parallelism each GPU all-reduces its tp x pp shard of the gradients over the dp replicas;
-  // the tensor- and pipeline-parallel traffic (and the pipeline bubble) are not modelled yet.
-  const double replicas = mj.dp, shard = s.model.params / (static_cast<double>(par.tp) * par.pp);
-  if (replicas > 1) {
-    const double link = gpu.nvlink_bw_Bps > 0.0 ? gpu.nvlink_bw_Bps : gpu.pcie_bw_Bps;
-    const double allreduce_s =
-        2.0 * (replicas - 1.0) / replicas * gradient_bytes(shard, meta.precision, io) / link;
-    s.comm_s = exposed_communication(r.work_s, allreduce_s, io.comm_overlap, io.backward_fraction);
-  }
-  // Loading runs ahead of the GPU (prefetch): only what it takes beyond the step's work is a stall.
-  s.io_s = std::max(0.0, r.data_s - (r.work_s + s.comm_s));
-  s.step_s = r.work_s + s.comm_s + s.io_s;
-  s.communication_heavy = s.comm_s > p.comm_heavy_fraction * s.step_s;
-  s.checkpoint_s = s.model.params * p.checkpoint_bytes_per_param / p.storage_Bps;
-
+  const double comm_W_fraction = io.comm_power_fraction;
   auto& plan = s.plan;
-  plan[PartKind::compute] = {s.steps_per_epoch * r.work_s, r.power_W};
-  // Waiting on a collective, the GPU runs NCCL kernels but little else: between idle and compute power.
-  plan[PartKind::comm] = {s.steps_per_epoch * s.comm_s,
-                          gpu.idle_W + io.comm_power_fraction * std::max(0.0, r.power_W - gpu.idle_W)};
-  plan[PartKind::io] = {s.steps_per_epoch * s.io_s, r.floor_W};  // starved of data: the resident floor
   const double end_s = p.epoch_end_s.value_or(p.fit.time.epoch_end_s);
-  plan[PartKind::checkpoint] = {end_s + s.checkpoint_s, r.floor_W};
+  if (par.tp > 1 || par.pp > 1 || par.micro_batch > 0) {
+    // Model parallelism or micro-batches: the 3D-parallel step (models/llm_step_time.hpp).
+    ParallelStepJob pj;
+    pj.parallel = par;
+    pj.n_gpus = job.n_gpus;
+    pj.global_batch = meta.batch_size;
+    pj.seq = s.model.input_size;
+    pj.step = in;
+    pj.gpus_per_node = p.gpus_per_node;
+    pj.internode_Bps = p.internode_Bps;
+    pj.io = io;
+    try {
+      s.parallel = parallel_step(s.model, pj, gpu, p.fit.time, p.fit.power);
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError(job.class_origin, "micro_batch", e.what());
+    }
+    const ParallelStep& ps = *s.parallel;
+    s.roofline = ps.micro;
+    s.tp_comm_s = ps.tp_comm_s, s.pp_comm_s = ps.pp_comm_s, s.dp_comm_s = ps.dp_comm_s;
+    s.bubble_s = ps.bubble_s;
+    s.comm_s = ps.comm_s;
+    s.io_s = std::max(0.0, ps.data_s - (ps.compute_s + ps.bubble_s + ps.comm_s));
+    s.step_s = ps.step_s + s.io_s;
+    const RooflineStep& r = s.roofline;
+    plan[PartKind::compute] = {s.steps_per_epoch * ps.compute_s, r.power_W};
+    plan[PartKind::comm] = {s.steps_per_epoch * s.comm_s,
+                            gpu.idle_W + comm_W_fraction * std::max(0.0, r.power_W - gpu.idle_W)};
+    plan[PartKind::io] = {s.steps_per_epoch * s.io_s, r.floor_W};
+    // Waiting for the pipeline to fill or drain, a stage GPU holds its context at the resident floor.
+    plan.bubble = {s.steps_per_epoch * s.bubble_s, r.floor_W};
+    plan.steps = s.steps_per_epoch;
+    // Each GPU writes its shard of the checkpoint: its tp x pp share, and 1/dp of it under ZeRO.
+    const double shard =
+        s.model.params / (static_cast<double>(par.tp) * par.pp) / (par.zero >= 1 ? mj.dp : 1);
+    s.checkpoint_s = shard * p.checkpoint_bytes_per_param / p.storage_Bps;
+  } else {
+    s.roofline = roofline_step(s.model, in, gpu, p.fit.time, p.fit.power);
+    const RooflineStep& r = s.roofline;
+    // Data parallel: ring all-reduce of the gradients, 2 (n - 1) / n of them over the slowest link, hidden
+    // behind the backward pass as the training-I/O arithmetic says (the network model uses the same).
+    const double replicas = mj.dp;
+    if (replicas > 1) {
+      const double link = gpu.nvlink_bw_Bps > 0.0 ? gpu.nvlink_bw_Bps : gpu.pcie_bw_Bps;
+      const double allreduce_s =
+          2.0 * (replicas - 1.0) / replicas * gradient_bytes(s.model.params, meta.precision, io) / link;
+      s.comm_s = exposed_communication(r.work_s, allreduce_s, io.comm_overlap, io.backward_fraction);
+    }
+    s.dp_comm_s = s.comm_s;
+    // Loading runs ahead of the GPU (prefetch): only what it takes beyond the step's work is a stall.
+    s.io_s = std::max(0.0, r.data_s - (r.work_s + s.comm_s));
+    s.step_s = r.work_s + s.comm_s + s.io_s;
+    s.checkpoint_s = s.model.params * p.checkpoint_bytes_per_param / p.storage_Bps;
+    plan[PartKind::compute] = {s.steps_per_epoch * r.work_s, r.power_W};
+    // Waiting on a collective, the GPU runs NCCL kernels but little else: between idle and compute power.
+    plan[PartKind::comm] = {s.steps_per_epoch * s.comm_s,
+                            gpu.idle_W + comm_W_fraction * std::max(0.0, r.power_W - gpu.idle_W)};
+    plan[PartKind::io] = {s.steps_per_epoch * s.io_s, r.floor_W};  // starved of data: the resident floor
+  }
+  s.communication_heavy = s.comm_s > p.comm_heavy_fraction * s.step_s;
+  plan[PartKind::checkpoint] = {end_s + s.checkpoint_s, s.roofline.floor_W};
+  s.model_flops_per_step =
+      model_flops_per_step(s.model, meta.batch_size, s.model.input_size, s.training_flops_per_sample);
+  s.mfu = model_flops_utilisation(s.model_flops_per_step, s.step_s, job.n_gpus, gpu, meta.precision);
   plan.model = resolved_metadata(job, s.model);
   s.profile = plan.profile();
   return s;

@@ -2,6 +2,8 @@
 // from the parameter structs, so the declaration and the code agree) and the checks of their values.
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "fleetwatt/models/datasheet_predictor.hpp"
 #include "fleetwatt/models/table_predictor.hpp"
 
@@ -57,6 +59,20 @@ ParamSpecs datasheet_params() {
        "",
        "data-loader workers per GPU when a job does not say",
        {}},
+      {"gpus_per_node",
+       ParamType::number,
+       static_cast<double>(d.gpus_per_node),
+       "",
+       "",
+       "GPUs per NVLink domain of a tp/pp job's step (its tensor-parallel groups, and jobs no larger)",
+       {}},
+      {"internode_gbytes_per_s",
+       ParamType::number,
+       {},
+       "the GPU's PCIe figure",
+       "GB/s",
+       "inter-node bandwidth per GPU of a tp/pp job's pipeline and data-parallel traffic",
+       {}},
       {"epoch_end_s",
        ParamType::number,
        {},
@@ -103,6 +119,13 @@ std::vector<PredictorEntry> first_principles_predictor_entries() {
          d.storage_Bps = p.get_positive("storage_gbytes_per_s") * 1e9;
          d.comm_overlap = fraction(p, "comm_overlap");
          d.default_workers = static_cast<std::uint32_t>(p.get_positive("default_workers"));
+         const double per_node = p.get_positive("gpus_per_node");
+         if (per_node != std::floor(per_node) || per_node > 1e6)
+           throw workloads::ConfigError(p.where_of("gpus_per_node"), p.dotted("gpus_per_node"),
+                                        fmt::format("must be a whole number of GPUs, got {}", per_node));
+         d.gpus_per_node = static_cast<std::uint32_t>(per_node);
+         if (p.has("internode_gbytes_per_s"))
+           d.internode_Bps = p.get_positive("internode_gbytes_per_s") * 1e9;
          if (p.has("epoch_end_s")) d.epoch_end_s = p.get_double("epoch_end_s");
          if (d.epoch_end_s && *d.epoch_end_s < 0.0)
            throw workloads::ConfigError(p.where_of("epoch_end_s"), p.dotted("epoch_end_s"),

@@ -48,8 +48,8 @@ TEST_CASE("predict's memory per GPU of GPT-3 175B is the hand-worked figure", "[
   CHECK(key(j, "steps_per_epoch") == 1000);
   // 6 N + 12 L s d = 6 x 174,604,259,328 + 12 x 96 x 2048 x 12288.
   CHECK(key(j, "training_flops_per_token") == 1076616585216.0);
-  // The epoch's compute is its steps' GPU work (no pipeline bubble yet): steps x step_s minus the exposed
-  // all-reduce and loading parts.
+  // The epoch's steps (compute, exposed communication, loading and the pipeline bubble) are all of it but
+  // the checkpoint valley.
   CHECK(key(j, "steps_per_epoch") * key(j, "step_s") ==
         Approx(key(j, "epoch_s") - key(j, "valley_s")).epsilon(1e-9));
 }
@@ -121,4 +121,81 @@ TEST_CASE("an inconsistent split on the command line exits 2", "[cli][predict][l
   CHECK(run_command(base + " --gpus 8 --recompute some").exit_code == 2);
   CHECK(run_command(base + " --gpus 8 --micro-batch 3").exit_code == 2);
   CHECK(run_command(base + " --gpus 8 --zero 4").exit_code == 2);
+}
+
+TEST_CASE("predict breaks a 3D-parallel step into compute, TP, PP, DP, bubble and MFU",
+          "[cli][predict][llm]") {
+  const auto r = run_command(fw() + kGpt3);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string& j = r.out;
+  // dp 8: 1536 / 8 = 192 micro-batches of 1 per replica; 1F1B bubble (8 - 1) / (192 + 7) = 7 / 199.
+  CHECK(key(j, "micro_batches") == 192);
+  CHECK(key(j, "bubble_fraction") == Approx(7.0 / 199.0));
+  // Tensor parallel inside the node: b s h x 2 bytes = 2048 x 12288 x 2 = 50,331,648 B per all-reduce, ring
+  // over 8 GPUs at 450 GB/s: 1.75 x 50,331,648 / 450e9 + 14 x 5 us = 265.73 us; 4 per layer (selective
+  // recomputation reruns no GEMM), 96 / 8 = 12 layers, 192 micro-batches: 9,216 x 265.73 us = 2.4490 s.
+  CHECK(key(j, "tp_comm_s") == Approx(9216.0 * (1.75 * 50331648.0 / 450e9 + 14.0 * 5e-6)));
+  // Pipeline: 512 GPUs span nodes; 50,331,648 / 8 B per TP GPU over the PCIe figure (64 GB/s) + 5 us, at 7
+  // boundaries forward and backward: 14 x (98.304 + 5) us = 1.4463 ms.
+  CHECK(key(j, "pp_comm_s") == Approx(14.0 * (50331648.0 / 8.0 / 64e9 + 5e-6)));
+  CHECK(key(j, "dp_comm_s") >= 0.0);
+  CHECK(key(j, "step_s") == Approx(key(j, "compute_s") + key(j, "bubble_s") + key(j, "tp_comm_s") +
+                                   key(j, "pp_comm_s") + key(j, "dp_comm_s")));
+  // MFU = 1536 x 2048 x 1,076,616,585,216 model FLOPs / (step x 512 GPUs x 989.4 TFLOP/s BF16).
+  const double flops = 1536.0 * 2048.0 * 1076616585216.0;
+  CHECK(key(j, "model_flops_per_step") == Approx(flops));
+  CHECK(key(j, "mfu") == Approx(flops / (key(j, "step_s") * 512.0 * 989.4e12)));
+  // The plan's bubble part: 1000 steps x bubble_s at the resident floor.
+  const auto at = j.find("\"bubble\": {");
+  REQUIRE(at != std::string::npos);
+  CHECK(json_number(j, "s", at) == Approx(1000.0 * key(j, "bubble_s")));
+  CHECK(json_number(j, "W", at) == Approx(key(j, "floor_W")));
+  // The text output names every part.
+  const auto text = run_command(fw() + std::regex_replace(kGpt3, std::regex(" --json"), ""));
+  REQUIRE(text.exit_code == 0);
+  for (const char* part : {"TP comm", "PP comm", "DP comm exposed", "bubble", "mfu"})
+    CHECK(text.out.find(part) != std::string::npos);
+}
+
+TEST_CASE("[predictor] internode_gbytes_per_s and gpus_per_node set the 3D-parallel step's links",
+          "[cli][predict][llm]") {
+  TempDir dir;
+  const std::string job = R"(
+[[workload.jobs]]
+model = "gpt3_175b"
+tp = 8
+pp = 8
+dp = 8
+zero = 1
+micro_batch = 1
+recompute = "selective"
+seq = 2048
+global_batch = 1536
+dataset_samples = 1536000
+precision = "bf16"
+)";
+  const std::string fleet = "[fleet]\ngpu = \"h100-sxm\"\nnodes = 64\ngpus_per_node = 8\n";
+  const auto slow = dir.write(
+      "slow.toml", fleet + "[predictor]\nkind = \"datasheet\"\ninternode_gbytes_per_s = 25\n" + job);
+  const auto r = run_command(fw() + " predict --json --scenario " + slow.string());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  // PP: 14 sends of 50,331,648 / 8 B at 25 GB/s + 5 us each = 14 x 256.66 us = 3.5932 ms (64 GB/s by
+  // default: 1.4463 ms).
+  CHECK(key(r.out, "pp_comm_s") == Approx(14.0 * (50331648.0 / 8.0 / 25e9 + 5e-6)));
+  // gpus_per_node 4 puts the 8-way tensor-parallel group across nodes: its all-reduces run at 25 GB/s.
+  const auto split = dir.write(
+      "split.toml",
+      fleet + "[predictor]\nkind = \"datasheet\"\ninternode_gbytes_per_s = 25\ngpus_per_node = 4\n" + job);
+  const auto s = run_command(fw() + " predict --json --scenario " + split.string());
+  REQUIRE(s.exit_code == 0);
+  CHECK(key(s.out, "tp_comm_s") == Approx(9216.0 * (1.75 * 50331648.0 / 25e9 + 14.0 * 5e-6)));
+  // A fraction of a GPU per node is refused, naming the key.
+  const auto bad =
+      dir.write("bad.toml", fleet + "[predictor]\nkind = \"datasheet\"\ngpus_per_node = 2.5\n" + job);
+  const auto b = run_command(fw() + " predict --scenario " + bad.string());
+  CHECK(b.exit_code == 2);
+  CHECK(b.out.empty());
+  CHECK(b.err.find("gpus_per_node") != std::string::npos);
 }

@@ -17,6 +17,7 @@
 #include "fleetwatt/models/component_model.hpp"
 #include "fleetwatt/models/gpu_hardware.hpp"
 #include "fleetwatt/models/llm_memory.hpp"
+#include "fleetwatt/models/llm_step_time.hpp"
 #include "fleetwatt/models/model_zoo.hpp"
 #include "fleetwatt/models/power_law.hpp"
 #include "fleetwatt/models/power_predictor.hpp"
@@ -42,6 +43,12 @@ struct DatasheetParams {
   double comm_heavy_fraction = 0.2;  ///< exposed communication share of a step that makes a job comm-heavy
   double power_limit_W = 0.0;        ///< board power limit; 0 means the TDP
   double inference_state_bytes_per_param = 4.0;  ///< weights only (memory check of forward-only work)
+  /// GPUs per node of a model-parallel job (an HGX / DGX board): tensor-parallel groups up to this size,
+  /// and jobs no larger, stay inside the NVLink domain.
+  std::uint32_t gpus_per_node = 8;
+  /// Inter-node bandwidth per GPU and direction, bytes/s; 0: the GPU preset's PCIe figure (GPU-direct
+  /// RDMA through the node's NICs cannot exceed it).
+  double internode_Bps = 0.0;
 };
 
 /// Everything the datasheet predictor worked out for one job on one GPU (what `fleetwatt predict` prints).
@@ -54,6 +61,13 @@ struct StepBreakdown {
   /// Per step: the exposed all-reduce and the loading stall (the part of data loading not under the work).
   double comm_s = 0.0, io_s = 0.0;
   double step_s = 0.0;
+  /// The 3D-parallel step (models/llm_step_time.hpp) of a job with tp or pp > 1 or a micro-batch; empty
+  /// for a plain data-parallel job, whose step is the one-GPU roofline and an exposed all-reduce.
+  std::optional<ParallelStep> parallel;
+  double tp_comm_s = 0.0, pp_comm_s = 0.0, dp_comm_s = 0.0;  ///< per step, exposed (comm_s is their sum)
+  double bubble_s = 0.0;                                     ///< per step: pipeline fill and drain
+  double model_flops_per_step = 0.0;  ///< without recomputation (models/llm_step_time.hpp)
+  double mfu = 0.0;                   ///< model FLOPs per step / (step_s x n_gpus x peak of the precision)
   double checkpoint_s = 0.0;
   MemoryBreakdown memory;          ///< per GPU: weights, gradients, optimiser state, activations
   double memory_need_bytes = 0.0;  ///< memory.total()

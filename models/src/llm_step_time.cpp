@@ -1,0 +1,150 @@
+// Step time of a 3D-parallel training job: a pipeline stage's micro-batches on the roofline, the 1F1B
+// bubble, and the exposed tensor-, pipeline- and data-parallel communication (see the header).
+#include "fleetwatt/models/llm_step_time.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace fleetwatt::models {
+namespace {
+
+/// Ring collective over `n` GPUs moving `factor` x (n - 1) / n of `bytes` per GPU, with a software latency
+/// per ring step (factor 2: all-reduce = reduce-scatter + all-gather; 3: FSDP's extra all-gather).
+double ring_s(double n, double bytes, double factor, double link_Bps, double alpha_s) {
+  if (n <= 1.0 || link_Bps <= 0.0) return 0.0;
+  return factor * (n - 1.0) / n * bytes / link_Bps + factor * (n - 1.0) * alpha_s;
+}
+
+/// One layer's output elements per sample: sequence x width for a transformer, else the mean layer output.
+double layer_elements(const ModelCount& m, std::uint32_t seq) {
+  if (m.blocks > 0 && m.d_model > 0) return static_cast<double>(seq) * m.d_model;
+  return m.activation_elements / std::max(1u, m.weight_layers);
+}
+
+}  // namespace
+
+ModelCount pipeline_stage(const ModelCount& model, std::uint32_t tp, std::uint32_t pp) {
+  ModelCount s = model;
+  const double mp = static_cast<double>(tp) * pp;
+  // The zoo's split (or the generic one for a model known only by its FLOPs), shared out: tensor
+  // parallelism splits the GEMMs by columns/rows, attention by heads and, with sequence parallelism, the
+  // element-wise work by tokens; each GPU still launches every kernel of its stage's layers.
+  s.ops = operator_work(model);
+  for (auto& o : s.ops) o.flops /= mp, o.bytes /= mp, o.weight_bytes /= mp, o.kernels /= pp;
+  s.params = model.params / mp;
+  s.forward_flops = model.forward_flops / mp;
+  s.forward_macs = model.forward_macs / mp;
+  s.activation_elements = model.activation_elements / mp;
+  s.param_tensors = static_cast<std::uint32_t>(std::ceil(model.param_tensors / static_cast<double>(pp)));
+  s.weight_layers = static_cast<std::uint32_t>(std::ceil(model.weight_layers / static_cast<double>(pp)));
+  return s;
+}
+
+double model_flops_per_step(const ModelCount& model, double global_batch, std::uint32_t seq,
+                            double training_flops_per_sample) {
+  if (model.blocks > 0 && seq > 0)
+    return global_batch * static_cast<double>(seq) * model.training_flops_per_token(seq);
+  return global_batch * training_flops_per_sample;
+}
+
+double model_flops_utilisation(double model_flops, double step_s, std::uint32_t n_gpus,
+                               const GpuHardware& gpu, workloads::Precision precision) {
+  const double peak = gpu.peak_flops(precision);
+  return step_s > 0.0 && peak > 0.0 ? model_flops / (step_s * n_gpus * peak) : 0.0;
+}
+
+ParallelStep parallel_step(const ModelCount& model, const ParallelStepJob& job, const GpuHardware& gpu,
+                           const RooflineConstants& time, const UtilisationPowerConstants& power) {
+  const auto& par = job.parallel;
+  ParallelStep s;
+  s.dp = par.dp(job.n_gpus);
+  if (s.dp == 0)
+    throw std::invalid_argument(
+        fmt::format("n_gpus {} is not a multiple of tp x pp = {} x {}", job.n_gpus, par.tp, par.pp));
+  const double per_replica = job.global_batch / s.dp;
+  if (!(per_replica > 0.0)) throw std::invalid_argument("the batch gives each replica no sample");
+  s.micro_batch = par.micro_batch > 0 ? std::min<double>(par.micro_batch, per_replica) : per_replica;
+  s.micro_batches = per_replica / s.micro_batch;
+  const double m = s.micro_batches, tp = par.tp, pp = par.pp, dp = s.dp;
+  const std::uint32_t seq = job.seq > 0 ? job.seq : model.input_size;
+  const bool training = job.step.pass_factor > 1.0;
+
+  // The stage's work; recomputation reruns the forward of every class (full) or of attention (selective).
+  ModelCount stage = pipeline_stage(model, par.tp, par.pp);
+  const double k = job.step.pass_factor;
+  if (training && par.recompute != workloads::Recompute::none) {
+    const double extra = (k + 1.0) / k;  // one forward more on top of the k passes
+    for (std::size_t c = 0; c < kOpClasses; ++c) {
+      if (par.recompute == workloads::Recompute::selective &&
+          c != static_cast<std::size_t>(OpClass::attention))
+        continue;
+      auto& o = stage.ops[c];
+      o.flops *= extra, o.bytes *= extra, o.kernels *= extra;
+    }
+  }
+  StepInputs in = job.step;
+  in.per_gpu_batch = s.micro_batch;
+  in.updates_weights = false;
+  in.host_loading = false;
+  s.micro = roofline_step(stage, in, gpu, time, power);
+  s.micro_batch_s = s.micro.work_s;
+  // The optimiser once per step on the GPU's shard of the parameters (and of the optimiser state under
+  // ZeRO >= 1), at the clocks the work runs at; the same roofline call gives the replica's loading time.
+  StepInputs whole = job.step;
+  whole.per_gpu_batch = per_replica;
+  const RooflineStep once = roofline_step(stage, whole, gpu, time, power);
+  s.optimizer_s = once.optimizer_s * s.micro.stretch / (par.zero >= 1 ? dp : 1.0);
+  s.data_s = once.data_s;
+  s.compute_s = m * s.micro_batch_s + s.optimizer_s;
+
+  // Links: the NVLink domain inside a node, the per-GPU inter-node bandwidth across nodes.
+  const double intra = gpu.nvlink_bw_Bps > 0.0 ? gpu.nvlink_bw_Bps : gpu.pcie_bw_Bps;
+  const double inter = job.internode_Bps > 0.0 ? job.internode_Bps : gpu.pcie_bw_Bps;
+  const bool one_node = job.n_gpus <= job.gpus_per_node;
+  s.tp_link_Bps = par.tp <= job.gpus_per_node ? intra : inter;
+  s.pp_link_Bps = one_node ? intra : inter;
+  s.dp_link_Bps = one_node ? intra : inter;
+  const double act_bytes = gradient_element_bytes(job.step.precision);  // 16-bit or FP32 activations
+  const double layers = model.blocks > 0 ? model.blocks : std::max(1u, model.weight_layers);
+  s.layers_per_stage = layers / pp;
+  const double boundary_bytes = s.micro_batch * layer_elements(model, seq) * act_bytes;
+  const double alpha = job.io.alpha_s;
+
+  // Tensor parallel (Megatron): two all-reduces per layer forward (after attention and after the MLP) and
+  // two backward; with sequence parallelism a reduce-scatter and an all-gather of the same volume. Full
+  // recomputation reruns the forward's two. Not overlapped with compute.
+  double tp_per_micro = 0.0;
+  if (par.tp > 1) {
+    const double per_layer = training ? 4.0 + (par.recompute == workloads::Recompute::full ? 2.0 : 0.0) : 2.0;
+    tp_per_micro = s.layers_per_stage * per_layer * ring_s(tp, boundary_bytes, 2.0, s.tp_link_Bps, alpha);
+  }
+  s.tp_comm_s = m * tp_per_micro;
+  // The bubble: the stage idles for (pp - 1) micro-batch slots (work and its tensor-parallel traffic).
+  if (par.pp > 1) {
+    s.bubble_fraction = (pp - 1.0) / (m + pp - 1.0);
+    s.bubble_s = (pp - 1.0) * (s.micro_batch_s + tp_per_micro);
+    // Pipeline send/recv of one micro-batch's boundary activations (each tensor-parallel GPU sends 1/tp):
+    // in the steady state it runs under the neighbours' work; the fill (forward) and drain (backward)
+    // wait for it at each of the pp - 1 boundaries.
+    const double p2p_s = boundary_bytes / (tp * s.pp_link_Bps) + alpha;
+    s.pp_comm_s = (training ? 2.0 : 1.0) * (pp - 1.0) * p2p_s;
+  }
+  // Data parallel: the gradients of the GPU's tp x pp shard (experts also split over ep), reduce-scattered
+  // and all-gathered (= all-reduced); ZeRO-3 / FSDP gathers the weights once more for the forward pass.
+  if (s.dp > 1 && training) {
+    const double dense = model.params - model.expert_params;
+    const double shard = dense / (tp * pp) + model.expert_params / (tp * pp * par.ep);
+    const double bytes = gradient_bytes(shard, job.step.precision, job.io);
+    s.dp_comm_total_s = ring_s(dp, bytes, par.zero >= 3 ? 3.0 : 2.0, s.dp_link_Bps, alpha);
+    s.dp_comm_s =
+        exposed_communication(s.compute_s, s.dp_comm_total_s, job.io.comm_overlap, job.io.backward_fraction);
+  }
+  s.comm_s = s.tp_comm_s + s.pp_comm_s + s.dp_comm_s;
+  s.step_s = s.compute_s + s.bubble_s + s.comm_s;
+  return s;
+}
+
+}  // namespace fleetwatt::models

@@ -1,0 +1,260 @@
+// The 3D-parallel step-time model: its communication, bubble and plan against hand calculations, and its
+// step times against measured and published figures (NeuSight's 4-GPU runs, Megatron-LM, Llama 3).
+#include "fleetwatt/models/llm_step_time.hpp"
+
+#include <fmt/format.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "fleetwatt/models/datasheet_predictor.hpp"
+#include "fleetwatt/models/gpu_hardware.hpp"
+#include "test_support.hpp"
+
+using namespace fleetwatt::models;
+using fleetwatt::workloads::JobSpec;
+using fleetwatt::workloads::PartKind;
+using fleetwatt::workloads::Precision;
+using fleetwatt::workloads::Recompute;
+using fleetwatt::workloads::SoftwareStack;
+
+namespace {
+
+JobSpec llm_job(const std::string& model, std::uint32_t gpus, std::uint32_t batch, std::uint32_t seq,
+                std::uint32_t tp, std::uint32_t pp, std::uint32_t micro, Recompute r, Precision p,
+                std::uint32_t zero = 0) {
+  JobSpec j;
+  j.n_gpus = gpus;
+  j.meta.model = model;
+  j.meta.batch_size = batch;
+  j.meta.dataset_samples = batch;  // one step per epoch
+  j.meta.input_size = seq;
+  j.meta.precision = p;
+  j.meta.stack = p == Precision::fp32 ? SoftwareStack::eager : SoftwareStack::optimized;
+  auto& par = j.meta.parallel;
+  par.tp = tp, par.pp = pp, par.micro_batch = micro, par.recompute = r, par.zero = zero;
+  return j;
+}
+
+/// Megatron-LM's FLOPs per iteration (Narayanan et al. 2021, section 5.1, with activation recomputation):
+/// 96 B s l h^2 (1 + s / (6 h) + V / (16 l h)).
+double megatron_flops(double B, double s, double l, double h, double V) {
+  return 96.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h));
+}
+
+double relative_error(double predicted, double published) {
+  return predicted / published - 1.0;
+}
+
+}  // namespace
+
+TEST_CASE("A pipeline stage holds 1/(tp pp) of the work and 1/pp of the launches", "[models][steptime]") {
+  const ModelCount m = count_model("gpt3_175b", 2048);
+  const ModelCount s = pipeline_stage(m, 8, 16);
+  for (std::size_t c = 0; c < kOpClasses; ++c) {
+    CHECK(s.ops[c].flops == Approx(m.ops[c].flops / 128.0));
+    CHECK(s.ops[c].bytes == Approx(m.ops[c].bytes / 128.0));
+    CHECK(s.ops[c].weight_bytes == Approx(m.ops[c].weight_bytes / 128.0));
+    CHECK(s.ops[c].kernels == Approx(m.ops[c].kernels / 16.0));
+  }
+  CHECK(s.params == Approx(m.params / 128.0));
+  CHECK(s.forward_flops == Approx(m.forward_flops / 128.0));
+}
+
+TEST_CASE("GPT-3 175B on 1,024 A100: communication and bubble by hand", "[models][steptime]") {
+  // tp 8, pp 16, dp 8, micro-batch 1, global batch 1,536, sequence 2,048, BF16, full recomputation.
+  const DatasheetPredictor pred;
+  const GpuHardware& a100 = gpu_preset("a100-sxm-80gb");
+  const JobSpec job = llm_job("gpt3_175b", 1024, 1536, 2048, 8, 16, 1, Recompute::full, Precision::bf16);
+  const StepBreakdown b = pred.explain(job, a100);
+  REQUIRE(b.parallel);
+  const ParallelStep& s = *b.parallel;
+  // m = 1536 / 8 replicas / 1 = 192; bubble (16 - 1) / (192 + 15) = 15 / 207.
+  CHECK(s.dp == 8);
+  CHECK(s.micro_batches == Approx(192.0));
+  CHECK(s.bubble_fraction == Approx(15.0 / 207.0));
+  CHECK(s.layers_per_stage == Approx(6.0));  // 96 layers / 16 stages
+  // One layer boundary: b s h x 2 bytes = 1 x 2048 x 12288 x 2 = 50,331,648 B. Ring all-reduce over 8 GPUs
+  // on NVLink (300 GB/s): 2 x 7/8 x 50,331,648 / 300e9 + 2 x 7 x 5 us = 293.6 us + 70 us = 363.6 us.
+  const double V = 2048.0 * 12288.0 * 2.0;
+  const double allreduce = 2.0 * 7.0 / 8.0 * V / 300e9 + 14.0 * 5e-6;
+  // 6 all-reduces per layer (4, and 2 more for the recomputed forward) x 6 layers x 192 micro-batches.
+  CHECK(s.tp_comm_s == Approx(192.0 * 6.0 * 6.0 * allreduce));
+  CHECK(s.tp_comm_s == Approx(2.5132).epsilon(1e-3));
+  // Pipeline: 1,024 GPUs span nodes: each of the 8 TP GPUs sends V / 8 over the PCIe figure (32 GB/s),
+  // plus 5 us, at 15 boundaries forward (fill) and backward (drain): 2 x 15 x (196.6 + 5) us = 6.05 ms.
+  CHECK(s.pp_comm_s == Approx(2.0 * 15.0 * (V / (8.0 * 32e9) + 5e-6)));
+  // Data parallel: the 1/128 shard of 174,604,259,328 parameters, 2 bytes each = 2,728,191,552 B, ring
+  // all-reduced over 8 replicas at 32 GB/s: 1.75 x 2.728e9 / 32e9 + 14 x 5 us = 149.28 ms; the backward
+  // pass (2/3 of ~50 s) hides 70 % of it, so 30 % = 44.78 ms is exposed.
+  REQUIRE(b.model.params == 174604259328.0);
+  const double G = 174604259328.0 / 128.0 * 2.0;
+  CHECK(s.dp_comm_total_s == Approx(1.75 * G / 32e9 + 14.0 * 5e-6));
+  CHECK(s.dp_comm_s == Approx(0.3 * s.dp_comm_total_s));
+  // Step = compute + bubble + exposed communication; the bubble is 15 micro-batch slots (work + TP).
+  CHECK(s.bubble_s == Approx(15.0 * (s.micro_batch_s + s.tp_comm_s / 192.0)));
+  CHECK(s.step_s == Approx(s.compute_s + s.bubble_s + s.tp_comm_s + s.pp_comm_s + s.dp_comm_s));
+  CHECK(s.compute_s == Approx(192.0 * s.micro_batch_s + s.optimizer_s));
+  // The plan: totals over the epoch's one step; the bubble at the resident floor; steps = 1.
+  const auto& plan = b.plan;
+  CHECK(plan.steps == 1.0);
+  CHECK(plan[PartKind::compute].s == Approx(s.compute_s));
+  CHECK(plan[PartKind::comm].s == Approx(s.comm_s));
+  CHECK(plan.bubble.s == Approx(s.bubble_s));
+  CHECK(plan.bubble.W == Approx(b.roofline.floor_W));
+  CHECK(plan.bubble.W < plan[PartKind::compute].W);
+}
+
+TEST_CASE("Recomputation, ZeRO-3 and forward-only work change the step as Megatron and FSDP do",
+          "[models][steptime]") {
+  const DatasheetPredictor pred;
+  const GpuHardware& h100 = gpu_preset("h100-sxm");
+  // Full recomputation adds one forward to the 3 passes: the compute-bound GEMM class takes 4/3 as long.
+  const JobSpec none = llm_job("llama3_8b", 64, 256, 4096, 4, 2, 1, Recompute::none, Precision::bf16);
+  JobSpec full = none;
+  full.meta.parallel.recompute = Recompute::full;
+  const StepBreakdown a = pred.explain(none, h100), b = pred.explain(full, h100);
+  const auto tensor = static_cast<std::size_t>(OpClass::tensor);
+  CHECK(b.parallel->micro.class_s[tensor] / a.parallel->micro.class_s[tensor] ==
+        Approx(4.0 / 3.0).epsilon(0.01));
+  // ... and 2 more TP all-reduces per layer: 6 / 4 of the TP traffic.
+  CHECK(b.tp_comm_s / a.tp_comm_s == Approx(1.5));
+  // ZeRO-3 moves 3 (n-1)/n of the shard instead of 2 (n-1)/n (the bandwidth terms; latency alike).
+  JobSpec z3 = none;
+  z3.meta.parallel.zero = 3;
+  const StepBreakdown c = pred.explain(z3, h100);
+  const double alpha = 2.0 * 7.0 * 5e-6;  // dp = 64 / 8 = 8 replicas: 2 x 7 ring steps of 5 us
+  CHECK((c.parallel->dp_comm_total_s - 1.5 * alpha) / (a.parallel->dp_comm_total_s - alpha) == Approx(1.5));
+  // ZeRO >= 1 shards the optimiser step over the 8 replicas.
+  CHECK(c.parallel->optimizer_s == Approx(a.parallel->optimizer_s / 8.0).epsilon(1e-9));
+}
+
+TEST_CASE("A plain data-parallel job keeps the one-GPU step and an epoch-level plan", "[models][steptime]") {
+  const DatasheetPredictor pred;
+  JobSpec j = llm_job("resnet50", 8, 256, 224, 1, 1, 0, Recompute::none, Precision::fp32);
+  j.meta.dataset_samples = 256 * 10;
+  const StepBreakdown b = pred.explain(j, gpu_preset("a100-sxm-80gb"));
+  CHECK_FALSE(b.parallel);
+  CHECK(b.plan.steps == 0.0);
+  CHECK(b.plan.bubble.s == 0.0);
+  CHECK(b.bubble_s == 0.0);
+  CHECK(b.dp_comm_s == b.comm_s);
+  CHECK(b.step_s == Approx(b.roofline.work_s + b.comm_s + b.io_s));
+  // MFU = 256 x 3 x forward FLOPs / (step x 8 x 19.5 TFLOP/s).
+  CHECK(b.mfu == Approx(256.0 * 3.0 * b.model.forward_flops / (b.step_s * 8.0 * 19.5e12)));
+}
+
+TEST_CASE("NeuSight's 4-GPU GPT-2 large runs: DP, TP and PP step times within 15 %", "[models][steptime]") {
+  FLEETWATT_REQUIRE_SHARED_DATA(data);
+  // Lee et al., "Forecasting GPU Performance for Deep Learning Training and Inference" (NeuSight, ASPLOS
+  // 2025): label/NVIDIA_A100-SXM4-40GB/gpt2_large-train-1024-4-{dp4,tp4,pp4_1}.json, e2e_latency in ms of
+  // one training step of GPT-2 large, sequence 1,024, global batch 4, FP32, on 4 A100 SXM4 40GB in one
+  // node (collect_label_distributed.py: Megatron-LM through Accelerate; pp4_1 = 4 stages, 1 micro-batch).
+  struct Row {
+    const char* file;
+    std::uint32_t tp, pp, micro;
+  };
+  const Row rows[] = {{"gpt2_large-train-1024-4-dp4.json", 1, 1, 0},
+                      {"gpt2_large-train-1024-4-tp4.json", 4, 1, 0},
+                      {"gpt2_large-train-1024-4-pp4_1.json", 1, 4, 4}};
+  const DatasheetPredictor pred;
+  const GpuHardware& gpu = gpu_preset("a100-sxm4-40gb");
+  double sum_abs = 0.0;
+  for (const Row& r : rows) {
+    std::ifstream in(data / "neusight-asplos25/label/NVIDIA_A100-SXM4-40GB" / r.file);
+    REQUIRE(in);
+    std::stringstream text;
+    text << in.rdbuf();
+    const double measured_s = fleetwatt::test::json_number(text.str(), "e2e_latency") / 1e3;
+    const JobSpec j =
+        llm_job("gpt2_large", 4, 4, 1024, r.tp, r.pp, r.micro, Recompute::none, Precision::fp32);
+    const double predicted_s = pred.explain(j, gpu).step_s;
+    const double err = relative_error(predicted_s, measured_s);
+    sum_abs += std::abs(err);
+    INFO(fmt::format("{}: measured {:.1f} ms, predicted {:.1f} ms, error {:+.1f} %", r.file, 1e3 * measured_s,
+                     1e3 * predicted_s, 100.0 * err));
+    CHECK(std::abs(err) < 0.15);
+  }
+  INFO(fmt::format("mean absolute error {:.1f} %", 100.0 * sum_abs / 3.0));
+  CHECK(sum_abs / 3.0 < 0.15);
+}
+
+TEST_CASE("Megatron-LM GPT-3 175B on 1,024 A100: the published step time and the documented miss",
+          "[models][steptime]") {
+  // Narayanan et al., SC'21 (arXiv 2104.04473), section 5.1: GPT-3 175B (96 layers, hidden 12,288, 96
+  // heads, sequence 2,048, vocabulary 51,200) on 1,024 A100 GPUs with batch 1,536 reaches 140 teraFLOP/s
+  // per GPU, "34 days" for 300B tokens. Its FLOPs per iteration, 96 B s l h^2 (1 + s/6h + V/16lh) =
+  // 4.511e18, at 140e12 x 1,024 FLOP/s give a step of 31.47 s (300e9 / (1,536 x 2,048) = 95,367 steps x
+  // 31.47 s = 34.7 days, the paper's estimate). Configuration as the paper's runs: tp 8 (one node), pp 16,
+  // dp 8, micro-batch 1, BF16/FP16 mixed precision, full activation recomputation.
+  const double published_s = megatron_flops(1536, 2048, 96, 12288, 51200) / (140e12 * 1024);
+  CHECK(published_s == Approx(31.47).epsilon(1e-3));
+  CHECK(published_s * 300e9 / (1536.0 * 2048.0) / 86400.0 == Approx(34.7).epsilon(0.01));
+  const DatasheetPredictor pred;
+  const JobSpec j = llm_job("gpt3_175b", 1024, 1536, 2048, 8, 16, 1, Recompute::full, Precision::bf16);
+  const StepBreakdown b = pred.explain(j, gpu_preset("a100-sxm-80gb"));
+  const double err = relative_error(b.step_s, published_s);
+  INFO(
+      fmt::format("published {:.2f} s, predicted {:.2f} s ({:+.1f} %): compute {:.2f} s, bubble {:.2f} s, "
+                  "TP {:.2f} s, PP {:.3f} s, DP {:.3f} s",
+                  published_s, b.step_s, 100.0 * err, b.parallel->compute_s, b.bubble_s, b.tp_comm_s,
+                  b.pp_comm_s, b.dp_comm_s));
+  // NOT within 15 % (README, "Step time of 3D-parallel jobs"): the roofline's fitted tensor-core
+  // efficiency (eta_tensor x ampere factor x half_tensor_factor = 0.28 of the BF16 peak) comes from small
+  // eager-mode runs; Megatron's large GEMMs reach ~0.5. This pins the documented miss so that a change of
+  // the model or its fit shows here.
+  CHECK(err == Approx(0.865).margin(0.05));
+  // The cause, as the fit gives it: the BF16 GEMM path at eta_tensor x ampere factor x half_tensor_factor
+  // of the peak; the stage's GEMM work, 4 passes (3 + the recomputed forward) of 1/128 of the forward
+  // FLOPs, at that rate is 48.4 s of the 51.9 s compute (of the 58.7 s step).
+  const auto& t = pred.params().fit.time;
+  const double efficiency =
+      t.eta[static_cast<std::size_t>(OpClass::tensor)] * t.family_compute.at("ampere") * t.half_tensor_factor;
+  CHECK(efficiency == Approx(0.284).margin(0.005));
+  const double gemm_flops = b.model.ops[static_cast<std::size_t>(OpClass::tensor)].flops;
+  CHECK(192.0 * 4.0 * gemm_flops / 128.0 / (efficiency * 312e12) / b.parallel->compute_s ==
+        Approx(0.933).margin(0.01));
+}
+
+TEST_CASE("Llama 3 405B on 8,192 and 16,384 H100: published MFU and the documented miss",
+          "[models][steptime]") {
+  // Dubey et al. 2024, "The Llama 3 Herd of Models" (arXiv 2407.21783), table 4: 405B pre-training, TP 8,
+  // CP 1, PP 16, sequence 8,192, 16M tokens per batch (2,048 sequences): 8,192 GPUs (DP 64) at 430 TFLOPs
+  // per GPU, 43 % BF16 MFU; 16,384 GPUs (DP 128) at 400 TFLOPs per GPU, 41 % MFU. Step time = model FLOPs
+  // per step / (TFLOPs per GPU x GPUs), the model FLOPs as fleetwatt counts them (6 N + 12 L s d per token).
+  // (GPUs / TP / CP / PP / tokens per batch / TFLOPs per GPU: 8,192 / 8 / 1 / 16 / 16M / 430 and 16,384 / 8 /
+  // 1 / 16 / 16M / 400, as also reproduced at glennklockwood.com/garden/llama-3.1 from Balaji, SC'24.)
+  const DatasheetPredictor pred;
+  const GpuHardware& h100 = gpu_preset("h100-sxm");
+  struct Row {
+    std::uint32_t gpus;
+    double tflops, mfu, expected_error;
+  };
+  for (const Row r : {Row{8192, 430e12, 0.43, 3.29}, Row{16384, 400e12, 0.41, 4.24}}) {
+    // Micro-batch 1; ZeRO-2-like sharding of gradients and optimiser (the report's FSDP keeps the weights
+    // after the forward pass); selective recomputation stands for its memory-efficient attention.
+    const JobSpec j =
+        llm_job("llama31_405b", r.gpus, 2048, 8192, 8, 16, 1, Recompute::selective, Precision::bf16, 2);
+    const StepBreakdown b = pred.explain(j, h100);
+    const double published_s = b.model_flops_per_step / (r.tflops * r.gpus);
+    // The report's TFLOPs and MFU agree with the H100's 989.4 TFLOP/s BF16 peak to within a percent.
+    CHECK(r.tflops / 989.4e12 == Approx(r.mfu).margin(0.01));
+    const double err = relative_error(b.step_s, published_s);
+    INFO(fmt::format(
+        "{} GPUs: published {:.2f} s (MFU {:.0f} %), predicted {:.2f} s (MFU {:.1f} %, {:+.0f} %): "
+        "compute {:.2f} s, bubble {:.2f} s ({:.0f} %), TP {:.2f} s, PP {:.3f} s, DP {:.3f} s",
+        r.gpus, published_s, 100 * r.mfu, b.step_s, 100 * b.mfu, 100 * err, b.parallel->compute_s, b.bubble_s,
+        100 * b.parallel->bubble_fraction, b.tp_comm_s, b.pp_comm_s, b.dp_comm_s));
+    // NOT within 15 % (README): no Hopper measurement informs the roofline (no hopper family factor, so
+    // the BF16 GEMM path runs at 0.18 of peak), and the report's interleaved pipeline schedule is not
+    // modelled (1F1B bubble 15 / 47 at 32 micro-batches, 15 / 31 at 16). Pinned as documented.
+    CHECK(err == Approx(r.expected_error).margin(0.1));
+    // No Hopper factor is fitted: the BF16 GEMM path runs at eta_tensor x half_tensor_factor = 0.18.
+    const auto& t = pred.params().fit.time;
+    CHECK(t.family_compute.count("hopper") == 0);
+    CHECK(t.eta[static_cast<std::size_t>(OpClass::tensor)] * t.half_tensor_factor ==
+          Approx(0.184).margin(0.005));
+  }
+}
