@@ -30,6 +30,11 @@ extern "C" void fleetwatt_on_signal(int) {
 void install_signal_handlers() {
   std::signal(SIGINT, fleetwatt_on_signal);
   std::signal(SIGTERM, fleetwatt_on_signal);
+  // Past a file-size limit (ulimit -f) a write fails with EFBIG and is reported like a full disk, instead
+  // of the default action (terminate with a core dump, leaving the temporary file behind).
+#ifdef SIGXFSZ
+  std::signal(SIGXFSZ, SIG_IGN);
+#endif
 }
 
 std::string json_string(std::string_view s) {

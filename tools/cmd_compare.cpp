@@ -9,6 +9,7 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "fleetwatt/core/text_output.hpp"
 #include "fleetwatt/results/policy_comparison.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
 #include "fleetwatt/sim/run_assembly.hpp"
@@ -72,9 +73,8 @@ int compare(const CompareOptions& o) {
   const auto rows = results::compare_policies(r, policies, threads);
   if (!o.quiet) std::cout << results::format_comparison(rows);
   if (!o.csv.empty()) {
-    std::ofstream out(o.csv);
-    if (!out) throw workloads::ConfigError({o.csv, 0, 0}, "--csv", "cannot be written");
-    results::write_comparison_csv(out, rows);
+    core::write_text_output(o.csv, "--csv",
+                            [&](std::ostream& out) { results::write_comparison_csv(out, rows); });
   }
   if (!o.output.empty()) {
     const sim::Cluster cluster(sim::FleetLayout(sim::fleet_groups(r.setup)).blocks());

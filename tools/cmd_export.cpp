@@ -17,6 +17,7 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "fleetwatt/core/text_output.hpp"
 #include "fleetwatt/results/resample.hpp"
 #include "fleetwatt/results/result_reader.hpp"
 #include "fleetwatt/results/wall_clock.hpp"
@@ -298,21 +299,8 @@ int run_export(const ExportOptions& o) {
     return std::cout ? 0 : 1;
   }
   // A temporary file beside the target, renamed when complete: a failed export leaves nothing behind.
-  fs::path temp = o.output;
-  temp += fmt::format(".tmp-{}", static_cast<long>(getpid()));
   std::size_t rows = 0;
-  try {
-    std::ofstream out(temp);
-    if (!out) refuse("command line", "-o", fmt::format("{}: cannot be written", o.output));
-    rows = body(out);
-    out.close();
-    if (!out) throw std::runtime_error(fmt::format("{}: write failed", o.output));
-    fs::rename(temp, o.output);
-  } catch (...) {
-    std::error_code ec;
-    fs::remove(temp, ec);
-    throw;
-  }
+  core::write_text_output(o.output, "-o", [&](std::ostream& out) { rows = body(out); });
   std::cerr << fmt::format("fleetwatt export: {} rows ({}) to {}\n", rows, o.what, o.output);
   return 0;
 }

@@ -15,6 +15,7 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/core/text_output.hpp"
 #include "fleetwatt/models/fit/baselines.hpp"
 #include "fleetwatt/models/fit/evaluation.hpp"
 #include "fleetwatt/models/fit/sr_model.hpp"
@@ -262,8 +263,11 @@ int run_fit(FitOptions o) {
 
   if (!o.output.empty()) save_sr_model(o.output, file);
   if (!o.csv_prefix.empty()) {
-    std::ofstream(o.csv_prefix + "-table3.csv") << table3_csv(evaluations);
-    if (!o.group.empty()) std::ofstream(o.csv_prefix + "-table4.csv") << table4_csv_text;
+    core::write_text_output(o.csv_prefix + "-table3.csv", "--csv",
+                            [&](std::ostream& out) { out << table3_csv(evaluations); });
+    if (!o.group.empty())
+      core::write_text_output(o.csv_prefix + "-table4.csv", "--csv",
+                              [&](std::ostream& out) { out << table4_csv_text; });
   }
   if (o.json) {
     if (json_targets.size() == 1) {

@@ -8,6 +8,7 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "fleetwatt/core/text_output.hpp"
 #include "fleetwatt/sim/engine.hpp"
 #include "fleetwatt/topologies/fleet_network.hpp"
 #include "fleetwatt/topologies/graph_io.hpp"
@@ -33,9 +34,7 @@ int describe(const TopologyOptions& o) {
     if (o.dot == "-") {
       topologies::write_dot(topo, std::cout);
     } else {
-      std::ofstream out(o.dot);
-      if (!out) throw workloads::ConfigError({o.dot, 0, 0}, "--dot", "cannot write the DOT file");
-      topologies::write_dot(topo, out);
+      core::write_text_output(o.dot, "--dot", [&](std::ostream& out) { topologies::write_dot(topo, out); });
     }
     return 0;
   }

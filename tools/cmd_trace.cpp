@@ -9,6 +9,7 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "fleetwatt/core/text_output.hpp"
 #include "fleetwatt/workloads/job_table_csv.hpp"
 #include "fleetwatt/workloads/trace.hpp"
 #include "trace_fleet.hpp"
@@ -103,9 +104,8 @@ int stats(const TraceCliOptions& o) {
 int convert(const TraceCliOptions& o) {
   const auto r = read(o);
   report_skipped(r, o.list_skipped);
-  std::ofstream out(o.output);
-  if (!out) throw workloads::ConfigError({o.output, 0, 0}, "--output", "cannot be written");
-  workloads::write_job_table_csv(out, r.jobs);
+  core::write_text_output(o.output, "--output",
+                          [&](std::ostream& out) { workloads::write_job_table_csv(out, r.jobs); });
   std::cout << fmt::format("{} jobs written to {}\n", r.jobs.size(), o.output);
   return 0;
 }

@@ -11,6 +11,7 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "fleetwatt/core/text_output.hpp"
 #include "fleetwatt/models/gpu_hardware.hpp"
 #include "fleetwatt/models/measurements.hpp"
 #include "fleetwatt/models/predictor_fit.hpp"
@@ -47,15 +48,9 @@ std::string table_line(const std::string& gpu, const models::ErrorSummary& s) {
       s.banded_rows && s.power_rows ? pct(s.power_in_band) : "-", s.banded_rows ? pct(s.band_level) : "-");
 }
 
-/// Writes `text` to a temporary file beside `path` and renames it: no half-written fit file on failure.
+/// No half-written fit file on failure (core/text_output.hpp).
 void write_text_atomically(const std::filesystem::path& path, const std::string& text) {
-  const std::filesystem::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << text;
-    if (!out) throw std::runtime_error(fmt::format("cannot write {}", tmp.string()));
-  }
-  std::filesystem::rename(tmp, path);
+  core::write_text_output(path, "-o", [&](std::ostream& out) { out << text; });
 }
 
 int validate(const ValidateOptions& o) {

@@ -15,6 +15,7 @@
 
 #include "fleetwatt/core/csv_reader.hpp"
 #include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/core/text_output.hpp"
 
 namespace fleetwatt::tools {
 
@@ -53,27 +54,27 @@ int write_trace_fleet(const std::string& file, const std::string& output, const 
     ++groups[{static_cast<std::uint32_t>(*g), f[4].text.empty() ? "unknown" : f[4].text}];
   }
   if (nodes == 0) throw core::TraceFormatError({file, 0, 0}, "gpu", "no node with GPUs");
-  std::ofstream out(output);
-  if (!out) throw core::ConfigError({output, 0, 0}, "--output", "cannot be written");
-  out << fmt::format("# Fleet derived by `fleetwatt trace fleet` from {}\n",
-                     std::filesystem::path(file).filename().string());
-  out << fmt::format("# recorded: {} GPU nodes holding {} GPUs, {} (GPUs per node, model) groups\n", nodes,
-                     gpus, groups.size());
-  out << "# models -> presets: P100 -> p100, V100M16 and V100M32 -> v100, T4 -> t4, A10 -> a10;\n";
-  out << fmt::format(
-      "# anonymised models (G2, G3, ...) have no public datasheet: \"{}\" stands in for them.\n", stand_in);
-  out << "[fleet]\n";
-  out << fmt::format("node_base_w = {}\n", node_base_W);
-  for (const auto& [key, n] : groups) {
-    const auto& [per_node, model] = key;
-    std::string preset = preset_for_model(model);
-    const bool anonymised = preset.empty();
-    if (anonymised) preset = stand_in;
+  core::write_text_output(output, "--output", [&](std::ostream& out) {
+    out << fmt::format("# Fleet derived by `fleetwatt trace fleet` from {}\n",
+                       std::filesystem::path(file).filename().string());
+    out << fmt::format("# recorded: {} GPU nodes holding {} GPUs, {} (GPUs per node, model) groups\n", nodes,
+                       gpus, groups.size());
+    out << "# models -> presets: P100 -> p100, V100M16 and V100M32 -> v100, T4 -> t4, A10 -> a10;\n";
     out << fmt::format(
-        "\n[[fleet.group]]\nname = \"{}x{}\"\nnodes = {}\ngpus_per_node = {}\ngpu = \"{}\"{}\n", per_node,
-        model, n, per_node, preset,
-        anonymised ? fmt::format("  # {}: anonymised model, stand-in", model) : "");
-  }
+        "# anonymised models (G2, G3, ...) have no public datasheet: \"{}\" stands in for them.\n", stand_in);
+    out << "[fleet]\n";
+    out << fmt::format("node_base_w = {}\n", node_base_W);
+    for (const auto& [key, n] : groups) {
+      const auto& [per_node, model] = key;
+      std::string preset = preset_for_model(model);
+      const bool anonymised = preset.empty();
+      if (anonymised) preset = stand_in;
+      out << fmt::format(
+          "\n[[fleet.group]]\nname = \"{}x{}\"\nnodes = {}\ngpus_per_node = {}\ngpu = \"{}\"{}\n", per_node,
+          model, n, per_node, preset,
+          anonymised ? fmt::format("  # {}: anonymised model, stand-in", model) : "");
+    }
+  });
   std::cout << fmt::format("{} node groups, {} nodes, {} GPUs written to {}\n", groups.size(), nodes, gpus,
                            output);
   return 0;

@@ -1,5 +1,7 @@
 // Policy comparison: one engine per policy on copies of the same jobs, metrics, CSV/text/HDF5 output.
 #include "fleetwatt/results/policy_comparison.hpp"
+
+#include "fleetwatt/core/text_output.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
 
 #include <fmt/format.h>
@@ -222,8 +224,14 @@ std::string format_comparison(const std::vector<ComparisonRow>& rows) {
 static void write_comparison_file(const std::filesystem::path& file, const std::vector<ComparisonRow>& rows,
                                   const std::string& scenario_text,
                                   const std::function<std::int64_t(sim::GpuIndex)>& node_of) {
-  const auto temp = std::filesystem::path(file.string() + ".tmp");
-  {
+  const auto temp = core::temporary_beside(file);  // with the process id: two compares never share it
+  // Whatever fails (an HDF5 exception is not a std::exception: a full disk once aborted the process), the
+  // temporary file goes and the error says where.
+  auto discard = [&temp] {
+    std::error_code ec;
+    std::filesystem::remove(temp, ec);
+  };
+  try {
     H5::H5File f(temp.string(), H5F_ACC_TRUNC);
     H5::Group root = f.openGroup("/");
     write_string_attribute(root, "scenario", scenario_text);
@@ -275,6 +283,14 @@ static void write_comparison_file(const std::filesystem::path& file, const std::
       H5::Group jobs = g.createGroup("jobs");
       write_job_datasets(jobs, r.jobs, node_of);
     }
+    f.close();
+  } catch (const H5::Exception& e) {
+    discard();
+    throw std::runtime_error(fmt::format("{}: cannot write the comparison ({}); nothing was written",
+                                         file.string(), e.getDetailMsg()));
+  } catch (...) {
+    discard();
+    throw;
   }
   std::filesystem::rename(temp, file);
 }

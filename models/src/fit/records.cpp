@@ -2,6 +2,8 @@
 // the generic CSV table the fitting reads (core's tokenizer, with file/line/column for every cell).
 #include "fleetwatt/models/fit/records.hpp"
 
+#include "fleetwatt/core/text_output.hpp"
+
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -128,10 +130,13 @@ std::string record_line(const JobRecordMeta& m, const TraceSummary& s) {
 void append_record(const std::filesystem::path& path, const JobRecordMeta& meta,
                    const TraceSummary& summary) {
   bool need_header = true;
+  std::string existing;
   {
-    std::ifstream in(path);
+    std::ifstream in(path, std::ios::binary);
     std::string first;
-    if (in && std::getline(in, first)) {
+    if (in) existing.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    std::istringstream lines(existing);
+    if (std::getline(lines, first)) {
       if (!first.empty() && first.back() == '\r') first.pop_back();
       if (first != record_header())
         throw ConfigError(SourceLocation{path.string(), 1, 1}, "header",
@@ -139,10 +144,14 @@ void append_record(const std::filesystem::path& path, const JobRecordMeta& meta,
       need_header = false;
     }
   }
-  std::ofstream out(path, std::ios::app);
-  if (!out) throw ConfigError(SourceLocation{path.string(), 0, 0}, "file", "cannot write the records file");
-  if (need_header) out << record_header() << '\n';
-  out << record_line(meta, summary) << '\n';
+  // Rewritten through a temporary file rather than appended in place: a full disk then leaves the old
+  // records intact instead of a torn last line.
+  if (!existing.empty() && existing.back() != '\n') existing.push_back('\n');
+  core::write_text_output(path, "file", [&](std::ostream& out) {
+    out << existing;
+    if (need_header) out << record_header() << '\n';
+    out << record_line(meta, summary) << '\n';
+  });
 }
 
 RecordTable RecordTable::read(const std::filesystem::path& path) {

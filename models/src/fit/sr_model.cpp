@@ -2,6 +2,8 @@
 // saved scaler, and the EMA online update. Reading goes through core's TomlTable, like every TOML file.
 #include "fleetwatt/models/fit/sr_model.hpp"
 
+#include "fleetwatt/core/text_output.hpp"
+
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -93,9 +95,7 @@ std::string sr_model_text(const SrModelFile& file) {
 
 void save_sr_model(const std::filesystem::path& path, const SrModelFile& file) {
   const std::string text = sr_model_text(file);
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw ConfigError(SourceLocation{path.string(), 0, 0}, "file", "cannot write the model file");
-  out << text;
+  core::write_text_output(path, "file", [&](std::ostream& out) { out << text; });
 }
 
 SrModelFile load_sr_model(const std::filesystem::path& path) {
