@@ -9,10 +9,12 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 
 #include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/results/hdf5_error.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
 #include "fleetwatt/workloads/scenario_loader.hpp"
 
@@ -69,6 +71,24 @@ int guarded(const std::function<int()>& body) {
     if (stderr_is_terminal()) std::cerr << "\r\033[K";
     std::cerr << "fleetwatt: error: " << e.what() << '\n';
     return 1;
+  } catch (...) {
+    // Not a std::exception: HDF5's own (a full disk while a result streams: the writer's destructor has
+    // removed its temporary file during unwinding), or a bug.
+    if (stderr_is_terminal()) std::cerr << "\r\033[K";
+    if (const auto h5 = results::hdf5_error_text(std::current_exception())) {
+      std::cerr << "fleetwatt: error: HDF5 could not write or read a file (" << *h5
+                << "); is the disk full?\n";
+      // A file whose close failed is left half torn down by HDF5 1.10, and the library's own exit handler
+      // (H5close) would crash closing it again: leave without running exit handlers. The temporary file is
+      // already gone (removed while the exception unwound).
+      std::cout.flush();
+      std::cerr.flush();
+      std::fflush(nullptr);
+      std::_Exit(1);
+    }
+    std::cerr
+        << "fleetwatt: internal error: an unexpected exception; please report it with the command line\n";
+    return kExitInternal;
   }
 }
 

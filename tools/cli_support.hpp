@@ -23,6 +23,8 @@ std::string json_string(std::string_view s);
 
 /// Exit status for bad user input (scenario, trace, CSV, flags).
 inline constexpr int kExitBadInput = 2;
+/// A bug (an exception of no known kind): a short message asking for a report.
+inline constexpr int kExitInternal = 3;
 /// Exit status for an interrupted run.
 inline constexpr int kExitInterrupted = 130;
 

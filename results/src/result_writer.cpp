@@ -8,7 +8,9 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <iostream>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 
@@ -32,15 +34,32 @@ std::string utc_now_iso8601() {
 }
 }  // namespace
 
+namespace {
+// While HDF5 is called: after a failed write (a full disk) HDF5's C++ destructors print a line each to
+// std::cerr as the objects unwind; the error itself is reported once, by the command. Declared first in a
+// scope so that it is restored last, after the scope's HDF5 objects are gone.
+struct QuietStderr {
+  std::streambuf* saved = std::cerr.rdbuf(nullptr);
+  QuietStderr() = default;
+  QuietStderr(const QuietStderr&) = delete;
+  QuietStderr& operator=(const QuietStderr&) = delete;
+  ~QuietStderr() {
+    std::cerr.rdbuf(saved);
+    std::cerr.clear();
+  }
+};
+}  // namespace
+
 struct ResultWriter::Impl {
   // Optionals because the HDF5 C++ classes have no (non-deprecated) copy assignment.
-  std::optional<H5::H5File> file;
+  std::unique_ptr<H5::H5File> file;
   std::optional<H5::Group> root, facility_group, nodes_group, gpus_group, changes_group;
   std::optional<AppendableSeries> f_time, f_it, f_facility, f_energy, f_carbon, f_cost, f_pue;
   // On-site batteries only, created at their first sample: grid import, battery power, state of charge.
   std::optional<AppendableSeries> f_import, f_battery, f_soc;
   std::vector<double> fb_import, fb_battery, fb_soc;
   void flush_battery() {
+    const QuietStderr quiet;
     if (!f_import) return;
     f_import->append(fb_import.data(), fb_import.size());
     f_battery->append(fb_battery.data(), fb_battery.size());
@@ -67,6 +86,7 @@ struct ResultWriter::Impl {
   PowerQuality power_quality;
 
   void flush_facility() {
+    const QuietStderr quiet;
     f_time->append(fb_time.data(), fb_time.size());
     f_it->append(fb_it.data(), fb_it.size());
     f_facility->append(fb_facility.data(), fb_facility.size());
@@ -79,12 +99,14 @@ struct ResultWriter::Impl {
     fb_energy.clear();
   }
   void flush_grid() {
+    const QuietStderr quiet;
     f_carbon->append(fb_carbon.data(), fb_carbon.size());
     f_cost->append(fb_cost.data(), fb_cost.size());
     fb_carbon.clear();
     fb_cost.clear();
   }
   void flush_nodes() {
+    const QuietStderr quiet;
     if (block_used == 0) return;
     n_time->append(nb_time.data(), nb_time.size());
     if (block_used == block_cols) {
@@ -103,6 +125,7 @@ struct ResultWriter::Impl {
   /// Releases every object before the file closes, so the close really closes (HDF5 keeps a file open
   /// while any of its objects is open).
   void close_all() {
+    const QuietStderr quiet;
     f_time.reset();
     f_it.reset();
     f_facility.reset();
@@ -123,10 +146,19 @@ struct ResultWriter::Impl {
     nodes_group.reset();
     gpus_group.reset();
     changes_group.reset();
-    if (file) file->close();
-    file.reset();
+    if (!file) return;
+    // Closed at most once: when a close fails (a full disk while flushing), HDF5 1.10 leaves the file half
+    // torn down and a second close (H5File's destructor would try one) crashes. The handle is abandoned.
+    std::unique_ptr<H5::H5File> f = std::move(file);
+    try {
+      f->close();
+    } catch (...) {
+      (void)f.release();
+      throw;
+    }
   }
   void flush_changes() {
+    const QuietStderr quiet;
     if (!gpu_changes) return;
     c_gpu->append(cb_gpu.data(), cb_gpu.size());
     c_time->append(cb_time.data(), cb_time.size());
@@ -143,7 +175,7 @@ ResultWriter::ResultWriter(std::filesystem::path target, const WriterLayout& lay
   temp_ += fmt::format(".tmp-{}", static_cast<long>(getpid()));
   H5::Exception::dontPrint();
   try {
-    impl_->file.emplace(temp_.string(), H5F_ACC_TRUNC);
+    impl_->file = std::make_unique<H5::H5File>(temp_.string(), H5F_ACC_TRUNC);
   } catch (const H5::Exception& e) {
     throw std::runtime_error(fmt::format(
         "{}: cannot create the result file (is the folder there and writable?)", target_.string()));
@@ -246,6 +278,7 @@ void ResultWriter::grid_sample(sim::Time /*start*/, double carbon_kg, double cos
 void ResultWriter::battery_sample(sim::Time /*start*/, double import_W, double battery_W, double soc) {
   auto& m = *impl_;
   if (!m.f_import) {
+    const QuietStderr quiet;
     auto& fg = *m.facility_group;
     m.f_import.emplace(fg, "grid_import_W", H5::PredType::NATIVE_DOUBLE, "W", kSeriesChunk);
     m.f_battery.emplace(fg, "battery_W", H5::PredType::NATIVE_DOUBLE, "W", kSeriesChunk);
@@ -287,18 +320,21 @@ void ResultWriter::network_change(sim::Time t, double power_W) {
 }
 
 void ResultWriter::write_jobs(const std::vector<sim::Job>& jobs, std::uint32_t gpus_per_node) {
+  const QuietStderr quiet;
   H5::Group g = impl_->file->createGroup("/jobs");
   write_job_datasets(g, jobs, gpus_per_node);
 }
 
 void ResultWriter::write_jobs(const std::vector<sim::Job>& jobs, const sim::Cluster& cluster,
                               bool gpu_column) {
+  const QuietStderr quiet;
   H5::Group g = impl_->file->createGroup("/jobs");
   write_job_datasets(
       g, jobs, [&cluster](sim::GpuIndex gpu) { return std::int64_t{cluster.node_of(gpu)}; }, gpu_column);
 }
 
 void ResultWriter::write_fleet(const std::vector<sim::FleetGroup>& groups) {
+  const QuietStderr quiet;
   H5::Group g = impl_->file->createGroup("/fleet");
   std::vector<std::string> name, gpu;
   std::vector<std::int64_t> nodes, per_node;
@@ -418,6 +454,7 @@ void write_job_datasets(H5::Group& g, const std::vector<sim::Job>& jobs,
 }
 
 void ResultWriter::write_summary(const sim::RunSummary& s) {
+  const QuietStderr quiet;
   H5::Group g = impl_->file->createGroup("/summary");
   write_scalar(g, "horizon_s", s.horizon_s, "s");
   write_scalar(g, "jobs_total", static_cast<std::int64_t>(s.jobs_total), "1");
@@ -475,6 +512,7 @@ const GridMetrics& ResultWriter::grid_metrics() const noexcept {
 }
 
 void ResultWriter::write_provenance(const RunProvenance& p) {
+  const QuietStderr quiet;
   auto& root = *impl_->root;
   write_string_attribute(root, "scenario", p.scenario_text);
   write_string_attribute(root, "scenario_file", p.scenario_file);
@@ -487,6 +525,7 @@ void ResultWriter::write_provenance(const RunProvenance& p) {
 }
 
 void ResultWriter::commit() {
+  const QuietStderr quiet;
   auto& m = *impl_;
   m.flush_facility();
   m.flush_grid();

@@ -2,11 +2,13 @@
 // exits non-zero and leaves neither the output nor a temporary file.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;
+using namespace fleetwatt::test;
 
 namespace {
 std::size_t files_in(const fs::path& dir) {
@@ -49,4 +51,32 @@ valley_s = 100
   CHECK(r.err.find("File too large") != std::string::npos);
   CHECK_FALSE(fs::exists(csv));
   CHECK(files_in(dir.path()) == 2);  // the scenario and the result: no temporary left
+}
+
+TEST_CASE("a result that cannot be streamed to disk fails with a message and leaves no file", "[cli]") {
+  // HDF5's exceptions are not std::exceptions: one escaping a run once aborted the process (exit 134) and
+  // left its temporary file. A day at 1 s writes far more than the 64-block limit.
+  TempDir dir;
+  const auto scenario = dir.write("s.toml", R"([fleet]
+nodes = 2
+gpus_per_node = 2
+[workload]
+horizon_s = 86400
+[[workload.jobs]]
+n_gpus = 2
+epochs = 20
+peak_w = 300
+peak_s = 1000
+valley_w = 100
+valley_s = 100
+)");
+  const auto h5 = dir / "r.h5";
+  const auto r = run_command("ulimit -f 64 && " + fleetwatt_binary().string() + " run -q " +
+                             scenario.string() + " -o " + h5.string());
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("fleetwatt: error: ") != std::string::npos);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK_FALSE(fs::exists(h5));
+  CHECK(files_in(dir.path()) == 1);  // the scenario only: no temporary left
 }
