@@ -44,7 +44,8 @@ class GreedyCarbon(fleetwatt.Scheduler):
             job = ctx.job(j)
             if job.deferrable and job.deadline_s is not None and not low:
                 latest = job.deadline_s - job.predicted_runtime_s
-                if ctx.now < latest:
+                # The clock counts whole nanoseconds: a wake-up at `latest` may land a hair before it.
+                if latest - ctx.now > 1e-6:
                     next_look = min(next_look, latest)
                     continue
             gpus = ctx.place(j)

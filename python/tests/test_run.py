@@ -15,6 +15,12 @@ import pytest
 import fleetwatt
 
 
+def same(a: dict, b: dict) -> bool:
+    """Dicts equal value for value, NaN equal to NaN (summaries hold NaN for figures a run lacks)."""
+    return a.keys() == b.keys() and all(
+        a[k] == b[k] or (isinstance(a[k], float) and math.isnan(a[k]) and math.isnan(b[k])) for k in a)
+
+
 def test_two_jobs_by_hand(two_jobs):
     # FIFO on 2 servers x 1 GPU (base 100 W each, GPU idle 50 W, PUE 1.5). Job 1 (1 GPU, 2 epochs of 300 W
     # x 10 s then 100 W x 10 s) runs 0-40 on GPU 0; job 2 (2 GPUs, 200 W x 20 s then 100 W x 10 s) arrives
@@ -50,7 +56,7 @@ def test_default_day_matches_the_command(day_cli, root):
     cli = fleetwatt.open(cli_path)
     r = fleetwatt.run(fleetwatt.load_scenario(root / "workloads/scenarios/day-fleet.toml"))
     assert r.summary["facility_energy_J"] == cli.summary["facility_energy_J"]
-    assert r.summary == {k: v for k, v in cli.summary.items()}
+    assert same(r.summary, cli.summary) and len(r.summary) > 40
     pd.testing.assert_frame_equal(r.jobs, cli.jobs)
     pd.testing.assert_frame_equal(r.facility, cli.facility)
     assert np.array_equal(r.nodes, cli.nodes) and r.nodes.shape == (1000, 8640)
@@ -61,7 +67,7 @@ def test_default_day_matches_the_command(day_cli, root):
     # String columns are str, as the issue asks.
     for col in ("class", "nodes", "state"):
         assert r.jobs[col].dtype == object and all(isinstance(v, str) for v in r.jobs[col])
-    assert "[workload" in cli.attrs["scenario"] and cli.attrs["seed"] == 42
+    assert "[workload" in cli.attrs["scenario"] and cli.attrs["seed"] == 20261122
 
 
 def test_done_when_one_liner(day_cli, root):
@@ -77,7 +83,7 @@ def test_to_hdf5_and_open(two_jobs, tmp_path):
     r = fleetwatt.run(two_jobs, seed=5)
     out = r.to_hdf5(tmp_path / "copy.h5")
     back = fleetwatt.open(out)
-    assert back.summary == r.summary and back.attrs["seed"] == 5
+    assert same(back.summary, r.summary) and back.attrs["seed"] == 5
     pd.testing.assert_frame_equal(back.jobs, r.jobs)
     assert os.listdir(tmp_path) == ["copy.h5"]
     kept = fleetwatt.run(two_jobs, output=tmp_path / "kept.h5")
@@ -134,9 +140,9 @@ def test_bad_key_in_the_file(two_jobs, tmp_path):
 def test_predict_is_the_commands_json(binary):
     import json
 
-    args = dict(model="resnet50", gpu="a800", gpus=8, batch=256, epochs=3)
+    args = dict(model="resnet50", gpu="a800", gpus=8, batch=256, samples=100000, epochs=3)
     p = subprocess.run([binary, "predict", "--json", "--model", "resnet50", "--gpu", "a800", "--gpus", "8",
-                        "--batch", "256", "--epochs", "3"], capture_output=True, text=True, check=True)
+                        "--batch", "256", "--samples", "100000", "--epochs", "3"], capture_output=True, text=True, check=True)
     assert fleetwatt.predict(**args) == json.loads(p.stdout)
     with pytest.raises(fleetwatt.ConfigError):
         fleetwatt.predict(model="resnet50", gpu="no-such-gpu")
@@ -180,7 +186,7 @@ def test_ctrl_c_stops_a_run_cleanly(root, tmp_path):
     timer.start()
     started = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
-        fleetwatt.run(root / "workloads/scenarios/year-weather.toml", output=out)
+        fleetwatt.run(root / "workloads/scenarios/day-fleet.toml", output=out)
     timer.cancel()
     assert time.monotonic() - started < 20
     assert os.listdir(tmp_path) == []  # no result file, no temporary file
