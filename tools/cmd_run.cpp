@@ -5,7 +5,7 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
-#include "fleetwatt/results/result_writer.hpp"
+#include "fleetwatt/results/run_to_file.hpp"
 #include "fleetwatt/results/summary_report.hpp"
 #include "fleetwatt/sim/run_assembly.hpp"
 #include "fleetwatt/workloads/scenario_loader.hpp"
@@ -32,31 +32,14 @@ int run_scenario(const RunOptions& o) {
                     given ? "-o" : "output.path", scenario.file);
   sim::PreparedRun r = sim::prepare_run(std::move(scenario), {o.seed, band_override(o.band)});
   print_warnings(r.scenario);
-  // The engine predicts every job before the writer exists, so a bad job fails before any file is made.
-  const auto engine_ptr = sim::make_engine_taking_jobs(r);
-  sim::Engine& engine = *engine_ptr;
-  results::WriterLayout layout{r.setup.nodes,
-                               r.setup.gpus_per_node,
-                               r.scenario.output.facility_interval_s,
-                               r.scenario.output.node_interval_s,
-                               r.scenario.output.gpu_changes,
-                               engine.cluster().uniform() ? 0 : engine.cluster().gpus(),
-                               {r.scenario.output.start_unix_s, r.scenario.output.start_utc_offset_s},
-                               r.scenario.output.start,
-                               r.scenario.grid.system_peak_hours};
-  results::ResultWriter writer(out, layout);
-  engine.attach(&writer);
-  engine.run(progress_printer(), 100000, &stop_flag());
-  const bool groups = engine.layout().groups().size() > 1;
-  writer.write_jobs(engine.jobs(), engine.cluster(), groups);
-  if (groups) writer.write_fleet(engine.layout().groups());
-  writer.write_summary(engine.summary());
-  writer.write_provenance(
-      {r.scenario.text, r.scenario.file.string(), r.scenario.seed, FLEETWATT_VERSION, FLEETWATT_GIT_COMMIT});
-  writer.commit();
+  results::RunToFileOptions options;
+  options.on_progress = progress_printer();
+  options.stop = &stop_flag();
+  options.version = FLEETWATT_VERSION;
+  options.git_commit = FLEETWATT_GIT_COMMIT;
+  const results::RunOutcome done = results::run_to_file(r, out, std::move(options));
   if (!o.quiet) {
-    std::cout << results::format_summary(engine.summary(), writer.grid_metrics(), layout.clock,
-                                         writer.power_quality());
+    std::cout << results::format_summary(done.summary, done.grid, done.clock, done.quality);
     std::cout << fmt::format("  {:<28}{}\n", "result file", out.string());
   }
   return 0;

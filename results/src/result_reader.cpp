@@ -152,6 +152,16 @@ static H5::Attribute open_attribute(const H5::H5File& f, const std::string& obje
   }
 }
 
+bool ResultReader::has_attribute(const std::string& object, const std::string& name) const {
+  if (object != "/" && !has(object)) return false;
+  try {
+    (void)open_attribute(impl_->file, object, name);
+    return true;
+  } catch (const std::runtime_error&) {
+    return false;
+  }
+}
+
 std::string ResultReader::string_attribute(const std::string& object, const std::string& name) const {
   H5::Attribute a = open_attribute(impl_->file, object, name);
   H5std_string s;

@@ -16,6 +16,7 @@
 #include "fleetwatt/workloads/cluster_presets.hpp"
 #include "fleetwatt/workloads/jobs_csv.hpp"
 #include "fleetwatt/workloads/trace.hpp"
+#include "scenario_overrides.hpp"
 
 namespace fleetwatt::workloads {
 namespace {
@@ -658,9 +659,10 @@ OutputConfig parse_output(const TomlTable& t) {
 
 }  // namespace
 
-Scenario parse_scenario(std::string_view text, const std::filesystem::path& file) {
+namespace {
+// Reads a scenario from its parsed document (`text` is what the result files keep of it).
+Scenario scenario_of(const toml::table& root, std::string_view text, const std::filesystem::path& file) {
   const std::string name = file.string();
-  const toml::table root = core::parse_toml(text, name);
   TomlTable top(root, "", name);
   top.require_known({"seed", "fleet", "facility", "predictor", "scheduler", "workload", "grid", "output",
                      "name", "description", "topology"});
@@ -745,6 +747,26 @@ Scenario parse_scenario(std::string_view text, const std::filesystem::path& file
               fmt::format("mix entry asks for {} GPUs but {} has {}", n, fleet_word, fleet_gpus));
   return s;
 }
+}  // namespace
+
+Scenario parse_scenario(std::string_view text, const std::filesystem::path& file) {
+  return scenario_of(core::parse_toml(text, file.string()), text, file);
+}
+
+Scenario parse_scenario(std::string_view text, const std::filesystem::path& file,
+                        std::span<const ScenarioOverride> overrides) {
+  if (overrides.empty()) return parse_scenario(text, file);
+  toml::table root = core::parse_toml(text, file.string());
+  std::string applied;
+  for (const auto& o : overrides) {
+    apply_override(root, o.key, o.value, file.string());
+    applied += fmt::format(" {} = {};", o.key, o.value);
+  }
+  // The text results keep must reproduce the run: the document as overridden, saying where it came from.
+  std::ostringstream out;
+  out << "# " << file.filename().string() << " with" << applied << "\n" << toml::toml_formatter(root) << "\n";
+  return scenario_of(root, out.str(), file);
+}
 
 std::uint64_t FleetConfig::total_gpus() const {
   if (groups.empty()) return std::uint64_t{nodes} * gpus_per_node;
@@ -766,6 +788,14 @@ Scenario load_scenario(const std::filesystem::path& file) {
   std::stringstream ss;
   ss << in.rdbuf();
   return parse_scenario(ss.str(), file);
+}
+
+Scenario load_scenario(const std::filesystem::path& file, std::span<const ScenarioOverride> overrides) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw ConfigError({file.string(), 0, 0}, "", "cannot open scenario file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_scenario(ss.str(), file, overrides);
 }
 
 }  // namespace fleetwatt::workloads

@@ -39,6 +39,8 @@ class ResultReader {
   [[nodiscard]] std::vector<std::int64_t> integers(const std::string& path) const;
   [[nodiscard]] std::vector<std::string> strings(const std::string& path) const;
   [[nodiscard]] Matrix matrix(const std::string& path) const;
+  /// Whether an object ("/" for the root) has the attribute.
+  [[nodiscard]] bool has_attribute(const std::string& object, const std::string& name) const;
   /// A string attribute of an object ("/" for the root).
   [[nodiscard]] std::string string_attribute(const std::string& object, const std::string& name) const;
   [[nodiscard]] std::int64_t integer_attribute(const std::string& object, const std::string& name) const;

@@ -1,0 +1,122 @@
+// Runs into result files and reading them back through the C++ result reader (fleetwatt.run, open and
+// compare build their DataFrames on these).
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include <sstream>
+#include <thread>
+
+#include "bindings.hpp"
+#include "fleetwatt/results/policy_comparison.hpp"
+#include "fleetwatt/results/result_reader.hpp"
+#include "fleetwatt/results/run_to_file.hpp"
+#include "fleetwatt/results/summary_report.hpp"
+#include "fleetwatt/sim/policy_registry.hpp"
+#include "run_interruptibly.hpp"
+#include "version.hpp"
+
+namespace py = pybind11;
+
+namespace fleetwatt::python {
+
+namespace {
+
+template <class T>
+py::array_t<T> to_numpy(std::vector<T>&& v) {
+  auto* owner = new std::vector<T>(std::move(v));
+  py::capsule free_it(owner, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  return py::array_t<T>(static_cast<py::ssize_t>(owner->size()), owner->data(), free_it);
+}
+
+// `fleetwatt run`'s summary text (as printed), from a finished run.
+std::string summary_text(const results::RunOutcome& done) {
+  return results::format_summary(done.summary, done.grid, done.clock, done.quality);
+}
+
+}  // namespace
+
+void bind_results(py::module_& m) {
+  m.def(
+      "run_to_file",
+      [](const workloads::Scenario& scenario, std::optional<std::uint64_t> seed,
+         const std::filesystem::path& out) {
+        std::string text;
+        sim::PreparedRun r;
+        {
+          py::gil_scoped_release release;
+          r = sim::prepare_run(scenario, {seed, std::nullopt});
+        }
+        run_interruptibly([&](const std::atomic<bool>& stop) {
+          results::RunToFileOptions o;
+          o.stop = &stop;
+          o.version = FLEETWATT_VERSION;
+          o.git_commit = FLEETWATT_GIT_COMMIT;
+          text = summary_text(results::run_to_file(r, out, std::move(o)));
+        });
+        return text;
+      },
+      py::arg("scenario"), py::arg("seed"), py::arg("output"),
+      "Runs the scenario (with its own policy) into a result file, as `fleetwatt run -o`; returns the "
+      "printed summary");
+
+  m.def(
+      "compare_csv",
+      [](const workloads::Scenario& scenario, const std::vector<std::string>& policies,
+         std::optional<std::uint64_t> seed, unsigned threads) {
+        for (const auto& p : policies) {
+          bool known = false;
+          for (const auto& e : sim::scheduler_entries()) known = known || e.name == p;
+          if (!known) throw workloads::ConfigError({}, "policies", "unknown policy '" + p + "'");
+        }
+        std::ostringstream csv;
+        run_interruptibly([&](const std::atomic<bool>&) {
+          // As `fleetwatt compare`: one prepared workload, no node series, each policy built first.
+          sim::PreparedRun r = sim::prepare_run(scenario, {seed, std::nullopt});
+          for (const auto& p : policies) (void)sim::make_scheduler(sim::with_policy(r.scenario.scheduler, p));
+          r.setup.node_interval =
+              sim::Duration::from_seconds(std::max(3600.0, r.scenario.workload.horizon_s));
+          const unsigned n = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+          results::write_comparison_csv(csv, results::compare_policies(r, policies, n));
+        });
+        return csv.str();
+      },
+      py::arg("scenario"), py::arg("policies"), py::arg("seed") = std::nullopt, py::arg("threads") = 0,
+      "The `fleetwatt compare --csv` table of the policies on the scenario's workload");
+
+  using results::ResultReader;
+  py::class_<ResultReader>(m, "ResultFile", "A fleetwatt result file, read through the C++ result reader")
+      .def(py::init<const std::filesystem::path&>(), py::arg("path"))
+      .def("has", &ResultReader::has)
+      .def("datasets", &ResultReader::datasets)
+      .def("length", &ResultReader::length, "Values of a 1-D dataset; 0 for a scalar")
+      .def("kind",
+           [](const ResultReader& r, const std::string& path) {
+             switch (r.kind(path)) {
+               case ResultReader::Kind::text:
+                 return "text";
+               case ResultReader::Kind::integer:
+                 return "integer";
+               case ResultReader::Kind::real:
+                 break;
+             }
+             return "real";
+           })
+      .def("doubles",
+           [](const ResultReader& r, const std::string& path) { return to_numpy(r.doubles(path)); })
+      .def("integers",
+           [](const ResultReader& r, const std::string& path) { return to_numpy(r.integers(path)); })
+      .def("strings", &ResultReader::strings)
+      .def("matrix",
+           [](const ResultReader& r, const std::string& path) {
+             results::Matrix mx = r.matrix(path);
+             const auto rows = static_cast<py::ssize_t>(mx.rows), cols = static_cast<py::ssize_t>(mx.cols);
+             return to_numpy(std::move(mx.values)).reshape({rows, cols});
+           })
+      .def("has_attribute", &ResultReader::has_attribute)
+      .def("string_attribute", &ResultReader::string_attribute)
+      .def("integer_attribute", &ResultReader::integer_attribute)
+      .def("double_attribute", &ResultReader::double_attribute);
+}
+
+}  // namespace fleetwatt::python

@@ -1,0 +1,69 @@
+// Scenarios from Python: load_scenario(path, overrides) with the loader's own key checking, and the bad
+// input errors of the C++ side as fleetwatt.ConfigError (file, line, column, key as attributes).
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include "bindings.hpp"
+#include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/sim/engine.hpp"
+#include "fleetwatt/workloads/scenario_loader.hpp"
+
+namespace py = pybind11;
+
+namespace fleetwatt::python {
+
+void bind_errors(py::module_& m) {
+  // A Python class (ValueError's subclass) made here so that the translator can fill in its attributes;
+  // never released, as the translator may run until the interpreter is gone.
+  static const py::handle config_error = py::handle(PyErr_NewExceptionWithDoc(
+      "fleetwatt.ConfigError",
+      "Bad input (scenario key or value, CSV record, argument): .file, .line, .column (0: unknown), "
+      ".key and .message; str() is 'file:line:column: key: message', as the command line prints it.",
+      PyExc_ValueError, nullptr));
+  m.attr("ConfigError") = py::reinterpret_borrow<py::object>(config_error);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const core::InputError& e) {
+      py::object err = config_error(e.what());
+      err.attr("file") = e.where().file;
+      err.attr("line") = e.where().line;
+      err.attr("column") = e.where().column;
+      err.attr("key") = e.field();
+      err.attr("message") = e.message();
+      PyErr_SetObject(config_error.ptr(), err.ptr());
+    } catch (const sim::Interrupted&) {
+      PyErr_SetString(PyExc_KeyboardInterrupt, "fleetwatt: run interrupted; no result file was written");
+    }
+  });
+}
+
+void bind_scenario(py::module_& m) {
+  py::class_<workloads::Scenario>(m, "Scenario",
+                                  "A scenario as the loader read it (fleetwatt.load_scenario builds one)")
+      .def_property_readonly("file", [](const workloads::Scenario& s) { return s.file.string(); })
+      .def_property_readonly(
+          "text", [](const workloads::Scenario& s) { return s.text; },
+          "The TOML text (with overrides, the overridden document)")
+      .def_property_readonly("seed", [](const workloads::Scenario& s) { return s.seed; })
+      .def_property_readonly(
+          "scheduler", [](const workloads::Scenario& s) { return s.scheduler.policy; },
+          "The [scheduler] policy's name")
+      .def_property_readonly("horizon_s", [](const workloads::Scenario& s) { return s.workload.horizon_s; })
+      .def_property_readonly("output_path",
+                             [](const workloads::Scenario& s) { return s.output.path.string(); })
+      .def("__repr__", [](const workloads::Scenario& s) {
+        return "<fleetwatt.Scenario " + s.file.string() + ", scheduler " + s.scheduler.policy + ">";
+      });
+  m.def(
+      "load_scenario",
+      [](const std::filesystem::path& file, const std::vector<std::pair<std::string, std::string>>& set) {
+        std::vector<workloads::ScenarioOverride> overrides;
+        for (const auto& [k, v] : set) overrides.push_back({k, v});
+        return workloads::load_scenario(file, overrides);
+      },
+      py::arg("file"), py::arg("overrides") = std::vector<std::pair<std::string, std::string>>{},
+      "Loads a scenario; overrides are (dotted key, TOML value text) pairs");
+}
+
+}  // namespace fleetwatt::python

@@ -1,0 +1,43 @@
+// A run streamed into its result file (see run_to_file.hpp).
+#include "fleetwatt/results/run_to_file.hpp"
+
+#include "fleetwatt/results/result_writer.hpp"
+#include "fleetwatt/sim/policy_registry.hpp"
+
+namespace fleetwatt::results {
+
+RunOutcome run_to_file(sim::PreparedRun& r, const std::filesystem::path& out, RunToFileOptions o) {
+  std::unique_ptr<sim::Engine> engine_ptr;
+  if (o.scheduler) {
+    // The scenario's placement stays: a policy in code chooses jobs, the configured placement their GPUs.
+    engine_ptr =
+        std::make_unique<sim::Engine>(r.setup, std::move(r.jobs), *r.predictor, std::move(o.scheduler),
+                                      sim::make_placement(r.scenario.scheduler));
+  } else {
+    engine_ptr = sim::make_engine_taking_jobs(r);
+  }
+  sim::Engine& engine = *engine_ptr;
+  WriterLayout layout{r.setup.nodes,
+                      r.setup.gpus_per_node,
+                      r.scenario.output.facility_interval_s,
+                      r.scenario.output.node_interval_s,
+                      r.scenario.output.gpu_changes,
+                      engine.cluster().uniform() ? 0 : engine.cluster().gpus(),
+                      {r.scenario.output.start_unix_s, r.scenario.output.start_utc_offset_s},
+                      r.scenario.output.start,
+                      r.scenario.grid.system_peak_hours};
+  ResultWriter writer(out, layout);
+  engine.attach(&writer);
+  if (o.before_run) o.before_run(engine);
+  engine.run(o.on_progress, 100000, o.stop);
+  const bool groups = engine.layout().groups().size() > 1;
+  writer.write_jobs(engine.jobs(), engine.cluster(), groups);
+  if (groups) writer.write_fleet(engine.layout().groups());
+  writer.write_summary(engine.summary());
+  writer.write_provenance(
+      {r.scenario.text, r.scenario.file.string(), r.scenario.seed, o.version, o.git_commit});
+  writer.commit();
+  return {engine.summary(), writer.grid_metrics(), writer.power_quality(), layout.clock};
+}
+
+}  // namespace fleetwatt::results
