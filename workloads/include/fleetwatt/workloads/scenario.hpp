@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/workloads/failures_config.hpp"
 #include "fleetwatt/workloads/grid_signal.hpp"
 #include "fleetwatt/workloads/job_spec.hpp"
 #include "fleetwatt/workloads/param_set.hpp"
@@ -179,7 +180,7 @@ struct GridConfig {
   /// [grid] system_peak_hours: hours of the day (0-23, on the clock of [output] start) in which the grid
   /// peaks; the run reports the facility's demand in them (coincident peak). Empty: none given.
   std::vector<int> system_peak_hours;
-  double import_limit_kw = 0.0;            ///< interconnection limit (0: none); peak_shave batteries hold it
+  double import_limit_kw = 0.0;  ///< interconnection limit (0: none); peak_shave batteries hold it
 };
 
 struct OutputConfig {
@@ -208,6 +209,8 @@ struct Scenario {
   WorkloadConfig workload;
   GridConfig grid;
   OutputConfig output;
+  /// [failures]: job interruptions with restart and lost work (off unless enabled).
+  FailureConfig failures;
   /// [topology]: the interconnect, read by topologies::parse_topology_config; absent: no network model.
   std::optional<ParamSet> topology;
   /// Deprecated spellings met while reading it and building its components: the command line prints them
