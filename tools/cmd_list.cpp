@@ -17,6 +17,7 @@
 #include "fleetwatt/sim/facility_model.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
 #include "fleetwatt/topologies/topology_config.hpp"
+#include "fleetwatt/workloads/failures_config.hpp"
 #include "fleetwatt/workloads/trace.hpp"
 #include "list_format.hpp"
 
@@ -58,6 +59,10 @@ std::vector<ListSection> registry_sections() {
     traces.entries.push_back({f.name, f.description, f.params});
   traces.entries.push_back(
       {"(every format)", "keys every [workload.trace] takes", workloads::trace_common_params()});
+  ListSection& failures = out.emplace_back(ListSection{"job interruptions ([failures])", {}});
+  failures.entries.push_back({"failures",
+                              "interruptions of running jobs, restarts and lost work (off unless enabled)",
+                              workloads::failure_params()});
   return out;
 }
 

@@ -451,6 +451,25 @@ void write_job_datasets(H5::Group& g, const std::vector<sim::Job>& jobs,
   write_vector(g, "comm_J", comm_J, "J (all the job's GPUs) during exposed communication");
   write_vector(g, "io_J", io_J, "J (all the job's GPUs) during exposed data loading");
   write_vector(g, "checkpoint_J", checkpoint_J, "J (all the job's GPUs) during checkpoints and epoch ends");
+  // [failures]: written only when the run had them, so every other run's table stays as it was.
+  if (!jobs.empty() && jobs.front().failures_on) {
+    std::vector<std::int64_t> interruptions;
+    std::vector<double> lost_s, lost_J, restart_s, restart_J;
+    for (const auto& j : jobs) {
+      interruptions.push_back(j.failures.interruptions);
+      lost_s.push_back(j.failures.lost_gpu_s);
+      lost_J.push_back(j.failures.lost_J);
+      restart_s.push_back(j.failures.restart_s);
+      restart_J.push_back(j.failures.restart_J);
+    }
+    write_vector(g, "interruptions", interruptions, "1: interruptions that struck in [0, horizon)");
+    write_vector(g, "lost_gpu_s", lost_s,
+                 "GPU-s of work lost and redone: at each interruption, the time since the epoch's start "
+                 "(its last checkpoint) less pauses, x GPUs");
+    write_vector(g, "lost_J", lost_J, "J (all the job's GPUs) spent on that lost work");
+    write_vector(g, "restart_s", restart_s, "s in restart delays (GPUs idle) and reloads (checkpoint power)");
+    write_vector(g, "restart_J", restart_J, "J (all the job's GPUs) during restarts");
+  }
 }
 
 void ResultWriter::write_summary(const sim::RunSummary& s) {
@@ -487,6 +506,20 @@ void ResultWriter::write_summary(const sim::RunSummary& s) {
   write_scalar(g, "cost", s.cost, "currency of the [grid.price] signal");
   write_scalar(g, "capped_predictions", static_cast<std::int64_t>(s.capped_predictions),
                "1: job predictions whose power was above the GPU's TDP and was capped to it");
+  if (s.failures) {  // [failures] enabled: the interruptions in the window and their cost
+    write_scalar(g, "interruptions", static_cast<std::int64_t>(s.interruptions),
+                 "1: job interruptions that struck in [0, horizon)");
+    write_scalar(g, "interruptions_expected", s.interruptions_expected,
+                 "1: sum over jobs of rate x GPU time exposed (running epochs, not paused or restarting)");
+    write_scalar(g, "failure_rate_per_gpu_hour", s.failure_rate_per_gpu_hour,
+                 "1/GPU-h: [failures] rate_per_gpu_hour (a job's own rate overrides it)");
+    write_scalar(g, "failure_exposure_gpu_s", s.failure_exposure_gpu_s,
+                 "GPU-s running epochs (exposed to failures)");
+    write_scalar(g, "lost_gpu_s", s.lost_gpu_s, "GPU-s of work lost to interruptions and redone");
+    write_scalar(g, "lost_J", s.lost_J, "J: GPU energy of that work");
+    write_scalar(g, "restart_gpu_s", s.restart_gpu_s, "GPU-s in restart delays and reloads");
+    write_scalar(g, "restart_J", s.restart_J, "J: GPU energy of the restarts");
+  }
   // The warm-up (simulated before 0, out of every other figure) and how near steady state it left the fleet.
   write_scalar(g, "warmup_s", s.warmup_s, "s");
   write_scalar(g, "jobs_at_start", static_cast<std::int64_t>(s.jobs_at_start), "1: running or queued at 0");

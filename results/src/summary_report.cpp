@@ -145,6 +145,12 @@ std::string format_summary(const sim::RunSummary& s, const GridMetrics& grid, co
                                                100.0 * s.occupancy_at_start, 100.0 * s.gpu_utilisation)
                                  : fmt::format("{:.1f} % of GPUs", 100.0 * s.occupancy_at_start));
   }
+  if (s.failures)
+    line("interruptions",
+         fmt::format("{} ({:.1f} expected at {:.4g} per GPU-h); lost {:.1f} GPU-h of work ({:.3f} MWh), "
+                     "{:.1f} GPU-h restarting ({:.3f} MWh)",
+                     s.interruptions, s.interruptions_expected, s.failure_rate_per_gpu_hour,
+                     s.lost_gpu_s / 3600.0, s.lost_J / 3.6e9, s.restart_gpu_s / 3600.0, s.restart_J / 3.6e9));
   if (s.capped_predictions > 0)
     line("capped predictions",
          fmt::format("{} (a job's predicted power above its GPU's TDP; capped to the TDP)",

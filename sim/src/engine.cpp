@@ -2,6 +2,7 @@
 #include "fleetwatt/sim/engine.hpp"
 
 #include "engine_controls.hpp"
+#include "engine_failures.hpp"
 #include "fleetwatt/models/clock_model.hpp"
 #include "fleetwatt/sim/network_model.hpp"
 #include "fleetwatt/sim/topology_placement.hpp"
@@ -263,6 +264,7 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
     ledger_.attach(bank_.get());  // runs without a result sink still see the batteries
   }
   ledger_.add_segment_observer([this](Time t0, Time t1, double it_W) { grid_->add(t0, t1, it_W); });
+  if (setup_.failures.enabled) failures_ = std::make_unique<Failures>(*this, setup_.failures);
   for (JobIndex j = 0; j < jobs_.size(); ++j)
     if (jobs_[j].submit < setup_.horizon)
       queue_.schedule_at(
@@ -370,6 +372,7 @@ void Engine::start_job(JobIndex j, Placement gpus) {
           job.stop_at, [this, j] { stop_job(j); }, kPhasePriority);
     }
   }
+  if (failures_) failures_->job_started(j);
   enter_peak(j);
 }
 
@@ -378,11 +381,14 @@ double Engine::phase_power(const Job& job) const {
 }
 
 double Engine::phase_power_at(const Job& job, JobPhase phase) const {
+  // [failures]: idle through the restart delay; the reload that follows draws the checkpoint (valley) power.
+  if (phase == JobPhase::restart && job.failures.stage == JobFailures::Stage::delay) return job.gpu_idle_W;
   const double w = phase == JobPhase::peak ? job.profile.peak_W : job.profile.valley_W;
   return job.power_cap_W > 0.0 ? std::min(w, job.power_cap_W) : w;
 }
 
 double Engine::phase_stretch(const Job& job, JobPhase phase) const {
+  if (phase == JobPhase::restart) return 1.0;  // restart times are fixed, caps or not
   // The one clock model (models/clock_model.hpp) says how much a cap stretches the phase.
   const double w = phase == JobPhase::peak ? job.profile.peak_W : job.profile.valley_W;
   return models::clock_model().stretch(w, job.power_cap_W, job.gpu_tdp_W);
@@ -396,7 +402,9 @@ Duration Engine::phase_length(const Job& job, JobPhase phase) const {
 
 void Engine::schedule_phase_end(JobIndex j) {
   Job& job = jobs_[j];
-  if (job.phase == JobPhase::peak)
+  if (job.phase == JobPhase::restart)
+    failures_->schedule_restart_step(j);
+  else if (job.phase == JobPhase::peak)
     job.next_event = queue_.schedule_at(
         job.phase_end, [this, j] { enter_valley(j); }, kPhasePriority);
   else
@@ -406,6 +414,7 @@ void Engine::schedule_phase_end(JobIndex j) {
 
 void Engine::enter_peak(JobIndex j) {
   Job& job = jobs_[j];
+  if (failures_) failures_->epoch_begun(j);
   job.phase = JobPhase::peak;
   job.phase_start = queue_.now();
   if (network_) {
@@ -466,6 +475,12 @@ void Engine::stop_job(JobIndex j) {
   finish_job(j);
 }
 
+void Engine::interrupt_at(JobIndex j, Time t) {
+  if (!failures_) throw std::logic_error("interrupt_at needs [failures] enabled");
+  if (j >= jobs_.size()) throw std::out_of_range("interrupt_at: no such job");
+  failures_->interrupt_at(j, t);
+}
+
 std::optional<Placement> Engine::place_in_group(JobIndex j) const {
   // The first group, in scenario order, of a type the job can run on where the placement policy finds
   // room: one GPU type per job.
@@ -477,6 +492,7 @@ std::optional<Placement> Engine::place_in_group(JobIndex j) const {
 
 void Engine::finish_job(JobIndex j) {
   Job& job = jobs_[j];
+  if (failures_) failures_->job_ended(j);
   if (job.stop_event) queue_.cancel(job.stop_event);
   job.stop_event = 0;
   running_.erase(std::find(running_.begin(), running_.end(), j));
@@ -554,6 +570,7 @@ void Engine::close_at_horizon() {
     s.storage_change_J = bank_->stored_change_J();
   }
   s.events = queue_.events_run();
+  if (failures_) failures_->close(h);
 }
 
 void Engine::run(const std::function<void(const Progress&)>& on_progress, std::uint64_t progress_every,

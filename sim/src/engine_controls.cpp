@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 
+#include "engine_failures.hpp"
 #include "fleetwatt/sim/network_model.hpp"
 
 namespace fleetwatt::sim {
@@ -36,6 +37,7 @@ void Engine::Controls::recap(JobIndex j, double cap_W) {
 void Engine::Controls::pause(JobIndex j) {
   Job& job = e_.jobs_.at(j);
   if (job.state != JobState::running || job.paused) throw std::logic_error("pause: the job is not running");
+  if (e_.failures_) e_.failures_->paused(j);  // a paused job cannot fail
   e_.meter_.settle(e_.jobs_[j], e_.queue_.now());
   job.phase_left = job.phase_end - e_.queue_.now();
   e_.queue_.cancel(job.next_event);
@@ -66,11 +68,13 @@ void Engine::Controls::resume(JobIndex j) {
   e_.meter_.draw(job, e_.queue_.now(), e_.phase_power(job), e_.phase_stretch(job, job.phase));
   job.phase_end = e_.queue_.now() + job.phase_left;
   e_.schedule_phase_end(j);
-  if (e_.network_) {
+  // A job paused while restarting after a failure gets its flows back when the restart ends, not now.
+  if (e_.network_ && job.phase != JobPhase::restart) {
     const double before = e_.network_->power_W();
     e_.network_->job_resumed(j, job);
     e_.network_changed(before);
   }
+  if (e_.failures_) e_.failures_->resumed(j);
   if (job.stop_left > Duration::zero()) {
     job.stop_at = e_.queue_.now() + job.stop_left;
     job.stop_left = Duration::zero();

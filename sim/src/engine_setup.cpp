@@ -275,6 +275,18 @@ EngineSetup engine_setup(const workloads::Scenario& s) {
     if (!e.topology->nvlink_set && e.gpu.nvlink_bw_Bps > 0.0)
       e.topology->node.nvlink.bandwidth_Bps = e.gpu.nvlink_bw_Bps;
   }
+  if (s.failures.enabled) {
+    e.failures.enabled = true;
+    e.failures.rate_per_gpu_hour = s.failures.rate_per_gpu_hour;
+    try {
+      e.failures.restart_delay = Duration::from_seconds(s.failures.restart_delay_s);
+      e.failures.restart_ramp = Duration::from_seconds(s.failures.restart_ramp_s);
+    } catch (const std::out_of_range&) {
+      throw workloads::ConfigError(s.failures.where, "failures",
+                                   "restart times too long for the simulated clock (at most ~292 years)");
+    }
+    e.failures.seed = s.seed;
+  }
   if (e.facility_interval <= Duration::zero() || e.node_interval <= Duration::zero())
     throw workloads::ConfigError({s.file.string(), 0, 0}, "output",
                                  "sampling intervals must be at least 1 ns");

@@ -21,6 +21,9 @@ void JobMeter::settle(Job& job, Time t) const {
   if (job.phase == JobPhase::peak) {
     job.peak_phase_s += dt;
     job.peak_phase_J += energy;
+  } else if (job.phase == JobPhase::restart) {  // [failures]: a restart's delay and reload
+    job.failures.restart_s += dt;
+    job.failures.restart_J += energy;
   } else {
     job.checkpoint_s += dt;
     job.checkpoint_J += energy;

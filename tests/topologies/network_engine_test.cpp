@@ -198,3 +198,32 @@ TEST_CASE("a paused job's flows leave the links: the other ring runs alone meanw
   CHECK(jobs[0].comm_s == Approx(2 * exposed(32e9)));
   CHECK(jobs[1].comm_s == Approx(exposed(25e9) + exposed(32e9)));
 }
+
+TEST_CASE("a failed job's flows leave the network while it restarts and return with its epoch",
+          "[failures]") {
+  // The two-server job above, interrupted 50 s into its first peak (rate 0: only this scripted failure):
+  // 60 s idle, then a 30 s reload (longer than its 10 s checkpoint), then both epochs again from the start.
+  auto s = workloads::parse_scenario(
+      with("") +
+          "[failures]\nenabled = true\nrate_per_gpu_hour = 0\nrestart_delay_s = 60\nrestart_ramp_s = 30\n",
+      "two.toml");
+  Run r;
+  static_cast<sim::PreparedRun&>(r) = sim::prepare_run(s);
+  r.engine = sim::make_engine(r);
+  r.engine->interrupt_at(0, sim::Time::from_seconds(50));
+  r.engine->run();
+  const auto& job = r.engine->jobs().at(0);
+  REQUIRE(job.state == sim::JobState::finished);
+  const double S = 4e9, B = 32e9, allreduce = S / B + 2 * (5e-6 + 10e-6);
+  const double comm = 100 * (allreduce - std::min(0.7 * allreduce, 2.0 / 3.0));
+  // The 50 s before the failure were compute (the epoch's peak is compute + comm at their shares, and 50 s
+  // is inside it): lost, then 2 whole epochs. End = 50 + 90 + 2 x (100 + comm + 10).
+  CHECK(job.failures.interruptions == 1);
+  CHECK(job.end.seconds() == Approx(50 + 90 + 2 * (100 + comm + 10)).epsilon(1e-9));
+  // The ring's links and NICs are active while the job runs epochs, idle through its 90 s restart.
+  const double idle_W = 2 * 250.0 + 3 * 20.0 + 2 * 15.0;
+  const double active_W = 2 * 6.0 + 2 * 8.0;
+  const double busy_s = (job.end - job.start).seconds() - 90.0;
+  CHECK(r.engine->ledger().it_energy_J() - r.engine->ledger().gpu_energy_J() ==
+        Approx(idle_W * 1000 + active_W * busy_s).epsilon(1e-9));
+}

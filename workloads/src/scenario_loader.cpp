@@ -392,8 +392,9 @@ void parse_parallelism(const TomlTable& t, JobSpec& j) {
 }
 
 JobSpec parse_job(const TomlTable& t, std::int64_t default_id) {
-  std::vector<std::string> known = {"id",     "submit_s", "n_gpus",   "epochs",  "class",
-                                    "peak_w", "peak_s",   "valley_w", "valley_s"};
+  std::vector<std::string> known = {
+      "id",     "submit_s", "n_gpus",   "epochs",   "class",
+      "peak_w", "peak_s",   "valley_w", "valley_s", "failure_rate_per_gpu_hour"};
   known.insert(known.end(), kMetadataKeys.begin(), kMetadataKeys.end());
   known.insert(known.end(), kParallelKeys.begin(), kParallelKeys.end());
   t.require_known(known);
@@ -404,6 +405,7 @@ JobSpec parse_job(const TomlTable& t, std::int64_t default_id) {
   j.epochs = static_cast<std::uint32_t>(t.integer("epochs", 1, kMaxU32).value_or(1));
   parse_metadata(t, j.meta);
   parse_parallelism(t, j);
+  j.failure_rate_per_gpu_hour = t.number_at_least("failure_rate_per_gpu_hour", 0.0, false);
   const bool has_phase = t.has("peak_w") || t.has("peak_s") || t.has("valley_w") || t.has("valley_s");
   if (auto c = t.string("class")) {
     if (has_phase) t.fail("class", "give either a job class or the four phase values, not both");
@@ -665,7 +667,7 @@ Scenario scenario_of(const toml::table& root, std::string_view text, const std::
   const std::string name = file.string();
   TomlTable top(root, "", name);
   top.require_known({"seed", "fleet", "facility", "predictor", "scheduler", "workload", "grid", "output",
-                     "name", "description", "topology"});
+                     "name", "description", "topology", "failures"});
   Scenario s;
   s.file = file;
   s.text = std::string(text);
@@ -705,6 +707,12 @@ Scenario scenario_of(const toml::table& root, std::string_view text, const std::
     s.scheduler.carbon =
         std::make_shared<const GridSignal>(read_grid_signal_csv(s.grid.carbon->file, s.grid.carbon->options));
   if (auto t = top.table("output")) s.output = parse_output(*t);
+  // [failures]: checked against its declaration (workloads/failures_config.hpp), like a component's keys.
+  if (auto t = top.table("failures")) {
+    ParamSet raw = params_except(*t, {});
+    raw.set_warnings(s.warnings);
+    s.failures = parse_failure_config(raw);
+  }
   // The result path (given or the default) resolves against the scenario's folder, like every other path in
   // it (README); `-o` on the command line is the user's own and stays relative to the current directory.
   s.output.path = resolve(file, s.output.path.string());

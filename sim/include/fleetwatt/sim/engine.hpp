@@ -37,6 +37,16 @@ class Interrupted : public std::runtime_error {
   Interrupted() : std::runtime_error("interrupted") {}
 };
 
+/// Job interruptions ([failures], workloads/failures_config.hpp), on the engine's clock; off unless enabled.
+struct FailureSetup {
+  bool enabled = false;
+  double rate_per_gpu_hour = 0.0;  ///< a job's own failure_rate_per_gpu_hour overrides it
+  Duration restart_delay = Duration::zero();
+  Duration restart_ramp = Duration::zero();
+  std::uint64_t seed =
+      0;  ///< the scenario's seed: job k's gaps come from (seed, its id), a stream of its own
+};
+
 struct EngineSetup {
   std::uint32_t nodes = 1;
   std::uint32_t gpus_per_node = 1;
@@ -66,6 +76,7 @@ struct EngineSetup {
   /// Several node groups ([[fleet.group]]), in scenario order; they replace nodes, gpus_per_node, gpu and
   /// node_base_W (which then describe the fleet's totals and its reference, first, group). Empty: one group.
   std::vector<FleetGroup> groups;
+  FailureSetup failures;  ///< [failures]
 };
 
 /// The groups a setup describes: its `groups`, or one group from nodes, gpus_per_node, gpu, node_base_W.
@@ -120,10 +131,15 @@ class Engine {
   [[nodiscard]] EventQueue& queue() noexcept { return queue_; }
   /// Totals; valid after run().
   [[nodiscard]] const RunSummary& summary() const noexcept { return summary_; }
+  /// Interrupts job j at t if it is then running an epoch (not paused, not restarting), as a failure would,
+  /// without consuming its random stream: a scripted interruption (tests, what-if studies). Needs [failures]
+  /// enabled (rate 0 gives scripted interruptions alone); call before run().
+  void interrupt_at(JobIndex j, Time t);
 
  private:
   class Context;
   class Controls;  ///< pause, caps, node sleep and wake (engine_controls.cpp)
+  class Failures;  ///< interruptions, restarts and lost work (engine_failures.cpp)
   void arrive(JobIndex j);
   void request_schedule();
   void schedule_pass();
@@ -164,6 +180,7 @@ class Engine {
   std::unique_ptr<PlacementPolicy> placement_;
   std::unique_ptr<Context> context_;
   std::unique_ptr<Controls> controls_;
+  std::unique_ptr<Failures> failures_;  ///< null unless [failures] is enabled
   EventQueue queue_;
   Cluster cluster_;
   GroupViews groups_;                        ///< node groups' own views of cluster_ (several groups)

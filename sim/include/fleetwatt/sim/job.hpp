@@ -1,5 +1,5 @@
 // A job as the engine runs it: its spec, its predicted phases, and its life (arrival -> queued -> running
-// epochs of peak then valley -> finished).
+// epochs of peak then valley -> finished; with [failures], interruptions and restarts between).
 #pragma once
 
 #include <cstdint>
@@ -13,7 +13,8 @@
 namespace fleetwatt::sim {
 
 enum class JobState { pending, queued, running, finished };
-enum class JobPhase { none, peak, valley };
+/// restart: after an interruption ([failures]), the restart delay then the reload ramp (JobFailures::stage).
+enum class JobPhase { none, peak, valley, restart };
 
 [[nodiscard]] const char* to_string(JobState s) noexcept;
 
@@ -34,6 +35,32 @@ struct PeakSplit {
   }
   /// The peak parts of a plan as they stand.
   [[nodiscard]] static PeakSplit of(const workloads::EpochPlan& plan) noexcept;
+};
+
+/// A job's interruptions ([failures], sim/src/engine_failures.cpp). Failures strike only while the job runs
+/// its epochs (not paused, not restarting): its exposure. Each interruption loses the work since the start of
+/// the current epoch (its last checkpoint), holds the GPUs at idle for the restart delay, reloads at the
+/// checkpoint power for the ramp, then redoes the epoch.
+struct JobFailures {
+  enum class Stage : std::uint8_t { none, delay, ramp };
+  double rate_per_gpu_s = 0.0;  ///< this job's rate (0: never interrupted)
+  std::uint64_t draws = 0;      ///< inter-failure gaps drawn so far from its stream
+  double left_s = 0.0;          ///< exposure left until the next interruption
+  Time exposed_since;           ///< start of the exposure in progress (while exposed)
+  bool exposed = false;
+  EventId event = 0;  ///< the next interruption, when it falls before the horizon
+  Stage stage = Stage::none;
+  Time epoch_start;             ///< start of the current epoch (the last checkpoint)
+  Duration epoch_paused;        ///< paused time in the current epoch (no work lost there)
+  Time paused_at;               ///< start of the pause in progress
+  double epoch_energy_J = 0.0;  ///< job.energy_J at the epoch's start
+  // Totals over [0, horizon) (an interruption counts when it strikes in the window).
+  std::uint32_t interruptions = 0;
+  double lost_gpu_s = 0.0;      ///< GPU-seconds of work redone (the epoch so far at each interruption)
+  double lost_J = 0.0;          ///< GPU energy of that work
+  double restart_s = 0.0;       ///< time in restart delays and ramps
+  double restart_J = 0.0;       ///< GPU energy of those
+  double exposure_gpu_s = 0.0;  ///< GPU-seconds exposed to failures
 };
 
 struct Job {
@@ -83,6 +110,8 @@ struct Job {
   double compute_s = 0.0, comm_s = 0.0, io_s = 0.0, checkpoint_s = 0.0;
   double compute_J = 0.0, comm_J = 0.0, io_J = 0.0, checkpoint_J = 0.0;
   double peak_phase_s = 0.0, peak_phase_J = 0.0;  ///< time and GPU energy of the peak phase in progress
+  bool failures_on = false;  ///< the run has [failures] enabled (the job table then has their columns)
+  JobFailures failures;
 
   /// Predicted run time on an idle fleet: epochs * (peak + valley).
   [[nodiscard]] Duration predicted_runtime() const { return (peak + valley) * spec.epochs; }

@@ -1,8 +1,9 @@
 // The one place a job's GPU energy is integrated. Every change of what a job's GPUs draw goes through the
 // meter, which hands it to the power ledger (facility, node and GPU series) and remembers it; settling a
 // job integrates that same draw over the time since, into the job's energy and its epoch parts (the peak
-// phase in progress, then split among compute, comm and io by the phase's plan; valleys as checkpoint),
-// and counts the GPU time a power cap costs. So the job table and the power series cannot disagree.
+// phase in progress, then split among compute, comm and io by the phase's plan; valleys as checkpoint;
+// restarts after an interruption as restart time), and counts the GPU time a power cap costs. So the job
+// table and the power series cannot disagree.
 #pragma once
 
 #include "fleetwatt/sim/job.hpp"

@@ -46,6 +46,16 @@ struct RunSummary {
   double cost = 0.0;  ///< electricity cost in the [grid.price] currency (0 without one)
   /// Predictions (a job on one GPU type) with a part drawing more than the GPU's TDP: capped to the TDP.
   std::uint64_t capped_predictions = 0;
+  /// [failures] enabled (otherwise these stay 0 and are not written): interruptions that struck in [0,
+  /// horizon), the count expected (each job's rate x its GPU time exposed: running epochs, not paused or
+  /// restarting), the work redone and the restarts (GPU-seconds and GPU energy).
+  bool failures = false;
+  double failure_rate_per_gpu_hour = 0.0;
+  std::uint64_t interruptions = 0;
+  double interruptions_expected = 0.0;
+  double failure_exposure_gpu_s = 0.0;
+  double lost_gpu_s = 0.0, lost_J = 0.0;
+  double restart_gpu_s = 0.0, restart_J = 0.0;
   std::uint64_t events = 0;
   double wall_s = 0.0;
   /// One line per node group when the fleet has several ("G2: 549 nodes x 8 a800 (...)"); empty otherwise.

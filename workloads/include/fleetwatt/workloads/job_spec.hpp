@@ -210,6 +210,9 @@ struct JobSpec {
   /// Run-time limit: the engine stops the job this long after it starts, even mid-epoch (failed and
   /// cancelled jobs end early and draw power until then). Unset: the job runs all its epochs.
   std::optional<double> limit_s;
+  /// [[workload.jobs]] failure_rate_per_gpu_hour: this job's interruption rate when [failures] is enabled
+  /// (unset: the [failures] rate; 0: never interrupted).
+  std::optional<double> failure_rate_per_gpu_hour;
   bool deferrable = false;           ///< carbon-aware policies may delay its start
   std::optional<double> deadline_s;  ///< absolute time by which a deferrable job must finish
   std::uint32_t inferred = 0;        ///< bits from namespace `inferred`

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/workloads/failures_config.hpp"
 #include "fleetwatt/workloads/grid_signal.hpp"
 #include "fleetwatt/workloads/job_spec.hpp"
 #include "fleetwatt/workloads/param_set.hpp"
@@ -209,6 +210,8 @@ struct Scenario {
   WorkloadConfig workload;
   GridConfig grid;
   OutputConfig output;
+  /// [failures]: job interruptions with restart and lost work (off unless enabled).
+  FailureConfig failures;
   /// [topology]: the interconnect, read by topologies::parse_topology_config; absent: no network model.
   std::optional<ParamSet> topology;
   /// Deprecated spellings met while reading it and building its components: the command line prints them

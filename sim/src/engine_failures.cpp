@@ -1,0 +1,200 @@
+// Job interruptions, restarts and lost work (see engine_failures.hpp).
+#include "engine_failures.hpp"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "engine_controls.hpp"
+#include "fleetwatt/sim/network_model.hpp"
+
+namespace fleetwatt::sim {
+
+namespace {
+// Tags the failure streams apart from every other use of the seed (arrivals use the seed itself, the
+// warm-up seed ^ kWarmupStream).
+constexpr std::uint64_t kFailureStream = 0x6a09e667f3bcc909ULL;
+
+// splitmix64's finaliser (Steele, Lea and Flood, OOPSLA 2014): a bijection that spreads nearby keys.
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+}  // namespace
+
+double Engine::Failures::stream_uniform(std::uint64_t seed, std::int64_t job_id, std::uint64_t k) {
+  // Counter-based: draw k of a job needs no state but k, so a job's stream costs 8 bytes, not a generator.
+  const std::uint64_t x = mix(mix(mix(seed ^ kFailureStream) + static_cast<std::uint64_t>(job_id)) + k);
+  return static_cast<double>(x >> 11) * 0x1.0p-53;
+}
+
+Engine::Failures::Failures(Engine& e, const FailureSetup& setup) : e_(e), setup_(setup) {
+  for (auto& job : e_.jobs_) job.failures_on = true;
+}
+
+double Engine::Failures::draw_gap_s(Job& job) const {
+  const double rate = job.failures.rate_per_gpu_s * static_cast<double>(job.gpus.size());
+  if (!(rate > 0.0)) return std::numeric_limits<double>::infinity();
+  const double u = stream_uniform(setup_.seed, job.spec.id, job.failures.draws++);
+  return -std::log1p(-u) / rate;  // exponential with mean 1 / rate
+}
+
+void Engine::Failures::job_started(JobIndex j) {
+  Job& job = e_.jobs_[j];
+  const double per_hour = job.spec.failure_rate_per_gpu_hour.value_or(setup_.rate_per_gpu_hour);
+  job.failures.rate_per_gpu_s = per_hour / 3600.0;
+  job.failures.left_s = draw_gap_s(job);
+  expose(j);
+}
+
+void Engine::Failures::epoch_begun(JobIndex j) {
+  Job& job = e_.jobs_[j];
+  job.failures.epoch_start = e_.queue_.now();
+  job.failures.epoch_paused = Duration::zero();
+  job.failures.epoch_energy_J = job.energy_J;
+}
+
+void Engine::Failures::expose(JobIndex j) {
+  Job& job = e_.jobs_[j];
+  auto& f = job.failures;
+  const Time now = e_.queue_.now();
+  f.exposed = true;
+  f.exposed_since = now;
+  // A gap past the horizon never strikes in this run (and may not fit the integer clock): no event.
+  if (!(f.left_s < (e_.setup_.horizon - now).seconds())) return;
+  f.event = e_.queue_.schedule_at(
+      now + Duration::from_seconds(f.left_s),
+      [this, j] {
+        e_.jobs_[j].failures.event = 0;
+        strike(j, true);
+      },
+      kPhasePriority);
+}
+
+void Engine::Failures::cover(JobIndex j) {
+  Job& job = e_.jobs_[j];
+  auto& f = job.failures;
+  if (!f.exposed) return;
+  const Time now = e_.queue_.now();
+  f.left_s = std::max(0.0, f.left_s - (now - f.exposed_since).seconds());
+  f.exposure_gpu_s += static_cast<double>(job.gpus.size()) * window_seconds(f.exposed_since, now);
+  f.exposed = false;
+  if (f.event) e_.queue_.cancel(f.event);
+  f.event = 0;
+}
+
+void Engine::Failures::paused(JobIndex j) {
+  cover(j);
+  e_.jobs_[j].failures.paused_at = e_.queue_.now();
+}
+
+void Engine::Failures::resumed(JobIndex j) {
+  Job& job = e_.jobs_[j];
+  job.failures.epoch_paused += e_.queue_.now() - job.failures.paused_at;
+  // A job paused during its restart resumes the restart; the exposure returns when the epoch does.
+  if (job.phase != JobPhase::restart) expose(j);
+}
+
+void Engine::Failures::job_ended(JobIndex j) {
+  cover(j);
+  e_.jobs_[j].failures.stage = JobFailures::Stage::none;
+}
+
+void Engine::Failures::interrupt_at(JobIndex j, Time t) {
+  e_.queue_.schedule_at(
+      t,
+      [this, j] {
+        const Job& job = e_.jobs_[j];
+        if (job.state == JobState::running && !job.paused &&
+            (job.phase == JobPhase::peak || job.phase == JobPhase::valley))
+          strike(j, false);
+      },
+      kPhasePriority);
+}
+
+void Engine::Failures::strike(JobIndex j, bool random) {
+  Job& job = e_.jobs_[j];
+  auto& f = job.failures;
+  const Time now = e_.queue_.now();
+  e_.meter_.settle(job, now);
+  if (job.phase == JobPhase::peak) e_.meter_.close_peak(job);
+  cover(j);
+  if (random) f.left_s = draw_gap_s(job);  // this gap is spent; a scripted strike leaves the stream alone
+  e_.queue_.cancel(job.next_event);
+  job.next_event = 0;
+  if (now >= Time::zero()) {
+    // Everything since the last checkpoint (the epoch's start) is redone; paused time held no work.
+    ++f.interruptions;
+    const Duration work = (now - f.epoch_start) - f.epoch_paused;
+    f.lost_gpu_s += static_cast<double>(job.gpus.size()) * work.seconds();
+    f.lost_J += job.energy_J - f.epoch_energy_J;
+  }
+  if (e_.network_) {
+    // A failed job's all-reduce, reads and checkpoint write leave the links; they return at its restart.
+    const double before = e_.network_->power_W();
+    e_.network_->job_paused(j);
+    e_.network_changed(before);
+  }
+  job.phase = JobPhase::restart;
+  f.stage = JobFailures::Stage::delay;
+  job.phase_start = now;
+  e_.meter_.draw(job, now, e_.phase_power(job));
+  job.phase_end = now + setup_.restart_delay;
+  schedule_restart_step(j);
+}
+
+void Engine::Failures::schedule_restart_step(JobIndex j) {
+  Job& job = e_.jobs_[j];
+  job.next_event = e_.queue_.schedule_at(
+      job.phase_end, [this, j] { restart_step(j); }, kPhasePriority);
+}
+
+void Engine::Failures::restart_step(JobIndex j) {
+  Job& job = e_.jobs_[j];
+  auto& f = job.failures;
+  const Time now = e_.queue_.now();
+  job.next_event = 0;
+  e_.meter_.settle(job, now);
+  if (f.stage == JobFailures::Stage::delay) {
+    // The reload: the last checkpoint read back over the path it was written on takes at least as long
+    // as writing it did (the job's checkpoint part as last simulated), near the floor at checkpoint power.
+    f.stage = JobFailures::Stage::ramp;
+    job.phase_start = now;
+    e_.meter_.draw(job, now, e_.phase_power(job));
+    job.phase_end = now + std::max(setup_.restart_ramp, job.valley);
+    schedule_restart_step(j);
+    return;
+  }
+  f.stage = JobFailures::Stage::none;
+  if (e_.network_) {
+    const double before = e_.network_->power_W();
+    e_.network_->job_resumed(j, job);
+    e_.network_changed(before);
+  }
+  expose(j);
+  e_.enter_peak(j);  // the lost epoch again, from its start
+}
+
+void Engine::Failures::close(Time horizon) {
+  RunSummary& s = e_.summary_;
+  s.failures = true;
+  s.failure_rate_per_gpu_hour = setup_.rate_per_gpu_hour;
+  for (auto& job : e_.jobs_) {
+    auto& f = job.failures;
+    if (job.state == JobState::running && f.exposed) {
+      f.exposure_gpu_s += static_cast<double>(job.gpus.size()) * window_seconds(f.exposed_since, horizon);
+      f.exposed_since = horizon;
+    }
+    s.interruptions += f.interruptions;
+    s.failure_exposure_gpu_s += f.exposure_gpu_s;
+    s.interruptions_expected += f.rate_per_gpu_s * f.exposure_gpu_s;
+    s.lost_gpu_s += f.lost_gpu_s;
+    s.lost_J += f.lost_J;
+    s.restart_gpu_s += static_cast<double>(job.gpus.size()) * f.restart_s;
+    s.restart_J += f.restart_J;
+  }
+}
+
+}  // namespace fleetwatt::sim
