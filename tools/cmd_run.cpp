@@ -5,11 +5,9 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
-#include "fleetwatt/results/result_writer.hpp"
-#include "fleetwatt/results/summary_report.hpp"
 #include "fleetwatt/sim/run_assembly.hpp"
 #include "fleetwatt/workloads/scenario_loader.hpp"
-#include "version.hpp"
+#include "scenario_run.hpp"
 
 namespace fleetwatt::tools {
 
@@ -19,11 +17,12 @@ struct RunOptions {
   std::string output;
   std::optional<std::uint64_t> seed;
   std::string band;
+  std::vector<std::string> overrides;
   bool quiet = false;
 };
 
 int run_scenario(const RunOptions& o) {
-  workloads::Scenario scenario = workloads::load_scenario(o.scenario);
+  workloads::Scenario scenario = workloads::load_scenario(o.scenario, o.overrides);
   // -o is relative to the current directory; the scenario's [output] path was resolved against its folder.
   const bool given = !o.output.empty();
   const std::filesystem::path out = given ? std::filesystem::path(o.output) : scenario.output.path;
@@ -32,31 +31,9 @@ int run_scenario(const RunOptions& o) {
                     given ? "-o" : "output.path", scenario.file);
   sim::PreparedRun r = sim::prepare_run(std::move(scenario), {o.seed, band_override(o.band)});
   print_warnings(r.scenario);
-  // The engine predicts every job before the writer exists, so a bad job fails before any file is made.
-  const auto engine_ptr = sim::make_engine_taking_jobs(r);
-  sim::Engine& engine = *engine_ptr;
-  results::WriterLayout layout{r.setup.nodes,
-                               r.setup.gpus_per_node,
-                               r.scenario.output.facility_interval_s,
-                               r.scenario.output.node_interval_s,
-                               r.scenario.output.gpu_changes,
-                               engine.cluster().uniform() ? 0 : engine.cluster().gpus(),
-                               {r.scenario.output.start_unix_s, r.scenario.output.start_utc_offset_s},
-                               r.scenario.output.start,
-                               r.scenario.grid.system_peak_hours};
-  results::ResultWriter writer(out, layout);
-  engine.attach(&writer);
-  engine.run(progress_printer(), 100000, &stop_flag());
-  const bool groups = engine.layout().groups().size() > 1;
-  writer.write_jobs(engine.jobs(), engine.cluster(), groups);
-  if (groups) writer.write_fleet(engine.layout().groups());
-  writer.write_summary(engine.summary());
-  writer.write_provenance(
-      {r.scenario.text, r.scenario.file.string(), r.scenario.seed, FLEETWATT_VERSION, FLEETWATT_GIT_COMMIT});
-  writer.commit();
+  const std::string summary = simulate_to_file(r, out, progress_printer(), &stop_flag());
   if (!o.quiet) {
-    std::cout << results::format_summary(engine.summary(), writer.grid_metrics(), layout.clock,
-                                         writer.power_quality());
+    std::cout << summary;
     std::cout << fmt::format("  {:<28}{}\n", "result file", out.string());
   }
   return 0;
@@ -79,6 +56,7 @@ void add_run_command(CLI::App& app, Action& action) {
                   "Run every predicted job at the low, mid or high end of its uncertainty band; overrides "
                   "the scenario's [predictor] band")
       ->check(CLI::IsMember({"low", "mid", "high"}));
+  add_set_option(*cmd, opts->overrides);
   cmd->add_flag("-q,--quiet", opts->quiet, "Print no summary");
   cmd->callback([opts, &action] { action = [opts] { return run_scenario(*opts); }; });
 }

@@ -15,6 +15,7 @@
 #include "fleetwatt/core/toml_table.hpp"
 #include "fleetwatt/workloads/cluster_presets.hpp"
 #include "fleetwatt/workloads/jobs_csv.hpp"
+#include "fleetwatt/workloads/scenario_override.hpp"
 #include "fleetwatt/workloads/trace.hpp"
 
 namespace fleetwatt::workloads {
@@ -639,15 +640,39 @@ OutputConfig parse_output(const TomlTable& t) {
 
 }  // namespace
 
+namespace {
+Scenario parse_scenario_table(const toml::table& root, std::string text, const std::filesystem::path& file);
+}
+
 Scenario parse_scenario(std::string_view text, const std::filesystem::path& file) {
+  return parse_scenario(text, file, {});
+}
+
+Scenario parse_scenario(std::string_view text, const std::filesystem::path& file,
+                        const std::vector<std::string>& overrides) {
+  toml::table root = core::parse_toml(text, file.string());
+  std::string kept(text);
+  if (!overrides.empty()) {
+    // The result file keeps the text it was run from: the overrides go with it, as a comment.
+    if (!kept.empty() && kept.back() != '\n') kept += '\n';
+    kept += "\n# Overrides given on the command line (--set), applied in this order over the text above:\n";
+    for (const auto& a : overrides) {
+      apply_override(root, a);
+      kept += "#   " + a + "\n";
+    }
+  }
+  return parse_scenario_table(root, std::move(kept), file);
+}
+
+namespace {
+Scenario parse_scenario_table(const toml::table& root, std::string text, const std::filesystem::path& file) {
   const std::string name = file.string();
-  const toml::table root = core::parse_toml(text, name);
   TomlTable top(root, "", name);
   top.require_known({"seed", "fleet", "facility", "predictor", "scheduler", "workload", "grid", "output",
                      "name", "description", "topology"});
   Scenario s;
   s.file = file;
-  s.text = std::string(text);
+  s.text = std::move(text);
   s.seed = static_cast<std::uint64_t>(top.integer("seed", 0, kMaxI64).value_or(1));
   (void)top.string("name");
   (void)top.string("description");
@@ -723,6 +748,7 @@ Scenario parse_scenario(std::string_view text, const std::filesystem::path& file
               fmt::format("mix entry asks for {} GPUs but {} has {}", n, fleet_word, fleet_gpus));
   return s;
 }
+}  // namespace
 
 std::uint64_t FleetConfig::total_gpus() const {
   if (groups.empty()) return std::uint64_t{nodes} * gpus_per_node;
@@ -739,11 +765,15 @@ std::uint64_t FleetConfig::largest_group_gpus() const {
 }
 
 Scenario load_scenario(const std::filesystem::path& file) {
+  return load_scenario(file, {});
+}
+
+Scenario load_scenario(const std::filesystem::path& file, const std::vector<std::string>& overrides) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw ConfigError({file.string(), 0, 0}, "", "cannot open scenario file");
   std::stringstream ss;
   ss << in.rdbuf();
-  return parse_scenario(ss.str(), file);
+  return parse_scenario(ss.str(), file, overrides);
 }
 
 }  // namespace fleetwatt::workloads

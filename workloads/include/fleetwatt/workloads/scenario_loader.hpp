@@ -3,7 +3,9 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "fleetwatt/workloads/scenario.hpp"
 
@@ -14,5 +16,13 @@ namespace fleetwatt::workloads {
 
 /// Parses scenario text; `file` names it in messages and anchors relative paths.
 [[nodiscard]] Scenario parse_scenario(std::string_view text, const std::filesystem::path& file);
+
+/// The same with `--set key=value` overrides (workloads/scenario_override.hpp) applied, in order, to the
+/// parsed TOML before it is checked. An error about an overridden key names the assignment, not the file.
+/// The scenario's text (kept in result files) is the file's, followed by a comment listing the overrides.
+[[nodiscard]] Scenario load_scenario(const std::filesystem::path& file,
+                                     const std::vector<std::string>& overrides);
+[[nodiscard]] Scenario parse_scenario(std::string_view text, const std::filesystem::path& file,
+                                      const std::vector<std::string>& overrides);
 
 }  // namespace fleetwatt::workloads
