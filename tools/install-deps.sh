@@ -18,6 +18,7 @@ packages=(
   python3-matplotlib python3-numpy python3-h5py  # fleetwatt report's figures (Debian's /usr/bin/python3)
   python3-pil             # fleetwatt report's screenshot checks (test, docs picture)
   chromium                # renders fleetwatt report's page headless in its test
+  libopenmpi-dev openmpi-bin  # fleetwatt sweep over MPI ranks (optional to the build: without, sweeps run serially)
 )
 
 missing=()

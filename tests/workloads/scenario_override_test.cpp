@@ -43,7 +43,7 @@ TEST_CASE("overrides of every value kind replace the file's values or add missin
   CHECK(s.text.find("#   seed=17\n") != std::string::npos);
 }
 
-TEST_CASE("overrides apply in order; without overrides the text is the file's", "[override]") {
+TEST_CASE("overrides apply in order, and without overrides the text is the file's", "[override]") {
   CHECK(parse_scenario(kBase, "s.toml", {"fleet.nodes=5", "fleet.nodes=7"}).fleet.nodes == 7);
   CHECK(parse_scenario(kBase, "s.toml", {}).text == kBase);
 }
