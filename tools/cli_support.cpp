@@ -147,6 +147,16 @@ void check_output_path(const std::filesystem::path& path, const workloads::Sourc
   ::unlink(probe.c_str());
 }
 
+void add_set_option(CLI::App& cmd, std::vector<std::string>& overrides) {
+  cmd.add_option(
+         "--set", overrides,
+         "Override a scenario key before it is checked (repeatable, applied in order): a dotted key, "
+         "arrays indexed from 0, a TOML value or a bare word as a string, e.g. --set fleet.nodes=2000 "
+         "--set scheduler.policy=easy --set 'fleet.group[1].gpu=h100'")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
+}
+
 std::optional<workloads::Band> band_override(const std::string& band) {
   if (band == "low") return workloads::Band::low;
   if (band == "mid") return workloads::Band::mid;

@@ -3,6 +3,7 @@
 // assembled by sim::prepare_run (fleetwatt/sim/run_assembly.hpp).
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/sim/engine.hpp"
@@ -51,6 +53,10 @@ void check_output_path(const std::filesystem::path& path, const workloads::Sourc
 
 /// Prints the scenario's warnings not printed yet (deprecated spellings), one line each on stderr.
 void print_warnings(const workloads::Scenario& scenario);
+
+/// Adds `--set KEY=VALUE` (repeatable) to a command that loads a scenario: the assignments, in order, for
+/// workloads::load_scenario(file, overrides).
+void add_set_option(CLI::App& cmd, std::vector<std::string>& overrides);
 
 /// Parses `--band low|mid|high` (already checked by the option's validator); empty: no override.
 std::optional<workloads::Band> band_override(const std::string& band);

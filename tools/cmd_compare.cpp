@@ -27,6 +27,7 @@ struct CompareOptions {
   std::optional<std::uint64_t> seed;
   unsigned threads = 0;
   std::optional<double> facility_interval_s;
+  std::vector<std::string> overrides;
   bool quiet = false;
 };
 
@@ -58,7 +59,7 @@ int compare(const CompareOptions& o) {
       throw workloads::ConfigError({}, "--policies",
                                    fmt::format("unknown policy '{}' (known: {})", p, fmt::join(names, ", ")));
   }
-  workloads::Scenario scenario = workloads::load_scenario(o.scenario);
+  workloads::Scenario scenario = workloads::load_scenario(o.scenario, o.overrides);
   // Before any policy runs: an unwritable result file must not cost the whole comparison.
   if (!o.output.empty()) check_output_path(o.output, {}, "-o", scenario.file);
   if (!o.csv.empty()) check_output_path(o.csv, {}, "--csv", scenario.file);
@@ -101,6 +102,7 @@ void add_compare_command(CLI::App& app, Action& action) {
   cmd->add_option("--facility-interval", o->facility_interval_s,
                   "Facility series interval, s (default: the scenario's); p95 power is over these means")
       ->check(CLI::PositiveNumber);
+  add_set_option(*cmd, o->overrides);
   cmd->add_flag("-q,--quiet", o->quiet, "Print no table");
   cmd->callback([o, &action] { action = [o] { return compare(*o); }; });
 }

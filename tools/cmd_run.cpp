@@ -5,11 +5,9 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
-#include "fleetwatt/results/run_to_file.hpp"
-#include "fleetwatt/results/summary_report.hpp"
 #include "fleetwatt/sim/run_assembly.hpp"
 #include "fleetwatt/workloads/scenario_loader.hpp"
-#include "version.hpp"
+#include "scenario_run.hpp"
 
 namespace fleetwatt::tools {
 
@@ -19,11 +17,12 @@ struct RunOptions {
   std::string output;
   std::optional<std::uint64_t> seed;
   std::string band;
+  std::vector<std::string> overrides;
   bool quiet = false;
 };
 
 int run_scenario(const RunOptions& o) {
-  workloads::Scenario scenario = workloads::load_scenario(o.scenario);
+  workloads::Scenario scenario = workloads::load_scenario(o.scenario, o.overrides);
   // -o is relative to the current directory; the scenario's [output] path was resolved against its folder.
   const bool given = !o.output.empty();
   const std::filesystem::path out = given ? std::filesystem::path(o.output) : scenario.output.path;
@@ -32,14 +31,9 @@ int run_scenario(const RunOptions& o) {
                     given ? "-o" : "output.path", scenario.file);
   sim::PreparedRun r = sim::prepare_run(std::move(scenario), {o.seed, band_override(o.band)});
   print_warnings(r.scenario);
-  results::RunToFileOptions options;
-  options.on_progress = progress_printer();
-  options.stop = &stop_flag();
-  options.version = FLEETWATT_VERSION;
-  options.git_commit = FLEETWATT_GIT_COMMIT;
-  const results::RunOutcome done = results::run_to_file(r, out, std::move(options));
+  const std::string summary = simulate_to_file(r, out, progress_printer(), &stop_flag());
   if (!o.quiet) {
-    std::cout << results::format_summary(done.summary, done.grid, done.clock, done.quality);
+    std::cout << summary;
     std::cout << fmt::format("  {:<28}{}\n", "result file", out.string());
   }
   return 0;
@@ -62,6 +56,7 @@ void add_run_command(CLI::App& app, Action& action) {
                   "Run every predicted job at the low, mid or high end of its uncertainty band; overrides "
                   "the scenario's [predictor] band")
       ->check(CLI::IsMember({"low", "mid", "high"}));
+  add_set_option(*cmd, opts->overrides);
   cmd->add_flag("-q,--quiet", opts->quiet, "Print no summary");
   cmd->callback([opts, &action] { action = [opts] { return run_scenario(*opts); }; });
 }

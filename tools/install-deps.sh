@@ -19,6 +19,7 @@ packages=(
   python3-pil             # fleetwatt report's screenshot checks (test, docs picture)
   chromium                # renders fleetwatt report's page headless in its test
   pybind11-dev python3-dev python3-pandas python3-pytest  # the Python package (python/) and its tests
+  libopenmpi-dev openmpi-bin  # fleetwatt sweep over MPI ranks (optional to the build: without, sweeps run serially)
 )
 
 missing=()

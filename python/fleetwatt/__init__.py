@@ -72,8 +72,9 @@ def load_scenario(path: str | os.PathLike, overrides: Optional[dict] = None, **k
     """Loads a scenario TOML file, with keys overridden by dotted name.
 
     load_scenario("day.toml", **{"fleet.nodes": 200}) or load_scenario("day.toml", {"fleet.nodes": 200}).
-    Overridden keys are checked as if the file held them: an unknown key, a wrong type or a bad value
-    raises ConfigError (with .file, .line, .column, .key; line and column 0 for a key the file lacks).
+    Overridden keys are checked as if the file held them, by the command line's `--set` mechanism: an
+    unknown key, a wrong type or a bad value raises ConfigError (with .file, .line, .column, .key), whose
+    place names the assignment ("--set fleet.nodes=0") rather than a line of the file.
     """
     merged = dict(overrides or {})
     merged.update(kw_overrides)

@@ -58,8 +58,9 @@ void bind_scenario(py::module_& m) {
   m.def(
       "load_scenario",
       [](const std::filesystem::path& file, const std::vector<std::pair<std::string, std::string>>& set) {
-        std::vector<workloads::ScenarioOverride> overrides;
-        for (const auto& [k, v] : set) overrides.push_back({k, v});
+        // The command line's --set mechanism (workloads/scenario_override.hpp): "key=value" assignments.
+        std::vector<std::string> overrides;
+        for (const auto& [k, v] : set) overrides.push_back(k + "=" + v);
         return workloads::load_scenario(file, overrides);
       },
       py::arg("file"), py::arg("overrides") = std::vector<std::pair<std::string, std::string>>{},

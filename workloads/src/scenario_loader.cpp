@@ -15,8 +15,8 @@
 #include "fleetwatt/core/toml_table.hpp"
 #include "fleetwatt/workloads/cluster_presets.hpp"
 #include "fleetwatt/workloads/jobs_csv.hpp"
+#include "fleetwatt/workloads/scenario_override.hpp"
 #include "fleetwatt/workloads/trace.hpp"
-#include "scenario_overrides.hpp"
 
 namespace fleetwatt::workloads {
 namespace {
@@ -662,15 +662,38 @@ OutputConfig parse_output(const TomlTable& t) {
 }  // namespace
 
 namespace {
-// Reads a scenario from its parsed document (`text` is what the result files keep of it).
-Scenario scenario_of(const toml::table& root, std::string_view text, const std::filesystem::path& file) {
+Scenario parse_scenario_table(const toml::table& root, std::string text, const std::filesystem::path& file);
+}
+
+Scenario parse_scenario(std::string_view text, const std::filesystem::path& file) {
+  return parse_scenario(text, file, {});
+}
+
+Scenario parse_scenario(std::string_view text, const std::filesystem::path& file,
+                        const std::vector<std::string>& overrides) {
+  toml::table root = core::parse_toml(text, file.string());
+  std::string kept(text);
+  if (!overrides.empty()) {
+    // The result file keeps the text it was run from: the overrides go with it, as a comment.
+    if (!kept.empty() && kept.back() != '\n') kept += '\n';
+    kept += "\n# Overrides given on the command line (--set), applied in this order over the text above:\n";
+    for (const auto& a : overrides) {
+      apply_override(root, a);
+      kept += "#   " + a + "\n";
+    }
+  }
+  return parse_scenario_table(root, std::move(kept), file);
+}
+
+namespace {
+Scenario parse_scenario_table(const toml::table& root, std::string text, const std::filesystem::path& file) {
   const std::string name = file.string();
   TomlTable top(root, "", name);
   top.require_known({"seed", "fleet", "facility", "predictor", "scheduler", "workload", "grid", "output",
                      "name", "description", "topology", "failures"});
   Scenario s;
   s.file = file;
-  s.text = std::string(text);
+  s.text = std::move(text);
   s.seed = static_cast<std::uint64_t>(top.integer("seed", 0, kMaxI64).value_or(1));
   (void)top.string("name");
   (void)top.string("description");
@@ -757,25 +780,6 @@ Scenario scenario_of(const toml::table& root, std::string_view text, const std::
 }
 }  // namespace
 
-Scenario parse_scenario(std::string_view text, const std::filesystem::path& file) {
-  return scenario_of(core::parse_toml(text, file.string()), text, file);
-}
-
-Scenario parse_scenario(std::string_view text, const std::filesystem::path& file,
-                        std::span<const ScenarioOverride> overrides) {
-  if (overrides.empty()) return parse_scenario(text, file);
-  toml::table root = core::parse_toml(text, file.string());
-  std::string applied;
-  for (const auto& o : overrides) {
-    apply_override(root, o.key, o.value, file.string());
-    applied += fmt::format(" {} = {};", o.key, o.value);
-  }
-  // The text results keep must reproduce the run: the document as overridden, saying where it came from.
-  std::ostringstream out;
-  out << "# " << file.filename().string() << " with" << applied << "\n" << toml::toml_formatter(root) << "\n";
-  return scenario_of(root, out.str(), file);
-}
-
 std::uint64_t FleetConfig::total_gpus() const {
   if (groups.empty()) return std::uint64_t{nodes} * gpus_per_node;
   std::uint64_t n = 0;
@@ -791,14 +795,10 @@ std::uint64_t FleetConfig::largest_group_gpus() const {
 }
 
 Scenario load_scenario(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ConfigError({file.string(), 0, 0}, "", "cannot open scenario file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_scenario(ss.str(), file);
+  return load_scenario(file, {});
 }
 
-Scenario load_scenario(const std::filesystem::path& file, std::span<const ScenarioOverride> overrides) {
+Scenario load_scenario(const std::filesystem::path& file, const std::vector<std::string>& overrides) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw ConfigError({file.string(), 0, 0}, "", "cannot open scenario file");
   std::stringstream ss;

@@ -3,9 +3,9 @@
 #pragma once
 
 #include <filesystem>
-#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "fleetwatt/workloads/scenario.hpp"
 
@@ -17,19 +17,12 @@ namespace fleetwatt::workloads {
 /// Parses scenario text; `file` names it in messages and anchors relative paths.
 [[nodiscard]] Scenario parse_scenario(std::string_view text, const std::filesystem::path& file);
 
-/// One key set from outside the file: a dotted key ("fleet.nodes") and a TOML value as text ("200",
-/// "\"sjf\"", "[1, 2]"; a bare word is a string).
-struct ScenarioOverride {
-  std::string key;
-  std::string value;
-};
-
-/// The same with keys overridden, checked as if the file held them (an unknown key, a wrong type or a bad
-/// value is the file's ConfigError, at the key's place in the file when it is there, else at the file). The
-/// scenario's text (kept in result files) is then the overridden document, so it reproduces the run.
-[[nodiscard]] Scenario parse_scenario(std::string_view text, const std::filesystem::path& file,
-                                      std::span<const ScenarioOverride> overrides);
+/// The same with `--set key=value` overrides (workloads/scenario_override.hpp) applied, in order, to the
+/// parsed TOML before it is checked. An error about an overridden key names the assignment, not the file.
+/// The scenario's text (kept in result files) is the file's, followed by a comment listing the overrides.
 [[nodiscard]] Scenario load_scenario(const std::filesystem::path& file,
-                                     std::span<const ScenarioOverride> overrides);
+                                     const std::vector<std::string>& overrides);
+[[nodiscard]] Scenario parse_scenario(std::string_view text, const std::filesystem::path& file,
+                                      const std::vector<std::string>& overrides);
 
 }  // namespace fleetwatt::workloads

@@ -1,0 +1,38 @@
+// Whether two result files hold the same datasets with the same values, bit for bit (NaN equals NaN of the
+// same bits): the check that a sweep member is the run it stands for. Attributes are not compared: they
+// hold the wall-clock creation time.
+#pragma once
+
+#include <cstring>
+#include <filesystem>
+#include <string>
+
+#include "fleetwatt/results/result_reader.hpp"
+
+namespace fleetwatt::test {
+
+/// "" when equal, else the first difference.
+inline std::string result_files_difference(const std::filesystem::path& a, const std::filesystem::path& b) {
+  const results::ResultReader ra(a), rb(b);
+  const auto names = ra.datasets();
+  if (names != rb.datasets()) return "the files hold different datasets";
+  for (const auto& n : names) {
+    // The run's own wall time is not a result.
+    if (n == "/summary/wall_s") continue;
+    if (ra.kind(n) != rb.kind(n)) return n + ": different kinds";
+    if (ra.kind(n) == results::ResultReader::Kind::text) {
+      if (ra.strings(n) != rb.strings(n)) return n + ": different text";
+      continue;
+    }
+    if (ra.kind(n) == results::ResultReader::Kind::integer) {
+      if (ra.integers(n) != rb.integers(n)) return n + ": different integers";
+      continue;
+    }
+    const auto x = ra.doubles(n), y = rb.doubles(n);
+    if (x.size() != y.size() || std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) != 0)
+      return n + ": different numbers";
+  }
+  return "";
+}
+
+}  // namespace fleetwatt::test
