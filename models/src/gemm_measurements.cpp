@@ -101,8 +101,9 @@ void read_csv(const fs::path& file, std::vector<GemmSample>& out) {
         throw ConfigError(where("input_shapes"), "input_shapes", "addmm needs a bias, an M x K and a K x N");
       s.m = in_shapes[1][0], s.k = in_shapes[1][1], s.n = in_shapes[2][1];
     } else if (matmul) {  // [..., M, K] @ [..., K, N], the leading dimensions batched (broadcast)
-      if (in_shapes.size() != 2 || in_shapes[0].size() < 2 || in_shapes[1].size() < 2)
-        throw ConfigError(where("input_shapes"), "input_shapes", "a matmul needs two matrices");
+      if (in_shapes.size() != 2)
+        throw ConfigError(where("input_shapes"), "input_shapes", "a matmul needs two operands");
+      if (in_shapes[0].size() < 2 || in_shapes[1].size() < 2) continue;  // a matrix-vector product
       const Shape &a = in_shapes[0], &b = in_shapes[1];
       s.m = a[a.size() - 2], s.k = a.back(), s.n = b.back();
       s.batch = std::max(product(a, 2), product(b, 2));

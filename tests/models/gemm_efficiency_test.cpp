@@ -39,11 +39,14 @@ TEST_CASE("NeuSight operator rows: addmm, batched matmul and linear modules give
                "torch.float32\n"
                "call_function,<built-in method matmul of type object at 0x1>,\"[[16, 16, 512, 64], [16, 16, "
                "64, 512]]\",\"(16, 16, 512, 512)\",0.5,0.5,0,torch.float32\n"
+               "call_function,<built-in method matmul of type object at 0x1>,\"[[16, 64], [64]]\",\"(16,)\","
+               "0.01,0.01,0,torch.float32\n"
                "call_module,bert.encoder.layer.0.attention.self.query,\"[[16, 512, 1024]]\",\"(16, 512, "
                "1024)\",1,1,0,torch.float32\n"
                "call_module,bert.encoder.layer.0.attention.output.LayerNorm,\"[[16, 512, 1024]]\",\"(16, "
                "512, 1024)\",1,1,0,torch.float32\n");
   const auto s = read_neusight_gemms(dir.path());
+  // The element-wise add, the matrix-vector product and the LayerNorm module are not GEMMs.
   REQUIRE(s.size() == 4);
   // addmm: bias, [4096 x 1280] @ [1280 x 3840]: forward 2 x 4096 x 3840 x 1280 = 40,265,318,400 FLOPs in
   // 5 ms; backward twice that (input and weight gradients) in 2.5 ms.
