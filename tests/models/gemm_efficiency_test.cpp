@@ -151,7 +151,7 @@ TEST_CASE("The roofline runs a matmul class at the caller's GEMM efficiency", "[
         Approx(1e15 / (tc.eta[0] * tc.half_tensor_factor * 989.4e12)).epsilon(1e-6));
 }
 
-TEST_CASE("The built-in GEMM curves are the fit of NeuSight's kernels; the smaller-dimension form wins",
+TEST_CASE("The built-in GEMM curves are the fit of NeuSight's kernels and the smaller dimension wins",
           "[models][gemm]") {
   FLEETWATT_REQUIRE_SHARED_DATA(data);
   const auto kernels = read_neusight_gemms(data / "neusight-asplos25/label");
