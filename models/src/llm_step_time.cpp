@@ -8,6 +8,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "fleetwatt/models/gemm_efficiency.hpp"
+
 namespace fleetwatt::models {
 namespace {
 
@@ -22,6 +24,36 @@ double ring_s(double n, double bytes, double factor, double link_Bps, double alp
 double layer_elements(const ModelCount& m, std::uint32_t seq) {
   if (m.blocks > 0 && m.d_model > 0) return static_cast<double>(seq) * m.d_model;
   return m.activation_elements / std::max(1u, m.weight_layers);
+}
+
+/// The size-dependent efficiencies of a transformer's GEMMs on one GPU of the stage (0 for a model without a
+/// transformer shape: the roofline's constants). Per layer, with T = micro-batch x seq tokens, h the width,
+/// a the attention width and tp the tensor-parallel degree: the tensor class is the QKV (T x h x 3a/tp),
+/// output (T x a/tp x h) and MLP (T x h x 4h/tp, T x 4h/tp x h) GEMMs, weighted by their FLOPs; the
+/// attention class is the per-head score and value GEMMs (s x d_head x s, s x s x d_head), batched over the
+/// micro-batch and the GPU's heads. Their backward GEMMs have the same dimensions. 16-bit, TF32 and FP8 only.
+std::array<double, kOpClasses> transformer_gemm_efficiency(const ModelCount& m, double micro_batch,
+                                                           std::uint32_t seq, double tp,
+                                                           const GpuHardware& gpu,
+                                                           workloads::Precision precision) {
+  std::array<double, kOpClasses> eta{};
+  // FP32 GEMMs keep the roofline's constants: fitted on whole FP32 eager runs (NeuSight's among them), they
+  // also carry what these classes do besides their GEMMs (bias and activation epilogues, the host between
+  // kernels); the tensor-core paths had only a rule from small runs (half_tensor_factor).
+  if (m.blocks == 0 || m.d_model == 0 || seq == 0 || precision == workloads::Precision::fp32) return eta;
+  const GemmCurve curve = precision_curve(default_gemm_efficiency().curve(gpu.arch), gpu, precision);
+  const double tokens = micro_batch * seq, h = m.d_model;
+  const double a = m.d_attention > 0 ? m.d_attention : h;
+  const double d_head = m.heads > 0 ? a / m.heads : 64.0;
+  const auto gemm = [&](double rows, double inner, double cols) {
+    return GemmShare{std::min({rows, inner, cols}), rows * inner * cols};
+  };
+  eta[static_cast<std::size_t>(OpClass::tensor)] =
+      class_gemm_efficiency(curve, {gemm(tokens, h, 3.0 * a / tp), gemm(tokens, a / tp, h),
+                                    gemm(tokens, h, 4.0 * h / tp), gemm(tokens, 4.0 * h / tp, h)});
+  eta[static_cast<std::size_t>(OpClass::attention)] =
+      class_gemm_efficiency(curve, {gemm(seq, d_head, seq), gemm(seq, seq, d_head)});
+  return eta;
 }
 
 }  // namespace
@@ -89,6 +121,7 @@ ParallelStep parallel_step(const ModelCount& model, const ParallelStepJob& job, 
   in.per_gpu_batch = s.micro_batch;
   in.updates_weights = false;
   in.host_loading = false;
+  in.gemm_efficiency = transformer_gemm_efficiency(model, s.micro_batch, seq, tp, gpu, job.step.precision);
   s.micro = roofline_step(stage, in, gpu, time, power);
   s.micro_batch_s = s.micro.work_s;
   // The optimiser once per step on the GPU's shard of the parameters (and of the optimiser state under

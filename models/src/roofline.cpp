@@ -108,6 +108,15 @@ StepInputs step_inputs(const workloads::JobSpec& job, const ModelCount& model, d
   return in;
 }
 
+double matmul_peak_flops(const GpuHardware& gpu, Precision precision) noexcept {
+  // GA10x / AD10x boards (Ampere and Ada with GDDR) print an FP32 peak that counts a second FP32 datapath
+  // shared with integer work; GEMMs and convolutions reach about half of it (one datapath's rate), so
+  // their matmul path is taken at half the datasheet figure.
+  const bool dual_issue_fp32 = (gpu.arch == "ampere" || gpu.arch == "ada") && !has_hbm(gpu);
+  const double scale = precision == Precision::fp32 && dual_issue_fp32 ? 0.5 : 1.0;
+  return gpu.gemm_peak_flops(precision) * scale;
+}
+
 bool in_fitted_domain(const workloads::ModelMetadata& meta) noexcept {
   return (meta.precision == Precision::fp32 || meta.precision == Precision::tf32) &&
          (meta.stack == workloads::SoftwareStack::eager || meta.stack == workloads::SoftwareStack::compiled);
@@ -134,19 +143,17 @@ RooflineStep roofline_step(const ModelCount& model, const StepInputs& in, const 
   // Element-wise work runs on the vector units: twice the FP32 rate in half precision.
   const double vector_peak = gpu.fp32_flops * (act_scale < 1.0 ? 2.0 : 1.0);
   const double b = in.per_gpu_batch, k = in.pass_factor, work = b * in.work_scale;
-  // GA10x / AD10x boards (Ampere and Ada with GDDR) print an FP32 peak that counts a second FP32 datapath
-  // shared with integer work; GEMMs and convolutions reach about half of it (one datapath's rate), so
-  // their matmul path is taken at half the datasheet figure.
-  const bool dual_issue_fp32 = (gpu.arch == "ampere" || gpu.arch == "ada") && !has_hbm(gpu);
-  const double fp32_matmul_scale = dual_issue_fp32 ? 0.5 : 1.0;
   double kernels = 0.0;
   for (std::size_t c = 0; c < kOpClasses; ++c) {
     const auto cls = static_cast<OpClass>(c);
     const bool matmul = cls == OpClass::tensor || cls == OpClass::attention;
-    const double peak =
-        matmul ? gpu.gemm_peak_flops(in.precision) * (fp32_path ? fp32_matmul_scale : 1.0) : vector_peak;
+    const double peak = matmul ? matmul_peak_flops(gpu, in.precision) : vector_peak;
+    // A caller that knows the class's GEMM shapes gives their size-dependent efficiency
+    // (models/gemm_efficiency.hpp); otherwise the fitted per-class constant.
     const double eta =
-        std::min(1.0, tc.eta[c] * fam_c * (matmul && !fp32_path ? tc.half_tensor_factor : 1.0));
+        matmul && in.gemm_efficiency[c] > 0.0
+            ? std::min(1.0, in.gemm_efficiency[c])
+            : std::min(1.0, tc.eta[c] * fam_c * (matmul && !fp32_path ? tc.half_tensor_factor : 1.0));
     const double flops = k * work * ops[c].flops;
     double bytes = k * (work * ops[c].bytes + ops[c].weight_bytes) * act_scale;
     double launches = k * ops[c].kernels;

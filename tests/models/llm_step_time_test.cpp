@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "fleetwatt/models/datasheet_predictor.hpp"
+#include "fleetwatt/models/gemm_efficiency.hpp"
 #include "fleetwatt/models/gpu_hardware.hpp"
 #include "test_support.hpp"
 
@@ -201,21 +202,22 @@ TEST_CASE("Megatron-LM GPT-3 175B on 1,024 A100: the published step time and the
                   "TP {:.2f} s, PP {:.3f} s, DP {:.3f} s",
                   published_s, b.step_s, 100.0 * err, b.parallel->compute_s, b.bubble_s, b.tp_comm_s,
                   b.pp_comm_s, b.dp_comm_s));
-  // NOT within 15 % (README, "Step time of 3D-parallel jobs"): the roofline's fitted tensor-core
-  // efficiency (eta_tensor x ampere factor x half_tensor_factor = 0.28 of the BF16 peak) comes from small
-  // eager-mode runs; Megatron's large GEMMs reach ~0.5. This pins the documented miss so that a change of
-  // the model or its fit shows here.
-  CHECK(err == Approx(0.865).margin(0.05));
-  // The cause, as the fit gives it: the BF16 GEMM path at eta_tensor x ampere factor x half_tensor_factor
-  // of the peak; the stage's GEMM work, 4 passes (3 + the recomputed forward) of 1/128 of the forward
-  // FLOPs, at that rate is 48.4 s of the 51.9 s compute (of the 58.7 s step).
-  const auto& t = pred.params().fit.time;
-  const double efficiency =
-      t.eta[static_cast<std::size_t>(OpClass::tensor)] * t.family_compute.at("ampere") * t.half_tensor_factor;
-  CHECK(efficiency == Approx(0.284).margin(0.005));
+  // NOT within 15 % (README, "Step time of 3D-parallel jobs"), now on the fast side: with the GEMMs at
+  // their size's efficiency (models/gemm_efficiency.hpp) the step is 20 % short of the published one (it
+  // was +86 % at the fitted constant, 0.28 of peak). Pinned so that a change of the model shows here.
+  CHECK(err == Approx(-0.204).margin(0.03));
+  // The tensor class's efficiency by hand: the ampere curve eta_max 0.892363, d_half 39.8107 x (312 / 19.5)
+  // x (2 / 4) = 318.49 in BF16; per layer on one of tp = 8 GPUs at 2,048 tokens: QKV 2048 x 12288 x 4608
+  // (smallest 2048), output 2048 x 1536 x 12288 (1536), MLP 2048 x 12288 x 6144 and 2048 x 6144 x 12288
+  // (2048), FLOPs 3 : 1 : 4 : 4. eta(2048) = 0.892363 x 2048 / 2366.49 = 0.772265, eta(1536) = 0.892363 x
+  // 1536 / 1854.49 = 0.739108; the class: 12 / (11 / 0.772265 + 1 / 0.739108) = 0.769390. The stage's GEMM
+  // work, 4 passes (3 + the recomputed forward) of 1/128 of the forward FLOPs per micro-batch, at that rate:
   const double gemm_flops = b.model.ops[static_cast<std::size_t>(OpClass::tensor)].flops;
-  CHECK(192.0 * 4.0 * gemm_flops / 128.0 / (efficiency * 312e12) / b.parallel->compute_s ==
-        Approx(0.933).margin(0.01));
+  const double eta =
+      12.0 / (11.0 / (0.892363 * 2048 / (2048 + 318.49)) + 1.0 / (0.892363 * 1536 / (1536 + 318.49)));
+  CHECK(eta == Approx(0.769390).epsilon(1e-5));
+  CHECK(b.parallel->micro.class_s[static_cast<std::size_t>(OpClass::tensor)] ==
+        Approx(4.0 * gemm_flops / 128.0 / (eta * 312e12)).epsilon(0.005));
 }
 
 TEST_CASE("Llama 3 405B on 8,192 and 16,384 H100: published MFU and the documented miss",
@@ -232,7 +234,7 @@ TEST_CASE("Llama 3 405B on 8,192 and 16,384 H100: published MFU and the document
     std::uint32_t gpus;
     double tflops, mfu, expected_error;
   };
-  for (const Row r : {Row{8192, 430e12, 0.43, 3.29}, Row{16384, 400e12, 0.41, 4.24}}) {
+  for (const Row r : {Row{8192, 430e12, 0.43, 0.715}, Row{16384, 400e12, 0.41, 1.11}}) {
     // Micro-batch 1; ZeRO-2-like sharding of gradients and optimiser (the report's FSDP keeps the weights
     // after the forward pass); selective recomputation stands for its memory-efficient attention.
     const JobSpec j =
@@ -247,14 +249,15 @@ TEST_CASE("Llama 3 405B on 8,192 and 16,384 H100: published MFU and the document
         "compute {:.2f} s, bubble {:.2f} s ({:.0f} %), TP {:.2f} s, PP {:.3f} s, DP {:.3f} s",
         r.gpus, published_s, 100 * r.mfu, b.step_s, 100 * b.mfu, 100 * err, b.parallel->compute_s, b.bubble_s,
         100 * b.parallel->bubble_fraction, b.tp_comm_s, b.pp_comm_s, b.dp_comm_s));
-    // NOT within 15 % (README): no Hopper measurement informs the roofline (no hopper family factor, so
-    // the BF16 GEMM path runs at 0.18 of peak), and the report's interleaved pipeline schedule is not
-    // modelled (1F1B bubble 15 / 47 at 32 micro-batches, 15 / 31 at 16). Pinned as documented.
-    CHECK(err == Approx(r.expected_error).margin(0.1));
-    // No Hopper factor is fitted: the BF16 GEMM path runs at eta_tensor x half_tensor_factor = 0.18.
-    const auto& t = pred.params().fit.time;
-    CHECK(t.family_compute.count("hopper") == 0);
-    CHECK(t.eta[static_cast<std::size_t>(OpClass::tensor)] * t.half_tensor_factor ==
-          Approx(0.184).margin(0.005));
+    // NOT within 15 % (README): the 1F1B bubble, 15 / 47 of the pipelined time at 32 micro-batches per
+    // replica and 15 / 31 at 16, where the report runs an interleaved schedule (not modelled) that divides it
+    // by its virtual stages. Pinned as documented.
+    CHECK(err == Approx(r.expected_error).margin(0.05));
+    CHECK(b.parallel->bubble_fraction == Approx(r.gpus == 8192 ? 15.0 / 47.0 : 15.0 / 31.0));
+    // The work itself is reproduced: with the GEMMs at their size's efficiency (no Hopper kernels in the
+    // data: the pooled curve, moved to the BF16 ridge point) the compute alone is within 15 % of the
+    // published step (it was 0.18 of peak and 3-4x the published step at the fitted constant).
+    CHECK(default_gemm_efficiency().family.count("hopper") == 0);
+    CHECK(std::abs(b.parallel->compute_s / published_s - 1.0) < 0.15);
   }
 }

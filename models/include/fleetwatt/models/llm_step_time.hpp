@@ -3,7 +3,9 @@
 //  - one pipeline stage holds blocks / pp layers, each GPU of it 1/tp of their work (tensor parallelism with
 //    sequence parallelism splits the GEMMs, the attention heads and the element-wise work alike); one
 //    micro-batch's forward and backward on it is the operator-class roofline (models/roofline.hpp), plus one
-//    forward again under full recomputation (the attention class only under selective recomputation);
+//    forward again under full recomputation (the attention class only under selective recomputation); off
+//    FP32, a transformer's tensor and attention classes run at the efficiency of their GEMMs' size
+//    (models/gemm_efficiency.hpp);
 //  - m = per-replica batch / micro_batch micro-batches run through a 1F1B pipeline: the stage works m
 //    micro-batches and waits (pp - 1) micro-batch times while the pipeline fills and drains, a bubble
 //    fraction (pp - 1) / (m + pp - 1) of the pipelined time;

@@ -78,6 +78,10 @@ struct StepInputs {
   /// Per-sample work (FLOPs and activation bytes) relative to the model's counts: 1, except for a
   /// measured workload whose source states its FLOPs at an input size it does not give (a fitted nuisance).
   double work_scale = 1.0;
+  /// Achieved fraction of the matmul peak of the tensor and attention classes (indexed by OpClass) where the
+  /// caller knows their GEMM shapes (models/gemm_efficiency.hpp, class_gemm_efficiency); 0: the fitted
+  /// per-class constant (x the family factor, x half_tensor_factor off the FP32 path).
+  std::array<double, kOpClasses> gemm_efficiency{};
 };
 
 /// One step's time and power on one GPU.
@@ -110,6 +114,9 @@ struct RooflineStep {
 /// zoo image models, loader workers per GPU (`default_workers` when the job does not say).
 [[nodiscard]] StepInputs step_inputs(const workloads::JobSpec& job, const ModelCount& model,
                                      double power_limit_W, std::uint32_t default_workers);
+/// The matmul peak a GEMM of `precision` runs against: the datasheet's (FP32 matrix units where a GPU has
+/// them), halved for FP32 on GA10x / AD10x boards whose printed FP32 peak counts a shared second datapath.
+[[nodiscard]] double matmul_peak_flops(const GpuHardware& gpu, workloads::Precision precision) noexcept;
 /// True for what the fitting data cover: FP32 with the eager or compiled stack (other precisions and stacks
 /// rest on documented rules, and their band is the unseen-GPU one).
 [[nodiscard]] bool in_fitted_domain(const workloads::ModelMetadata& meta) noexcept;
