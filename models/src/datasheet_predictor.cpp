@@ -160,7 +160,11 @@ StepBreakdown DatasheetPredictor::explain(const JobSpec& job, const GpuHardware&
   }
   // Loading runs ahead of the GPU (prefetch): only what it takes beyond the step's work is a stall.
   s.io_s = std::max(0.0, r.data_s - (r.work_s + s.comm_s));
-  s.step_s = r.work_s + s.comm_s + s.io_s;
+  // Pipeline fill and drain (GPipe / 1F1B): pp - 1 micro-batch slots of the m a replica runs per step.
+  const double micro_batches =
+      par.micro_batch > 0 ? std::max(1.0, mj.per_replica_batch / par.micro_batch) : 1.0;
+  s.bubble_s = par.pp > 1 ? (par.pp - 1.0) / micro_batches * r.work_s : 0.0;
+  s.step_s = r.work_s + s.bubble_s + s.comm_s + s.io_s;
   s.communication_heavy = s.comm_s > p.comm_heavy_fraction * s.step_s;
   s.checkpoint_s = s.model.params * p.checkpoint_bytes_per_param / p.storage_Bps;
 
@@ -170,6 +174,8 @@ StepBreakdown DatasheetPredictor::explain(const JobSpec& job, const GpuHardware&
   plan[PartKind::comm] = {s.steps_per_epoch * s.comm_s,
                           gpu.idle_W + io.comm_power_fraction * std::max(0.0, r.power_W - gpu.idle_W)};
   plan[PartKind::io] = {s.steps_per_epoch * s.io_s, r.floor_W};  // starved of data: the resident floor
+  plan.bubble = {s.steps_per_epoch * s.bubble_s, r.floor_W};     // a stage waiting: its resident floor
+  plan.steps = s.steps_per_epoch;
   const double end_s = p.epoch_end_s.value_or(p.fit.time.epoch_end_s);
   plan[PartKind::checkpoint] = {end_s + s.checkpoint_s, r.floor_W};
   plan.model = resolved_metadata(job, s.model);

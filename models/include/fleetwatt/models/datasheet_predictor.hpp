@@ -53,6 +53,7 @@ struct StepBreakdown {
   RooflineStep roofline;  ///< the step on one GPU: class times, launches, power, clock stretch, loading
   /// Per step: the exposed all-reduce and the loading stall (the part of data loading not under the work).
   double comm_s = 0.0, io_s = 0.0;
+  double bubble_s = 0.0;  ///< pipeline bubble per step: (pp - 1) / micro-batches of the step's work
   double step_s = 0.0;
   double checkpoint_s = 0.0;
   MemoryBreakdown memory;          ///< per GPU: weights, gradients, optimiser state, activations
