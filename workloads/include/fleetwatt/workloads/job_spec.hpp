@@ -61,8 +61,9 @@ struct Parallelism {
 };
 
 /// How the engine draws a job whose plan has training steps (EpochPlan::steps > 0): automatic: step by
-/// step when its step period is at least the run's threshold ([output] step_waveform_min_s), else as
-/// epochs; steps: always step by step; epochs: the epoch's square wave, as every job before steps.
+/// step when it is model-parallel (tp or pp above 1) and its step period is at least the run's threshold
+/// ([output] step_waveform_min_s), else as epochs; steps: always step by step; epochs: the epoch's square
+/// wave, as every job before steps.
 enum class Waveform { automatic, steps, epochs };
 /// "auto", "steps", "epochs".
 [[nodiscard]] const char* to_string(Waveform w) noexcept;
@@ -75,7 +76,8 @@ struct StepSchedule {
   /// Training steps between checkpoints (0: one checkpoint per epoch, the plan's steps).
   std::uint32_t checkpoint_every_steps = 0;
   /// Model load and warm-up before the first step, near the floor (unset: the plan's checkpoint part,
-  /// reading the checkpoint back at the bandwidth it is written at).
+  /// reading the checkpoint back at the bandwidth it is written at; 0 for a job matched to a recorded run
+  /// time, which holds it already).
   std::optional<double> startup_s;
 };
 
