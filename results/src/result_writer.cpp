@@ -372,6 +372,7 @@ void write_job_datasets(H5::Group& g, const std::vector<sim::Job>& jobs,
   std::vector<std::string> cls, nodes, state;
   std::vector<double> submit, start, end, peak_W, peak_s, valley_W, valley_s, energy;
   std::vector<double> compute_s, comm_s, io_s, checkpoint_s, compute_J, comm_J, io_J, checkpoint_J;
+  std::vector<double> bubble_s, bubble_J, startup_s, startup_J, step_s;
   for (const auto& j : jobs) {
     id.push_back(j.spec.id);
     cls.push_back(j.spec.job_class);
@@ -406,6 +407,11 @@ void write_job_datasets(H5::Group& g, const std::vector<sim::Job>& jobs,
     comm_J.push_back(j.comm_J);
     io_J.push_back(j.io_J);
     checkpoint_J.push_back(j.checkpoint_J);
+    bubble_s.push_back(j.bubble_s);
+    bubble_J.push_back(j.bubble_J);
+    startup_s.push_back(j.startup_s);
+    startup_J.push_back(j.startup_J);
+    step_s.push_back(j.stepped ? j.wave.shape.step().seconds() : nan);
   }
   write_vector(g, "id", id, "1");
   write_strings(g, "class", cls, "text");
@@ -451,6 +457,12 @@ void write_job_datasets(H5::Group& g, const std::vector<sim::Job>& jobs,
   write_vector(g, "comm_J", comm_J, "J (all the job's GPUs) during exposed communication");
   write_vector(g, "io_J", io_J, "J (all the job's GPUs) during exposed data loading");
   write_vector(g, "checkpoint_J", checkpoint_J, "J (all the job's GPUs) during checkpoints and epoch ends");
+  write_vector(g, "bubble_s", bubble_s, "s of pipeline bubble (fill and drain) in peak phases");
+  write_vector(g, "bubble_J", bubble_J, "J (all the job's GPUs) during pipeline bubbles");
+  write_vector(g, "startup_s", startup_s, "s of a step-level job's start-up (model load, warm-up)");
+  write_vector(g, "startup_J", startup_J, "J (all the job's GPUs) during the start-up");
+  write_vector(g, "step_s", step_s,
+               "s: a step-level job's step period as last simulated, uncapped (NaN: drawn by epochs)");
   // [failures]: written only when the run had them, so every other run's table stays as it was.
   if (!jobs.empty() && jobs.front().failures_on) {
     std::vector<std::int64_t> interruptions;

@@ -240,6 +240,7 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
     job.submit = Time::from_seconds(spec.submit_s);
     job.spec = std::move(spec);
     take_run(job, run);
+    plan_steps(job);
     job.gpu_tdp_W = groups.front().gpu.tdp_W;  // until it starts on a type of its own
     jobs_.push_back(std::move(job));
   }
@@ -354,6 +355,7 @@ void Engine::start_job(JobIndex j, Placement gpus) {
     // Its phases, epochs and dataset on the type it got (matched again to a recorded run time).
     const std::size_t types = layout_.types().size();
     take_run(job, typed_[static_cast<std::size_t>(j) * types + layout_.type_of_group(group)]);
+    plan_steps(job);
   }
   job.state = JobState::running;
   job.start = queue_.now();
@@ -373,7 +375,10 @@ void Engine::start_job(JobIndex j, Placement gpus) {
     }
   }
   if (failures_) failures_->job_started(j);
-  enter_peak(j);
+  if (job.stepped && job.startup > Duration::zero())
+    enter_startup(j);
+  else
+    enter_peak(j);
 }
 
 double Engine::phase_power(const Job& job) const {
@@ -383,19 +388,25 @@ double Engine::phase_power(const Job& job) const {
 double Engine::phase_power_at(const Job& job, JobPhase phase) const {
   // [failures]: idle through the restart delay; the reload that follows draws the checkpoint (valley) power.
   if (phase == JobPhase::restart && job.failures.stage == JobFailures::Stage::delay) return job.gpu_idle_W;
+  // A step-level job's start-up (model load, warm-up) draws at its checkpoint level, near the floor.
   const double w = phase == JobPhase::peak ? job.profile.peak_W : job.profile.valley_W;
   return job.power_cap_W > 0.0 ? std::min(w, job.power_cap_W) : w;
 }
 
 double Engine::phase_stretch(const Job& job, JobPhase phase) const {
   if (phase == JobPhase::restart) return 1.0;  // restart times are fixed, caps or not
-  // The one clock model (models/clock_model.hpp) says how much a cap stretches the phase.
-  const double w = phase == JobPhase::peak ? job.profile.peak_W : job.profile.valley_W;
+  // The one clock model (models/clock_model.hpp) says how much a cap stretches the phase; a step-level
+  // peak runs at the pace of its compute, whose clocks the cap lowers (the waits follow the compute).
+  const double w = phase != JobPhase::peak ? job.profile.valley_W
+                   : job.stepped           ? job.wave.shape.compute_W
+                                           : job.profile.peak_W;
   return models::clock_model().stretch(w, job.power_cap_W, job.gpu_tdp_W);
 }
 
 Duration Engine::phase_length(const Job& job, JobPhase phase) const {
-  const Duration d = phase == JobPhase::peak ? job.peak : job.valley;
+  const Duration d = phase == JobPhase::peak      ? job.peak
+                     : phase == JobPhase::startup ? job.startup
+                                                  : job.valley;
   const double k = phase_stretch(job, phase);
   return k == 1.0 ? d : Duration::from_seconds(d.seconds() * k);
 }
@@ -404,6 +415,9 @@ void Engine::schedule_phase_end(JobIndex j) {
   Job& job = jobs_[j];
   if (job.phase == JobPhase::restart)
     failures_->schedule_restart_step(j);
+  else if (job.phase == JobPhase::startup)
+    job.next_event = queue_.schedule_at(
+        job.phase_end, [this, j] { end_startup(j); }, kPhasePriority);
   else if (job.phase == JobPhase::peak)
     job.next_event = queue_.schedule_at(
         job.phase_end, [this, j] { enter_valley(j); }, kPhasePriority);
@@ -424,7 +438,8 @@ void Engine::enter_peak(JobIndex j) {
     job.profile.peak_s = job.split.duration_s();
     job.peak = Duration::from_seconds(job.split.duration_s());
   }
-  meter_.draw(job, queue_.now(), phase_power(job), phase_stretch(job, job.phase));
+  if (job.stepped) size_step_phase(job);  // the steps to the next checkpoint
+  draw_phase(j);
   job.phase_end = queue_.now() + phase_length(job, JobPhase::peak);
   job.next_event = queue_.schedule_at(
       job.phase_end, [this, j] { enter_valley(j); }, kPhasePriority);
@@ -432,6 +447,7 @@ void Engine::enter_peak(JobIndex j) {
 
 void Engine::enter_valley(JobIndex j) {
   Job& job = jobs_[j];
+  hold_steps(j);
   meter_.settle(jobs_[j], queue_.now());
   meter_.close_peak(job);
   job.phase = JobPhase::valley;
@@ -472,6 +488,7 @@ void Engine::stop_job(JobIndex j) {
   meter_.settle(jobs_[j], queue_.now());
   if (job.phase == JobPhase::peak) meter_.close_peak(job);
   if (job.next_event) queue_.cancel(job.next_event);
+  hold_steps(j);
   finish_job(j);
 }
 

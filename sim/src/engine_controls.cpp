@@ -18,10 +18,15 @@ void Engine::Controls::recap(JobIndex j, double cap_W) {
   if (job.state != JobState::running) throw std::logic_error("recap: the job is not running");
   // The work left in the current phase is kept; only the pace at which it is done changes.
   e_.meter_.settle(e_.jobs_[j], e_.queue_.now());
+  e_.hold_steps(j);  // a step-level peak's segment clock goes on at the new pace from here
   const Duration before = e_.phase_length(job, job.phase);
   job.power_cap_W = cap_W;
   const Duration after = e_.phase_length(job, job.phase);
-  if (before == after) return;
+  if (before == after) {
+    // Its segments above the cap still change (a step-level peak draws more than its mean at times).
+    if (job.stepped && job.phase == JobPhase::peak && !job.paused) e_.draw_phase(j);
+    return;
+  }
   const double scale = after.seconds() / before.seconds();
   if (job.paused) {
     job.phase_left = Duration::from_seconds(job.phase_left.seconds() * scale);
@@ -31,7 +36,7 @@ void Engine::Controls::recap(JobIndex j, double cap_W) {
       e_.queue_.now() + Duration::from_seconds((job.phase_end - e_.queue_.now()).seconds() * scale);
   e_.queue_.cancel(job.next_event);
   e_.schedule_phase_end(j);
-  e_.meter_.draw(job, e_.queue_.now(), e_.phase_power(job), e_.phase_stretch(job, job.phase));
+  e_.draw_phase(j);
 }
 
 void Engine::Controls::pause(JobIndex j) {
@@ -39,6 +44,7 @@ void Engine::Controls::pause(JobIndex j) {
   if (job.state != JobState::running || job.paused) throw std::logic_error("pause: the job is not running");
   if (e_.failures_) e_.failures_->paused(j);  // a paused job cannot fail
   e_.meter_.settle(e_.jobs_[j], e_.queue_.now());
+  e_.hold_steps(j);
   job.phase_left = job.phase_end - e_.queue_.now();
   e_.queue_.cancel(job.next_event);
   job.next_event = 0;
@@ -65,7 +71,7 @@ void Engine::Controls::resume(JobIndex j) {
       static_cast<double>(job.gpus.size()) * window_seconds(job.phase_start, e_.queue_.now());
   job.paused = false;
   job.phase_start = e_.queue_.now();
-  e_.meter_.draw(job, e_.queue_.now(), e_.phase_power(job), e_.phase_stretch(job, job.phase));
+  e_.draw_phase(j);
   job.phase_end = e_.queue_.now() + job.phase_left;
   e_.schedule_phase_end(j);
   // A job paused while restarting after a failure gets its flows back when the restart ends, not now.

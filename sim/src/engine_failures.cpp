@@ -124,6 +124,7 @@ void Engine::Failures::strike(JobIndex j, bool random) {
   if (random) f.left_s = draw_gap_s(job);  // this gap is spent; a scripted strike leaves the stream alone
   e_.queue_.cancel(job.next_event);
   job.next_event = 0;
+  e_.hold_steps(j);  // a step-level peak's next segment is cancelled too: the epoch is redone from its start
   if (now >= Time::zero()) {
     // Everything since the last checkpoint (the epoch's start) is redone; paused time held no work.
     ++f.interruptions;

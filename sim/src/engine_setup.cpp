@@ -269,6 +269,9 @@ EngineSetup engine_setup(const workloads::Scenario& s) {
   }
   e.facility_interval = Duration::from_seconds(s.output.facility_interval_s);
   e.node_interval = Duration::from_seconds(s.output.node_interval_s);
+  if (s.output.step_waveform_min_s)
+    e.step_waveform_min = Duration::from_seconds(*s.output.step_waveform_min_s);
+  e.step_gpu_changes = s.output.step_gpu_changes;
   if (s.topology) {
     e.topology = topologies::parse_topology_config(*s.topology, s.file.parent_path());
     // NVLink bandwidth from the GPU preset unless the scenario sets it.

@@ -8,7 +8,29 @@ namespace fleetwatt::sim {
 void JobMeter::draw(Job& job, Time t, double W_per_gpu, double stretch) {
   job.drawn_W = W_per_gpu;
   job.phase_stretch = stretch;
+  std::fill(job.wave.stage_W.begin(), job.wave.stage_W.end(), W_per_gpu);
   ledger_.set_gpu_power(t, job.gpus, W_per_gpu);
+}
+
+void JobMeter::draw_stages(Job& job, Time t, std::span<const double> stage_W, double stretch, bool record) {
+  auto& now = job.wave.stage_W;
+  const std::size_t stages = stage_W.size();
+  if (now.size() != stages) now.assign(stages, -1.0);
+  const std::size_t per = job.gpus.size() / stages;
+  const std::span<const GpuIndex> gpus(job.gpus);
+  double sum = 0.0;
+  for (std::size_t k = 0; k < stages; ++k) {
+    sum += stage_W[k];
+    if (stage_W[k] == now[k]) continue;  // a stage that does not change costs nothing
+    now[k] = stage_W[k];
+    ledger_.set_gpu_power(t, gpus.subspan(k * per, per), stage_W[k], record);
+  }
+  job.drawn_W = sum / static_cast<double>(stages);  // stages are equal in size
+  job.phase_stretch = stretch;
+}
+
+void JobMeter::record(const Job& job, Time t, double W_per_gpu) {
+  ledger_.record_gpu_power(t, job.gpus, W_per_gpu);
 }
 
 void JobMeter::settle(Job& job, Time t) const {
@@ -24,6 +46,9 @@ void JobMeter::settle(Job& job, Time t) const {
   } else if (job.phase == JobPhase::restart) {  // [failures]: a restart's delay and reload
     job.failures.restart_s += dt;
     job.failures.restart_J += energy;
+  } else if (job.phase == JobPhase::startup) {
+    job.startup_s += dt;
+    job.startup_J += energy;
   } else {
     job.checkpoint_s += dt;
     job.checkpoint_J += energy;
@@ -44,10 +69,12 @@ void JobMeter::close_peak(Job& job) const {
     job.compute_J += e;
     return;
   }
-  job.compute_s += t * (s.compute_s + s.bubble_s) / total_s;
+  job.compute_s += t * s.compute_s / total_s;
+  job.bubble_s += t * s.bubble_s / total_s;
   job.comm_s += t * s.comm_s / total_s;
   job.io_s += t * s.io_s / total_s;
-  job.compute_J += e * (s.compute_W * s.compute_s + s.bubble_W * s.bubble_s) / total_J;
+  job.compute_J += e * s.compute_W * s.compute_s / total_J;
+  job.bubble_J += e * s.bubble_W * s.bubble_s / total_J;
   job.comm_J += e * s.comm_W * s.comm_s / total_J;
   job.io_J += e * s.io_W * s.io_s / total_J;
 }

@@ -180,7 +180,7 @@ void PowerLedger::touch_node(NodeIndex n, Time now) {
   node_last_[n] = now;
 }
 
-void PowerLedger::set_gpu_power(Time at, std::span<const GpuIndex> gpus, double power_W) {
+void PowerLedger::set_gpu_power(Time at, std::span<const GpuIndex> gpus, double power_W, bool to_sink) {
   const Time now = window(at);
   advance(now);
   NodeIndex last_node = ~NodeIndex{0};
@@ -202,6 +202,12 @@ void PowerLedger::set_gpu_power(Time at, std::span<const GpuIndex> gpus, double 
     node_W_[n] = w;
   }
   it_W_ = base_total_W_ + gpu_total_W_ + other_it_W_;
+  if (to_sink && sink_ && at >= Time::zero()) sink_->gpu_change(now, gpus, power_W);
+}
+
+void PowerLedger::record_gpu_power(Time at, std::span<const GpuIndex> gpus, double power_W) {
+  const Time now = window(at);
+  advance(now);  // the series up to now first, as for a real change
   if (sink_ && at >= Time::zero()) sink_->gpu_change(now, gpus, power_W);
 }
 

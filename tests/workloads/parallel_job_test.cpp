@@ -70,3 +70,36 @@ TEST_CASE("inconsistent parallel keys are refused at their line", "[scenario][pa
   CHECK(error_of(job("tp = 2\n")) ==
         "bad.toml:2:1: workload.jobs[0].n_gpus: missing (every job needs n_gpus, or tp x pp x dp)");
 }
+
+TEST_CASE("step-level keys set the job's schedule; [output] sets the threshold and the change rows",
+          "[scenario][steps]") {
+  const std::string fleet = "[fleet]\nnodes = 4\ngpus_per_node = 8\n";
+  const auto s = parse_scenario(fleet + job("n_gpus = 8\nwaveform = \"steps\"\ncheckpoint_every_steps = 50\n"
+                                            "startup_s = 30\n[output]\nstep_waveform_min_s = 5\n"
+                                            "step_gpu_changes = true\n"),
+                                "s.toml");
+  const JobSpec& j = s.workload.jobs.at(0);
+  CHECK(j.schedule.waveform == Waveform::steps);
+  CHECK(j.schedule.checkpoint_every_steps == 50);
+  CHECK(j.schedule.startup_s == 30.0);
+  CHECK(s.output.step_waveform_min_s == 5.0);
+  CHECK(s.output.step_gpu_changes);
+  // Defaults: auto, one checkpoint per epoch, start-up from the plan, threshold from the interval, means.
+  const auto d = parse_scenario(fleet + job("n_gpus = 8\n"), "s.toml");
+  CHECK(d.workload.jobs.at(0).schedule.waveform == Waveform::automatic);
+  CHECK(d.workload.jobs.at(0).schedule.checkpoint_every_steps == 0);
+  CHECK(!d.workload.jobs.at(0).schedule.startup_s);
+  CHECK(!d.output.step_waveform_min_s);
+  CHECK(!d.output.step_gpu_changes);
+}
+
+TEST_CASE("bad step-level keys are refused at their line", "[scenario][steps][bad-input]") {
+  CHECK(error_of(job("n_gpus = 8\nwaveform = \"wiggly\"\n")) ==
+        "bad.toml:6:1: workload.jobs[0].waveform: unknown waveform 'wiggly' (known: auto, steps, epochs)");
+  CHECK(error_of(job("n_gpus = 8\ncheckpoint_every_steps = 0\n"))
+            .rfind("bad.toml:6:1: workload.jobs[0].checkpoint_every_steps:", 0) == 0);
+  CHECK(error_of(job("n_gpus = 8\nstartup_s = -1\n")).rfind("bad.toml:6:1: workload.jobs[0].startup_s:", 0) ==
+        0);
+  CHECK(error_of(job("n_gpus = 8\n[output]\nstep_waveform_min_s = -2\n"))
+            .rfind("bad.toml:7:1: output.step_waveform_min_s:", 0) == 0);
+}

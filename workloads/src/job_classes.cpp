@@ -84,6 +84,27 @@ bool parse_recompute(std::string_view name, Recompute& out) noexcept {
   return false;
 }
 
+const char* to_string(Waveform w) noexcept {
+  switch (w) {
+    case Waveform::automatic:
+      return "auto";
+    case Waveform::steps:
+      return "steps";
+    case Waveform::epochs:
+      return "epochs";
+  }
+  return "auto";
+}
+
+bool parse_waveform(std::string_view name, Waveform& out) noexcept {
+  for (const auto w : {Waveform::automatic, Waveform::steps, Waveform::epochs})
+    if (name == to_string(w)) {
+      out = w;
+      return true;
+    }
+  return false;
+}
+
 const char* to_string(PartKind k) noexcept {
   switch (k) {
     case PartKind::compute:

@@ -391,12 +391,23 @@ void parse_parallelism(const TomlTable& t, JobSpec& j) {
                        m.batch_size, par.micro_batch, dp));
 }
 
+/// Keys of a step-level job's schedule: its waveform, checkpoint interval in steps and start-up time.
+const std::vector<std::string> kStepKeys = {"waveform", "checkpoint_every_steps", "startup_s"};
+
+void parse_step_schedule(const TomlTable& t, StepSchedule& s) {
+  if (auto w = t.string("waveform"); w && !parse_waveform(*w, s.waveform))
+    t.fail("waveform", fmt::format("unknown waveform '{}' (known: auto, steps, epochs)", *w));
+  s.checkpoint_every_steps = count_key(t, "checkpoint_every_steps", 0);
+  s.startup_s = t.number_at_least("startup_s", 0.0, false);
+}
+
 JobSpec parse_job(const TomlTable& t, std::int64_t default_id) {
   std::vector<std::string> known = {
       "id",     "submit_s", "n_gpus",   "epochs",   "class",
       "peak_w", "peak_s",   "valley_w", "valley_s", "failure_rate_per_gpu_hour"};
   known.insert(known.end(), kMetadataKeys.begin(), kMetadataKeys.end());
   known.insert(known.end(), kParallelKeys.begin(), kParallelKeys.end());
+  known.insert(known.end(), kStepKeys.begin(), kStepKeys.end());
   t.require_known(known);
   JobSpec j;
   j.id = t.integer("id", 0, kMaxI64 / 2).value_or(default_id);
@@ -406,6 +417,7 @@ JobSpec parse_job(const TomlTable& t, std::int64_t default_id) {
   parse_metadata(t, j.meta);
   parse_parallelism(t, j);
   j.failure_rate_per_gpu_hour = t.number_at_least("failure_rate_per_gpu_hour", 0.0, false);
+  parse_step_schedule(t, j.schedule);
   const bool has_phase = t.has("peak_w") || t.has("peak_s") || t.has("valley_w") || t.has("valley_s");
   if (auto c = t.string("class")) {
     if (has_phase) t.fail("class", "give either a job class or the four phase values, not both");
@@ -645,7 +657,8 @@ void parse_start(const TomlTable& t, OutputConfig& o) {
 }
 
 OutputConfig parse_output(const TomlTable& t) {
-  t.require_known({"path", "facility_interval_s", "node_interval_s", "gpu_changes", "start"});
+  t.require_known({"path", "facility_interval_s", "node_interval_s", "gpu_changes", "start",
+                   "step_waveform_min_s", "step_gpu_changes"});
   OutputConfig o;
   parse_start(t, o);
   if (auto p = t.string("path")) {
@@ -656,6 +669,8 @@ OutputConfig parse_output(const TomlTable& t) {
       t.number_at_least("facility_interval_s", 1e-9, false).value_or(o.facility_interval_s);
   o.node_interval_s = t.number_at_least("node_interval_s", 1e-9, false).value_or(o.node_interval_s);
   o.gpu_changes = t.boolean("gpu_changes").value_or(o.gpu_changes);
+  o.step_waveform_min_s = t.number_at_least("step_waveform_min_s", 0.0, false);
+  o.step_gpu_changes = t.boolean("step_gpu_changes").value_or(o.step_gpu_changes);
   return o;
 }
 

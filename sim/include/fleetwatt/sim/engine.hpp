@@ -68,6 +68,11 @@ struct EngineSetup {
   Duration warmup = Duration::zero();
   Duration facility_interval = Duration::from_ns(1'000'000'000);
   Duration node_interval = Duration::from_ns(10'000'000'000);
+  /// Jobs with waveform "auto" and a plan of steps run step by step when the step period is at least
+  /// this ([output] step_waveform_min_s; unset: 2 x facility_interval).
+  std::optional<Duration> step_waveform_min;
+  /// Step segments go to the sink's gpu_change ([output] step_gpu_changes); otherwise the step's mean.
+  bool step_gpu_changes = false;
   std::optional<topologies::TopologyConfig> topology;  ///< the interconnect ([topology]); none: no network
   /// Grid signals ([grid.carbon] g/kWh, [grid.price] currency/MWh): when given, the summary's carbon and
   /// cost integrate facility power exactly against them (carbon_kg_per_J is then unused).
@@ -145,6 +150,21 @@ class Engine {
   void schedule_pass();
   void start_job(JobIndex j, Placement gpus);
   void enter_peak(JobIndex j);
+  // Step-level jobs (engine_steps.cpp): which run so, their start-up, and each peak phase drawn segment by
+  // segment, stage by stage.
+  /// Decides whether the job (its plan just taken) runs step by step and, if so, makes its epochs its
+  /// checkpoint intervals.
+  void plan_steps(Job& job) const;
+  void enter_startup(JobIndex j);
+  void end_startup(JobIndex j);
+  /// Sizes the job's current peak phase (its steps until the next checkpoint) and its step shape.
+  void size_step_phase(Job& job);
+  /// What the job's GPUs draw now in its current phase (a step-level peak: its segments from where it is).
+  void draw_phase(JobIndex j);
+  /// Draws the segments at the step position reached and schedules the next boundary.
+  void step_segment(JobIndex j);
+  /// Stops a step-level peak's segment clock (a pause, cap change, the phase's end); true if it ran.
+  bool hold_steps(JobIndex j);
   void enter_valley(JobIndex j);
   void end_epoch(JobIndex j);
   void finish_job(JobIndex j);

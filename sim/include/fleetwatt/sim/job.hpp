@@ -1,5 +1,6 @@
 // A job as the engine runs it: its spec, its predicted phases, and its life (arrival -> queued -> running
-// epochs of peak then valley -> finished; with [failures], interruptions and restarts between).
+// epochs of peak then valley -> finished; a step-level job first runs its start-up, and its epochs are its
+// checkpoint intervals, each peak drawn step by step; with [failures], interruptions and restarts between).
 #pragma once
 
 #include <cstdint>
@@ -8,19 +9,21 @@
 #include "fleetwatt/core/event_queue.hpp"
 #include "fleetwatt/core/time.hpp"
 #include "fleetwatt/sim/cluster.hpp"
+#include "fleetwatt/sim/step_waveform.hpp"
 #include "fleetwatt/workloads/job_spec.hpp"
 
 namespace fleetwatt::sim {
 
 enum class JobState { pending, queued, running, finished };
-/// restart: after an interruption ([failures]), the restart delay then the reload ramp (JobFailures::stage).
-enum class JobPhase { none, peak, valley, restart };
+/// startup: a step-level job's model load and warm-up; restart: after an interruption ([failures]), the
+/// restart delay then the reload ramp (JobFailures::stage).
+enum class JobPhase { none, startup, peak, valley, restart };
 
 [[nodiscard]] const char* to_string(JobState s) noexcept;
 
 /// One epoch's peak phase as it runs: the plan's compute, comm, io and pipeline-bubble parts, comm and io
 /// re-timed by the network when there is one (per GPU). The engine accounts each peak phase by these
-/// shares (the bubble, for now, as compute: the stage waits inside its compute stream).
+/// shares.
 struct PeakSplit {
   double compute_s = 0.0, comm_s = 0.0, io_s = 0.0, bubble_s = 0.0;
   double compute_W = 0.0, comm_W = 0.0, io_W = 0.0, bubble_W = 0.0;
@@ -70,6 +73,11 @@ struct Job {
   PeakSplit split;                  ///< the peak phase in progress (or last run)
   Duration peak;                    ///< profile durations on the integer clock
   Duration valley;
+  /// Step-level jobs (README "Step-level power waveform"): each peak phase drawn step by step, stage by
+  /// stage; the start-up before the first step.
+  bool stepped = false;
+  StepWave wave;
+  Duration startup;
 
   JobState state = JobState::pending;
   JobPhase phase = JobPhase::none;
@@ -107,14 +115,17 @@ struct Job {
   // Where the time and GPU energy went (all the job's GPUs for energy), by epoch part: compute, exposed
   // gradient communication and exposed data loading in peak phases, checkpoint (write and end-of-epoch
   // work) in valleys.
-  double compute_s = 0.0, comm_s = 0.0, io_s = 0.0, checkpoint_s = 0.0;
-  double compute_J = 0.0, comm_J = 0.0, io_J = 0.0, checkpoint_J = 0.0;
+  // Pipeline bubbles are the peak phases' own part; the start-up (model load, warm-up) is a step-level
+  // job's.
+  double compute_s = 0.0, comm_s = 0.0, io_s = 0.0, checkpoint_s = 0.0, bubble_s = 0.0, startup_s = 0.0;
+  double compute_J = 0.0, comm_J = 0.0, io_J = 0.0, checkpoint_J = 0.0, bubble_J = 0.0, startup_J = 0.0;
   double peak_phase_s = 0.0, peak_phase_J = 0.0;  ///< time and GPU energy of the peak phase in progress
   bool failures_on = false;  ///< the run has [failures] enabled (the job table then has their columns)
   JobFailures failures;
 
-  /// Predicted run time on an idle fleet: epochs * (peak + valley).
-  [[nodiscard]] Duration predicted_runtime() const { return (peak + valley) * spec.epochs; }
+  /// Predicted run time on an idle fleet: start-up + epochs * (peak + valley) (a step-level job's last
+  /// checkpoint interval counted whole).
+  [[nodiscard]] Duration predicted_runtime() const { return startup + (peak + valley) * spec.epochs; }
   /// What the job will run given its limit: min(predicted run time, limit_s).
   [[nodiscard]] Duration expected_runtime() const {
     const Duration p = predicted_runtime();

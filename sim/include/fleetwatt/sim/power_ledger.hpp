@@ -62,8 +62,11 @@ class PowerLedger {
   /// Sends the series to `sink` from now on; only before time has advanced. Emits the initial GPU state.
   void attach(PowerSink* sink);
 
-  /// From `now` on, each GPU in `gpus` draws `power_W`.
-  void set_gpu_power(Time now, std::span<const GpuIndex> gpus, double power_W);
+  /// From `now` on, each GPU in `gpus` draws `power_W`; the sink hears of it unless `to_sink` is false
+  /// (a step-level job's segments, which /gpus/changes leaves out by default).
+  void set_gpu_power(Time now, std::span<const GpuIndex> gpus, double power_W, bool to_sink = true);
+  /// Tells only the sink that each GPU in `gpus` draws `power_W` from `now` on (nothing is integrated).
+  void record_gpu_power(Time now, std::span<const GpuIndex> gpus, double power_W);
   /// Adds a constant non-GPU IT load (network, storage) from `now` on; may be negative to remove it.
   void add_other_it_power(Time now, double delta_W);
   /// From `now` on, node n's non-GPU power is `base_W` instead of the configured node_base_W (sleep states).

@@ -60,6 +60,27 @@ struct Parallelism {
   friend bool operator==(const Parallelism&, const Parallelism&) = default;
 };
 
+/// How the engine draws a job whose plan has training steps (EpochPlan::steps > 0): automatic: step by
+/// step when it is model-parallel (tp or pp above 1) and its step period is at least the run's threshold
+/// ([output] step_waveform_min_s), else as epochs; steps: always step by step; epochs: the epoch's square
+/// wave, as every job before steps.
+enum class Waveform { automatic, steps, epochs };
+/// "auto", "steps", "epochs".
+[[nodiscard]] const char* to_string(Waveform w) noexcept;
+/// The waveform named `name`; false when there is none.
+[[nodiscard]] bool parse_waveform(std::string_view name, Waveform& out) noexcept;
+
+/// A step-level job's schedule around its steps (README "Step-level power waveform").
+struct StepSchedule {
+  Waveform waveform = Waveform::automatic;
+  /// Training steps between checkpoints (0: one checkpoint per epoch, the plan's steps).
+  std::uint32_t checkpoint_every_steps = 0;
+  /// Model load and warm-up before the first step, near the floor (unset: the plan's checkpoint part,
+  /// reading the checkpoint back at the bandwidth it is written at; 0 for a job matched to a recorded run
+  /// time, which holds it already).
+  std::optional<double> startup_s;
+};
+
 /// Per-GPU power square wave of one epoch: a compute (peak) phase, then a checkpoint/sync/eval (valley)
 /// phase.
 struct PhaseProfile {
@@ -195,6 +216,7 @@ struct JobSpec {
   std::uint32_t epochs = 1;
   ModelMetadata meta;
   std::optional<PhaseProfile> phases;  ///< explicit per-epoch phases; overrides any predictor
+  StepSchedule schedule;               ///< waveform, checkpoint interval and start-up of step-level plans
 
   // What a recorded trace says about the job (all optional; generators fill some of them too).
   std::string trace_id;  ///< the job's id in its source trace ("" if none)

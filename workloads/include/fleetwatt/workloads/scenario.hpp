@@ -192,6 +192,11 @@ struct OutputConfig {
   double facility_interval_s = 1.0;
   double node_interval_s = 10.0;
   bool gpu_changes = true;  ///< write /gpus/changes
+  /// Jobs with waveform = "auto" run step by step when their step period is at least this (unset: twice
+  /// facility_interval_s, so each step spans at least two samples).
+  std::optional<double> step_waveform_min_s;
+  /// Write every step segment of step-level jobs to /gpus/changes (false: their phase means only).
+  bool step_gpu_changes = false;
   /// [output] start: the wall-clock instant simulated time 0 stands for (ISO 8601), as written, and read:
   /// seconds since 1970-01-01T00:00:00Z and the UTC offset it was written in (0 for "Z" or none).
   std::string start = "2026-01-01T00:00:00Z";
