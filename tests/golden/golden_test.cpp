@@ -79,6 +79,14 @@ TEST_CASE("a changed, missing or new figure is a difference", "[golden]") {
   missing["series"].erase("jobs");
   auto added = expected;
   added["summary"]["capped_predictions"] = 0;
+  // A figure not available (null) agrees with null only.
+  auto unavailable = expected;
+  unavailable["summary"]["ramp_up_1h_W"] = nullptr;
+  CHECK(golden::differences(unavailable, unavailable).empty());
+  CHECK(golden::differences(unavailable, added).size() == 2);  // ramp missing, capped_predictions new
+  auto now_number = unavailable;
+  now_number["summary"]["ramp_up_1h_W"] = 5.0;
+  CHECK(golden::differences(unavailable, now_number).size() == 1);
   for (const auto* actual : {&changed, &missing, &added}) {
     const auto d = golden::differences(expected, *actual);
     REQUIRE(d.size() == 1);

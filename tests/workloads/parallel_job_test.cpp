@@ -71,7 +71,7 @@ TEST_CASE("inconsistent parallel keys are refused at their line", "[scenario][pa
         "bad.toml:2:1: workload.jobs[0].n_gpus: missing (every job needs n_gpus, or tp x pp x dp)");
 }
 
-TEST_CASE("step-level keys set the job's schedule; [output] sets the threshold and the change rows",
+TEST_CASE("step-level keys set the job's schedule, and [output] sets the threshold and the change rows",
           "[scenario][steps]") {
   const std::string fleet = "[fleet]\nnodes = 4\ngpus_per_node = 8\n";
   const auto s = parse_scenario(fleet + job("n_gpus = 8\nwaveform = \"steps\"\ncheckpoint_every_steps = 50\n"
