@@ -48,6 +48,10 @@ const char* phase_name(sim::JobPhase p) {
       return "peak";
     case sim::JobPhase::valley:
       return "valley";
+    case sim::JobPhase::startup:
+      return "startup";
+    case sim::JobPhase::restart:
+      return "restart";
     case sim::JobPhase::none:
       break;
   }
