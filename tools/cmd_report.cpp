@@ -17,6 +17,7 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "fleetwatt/core/text_output.hpp"
 #include "fleetwatt/results/result_reader.hpp"
 
 extern char** environ;
@@ -102,8 +103,7 @@ int report(const ReportOptions& o) {
   const std::string python = report_python();
   if (stderr_is_terminal()) std::cerr << fmt::format("fleetwatt report: drawing {} ...\n", result.string());
   // The page is written beside the target and renamed only when the module succeeded.
-  fs::path temp = out;
-  temp += fmt::format(".tmp-{}", static_cast<long>(getpid()));
+  const fs::path temp = core::temporary_beside(out);
   const int status = run_module(python, result, temp);
   if (stop_flag().load() || status != 0) {
     fs::remove(temp, ec);

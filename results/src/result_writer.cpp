@@ -2,8 +2,6 @@
 // long the simulated span; the file lives under a temporary name until commit().
 #include "fleetwatt/results/result_writer.hpp"
 
-#include <unistd.h>
-
 #include <fmt/format.h>
 #include <chrono>
 #include <cmath>
@@ -14,6 +12,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "fleetwatt/core/text_output.hpp"
 #include "hdf5_datasets.hpp"
 
 namespace fleetwatt::results {
@@ -171,8 +170,7 @@ struct ResultWriter::Impl {
 
 ResultWriter::ResultWriter(std::filesystem::path target, const WriterLayout& layout)
     : target_(std::move(target)), impl_(std::make_unique<Impl>()) {
-  temp_ = target_;
-  temp_ += fmt::format(".tmp-{}", static_cast<long>(getpid()));
+  temp_ = core::temporary_beside(target_);
   H5::Exception::dontPrint();
   try {
     impl_->file = std::make_unique<H5::H5File>(temp_.string(), H5F_ACC_TRUNC);

@@ -4,11 +4,11 @@
 #include "fleetwatt/results/sweep_index.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <cstddef>
 #include <stdexcept>
 
+#include "fleetwatt/core/text_output.hpp"
 #include "fleetwatt/results/result_reader.hpp"
 #include "hdf5_datasets.hpp"
 
@@ -98,8 +98,7 @@ MemberFigures read_member_figures(const std::filesystem::path& result_file) {
 
 void write_sweep_index(const std::filesystem::path& out, const std::vector<SweepMemberRow>& rows,
                        const SweepProvenance& p) {
-  std::filesystem::path temp = out;
-  temp += fmt::format(".tmp-{}", static_cast<long>(getpid()));
+  const std::filesystem::path temp = core::temporary_beside(out);
   H5::Exception::dontPrint();
   try {
     H5::H5File file(temp.string(), H5F_ACC_TRUNC);
