@@ -109,8 +109,8 @@ std::string phase_key(const workloads::JobSpec& spec, const char* phase) {
 
 void Engine::check_plan(const workloads::JobSpec& spec, workloads::EpochPlan& plan,
                         const models::GpuHardware& gpu) {
-  // Explicit phases are the user's numbers: a valley above the peak, or a peak below the GPU's idle power
-  // (running the job would lower the node's power), is a mistake, not a workload.
+  // Explicit phases are the user's numbers: a valley above the peak, a peak below the GPU's idle power
+  // (running the job would lower the node's power) or a power above what the GPU can draw is bad input.
   if (spec.phases) {
     if (spec.phases->valley_W > spec.phases->peak_W)
       throw workloads::ConfigError(spec.class_origin, phase_key(spec, "valley"),
@@ -122,14 +122,12 @@ void Engine::check_plan(const workloads::JobSpec& spec, workloads::EpochPlan& pl
           fmt::format("job {}: peak {:g} W is below the {} GPU's idle power of {:g} W (running it would "
                       "lower the node's power)",
                       spec.id, spec.phases->peak_W, gpu.id, gpu.idle_W));
-  }
-  // Explicit phases are the user's numbers: above what the GPU can draw they are bad input.
-  if (spec.phases)
     for (const auto& [phase, w] : {std::pair{"peak", spec.phases->peak_W}, {"valley", spec.phases->valley_W}})
       if (w > gpu.tdp_W)
         throw workloads::ConfigError(spec.class_origin, phase_key(spec, phase),
                                      fmt::format("job {}: {:g} W per GPU is above the {} GPU's TDP of {:g} W",
                                                  spec.id, w, gpu.id, gpu.tdp_W));
+  }
   bool finite = true;
   plan.each_part([&](const workloads::EpochPart& part) {
     finite = finite && part.s >= 0 && part.W >= 0 && std::isfinite(part.s) && std::isfinite(part.W);
