@@ -39,19 +39,6 @@ void install_signal_handlers() {
 #endif
 }
 
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\u{:04x}", static_cast<int>(c));
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
-
 bool stderr_is_terminal() {
   return isatty(STDERR_FILENO) == 1;
 }

@@ -15,13 +15,13 @@
 #include <vector>
 
 #include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/core/json_text.hpp"
 #include "fleetwatt/sim/engine.hpp"
 #include "fleetwatt/workloads/scenario.hpp"
 
 namespace fleetwatt::tools {
 
-/// A JSON string literal (quoted, with quotes, backslashes and control characters escaped).
-std::string json_string(std::string_view s);
+using core::json_string;
 
 /// Exit status for bad user input (scenario, trace, CSV, flags).
 inline constexpr int kExitBadInput = 2;

@@ -71,7 +71,7 @@ int compare(const CompareOptions& o) {
   r.setup.node_interval = sim::Duration::from_seconds(std::max(3600.0, r.scenario.workload.horizon_s));
   if (o.facility_interval_s) r.setup.facility_interval = sim::Duration::from_seconds(*o.facility_interval_s);
   const unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-  const auto rows = results::compare_policies(r, policies, threads);
+  const auto rows = results::compare_policies(r, policies, threads, &stop_flag());
   if (!o.quiet) std::cout << results::format_comparison(rows);
   if (!o.csv.empty()) {
     core::write_text_output(o.csv, "--csv",

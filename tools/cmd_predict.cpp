@@ -12,6 +12,7 @@
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/models/datasheet_predictor.hpp"
 #include "fleetwatt/models/gpu_hardware.hpp"
+#include "fleetwatt/models/job_prediction.hpp"
 #include "fleetwatt/models/model_zoo.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
 #include "fleetwatt/workloads/scenario_loader.hpp"
@@ -20,243 +21,28 @@ namespace fleetwatt::tools {
 namespace {
 
 using workloads::ConfigError;
-using workloads::Precision;
 
-struct PredictOptions {
-  std::string model, gpu = "a100-sxm-80gb", precision = "fp32", stack = "eager";
-  std::optional<std::string> predictor;  ///< default: datasheet, or the scenario's
-  std::string scenario, gpu_file;
-  std::optional<std::int64_t> job_id;
-  std::uint32_t gpus = 1, batch = 0, image = 0, seq = 0, epochs = 1, workers = 0;
-  std::uint32_t tp = 1, pp = 1, ep = 1, zero = 0, micro_batch = 0;
-  std::string recompute = "none";
-  double samples = 0.0, params = 0.0, flops = 0.0, pue = 1.0, power_limit = 0.0;
+/// The request and how to print it.
+struct PredictOptions : models::PredictionRequest {
   bool json = false;
 };
 
-ConfigError flag_error(const std::string& flag, const std::string& message) {
-  return ConfigError({"command line", 0, 0}, flag, message);
-}
-
-Precision parse_precision(const std::string& s) {
-  if (s == "fp32") return Precision::fp32;
-  if (s == "tf32") return Precision::tf32;
-  if (s == "fp16") return Precision::fp16;
-  if (s == "bf16") return Precision::bf16;
-  if (s == "fp8") return Precision::fp8;
-  throw flag_error("--precision", fmt::format("'{}' is not one of fp32, tf32, bf16, fp16, fp8", s));
-}
-
-/// The job, GPU, PUE and predictor configuration, from a scenario file or from the flags.
-struct Request {
-  workloads::JobSpec job;
-  models::GpuHardware gpu;
-  double pue = 1.0;
-  workloads::PredictorConfig predictor;
-};
-
-Request build_request(const PredictOptions& o) {
-  Request r;
-  std::vector<models::GpuHardware> user_gpus;
-  if (!o.gpu_file.empty()) user_gpus = models::load_gpu_preset_file(o.gpu_file);
-  const auto find_gpu = [&](const std::string& id, const workloads::SourceLocation& where) {
-    try {
-      return models::find_gpu(id, user_gpus);
-    } catch (const std::out_of_range& e) {
-      throw ConfigError(where, "gpu", e.what());
-    }
-  };
-  if (!o.scenario.empty()) {
-    const workloads::Scenario s = workloads::load_scenario(o.scenario);
-    if (s.workload.jobs.empty())
-      throw ConfigError({o.scenario, 0, 0}, "workload.jobs",
-                        "the scenario lists no [[workload.jobs]] to predict");
-    const workloads::JobSpec* job = &s.workload.jobs.front();
-    if (o.job_id) {
-      job = nullptr;
-      for (const auto& j : s.workload.jobs)
-        if (j.id == *o.job_id) job = &j;
-      if (job == nullptr)
-        throw flag_error("--job", fmt::format("no job with id {} in {}", *o.job_id, o.scenario));
-    }
-    r.job = *job;
-    r.gpu = find_gpu(s.fleet.gpu, s.fleet.gpu_origin);
-    if (s.fleet.gpu_idle_W) r.gpu.idle_W = *s.fleet.gpu_idle_W;
-    if (s.fleet.gpu_tdp_W) r.gpu.tdp_W = *s.fleet.gpu_tdp_W;
-    r.pue = s.facility.pue;
-    r.predictor = s.predictor;
-    return r;
-  }
-  if (o.model.empty() && !(o.flops > 0.0))
-    throw flag_error("--model",
-                     fmt::format("give --model (one of: {}) or --flops and --params", models::zoo_names()));
-  if (!o.model.empty() && !models::is_zoo_model(o.model) && !(o.flops > 0.0))
-    throw flag_error("--model",
-                     fmt::format("unknown model '{}'; known models: {}", o.model, models::zoo_names()));
-  if (o.image && o.seq) throw flag_error("--seq", "give --image or --seq, not both");
-  for (const auto& e : models::zoo_entries()) {
-    if (e.name != o.model) continue;
-    if (o.seq && e.input_kind == "image")
-      throw flag_error("--seq", fmt::format("{} takes images: use --image", o.model));
-    if (o.image && e.input_kind == "sequence")
-      throw flag_error("--image", fmt::format("{} takes sequences: use --seq", o.model));
-  }
-  auto& m = r.job.meta;
-  m.model = o.model;
-  m.params = o.params;
-  m.flops_per_sample = o.flops;
-  m.batch_size = o.batch;
-  m.dataset_samples = o.samples;
-  m.input_size = o.image ? o.image : o.seq;
-  m.workers = o.workers;
-  m.precision = parse_precision(o.precision);
-  if (!workloads::parse_software_stack(o.stack, m.stack))
-    throw flag_error("--stack", fmt::format("'{}' is not one of eager, amp, compiled, optimized", o.stack));
-  // The 3D-parallel split, checked as the scenario's job keys are (workloads/scenario_loader.cpp).
-  auto& par = m.parallel;
-  par.tp = o.tp, par.pp = o.pp, par.ep = o.ep, par.zero = o.zero, par.micro_batch = o.micro_batch;
-  if (!workloads::parse_recompute(o.recompute, par.recompute))
-    throw flag_error("--recompute", fmt::format("'{}' is not one of none, selective, full", o.recompute));
-  const std::uint32_t dp = par.dp(o.gpus);
-  if (dp == 0)
-    throw flag_error(o.pp > 1 ? "--pp" : "--tp",
-                     fmt::format("--gpus {} is not a multiple of tp x pp = {} x {}", o.gpus, o.tp, o.pp));
-  if (dp % o.ep != 0)
-    throw flag_error("--ep", fmt::format("ep {} does not divide the data-parallel degree {}", o.ep, dp));
-  if (o.micro_batch > 0 && o.batch % (static_cast<std::uint64_t>(dp) * o.micro_batch) != 0)
-    throw flag_error("--micro-batch",
-                     fmt::format("the global batch {} is not a whole number of micro-batches of {} on {} "
-                                 "data-parallel replicas",
-                                 o.batch, o.micro_batch, dp));
-  r.job.n_gpus = o.gpus;
-  r.job.epochs = o.epochs;
-  r.job.class_origin = {"command line", 0, 0};
-  r.gpu = find_gpu(o.gpu, {"command line", 0, 0});
-  r.pue = o.pue;
-  r.predictor.kind = o.predictor.value_or("datasheet");
-  r.predictor.kind_origin = {"command line", 0, 0};
-  return r;
-}
-
 int predict(const PredictOptions& o) {
-  Request r = build_request(o);
-  if (o.predictor) {
-    r.predictor.kind = *o.predictor;
-    r.predictor.kind_origin = {"command line", 0, 0};
-  }
-  if (o.power_limit > 0.0) {
-    if (r.predictor.kind != "datasheet")
-      throw flag_error(
-          "--power-limit",
-          fmt::format("predictor '{}' does not model power limits; use datasheet", r.predictor.kind));
-    r.predictor.params.set("power_limit_w", {o.power_limit, {"command line", 0, 0}});
-  }
-  if (o.pue != 1.0) r.pue = o.pue;
-  const auto predictor = models::PredictorRegistry::with_builtins().make(r.predictor);
-  const workloads::EpochPlan plan = predictor->plan(r.job, r.gpu);
-  const workloads::PhaseProfile p = plan.profile();
-  const models::UncertaintyBand band = predictor->uncertainty(r.job, r.gpu);
-  const models::PredictionBand pband = predictor->band(r.job, r.gpu);
-
-  // Counts and the datasheet working, when the job carries model metadata.
-  std::optional<models::StepBreakdown> step;
-  if (const auto* ds = dynamic_cast<const models::DatasheetPredictor*>(predictor.get());
-      ds != nullptr && models::DatasheetPredictor::has_metadata(r.job))
-    step = ds->explain(r.job, r.gpu);
-  std::optional<models::ModelCount> counts;
-  if (models::DatasheetPredictor::has_metadata(r.job))
-    counts = models::resolve_model(r.job.meta, r.job.class_origin);
-
-  const double epoch_s = p.epoch_s();
-  const double total_s = epoch_s * r.job.epochs;
-  const double gpu_energy = p.epoch_energy_J() * r.job.epochs * r.job.n_gpus;
-  const double facility = models::facility_energy_J(gpu_energy, r.pue);
-  const double params = counts ? counts->params : 0.0;
-  const double flops = counts ? counts->forward_flops : 0.0;
-
+  const models::JobPrediction r = models::predict_job(o);
   if (o.json) {
-    std::string out = "{";
-    const auto num = [&](const char* key, double v) {
-      out += fmt::format("{}\"{}\": {}", out.size() > 1 ? ", " : "", key, v);
-    };
-    const auto str = [&](const char* key, std::string_view v) {
-      out += fmt::format("{}\"{}\": {}", out.size() > 1 ? ", " : "", key, json_string(v));
-    };
-    str("model", counts ? counts->name : r.job.job_class);
-    str("gpu", r.gpu.id);
-    num("n_gpus", r.job.n_gpus);
-    num("epochs", r.job.epochs);
-    num("params", params);
-    num("flops_per_sample", flops);
-    num("training_flops_per_sample",
-        step ? step->training_flops_per_sample : (counts ? counts->training_flops() : 0.0));
-    num("peak_W", p.peak_W);
-    num("peak_s", p.peak_s);
-    num("valley_W", p.valley_W);
-    num("valley_s", p.valley_s);
-    num("epoch_s", epoch_s);
-    num("avg_power_W", p.mean_W());
-    num("total_s", total_s);
-    num("gpu_energy_J", gpu_energy);
-    num("facility_energy_J", facility);
-    num("pue", r.pue);
-    num("energy_low_J", gpu_energy * (1.0 - band.low));
-    num("energy_high_J", gpu_energy * (1.0 + band.high));
-    num("facility_energy_low_J", facility * (1.0 - band.low));
-    num("facility_energy_high_J", facility * (1.0 + band.high));
-    // The calibrated band (level 0: the predictor has none; then low = high = the prediction).
-    num("band_level", pband.level);
-    num("epoch_s_low", epoch_s * pband.time_low);
-    num("epoch_s_high", epoch_s * pband.time_high);
-    num("avg_power_low_W", p.mean_W() * pband.power_low);
-    num("avg_power_high_W", p.mean_W() * pband.power_high);
-    num("tp", r.job.meta.parallel.tp);
-    num("pp", r.job.meta.parallel.pp);
-    num("dp", r.job.meta.parallel.dp(r.job.n_gpus));
-    num("ep", r.job.meta.parallel.ep);
-    num("zero", r.job.meta.parallel.zero);
-    str("recompute", workloads::to_string(r.job.meta.parallel.recompute));
-    if (counts && counts->blocks > 0)
-      num("training_flops_per_token", counts->training_flops_per_token(counts->input_size));
-    if (step) {
-      num("memory_per_gpu_bytes", step->memory.total());
-      num("memory_weights_bytes", step->memory.weights);
-      num("memory_gradients_bytes", step->memory.gradients);
-      num("memory_optimizer_bytes", step->memory.optimizer);
-      num("memory_activations_bytes", step->memory.activations);
-      num("step_s", step->step_s);
-      num("steps_per_epoch", step->steps_per_epoch);
-      // The step's breakdown (per step, seconds): exposed tensor-, pipeline- and data-parallel
-      // communication, the pipeline bubble, and the model-FLOPs utilisation.
-      num("compute_s", step->parallel ? step->parallel->compute_s : step->roofline.work_s);
-      num("tp_comm_s", step->tp_comm_s);
-      num("pp_comm_s", step->pp_comm_s);
-      num("dp_comm_s", step->dp_comm_s);
-      num("bubble_s", step->bubble_s);
-      num("bubble_fraction", step->parallel ? step->parallel->bubble_fraction : 0.0);
-      num("micro_batches", step->parallel ? step->parallel->micro_batches : 1.0);
-      num("model_flops_per_step", step->model_flops_per_step);
-      num("mfu", step->mfu);
-      num("achieved_fraction", step->roofline.achieved);
-      num("launch_s", step->roofline.launch_s);
-      num("floor_W", step->roofline.floor_W);
-      num("saturation_W", step->roofline.saturation_W);
-      num("power_limit_W", step->roofline.power_limit_W);
-    }
-    // The epoch's parts, per GPU, summing to epoch_s.
-    std::string parts;
-    for (std::size_t k = 0; k < workloads::kPartKinds; ++k) {
-      const auto kind = static_cast<workloads::PartKind>(k);
-      parts += fmt::format("{}\"{}\": {{\"s\": {}, \"W\": {}}}", k ? ", " : "", workloads::to_string(kind),
-                           plan[kind].s, plan[kind].W);
-    }
-    parts += fmt::format(", \"bubble\": {{\"s\": {}, \"W\": {}}}", plan.bubble.s, plan.bubble.W);
-    out += fmt::format(", \"parts\": {{{}}}", parts);
-    str("predictor", predictor->name());
-    str("gpu_source", r.gpu.source);
-    std::cout << out << "}\n";
+    std::cout << models::prediction_json(r) << '\n';
     return 0;
   }
+  const workloads::PhaseProfile& p = r.profile;
+  const auto& step = r.step;
+  const auto& counts = r.counts;
+  const auto& band = r.band;
+  const auto& pband = r.pband;
+  const auto& plan = r.plan;
+  const double epoch_s = r.epoch_s, total_s = r.total_s, gpu_energy = r.gpu_energy_J,
+               facility = r.facility_energy_J;
+  const double params = counts ? counts->params : 0.0;
+  const double flops = counts ? counts->forward_flops : 0.0;
 
   std::cout << fmt::format("job        {} on {} x {} ({}), {} epoch(s)\n",
                            counts ? counts->name : r.job.job_class, r.job.n_gpus, r.gpu.id, r.gpu.name,
@@ -347,7 +133,7 @@ int predict(const PredictOptions& o) {
         p.mean_W() * pband.power_high);
   std::cout << fmt::format("facility   {:.4g} J ({:.2f} kWh) at PUE {:.3g}\n", facility, facility / 3.6e6,
                            r.pue);
-  std::cout << fmt::format("predictor  {}; GPU preset {} ({})\n", predictor->name(), r.gpu.id, r.gpu.source);
+  std::cout << fmt::format("predictor  {}; GPU preset {} ({})\n", r.predictor, r.gpu.id, r.gpu.source);
   return 0;
 }
 
@@ -411,14 +197,7 @@ void add_predict_command(CLI::App& app, Action& action) {
   cmd->add_option("--scenario", o->scenario, "Take the job, GPU, PUE and predictor from this scenario TOML");
   cmd->add_option("--job", o->job_id, "With --scenario: the id of the job to predict (default: the first)");
   cmd->add_flag("--json", o->json, "Print one JSON object (SI units) instead of text");
-  cmd->callback([&action, o] {
-    action = [o] {
-      if (o->scenario.empty() && (o->batch == 0 || !(o->samples > 0.0)))
-        throw ConfigError({"command line", 0, 0}, o->batch == 0 ? "--batch" : "--samples",
-                          "is required (or give --scenario)");
-      return predict(*o);
-    };
-  });
+  cmd->callback([&action, o] { action = [o] { return predict(*o); }; });
 }
 
 }  // namespace fleetwatt::tools

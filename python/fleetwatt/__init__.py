@@ -29,6 +29,7 @@ __version__ = _fleetwatt.__version__
 __all__ = [
     "ConfigError",
     "Env",
+    "FleetwattWarning",
     "Job",
     "Result",
     "Scenario",
@@ -68,18 +69,32 @@ def _toml_value(value: Any, key: str) -> str:
     raise _config_error(f"a {type(value).__name__} cannot be a scenario value", "override", key)
 
 
+class FleetwattWarning(UserWarning):
+    """A warning about a scenario or a run (a deprecated key, a questionable value): what the command
+    line prints as "fleetwatt: warning: ..." on stderr."""
+
+
+def _warn_from(scenario: Scenario) -> None:
+    import warnings
+
+    for message in scenario.take_warnings():
+        warnings.warn(message, FleetwattWarning, stacklevel=3)
+
+
 def load_scenario(path: str | os.PathLike, overrides: Optional[dict] = None, **kw_overrides) -> Scenario:
     """Loads a scenario TOML file, with keys overridden by dotted name.
 
     load_scenario("day.toml", **{"fleet.nodes": 200}) or load_scenario("day.toml", {"fleet.nodes": 200}).
     Overridden keys are checked as if the file held them, by the command line's `--set` mechanism: an
     unknown key, a wrong type or a bad value raises ConfigError (with .file, .line, .column, .key), whose
-    place names the assignment ("--set fleet.nodes=0") rather than a line of the file.
+    place names the assignment ("load_scenario fleet.nodes=0") rather than a line of the file.
     """
     merged = dict(overrides or {})
     merged.update(kw_overrides)
     pairs = [(str(k), _toml_value(v, str(k))) for k, v in merged.items()]
-    return _fleetwatt.load_scenario(os.fspath(path), pairs)
+    s = _fleetwatt.load_scenario(os.fspath(path), pairs)
+    _warn_from(s)
+    return s
 
 
 def _as_scenario(scenario) -> Scenario:
@@ -263,49 +278,33 @@ def run(scenario, seed: Optional[int] = None, output: str | os.PathLike | None =
         if not callable(getattr(scheduler, "schedule", None)):
             raise TypeError("scheduler must be a fleetwatt.Scheduler (an object with schedule(ctx))")
         text = _fleetwatt.run_policy_to_file(s, scheduler, seed, out)
+    _warn_from(s)  # those found while preparing the run
     return Result(out, text=text, _tempdir=tempdir)
 
 
-def compare(scenario, policies: Iterable[str] = ("fifo", "sjf", "easy", "powercap", "carbon", "consolidate"),
+def compare(scenario, policies: Iterable = ("fifo", "sjf", "easy", "powercap", "carbon", "consolidate"),
             seed: Optional[int] = None, threads: int = 0) -> pd.DataFrame:
-    """Runs several built-in policies on the scenario's identical workload: the `fleetwatt compare` table,
-    one row per policy (indexed by policy), as a DataFrame."""
+    """Runs several policies on the scenario's identical workload: the `fleetwatt compare` table, one row
+    per policy (indexed by policy name), as a DataFrame. A policy is a built-in policy's name or a
+    fleetwatt.Scheduler (its row is named by its `name`); built-in ones run in parallel on `threads`
+    threads (0: one per core), Python ones one after the other."""
     import io
 
-    csv = _fleetwatt.compare_csv(_as_scenario(scenario), list(policies), seed, threads)
+    s = _as_scenario(scenario)
+    csv = _fleetwatt.compare_csv(s, list(policies), seed, threads)
+    _warn_from(s)
     return pd.read_csv(io.StringIO(csv)).set_index("policy")
-
-
-def _binary() -> str:
-    env = os.environ.get("FLEETWATT_BINARY")
-    if env:
-        return env
-    from . import _paths
-
-    return _paths.FLEETWATT_BINARY
 
 
 def predict(**options) -> dict:
     """A job's predicted power and time: the dict `fleetwatt predict --json` prints.
 
     Keywords are the command's options with '_' for '-': predict(model="resnet50", gpu="a800", gpus=8,
-    batch=256, epochs=90). A bad option or value raises ConfigError.
+    batch=256, image=224, samples=1281167, epochs=90); scenario="s.toml" (and job=ID) predicts a job of a
+    scenario. Computed in this process by the same C++ code as the command. A bad keyword or value raises
+    ConfigError naming the keyword.
     """
-    args = [_binary(), "predict", "--json"]
-    for key, value in options.items():
-        if value is None or value is False:
-            continue
-        flag = "--" + key.replace("_", "-")
-        if value is True:
-            args.append(flag)
-        else:
-            args += [flag, str(value)]
-    p = subprocess.run(args, capture_output=True, text=True)
-    if p.returncode != 0:
-        message = (p.stderr.strip().splitlines() or ["fleetwatt predict failed"])[-1]
-        raise _config_error(message.removeprefix("fleetwatt: error: "))
-    return json.loads(p.stdout)
-
+    return json.loads(_fleetwatt.predict_json(options))
 
 
 from ._env import Env  # noqa: E402  (the Gym-style loop builds on the names above)

@@ -1,9 +1,12 @@
 // Policies in Python: the scheduling context (queue, jobs with their predicted run times, phases, power and
 // deadlines, free GPUs per node and group, facility power, grid signals at ctx.now, and the actions the C++
 // policies use) and runs with a Python policy (fleetwatt.run(scenario, scheduler=...)).
+#include <fmt/format.h>
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
+
+#include <cmath>
 
 #include "bindings.hpp"
 #include "fleetwatt/results/run_to_file.hpp"
@@ -199,8 +202,18 @@ void bind_context(py::module_& m) {
           "start", [](C& c, sim::JobIndex j, sim::Placement gpus) { c.ctx().start(j, std::move(gpus)); },
           py::arg("index"), py::arg("gpus"), "Starts a queued job on these free GPUs")
       .def(
-          "wake_at", [](C& c, double t_s) { c.ctx().wake_at(sim::Time::from_seconds(t_s)); }, py::arg("t_s"),
-          "Asks for another scheduling pass at simulated time t_s")
+          "wake_at",
+          [](C& c, double t_s) {
+            // A pass asked for at the current instant would ask again, and simulated time would never move.
+            const sim::Time now = c.ctx().now();
+            if (!std::isfinite(t_s) || sim::Time::from_seconds(t_s) <= now)
+              throw py::value_error(fmt::format(
+                  "wake_at({}) must be a time later than ctx.now ({} s): a pass asked for now would repeat "
+                  "forever",
+                  t_s, now.seconds()));
+            c.ctx().wake_at(sim::Time::from_seconds(t_s));
+          },
+          py::arg("t_s"), "Asks for another scheduling pass at simulated time t_s (later than ctx.now)")
       .def_property_readonly("fleet_power", [](const C& c) { return c.ctx().fleet_power(); })
       .def_property_readonly(
           "facility_power_w", [](const C& c) { return c.ctx().facility_power_W(); },

@@ -13,6 +13,7 @@
 #include "fleetwatt/results/run_to_file.hpp"
 #include "fleetwatt/results/summary_report.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
+#include "python_policy.hpp"
 #include "run_interruptibly.hpp"
 #include "version.hpp"
 
@@ -62,27 +63,56 @@ void bind_results(py::module_& m) {
 
   m.def(
       "compare_csv",
-      [](const workloads::Scenario& scenario, const std::vector<std::string>& policies,
-         std::optional<std::uint64_t> seed, unsigned threads) {
-        for (const auto& p : policies) {
-          bool known = false;
-          for (const auto& e : sim::scheduler_entries()) known = known || e.name == p;
-          if (!known) throw workloads::ConfigError({}, "policies", "unknown policy '" + p + "'");
+      [](const workloads::Scenario& scenario, const py::list& policies, std::optional<std::uint64_t> seed,
+         unsigned threads) {
+        // Built-in policies by name run as `fleetwatt compare` runs them (in parallel); Python policies
+        // (objects with schedule(ctx)) run one after the other, as each needs the GIL at every scheduling
+        // pass.
+        std::vector<std::string> names;
+        std::vector<std::unique_ptr<PythonPolicy>> objects(policies.size());
+        for (std::size_t i = 0; i < policies.size(); ++i) {
+          const py::handle p = policies[i];
+          if (py::isinstance<py::str>(p)) {
+            const auto name = p.cast<std::string>();
+            bool known = false;
+            for (const auto& e : sim::scheduler_entries()) known = known || e.name == name;
+            if (!known) throw workloads::ConfigError({}, "policies", "unknown policy '" + name + "'");
+            names.push_back(name);
+          } else {
+            if (!py::hasattr(p, "schedule"))
+              throw py::type_error(
+                  "policies: each must be a built-in policy's name or a fleetwatt.Scheduler");
+            objects[i] = std::make_unique<PythonPolicy>(py::reinterpret_borrow<py::object>(p));
+          }
         }
         std::ostringstream csv;
-        run_interruptibly([&](const std::atomic<bool>&) {
+        run_interruptibly([&](const std::atomic<bool>& stop) {
           // As `fleetwatt compare`: one prepared workload, no node series, each policy built first.
           sim::PreparedRun r = sim::prepare_run(scenario, {seed, std::nullopt});
-          for (const auto& p : policies) (void)sim::make_scheduler(sim::with_policy(r.scenario.scheduler, p));
+          for (const auto& p : names) (void)sim::make_scheduler(sim::with_policy(r.scenario.scheduler, p));
           r.setup.node_interval =
               sim::Duration::from_seconds(std::max(3600.0, r.scenario.workload.horizon_s));
           const unsigned n = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
-          results::write_comparison_csv(csv, results::compare_policies(r, policies, n));
+          std::vector<results::ComparisonRow> built = results::compare_policies(r, names, n, &stop);
+          std::vector<results::ComparisonRow> rows;
+          for (std::size_t i = 0, b = 0; i < objects.size(); ++i) {
+            if (!objects[i]) {
+              rows.push_back(std::move(built[b++]));
+              continue;
+            }
+            PythonPolicy* adapter = objects[i].get();
+            const std::string name(adapter->name());
+            rows.push_back(results::run_policy(
+                r, name, std::move(objects[i]), [adapter](sim::Engine& e) { adapter->set_engine(&e); },
+                &stop));
+          }
+          results::write_comparison_csv(csv, rows);
         });
         return csv.str();
       },
       py::arg("scenario"), py::arg("policies"), py::arg("seed") = std::nullopt, py::arg("threads") = 0,
-      "The `fleetwatt compare --csv` table of the policies on the scenario's workload");
+      "The `fleetwatt compare --csv` table of the policies (built-in names or Python policies) on the "
+      "scenario's workload");
 
   using results::ResultReader;
   py::class_<ResultReader>(m, "ResultFile", "A fleetwatt result file, read through the C++ result reader")

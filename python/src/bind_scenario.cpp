@@ -52,16 +52,20 @@ void bind_scenario(py::module_& m) {
       .def_property_readonly("horizon_s", [](const workloads::Scenario& s) { return s.workload.horizon_s; })
       .def_property_readonly("output_path",
                              [](const workloads::Scenario& s) { return s.output.path.string(); })
+      .def(
+          "take_warnings", [](const workloads::Scenario& s) { return s.warnings->take_new(); },
+          "Warnings about the scenario not returned before (the command line prints them on stderr)")
       .def("__repr__", [](const workloads::Scenario& s) {
         return "<fleetwatt.Scenario " + s.file.string() + ", scheduler " + s.scheduler.policy + ">";
       });
   m.def(
       "load_scenario",
       [](const std::filesystem::path& file, const std::vector<std::pair<std::string, std::string>>& set) {
-        // The command line's --set mechanism (workloads/scenario_override.hpp): "key=value" assignments.
+        // The command line's --set mechanism (workloads/scenario_override.hpp): "key=value" assignments,
+        // whose errors name this function instead of the command line's flag.
         std::vector<std::string> overrides;
         for (const auto& [k, v] : set) overrides.push_back(k + "=" + v);
-        return workloads::load_scenario(file, overrides);
+        return workloads::load_scenario(file, overrides, "load_scenario");
       },
       py::arg("file"), py::arg("overrides") = std::vector<std::pair<std::string, std::string>>{},
       "Loads a scenario; overrides are (dotted key, TOML value text) pairs");

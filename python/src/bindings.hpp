@@ -13,6 +13,8 @@ void bind_scenario(pybind11::module_& m);
 void bind_results(pybind11::module_& m);
 /// The scheduling context a Python policy sees, and runs with a Python policy.
 void bind_policy(pybind11::module_& m);
+/// predict_json: one job's prediction without a simulation.
+void bind_predict(pybind11::module_& m);
 /// The Gym-style loop.
 void bind_env(pybind11::module_& m);
 

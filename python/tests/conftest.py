@@ -22,9 +22,9 @@ def two_jobs():
 
 @pytest.fixture(scope="session")
 def binary():
-    import fleetwatt
+    from fleetwatt import _paths
 
-    return fleetwatt._binary()
+    return os.environ.get("FLEETWATT_BINARY") or _paths.FLEETWATT_BINARY
 
 
 @pytest.fixture(scope="session")

@@ -164,3 +164,31 @@ def test_a_policy_error_stops_the_run(two_jobs, tmp_path):
     with pytest.raises(ZeroDivisionError, match="policy bug"):
         fleetwatt.run(two_jobs, scheduler=Broken(), output=tmp_path / "x.h5")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_compare_takes_python_policies_beside_built_in_ones():
+    # A Python policy's row is computed as a built-in one's: the Python FIFO's row equals the C++ fifo's
+    # bit for bit in every figure but the wall time; rows keep the order asked for.
+    fifo = example("fifo").Fifo()
+    fifo.name = "python-fifo"
+    df = fleetwatt.compare(PAI, policies=["fifo", fifo, "sjf"])
+    assert list(df.index) == ["fifo", "python-fifo", "sjf"]
+    figures = [c for c in df.columns if not c.startswith("wall")]
+    cpp, py = df.loc["fifo", figures], df.loc["python-fifo", figures]
+    assert np.array_equal(cpp.to_numpy(float), py.to_numpy(float), equal_nan=True)
+    assert df.loc["python-fifo", "jobs_done"] > 400
+    with pytest.raises(TypeError):
+        fleetwatt.compare(PAI, policies=["fifo", 3])
+
+
+class AsksForNow(fleetwatt.Scheduler):
+    name = "asks-for-now"
+
+    def schedule(self, ctx):
+        ctx.wake_at(ctx.now)
+
+
+def test_wake_at_now_is_refused_instead_of_looping(two_jobs):
+    # A pass asked for at the current instant would repeat forever at one simulated time.
+    with pytest.raises(ValueError, match="later than ctx.now"):
+        fleetwatt.run(two_jobs, scheduler=AsksForNow())

@@ -108,7 +108,8 @@ def test_overrides(two_jobs):
     assert r.nodes.shape[0] == 3
     assert r.summary["facility_energy_J"] == pytest.approx(2.0 * r.summary["it_energy_J"], rel=1e-12)
     assert r.jobs.set_index("id").loc[2, "start_s"] == 5
-    assert "fleet.nodes=3" in r.attrs["scenario"]  # the file's text, then the overrides as a comment
+    # The file's text, then the overrides as a comment naming where they came from.
+    assert "# Overrides given to load_scenario" in r.attrs["scenario"] and "fleet.nodes=3" in r.attrs["scenario"]
     # The overridden document reproduces the run when written out and loaded again.
     assert fleetwatt.load_scenario(two_jobs, {"scheduler.policy": "sjf"}).scheduler == "sjf"
 
@@ -117,9 +118,9 @@ def test_bad_override_key(two_jobs):
     with pytest.raises(fleetwatt.ConfigError) as e:
         fleetwatt.load_scenario(two_jobs, **{"fleet.nodez": 3})
     err = e.value
-    # The error names the assignment (as `--set` on the command line does), and the key.
-    assert err.key == "fleet.nodez" and "fleet.nodez=3" in err.file
-    assert "unknown key" in str(err) and "fleet.nodez=3" in str(err)
+    # The error names the assignment, as made by load_scenario (not the command line's --set), and the key.
+    assert err.key == "fleet.nodez" and err.file == "load_scenario fleet.nodez=3"
+    assert "unknown key" in str(err) and "--set" not in str(err)
     # A key the file has, with a bad value: named by the assignment too.
     with pytest.raises(fleetwatt.ConfigError) as e:
         fleetwatt.load_scenario(two_jobs, **{"fleet.nodes": "many"})
@@ -145,7 +146,45 @@ def test_predict_is_the_commands_json(binary):
                         "--batch", "256", "--samples", "100000", "--epochs", "3"], capture_output=True, text=True, check=True)
     assert fleetwatt.predict(**args) == json.loads(p.stdout)
     with pytest.raises(fleetwatt.ConfigError):
-        fleetwatt.predict(model="resnet50", gpu="no-such-gpu")
+        fleetwatt.predict(model="resnet50", gpu="no-such-gpu", batch=256, samples=1000)
+
+
+def test_predict_llm_job_and_scenario_job_are_the_commands_json(binary, root):
+    import json
+
+    # A 3D-parallel LLM job (the step breakdown and memory keys) and a job of a scenario file.
+    flags = ["--model", "llama3_70b", "--gpu", "h100-sxm", "--gpus", "1024", "--tp", "8", "--pp", "4",
+             "--zero", "1", "--micro-batch", "1", "--recompute", "selective", "--precision", "bf16",
+             "--stack", "optimized", "--seq", "2048", "--batch", "1024", "--samples", "1024000"]
+    p = subprocess.run([binary, "predict", "--json", *flags], capture_output=True, text=True, check=True)
+    got = fleetwatt.predict(model="llama3_70b", gpu="h100-sxm", gpus=1024, tp=8, pp=4, zero=1, micro_batch=1,
+                            recompute="selective", precision="bf16", stack="optimized", seq=2048, batch=1024,
+                            samples=1024000)
+    assert got == json.loads(p.stdout)
+    assert got["tp"] == 8 and got["dp"] == 32 and got["step_s"] > 0
+    scenario = root / "workloads/scenarios/llm-campus.toml"
+    p = subprocess.run([binary, "predict", "--json", "--scenario", str(scenario), "--job", "1"],
+                       capture_output=True, text=True, check=True)
+    assert fleetwatt.predict(scenario=scenario, job=1) == json.loads(p.stdout)
+
+
+def test_predict_errors_name_the_keyword():
+    # The command line says --micro-batch; predict() names its keyword, and where the request came from.
+    with pytest.raises(fleetwatt.ConfigError) as e:
+        fleetwatt.predict(model="resnet50", batch=256, samples=1000, batchsize=3)
+    assert e.value.key == "batchsize" and e.value.file == "predict()" and "unknown keyword" in e.value.message
+    with pytest.raises(fleetwatt.ConfigError) as e:
+        fleetwatt.predict(model="llama3_70b", gpus=8, tp=3, seq=2048, batch=8, samples=8)
+    assert e.value.key == "tp" and "gpus 8 is not a multiple of tp x pp = 3 x 1" in e.value.message
+    with pytest.raises(fleetwatt.ConfigError) as e:
+        fleetwatt.predict(model="resnet50", batch=256)
+    assert e.value.key == "samples" and "or give scenario" in e.value.message
+    with pytest.raises(fleetwatt.ConfigError) as e:
+        fleetwatt.predict(model="resnet50", batch=256, samples=1000, gpus=-1)
+    assert e.value.key == "gpus"
+    with pytest.raises(fleetwatt.ConfigError) as e:
+        fleetwatt.predict(model="resnet50", batch=256, samples=1000, micro_batch=3, gpus=2)
+    assert e.value.key == "micro_batch"
 
 
 def test_compare_is_the_commands_table(binary, root, tmp_path):
@@ -190,3 +229,10 @@ def test_ctrl_c_stops_a_run_cleanly(root, tmp_path):
     timer.cancel()
     assert time.monotonic() - started < 20
     assert os.listdir(tmp_path) == []  # no result file, no temporary file
+
+
+def test_scenario_warnings_are_python_warnings(two_jobs):
+    # A PUE above 3 is allowed with a warning (README "Bad input"); the command line prints it on stderr.
+    with pytest.warns(fleetwatt.FleetwattWarning, match="pue"):
+        s = fleetwatt.load_scenario(two_jobs, **{"facility.pue": 3.5})
+    assert s.take_warnings() == []  # each warning once

@@ -44,12 +44,14 @@ double mean_of(const std::vector<double>& v) {
 
 }  // namespace
 
-ComparisonRow run_policy(const sim::PreparedRun& run, const std::string& policy) {
-  const auto engine_ptr = sim::make_engine(run, sim::with_policy(run.scenario.scheduler, policy));
-  sim::Engine& engine = *engine_ptr;
+namespace {
+
+/// Runs the engine and tabulates its run as the row named `policy`.
+ComparisonRow row_of_run(const sim::PreparedRun& run, sim::Engine& engine, const std::string& policy,
+                         const std::atomic<bool>* stop) {
   FacilitySeries series;
   engine.attach(&series);
-  engine.run();
+  engine.run({}, 200000, stop);
 
   ComparisonRow r;
   r.policy = policy;
@@ -110,15 +112,33 @@ ComparisonRow run_policy(const sim::PreparedRun& run, const std::string& policy)
   return r;
 }
 
+}  // namespace
+
+ComparisonRow run_policy(const sim::PreparedRun& run, const std::string& policy,
+                         const std::atomic<bool>* stop) {
+  const auto engine = sim::make_engine(run, sim::with_policy(run.scenario.scheduler, policy));
+  return row_of_run(run, *engine, policy, stop);
+}
+
+ComparisonRow run_policy(const sim::PreparedRun& run, const std::string& name,
+                         std::unique_ptr<sim::Scheduler> scheduler,
+                         const std::function<void(sim::Engine&)>& before_run, const std::atomic<bool>* stop) {
+  const auto engine =
+      sim::make_engine(run, std::move(scheduler), sim::make_placement(run.scenario.scheduler));
+  if (before_run) before_run(*engine);
+  return row_of_run(run, *engine, name, stop);
+}
+
 std::vector<ComparisonRow> compare_policies(const sim::PreparedRun& run,
-                                            const std::vector<std::string>& policies, unsigned threads) {
+                                            const std::vector<std::string>& policies, unsigned threads,
+                                            const std::atomic<bool>* stop) {
   std::vector<ComparisonRow> rows(policies.size());
   std::vector<std::exception_ptr> errors(policies.size());
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
     for (std::size_t i; (i = next++) < policies.size();) {
       try {
-        rows[i] = run_policy(run, policies[i]);
+        rows[i] = run_policy(run, policies[i], stop);
       } catch (...) {
         errors[i] = std::current_exception();
       }

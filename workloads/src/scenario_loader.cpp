@@ -685,15 +685,18 @@ Scenario parse_scenario(std::string_view text, const std::filesystem::path& file
 }
 
 Scenario parse_scenario(std::string_view text, const std::filesystem::path& file,
-                        const std::vector<std::string>& overrides) {
+                        const std::vector<std::string>& overrides, std::string_view origin) {
   toml::table root = core::parse_toml(text, file.string());
   std::string kept(text);
   if (!overrides.empty()) {
     // The result file keeps the text it was run from: the overrides go with it, as a comment.
     if (!kept.empty() && kept.back() != '\n') kept += '\n';
-    kept += "\n# Overrides given on the command line (--set), applied in this order over the text above:\n";
+    kept +=
+        origin == "--set"
+            ? "\n# Overrides given on the command line (--set), applied in this order over the text above:\n"
+            : fmt::format("\n# Overrides given to {}, applied in this order over the text above:\n", origin);
     for (const auto& a : overrides) {
-      apply_override(root, a);
+      apply_override(root, a, origin);
       kept += "#   " + a + "\n";
     }
   }
@@ -813,12 +816,13 @@ Scenario load_scenario(const std::filesystem::path& file) {
   return load_scenario(file, {});
 }
 
-Scenario load_scenario(const std::filesystem::path& file, const std::vector<std::string>& overrides) {
+Scenario load_scenario(const std::filesystem::path& file, const std::vector<std::string>& overrides,
+                       std::string_view origin) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw ConfigError({file.string(), 0, 0}, "", "cannot open scenario file");
   std::stringstream ss;
   ss << in.rdbuf();
-  return parse_scenario(ss.str(), file, overrides);
+  return parse_scenario(ss.str(), file, overrides, origin);
 }
 
 }  // namespace fleetwatt::workloads

@@ -4,8 +4,11 @@
 // per facility interval and in total.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -55,13 +58,23 @@ struct ComparisonRow {
 
 /// Runs one policy (by registry name) on the prepared run's jobs. The scenario's [scheduler] is the base
 /// configuration (placement, carbon signal, per-policy [scheduler.NAME] parameters); the run's setup may be
-/// changed before (compare keeps no node series and may set its own facility interval).
-[[nodiscard]] ComparisonRow run_policy(const sim::PreparedRun& run, const std::string& policy);
+/// changed before (compare keeps no node series and may set its own facility interval). A raised `stop`
+/// ends the run (sim::Interrupted).
+[[nodiscard]] ComparisonRow run_policy(const sim::PreparedRun& run, const std::string& policy,
+                                       const std::atomic<bool>* stop = nullptr);
+/// The same with a policy object built outside the registry (a Python policy), whose row is named `name`,
+/// with the scenario's placement; `before_run` (if set) sees the engine before it runs.
+[[nodiscard]] ComparisonRow run_policy(const sim::PreparedRun& run, const std::string& name,
+                                       std::unique_ptr<sim::Scheduler> scheduler,
+                                       const std::function<void(sim::Engine&)>& before_run = {},
+                                       const std::atomic<bool>* stop = nullptr);
 
-/// Runs every policy, up to `threads` at a time; rows in the order of `policies`.
+/// Runs every policy, up to `threads` at a time; rows in the order of `policies`. A raised `stop` ends
+/// every run (sim::Interrupted, after the threads have returned).
 [[nodiscard]] std::vector<ComparisonRow> compare_policies(const sim::PreparedRun& run,
                                                           const std::vector<std::string>& policies,
-                                                          unsigned threads);
+                                                          unsigned threads,
+                                                          const std::atomic<bool>* stop = nullptr);
 
 /// The column names of the comparison table, in order.
 [[nodiscard]] const std::vector<std::string>& comparison_columns();

@@ -1,0 +1,21 @@
+// JSON string literals: quotes and backslashes escaped, control characters as \u00XX.
+#include "fleetwatt/core/json_text.hpp"
+
+#include <fmt/format.h>
+
+namespace fleetwatt::core {
+
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      out += fmt::format("\\u{:04x}", static_cast<int>(c));
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace fleetwatt::core

@@ -1,0 +1,59 @@
+// One job's prediction without a simulation, as `fleetwatt predict` prints it and fleetwatt.predict() returns
+// it: the request (a model and GPU from flags or keywords, or a job of a scenario file), the predictor's plan
+// with its counts, step breakdown, energy and bands, and the one JSON text both print.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "fleetwatt/models/datasheet_predictor.hpp"
+#include "fleetwatt/models/gpu_hardware.hpp"
+#include "fleetwatt/models/model_zoo.hpp"
+#include "fleetwatt/models/power_predictor.hpp"
+#include "fleetwatt/workloads/job_spec.hpp"
+
+namespace fleetwatt::models {
+
+/// What to predict: `fleetwatt predict`'s options (README "predict"), with their defaults.
+struct PredictionRequest {
+  std::string model, gpu = "a100-sxm-80gb", precision = "fp32", stack = "eager";
+  std::optional<std::string> predictor;  ///< default: datasheet, or the scenario's
+  std::string scenario, gpu_file;
+  std::optional<std::int64_t> job_id;
+  std::uint32_t gpus = 1, batch = 0, image = 0, seq = 0, epochs = 1, workers = 0;
+  std::uint32_t tp = 1, pp = 1, ep = 1, zero = 0, micro_batch = 0;
+  std::string recompute = "none";
+  double samples = 0.0, params = 0.0, flops = 0.0, pue = 1.0, power_limit = 0.0;
+
+  /// Where errors say the request came from, and how they name an option: the command line names
+  /// `--micro-batch`, Python's predict() the keyword `micro_batch`.
+  std::string origin = "command line";
+  bool keyword_names = false;
+  [[nodiscard]] std::string option_name(std::string_view flag) const;
+};
+
+/// The request resolved and predicted.
+struct JobPrediction {
+  workloads::JobSpec job;
+  GpuHardware gpu;
+  double pue = 1.0;
+  std::string predictor;  ///< the predictor's name
+  workloads::EpochPlan plan;
+  workloads::PhaseProfile profile;
+  UncertaintyBand band;
+  PredictionBand pband;
+  std::optional<StepBreakdown> step;  ///< the datasheet working, for a job with model metadata
+  std::optional<ModelCount> counts;
+  double epoch_s = 0.0, total_s = 0.0, gpu_energy_J = 0.0, facility_energy_J = 0.0;
+};
+
+/// Checks the request (workloads::ConfigError naming the option, or the scenario's file and key) and
+/// predicts it.
+[[nodiscard]] JobPrediction predict_job(const PredictionRequest& request);
+
+/// The prediction as one JSON object (SI units; keys in README "predict --json").
+[[nodiscard]] std::string prediction_json(const JobPrediction& p);
+
+}  // namespace fleetwatt::models

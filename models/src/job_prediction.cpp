@@ -1,0 +1,285 @@
+// One job's prediction without a simulation (job_prediction.hpp): the request checked as the scenario's
+// job keys are, the predictor's plan and working, and the JSON text of `fleetwatt predict --json`.
+#include "fleetwatt/models/job_prediction.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "fleetwatt/core/json_text.hpp"
+#include "fleetwatt/models/component_model.hpp"
+#include "fleetwatt/models/predictor_registry.hpp"
+#include "fleetwatt/workloads/scenario_loader.hpp"
+
+namespace fleetwatt::models {
+namespace {
+
+using workloads::ConfigError;
+using workloads::Precision;
+
+ConfigError option_error(const PredictionRequest& o, std::string_view flag, const std::string& message) {
+  return ConfigError({o.origin, 0, 0}, o.option_name(flag), message);
+}
+
+Precision parse_precision(const PredictionRequest& o) {
+  const std::string& s = o.precision;
+  if (s == "fp32") return Precision::fp32;
+  if (s == "tf32") return Precision::tf32;
+  if (s == "fp16") return Precision::fp16;
+  if (s == "bf16") return Precision::bf16;
+  if (s == "fp8") return Precision::fp8;
+  throw option_error(o, "precision", fmt::format("'{}' is not one of fp32, tf32, bf16, fp16, fp8", s));
+}
+
+/// The ranges the command line's parser checks (tools/cmd_predict.cpp), for callers without it.
+void check_ranges(const PredictionRequest& o) {
+  const auto in = [&](std::string_view flag, double v, double lo, double hi) {
+    if (!(v >= lo && v <= hi)) throw option_error(o, flag, fmt::format("{} is not in [{}, {}]", v, lo, hi));
+  };
+  in("gpus", o.gpus, 1, 1u << 20);
+  in("tp", o.tp, 1, 1u << 16);
+  in("pp", o.pp, 1, 1u << 16);
+  in("ep", o.ep, 1, 1u << 16);
+  in("zero", o.zero, 0, 3);
+  in("epochs", o.epochs, 1, 1u << 24);
+  in("pue", o.pue, 1.0, 10.0);
+  if (o.image) in("image", o.image, 1, 1u << 16);
+  if (o.seq) in("seq", o.seq, 1, 1u << 24);
+  for (const auto& [flag, v] : {std::pair{"samples", o.samples}, std::pair{"params", o.params},
+                                std::pair{"flops", o.flops}, std::pair{"power-limit", o.power_limit}})
+    if (!(v >= 0.0) || v > 1e300) throw option_error(o, flag, fmt::format("{} is not a positive number", v));
+}
+
+/// The job, GPU, PUE and predictor configuration, from a scenario file or from the options.
+JobPrediction build_request(const PredictionRequest& o, workloads::PredictorConfig& config) {
+  JobPrediction r;
+  std::vector<GpuHardware> user_gpus;
+  if (!o.gpu_file.empty()) user_gpus = load_gpu_preset_file(o.gpu_file);
+  const auto find = [&](const std::string& id, const workloads::SourceLocation& where,
+                        const std::string& key) {
+    try {
+      return find_gpu(id, user_gpus);
+    } catch (const std::out_of_range& e) {
+      throw ConfigError(where, key, e.what());
+    }
+  };
+  if (!o.scenario.empty()) {
+    const workloads::Scenario s = workloads::load_scenario(o.scenario);
+    if (s.workload.jobs.empty())
+      throw ConfigError({o.scenario, 0, 0}, "workload.jobs",
+                        "the scenario lists no [[workload.jobs]] to predict");
+    const workloads::JobSpec* job = &s.workload.jobs.front();
+    if (o.job_id) {
+      job = nullptr;
+      for (const auto& j : s.workload.jobs)
+        if (j.id == *o.job_id) job = &j;
+      if (job == nullptr)
+        throw option_error(o, "job", fmt::format("no job with id {} in {}", *o.job_id, o.scenario));
+    }
+    r.job = *job;
+    r.gpu = find(s.fleet.gpu, s.fleet.gpu_origin, "gpu");
+    if (s.fleet.gpu_idle_W) r.gpu.idle_W = *s.fleet.gpu_idle_W;
+    if (s.fleet.gpu_tdp_W) r.gpu.tdp_W = *s.fleet.gpu_tdp_W;
+    r.pue = s.facility.pue;
+    config = s.predictor;
+    return r;
+  }
+  if (o.batch == 0 || !(o.samples > 0.0))
+    throw option_error(o, o.batch == 0 ? "batch" : "samples",
+                       fmt::format("is required (or give {})", o.option_name("scenario")));
+  check_ranges(o);
+  if (o.model.empty() && !(o.flops > 0.0))
+    throw option_error(o, "model",
+                       fmt::format("give {} (one of: {}) or {} and {}", o.option_name("model"), zoo_names(),
+                                   o.option_name("flops"), o.option_name("params")));
+  if (!o.model.empty() && !is_zoo_model(o.model) && !(o.flops > 0.0))
+    throw option_error(o, "model", fmt::format("unknown model '{}'; known models: {}", o.model, zoo_names()));
+  if (o.image && o.seq)
+    throw option_error(o, "seq",
+                       fmt::format("give {} or {}, not both", o.option_name("image"), o.option_name("seq")));
+  for (const auto& e : zoo_entries()) {
+    if (e.name != o.model) continue;
+    if (o.seq && e.input_kind == "image")
+      throw option_error(o, "seq", fmt::format("{} takes images: use {}", o.model, o.option_name("image")));
+    if (o.image && e.input_kind == "sequence")
+      throw option_error(o, "image",
+                         fmt::format("{} takes sequences: use {}", o.model, o.option_name("seq")));
+  }
+  auto& m = r.job.meta;
+  m.model = o.model;
+  m.params = o.params;
+  m.flops_per_sample = o.flops;
+  m.batch_size = o.batch;
+  m.dataset_samples = o.samples;
+  m.input_size = o.image ? o.image : o.seq;
+  m.workers = o.workers;
+  m.precision = parse_precision(o);
+  if (!workloads::parse_software_stack(o.stack, m.stack))
+    throw option_error(o, "stack",
+                       fmt::format("'{}' is not one of eager, amp, compiled, optimized", o.stack));
+  // The 3D-parallel split, checked as the scenario's job keys are (workloads/scenario_loader.cpp).
+  auto& par = m.parallel;
+  par.tp = o.tp, par.pp = o.pp, par.ep = o.ep, par.zero = o.zero, par.micro_batch = o.micro_batch;
+  if (!workloads::parse_recompute(o.recompute, par.recompute))
+    throw option_error(o, "recompute", fmt::format("'{}' is not one of none, selective, full", o.recompute));
+  const std::uint32_t dp = par.dp(o.gpus);
+  if (dp == 0)
+    throw option_error(o, o.pp > 1 ? "pp" : "tp",
+                       fmt::format("{} {} is not a multiple of tp x pp = {} x {}", o.option_name("gpus"),
+                                   o.gpus, o.tp, o.pp));
+  if (dp % o.ep != 0)
+    throw option_error(o, "ep", fmt::format("ep {} does not divide the data-parallel degree {}", o.ep, dp));
+  if (o.micro_batch > 0 && o.batch % (static_cast<std::uint64_t>(dp) * o.micro_batch) != 0)
+    throw option_error(o, "micro-batch",
+                       fmt::format("the global batch {} is not a whole number of micro-batches of {} on {} "
+                                   "data-parallel replicas",
+                                   o.batch, o.micro_batch, dp));
+  r.job.n_gpus = o.gpus;
+  r.job.epochs = o.epochs;
+  r.job.class_origin = {o.origin, 0, 0};
+  r.gpu = find(o.gpu, {o.origin, 0, 0}, o.option_name("gpu"));
+  r.pue = o.pue;
+  config.kind = o.predictor.value_or("datasheet");
+  config.kind_origin = {o.origin, 0, 0};
+  return r;
+}
+
+}  // namespace
+
+std::string PredictionRequest::option_name(std::string_view flag) const {
+  if (!keyword_names) return "--" + std::string(flag);
+  std::string name(flag);
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+}
+
+JobPrediction predict_job(const PredictionRequest& o) {
+  workloads::PredictorConfig config;
+  JobPrediction r = build_request(o, config);
+  if (o.predictor) {
+    config.kind = o.predictor.value_or("datasheet");
+    config.kind_origin = {o.origin, 0, 0};
+  }
+  if (o.power_limit > 0.0) {
+    if (config.kind != "datasheet")
+      throw option_error(
+          o, "power-limit",
+          fmt::format("predictor '{}' does not model power limits; use datasheet", config.kind));
+    config.params.set("power_limit_w", {o.power_limit, {o.origin, 0, 0}});
+  }
+  if (o.pue != 1.0) r.pue = o.pue;
+  const auto predictor = PredictorRegistry::with_builtins().make(config);
+  r.predictor = predictor->name();
+  r.plan = predictor->plan(r.job, r.gpu);
+  r.profile = r.plan.profile();
+  r.band = predictor->uncertainty(r.job, r.gpu);
+  r.pband = predictor->band(r.job, r.gpu);
+
+  // Counts and the datasheet working, when the job carries model metadata.
+  if (const auto* ds = dynamic_cast<const DatasheetPredictor*>(predictor.get());
+      ds != nullptr && DatasheetPredictor::has_metadata(r.job))
+    r.step = ds->explain(r.job, r.gpu);
+  if (DatasheetPredictor::has_metadata(r.job)) r.counts = resolve_model(r.job.meta, r.job.class_origin);
+
+  r.epoch_s = r.profile.epoch_s();
+  r.total_s = r.epoch_s * r.job.epochs;
+  r.gpu_energy_J = r.profile.epoch_energy_J() * r.job.epochs * r.job.n_gpus;
+  r.facility_energy_J = facility_energy_J(r.gpu_energy_J, r.pue);
+  return r;
+}
+
+std::string prediction_json(const JobPrediction& r) {
+  const workloads::PhaseProfile& p = r.profile;
+  const auto& step = r.step;
+  const auto& counts = r.counts;
+  const auto& band = r.band;
+  const auto& pband = r.pband;
+  const auto& plan = r.plan;
+  const double epoch_s = r.epoch_s, total_s = r.total_s, gpu_energy = r.gpu_energy_J,
+               facility = r.facility_energy_J;
+  const double params = counts ? counts->params : 0.0;
+  const double flops = counts ? counts->forward_flops : 0.0;
+  using core::json_string;
+  std::string out = "{";
+  const auto num = [&](const char* key, double v) {
+    out += fmt::format("{}\"{}\": {}", out.size() > 1 ? ", " : "", key, v);
+  };
+  const auto str = [&](const char* key, std::string_view v) {
+    out += fmt::format("{}\"{}\": {}", out.size() > 1 ? ", " : "", key, json_string(v));
+  };
+  str("model", counts ? counts->name : r.job.job_class);
+  str("gpu", r.gpu.id);
+  num("n_gpus", r.job.n_gpus);
+  num("epochs", r.job.epochs);
+  num("params", params);
+  num("flops_per_sample", flops);
+  num("training_flops_per_sample",
+      step ? step->training_flops_per_sample : (counts ? counts->training_flops() : 0.0));
+  num("peak_W", p.peak_W);
+  num("peak_s", p.peak_s);
+  num("valley_W", p.valley_W);
+  num("valley_s", p.valley_s);
+  num("epoch_s", epoch_s);
+  num("avg_power_W", p.mean_W());
+  num("total_s", total_s);
+  num("gpu_energy_J", gpu_energy);
+  num("facility_energy_J", facility);
+  num("pue", r.pue);
+  num("energy_low_J", gpu_energy * (1.0 - band.low));
+  num("energy_high_J", gpu_energy * (1.0 + band.high));
+  num("facility_energy_low_J", facility * (1.0 - band.low));
+  num("facility_energy_high_J", facility * (1.0 + band.high));
+  // The calibrated band (level 0: the predictor has none; then low = high = the prediction).
+  num("band_level", pband.level);
+  num("epoch_s_low", epoch_s * pband.time_low);
+  num("epoch_s_high", epoch_s * pband.time_high);
+  num("avg_power_low_W", p.mean_W() * pband.power_low);
+  num("avg_power_high_W", p.mean_W() * pband.power_high);
+  num("tp", r.job.meta.parallel.tp);
+  num("pp", r.job.meta.parallel.pp);
+  num("dp", r.job.meta.parallel.dp(r.job.n_gpus));
+  num("ep", r.job.meta.parallel.ep);
+  num("zero", r.job.meta.parallel.zero);
+  str("recompute", workloads::to_string(r.job.meta.parallel.recompute));
+  if (counts && counts->blocks > 0)
+    num("training_flops_per_token", counts->training_flops_per_token(counts->input_size));
+  if (step) {
+    num("memory_per_gpu_bytes", step->memory.total());
+    num("memory_weights_bytes", step->memory.weights);
+    num("memory_gradients_bytes", step->memory.gradients);
+    num("memory_optimizer_bytes", step->memory.optimizer);
+    num("memory_activations_bytes", step->memory.activations);
+    num("step_s", step->step_s);
+    num("steps_per_epoch", step->steps_per_epoch);
+    // The step's breakdown (per step, seconds): exposed tensor-, pipeline- and data-parallel
+    // communication, the pipeline bubble, and the model-FLOPs utilisation.
+    num("compute_s", step->parallel ? step->parallel->compute_s : step->roofline.work_s);
+    num("tp_comm_s", step->tp_comm_s);
+    num("pp_comm_s", step->pp_comm_s);
+    num("dp_comm_s", step->dp_comm_s);
+    num("bubble_s", step->bubble_s);
+    num("bubble_fraction", step->parallel ? step->parallel->bubble_fraction : 0.0);
+    num("micro_batches", step->parallel ? step->parallel->micro_batches : 1.0);
+    num("model_flops_per_step", step->model_flops_per_step);
+    num("mfu", step->mfu);
+    num("achieved_fraction", step->roofline.achieved);
+    num("launch_s", step->roofline.launch_s);
+    num("floor_W", step->roofline.floor_W);
+    num("saturation_W", step->roofline.saturation_W);
+    num("power_limit_W", step->roofline.power_limit_W);
+  }
+  // The epoch's parts, per GPU, summing to epoch_s.
+  std::string parts;
+  for (std::size_t k = 0; k < workloads::kPartKinds; ++k) {
+    const auto kind = static_cast<workloads::PartKind>(k);
+    parts += fmt::format("{}\"{}\": {{\"s\": {}, \"W\": {}}}", k ? ", " : "", workloads::to_string(kind),
+                         plan[kind].s, plan[kind].W);
+  }
+  parts += fmt::format(", \"bubble\": {{\"s\": {}, \"W\": {}}}", plan.bubble.s, plan.bubble.W);
+  out += fmt::format(", \"parts\": {{{}}}", parts);
+  str("predictor", r.predictor);
+  str("gpu_source", r.gpu.source);
+  return out + "}";
+}
+
+}  // namespace fleetwatt::models

@@ -1,0 +1,127 @@
+// fleetwatt.predict(): one job's prediction in process, from the same request and JSON text as
+// `fleetwatt predict --json` (models/job_prediction.hpp), with keyword names for the command's flags.
+#include <fmt/format.h>
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <limits>
+
+#include "bindings.hpp"
+#include "fleetwatt/models/job_prediction.hpp"
+#include "fleetwatt/workloads/scenario.hpp"
+
+namespace py = pybind11;
+
+namespace fleetwatt::python {
+namespace {
+
+constexpr const char* kOrigin = "predict()";
+
+workloads::ConfigError keyword_error(const std::string& key, const std::string& message) {
+  return workloads::ConfigError({kOrigin, 0, 0}, key, message);
+}
+
+std::string as_text(const std::string& key, const py::handle& v) {
+  if (!py::isinstance<py::str>(v))
+    throw keyword_error(key,
+                        fmt::format("expects a string, got {}", py::str(py::repr(v)).cast<std::string>()));
+  return v.cast<std::string>();
+}
+
+double as_number(const std::string& key, const py::handle& v) {
+  if (py::isinstance<py::bool_>(v) || !(py::isinstance<py::int_>(v) || py::isinstance<py::float_>(v)))
+    throw keyword_error(key,
+                        fmt::format("expects a number, got {}", py::str(py::repr(v)).cast<std::string>()));
+  return v.cast<double>();
+}
+
+template <typename Int>
+Int as_integer(const std::string& key, const py::handle& v) {
+  const double x = as_number(key, v);
+  if (x != std::floor(x) || x < static_cast<double>(std::numeric_limits<Int>::min()) ||
+      x > static_cast<double>(std::numeric_limits<Int>::max()))
+    throw keyword_error(
+        key, fmt::format("expects a whole number from {} to {}, got {}", std::numeric_limits<Int>::min(),
+                         std::numeric_limits<Int>::max(), py::str(py::repr(v)).cast<std::string>()));
+  return static_cast<Int>(x);
+}
+
+models::PredictionRequest request_of(const py::dict& options) {
+  models::PredictionRequest r;
+  r.origin = kOrigin;
+  r.keyword_names = true;
+  for (const auto& [k, v] : options) {
+    const std::string key = py::str(k).cast<std::string>();
+    if (v.is_none()) continue;  // as if not given
+    if (key == "model")
+      r.model = as_text(key, v);
+    else if (key == "gpu")
+      r.gpu = as_text(key, v);
+    else if (key == "precision")
+      r.precision = as_text(key, v);
+    else if (key == "stack")
+      r.stack = as_text(key, v);
+    else if (key == "predictor")
+      r.predictor = as_text(key, v);
+    else if (key == "scenario")
+      r.scenario = py::str(v).cast<std::string>();  // str or a path
+    else if (key == "gpu_file")
+      r.gpu_file = py::str(v).cast<std::string>();
+    else if (key == "recompute")
+      r.recompute = as_text(key, v);
+    else if (key == "job")
+      r.job_id = as_integer<std::int64_t>(key, v);
+    else if (key == "gpus")
+      r.gpus = as_integer<std::uint32_t>(key, v);
+    else if (key == "batch")
+      r.batch = as_integer<std::uint32_t>(key, v);
+    else if (key == "image")
+      r.image = as_integer<std::uint32_t>(key, v);
+    else if (key == "seq")
+      r.seq = as_integer<std::uint32_t>(key, v);
+    else if (key == "epochs")
+      r.epochs = as_integer<std::uint32_t>(key, v);
+    else if (key == "workers")
+      r.workers = as_integer<std::uint32_t>(key, v);
+    else if (key == "tp")
+      r.tp = as_integer<std::uint32_t>(key, v);
+    else if (key == "pp")
+      r.pp = as_integer<std::uint32_t>(key, v);
+    else if (key == "ep")
+      r.ep = as_integer<std::uint32_t>(key, v);
+    else if (key == "zero")
+      r.zero = as_integer<std::uint32_t>(key, v);
+    else if (key == "micro_batch")
+      r.micro_batch = as_integer<std::uint32_t>(key, v);
+    else if (key == "samples")
+      r.samples = as_number(key, v);
+    else if (key == "params")
+      r.params = as_number(key, v);
+    else if (key == "flops")
+      r.flops = as_number(key, v);
+    else if (key == "pue")
+      r.pue = as_number(key, v);
+    else if (key == "power_limit")
+      r.power_limit = as_number(key, v);
+    else
+      throw keyword_error(key,
+                          "unknown keyword; predict() takes model, gpu, gpus, batch, image, seq, samples, "
+                          "epochs, workers, params, flops, precision, stack, tp, pp, ep, zero, micro_batch, "
+                          "recompute, power_limit, predictor, pue, scenario, job, gpu_file");
+  }
+  return r;
+}
+
+}  // namespace
+
+void bind_predict(py::module_& m) {
+  m.def(
+      "predict_json",
+      [](const py::dict& options) {
+        return models::prediction_json(models::predict_job(request_of(options)));
+      },
+      py::arg("options"),
+      "`fleetwatt predict --json`'s text for keyword options (fleetwatt.predict wraps it)");
+}
+
+}  // namespace fleetwatt::python
