@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -14,6 +15,7 @@
 #include <iostream>
 
 #include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/core/text_output.hpp"
 #include "fleetwatt/results/hdf5_error.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
 #include "fleetwatt/workloads/scenario_loader.hpp"
@@ -25,11 +27,29 @@ std::atomic<bool>& stop_flag() {
   return flag;
 }
 
-extern "C" void fleetwatt_on_signal(int) {
-  stop_flag().store(true);
+namespace {
+
+// What the handler reads: plain lock-free atomics of static storage (async-signal-safe).
+std::atomic<bool> g_polling{false};
+std::atomic<int> g_signal{0};
+
+}  // namespace
+
+extern "C" void fleetwatt_on_signal(int sig) {
+  const int earlier = g_signal.exchange(sig);
+  if (g_polling.load() && earlier == 0) {
+    stop_flag().store(true);  // the command stops at its next poll and cleans up itself
+    return;
+  }
+  // Nothing polls (or a second signal): remove what is being written and end now, within the second.
+  fleetwatt::core::remove_live_temporaries();
+  static const char message[] = "fleetwatt: interrupted; no output file was written\n";
+  [[maybe_unused]] const auto n = ::write(STDERR_FILENO, message, sizeof message - 1);
+  ::_exit(128 + sig);
 }
 
-void install_signal_handlers() {
+void install_signal_handlers(bool polling) {
+  g_polling.store(polling);
   std::signal(SIGINT, fleetwatt_on_signal);
   std::signal(SIGTERM, fleetwatt_on_signal);
   // Past a file-size limit (ulimit -f) a write fails with EFBIG and is reported like a full disk, instead
@@ -37,6 +57,11 @@ void install_signal_handlers() {
 #ifdef SIGXFSZ
   std::signal(SIGXFSZ, SIG_IGN);
 #endif
+}
+
+int interrupted_exit_status() {
+  const int sig = g_signal.load();
+  return sig != 0 ? 128 + sig : kExitInterrupted;
 }
 
 bool stderr_is_terminal() {
@@ -53,7 +78,7 @@ int guarded(const std::function<int()>& body) {
   } catch (const sim::Interrupted&) {
     if (stderr_is_terminal()) std::cerr << "\r\033[K";
     std::cerr << "fleetwatt: interrupted; no result file was written\n";
-    return kExitInterrupted;
+    return interrupted_exit_status();
   } catch (const std::exception& e) {
     if (stderr_is_terminal()) std::cerr << "\r\033[K";
     std::cerr << "fleetwatt: error: " << e.what() << '\n';
@@ -132,6 +157,63 @@ void check_output_path(const std::filesystem::path& path, const workloads::Sourc
   }
   ::close(fd);
   ::unlink(probe.c_str());
+  warn_stale_temporaries(path);
+}
+
+namespace {
+
+// How the user wrote an option: its short flag (-o) if it has one, else its long one, else the positional
+// argument's name.
+std::string flag_of(const CLI::Option& o) {
+  if (!o.get_snames().empty()) return "-" + o.get_snames().front();
+  if (!o.get_lnames().empty()) return "--" + o.get_lnames().front();
+  return o.get_name();
+}
+
+}  // namespace
+
+void refuse_output_over_input(const CLI::App& command) {
+  namespace fs = std::filesystem;
+  // The options that name a file the command writes; every other option naming an existing file is an
+  // input. Writing over an input (a trace, the scenario, telemetry) would destroy it on success.
+  static const std::vector<std::string> outputs{"output", "csv", "dot", "records", "rows"};
+  const auto is_output = [](const CLI::Option* o) {
+    for (const auto& name : outputs)
+      if (o->check_lname(name)) return true;
+    return false;
+  };
+  std::vector<std::pair<std::string, fs::path>> inputs;
+  for (const CLI::Option* o : command.get_options()) {
+    if (is_output(o)) continue;
+    for (const auto& value : o->results()) {
+      std::error_code ec;
+      if (value != "-" && fs::is_regular_file(value, ec)) inputs.emplace_back(flag_of(*o), value);
+    }
+  }
+  for (const CLI::Option* o : command.get_options()) {
+    if (!is_output(o)) continue;
+    for (const auto& value : o->results()) {
+      std::error_code ec;
+      if (value != "-") warn_stale_temporaries(value);
+      for (const auto& [name, input] : inputs)
+        if (fs::equivalent(value, input, ec))
+          throw workloads::ConfigError(
+              {}, flag_of(*o),
+              fmt::format("{}: is the {} this command reads; give another file name", value, name));
+    }
+  }
+  for (const CLI::App* sub : command.get_subcommands()) refuse_output_over_input(*sub);
+}
+
+void warn_stale_temporaries(const std::filesystem::path& target) {
+  static std::vector<std::filesystem::path> warned;  // each target once (options and [output] checks)
+  if (std::find(warned.begin(), warned.end(), target) != warned.end()) return;
+  warned.push_back(target);
+  for (const auto& stale : core::stale_temporaries(target))
+    std::cerr << fmt::format(
+        "fleetwatt: warning: {} is the temporary file of a process that no longer runs (killed while "
+        "writing {}); remove it to free its space\n",
+        stale.string(), target.string());
 }
 
 void add_set_option(CLI::App& cmd, std::vector<std::string>& overrides) {

@@ -27,12 +27,22 @@ using core::json_string;
 inline constexpr int kExitBadInput = 2;
 /// A bug (an exception of no known kind): a short message asking for a report.
 inline constexpr int kExitInternal = 3;
-/// Exit status for an interrupted run.
+/// Exit status for a run interrupted by SIGINT (Ctrl-C); SIGTERM gives 143.
 inline constexpr int kExitInterrupted = 130;
 
-/// Raised by SIGINT/SIGTERM; the engine polls it.
+/// Raised by SIGINT/SIGTERM in a command that polls it (the engine does, every 100,000 events).
 std::atomic<bool>& stop_flag();
-void install_signal_handlers();
+/// Refuses (ConfigError naming the option, exit 2) an output option (-o/--output, --csv, --dot, --records,
+/// --rows) of `command` or its subcommands that names the same file as another of its options (an input).
+void refuse_output_over_input(const CLI::App& command);
+/// Warns on stderr of temporary files beside `target` left by processes that no longer run.
+void warn_stale_temporaries(const std::filesystem::path& target);
+/// SIGINT and SIGTERM: a command that `polling` (run, sweep, compare, bench, report) sees stop_flag() raised
+/// and stops itself, removing its output (a second signal ends it at once); any other command ends at
+/// once, with the live temporary outputs (core::LiveTemporary) removed: exit 128 + the signal (130, 143).
+void install_signal_handlers(bool polling);
+/// 128 + the signal that stopped the command (130 when none was seen).
+[[nodiscard]] int interrupted_exit_status();
 
 /// Runs `body`, mapping bad input to one line on stderr and exit status 2, interruption to 130.
 int guarded(const std::function<int()>& body);

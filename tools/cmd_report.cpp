@@ -104,6 +104,7 @@ int report(const ReportOptions& o) {
   if (stderr_is_terminal()) std::cerr << fmt::format("fleetwatt report: drawing {} ...\n", result.string());
   // The page is written beside the target and renamed only when the module succeeded.
   const fs::path temp = core::temporary_beside(out);
+  const core::LiveTemporary live(temp);  // a second Ctrl-C removes it on the way out
   const int status = run_module(python, result, temp);
   if (stop_flag().load() || status != 0) {
     fs::remove(temp, ec);

@@ -221,7 +221,7 @@ int sweep(const SweepOptions& o, const Distribution& d) {
     return run_member(o, members[index], dir / (members[index].name() + ".h5"), rank);
   };
   const bool complete = d.distribute(todo, run, record);
-  if (!lead) return complete ? 0 : kExitInterrupted;
+  if (!lead) return complete ? 0 : interrupted_exit_status();
   if (!complete) {
     std::size_t done = 0;
     for (const auto& m : members)
@@ -231,7 +231,7 @@ int sweep(const SweepOptions& o, const Distribution& d) {
         "finish "
         "(no index was written)\n",
         done, members.size(), dir.string());
-    return kExitInterrupted;
+    return interrupted_exit_status();
   }
 
   std::vector<results::SweepMemberRow> rows;

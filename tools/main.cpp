@@ -39,6 +39,14 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : fleetwatt::tools::kExitBadInput;
   }
-  fleetwatt::tools::install_signal_handlers();
-  return fleetwatt::tools::guarded(action);
+  // The commands whose long work polls the stop flag clean up themselves; the others end at the signal.
+  bool polling = false;
+  for (const CLI::App* sub : app.get_subcommands())
+    for (const char* name : {"run", "sweep", "compare", "bench", "report"})
+      polling = polling || sub->get_name() == name;
+  fleetwatt::tools::install_signal_handlers(polling);
+  return fleetwatt::tools::guarded([&] {
+    for (const CLI::App* sub : app.get_subcommands()) fleetwatt::tools::refuse_output_over_input(*sub);
+    return action();
+  });
 }

@@ -245,6 +245,7 @@ static void write_comparison_file(const std::filesystem::path& file, const std::
                                   const std::string& scenario_text,
                                   const std::function<std::int64_t(sim::GpuIndex)>& node_of) {
   const auto temp = core::temporary_beside(file);  // with the process id: two compares never share it
+  const core::LiveTemporary live(temp);            // removed if a signal ends the process mid-write
   // Whatever fails (an HDF5 exception is not a std::exception: a full disk once aborted the process), the
   // temporary file goes and the error says where.
   auto discard = [&temp] {

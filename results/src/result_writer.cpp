@@ -171,6 +171,7 @@ struct ResultWriter::Impl {
 ResultWriter::ResultWriter(std::filesystem::path target, const WriterLayout& layout)
     : target_(std::move(target)), impl_(std::make_unique<Impl>()) {
   temp_ = core::temporary_beside(target_);
+  live_ = std::make_unique<core::LiveTemporary>(temp_);  // a second Ctrl-C removes it on the way out
   H5::Exception::dontPrint();
   try {
     impl_->file = std::make_unique<H5::H5File>(temp_.string(), H5F_ACC_TRUNC);

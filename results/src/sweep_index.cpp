@@ -99,6 +99,7 @@ MemberFigures read_member_figures(const std::filesystem::path& result_file) {
 void write_sweep_index(const std::filesystem::path& out, const std::vector<SweepMemberRow>& rows,
                        const SweepProvenance& p) {
   const std::filesystem::path temp = core::temporary_beside(out);
+  const core::LiveTemporary live(temp);  // removed if a signal ends the process mid-write
   H5::Exception::dontPrint();
   try {
     H5::H5File file(temp.string(), H5F_ACC_TRUNC);

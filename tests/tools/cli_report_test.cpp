@@ -308,7 +308,7 @@ TEST_CASE("report refuses bad input with status 2, one line, and no page", "[cli
       {"missing folder", good.string() + " -o " + (dir / "nowhere/p.html").string(),
        "-o: " + (dir / "nowhere/p.html").string() + ": folder"},
       {"folder", good.string() + " -o " + dir.path().string(), "is a folder"},
-      {"the result itself", good.string() + " -o " + good.string(), "is the result file itself"},
+      {"the result itself", good.string() + " -o " + good.string(), "is the result this command reads"},
   };
   for (const auto& c : cases) {
     INFO(c.name);

@@ -217,7 +217,7 @@ TEST_CASE("a result path that cannot be written is refused before the simulation
       // The writer renames its file over the target: never over a pipe or a device such as /dev/null.
       {"a pipe", "", "run s.toml -o pipe", "fleetwatt: error: -o: pipe: exists and is not a regular file"},
       {"the scenario itself", "", "run s.toml -o s.toml",
-       "fleetwatt: error: -o: s.toml: is the scenario file"},
+       "fleetwatt: error: -o: s.toml: is the scenario this command reads; give another file name"},
       {"the scenario's [output] path in a missing folder", "[output]\npath = \"missing/out.h5\"\n",
        "run s.toml",
        "fleetwatt: error: s.toml:12:1: output.path: missing/out.h5: folder missing does not exist"},

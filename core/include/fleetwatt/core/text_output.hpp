@@ -8,6 +8,7 @@
 #include <functional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace fleetwatt::core {
 
@@ -20,5 +21,26 @@ void write_text_output(const std::filesystem::path& target, const std::string& f
 /// The temporary name used for `target`: beside it, with this process's id (two processes writing the same
 /// target never share a temporary file).
 [[nodiscard]] std::filesystem::path temporary_beside(const std::filesystem::path& target);
+
+/// A temporary output being written, known to remove_live_temporaries() for as long as the object lives:
+/// a process ended by a signal removes what it was writing instead of leaving it behind.
+class LiveTemporary {
+ public:
+  explicit LiveTemporary(const std::filesystem::path& temp) noexcept;
+  ~LiveTemporary();
+  LiveTemporary(const LiveTemporary&) = delete;
+  LiveTemporary& operator=(const LiveTemporary&) = delete;
+
+ private:
+  int slot_ = -1;  ///< -1: not registered (more live temporaries than slots, or a path too long)
+};
+
+/// Removes (unlinks) every live temporary output. Async-signal-safe: for a SIGINT/SIGTERM handler that ends
+/// the process with _exit.
+void remove_live_temporaries() noexcept;
+
+/// Temporary files `<target>.tmp-<pid>` beside `target` left by processes that no longer run (killed with
+/// SIGKILL or by a power cut mid-write): the commands name them in a warning before writing the target.
+[[nodiscard]] std::vector<std::filesystem::path> stale_temporaries(const std::filesystem::path& target);
 
 }  // namespace fleetwatt::core

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "fleetwatt/core/text_output.hpp"
 #include "fleetwatt/results/grid_metrics.hpp"
 #include "fleetwatt/results/power_quality.hpp"
 #include "fleetwatt/results/wall_clock.hpp"
@@ -87,6 +88,7 @@ class ResultWriter final : public sim::PowerSink {
   struct Impl;
   std::filesystem::path target_;
   std::filesystem::path temp_;
+  std::unique_ptr<core::LiveTemporary> live_;
   std::unique_ptr<Impl> impl_;
   bool committed_ = false;
 };
