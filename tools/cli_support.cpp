@@ -17,6 +17,7 @@
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/core/text_output.hpp"
 #include "fleetwatt/results/hdf5_error.hpp"
+#include "fleetwatt/results/output_estimate.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
 #include "fleetwatt/workloads/scenario_loader.hpp"
 
@@ -203,6 +204,27 @@ void refuse_output_over_input(const CLI::App& command) {
     }
   }
   for (const CLI::App* sub : command.get_subcommands()) refuse_output_over_input(*sub);
+}
+
+void check_output_size(const sim::PreparedRun& run, std::uint64_t max_bytes) {
+  const results::OutputEstimate e = results::estimate_output(run);
+  if (e.bytes <= static_cast<double>(max_bytes)) return;
+  constexpr double GiB = 1073741824.0;
+  throw workloads::ConfigError(
+      {run.scenario.file.string(), 0, 0}, e.dominant_key,
+      fmt::format("the result file would hold about {:.3g} GiB uncompressed ({} facility intervals, {} "
+                  "servers x {} node "
+                  "intervals, {} jobs; GPU changes not counted), above --max-output {:.3g} GiB: raise {}, "
+                  "shorten workload.horizon_s, or give a larger --max-output",
+                  e.bytes / GiB, e.facility_rows, e.nodes, e.node_samples, e.jobs,
+                  static_cast<double>(max_bytes) / GiB, e.dominant_key));
+}
+
+void add_max_output_option(CLI::App& cmd, std::uint64_t& max_bytes) {
+  cmd.add_option("--max-output", max_bytes,
+                 "Refuse a run whose result file would exceed this size, estimated before it runs (bytes, "
+                 "or 500MB, 20GB; 1 KB = 1024 bytes; default 10GB)")
+      ->transform(CLI::AsSizeValue(false));
 }
 
 void warn_stale_temporaries(const std::filesystem::path& target) {

@@ -17,6 +17,7 @@
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/core/json_text.hpp"
 #include "fleetwatt/sim/engine.hpp"
+#include "fleetwatt/sim/run_assembly.hpp"
 #include "fleetwatt/workloads/scenario.hpp"
 
 namespace fleetwatt::tools {
@@ -35,6 +36,13 @@ std::atomic<bool>& stop_flag();
 /// Refuses (ConfigError naming the option, exit 2) an output option (-o/--output, --csv, --dot, --records,
 /// --rows) of `command` or its subcommands that names the same file as another of its options (an input).
 void refuse_output_over_input(const CLI::App& command);
+/// The default of --max-output: 10 GiB.
+inline constexpr std::uint64_t kDefaultMaxOutputBytes = 10ull << 30;
+/// Refuses (ConfigError naming the dominant [output] key, exit 2) a run whose result file would exceed
+/// `max_bytes` (results/output_estimate.hpp), before it is simulated.
+void check_output_size(const sim::PreparedRun& run, std::uint64_t max_bytes);
+/// Adds --max-output SIZE (bytes, or with a unit: 500MB, 20GB; 1 KB = 1024 bytes) to `cmd`.
+void add_max_output_option(CLI::App& cmd, std::uint64_t& max_bytes);
 /// Warns on stderr of temporary files beside `target` left by processes that no longer run.
 void warn_stale_temporaries(const std::filesystem::path& target);
 /// SIGINT and SIGTERM: a command that `polling` (run, sweep, compare, bench, report) sees stop_flag() raised

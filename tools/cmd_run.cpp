@@ -19,6 +19,7 @@ struct RunOptions {
   std::string band;
   std::vector<std::string> overrides;
   bool quiet = false;
+  std::uint64_t max_output = kDefaultMaxOutputBytes;
 };
 
 int run_scenario(const RunOptions& o) {
@@ -31,6 +32,7 @@ int run_scenario(const RunOptions& o) {
                     given ? "-o" : "output.path", scenario.file);
   sim::PreparedRun r = sim::prepare_run(std::move(scenario), {o.seed, band_override(o.band)});
   print_warnings(r.scenario);
+  check_output_size(r, o.max_output);
   const std::string summary = simulate_to_file(r, out, progress_printer(), &stop_flag());
   if (!o.quiet) {
     std::cout << summary;
@@ -57,6 +59,7 @@ void add_run_command(CLI::App& app, Action& action) {
                   "the scenario's [predictor] band")
       ->check(CLI::IsMember({"low", "mid", "high"}));
   add_set_option(*cmd, opts->overrides);
+  add_max_output_option(*cmd, opts->max_output);
   cmd->add_flag("-q,--quiet", opts->quiet, "Print no summary");
   cmd->callback([opts, &action] { action = [opts] { return run_scenario(*opts); }; });
 }

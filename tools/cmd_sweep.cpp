@@ -41,6 +41,7 @@ struct SweepOptions {
   std::vector<std::string> overrides;
   bool resume = false;
   bool quiet = false;
+  std::uint64_t max_output = kDefaultMaxOutputBytes;  ///< per member
 };
 
 fs::path members_dir(const fs::path& out) {
@@ -112,6 +113,7 @@ MemberOutcome run_member(const SweepOptions& o, const SweepMember& m, const fs::
     sets.insert(sets.end(), m.overrides.begin(), m.overrides.end());
     sim::PreparedRun r =
         sim::prepare_run(workloads::load_scenario(o.scenario, sets), {m.seed, band_override(m.band)});
+    check_output_size(r, o.max_output);
     (void)simulate_to_file(r, file, {}, &stop_flag());
   } catch (const sim::Interrupted&) {
     throw;
@@ -313,6 +315,7 @@ void add_sweep_command(CLI::App& app, Action& action) {
                   "An axis of predictor bands: a comma-separated list of low, mid, high (as `fleetwatt run "
                   "--band`)");
   add_set_option(*cmd, o->overrides);
+  add_max_output_option(*cmd, o->max_output);
   cmd->add_option("-o,--output", o->output,
                   "The index file (HDF5); the members' result files go into the folder OUTPUT.members")
       ->required();

@@ -1,6 +1,7 @@
 // RFC 4180 CSV with located fields: one tokenizer, fed a line at a time, behind both the stream reader and
 // the string splitter, so every CSV input of fleetwatt quotes, trims and counts columns the same way.
 #include "fleetwatt/core/csv_reader.hpp"
+#include "fleetwatt/core/time.hpp"
 
 #include <fmt/format.h>
 #include <charconv>
@@ -221,6 +222,11 @@ double CsvReader::number(const CsvRow& row, std::string_view col) const {
   auto v = parse_number(t);
   if (!v)
     throw TraceFormatError(where(row, index_of(col)), std::string(col), fmt::format("not a number: '{}'", t));
+  // A column in seconds ends up on the integer-nanosecond clock (core/time.hpp).
+  if (col.size() > 2 && col.substr(col.size() - 2) == "_s" && std::fabs(*v) > kMaxInputSeconds)
+    throw TraceFormatError(where(row, index_of(col)), std::string(col),
+                           fmt::format("{} s is beyond the {:.0e} s (31.7 years) a simulated time may span",
+                                       t, kMaxInputSeconds));
   return *v;
 }
 

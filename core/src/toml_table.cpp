@@ -1,6 +1,8 @@
 // Located reads from toml++ tables, and parsing with syntax errors turned into located ConfigErrors.
 #include "fleetwatt/core/toml_table.hpp"
 
+#include "fleetwatt/core/time.hpp"
+
 #include <fmt/format.h>
 #include <cmath>
 #include <fstream>
@@ -75,12 +77,20 @@ void TomlTable::fail(const std::string& key, const std::string& message) const {
 std::optional<double> TomlTable::number(const std::string& key) const {
   if (!has(key)) return std::nullopt;
   const auto& n = node(key);
-  if (auto i = n.as_integer()) return static_cast<double>(i->get());
+  if (auto i = n.as_integer()) return within_clock(key, static_cast<double>(i->get()));
   if (auto f = n.as_floating_point()) {
     if (!std::isfinite(f->get())) fail(key, "must be a finite number");
-    return f->get();
+    return within_clock(key, f->get());
   }
   fail(key, fmt::format("expected a number, found {}", toml_kind_name(n)));
+}
+
+double TomlTable::within_clock(const std::string& key, double v) const {
+  // Keys in seconds (`_s`) end up on the integer-nanosecond clock.
+  if (key.size() > 2 && key.compare(key.size() - 2, 2, "_s") == 0 && std::fabs(v) > kMaxInputSeconds)
+    fail(key, fmt::format("{} s is beyond the {:.0e} s (31.7 years) a simulated time may span", v,
+                          kMaxInputSeconds));
+  return v;
 }
 
 std::optional<double> TomlTable::number_at_least(const std::string& key, double lo, bool strict) const {
@@ -137,9 +147,12 @@ std::optional<std::vector<double>> TomlTable::numbers(const std::string& key) co
   std::vector<double> out;
   for (const auto& e : *a) {
     if (auto i = e.as_integer()) {
-      out.push_back(static_cast<double>(i->get()));
+      out.push_back(within_clock(key, static_cast<double>(i->get())));
     } else if (auto f = e.as_floating_point()) {
-      out.push_back(f->get());
+      if (!std::isfinite(f->get()))
+        throw ConfigError(location_of(e.source(), file_), dotted(key),
+                          "array elements must be finite numbers");
+      out.push_back(within_clock(key, f->get()));
     } else {
       throw ConfigError(location_of(e.source(), file_), dotted(key),
                         fmt::format("array elements must be numbers, found {}", toml_kind_name(e)));

@@ -139,3 +139,19 @@ TEST_CASE("numbers parse strictly", "[csv]") {
   // 2^53 + 1 cannot be told from 2^53 in a double: integers beyond 9e15 are refused.
   CHECK_FALSE(parse_integer("9007199254740993"));
 }
+
+TEST_CASE("a column in seconds beyond what the clock can hold is refused at its record", "[csv]") {
+  std::istringstream in("id,submit_s,power_W\n1,1e18,1e18\n");
+  CsvReader csv(in, "jobs.csv");
+  csv.read_header({"id", "submit_s", "power_W"});
+  const auto row = csv.next();
+  REQUIRE(row);
+  CHECK(csv.number(*row, "power_W") == 1e18);  // not a time
+  try {
+    (void)csv.number(*row, "submit_s");
+    FAIL("no error");
+  } catch (const TraceFormatError& e) {
+    CHECK(std::string(e.what()).find("jobs.csv:2") == 0);
+    CHECK(std::string(e.what()).find("submit_s: 1e18 s is beyond the 1e+09 s") != std::string::npos);
+  }
+}

@@ -84,3 +84,22 @@ TEST_CASE("syntax errors and unreadable files are located ConfigErrors", "[toml]
   CHECK(error_of([] { (void)parse_toml_file("/no/such/file.toml"); }) ==
         "/no/such/file.toml: file: cannot be opened");
 }
+
+TEST_CASE("a time in seconds beyond what the clock can hold is bad input at its key", "[toml]") {
+  // The integer-nanosecond clock spans ~292 years; inputs are held to 1e9 s (31.7 years) so that sums of a
+  // few of them cannot overflow it mid-run (the issue's `1e+18 s is outside the simulated clock's range`).
+  const auto root = parse_toml(
+      "horizon_s = 1e18\nlimit_s = -2e9\nok_s = 9.9e8\nnodes = 1e18\n"
+      "mix_s = [1, 3e9]\nv = [1, inf]\n",
+      "s.toml");
+  const TomlTable t(root, "", "s.toml");
+  CHECK(error_of([&] { (void)t.number("horizon_s"); }) ==
+        "s.toml:1:1: horizon_s: 1e+18 s is beyond the 1e+09 s (31.7 years) a simulated time may span");
+  CHECK(error_of([&] { (void)t.number("limit_s"); }).find("limit_s: -2000000000 s is beyond") !=
+        std::string::npos);
+  CHECK(*t.number("ok_s") == 9.9e8);
+  CHECK(*t.number("nodes") == 1e18);  // not a time: other checks bound it
+  CHECK(error_of([&] { (void)t.numbers("mix_s"); }).find("mix_s: 3000000000 s is beyond") !=
+        std::string::npos);
+  CHECK(error_of([&] { (void)t.numbers("v"); }) == "s.toml:6:9: v: array elements must be finite numbers");
+}

@@ -80,3 +80,24 @@ valley_s = 100
   CHECK_FALSE(fs::exists(h5));
   CHECK(files_in(dir.path()) == 1);  // the scenario only: no temporary left
 }
+
+TEST_CASE("a run whose result would exceed --max-output is refused before it runs", "[cli][outputs]") {
+  fleetwatt::test::TempDir dir;
+  const auto day = source_dir() / "workloads" / "scenarios" / "day-fleet.toml";
+  const auto out = dir / "x.h5";
+  // The default day: 1,000 servers; node samples every 0.01 s over 86,400 s are 8,640,000 intervals, so the
+  // node series alone is 1,001 x 8.64e6 x 8 B = 69.2 GB = 64.4 GiB, above the default 10 GiB.
+  auto r = run_command(fleetwatt_binary().string() + " run " + day.string() +
+                       " --set output.node_interval_s=0.01 -o " + out.string());
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("output.node_interval_s: the result file would hold about 64.4 GiB uncompressed (86400 "
+                   "facility intervals, 1000 servers x 8640000 node intervals") != std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+  // --max-output lowers (or raises) the limit: 1 MB is below the default day's 69 MB of node series.
+  r = run_command(fleetwatt_binary().string() + " run -q " + day.string() + " --max-output 1MB -o " +
+                  out.string());
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("above --max-output 0.000977 GiB") != std::string::npos);
+  CHECK(files_in(dir.path()) == 0);
+}

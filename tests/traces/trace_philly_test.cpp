@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "fleetwatt/workloads/trace.hpp"
+#include "test_support.hpp"
 
 using namespace fleetwatt::workloads;
 
@@ -87,4 +88,19 @@ TEST_CASE("unbalanced or deeply nested Philly files are refused at once with the
       CHECK(message.find(what) != std::string::npos);
     }
   }
+}
+
+TEST_CASE("a Philly number beyond a double skips its record instead of ending the run", "[traces]") {
+  // nlohmann's parser throws out_of_range (not parse_error) for 1e999: it once escaped the per-job catch.
+  fleetwatt::test::TempDir dir;
+  const auto file = dir.write("big.json", R"([{"jobid": "a", "submitted_time": 1e999, "attempts": []},
+{"jobid": "b", "submitted_time": "2017-10-03 10:00:00", "attempts": []}])");
+  TraceOptions options;
+  options.format = TraceFormat::philly;
+  const auto r = read_trace(file, options);
+  REQUIRE(r.skipped.size() >= 1);
+  CHECK(r.skipped[0].where.line == 1);
+  CHECK(r.skipped[0].reason.find("number overflow") != std::string::npos);
+  options.strict = true;
+  CHECK_THROWS_AS(read_trace(file, options), TraceFormatError);
 }

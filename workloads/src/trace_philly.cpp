@@ -96,7 +96,8 @@ std::vector<RawJob> parse_philly(std::istream& in, RecordErrors& errors) {
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(element.text);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {
+      // parse_error, and out_of_range for a number beyond a double (1e999): the record is bad, not the run.
       errors.bad(element.line, "job", fmt::format("malformed JSON: {}", e.what()));
       continue;
     }

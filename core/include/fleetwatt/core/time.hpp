@@ -11,6 +11,12 @@
 
 namespace fleetwatt::core {
 
+/// The largest magnitude, in seconds, that an input time or duration (a scenario key or a CSV column ending
+/// in `_s`) may have: about 31.7 years, so that the sums the engine forms (a submission time plus run times,
+/// restarts and a horizon) stay far inside the clock's ~292 years. Checked where the input is read, so a
+/// value beyond it is bad input at its line and key rather than a failure mid-run.
+inline constexpr double kMaxInputSeconds = 1e9;
+
 /// A span of simulated time.
 class Duration {
  public:

@@ -48,6 +48,7 @@ class TomlTable {
   /// Throws ConfigError at `key` naming its dotted path.
   [[noreturn]] void fail(const std::string& key, const std::string& message) const;
 
+  /// A number; a key in seconds (ending in `_s`) must lie within ±kMaxInputSeconds (core/time.hpp).
   [[nodiscard]] std::optional<double> number(const std::string& key) const;
   [[nodiscard]] double number(const std::string& key, double fallback) const {
     return number(key).value_or(fallback);
@@ -79,6 +80,7 @@ class TomlTable {
   [[nodiscard]] const std::string& path() const noexcept { return path_; }
 
  private:
+  [[nodiscard]] double within_clock(const std::string& key, double v) const;
   const toml::node& node(const std::string& key) const { return *table_.get(key); }
 
   const toml::table& table_;

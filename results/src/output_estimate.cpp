@@ -1,0 +1,37 @@
+// The result file's size before the run (output_estimate.hpp), from the layout result_writer.cpp writes.
+#include "fleetwatt/results/output_estimate.hpp"
+
+#include <cmath>
+
+namespace fleetwatt::results {
+
+namespace {
+// /facility holds time_s, it_power_W, facility_power_W, pue, energy_J, carbon_kg and cost: 7 doubles per
+// interval; /nodes/power_W one double per server per interval (plus its time); a /jobs row holds some forty
+// numeric and string columns (about 400 bytes with its strings).
+constexpr double kFacilityBytesPerRow = 7 * 8.0;
+constexpr double kNodeBytesPerValue = 8.0;
+constexpr double kJobBytesPerRow = 400.0;
+
+std::uint64_t intervals(sim::Time horizon, sim::Duration interval) {
+  if (interval.ns() <= 0) return 0;
+  return static_cast<std::uint64_t>(
+      std::ceil(static_cast<double>(horizon.ns()) / static_cast<double>(interval.ns())));
+}
+}  // namespace
+
+OutputEstimate estimate_output(const sim::PreparedRun& run) {
+  OutputEstimate e;
+  for (const auto& g : sim::fleet_groups(run.setup)) e.nodes += g.nodes;
+  e.facility_rows = intervals(run.setup.horizon, run.setup.facility_interval);
+  e.node_samples = intervals(run.setup.horizon, run.setup.node_interval);
+  e.jobs = run.jobs.size();
+  const double facility = kFacilityBytesPerRow * static_cast<double>(e.facility_rows);
+  const double nodes =
+      kNodeBytesPerValue * static_cast<double>(e.node_samples) * static_cast<double>(e.nodes + 1);
+  e.bytes = facility + nodes + kJobBytesPerRow * static_cast<double>(e.jobs);
+  e.dominant_key = nodes > facility ? "output.node_interval_s" : "output.facility_interval_s";
+  return e;
+}
+
+}  // namespace fleetwatt::results
