@@ -159,7 +159,7 @@ TEST_CASE("ramps cut into midpoint pieces keep each piece's energy the trapezoid
   CHECK(total == Approx(2137.5).epsilon(1e-12));
 }
 
-TEST_CASE("a smoothed job runs the same timeline; its extra energy is smoothed minus unsmoothed",
+TEST_CASE("a smoothed job runs the same timeline, and its extra energy is smoothed minus unsmoothed",
           "[smoothing][engine]") {
   auto plain = step_engine(8, 1, setup_of(workloads::SmoothingMode::off), kSteps);
   plain->run();
@@ -198,7 +198,7 @@ TEST_CASE("a smoothed job runs the same timeline; its extra energy is smoothed m
   }
 }
 
-TEST_CASE("epoch-level jobs: the floor under their valleys; a job's own mode overrides the table",
+TEST_CASE("epoch-level jobs: the floor under their valleys, and a job's own mode overrides the table",
           "[smoothing][engine]") {
   // 8 GPUs (a800: TDP 400 W), 3 epochs of 100 s at 300 W then a 10 s checkpoint at 100 W. Floor 0.5 x 400 =
   // 200 W: each checkpoint costs 8 x 10 x 100 = 8,000 J more, 24,000 J for three; the peaks are above it.
