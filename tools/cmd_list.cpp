@@ -18,6 +18,7 @@
 #include "fleetwatt/sim/policy_registry.hpp"
 #include "fleetwatt/topologies/topology_config.hpp"
 #include "fleetwatt/workloads/failures_config.hpp"
+#include "fleetwatt/workloads/smoothing_config.hpp"
 #include "fleetwatt/workloads/trace.hpp"
 #include "list_format.hpp"
 
@@ -63,6 +64,10 @@ std::vector<ListSection> registry_sections() {
   failures.entries.push_back({"failures",
                               "interruptions of running jobs, restarts and lost work (off unless enabled)",
                               workloads::failure_params()});
+  ListSection& smoothing = out.emplace_back(ListSection{"GPU power smoothing ([smoothing])", {}});
+  smoothing.entries.push_back(
+      {"smoothing", "a floor and slew limits on running jobs' GPUs, or burn to the floor (off unless a mode)",
+       workloads::smoothing_params()});
   return out;
 }
 

@@ -65,6 +65,7 @@ ComparisonRow row_of_run(const sim::PreparedRun& run, sim::Engine& engine, const
   r.wall_s = s.wall_s;
   r.carbon_kg = s.carbon_kg;  // the engine's grid meter: the sums of the carbon and cost series
   r.cost = s.cost;
+  r.smoothing_energy_J = s.smoothing_energy_J;
   std::vector<double> jct, wait;
   double first_submit = std::numeric_limits<double>::infinity(), last_end = 0.0, lost = 0.0;
   for (const auto& j : engine.jobs()) {
@@ -162,7 +163,10 @@ const std::vector<std::string>& comparison_columns() {
       // Power quality (README, /power_quality), after the older columns so their positions stay.
       "ramp_up_1s_W", "ramp_down_1s_W", "ramp_up_1min_W", "ramp_down_1min_W", "ramp_up_15min_W",
       "ramp_down_15min_W", "dynamic_range_1s_W", "dynamic_range_1min_W", "band_share_0p01_0p1Hz",
-      "band_share_0p1_1Hz", "band_share_1_5Hz", "band_share_5_20Hz", "dominant_frequency_Hz"};
+      "band_share_0p1_1Hz", "band_share_1_5Hz", "band_share_5_20Hz", "dominant_frequency_Hz",
+      // Band energies (variance in the band) and [smoothing]'s extra energy, after those (issue 12 item 7).
+      "band_energy_0p01_0p1Hz_W2", "band_energy_0p1_1Hz_W2", "band_energy_1_5Hz_W2", "band_energy_5_20Hz_W2",
+      "smoothing_energy_J"};
   return c;
 }
 
@@ -199,7 +203,12 @@ std::vector<double> numbers_of(const ComparisonRow& r) {
           r.quality.band_share[1],
           r.quality.band_share[2],
           r.quality.band_share[3],
-          r.quality.dominant_frequency_Hz};
+          r.quality.dominant_frequency_Hz,
+          r.quality.band_energy_W2[0],
+          r.quality.band_energy_W2[1],
+          r.quality.band_energy_W2[2],
+          r.quality.band_energy_W2[3],
+          r.smoothing_energy_J};
 }
 
 }  // namespace
@@ -268,9 +277,9 @@ static void write_comparison_file(const std::filesystem::path& file, const std::
     write_strings(table, "policy", names, "text");
     const auto& cols = comparison_columns();
     static const std::vector<std::string> units{
-        "1",     "s", "s", "s", "s", "s", "1", "J", "J", "W", "W", "kg", "price-signal currency",
-        "GPU-h", "1", "J", "1", "s", "W", "W", "W", "W", "W", "W", "W",  "W",
-        "1",     "1", "1", "1", "Hz"};
+        "1",     "s", "s", "s", "s",  "s",   "1",   "J",   "J",   "W", "W", "kg", "price-signal currency",
+        "GPU-h", "1", "J", "1", "s",  "W",   "W",   "W",   "W",   "W", "W", "W",  "W",
+        "1",     "1", "1", "1", "Hz", "W^2", "W^2", "W^2", "W^2", "J"};
     for (std::size_t c = 1; c < cols.size(); ++c) {
       // Counts are integer datasets.
       if (cols[c] == "jobs_done" || cols[c] == "jobs_total" || cols[c] == "deadline_misses") {

@@ -87,6 +87,8 @@ class Welch {
   [[nodiscard]] const std::vector<double>& periodogram() const noexcept { return sum_; }
   [[nodiscard]] std::size_t length() const noexcept { return m_; }
   [[nodiscard]] std::uint64_t segments() const noexcept { return segments_; }
+  /// Sum of the window's squares over one segment's samples (Parseval's normalisation of a band's energy).
+  [[nodiscard]] double window_power() const noexcept { return window_power_; }
 
  private:
   void accumulate(std::vector<double> seg, std::size_t fft_length) {
@@ -95,11 +97,14 @@ class Welch {
     for (double v : seg) mean += v;
     mean /= static_cast<double>(n);
     // Hann window over the data (not the padding): leakage falls off as 1/f^3, keeping a band's energy in it.
+    double power = 0;
     for (std::size_t i = 0; i < n; ++i) {
       const double w =
           0.5 - 0.5 * std::cos(2.0 * std::numbers::pi * static_cast<double>(i) / static_cast<double>(n));
       seg[i] = (seg[i] - mean) * w;
+      power += w * w;
     }
+    window_power_ = power;
     seg.resize(fft_length, 0.0);
     std::vector<std::complex<double>> spectrum;
     fft_.fwd(spectrum, seg);
@@ -112,6 +117,7 @@ class Welch {
   std::vector<double> sum_;
   std::size_t head_ = 0;
   std::uint64_t seen_ = 0, segments_ = 0;
+  double window_power_ = 0;
   Eigen::FFT<double> fft_;
 };
 
@@ -181,24 +187,34 @@ PowerQuality PowerQualityBuilder::finish(std::int64_t horizon_ns) {
   const double df = 1.0 / (static_cast<double>(q.segment_length) * q.interval_s);
   const double nyquist = 0.5 / q.interval_s;
   double total = 0, peak = -1;
-  std::array<double, 4> band{};
+  std::array<double, 4> band{}, energy{};
+  // Parseval: a one-sided bin stands for itself and its mirror (the Nyquist bin, k = M/2, for itself alone).
+  const double to_variance = 1.0 / (static_cast<double>(q.segments) * static_cast<double>(q.segment_length) *
+                                    m.welch.window_power());
   for (std::size_t k = 1; k < p.size(); ++k) {
     const double f = static_cast<double>(k) * df;
     if (f < kLowestHz) continue;
     total += p[k];
+    const double variance = (2 * k == q.segment_length ? 1.0 : 2.0) * p[k] * to_variance;
     if (p[k] > peak) {
       peak = p[k];
       q.dominant_frequency_Hz = f;
     }
     for (std::size_t b = 0; b < band.size(); ++b)
-      if (f >= kPowerQualityBands[b][0] && f < kPowerQualityBands[b][1]) band[b] += p[k];
+      if (f >= kPowerQualityBands[b][0] && f < kPowerQualityBands[b][1]) {
+        band[b] += p[k];
+        energy[b] += variance;
+      }
   }
   if (!(total > 0)) {
     q.dominant_frequency_Hz = kPqNaN;
     return q;
   }
   for (std::size_t b = 0; b < band.size(); ++b)
-    if (kPowerQualityBands[b][0] < nyquist) q.band_share[b] = band[b] / total;
+    if (kPowerQualityBands[b][0] < nyquist) {
+      q.band_share[b] = band[b] / total;
+      q.band_energy_W2[b] = energy[b];
+    }
   return q;
 }
 

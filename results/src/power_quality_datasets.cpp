@@ -42,6 +42,12 @@ void write_power_quality(H5::Group& g, const PowerQuality& q) {
                              "[{:g}, {:g}) Hz (Welch periodogram; NaN: band at or above Nyquist, or no "
                              "fluctuation)",
                              kPowerQualityBands[b][0], kPowerQualityBands[b][1]));
+  for (std::size_t b = 0; b < kPowerQualityBands.size(); ++b)
+    write_scalar(
+        g, "band_energy_" + band_name(kPowerQualityBands[b]) + "_MW2", q.band_energy_W2[b] / 1e12,
+        fmt::format("MW^2: the facility power's variance in [{:g}, {:g}) Hz, from the same periodogram "
+                    "(a sinusoid of amplitude A gives A^2 / 2; NaN: as the share)",
+                    kPowerQualityBands[b][0], kPowerQualityBands[b][1]));
   write_scalar(g, "dominant_frequency_Hz", q.dominant_frequency_Hz,
                "Hz: frequency of the largest periodogram value between 0.01 Hz and Nyquist (NaN: none)");
   write_scalar(g, "welch_segments", static_cast<std::int64_t>(q.segments), "1: periodograms averaged");

@@ -462,6 +462,14 @@ void write_job_datasets(H5::Group& g, const std::vector<sim::Job>& jobs,
   write_vector(g, "startup_J", startup_J, "J (all the job's GPUs) during the start-up");
   write_vector(g, "step_s", step_s,
                "s: a step-level job's step period as last simulated, uncapped (NaN: drawn by epochs)");
+  // [smoothing]: written only when the run smooths, so every other run's table stays as it was.
+  if (!jobs.empty() && jobs.front().smoothing_on) {
+    std::vector<double> smoothing_J;
+    for (const auto& j : jobs) smoothing_J.push_back(j.smoothing_J);
+    write_vector(g, "smoothing_J", smoothing_J,
+                 "J (all the job's GPUs): smoothing's or burn's extra energy over the work's own draw on the "
+                 "same timeline (0: the job not smoothed)");
+  }
   // [failures]: written only when the run had them, so every other run's table stays as it was.
   if (!jobs.empty() && jobs.front().failures_on) {
     std::vector<std::int64_t> interruptions;
@@ -530,6 +538,14 @@ void ResultWriter::write_summary(const sim::RunSummary& s) {
     write_scalar(g, "lost_J", s.lost_J, "J: GPU energy of that work");
     write_scalar(g, "restart_gpu_s", s.restart_gpu_s, "GPU-s in restart delays and reloads");
     write_scalar(g, "restart_J", s.restart_J, "J: GPU energy of the restarts");
+  }
+  if (s.smoothing) {  // [smoothing]: what it costs
+    write_scalar(g, "smoothing_energy_J", s.smoothing_energy_J,
+                 "J: extra GPU energy of power smoothing and burn over the work's own draw (all jobs)");
+    write_scalar(g, "smoothing_share_of_it", s.it_energy_J > 0.0 ? s.smoothing_energy_J / s.it_energy_J : 0.0,
+                 "1: smoothing_energy_J / it_energy_J");
+    write_scalar(g, "smoothing_floor_fraction", s.smoothing_floor_fraction, "1: [smoothing] floor_fraction");
+    write_string_attribute(g, "smoothing_mode", s.smoothing_mode);
   }
   // The warm-up (simulated before 0, out of every other figure) and how near steady state it left the fleet.
   write_scalar(g, "warmup_s", s.warmup_s, "s");

@@ -116,6 +116,16 @@ std::string format_summary(const sim::RunSummary& s, const GridMetrics& grid, co
                             100.0 * quality.band_share[b]);
     }
     line("fluctuation energy", shares.empty() ? std::string("-") : shares);
+    // The absolute band energy (variance, MW^2): what a grid study's oscillation limit compares, and what
+    // [smoothing] lowers (issue 12: the 0.1-5 Hz band).
+    std::string energies;
+    for (std::size_t b = 0; b < kPowerQualityBands.size(); ++b) {
+      if (std::isnan(quality.band_energy_W2[b])) continue;
+      if (!energies.empty()) energies += ", ";
+      energies += fmt::format("{:g}-{:g} Hz {:.4g}", kPowerQualityBands[b][0], kPowerQualityBands[b][1],
+                              quality.band_energy_W2[b] / 1e12);
+    }
+    line("band energy (MW^2)", energies.empty() ? std::string("-") : energies);
     line("dominant frequency", std::isnan(quality.dominant_frequency_Hz)
                                    ? std::string("-")
                                    : fmt::format("{:.4g} Hz (period {:.4g} s)", quality.dominant_frequency_Hz,
@@ -151,6 +161,11 @@ std::string format_summary(const sim::RunSummary& s, const GridMetrics& grid, co
                      "{:.1f} GPU-h restarting ({:.3f} MWh)",
                      s.interruptions, s.interruptions_expected, s.failure_rate_per_gpu_hour,
                      s.lost_gpu_s / 3600.0, s.lost_J / 3.6e9, s.restart_gpu_s / 3600.0, s.restart_J / 3.6e9));
+  if (s.smoothing)
+    line("power smoothing",
+         fmt::format("{} (floor {:.0f} % of TDP): {:.3f} MWh extra GPU energy, {:.2f} % of IT energy",
+                     s.smoothing_mode, 100.0 * s.smoothing_floor_fraction, s.smoothing_energy_J / 3.6e9,
+                     s.it_energy_J > 0.0 ? 100.0 * s.smoothing_energy_J / s.it_energy_J : 0.0));
   if (s.capped_predictions > 0)
     line("capped predictions",
          fmt::format("{} (a job's predicted power above its GPU's TDP; capped to the TDP)",

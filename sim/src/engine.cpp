@@ -349,6 +349,7 @@ void Engine::start_job(JobIndex j, Placement gpus) {
   job.gpu = layout_.groups()[group].gpu.id;
   job.gpu_idle_W = layout_.groups()[group].gpu.idle_W;
   job.gpu_tdp_W = layout_.groups()[group].gpu.tdp_W;
+  job.smoothing = PowerSmoothing::of(setup_.smoothing, job.spec.smoothing, job.gpu_tdp_W);
   if (!typed_.empty()) {
     // Its phases, epochs and dataset on the type it got (matched again to a recorded run time).
     const std::size_t types = layout_.types().size();
@@ -458,7 +459,8 @@ void Engine::enter_valley(JobIndex j) {
     job.profile.valley_s = std::max(job.plan[workloads::PartKind::checkpoint].s, checkpoint_s);
     job.valley = Duration::from_seconds(job.profile.valley_s);
   }
-  meter_.draw(job, queue_.now(), phase_power(job), phase_stretch(job, job.phase));
+  const double w = phase_power(job);  // [smoothing]: the checkpoint raised to the floor
+  meter_.draw(job, queue_.now(), job.smoothing.floored(w, job.power_cap_W), phase_stretch(job, job.phase), w);
   job.phase_end = queue_.now() + phase_length(job, JobPhase::valley);
   job.next_event = queue_.schedule_at(
       job.phase_end, [this, j] { end_epoch(j); }, kPhasePriority);
@@ -586,6 +588,19 @@ void Engine::close_at_horizon() {
   }
   s.events = queue_.events_run();
   if (failures_) failures_->close(h);
+  // [smoothing]: on when the table or some job asks for it; the extra energy of every job.
+  s.smoothing = setup_.smoothing.mode != SmoothingMode::off ||
+                std::any_of(jobs_.begin(), jobs_.end(), [](const Job& j) {
+                  return j.spec.smoothing && *j.spec.smoothing != SmoothingMode::off;
+                });
+  if (s.smoothing) {
+    s.smoothing_mode = workloads::to_string(setup_.smoothing.mode);
+    s.smoothing_floor_fraction = setup_.smoothing.floor_fraction;
+    for (auto& job : jobs_) {
+      job.smoothing_on = true;
+      s.smoothing_energy_J += job.smoothing_J;
+    }
+  }
 }
 
 void Engine::run(const std::function<void(const Progress&)>& on_progress, std::uint64_t progress_every,

@@ -290,6 +290,17 @@ EngineSetup engine_setup(const workloads::Scenario& s) {
     }
     e.failures.seed = s.seed;
   }
+  // [smoothing]: its figures always (a job's own mode may turn it on where the table leaves it off).
+  e.smoothing.mode = s.smoothing.mode;
+  e.smoothing.floor_fraction = s.smoothing.floor_fraction;
+  e.smoothing.ramp_up_W_per_s = s.smoothing.ramp_up_w_per_s;
+  e.smoothing.ramp_down_W_per_s = s.smoothing.ramp_down_w_per_s;
+  try {
+    e.smoothing.hysteresis = Duration::from_seconds(s.smoothing.hysteresis_s);
+  } catch (const std::out_of_range&) {
+    throw workloads::ConfigError(s.smoothing.where, "smoothing.hysteresis_s",
+                                 "too long for the simulated clock (at most ~292 years)");
+  }
   if (e.facility_interval <= Duration::zero() || e.node_interval <= Duration::zero())
     throw workloads::ConfigError({s.file.string(), 0, 0}, "output",
                                  "sampling intervals must be at least 1 ns");

@@ -5,6 +5,7 @@
 // as for every job; here only the draw inside a peak changes, one event per segment boundary of the job.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "engine_controls.hpp"
 #include "fleetwatt/sim/engine.hpp"
@@ -50,7 +51,8 @@ void Engine::enter_startup(JobIndex j) {
   Job& job = jobs_[j];
   job.phase = JobPhase::startup;
   job.phase_start = queue_.now();
-  meter_.draw(job, queue_.now(), phase_power(job), phase_stretch(job, job.phase));
+  const double w = phase_power(job);  // [smoothing]: raised to the floor
+  meter_.draw(job, queue_.now(), job.smoothing.floored(w, job.power_cap_W), phase_stretch(job, job.phase), w);
   job.phase_end = queue_.now() + phase_length(job, JobPhase::startup);
   job.next_event = queue_.schedule_at(
       job.phase_end, [this, j] { end_startup(j); }, kPhasePriority);
@@ -81,10 +83,15 @@ void Engine::draw_phase(JobIndex j) {
   if (job.stepped && job.phase == JobPhase::peak) {
     step_segment(j);
     // /gpus/changes: without every segment, the step's mean from here on (energy over whole steps).
-    if (!setup_.step_gpu_changes) meter_.record(job, queue_.now(), job.wave.shape.mean_W(job.power_cap_W));
+    if (!setup_.step_gpu_changes)
+      meter_.record(job, queue_.now(),
+                    job.smoothing.on() ? job.smoothed.mean_W() : job.wave.shape.mean_W(job.power_cap_W));
     return;
   }
-  meter_.draw(job, queue_.now(), phase_power(job), phase_stretch(job, job.phase));
+  // An epoch's peak, valley or start-up: one level, raised to the [smoothing] floor (the slew limits at
+  // these rare transitions are left out: they change the draw for seconds every epoch).
+  const double w = phase_power(job);
+  meter_.draw(job, queue_.now(), job.smoothing.floored(w, job.power_cap_W), phase_stretch(job, job.phase), w);
 }
 
 void Engine::step_segment(JobIndex j) {
@@ -95,12 +102,29 @@ void Engine::step_segment(JobIndex j) {
   const Duration step = w.shape.step();
   const Duration x = Duration::from_ns(w.done.ns() % step.ns());  // where in its step the job is
   Duration next = step;
-  for (std::uint32_t k = 0; k < w.shape.stages; ++k) {
-    const auto seg = w.shape.at(k, x);
-    w.next_W[k] = job.power_cap_W > 0.0 ? std::min(seg.W, job.power_cap_W) : seg.W;
-    next = std::min(next, seg.end);
+  double raw_W = std::numeric_limits<double>::quiet_NaN();
+  if (job.smoothing.on()) {
+    // [smoothing]: the step's smoothed stages (power_smoothing.hpp), built once per shape and cap; its ramps
+    // in pieces of at most a quarter of a facility interval.
+    if (!job.smoothed.fits(w.shape, job.power_cap_W))
+      job.smoothed.build(w.shape, job.smoothing, job.power_cap_W,
+                         Duration::from_ns(std::max<std::int64_t>(1, setup_.facility_interval.ns() / 4)));
+    raw_W = 0.0;
+    for (std::uint32_t k = 0; k < w.shape.stages; ++k) {
+      const auto& piece = job.smoothed.at(k, x);
+      w.next_W[k] = piece.W;
+      raw_W += piece.raw_W;
+      next = std::min(next, piece.end);
+    }
+    raw_W /= static_cast<double>(w.shape.stages);
+  } else {
+    for (std::uint32_t k = 0; k < w.shape.stages; ++k) {
+      const auto seg = w.shape.at(k, x);
+      w.next_W[k] = job.power_cap_W > 0.0 ? std::min(seg.W, job.power_cap_W) : seg.W;
+      next = std::min(next, seg.end);
+    }
   }
-  meter_.draw_stages(job, now, w.next_W, phase_stretch(job, JobPhase::peak), setup_.step_gpu_changes);
+  meter_.draw_stages(job, now, w.next_W, phase_stretch(job, JobPhase::peak), setup_.step_gpu_changes, raw_W);
   w.at = now;
   const Duration boundary = w.done - x + next;
   // The phase's end (the checkpoint) takes over from the last boundary on.

@@ -2,17 +2,20 @@
 #include "fleetwatt/sim/job_meter.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace fleetwatt::sim {
 
-void JobMeter::draw(Job& job, Time t, double W_per_gpu, double stretch) {
+void JobMeter::draw(Job& job, Time t, double W_per_gpu, double stretch, double raw_W) {
   job.drawn_W = W_per_gpu;
+  job.raw_W = std::isnan(raw_W) ? W_per_gpu : raw_W;
   job.phase_stretch = stretch;
   std::fill(job.wave.stage_W.begin(), job.wave.stage_W.end(), W_per_gpu);
   ledger_.set_gpu_power(t, job.gpus, W_per_gpu);
 }
 
-void JobMeter::draw_stages(Job& job, Time t, std::span<const double> stage_W, double stretch, bool record) {
+void JobMeter::draw_stages(Job& job, Time t, std::span<const double> stage_W, double stretch, bool record,
+                           double raw_W) {
   auto& now = job.wave.stage_W;
   const std::size_t stages = stage_W.size();
   if (now.size() != stages) now.assign(stages, -1.0);
@@ -26,6 +29,7 @@ void JobMeter::draw_stages(Job& job, Time t, std::span<const double> stage_W, do
     ledger_.set_gpu_power(t, gpus.subspan(k * per, per), stage_W[k], record);
   }
   job.drawn_W = sum / static_cast<double>(stages);  // stages are equal in size
+  job.raw_W = std::isnan(raw_W) ? job.drawn_W : raw_W;
   job.phase_stretch = stretch;
 }
 
@@ -40,6 +44,7 @@ void JobMeter::settle(Job& job, Time t) const {
   const double dt = (std::max(t, Time::zero()) - std::max(job.phase_start, Time::zero())).seconds();
   const double energy = n * job.drawn_W * dt;
   job.energy_J += energy;
+  job.smoothing_J += n * (job.drawn_W - job.raw_W) * dt;  // exactly 0 without smoothing
   if (job.phase == JobPhase::peak) {
     job.peak_phase_s += dt;
     job.peak_phase_J += energy;

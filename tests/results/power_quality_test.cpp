@@ -71,6 +71,31 @@ TEST_CASE("a square wave of period T: 1/T dominant, odd harmonics in their bands
   CHECK(std::isnan(q.band_share[3]));  // 5 Hz is the Nyquist frequency itself
 }
 
+TEST_CASE("band energy: a band's variance, absolute", "[power_quality]") {
+  SECTION("a 1 MW sinusoid has variance A^2 / 2 = 0.5 MW^2, all in its band") {
+    const auto q = of(sine(0.05, 1.0, 20000), kS);
+    CHECK(q.band_energy_W2[0] == Approx(0.5e12).epsilon(0.02));
+    CHECK(q.band_energy_W2[1] < 0.01 * 0.5e12);
+    CHECK(std::isnan(q.band_energy_W2[2]));  // above Nyquist, as the share
+  }
+  SECTION("twice the amplitude, four times the energy; the share stays") {
+    auto p = sine(2.0, 0.01, 300000);
+    for (auto& v : p) v = 10e6 + 2.0 * (v - 10e6);
+    const auto q = of(p, kS / 100);
+    CHECK(q.band_energy_W2[2] == Approx(2e12).epsilon(0.02));
+    CHECK(q.band_share[2] > 0.99);
+  }
+  SECTION("a square wave of +-2 MW: the bands' sum is its variance, 4 MW^2, split as the shares") {
+    std::vector<double> p(200000);
+    for (std::size_t i = 0; i < p.size(); ++i) p[i] = (i % 200) < 100 ? 12e6 : 8e6;
+    const auto q = of(p, kS / 10);
+    const double sum = q.band_energy_W2[0] + q.band_energy_W2[1] + q.band_energy_W2[2];
+    CHECK(sum == Approx(4e12).epsilon(0.02));
+    for (std::size_t b = 0; b < 3; ++b)
+      CHECK(q.band_energy_W2[b] / sum == Approx(q.band_share[b]).margin(1e-4));
+  }
+}
+
 TEST_CASE("ramps and dynamic range of a hand-made series", "[power_quality]") {
   // 0.5 s intervals (MW): 0 2 | 5 5 | 1 3 | 3 3. The 1-s windows' means are 1, 5, 2, 3: ramp up 4 MW (1 ->
   // 5), down 3 MW (5 -> 2); ranges within them 2, 0, 2, 0 -> 2 MW. The single 1-min window is partial (4 s):

@@ -403,8 +403,9 @@ void parse_step_schedule(const TomlTable& t, StepSchedule& s) {
 
 JobSpec parse_job(const TomlTable& t, std::int64_t default_id) {
   std::vector<std::string> known = {
-      "id",     "submit_s", "n_gpus",   "epochs",   "class",
-      "peak_w", "peak_s",   "valley_w", "valley_s", "failure_rate_per_gpu_hour"};
+      "id",       "submit_s", "n_gpus",   "epochs",   "class",
+      "peak_w",   "peak_s",   "valley_w", "valley_s", "failure_rate_per_gpu_hour",
+      "smoothing"};
   known.insert(known.end(), kMetadataKeys.begin(), kMetadataKeys.end());
   known.insert(known.end(), kParallelKeys.begin(), kParallelKeys.end());
   known.insert(known.end(), kStepKeys.begin(), kStepKeys.end());
@@ -417,6 +418,10 @@ JobSpec parse_job(const TomlTable& t, std::int64_t default_id) {
   parse_metadata(t, j.meta);
   parse_parallelism(t, j);
   j.failure_rate_per_gpu_hour = t.number_at_least("failure_rate_per_gpu_hour", 0.0, false);
+  if (auto m = t.string("smoothing")) {
+    j.smoothing = parse_smoothing_mode(*m);
+    if (!j.smoothing) t.fail("smoothing", fmt::format("unknown mode '{}' (known: off, smooth, burn)", *m));
+  }
   parse_step_schedule(t, j.schedule);
   const bool has_phase = t.has("peak_w") || t.has("peak_s") || t.has("valley_w") || t.has("valley_s");
   if (auto c = t.string("class")) {
@@ -708,7 +713,7 @@ Scenario parse_scenario_table(const toml::table& root, std::string text, const s
   const std::string name = file.string();
   TomlTable top(root, "", name);
   top.require_known({"seed", "fleet", "facility", "predictor", "scheduler", "workload", "grid", "output",
-                     "name", "description", "topology", "failures"});
+                     "name", "description", "topology", "failures", "smoothing"});
   Scenario s;
   s.file = file;
   s.text = std::move(text);
@@ -753,6 +758,12 @@ Scenario parse_scenario_table(const toml::table& root, std::string text, const s
     ParamSet raw = params_except(*t, {});
     raw.set_warnings(s.warnings);
     s.failures = parse_failure_config(raw);
+  }
+  // [smoothing]: the same (workloads/smoothing_config.hpp).
+  if (auto t = top.table("smoothing")) {
+    ParamSet raw = params_except(*t, {});
+    raw.set_warnings(s.warnings);
+    s.smoothing = parse_smoothing_config(raw);
   }
   // The result path (given or the default) resolves against the scenario's folder, like every other path in
   // it (README); `-o` on the command line is the user's own and stays relative to the current directory.

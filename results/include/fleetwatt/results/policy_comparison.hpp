@@ -44,6 +44,7 @@ struct ComparisonRow {
   double lost_gpu_hours = 0;  ///< GPU time paused (demand response) or lost to GPU caps (slower clocks)
   std::uint64_t deadline_misses = 0;  ///< deferrable jobs finished after (or not by) their deadline
   std::vector<std::pair<std::string, double>> metrics;  ///< the policy's own figures
+  double smoothing_energy_J = 0;                        ///< [smoothing]'s extra GPU energy (0: none)
   double wall_s = 0;
   // Kept for the HDF5 file.
   double facility_interval_s = 1.0;

@@ -15,6 +15,11 @@
 //  - Band share [lo, hi): the sum of the averaged periodogram over bins with lo <= f < hi, divided by the sum
 //    over bins with 0.01 Hz <= f <= Nyquist (1 / (2 x interval)): shares sum to at most 1. NaN for bands
 //    whose lower edge is at or above Nyquist, and when there is no fluctuation.
+//  - Band energy [lo, hi): the same bins as the share, as the series' variance in the band (W^2; written in
+//    MW^2): by Parseval, 2 x sum of |X_k|^2 over the band / (segments x FFT length x sum of the Hann window's
+//    squares over a segment's samples). A sinusoid of amplitude A in the band gives A^2 / 2; the bands' sum
+//    is the variance of the series above 0.01 Hz. Absolute, so two runs' bands compare directly (the share
+//    does not: smoothing shrinks the total too). NaN where the share is.
 //  - Dominant frequency: the bin frequency of the largest periodogram value with 0.01 Hz <= f <= Nyquist.
 #pragma once
 
@@ -42,6 +47,7 @@ struct PowerQuality {
   std::array<double, 2> range_window_s{1, 60};
   std::array<double, 2> dynamic_range_W{kPqNaN, kPqNaN};  ///< per range window
   std::array<double, 4> band_share{kPqNaN, kPqNaN, kPqNaN, kPqNaN};
+  std::array<double, 4> band_energy_W2{kPqNaN, kPqNaN, kPqNaN, kPqNaN};  ///< variance in the band, W^2
   double dominant_frequency_Hz = kPqNaN;
   std::uint64_t segments = 0;        ///< periodograms averaged
   std::uint64_t segment_length = 0;  ///< FFT length (samples, zero padding included)

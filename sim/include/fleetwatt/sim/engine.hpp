@@ -23,6 +23,7 @@
 #include "fleetwatt/sim/job.hpp"
 #include "fleetwatt/sim/job_meter.hpp"
 #include "fleetwatt/sim/power_ledger.hpp"
+#include "fleetwatt/sim/power_smoothing.hpp"
 #include "fleetwatt/sim/run_summary.hpp"
 #include "fleetwatt/sim/scheduler.hpp"
 #include "fleetwatt/topologies/topology_config.hpp"
@@ -81,7 +82,8 @@ struct EngineSetup {
   /// Several node groups ([[fleet.group]]), in scenario order; they replace nodes, gpus_per_node, gpu and
   /// node_base_W (which then describe the fleet's totals and its reference, first, group). Empty: one group.
   std::vector<FleetGroup> groups;
-  FailureSetup failures;  ///< [failures]
+  FailureSetup failures;     ///< [failures]
+  SmoothingSetup smoothing;  ///< [smoothing] (a job's own mode overrides it)
 };
 
 /// The groups a setup describes: its `groups`, or one group from nodes, gpus_per_node, gpu, node_base_W.

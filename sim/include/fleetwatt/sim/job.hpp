@@ -9,6 +9,7 @@
 #include "fleetwatt/core/event_queue.hpp"
 #include "fleetwatt/core/time.hpp"
 #include "fleetwatt/sim/cluster.hpp"
+#include "fleetwatt/sim/power_smoothing.hpp"
 #include "fleetwatt/sim/step_waveform.hpp"
 #include "fleetwatt/workloads/job_spec.hpp"
 
@@ -120,7 +121,15 @@ struct Job {
   double compute_s = 0.0, comm_s = 0.0, io_s = 0.0, checkpoint_s = 0.0, bubble_s = 0.0, startup_s = 0.0;
   double compute_J = 0.0, comm_J = 0.0, io_J = 0.0, checkpoint_J = 0.0, bubble_J = 0.0, startup_J = 0.0;
   double peak_phase_s = 0.0, peak_phase_J = 0.0;  ///< time and GPU energy of the peak phase in progress
-  bool failures_on = false;  ///< the run has [failures] enabled (the job table then has their columns)
+  /// [smoothing] (sim/power_smoothing.hpp): what its GPUs draw over the work's own draw, set at start; a
+  /// step-level job's smoothed step; what the work alone would draw now (per GPU, as drawn_W); and the
+  /// extra GPU energy of smoothing or burn so far (all its GPUs, over [0, horizon)).
+  PowerSmoothing smoothing;
+  SmoothedStep smoothed;
+  double raw_W = 0.0;
+  double smoothing_J = 0.0;
+  bool smoothing_on = false;  ///< the run smooths some job (the job table then has the smoothing column)
+  bool failures_on = false;   ///< the run has [failures] enabled (the job table then has their columns)
   JobFailures failures;
 
   /// Predicted run time on an idle fleet: start-up + epochs * (peak + valley) (a step-level job's last

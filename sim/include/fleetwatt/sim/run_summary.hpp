@@ -56,6 +56,12 @@ struct RunSummary {
   double failure_exposure_gpu_s = 0.0;
   double lost_gpu_s = 0.0, lost_J = 0.0;
   double restart_gpu_s = 0.0, restart_J = 0.0;
+  /// [smoothing] on for some job (otherwise these stay 0 and are not written): the mode and floor of the
+  /// [smoothing] table and the extra GPU energy of smoothing and burn over the work's own draw (all jobs).
+  bool smoothing = false;
+  std::string smoothing_mode;
+  double smoothing_floor_fraction = 0.0;
+  double smoothing_energy_J = 0.0;
   std::uint64_t events = 0;
   double wall_s = 0.0;
   /// One line per node group when the fleet has several ("G2: 549 nodes x 8 a800 (...)"); empty otherwise.

@@ -38,6 +38,8 @@ struct StepShape {
   [[nodiscard]] Segment at(std::uint32_t k, Duration x) const;
   /// Mean per-GPU power over a step with each part capped at cap_W (0: no cap).
   [[nodiscard]] double mean_W(double cap_W) const;
+  /// Same parts, powers and stages (a smoothed step built for one shape fits only it).
+  [[nodiscard]] bool operator==(const StepShape&) const = default;
 };
 
 /// A step-level job's waveform in progress (Job::wave).

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/workloads/smoothing_mode.hpp"
 
 namespace fleetwatt::workloads {
 
@@ -235,6 +236,9 @@ struct JobSpec {
   /// [[workload.jobs]] failure_rate_per_gpu_hour: this job's interruption rate when [failures] is enabled
   /// (unset: the [failures] rate; 0: never interrupted).
   std::optional<double> failure_rate_per_gpu_hour;
+  /// [[workload.jobs]] smoothing: this job's smoothing mode ("off", "smooth", "burn"; unset: [smoothing]'s),
+  /// with the [smoothing] figures.
+  std::optional<SmoothingMode> smoothing;
   bool deferrable = false;           ///< carbon-aware policies may delay its start
   std::optional<double> deadline_s;  ///< absolute time by which a deferrable job must finish
   std::uint32_t inferred = 0;        ///< bits from namespace `inferred`

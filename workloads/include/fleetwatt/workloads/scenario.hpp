@@ -15,6 +15,7 @@
 #include "fleetwatt/workloads/grid_signal.hpp"
 #include "fleetwatt/workloads/job_spec.hpp"
 #include "fleetwatt/workloads/param_set.hpp"
+#include "fleetwatt/workloads/smoothing_config.hpp"
 
 namespace fleetwatt::workloads {
 
@@ -217,6 +218,8 @@ struct Scenario {
   OutputConfig output;
   /// [failures]: job interruptions with restart and lost work (off unless enabled).
   FailureConfig failures;
+  /// [smoothing]: GPU power smoothing or burn of running jobs (off unless a mode is given).
+  SmoothingConfig smoothing;
   /// [topology]: the interconnect, read by topologies::parse_topology_config; absent: no network model.
   std::optional<ParamSet> topology;
   /// Deprecated spellings met while reading it and building its components: the command line prints them
