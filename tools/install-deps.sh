@@ -20,6 +20,7 @@ packages=(
   chromium                # renders fleetwatt report's page headless in its test
   pybind11-dev python3-dev python3-pandas python3-pytest  # the Python package (python/) and its tests
   libopenmpi-dev openmpi-bin  # fleetwatt sweep over MPI ranks (optional to the build: without, sweeps run serially)
+  clang libclang-rt-14-dev   # CI's sanitizer build and the fuzz targets (ASan, UBSan, libFuzzer: fuzz/)
 )
 
 missing=()

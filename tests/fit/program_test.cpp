@@ -104,6 +104,35 @@ TEST_CASE("formula errors name the offending token and its position", "[program]
   CHECK(evaluate_row(p, row) == Approx(4.5));
 }
 
+TEST_CASE("a formula nested beyond the parser's limit is refused, not a stack overflow", "[program]") {
+  // Found while hardening (issue 16): 1,000,000 '(' or '-' recursed once per character and overflowed the
+  // stack (SIGSEGV) when a model file held such a formula.
+  FormulaError err;
+  const std::string deep(1000000, '(');
+  CHECK(parse_formula(deep + "x", {"x"}, &err).empty());
+  CHECK(err.message == "the formula nests deeper than 256 levels");
+  // The formula itself is level 1 (read at offset 1), the k-th '(' opens level k + 1 at offset k + 1: the
+  // 257th level, one too many, begins at offset 257.
+  CHECK(err.offset == 257);
+  CHECK(parse_formula(std::string(1000000, '-') + "x", {"x"}, &err).empty());
+  CHECK(err.message == "the formula nests deeper than 256 levels");
+  // 255 parentheses around x: 256 levels with the formula itself, the most that is accepted.
+  const Program ok = parse_formula(std::string(255, '(') + "x" + std::string(255, ')'), {"x"}, &err);
+  REQUIRE(!ok.empty());
+  double row[1] = {3.0};
+  CHECK(evaluate_row(ok, row) == 3.0);
+}
+
+TEST_CASE("simplification leaves two constants whose sum or product overflows as they are", "[program]") {
+  // Found by fuzzing (fuzz/formula): 1e308 + 1e308 does not fold (inf), and the rule x + c -> c + x swapped
+  // the two constants back and forth until the stack overflowed (SIGSEGV); the same for a product.
+  const std::vector<std::string> n{"a"};
+  FormulaError err;
+  CHECK(to_formula(simplify(parse_formula("1e308 + 1e308", n, &err)), n) == "1e+308 + 1e+308");
+  CHECK(to_formula(simplify(parse_formula("1e308 * 1e308", n, &err)), n) == "1e+308 * 1e+308");
+  CHECK(to_formula(simplify(parse_formula("a * 1e308 * 1e308", n, &err)), n) == "1e+308 * 1e+308 * a");
+}
+
 TEST_CASE("simplification folds constants and removes identities", "[program]") {
   const std::vector<std::string> n{"a"};
   CHECK(to_formula(simplify({f(Op::add), v(0), f(Op::mul), c(2.0), c(0.0)}), n) == "a");

@@ -102,3 +102,19 @@ TEST_CASE("every public RTX 3070 log is read with its samples at about 1 Hz", "[
     }
   CHECK(files == 25);
 }
+
+TEST_CASE("a GPU index beyond int's range is refused at its line and column", "[telemetry][bad-input]") {
+  // Found by fuzzing (fuzz/power_log, UBSan): index 9223372036854775807 was converted to int, out of range.
+  try {
+    (void)parse(
+        "timestamp, index, power.draw [W]\n"
+        "2024/01/01 00:00:00.000, 0, 100.00 W\n"
+        "2024/01/01 00:00:00.000, 9223372036854775807, 200.00 W\n");
+    FAIL("no error");
+  } catch (const fleetwatt::core::TraceFormatError& e) {
+    CHECK(std::string(e.what()) == "log.csv:3:26: index: '9223372036854775807' is not a GPU index");
+  }
+  CHECK(parse("timestamp, index, power.draw [W]\n2024/01/01 00:00:00.000, 2147483647, 100.00 W\n")
+            .gpu(2147483647)
+            .power_W == std::vector<double>{100});
+}

@@ -99,3 +99,26 @@ TEST_CASE("a signal can start at a chosen timestamp", "[traces][shared]") {
   CHECK(s.at(0.0) == 416.0);  // the third hourly value
   CHECK(s.at(-3600.0) == 419.0);
 }
+
+TEST_CASE("a signal value beyond +-1e6 after scaling is refused at its line and column",
+          "[traces][bad-input]") {
+  // Issue 16: a value of 1e308 passed and made the run's carbon and cost NaN with exit status 0.
+  auto error = [](const std::string& text, double scale) -> std::string {
+    std::istringstream in(text);
+    GridSignalOptions o;
+    o.scale = scale;
+    try {
+      (void)read_grid_signal_csv(in, "sig.csv", o);
+    } catch (const TraceFormatError& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  CHECK(error("time,value\n0,100\n1800,1e308\n", 1.0) ==
+        "sig.csv:3:2: value: 1e+308 (x scale 1) is outside +-1e+06: not a carbon intensity or price");
+  // 2000 x 1000 = 2e6 after scaling; 1000 x 1000 = 1e6 is the bound itself and kept.
+  CHECK(
+      error("time,value\n0,2000\n", 1000.0).rfind("sig.csv:2:2: value: 2000 (x scale 1000) is outside", 0) ==
+      0);
+  CHECK(error("time,value\n0,1000\n60,-1000\n", 1000.0) == "(no error)");
+}

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <sstream>
 
 #include "fleetwatt/workloads/scenario_loader.hpp"
 #include "fleetwatt/workloads/trace.hpp"
@@ -101,4 +102,23 @@ TEST_CASE("fleet_scale shrinks the fleet and speeds arrivals up alike", "[traces
                      "s.toml");
   CHECK(s.fleet.nodes == 607);                    // round(1213 x 0.5)
   CHECK(s.workload.trace->arrival_scale == 1.0);  // 2 x 0.5: half the fleet, half the arrival rate
+}
+
+TEST_CASE("a GPU count beyond 32 bits is a malformed record, not a wrapped count", "[traces][bad-input]") {
+  // Found by fuzzing (fuzz/trace_alibaba2023): num_gpu = 4294967296 was converted to 32 bits (undefined
+  // behaviour; 0 GPUs on x86) and the job kept.
+  std::istringstream in(
+      "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,"
+      "scheduled_time\n"
+      "pod-a,6000,12288,4294967296,1000,,LS,Succeeded,0,100,10\n"
+      "pod-b,6000,12288,4294967295,1000,,LS,Succeeded,0,100,10\n");
+  TraceOptions options;
+  options.format = TraceFormat::alibaba2023;
+  const auto r = read_trace(in, "pods.csv", options);
+  REQUIRE(r.skipped.size() == 1);
+  CHECK(r.skipped[0].where.line == 2);
+  CHECK(r.skipped[0].field == "num_gpu");
+  CHECK(r.skipped[0].reason == "must be a whole number in [0, 4294967295]");
+  REQUIRE(r.jobs.size() == 1);
+  CHECK(r.jobs[0].n_gpus == 4294967295u);  // the largest count still fits
 }

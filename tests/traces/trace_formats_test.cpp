@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <sstream>
 
 #include "fleetwatt/workloads/trace.hpp"
 
@@ -182,4 +183,22 @@ TEST_CASE("every job a trace reader makes names its record's file and line", "[t
   // Helios: the first record is on line 2 and the jobs keep the file's order (submit times increase).
   CHECK(read("helios_sample.csv", TraceFormat::helios).jobs.front().class_origin.to_string() ==
         sample("helios_sample.csv").string() + ":2");
+}
+
+TEST_CASE("SWF fields beyond the integers' range read without undefined behaviour", "[traces][bad-input]") {
+  // Found by fuzzing (fuzz/trace_swf, UBSan): a status of 4.18e20 and a user id of 1.8e19 were converted
+  // to int and long long, out of range. Now the status compares as read (no known code: unknown), the
+  // user id prints as its whole number, and the processor count is held at 32 bits (then clipped to the
+  // fleet like any large job).
+  std::istringstream in(
+      "1 0 20 3600 8 -1 -1 8 7200 -1 418446744073709551616 18446744073709551616 1 -1 1 -1 -1 -1\n"
+      "2 0 20 3600 1e12 -1 -1 8 7200 -1 1 3 1 -1 1 -1 -1 -1\n");
+  TraceOptions options;
+  options.format = TraceFormat::swf;
+  const auto r = read_trace(in, "big.swf", options);
+  REQUIRE(r.jobs.size() == 2);
+  CHECK(r.jobs[0].status == JobStatus::unknown);
+  CHECK(r.jobs[0].user == "18446744073709551616");
+  CHECK(r.jobs[1].n_gpus == 4294967295u);  // 1e12 processors: the largest count a job holds
+  CHECK(r.jobs[1].status == JobStatus::completed);
 }

@@ -103,4 +103,26 @@ TEST_CASE("a Philly number beyond a double skips its record instead of ending th
   CHECK(r.skipped[0].reason.find("number overflow") != std::string::npos);
   options.strict = true;
   CHECK_THROWS_AS(read_trace(file, options), TraceFormatError);
+TEST_CASE("a Philly number beyond double's range or an attempt that is no object skips only its job",
+          "[traces][bad-input]") {
+  // Found by fuzzing (fuzz/trace_philly): nlohmann's out_of_range for -1e999 escaped the per-job catch
+  // (exit 3), as did its type_error for an attempt that is a number.
+  std::istringstream in(R"([
+  {"status": "Pass", "jobid": "a", "submitted_time": "2017-10-07 01:00:00", "x": -1e999},
+  {"status": "Pass", "jobid": "b", "submitted_time": "2017-10-07 01:00:00", "attempts": [7]},
+  {"status": "Pass", "jobid": "c", "submitted_time": "2017-10-07 01:00:00",
+   "attempts": [{"start_time": "2017-10-07 01:10:00", "end_time": "2017-10-07 01:40:00",
+                 "detail": [{"ip": "m1", "gpus": ["gpu0", "gpu1"]}]}]}
+])");
+  TraceOptions o;
+  o.format = TraceFormat::philly;
+  const auto r = read_trace(in, "big.json", o);
+  REQUIRE(r.skipped.size() == 1);
+  CHECK(r.skipped[0].where.line == 2);
+  CHECK(r.skipped[0].reason.rfind("malformed JSON: [json.exception.out_of_range.406]", 0) == 0);
+  CHECK(r.no_runtime == 1);  // job b: its attempt has no times
+  REQUIRE(r.jobs.size() == 1);
+  CHECK(r.jobs[0].trace_id == "c");
+  CHECK(*r.jobs[0].recorded_runtime_s == 1800.0);  // 01:10 to 01:40
+  CHECK(r.jobs[0].n_gpus == 2);
 }

@@ -149,6 +149,14 @@ TEST_CASE("negative or zero counts are refused", "[scenario][bad-input]") {
         "bad.toml:2:1: workload.horizon_s: must be positive, got -5");
 }
 
+TEST_CASE("a carbon factor beyond any grid's is refused at its line (it made carbon sums inf)",
+          "[scenario][bad-input]") {
+  // Issue 16: carbon_kg_per_kwh = 1e308 passed and the run wrote inf carbon with exit status 0.
+  CHECK(error_of("[facility]\ncarbon_kg_per_kwh = 1e308\n" + kJobs) ==
+        "bad.toml:2:1: facility.carbon_kg_per_kwh: must be between 0 and 10, got 1e+308");
+  CHECK(error_of("[facility]\ncarbon_kg_per_kwh = 10\n" + kJobs) == "(no error)");
+}
+
 TEST_CASE("a missing jobs file is an error naming the key and the path", "[scenario][bad-input]") {
   auto msg = error_of("[workload]\njobs_csv = \"nowhere.csv\"\n");
   CHECK(msg.rfind("bad.toml:2:1: workload.jobs_csv: file not found: ", 0) == 0);

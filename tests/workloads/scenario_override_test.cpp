@@ -104,3 +104,14 @@ TEST_CASE("a malformed assignment is refused naming --set and the key", "[overri
   CHECK(error_with({"workload.jobs[x]=2"}) ==
         "--set workload.jobs[x]=2: workload.jobs[x]: an index must be [N], N a whole number from 0");
 }
+
+TEST_CASE("a value that is not UTF-8 text is refused naming the assignment", "[override][bad-input]") {
+  // Found by fuzzing (fuzz/scenario_override): toml++'s parse error escaped apply_override (exit 3,
+  // "internal error") for a value holding bytes that are not UTF-8.
+  const std::string msg =
+      error_with({"scheduler.policy=e\xff"
+                  "asy"});
+  CHECK(msg.rfind("--set scheduler.policy=e\xff"
+                  "asy: scheduler.policy: the value is not text (",
+                  0) == 0);
+}

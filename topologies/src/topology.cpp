@@ -119,7 +119,8 @@ std::int32_t Topology::rack_of_node(std::uint32_t node) const {
 void Topology::validate(const workloads::SourceLocation& where) const {
   for (std::uint32_t id = 0; id < link_count(); ++id) {
     const auto& s = link(id);
-    const auto [a, b] = ends_[id];
+    // Not a structured binding: clang 14 cannot capture one in the lambda below.
+    const Vertex a = ends_[id].first, b = ends_[id].second;
     const auto name = [&] { return fmt::format("link {} -- {}", graph_[a].name, graph_[b].name); };
     if (!(s.bandwidth_Bps > 0.0) || !std::isfinite(s.bandwidth_Bps))
       throw workloads::ConfigError(

@@ -119,8 +119,15 @@ GridSignal read_grid_signal_csv(std::istream& in, const std::string& name, const
            fmt::format("'{}' is not a number", f[*vc].text));
     if (!t.empty() && !(*time > t.back()))
       fail(row.line, static_cast<std::uint32_t>(*tc + 1), header[*tc], "times must increase from row to row");
+    // A grid's carbon intensity stays under ~2,000 g/kWh and wholesale prices under ~10,000 per MWh: a
+    // bound far above both keeps the run's carbon and cost sums finite (1e308 made them NaN).
+    const double scaled = *value * options.scale;
+    if (!(std::abs(scaled) <= kMaxSignalMagnitude))
+      fail(row.line, static_cast<std::uint32_t>(*vc + 1), header[*vc],
+           fmt::format("{} (x scale {}) is outside +-{:g}: not a carbon intensity or price", *value,
+                       options.scale, kMaxSignalMagnitude));
     t.push_back(*time);
-    v.push_back(*value * options.scale);
+    v.push_back(scaled);
   }
   double origin = t.front();
   if (!options.start.empty()) {

@@ -171,7 +171,9 @@ FacilityConfig parse_facility(const TomlTable& t) {
   FacilityConfig f;
   f.pue = t.number_in("pue", 1.0, kMaxPue).value_or(1.0);
   f.pue_origin = t.where("pue");
-  f.carbon_kg_per_J = t.number_at_least("carbon_kg_per_kwh", 0.0, false).value_or(0.0) / kJoulesPerKWh;
+  // Lignite, the dirtiest grid source, emits about 1.2 kg/kWh; a bound keeps carbon sums finite (1e308 made
+  // them inf).
+  f.carbon_kg_per_J = t.number_in("carbon_kg_per_kwh", 0.0, 10.0).value_or(0.0) / kJoulesPerKWh;
   f.cooling = t.string("cooling").value_or(f.cooling);
   f.cooling_params = params_except(t, own);
   f.cooling_origin = t.has("cooling") ? t.where("cooling") : t.where();

@@ -88,7 +88,13 @@ toml::table parse_value(std::string_view value, const std::string& source, const
       throw ConfigError({source, 0, 0}, key,
                         fmt::format("the value is not a TOML value ({})", std::string(e.description())));
   }
-  return toml::parse(fmt::format("v = {}\n", toml_string_literal(value)), source);
+  try {
+    return toml::parse(fmt::format("v = {}\n", toml_string_literal(value)), source);
+  } catch (const toml::parse_error& e) {
+    // Not even a string: bytes that are not UTF-8 (found by fuzzing; the parse error escaped as exit 3).
+    throw ConfigError({source, 0, 0}, key,
+                      fmt::format("the value is not text ({})", std::string(e.description())));
+  }
 }
 
 // Writes `value` (moved, keeping its source) under `name` in `t`, replacing what was there. The old entry

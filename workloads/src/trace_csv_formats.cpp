@@ -61,7 +61,9 @@ void set_gpus(JobSpec& spec, double total_gpus) {
     return;
   }
   // A tolerance keeps 2.0000000001 (float noise in a percentage sum) at two GPUs.
-  const double whole = std::max(1.0, std::ceil(total_gpus - 1e-9));
+  // The count is held in 32 bits: a larger one (a corrupt record) becomes the largest, which the fleet's
+  // clip (max_gpus) then brings down, counted, like any job larger than the fleet.
+  const double whole = std::clamp(std::ceil(total_gpus - 1e-9), 1.0, kMaxTraceGpus);
   spec.n_gpus = static_cast<std::uint32_t>(whole);
   spec.gpu_fraction = std::min(1.0, total_gpus / whole);
 }
@@ -148,8 +150,8 @@ std::vector<RawJob> parse_alibaba2023(std::istream& in, RecordErrors& errors) {
     else
       r.fail(c_phase, "pod_phase",
              fmt::format("unknown phase '{}' (Running, Succeeded, Failed, Pending)", f[c_phase]));
-    if (num && (*num < 0 || *num != std::floor(*num)))
-      r.fail(c_num, "num_gpu", "must be a whole number >= 0");
+    if (num && (*num < 0 || *num != std::floor(*num) || *num > kMaxTraceGpus))
+      r.fail(c_num, "num_gpu", "must be a whole number in [0, 4294967295]");
     if (milli && (*milli < 0 || *milli > 1000)) r.fail(c_milli, "gpu_milli", "must lie in [0, 1000]");
     if (r.ok && sched && del && *del < *sched) r.fail(c_delete, "deletion_time", "is before scheduled_time");
     if (!r.ok) continue;
@@ -197,8 +199,8 @@ std::vector<RawJob> parse_helios(std::istream& in, RecordErrors& errors) {
       job.spec.status = JobStatus::pending;
     else
       job.spec.status = JobStatus::unknown;  // SUSPENDED happens once in Uranus; the paper ignores it
-    if (gpus && (*gpus < 0 || *gpus != std::floor(*gpus)))
-      r.fail(c_gpu, "gpu_num", "must be a whole number >= 0");
+    if (gpus && (*gpus < 0 || *gpus != std::floor(*gpus) || *gpus > kMaxTraceGpus))
+      r.fail(c_gpu, "gpu_num", "must be a whole number in [0, 4294967295]");
     if (r.ok && start && end && *end < *start) r.fail(c_end, "end_time", "is before start_time");
     if (!r.ok) continue;
     job.spec.n_gpus = static_cast<std::uint32_t>(*gpus);
@@ -412,12 +414,13 @@ std::vector<RawJob> parse_swf(std::istream& in, RecordErrors& errors, double pro
     const double procs = v[4] > 0 ? v[4] : v[7];
     set_gpus(job.spec, procs > 0 ? std::ceil(procs / procs_per_gpu - 1e-9) : 0.0);
     if (v[8] > 0) job.spec.user_estimate_s = v[8];
-    const auto status = static_cast<int>(v[10]);
+    // Compared as read: a status or user id beyond the integers' range (a corrupt record) is no integer.
+    const double status = std::trunc(v[10]);
     job.spec.status = status == 1   ? JobStatus::completed
                       : status == 0 ? JobStatus::failed
                       : status == 5 ? JobStatus::cancelled
                                     : JobStatus::unknown;
-    if (v[11] >= 0) job.spec.user = fmt::format("{}", static_cast<long long>(v[11]));
+    if (v[11] >= 0) job.spec.user = fmt::format("{:.0f}", std::trunc(v[11]));
     jobs.push_back(std::move(job));
   }
   return jobs;

@@ -69,6 +69,9 @@ class HeaderCsv {
   core::CsvRow row_;
 };
 
+/// The most GPUs a trace job may ask for: JobSpec::n_gpus holds 32 bits.
+inline constexpr double kMaxTraceGpus = 4294967295.0;
+
 /// Total GPUs asked for (possibly fractional) as whole GPUs and a per-GPU share: 0.46 -> (1, 0.46),
 /// 1.5 -> (2, 0.75), 4 -> (4, 1).
 void set_gpus(JobSpec& spec, double total_gpus);

@@ -97,7 +97,7 @@ std::vector<RawJob> parse_philly(std::istream& in, RecordErrors& errors) {
     try {
       j = nlohmann::json::parse(element.text);
     } catch (const nlohmann::json::exception& e) {
-      // parse_error, and out_of_range for a number beyond a double (1e999): the record is bad, not the run.
+      // parse_error, and out_of_range for a number beyond double's range (-1e999; it escaped as exit 3).
       errors.bad(element.line, "job", fmt::format("malformed JSON: {}", e.what()));
       continue;
     }
@@ -127,8 +127,12 @@ std::vector<RawJob> parse_philly(std::istream& in, RecordErrors& errors) {
     std::uint32_t gpus = 0;
     if (j.contains("attempts") && j["attempts"].is_array() && !j["attempts"].empty()) {
       const auto& attempts = j["attempts"];
-      start = json_time(attempts.front().value("start_time", nlohmann::json()));
-      end = json_time(attempts.back().value("end_time", nlohmann::json()));
+      // value() throws on an attempt that is not an object: such an attempt has no time.
+      const auto field = [](const nlohmann::json& a, const char* key) {
+        return a.is_object() ? a.value(key, nlohmann::json()) : nlohmann::json();
+      };
+      start = json_time(field(attempts.front(), "start_time"));
+      end = json_time(field(attempts.back(), "end_time"));
       // GPUs: the largest attempt (retries normally ask for the same set).
       for (const auto& a : attempts) {
         std::uint32_t n = 0;

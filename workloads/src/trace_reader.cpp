@@ -265,11 +265,16 @@ TraceRead read_trace(const std::filesystem::path& file, const TraceOptions& opti
       options.pai_task_table.empty() ? file.parent_path() / "pai_task_table.csv" : options.pai_task_table;
   auto jobs_in = open(file);
   auto tasks_in = open(task_file);
+  return read_pai2020(jobs_in, file.string(), tasks_in, task_file.string(), options);
+}
+
+TraceRead read_pai2020(std::istream& jobs_in, const std::string& jobs_name, std::istream& tasks_in,
+                       const std::string& tasks_name, const TraceOptions& options) {
   std::vector<SkippedRecord> skipped;
-  trace_detail::RecordErrors job_errors(file.string(), options.strict, skipped);
-  trace_detail::RecordErrors task_errors(task_file.string(), options.strict, skipped);
+  trace_detail::RecordErrors job_errors(jobs_name, options.strict, skipped);
+  trace_detail::RecordErrors task_errors(tasks_name, options.strict, skipped);
   auto raw = trace_detail::parse_pai2020(jobs_in, tasks_in, job_errors, task_errors);
-  return finish(std::move(raw), std::move(skipped), options, false, file.string());
+  return finish(std::move(raw), std::move(skipped), options, false, jobs_name);
 }
 
 double quantile(std::vector<double>& values, double q) {

@@ -259,8 +259,9 @@ Tree simplify_tree(Tree t) {
     case Op::add:
       if (is_const(k[1], 0.0)) return k[0];
       if (is_const(k[0], 0.0)) return k[1];
-      // Constants gathered in front: x + c -> c + x; c1 + (c2 + x) -> (c1 + c2) + x.
-      if (cst(k[1])) return simplify_tree(Tree{t.node, {k[1], k[0]}});
+      // Constants gathered in front: x + c -> c + x; c1 + (c2 + x) -> (c1 + c2) + x. Two constants whose sum
+      // overflows stay as they are (swapping them again and again recursed until the stack overflowed).
+      if (cst(k[1]) && !cst(k[0])) return simplify_tree(Tree{t.node, {k[1], k[0]}});
       if (cst(k[0]) && k[1].node.op == Op::add && cst(k[1].kids[0]) &&
           std::isfinite(k[0].node.value + k[1].kids[0].node.value))
         return simplify_tree(
@@ -278,7 +279,7 @@ Tree simplify_tree(Tree t) {
       if (is_const(k[0], 0.0) || is_const(k[1], 0.0)) return constant(0.0);
       // x * c -> c * x; c1 * (c2 * x) -> (c1 c2) * x; c * -x -> (-c) * x; c1 * (c2 + x) -> c1 c2 + c1 * x: an
       // affine chain folds to one offset and one factor.
-      if (cst(k[1])) return simplify_tree(Tree{t.node, {k[1], k[0]}});
+      if (cst(k[1]) && !cst(k[0])) return simplify_tree(Tree{t.node, {k[1], k[0]}});
       if (cst(k[0]) && k[1].node.op == Op::mul && cst(k[1].kids[0]) &&
           std::isfinite(k[0].node.value * k[1].kids[0].node.value))
         return simplify_tree(
@@ -486,7 +487,22 @@ class Parser {
     return p;
   }
 
+  // Each unary sign, parenthesis and function call nests one level deeper in the parser's own recursion:
+  // a bound keeps a hostile formula ("((((...", "----...") from overflowing the stack. Fitted formulas nest
+  // a few dozen levels at most.
+  struct Nesting {
+    explicit Nesting(Parser& p) : parser(p) {
+      if (++parser.depth_ > kMaxFormulaNesting)
+        parser.fail("the formula nests deeper than " + std::to_string(kMaxFormulaNesting) + " levels");
+    }
+    ~Nesting() { --parser.depth_; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+    Parser& parser;
+  };
+
   Program unary() {
+    const Nesting nesting(*this);
     if (is("-")) {
       next();
       Program a = unary();
@@ -553,6 +569,7 @@ class Parser {
   std::size_t pos_ = 0;
   Token tok_;
   bool quoted_ = false;
+  int depth_ = 0;
 };
 
 }  // namespace

@@ -98,9 +98,11 @@ void save_sr_model(const std::filesystem::path& path, const SrModelFile& file) {
   core::write_text_output(path, "file", [&](std::ostream& out) { out << text; });
 }
 
-SrModelFile load_sr_model(const std::filesystem::path& path) {
-  const toml::table root = core::parse_toml_file(path);
-  const core::TomlTable top(root, "", path.string());
+namespace {
+
+// The checks shared by the file and the text entry points.
+SrModelFile model_from_toml(const toml::table& root, const std::string& source) {
+  const core::TomlTable top(root, "", source);
   top.require_known({"format", "version", "models"});
   if (top.string("format").value_or("") != "fleetwatt-sr")
     top.fail("format", "not a fleetwatt symbolic-regression model (expected format = \"fleetwatt-sr\")");
@@ -109,7 +111,10 @@ SrModelFile load_sr_model(const std::filesystem::path& path) {
   const auto models = top.table("models");
   if (!models || models->raw().empty()) top.fail("models", "the file has no [models.NAME] table");
   SrModelFile file;
-  for (const auto& [name, t] : models->named_tables()) {
+  for (const auto& entry : models->named_tables()) {
+    // Named, not a structured binding: clang 14 cannot capture a binding in the lambda below.
+    const std::string& name = entry.first;
+    const core::TomlTable& t = entry.second;
     t.require_known(
         {"target", "formula", "features", "scaler_mean", "scaler_std", "metrics", "provenance", "update"});
     for (const char* key : {"target", "formula", "features", "scaler_mean", "scaler_std"})
@@ -161,6 +166,16 @@ SrModelFile load_sr_model(const std::filesystem::path& path) {
     file.models.push_back(std::move(m));
   }
   return file;
+}
+
+}  // namespace
+
+SrModelFile load_sr_model(const std::filesystem::path& path) {
+  return model_from_toml(core::parse_toml_file(path), path.string());
+}
+
+SrModelFile parse_sr_model(std::string_view text, const std::string& source) {
+  return model_from_toml(core::parse_toml(text, source), source);
 }
 
 std::vector<UpdateReport> update_models(SrModelFile& file, const RecordTable& records) {

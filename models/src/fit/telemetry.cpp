@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -119,7 +120,8 @@ PowerTrace read_power_trace(std::istream& in, const std::string& source) {
     if (index_col >= 0) {
       const core::CsvField& f = fields[static_cast<std::size_t>(index_col)];
       const auto v = parse_value(f.text);
-      if (!v || *v < 0 || *v != std::floor(*v))
+      // An index past int's range (9223372036854775807) is no GPU's: checked before the conversion.
+      if (!v || *v < 0 || *v != std::floor(*v) || *v > std::numeric_limits<int>::max())
         throw TraceFormatError(SourceLocation{source, line_no, f.column}, "index",
                                "'" + f.text + "' is not a GPU index");
       gpu = static_cast<int>(*v);

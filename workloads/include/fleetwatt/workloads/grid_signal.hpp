@@ -51,6 +51,9 @@ class GridSignal {
   double period_ = 0.0;
 };
 
+/// The largest magnitude a signal value may have after scaling (g/kWh, price per MWh).
+inline constexpr double kMaxSignalMagnitude = 1e6;
+
 struct GridSignalOptions {
   std::string time_column;   ///< default: the first column whose name contains "time" or "date"
   std::string value_column;  ///< default: a column named "value", else the last numeric column
@@ -62,8 +65,9 @@ struct GridSignalOptions {
   std::string unit;     ///< e.g. "g/kWh" or "USD/MWh", for output attributes
 };
 
-/// Reads a signal from CSV: a time column (ISO-8601 timestamps or seconds) and a value column. Malformed rows
-/// and non-increasing times are TraceFormatErrors naming the file, line and column.
+/// Reads a signal from CSV: a time column (ISO-8601 timestamps or seconds) and a value column. Malformed
+/// rows, non-increasing times and values beyond kMaxSignalMagnitude are TraceFormatErrors naming the file,
+/// line and column.
 [[nodiscard]] GridSignal read_grid_signal_csv(const std::filesystem::path& file,
                                               const GridSignalOptions& options);
 [[nodiscard]] GridSignal read_grid_signal_csv(std::istream& in, const std::string& name,

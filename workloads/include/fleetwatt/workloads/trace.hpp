@@ -95,6 +95,10 @@ struct TraceRead {
 /// Reads a single-stream trace (every format but pai2020, which joins two files); `name` names it in
 /// messages.
 [[nodiscard]] TraceRead read_trace(std::istream& in, const std::string& name, const TraceOptions& options);
+/// Reads a PAI 2020 trace from its two tables (job, task) as streams; the names name them in messages.
+[[nodiscard]] TraceRead read_pai2020(std::istream& jobs_in, const std::string& jobs_name,
+                                     std::istream& tasks_in, const std::string& tasks_name,
+                                     const TraceOptions& options);
 
 /// Summary of a job list, for `fleetwatt trace stats`.
 struct TraceStats {

@@ -90,6 +90,9 @@ class Evaluator {
 /// identifiers are written in backquotes.
 [[nodiscard]] std::string to_formula(const Program& p, const std::vector<std::string>& feature_names);
 
+/// How deep parse_formula lets signs, parentheses and function calls nest before it refuses the formula.
+inline constexpr int kMaxFormulaNesting = 256;
+
 /// Error of parse_formula: a message and the 1-based character offset of the offending token.
 struct FormulaError {
   std::string message;

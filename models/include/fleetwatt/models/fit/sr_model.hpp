@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fleetwatt/models/fit/dataset.hpp"
@@ -46,6 +47,8 @@ struct SrModelFile {
 
 /// Loads and validates a model file; throws workloads::ConfigError with file, line and column.
 [[nodiscard]] SrModelFile load_sr_model(const std::filesystem::path& path);
+/// The same from the file's text; `source` names it in messages.
+[[nodiscard]] SrModelFile parse_sr_model(std::string_view text, const std::string& source);
 /// Writes a model file (TOML).
 void save_sr_model(const std::filesystem::path& path, const SrModelFile& file);
 /// The TOML text of a model file.

@@ -1,0 +1,163 @@
+// Finite results (issue 16, item 6): every shipped scenario, and every input fuzzing or hostile values found
+// that still gives a result, writes a file whose numbers are all finite, except the datasets the README's
+// result table documents as NaN when a figure is not available, and those are NaN or finite, never inf.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <H5Cpp.h>
+
+#include <limits>
+
+#include "fleetwatt/results/result_reader.hpp"
+#include "test_support.hpp"
+
+using namespace fleetwatt::test;
+using fleetwatt::results::ResultReader;
+
+namespace {
+
+// README, "Result file (HDF5)": the datasets that hold NaN where their figure is not available. Nothing else
+// may; these may hold NaN but not inf.
+const std::set<std::string> kDocumentedNaN = {
+    "/jobs/start_s",             // never started by the horizon
+    "/jobs/end_s",               // not finished by the horizon
+    "/jobs/step_s",              // a job drawn by epochs has no step period
+    "/jobs/recorded_runtime_s",  // no recorded run time (not from a trace)
+    "/jobs/limit_s",             // no run-time limit
+    // No complete clock-aligned 15-min / 1-h window in the run; ramps: fewer than two complete windows.
+    "/summary/peak_15min_W",
+    "/summary/peak_15min_time_s",
+    "/summary/peak_1h_W",
+    "/summary/peak_1h_time_s",
+    "/summary/ramp_up_1min_W",
+    "/summary/ramp_up_1min_time_s",
+    "/summary/ramp_down_1min_W",
+    "/summary/ramp_down_1min_time_s",
+    "/summary/ramp_up_15min_W",
+    "/summary/ramp_up_15min_time_s",
+    "/summary/ramp_down_15min_W",
+    "/summary/ramp_down_15min_time_s",
+    "/summary/ramp_up_1h_W",
+    "/summary/ramp_up_1h_time_s",
+    "/summary/ramp_down_1h_W",
+    "/summary/ramp_down_1h_time_s",
+    // [grid] system_peak_hours: no such complete hour in the run.
+    "/summary/coincident_peak_max_W",
+    "/summary/coincident_peak_mean_W",
+    "/summary/coincident_peak_time_s",
+    // A window shorter than facility_interval_s (ramps), or holding fewer than two intervals (range).
+    "/power_quality/ramp_up_1s_MW",
+    "/power_quality/ramp_up_1min_MW",
+    "/power_quality/ramp_up_15min_MW",
+    "/power_quality/ramp_down_1s_MW",
+    "/power_quality/ramp_down_1min_MW",
+    "/power_quality/ramp_down_15min_MW",
+    "/power_quality/dynamic_range_1s_MW",
+    "/power_quality/dynamic_range_1min_MW",
+    // A band at or above Nyquist; no spectrum, or a series that does not fluctuate.
+    "/power_quality/band_share_0p01_0p1Hz",
+    "/power_quality/band_share_0p1_1Hz",
+    "/power_quality/band_share_1_5Hz",
+    "/power_quality/band_share_5_20Hz",
+    "/power_quality/dominant_frequency_Hz",
+};
+
+// The first dataset value that breaks the rule, as "dataset[i] = value", or "" when there is none.
+std::string first_non_finite(const std::filesystem::path& file) {
+  const ResultReader r(file);
+  for (const auto& name : r.datasets()) {
+    if (r.kind(name) != ResultReader::Kind::real) continue;  // text and integers cannot be NaN or inf
+    const bool nan_allowed = kDocumentedNaN.count(name) > 0;
+    const auto values = r.doubles(name);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const double v = values[i];
+      if (std::isfinite(v) || (nan_allowed && std::isnan(v))) continue;
+      return name + "[" + std::to_string(i) + "] = " + std::to_string(v);
+    }
+  }
+  return "";
+}
+
+std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+TEST_CASE("every shipped scenario's result is finite but where the README documents NaN",
+          "[cli][scenarios][finite]") {
+  TempDir dir;
+  std::size_t runs = 0;
+  for (const auto& e : std::filesystem::directory_iterator(source_dir() / "workloads" / "scenarios")) {
+    if (e.path().extension() != ".toml") continue;
+    // Trace replays read ../shared/data, which a user's clone may not have.
+    if (!shared_data() && read_text(e.path()).find("shared/data") != std::string::npos) continue;
+    INFO(e.path().filename().string());
+    const auto out = dir / (e.path().stem().string() + ".h5");
+    const auto r =
+        run_command(fleetwatt_binary().string() + " run -q " + e.path().string() + " -o " + out.string());
+    REQUIRE(r.exit_code == 0);
+    CHECK(first_non_finite(out) == "");
+    ++runs;
+  }
+  CHECK(runs >= 5);  // the trace-free ones at least: day-fleet, llm-campus, presets, placements, weather
+}
+
+TEST_CASE("the check finds inf anywhere and NaN outside the documented datasets", "[finite]") {
+  // The check must be able to fail: files written here with one value each.
+  TempDir dir;
+  auto file_with = [&](const std::string& group, const std::string& name, double value) {
+    const auto path = dir / (group + "-" + name + ".h5");
+    H5::H5File f(path.string(), H5F_ACC_TRUNC);
+    H5::Group g = f.createGroup("/" + group);
+    const hsize_t n = 2;
+    const double values[2] = {1.0, value};
+    H5::DataSet ds = g.createDataSet(name, H5::PredType::NATIVE_DOUBLE, H5::DataSpace(1, &n));
+    ds.write(values, H5::PredType::NATIVE_DOUBLE);
+    return path;
+  };
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
+  CHECK(first_non_finite(file_with("summary", "carbon_kg", 2.0)) == "");
+  CHECK(first_non_finite(file_with("summary", "carbon_kg", inf)) == "/summary/carbon_kg[1] = inf");
+  CHECK(first_non_finite(file_with("facility", "energy_J", nan)) == "/facility/energy_J[1] = nan");
+  CHECK(first_non_finite(file_with("jobs", "start_s", nan)) == "");  // documented: never started
+  CHECK(first_non_finite(file_with("jobs", "start_s", -inf)) == "/jobs/start_s[1] = -inf");
+}
+
+TEST_CASE("values at the edges of their accepted ranges give finite results", "[cli][finite]") {
+  // Hostile but accepted input: each of these passes the scenario's checks, so the run must give numbers.
+  // Before the fix, carbon_kg_per_kwh = 1e308 passed and made /facility/carbon_kg and the summary inf.
+  TempDir dir;
+  const auto scenario = dir.write("s.toml", R"(seed = 11
+[fleet]
+nodes = 4
+gpus_per_node = 8
+[facility]
+pue = 1.2
+[workload]
+horizon_s = 3600
+[workload.generator]
+rate_per_hour = 30
+[[workload.generator.mix]]
+class = "vit"
+n_gpus = [1, 4, 8]
+epochs = [1, 3]
+dataset_samples = [10000, 30000]
+)");
+  for (const char* set : {"facility.pue=5", "facility.carbon_kg_per_kwh=10", "fleet.node_base_w=100000",
+                          "fleet.gpu_idle_w=0", "workload.horizon_s=1", "output.facility_interval_s=3600",
+                          "output.facility_interval_s=0.01", "workload.generator.rate_per_hour=3600"}) {
+    INFO(set);
+    const auto out = dir / "x.h5";
+    const auto r = run_command(fleetwatt_binary().string() + " run -q " + scenario.string() + " --set " +
+                               set + " -o " + out.string());
+    REQUIRE(r.exit_code == 0);
+    CHECK(first_non_finite(out) == "");
+  }
+}

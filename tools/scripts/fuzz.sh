@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (fuzz/, clang with ASan + UBSan) and runs each for SECONDS, one after the
+# other, printing the executions and findings per target. Exits 1 when any target found something (a crash,
+# an uncaught exception, a hang over 10 s, a leak, a sanitizer report, memory over 2 GB): the input that did
+# it is kept in BUILD/findings/TARGET/ (reproduce: BUILD/fuzz/fuzz_TARGET FILE).
+#
+# Usage: tools/scripts/fuzz.sh SECONDS [TARGET...]     (targets: the names of fuzz/*.cpp; default: all)
+# Environment: FUZZ_BUILD_DIR (default build-fuzz; .ci/run points it at its sanitizer build, which has the
+# targets too), FUZZ_JOBS (build parallelism, default nproc).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+if [ $# -lt 1 ] || ! [[ $1 =~ ^[0-9]+$ ]] || [ "$1" = 0 ]; then
+  sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2
+  [ "${1:-}" = --help ] || [ "${1:-}" = -h ] && exit 0
+  exit 2
+fi
+seconds=$1
+shift
+build=${FUZZ_BUILD_DIR:-build-fuzz}
+if [ $# -gt 0 ]; then
+  targets=("$@")
+else
+  targets=()
+  for f in fuzz/*.cpp; do targets+=("$(basename "$f" .cpp)"); done
+fi
+for t in "${targets[@]}"; do
+  [ -f "fuzz/$t.cpp" ] || { echo "fuzz.sh: no fuzz target $t (fuzz/$t.cpp)" >&2; exit 2; }
+done
+
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  launcher=()
+  command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS=-O1 \
+    -DFLEETWATT_FUZZ=ON -DFLEETWATT_BUILD_TESTS=OFF -DFLEETWATT_BUILD_TOOLS=OFF "${launcher[@]}" >&2
+fi
+cmake --build "$build" -j"${FUZZ_JOBS:-$(nproc)}" --target "${targets[@]/#/fuzz_}" >&2
+/usr/bin/python3 fuzz/collect_corpus.py "$build/seeds" "${targets[@]}"
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=1:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+printf '%-22s %12s %10s  %s\n' target executions exec/s findings
+failed=0
+for t in "${targets[@]}"; do
+  corpus="$build/corpus/$t" findings="$build/findings/$t" log="$build/findings/$t.log"
+  mkdir -p "$corpus" "$findings"
+  before=$(find "$findings" -type f | wc -l)
+  set +e
+  # The grown corpus first (libFuzzer adds new inputs to it), then the collected seeds.
+  "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    -dict="fuzz/dict/$t.dict" -artifact_prefix="$findings/" "$corpus" "$build/seeds/$t" >"$log" 2>&1
+  rc=$?
+  set -e
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  found=$(($(find "$findings" -type f | wc -l) - before))
+  status=none
+  if [ "$rc" -ne 0 ] || [ "$found" -gt 0 ]; then
+    status="exit $rc, $found new in $findings/ (log: $log)"
+    failed=1
+  fi
+  printf '%-22s %12s %10s  %s\n' "$t" "${execs:-?}" "${rate:-?}" "$status"
+done
+exit $failed
