@@ -64,6 +64,11 @@ const std::set<std::string> kDocumentedNaN = {
     "/power_quality/band_share_0p1_1Hz",
     "/power_quality/band_share_1_5Hz",
     "/power_quality/band_share_5_20Hz",
+    // Band energies: NaN where the band share is (README: "NaN as the share").
+    "/power_quality/band_energy_0p01_0p1Hz_MW2",
+    "/power_quality/band_energy_0p1_1Hz_MW2",
+    "/power_quality/band_energy_1_5Hz_MW2",
+    "/power_quality/band_energy_5_20Hz_MW2",
     "/power_quality/dominant_frequency_Hz",
 };
 
