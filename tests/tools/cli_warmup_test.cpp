@@ -25,12 +25,18 @@ std::filesystem::path day_fleet() {
   return source_dir() / "workloads/scenarios/day-fleet.toml";
 }
 
-/// The default day with `line` added to its [workload] table.
+/// The default day with `line` set in its [workload] table (added, or replacing the key's line).
 std::filesystem::path day_fleet_with(const TempDir& dir, const std::string& line) {
   std::ifstream in(day_fleet());
   std::stringstream text;
   text << in.rdbuf();
   std::string s = text.str();
+  // A key the file sets already (warmup_arrivals) is replaced, not given twice.
+  const std::string name = "\n" + line.substr(0, line.find(" =")) + " = ";
+  if (const auto at = s.find(name); at != std::string::npos) {
+    s.replace(at + 1, s.find('\n', at + 1) - at - 1, line);
+    return dir.write("day.toml", s);
+  }
   const std::string key = "horizon_s = 86400\n";
   s.replace(s.find(key), key.size(), key + line + "\n");
   return dir.write("day.toml", s);
@@ -65,29 +71,47 @@ double scalar(const ResultReader& h5, const std::string& path) {
 }
 }  // namespace
 
-TEST_CASE("the default day begins at its steady state: 00:00 within 5 % of 24:00 over seeds",
-          "[cli][warmup][slow]") {
-  // One day's 00:00 and 24:00 differ by chance (which large jobs happen to run), about 7 % (one standard
-  // deviation) on this fleet; the warm-up removes the bias of the empty start. So the mean over 12 seeds of
-  // P(00:00) / P(24:00), first and last facility interval, must be within 5 % of 1; without a warm-up it is
-  // about 0.7 (the fleet empty at midnight), which 4 seeds show.
+/// P(00:00) / P(24:00) of a day: its first and last facility interval (1 s means).
+double day_ratio(const TempDir& dir, const std::filesystem::path& scenario, int seed) {
+  const auto out = dir / fmt::format("s{}.h5", seed);
+  auto r =
+      run_command(fw() + " run " + scenario.string() + " --quiet" +
+                  (seed > 0 ? " --seed " + std::to_string(seed) : std::string()) + " -o " + out.string());
+  REQUIRE(r.exit_code == 0);
+  const auto p = ResultReader(out).doubles("/facility/facility_power_W");
+  std::filesystem::remove(out);
+  REQUIRE(p.size() == 86400);
+  return p.front() / p.back();
+}
+
+TEST_CASE("the default day is a typical day: its 00:00 within 5 % of its 24:00", "[cli][warmup]") {
+  // The issue's figure: the shipped scenario at its own seed. Its periodic warm-up (a whole day of the day's
+  // own arrivals before 00:00) leaves the fleet at 00:00 as the day leaves it at 24:00, so the two differ
+  // only by what a second copy of the day would still change (measured 0.6 % at the shipped seed, at most
+  // 2.0 % over seeds 1-12, README); 5 % is the issue's bound, checked at four more seeds too. The same day
+  // with fresh ("continued") warm-up arrivals misses at the shipped seed by chance (0.943).
   TempDir dir;
-  auto ratio = [&](const std::filesystem::path& scenario, int seed) {
-    const auto out = dir / fmt::format("s{}.h5", seed);
-    auto r = run_command(fw() + " run " + scenario.string() + " --quiet --seed " + std::to_string(seed) +
-                         " -o " + out.string());
-    REQUIRE(r.exit_code == 0);
-    const auto p = ResultReader(out).doubles("/facility/facility_power_W");
-    std::filesystem::remove(out);
-    REQUIRE(p.size() == 86400);
-    return p.front() / p.back();
-  };
+  CHECK(std::fabs(day_ratio(dir, day_fleet(), 0) - 1.0) < 0.05);
+  for (int seed = 1; seed <= 4; ++seed) {
+    INFO("seed " << seed);
+    CHECK(std::fabs(day_ratio(dir, day_fleet(), seed) - 1.0) < 0.05);
+  }
+}
+
+TEST_CASE("a continued warm-up begins the day at its steady state on average over seeds",
+          "[cli][warmup][slow]") {
+  // With fresh warm-up arrivals one day's 00:00 and 24:00 differ by chance (which large jobs happen to run),
+  // about 7 % (one standard deviation) on this fleet; the warm-up removes the bias of the empty start. So
+  // the mean over 12 seeds of P(00:00) / P(24:00) must be within 5 % of 1; without a warm-up it is about 0.7
+  // (the fleet empty at midnight), which 4 seeds show.
+  TempDir dir;
+  const auto continued = day_fleet_with(dir, "warmup_arrivals = \"continued\"");
   double with = 0;
-  for (int seed = 1; seed <= 12; ++seed) with += ratio(day_fleet(), seed) / 12;
+  for (int seed = 1; seed <= 12; ++seed) with += day_ratio(dir, continued, seed) / 12;
   CHECK(std::fabs(with - 1.0) < 0.05);
   const auto cold = day_fleet_with(dir, "warmup_s = 0");
   double without = 0;
-  for (int seed = 1; seed <= 4; ++seed) without += ratio(cold, seed) / 4;
+  for (int seed = 1; seed <= 4; ++seed) without += day_ratio(dir, cold, seed) / 4;
   CHECK(without < 0.8);
 }
 
@@ -109,18 +133,18 @@ TEST_CASE("warmup_s = 0 reproduces the default day as it was before warm-ups, bi
   CHECK(scalar(h5, "/summary/warmup_s") == 0.0);
 }
 
-TEST_CASE("the default day's warm-up is 13 h and shows in /jobs, /summary and the printed summary",
+TEST_CASE("the default day's warm-up is a day and shows in /jobs, /summary and the printed summary",
           "[cli][warmup]") {
   ResultReader h5(default_day_h5());
-  // 2 x the longest generated job (40 epochs of ViT at 300,000 samples: 40 x 3 x 188.99 s = 22,679 s),
-  // rounded up to whole hours: 45,358 s -> 13 h.
-  CHECK(scalar(h5, "/summary/warmup_s") == 13 * 3600.0);
+  // 2 x the longest generated job (40 epochs of ViT at 300,000 samples: 40 x 3 x 188.99 s = 22,679 s) =
+  // 45,358 s, rounded up to whole days for its periodic warm-up: 86,400 s (13 h, whole hours, continued).
+  CHECK(scalar(h5, "/summary/warmup_s") == 86400.0);
   const auto submit = h5.doubles("/jobs/submit_s");
   const auto start = h5.doubles("/jobs/start_s");
   const auto end = h5.doubles("/jobs/end_s");
   std::size_t started_before = 0, running_at_0 = 0;
   for (std::size_t i = 0; i < submit.size(); ++i) {
-    CHECK(submit[i] >= -13 * 3600.0);
+    CHECK(submit[i] >= -86400.0);
     if (start[i] < 0) ++started_before;
     if (start[i] < 0 && !(end[i] < 0)) ++running_at_0;  // NaN end: still running at the horizon
   }

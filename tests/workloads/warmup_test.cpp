@@ -1,6 +1,7 @@
 // The warm-up of a generated workload: [workload] warmup_s is read and checked, the warm-up's arrivals
 // continue the generator backwards in time (its day/night cycle included) without touching the window's,
-// and the default rule gives 2 x the longest generated run time, rounded up to whole hours.
+// and the default rule gives 2 x the longest generated run time, rounded up to whole hours; a periodic
+// warm-up repeats the window's own jobs, shifted back by whole windows.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <numbers>
@@ -142,4 +143,68 @@ rate_per_hour = 10
   // 10/h over the 24 h before 0: 240 expected (Poisson, 4 standard deviations allowed).
   CHECK(std::fabs(static_cast<double>(warm.size()) - 240.0) < 4 * std::sqrt(240.0));
   for (const auto& j : warm) CHECK(j.submit_s >= -86400.0);
+}
+
+TEST_CASE("warmup_arrivals is read and checked", "[warmup]") {
+  CHECK_FALSE(parse_scenario(generated(), "s.toml").workload.periodic_warmup);
+  CHECK_FALSE(
+      parse_scenario(generated("warmup_arrivals = \"continued\"\n"), "s.toml").workload.periodic_warmup);
+  CHECK(parse_scenario(generated("warmup_arrivals = \"periodic\"\n"), "s.toml").workload.periodic_warmup);
+  CHECK(error_of(generated("warmup_arrivals = \"cyclic\"\n")) ==
+        "bad.toml:3:1: workload.warmup_arrivals: 'cyclic' is not a warm-up: \"continued\" or \"periodic\"");
+}
+
+TEST_CASE("a periodic warm-up repeats the window's jobs shifted back by whole periods", "[warmup]") {
+  // Window jobs at 10, 50, 90 s (given out of order), period 100 s, warm-up 150 s: the copies are
+  // 50 - 200 = -150 (kept: the bound is inclusive), 90 - 200 = -110, then 10 - 100 = -90, -50, -10;
+  // 10 - 200 = -190 is before -150 and dropped. A job submitted at the period or later is not repeated.
+  std::vector<JobSpec> window(4);
+  const double submit[] = {90, 10, 50, 100};
+  for (std::size_t i = 0; i < window.size(); ++i) {
+    window[i].id = static_cast<std::int64_t>(i + 1);
+    window[i].submit_s = submit[i];
+    window[i].n_gpus = static_cast<std::uint32_t>(i + 1);
+  }
+  window[0].deferrable = true;
+  window[0].deadline_s = 400.0;
+  const auto copies = periodic_warmup_jobs(window, 100.0, 150.0, 7);
+  REQUIRE(copies.size() == 5);
+  const double expected_submit[] = {-150, -110, -90, -50, -10};
+  const std::uint32_t expected_gpus[] = {3, 1, 2, 3, 1};
+  for (std::size_t i = 0; i < copies.size(); ++i) {
+    CHECK(copies[i].submit_s == expected_submit[i]);
+    CHECK(copies[i].n_gpus == expected_gpus[i]);
+    CHECK(copies[i].id == static_cast<std::int64_t>(7 + i));
+  }
+  // The job at 90 s with its deadline at 400 s: copies at -110 (deadline 200) and -10 (deadline 300).
+  CHECK(copies[1].deadline_s == 200.0);
+  CHECK(copies[4].deadline_s == 300.0);
+  CHECK(periodic_warmup_jobs(window, 100.0, 0.0, 1).empty());
+}
+
+TEST_CASE("a periodic warm-up lasts whole windows by default and leaves the window's jobs as they were",
+          "[warmup]") {
+  // The estimate of the default-rule test: 2 x 15,000 s = 30,000 s, rounded up to whole windows. A 1-day
+  // window: 86,400 s; an 8-hour window (28,800 s): 2 windows = 57,600 s.
+  const RuntimeEstimate estimate = [](const JobSpec& j) {
+    return 1000.0 * j.epochs * (j.meta.dataset_samples / 1000.0) * (j.n_gpus == 1 ? 1.0 : 0.9);
+  };
+  Scenario s = parse_scenario(generated("warmup_arrivals = \"periodic\"\n"), "s.toml");
+  CHECK(default_warmup_s(s.workload, estimate) == 86400.0);
+  s.workload.horizon_s = 28800.0;
+  CHECK(default_warmup_s(s.workload, estimate) == 57600.0);
+  s.workload.horizon_s = 86400.0;
+  const auto without = build_workload(s);
+  s.workload.warmup_s = 86400.0;
+  const auto with = build_workload(s);
+  // One whole day before 0: every window job once more, 86,400 s earlier, ids after the window's.
+  REQUIRE(with.size() == 2 * without.size());
+  for (std::size_t i = 0; i < without.size(); ++i) {
+    CHECK(with[i].submit_s == without[i].submit_s - 86400.0);
+    CHECK(with[i].n_gpus == without[i].n_gpus);
+    CHECK(with[i].epochs == without[i].epochs);
+    CHECK(with[i].id == static_cast<std::int64_t>(without.size() + 1 + i));
+    CHECK(with[without.size() + i].id == without[i].id);
+    CHECK(with[without.size() + i].submit_s == without[i].submit_s);
+  }
 }

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "fleetwatt/workloads/random.hpp"
+#include "fleetwatt/workloads/warmup.hpp"
 
 namespace fleetwatt::workloads {
 
@@ -102,7 +103,9 @@ std::vector<JobSpec> build_workload(const Scenario& s) {
     const double warmup_s = s.workload.warmup_s.value_or(0.0);
     if (s.workload.generator->start_s == 0.0 && warmup_s > 0.0) {
       next += static_cast<std::int64_t>(generated.size());
-      auto warmup = generate_warmup_jobs(*s.workload.generator, s.seed, warmup_s, next);
+      auto warmup = s.workload.periodic_warmup
+                        ? periodic_warmup_jobs(generated, s.workload.horizon_s, warmup_s, next)
+                        : generate_warmup_jobs(*s.workload.generator, s.seed, warmup_s, next);
       generated.insert(generated.begin(), std::make_move_iterator(warmup.begin()),
                        std::make_move_iterator(warmup.end()));
     }

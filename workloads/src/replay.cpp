@@ -5,6 +5,7 @@
 
 #include "fleetwatt/workloads/cluster_presets.hpp"
 #include "fleetwatt/workloads/job_generator.hpp"
+#include "fleetwatt/workloads/warmup.hpp"
 
 namespace fleetwatt::workloads {
 
@@ -52,7 +53,7 @@ std::vector<JobSpec> build_scenario_workload(const Scenario& s, const RuntimeEst
     // stream of their own (the rate is constant, so drawing them forwards is as good as backwards), ids
     // after the window's, which stay as without one.
     const double warmup_s = s.workload.warmup_s.value_or(0.0);
-    if (p.start_s == 0.0 && warmup_s > 0.0) {
+    if (p.start_s == 0.0 && warmup_s > 0.0 && !s.workload.periodic_warmup) {
       auto warmup = generate_preset_jobs(
           cluster_preset(p.cluster), {p.mean_rate_per_s, -warmup_s, 0.0, fleet_gpus}, s.seed ^ kWarmupStream,
           static_cast<std::int64_t>(generated.size()), {}, estimate);
@@ -68,6 +69,13 @@ std::vector<JobSpec> build_scenario_workload(const Scenario& s, const RuntimeEst
         j.inferred |= inferred::deferrable;
         j.deadline_s = j.submit_s + j.recorded_runtime_s.value_or(0.0) + p.defer_window_s;
       }
+    }
+    // A periodic warm-up repeats the window's jobs, deferrable marks and all, so it is made after marking.
+    if (p.start_s == 0.0 && warmup_s > 0.0 && s.workload.periodic_warmup) {
+      auto warmup = periodic_warmup_jobs(generated, s.workload.horizon_s, warmup_s,
+                                         static_cast<std::int64_t>(generated.size()));
+      generated.insert(generated.end(), std::make_move_iterator(warmup.begin()),
+                       std::make_move_iterator(warmup.end()));
     }
     jobs.insert(jobs.end(), std::make_move_iterator(generated.begin()),
                 std::make_move_iterator(generated.end()));

@@ -616,11 +616,17 @@ GridConfig parse_grid(const TomlTable& t, const std::filesystem::path& scenario_
 }
 
 WorkloadConfig parse_workload(const TomlTable& t, const std::filesystem::path& scenario_file) {
-  t.require_known({"horizon_s", "warmup_s", "jobs", "jobs_csv", "generator", "trace", "preset"});
+  t.require_known(
+      {"horizon_s", "warmup_s", "warmup_arrivals", "jobs", "jobs_csv", "generator", "trace", "preset"});
   WorkloadConfig w;
   w.horizon_s = t.number_at_least("horizon_s", 0.0, true).value_or(w.horizon_s);
   w.warmup_s = t.number_at_least("warmup_s", 0.0, false);
   w.warmup_where = t.has("warmup_s") ? t.where("warmup_s") : t.where();
+  if (auto mode = t.string("warmup_arrivals")) {
+    if (*mode != "continued" && *mode != "periodic")
+      t.fail("warmup_arrivals", fmt::format("'{}' is not a warm-up: \"continued\" or \"periodic\"", *mode));
+    w.periodic_warmup = *mode == "periodic";
+  }
   std::int64_t next_id = 1;
   for (const auto& jt : t.tables("jobs")) w.jobs.push_back(parse_job(jt, next_id++));
   if (auto csv = t.string("jobs_csv")) {

@@ -2,6 +2,9 @@
 // window [0, horizon) opens for the fleet to be at its steady occupancy rather than empty at midnight.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "fleetwatt/workloads/job_inference.hpp"
 #include "fleetwatt/workloads/scenario.hpp"
 
@@ -17,7 +20,15 @@ inline constexpr double kWarmupRuntimes = 2.0;
 
 /// The default warmup_s: kWarmupRuntimes x the longest generated run time, rounded up to whole hours, for a
 /// [workload.generator] that starts with the window (start_s = 0); 0 for every other workload (explicit
-/// jobs, jobs CSV, traces, presets), whose jobs have their own times.
+/// jobs, jobs CSV, traces, presets), whose jobs have their own times. With warmup_arrivals = "periodic" it is
+/// rounded up to whole horizons instead of whole hours.
 [[nodiscard]] double default_warmup_s(const WorkloadConfig& workload, const RuntimeEstimate& estimate);
+
+/// The warm-up's arrivals under `warmup_arrivals = "periodic"`: the window's own jobs (submit times in
+/// [0, period_s)) repeated before it, shifted back by period_s, 2 period_s, ... as far as -warmup_s, so the
+/// fleet at 0 is the one the window's own arrivals leave at its end (a typical day that tiles). In submit
+/// order, ids from first_id; a deferrable job's deadline moves with it.
+[[nodiscard]] std::vector<JobSpec> periodic_warmup_jobs(const std::vector<JobSpec>& window, double period_s,
+                                                        double warmup_s, std::int64_t first_id);
 
 }  // namespace fleetwatt::workloads
