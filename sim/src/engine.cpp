@@ -141,6 +141,13 @@ void Engine::check_plan(const workloads::JobSpec& spec, workloads::EpochPlan& pl
                     spec.id, predictor_.name(), p.peak_W, p.peak_s, p.valley_W, p.valley_s));
   }
   const auto p = plan.profile();
+  // An epoch the clock cannot hold comes from the job's input (a dataset_samples of 1e15, say): bad input
+  // at the job's place, not an internal error mid-run.
+  if (!(std::max(p.peak_s, p.valley_s) <= core::kMaxInputSeconds))
+    throw workloads::ConfigError(
+        spec.class_origin, "dataset_samples",
+        fmt::format("job {}: one epoch would last {:.3g} s, beyond the {:.0e} s a run can simulate", spec.id,
+                    p.peak_s + p.valley_s, core::kMaxInputSeconds));
   if (Duration::from_seconds(p.peak_s) + Duration::from_seconds(p.valley_s) <= Duration::zero())
     throw workloads::ConfigError(spec.class_origin, "phases",
                                  fmt::format("job {}: epoch shorter than 1 ns", spec.id));

@@ -1,9 +1,20 @@
 // Run assembly: scenario + overrides -> setup, predictor at its band, workload; prepared run -> engine.
 #include "fleetwatt/sim/run_assembly.hpp"
 
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "fleetwatt/core/time.hpp"
 #include "fleetwatt/models/banded_predictor.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
+#include "fleetwatt/sim/job.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
+#include "fleetwatt/workloads/job_generator.hpp"
 #include "fleetwatt/workloads/replay.hpp"
 #include "fleetwatt/workloads/scenario_loader.hpp"
 #include "fleetwatt/workloads/warmup.hpp"
@@ -19,6 +30,65 @@ workloads::RuntimeEstimate runtime_estimate(const models::PowerPredictor& predic
   };
 }
 
+namespace {
+/// Memory per job held until the end of a run: its JobSpec and the engine's Job (their heap parts, plans and
+/// GPU lists, are small against these; measured: 674 MB for 278 k generated jobs, 2.4 kB each in all).
+constexpr double kBytesPerJob = static_cast<double>(sizeof(workloads::JobSpec) + sizeof(Job));
+
+double physical_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
+}
+
+// The arrivals a generator or preset is expected to draw, window and warm-up together, checked before they
+// are drawn: each is bounded by kMaxExpectedArrivals at its table (workloads/job_generator.hpp), but a long
+// continued warm-up at a high rate, or a periodic one's copies, add to them; and the jobs must fit this
+// machine's memory (a JobSpec and the engine's Job each, an upper bound: none is dropped before the end).
+void check_expected_arrivals(const workloads::WorkloadConfig& w) {
+  const double warmup_s = w.warmup_s.value_or(0.0);
+  double expected = 0.0;
+  auto add = [&](double rate_per_s, double start_s, double end_s) {
+    double n = rate_per_s * (end_s - start_s);
+    if (start_s == 0.0 && warmup_s > 0.0)
+      n += w.periodic_warmup ? n * std::ceil(warmup_s / w.horizon_s) : rate_per_s * warmup_s;
+    expected += n;
+  };
+  if (w.generator) add(w.generator->mean_rate_per_s, w.generator->start_s, w.generator->end_s);
+  if (w.preset) add(w.preset->mean_rate_per_s, w.preset->start_s, w.preset->end_s);
+  expected += static_cast<double>(w.jobs.size());
+  if (expected > workloads::kMaxExpectedArrivals)
+    throw workloads::ConfigError(
+        w.warmup_where, "workload.warmup_s",
+        fmt::format("{:.3g} jobs expected over the warm-up and the window, more than the {:.0e} a run may "
+                    "draw; shorten warmup_s or lower the rate",
+                    expected, workloads::kMaxExpectedArrivals));
+  const double need = expected * kBytesPerJob;
+  const double have = physical_memory_bytes();
+  if (have > 0.0 && need > have)
+    throw workloads::ConfigError(
+        w.warmup_where, "workload",
+        fmt::format("about {:.3g} jobs expected, which need up to {:.3g} GiB of memory (~{:.0f} bytes each), "
+                    "more than this machine's {:.3g} GiB: lower the rate, shorten horizon_s or warmup_s",
+                    expected, need / 1073741824.0, kBytesPerJob, have / 1073741824.0));
+}
+
+// Jobs submitted at or after the horizon never run: say how many, once, so a trace or job list cut short by
+// the horizon does not pass unnoticed.
+void warn_jobs_after_horizon(PreparedRun& r) {
+  const double horizon_s = r.scenario.workload.horizon_s;
+  const auto late = std::count_if(r.jobs.begin(), r.jobs.end(),
+                                  [&](const workloads::JobSpec& j) { return j.submit_s >= horizon_s; });
+  if (late == 0) return;
+  double first = std::numeric_limits<double>::infinity();
+  for (const auto& j : r.jobs)
+    if (j.submit_s >= horizon_s) first = std::min(first, j.submit_s);
+  r.scenario.warnings->add(
+      fmt::format("{} of {} jobs are submitted at or after the horizon "
+                  "(workload.horizon_s = {} s; the first at {} s) and will not run",
+                  late, r.jobs.size(), horizon_s, first));
+}
+}  // namespace
+
 PreparedRun prepare_run(workloads::Scenario scenario, const RunOverrides& overrides) {
   PreparedRun r;
   r.scenario = std::move(scenario);
@@ -33,12 +103,22 @@ PreparedRun prepare_run(workloads::Scenario scenario, const RunOverrides& overri
   // The warm-up, when the scenario leaves it out: long enough for generated jobs to fill the fleet.
   auto& workload = r.scenario.workload;
   if (!workload.warmup_s) {
-    workload.warmup_s = workloads::default_warmup_s(workload, estimate);
+    const double warmup_s = workloads::default_warmup_s(workload, estimate);
+    if (!(warmup_s <= core::kMaxInputSeconds))
+      throw workloads::ConfigError(
+          workload.warmup_where, "workload.warmup_s",
+          fmt::format("the default warm-up, 2 x the longest job the generator can draw, would be {:.3g} s, "
+                      "beyond the {:.0e} s a run can simulate: lower the mix's epochs or dataset_samples, or "
+                      "give warmup_s",
+                      warmup_s, core::kMaxInputSeconds));
+    workload.warmup_s = warmup_s;
     r.setup.warmup = Duration::from_seconds(*workload.warmup_s);
   }
+  check_expected_arrivals(workload);
   // Trace and preset jobs match their recorded run times to this predictor's estimate on the reference type;
   // the engine matches them again on the type each one starts on.
   r.jobs = workloads::build_scenario_workload(r.scenario, estimate);
+  warn_jobs_after_horizon(r);
   return r;
 }
 

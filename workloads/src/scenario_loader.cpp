@@ -14,6 +14,7 @@
 #include "fleetwatt/core/timestamp.hpp"
 #include "fleetwatt/core/toml_table.hpp"
 #include "fleetwatt/workloads/cluster_presets.hpp"
+#include "fleetwatt/workloads/job_generator.hpp"
 #include "fleetwatt/workloads/jobs_csv.hpp"
 #include "fleetwatt/workloads/scenario_override.hpp"
 #include "fleetwatt/workloads/trace.hpp"
@@ -457,6 +458,24 @@ std::pair<double, double> range_of(const TomlTable& t, const std::string& key, s
   return {v[0], v[1]};
 }
 
+// A generator's or preset's span: arrivals after the horizon would be drawn, predicted and written for
+// nothing (the 1.67 M jobs for a 20,000 s run), and a rate whose expected arrivals exceed any fleet's
+// would exhaust memory before the run starts.
+void check_arrival_span(const TomlTable& t, double rate_per_s, double start_s, double end_s,
+                        double horizon_s) {
+  if (end_s > horizon_s)
+    t.fail("end_s",
+           fmt::format("{} s is after the horizon (workload.horizon_s = {} s): arrivals then are never "
+                       "simulated; give at most the horizon",
+                       end_s, horizon_s));
+  const double expected = rate_per_s * (end_s - start_s);
+  if (expected > kMaxExpectedArrivals)
+    t.fail("rate_per_hour",
+           fmt::format("{:.3g} arrivals expected over [{}, {}) s, more than the {:.0e} a run may "
+                       "draw; lower the rate",
+                       expected, start_s, end_s, kMaxExpectedArrivals));
+}
+
 GeneratorConfig parse_generator(const TomlTable& t, double horizon_s) {
   t.require_known({"rate_per_hour", "diurnal_amplitude", "peak_hour", "start_s", "end_s", "mix"});
   GeneratorConfig g;
@@ -471,6 +490,7 @@ GeneratorConfig parse_generator(const TomlTable& t, double horizon_s) {
   g.start_s = t.number_at_least("start_s", 0.0, false).value_or(0.0);
   g.end_s = t.number_at_least("end_s", 0.0, true).value_or(horizon_s);
   if (g.end_s <= g.start_s) t.fail("end_s", "must be after start_s");
+  check_arrival_span(t, g.mean_rate_per_s, g.start_s, g.end_s, horizon_s);
   auto mix = t.tables("mix");
   if (mix.empty())
     throw ConfigError(t.where(), t.dotted("mix"), "missing (at least one [[workload.generator.mix]] entry)");
@@ -573,6 +593,7 @@ PresetConfig parse_preset(const TomlTable& t, double horizon_s) {
   c.start_s = t.number_at_least("start_s", 0.0, false).value_or(0.0);
   c.end_s = t.number_at_least("end_s", 0.0, true).value_or(horizon_s);
   if (c.end_s <= c.start_s) t.fail("end_s", "must be after start_s");
+  check_arrival_span(t, c.mean_rate_per_s, c.start_s, c.end_s, horizon_s);
   c.deferrable_fraction = t.number_at_least("deferrable_fraction", 0.0, false).value_or(0.0);
   if (c.deferrable_fraction > 1.0) t.fail("deferrable_fraction", "must be in [0, 1]");
   c.defer_window_s = t.number_at_least("defer_window_s", 0.0, false).value_or(c.defer_window_s);

@@ -22,6 +22,11 @@ namespace fleetwatt::workloads {
 /// Seed offset of the warm-up's stream.
 inline constexpr std::uint64_t kWarmupStream = 0x9e3779b97f4a7c15ULL;
 
+/// The most arrivals a generator or preset may be expected to draw over its span and warm-up: far beyond any
+/// fleet's (a year at 10,000 jobs an hour is 8.8e7), and the bound that keeps a rate such as 1e300 per hour
+/// from filling memory with jobs before anything is simulated.
+inline constexpr double kMaxExpectedArrivals = 1e8;
+
 /// The generator's instantaneous arrival rate (jobs/s) at time t.
 [[nodiscard]] double arrival_rate(const GeneratorConfig& config, double t_s);
 
