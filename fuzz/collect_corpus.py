@@ -23,6 +23,7 @@ MAX_BYTES = 16384
 # target: (repository globs, test sources whose string literals are seeds, shared-data globs)
 SOURCES = {
     "scenario_toml": (["workloads/scenarios/*.toml"], ["tests/workloads/*.cpp", "tests/tools/cli_*.cpp"], []),
+    "region_toml": (["examples/region-*.toml"], ["tests/tools/cli_region_test.cpp"], []),
     "scenario_override": ([], [], []),
     "jobs_csv": ([], ["tests/workloads/jobs_csv_test.cpp"], []),
     "trace_philly": (["tests/traces/philly_sample.json"], ["tests/traces/trace_philly_test.cpp"], []),

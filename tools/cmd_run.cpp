@@ -6,7 +6,9 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "fleetwatt/sim/run_assembly.hpp"
+#include "fleetwatt/workloads/region.hpp"
 #include "fleetwatt/workloads/scenario_loader.hpp"
+#include "region_run.hpp"
 #include "scenario_run.hpp"
 
 namespace fleetwatt::tools {
@@ -23,6 +25,9 @@ struct RunOptions {
 };
 
 int run_scenario(const RunOptions& o) {
+  // A region file ([[site]] tables) runs its sites, each as a scenario would run (tools/region_run.hpp).
+  if (workloads::is_region_file(o.scenario))
+    return run_region({o.scenario, o.output, o.seed, o.band, o.overrides, o.quiet, o.max_output});
   workloads::Scenario scenario = workloads::load_scenario(o.scenario, o.overrides);
   // -o is relative to the current directory; the scenario's [output] path was resolved against its folder.
   const bool given = !o.output.empty();
@@ -50,7 +55,9 @@ void add_run_command(CLI::App& app, Action& action) {
          "scenario", opts->scenario,
          "Scenario TOML file (README, 'Scenario reference'): [fleet] of identical nodes or of "
          "[[fleet.group]] node groups (nodes, gpus_per_node, gpu; one GPU type per job), [facility], "
-         "[predictor], [scheduler], [workload], [output]")
+         "[predictor], [scheduler], [workload], [output]; or a region file of [[site]] tables (README, "
+         "'Regions'), each site a scenario, run one after another into OUTPUT.sites/ with the region's "
+         "summed series and coincident peak in OUTPUT")
       ->required();
   cmd->add_option("-o,--output", opts->output, "Result file (HDF5); default: the scenario's [output] path");
   cmd->add_option("--seed", opts->seed, "Random seed; overrides the scenario's seed");

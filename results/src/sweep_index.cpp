@@ -11,6 +11,7 @@
 #include "fleetwatt/core/text_output.hpp"
 #include "fleetwatt/results/result_reader.hpp"
 #include "hdf5_datasets.hpp"
+#include "member_index.hpp"
 
 namespace fleetwatt::results {
 
@@ -98,6 +99,12 @@ MemberFigures read_member_figures(const std::filesystem::path& result_file) {
 
 void write_sweep_index(const std::filesystem::path& out, const std::vector<SweepMemberRow>& rows,
                        const SweepProvenance& p) {
+  write_member_index(out, rows, p, {"sweep", "members", "members", "sweep index"}, {});
+}
+
+void write_member_index(const std::filesystem::path& out, const std::vector<SweepMemberRow>& rows,
+                        const SweepProvenance& p, const MemberIndexLayout& layout,
+                        const std::function<void(H5::H5File&)>& extra) {
   const std::filesystem::path temp = core::temporary_beside(out);
   const core::LiveTemporary live(temp);  // removed if a signal ends the process mid-write
   H5::Exception::dontPrint();
@@ -106,7 +113,7 @@ void write_sweep_index(const std::filesystem::path& out, const std::vector<Sweep
     H5::Group root = file.openGroup("/");
     write_string_attribute(root, "scenario", p.scenario_text);
     write_string_attribute(root, "scenario_file", p.scenario_file);
-    write_string_attribute(root, "sweep", p.command);
+    write_string_attribute(root, layout.table_group, p.command);
     write_int_attribute(root, "ranks", p.ranks);
     write_double_attribute(root, "wall_s", p.wall_s);
     write_string_attribute(root, "fleetwatt_version", p.version);
@@ -147,9 +154,9 @@ void write_sweep_index(const std::filesystem::path& out, const std::vector<Sweep
                         f.carbon_kg,
                         f.cost});
     }
-    H5::Group sweep = file.createGroup("/sweep");
+    H5::Group sweep = file.createGroup("/" + layout.table_group);
     hsize_t dims[1] = {packed.size()};
-    H5::DataSet ds = sweep.createDataSet("members", type, H5::DataSpace(1, dims));
+    H5::DataSet ds = sweep.createDataSet(layout.table, type, H5::DataSpace(1, dims));
     if (!packed.empty()) ds.write(packed.data(), type);
     // One table, many units: the attribute names each column's ("member: 1; ...; wall_s: s; ...").
     write_string_attribute(ds, "units", units);
@@ -157,17 +164,18 @@ void write_sweep_index(const std::filesystem::path& out, const std::vector<Sweep
     // Each completed member's own result file, as if it were a group of this one. The target is relative to
     // this file's folder, where HDF5 looks first, so the index and its folder of members can be moved
     // together.
-    H5::Group members = file.createGroup("/members");
+    H5::Group members = file.createGroup("/" + layout.links);
     for (const auto& r : rows) {
       if (r.file.empty()) continue;
       if (H5Lcreate_external(r.file.c_str(), "/", members.getId(), r.name.c_str(), H5P_DEFAULT, H5P_DEFAULT) <
           0)
         throw std::runtime_error(fmt::format("{}: cannot link member {}", out.string(), r.name));
     }
+    if (extra) extra(file);
   } catch (const H5::Exception& e) {
     std::filesystem::remove(temp);
     throw std::runtime_error(
-        fmt::format("{}: cannot write the sweep index: {}", out.string(), e.getDetailMsg()));
+        fmt::format("{}: cannot write the {}: {}", out.string(), layout.what, e.getDetailMsg()));
   } catch (...) {
     std::filesystem::remove(temp);
     throw;

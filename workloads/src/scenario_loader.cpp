@@ -1,6 +1,7 @@
 // Scenario TOML -> typed Scenario. The only translation unit that knows the scenario schema; the README's
 // "Scenario reference" documents the same keys.
 #include "fleetwatt/workloads/scenario_loader.hpp"
+#include "scenario_table.hpp"
 
 #include <fmt/format.h>
 
@@ -710,10 +711,6 @@ OutputConfig parse_output(const TomlTable& t) {
 
 }  // namespace
 
-namespace {
-Scenario parse_scenario_table(const toml::table& root, std::string text, const std::filesystem::path& file);
-}
-
 Scenario parse_scenario(std::string_view text, const std::filesystem::path& file) {
   return parse_scenario(text, file, {});
 }
@@ -734,15 +731,18 @@ Scenario parse_scenario(std::string_view text, const std::filesystem::path& file
       kept += "#   " + a + "\n";
     }
   }
-  return parse_scenario_table(root, std::move(kept), file);
+  return parse_scenario_table(root, std::move(kept), file, "", {});
 }
 
-namespace {
-Scenario parse_scenario_table(const toml::table& root, std::string text, const std::filesystem::path& file) {
+Scenario parse_scenario_table(const toml::table& root, std::string text, const std::filesystem::path& file,
+                              const std::string& key_prefix, const std::vector<std::string>& extra_keys) {
   const std::string name = file.string();
-  TomlTable top(root, "", name);
-  top.require_known({"seed", "fleet", "facility", "predictor", "scheduler", "workload", "grid", "output",
-                     "name", "description", "topology", "failures", "smoothing"});
+  TomlTable top(root, key_prefix, name);
+  std::vector<std::string> known = {"seed",     "fleet",    "facility", "predictor", "scheduler",
+                                    "workload", "grid",     "output",   "name",      "description",
+                                    "topology", "failures", "smoothing"};
+  known.insert(known.end(), extra_keys.begin(), extra_keys.end());
+  top.require_known(known);
   Scenario s;
   s.file = file;
   s.text = std::move(text);
@@ -836,7 +836,6 @@ Scenario parse_scenario_table(const toml::table& root, std::string text, const s
               fmt::format("mix entry asks for {} GPUs but {} has {}", n, fleet_word, fleet_gpus));
   return s;
 }
-}  // namespace
 
 std::uint64_t FleetConfig::total_gpus() const {
   if (groups.empty()) return std::uint64_t{nodes} * gpus_per_node;

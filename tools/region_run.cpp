@@ -1,0 +1,138 @@
+// A region run: every site prepared first (so that bad input in any site stops the run before anything is
+// simulated), then simulated in turn into its own result file, then the region file formed from those files.
+#include "region_run.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <iostream>
+
+#include "cli_support.hpp"
+#include "fleetwatt/results/region_index.hpp"
+#include "fleetwatt/results/wall_clock.hpp"
+#include "fleetwatt/sim/run_assembly.hpp"
+#include "fleetwatt/workloads/region.hpp"
+#include "scenario_run.hpp"
+#include "version.hpp"
+
+namespace fleetwatt::tools {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::int64_t to_ns(double s) {
+  return static_cast<std::int64_t>(std::llround(s * 1e9));
+}
+
+// The common base's interval: [region] interval_s, else the coarsest site's facility interval.
+std::int64_t region_interval_ns(const workloads::Region& region) {
+  if (region.interval_s > 0.0) return to_ns(region.interval_s);
+  std::int64_t w = 0;
+  for (const auto& s : region.sites) w = std::max(w, to_ns(s.scenario.output.facility_interval_s));
+  return w;
+}
+
+// Before anything runs: the sites' windows (from each [output] start, horizon_s long) must share a whole
+// interval of the base.
+void check_common_window(const workloads::Region& region, std::int64_t interval_ns) {
+  std::int64_t start = INT64_MIN, end = INT64_MAX;
+  for (const auto& s : region.sites) {
+    const std::int64_t a = s.scenario.output.start_unix_s * 1'000'000'000;
+    start = std::max(start, a);
+    end = std::min(end, a + to_ns(s.scenario.workload.horizon_s));
+  }
+  if (end - start < interval_ns)
+    throw workloads::ConfigError(
+        region.interval_where.file.empty() ? workloads::SourceLocation{region.file.string(), 0, 0}
+                                           : region.interval_where,
+        "region.interval_s",
+        fmt::format(
+            "the sites' windows ([output] start, horizon_s) share {:.6g} s, less than one interval of "
+            "the region's time base ({:.6g} s)",
+            std::max<double>(0.0, static_cast<double>(end - start) / 1e9),
+            static_cast<double>(interval_ns) / 1e9));
+}
+
+}  // namespace
+
+int run_region(const RegionRunOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  workloads::Region region = workloads::load_region(o.region, o.overrides, o.seed);
+  const fs::path out = o.output.empty() ? fs::path(region.file.stem().string() + ".h5") : fs::path(o.output);
+  check_output_path(out, {}, "-o", region.file);
+  const std::int64_t interval_ns = region_interval_ns(region);
+  check_common_window(region, interval_ns);
+  std::vector<sim::PreparedRun> runs;
+  for (auto& site : region.sites) {
+    runs.push_back(sim::prepare_run(std::move(site.scenario), {std::nullopt, band_override(o.band)}));
+    for (const auto& w : runs.back().scenario.warnings->take_new())
+      std::cerr << "fleetwatt: warning: site " << site.name << ": " << w << '\n';
+    check_output_size(runs.back(), o.max_output);
+  }
+  fs::path dir = out;
+  dir += ".sites";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (!fs::is_directory(dir))
+    throw workloads::ConfigError({}, "-o", fmt::format("{}: cannot create the sites' folder", dir.string()));
+
+  std::vector<results::SweepMemberRow> rows;
+  std::vector<results::SiteSeries> series;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto& site = region.sites[i];
+    const fs::path file = dir / (site.name + ".h5");
+    if (!o.quiet) std::cerr << fmt::format("  site {} ({} of {})\n", site.name, i + 1, runs.size());
+    const auto s0 = std::chrono::steady_clock::now();
+    (void)simulate_to_file(runs[i], file, o.quiet ? nullptr : progress_printer(), &stop_flag());
+    results::SweepMemberRow row;
+    row.member = static_cast<std::int64_t>(i);
+    row.name = site.name;
+    row.overrides = site.overrides;
+    row.seed = static_cast<std::int64_t>(runs[i].scenario.seed);
+    row.band = o.band;
+    row.status = "done";
+    row.rank = 0;
+    row.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
+    row.file = (dir.filename() / file.filename()).string();
+    row.figures = results::read_member_figures(file);
+    rows.push_back(std::move(row));
+    series.push_back(
+        results::read_site_series(file, site.name, to_ns(runs[i].scenario.output.facility_interval_s)));
+  }
+  const results::RegionSeries base = results::common_base(series, interval_ns);
+  const results::RegionFigures f = results::region_figures(base);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::string command;
+  for (const auto& s : o.overrides) command += " --set '" + s + "'";
+  results::write_region_index(out, rows, base, f,
+                              {region.text, region.file.string(), command.empty() ? "" : command.substr(1), 1,
+                               wall, FLEETWATT_VERSION, FLEETWATT_GIT_COMMIT});
+  if (!o.quiet) {
+    results::WallClock clock;
+    clock.start_unix_s = base.start_unix_ns / 1'000'000'000;
+    const auto at_ns = f.coincident_peak_index * base.interval_ns;
+    std::cout << fmt::format("fleetwatt run: region {}, {} sites in {:.2f} s\n", region.name, rows.size(),
+                             wall);
+    std::cout << fmt::format("  {:<16}{:>14}{:>14}{:>16}\n", "site", "energy MWh", "peak MW",
+                             "at region peak");
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      std::cout << fmt::format("  {:<16}{:>14.3f}{:>14.3f}{:>16.3f}\n", rows[i].name,
+                               rows[i].figures.facility_energy_J / 3.6e9, f.site_peak_W[i] / 1e6,
+                               f.site_at_peak_W[i] / 1e6);
+    std::cout << fmt::format("  {:<28}{:.3f} MW at {} (interval {:g} s)\n", "coincident peak",
+                             f.coincident_peak_W / 1e6, clock.iso8601(at_ns),
+                             static_cast<double>(base.interval_ns) / 1e9);
+    std::cout << fmt::format("  {:<28}{:.3f} MW (coincidence factor {:.3f})\n", "sum of the sites' peaks",
+                             f.sum_of_site_peaks_W / 1e6, f.coincidence_factor);
+    std::cout << fmt::format(
+        "  {:<28}{:.1f} kWh over {:.2f} h common to every site\n", "region facility energy",
+        f.energy_J / 3.6e6,
+        static_cast<double>(base.facility_W.size()) * static_cast<double>(base.interval_ns) / 3.6e12);
+    std::cout << fmt::format("  {:<28}{}\n  {:<28}{}\n", "region file", out.string(), "sites", dir.string());
+  }
+  return 0;
+}
+
+}  // namespace fleetwatt::tools
