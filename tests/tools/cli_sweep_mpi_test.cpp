@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <set>
 
@@ -53,5 +54,47 @@ TEST_CASE("a sweep under mpirun -np 2 equals the serial sweep bit for bit", "[cl
   // Dynamic hand-out: both ranks ran members.
   const auto ranks = sweep_number_column(b, "rank");
   CHECK(std::set<double>(ranks.begin(), ranks.end()) == std::set<double>{0, 1});
+#endif
+}
+
+TEST_CASE(
+    "Ctrl-C under mpirun stops every rank, leaves no index and no partial member, and --resume finishes",
+    "[cli][sweep][mpi][signals]") {
+#ifndef FLEETWATT_MPIEXEC
+  std::cout << "skipped: fleetwatt was built without MPI (install libopenmpi-dev openmpi-bin and rebuild)\n";
+  std::exit(77);
+#else
+  // Sixteen members of about 0.5-2 s each (four days of 100 servers), so that a Ctrl-C after 1 s lands in
+  // the middle of the sweep. A terminal's Ctrl-C signals the whole foreground process group: mpirun and its
+  // ranks, signalled together here.
+  TempDir dir;
+  const auto s =
+      dir.write("s.toml",
+                "[fleet]\nnodes = 100\n[workload]\nhorizon_s = 172800\n[workload.generator]\n"
+                "rate_per_hour = 100\n[[workload.generator.mix]]\nclass = \"vit\"\nn_gpus = [1, 4]\n"
+                "epochs = [1, 20]\n[output]\nfacility_interval_s = 60\nnode_interval_s = 3600\n");
+  const auto index = dir / "sweep.h5";
+  const std::string sweep =
+      fleetwatt_command() + " sweep " + s.string() + " --grid seed=1..16 -q -o " + index.string();
+  // bash with job control (set -m) gives mpirun a process group of its own, which kill then signals whole.
+  auto stopped = run_command("bash -c 'set -m; OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " +
+                             std::string(FLEETWATT_MPIEXEC) + " -np 2 --oversubscribe " + sweep +
+                             " & pid=$!; sleep 1; kill -INT -- -$pid; wait $pid' </dev/null");
+  INFO(stopped.out << stopped.err);
+  // mpirun's own exit status (Open MPI reports 1 for a job it tore down), never success.
+  CHECK(stopped.exit_code != 0);
+  CHECK_FALSE(std::filesystem::exists(index));
+  std::size_t whole = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir / "sweep.h5.members")) {
+    const std::string n = e.path().filename().string();
+    CHECK(n.find(".tmp") == std::string::npos);  // no temporary left behind by a stopped rank
+    if (e.path().extension() == ".h5") ++whole;
+  }
+  CHECK(whole < 16);
+  // The same sweep with --resume (serially here) runs what is missing and writes the index.
+  auto resumed = run_command(sweep + " --resume");
+  INFO(resumed.err);
+  CHECK(resumed.exit_code == 0);
+  CHECK(sweep_text_column(index, "status") == std::vector<std::string>(16, "done"));
 #endif
 }
