@@ -32,6 +32,26 @@ std::uint64_t mix(std::uint64_t x) {
 
 using HeapEntry = std::pair<double, Vertex>;
 using MinHeap = std::priority_queue<HeapEntry, std::vector<HeapEntry>, std::greater<>>;
+
+/// MinHeap's operations on a vector the caller keeps (std::priority_queue is these very heap calls), so
+/// that the search done for every route allocates nothing.
+class ReusedHeap {
+ public:
+  explicit ReusedHeap(std::vector<std::pair<double, Vertex>>& c) : c_(c) { c_.clear(); }
+  [[nodiscard]] bool empty() const { return c_.empty(); }
+  [[nodiscard]] const HeapEntry& top() const { return c_.front(); }
+  void emplace(double d, Vertex v) {
+    c_.emplace_back(d, v);
+    std::push_heap(c_.begin(), c_.end(), std::greater<>());
+  }
+  void pop() {
+    std::pop_heap(c_.begin(), c_.end(), std::greater<>());
+    c_.pop_back();
+  }
+
+ private:
+  std::vector<HeapEntry>& c_;
+};
 }  // namespace
 
 /// Distance lookup for one (source, destination) pair: network vertices from the destination's exits and
@@ -227,7 +247,7 @@ Router::Distances Router::distances(Vertex src, Vertex dst) {
     const Distances net(*this, exits_, to.own, ds, ss, local);
     const auto& members = server_vertices_[static_cast<std::size_t>(ss)];
     local.assign(members.size(), kInf);
-    MinHeap heap;
+    ReusedHeap heap(heap_);
     for (const Vertex u : members) {
       for (const Arc& a : arcs(u)) {
         const std::int32_t xs = server_[a.to];
@@ -284,6 +304,7 @@ std::vector<DirectedLink> Router::path(Vertex a, Vertex b, std::uint64_t flow_ke
   // consecutive keys differ at the first branch point (paths spread evenly, deterministically).
   std::uint64_t key = mix((static_cast<std::uint64_t>(a) << 32) ^ b) + flow_key;
   std::vector<DirectedLink> out;
+  out.reserve(16);  // a fat-tree route has at most 10 links
   auto& next = next_;
   Vertex v = a;
   while (v != b) {

@@ -105,6 +105,8 @@ class FleetNetwork {
   std::vector<std::uint32_t> storage_links_;
   std::vector<std::uint32_t> nic_of_link_node_;  ///< per link: node whose NIC it touches, or ~0
   double nic_active_W_ = 0.0;                    ///< per node, all its NICs together
+  double storage_active_W_ = 0.0;                ///< storage links' active minus idle power, together
+  std::vector<double> write_caps_;               ///< begin_checkpoint() scratch
   double idle_W_ = 0.0;
   double power_W_ = 0.0;
 };

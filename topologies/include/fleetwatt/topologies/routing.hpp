@@ -108,6 +108,7 @@ class Router {
   std::vector<Exit> exits_;
   std::vector<double> local_;
   std::vector<const Arc*> next_;
+  std::vector<std::pair<double, Vertex>> heap_;
 };
 
 }  // namespace fleetwatt::topologies
