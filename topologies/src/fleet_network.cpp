@@ -41,8 +41,7 @@ FleetNetwork::FleetNetwork(Topology topology, TopologyConfig config)
     node_of_gpu_.push_back(static_cast<std::uint32_t>(topo_.vertex(v).node));
 
   // NIC bandwidth towards the network, storage bandwidth, and the power of an idle network.
-  nic_Bps_.assign(nodes, 0.0);
-  nic_links_.assign(nodes, {});
+  nic_.assign(nodes, NodeNics{});
   nic_of_link_node_.assign(topo_.link_count(), kNone);
   for (std::uint32_t id = 0; id < topo_.link_count(); ++id) {
     const auto [a, b] = topo_.link_ends(id);
@@ -55,8 +54,8 @@ FleetNetwork::FleetNetwork(Topology topology, TopologyConfig config)
         nic_of_link_node_[id] = n;
         const auto& other = p == &pa ? pb : pa;
         if (is_network_switch(other.kind)) {
-          nic_Bps_[n] += topo_.link(id).bandwidth_Bps;
-          nic_links_[n].push_back(id);
+          nic_[n].Bps += topo_.link(id).bandwidth_Bps;
+          ++nic_[n].links;
         }
       }
       if (p->kind == VertexKind::storage) {
@@ -74,7 +73,6 @@ FleetNetwork::FleetNetwork(Topology topology, TopologyConfig config)
     storage_active_W_ += topo_.link(id).active_W - topo_.link(id).idle_W;
   power_W_ = idle_W_;
   link_users_.assign(topo_.link_count(), 0);
-  nic_users_.assign(nodes, 0);
 
   const double pool = storage_Bps_ > 0.0 ? storage_Bps_ : 1.0;  // unused without storage
   reads_ = std::make_unique<SharedPool>(pool);
@@ -101,11 +99,12 @@ void FleetNetwork::use_links(const std::vector<DirectedLink>& path, int delta) {
 }
 
 void FleetNetwork::use_nic(std::uint32_t node, int delta) {
-  const double w = nic_active_W_ * static_cast<double>(nic_links_[node].size());
+  auto& n = nic_[node];
+  const double w = nic_active_W_ * static_cast<double>(n.links);
   if (delta > 0) {
-    if (nic_users_[node]++ == 0) power_W_ += w;
+    if (n.users++ == 0) power_W_ += w;
   } else {
-    if (--nic_users_[node] == 0) power_W_ -= w;
+    if (--n.users == 0) power_W_ -= w;
   }
 }
 
@@ -171,7 +170,7 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const workl
           s->gpus.begin(), s->gpus.end(), [&](std::uint32_t g) { return node_of_gpu(g) == node; }));
       const double cap =
           s->workers * on_node / n_gpus * config_.training.decode_rate_per_worker * s->sample_bytes;
-      s->reads.push_back(reads_->add(std::min(cap, nic_Bps_[node] > 0.0 ? nic_Bps_[node] : kInf)));
+      s->reads.push_back(reads_->add(std::min(cap, nic_[node].Bps > 0.0 ? nic_[node].Bps : kInf)));
       use_nic(node, +1);
       use_storage(+1);
     }
@@ -232,7 +231,7 @@ double FleetNetwork::begin_checkpoint(NetJob job) {
   s.write_bytes = bytes / static_cast<double>(s.nodes.size());
   write_caps_.clear();
   for (const auto node : s.nodes) {
-    write_caps_.push_back(nic_Bps_[node] > 0.0 ? nic_Bps_[node] : kInf);
+    write_caps_.push_back(nic_[node].Bps > 0.0 ? nic_[node].Bps : kInf);
     use_nic(node, +1);
     use_storage(+1);
   }
