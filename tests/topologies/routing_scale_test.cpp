@@ -209,7 +209,7 @@ TEST_CASE("a router with a one-table budget routes exactly as one that keeps eve
   CHECK(big.cached_network_tables() == 8);
 }
 
-TEST_CASE("routes on a GraphML topology equal the stored routes; hop counts by hand") {
+TEST_CASE("routes on a GraphML topology equal the stored routes, with hop counts by hand") {
   // Four routers in a ring r0 - r1 - r2 - r3 - r0 plus a chord r0 - r2; server i (GPUs gi0, gi1 on one
   // NVSwitch-like hub hi) hangs off router ri; storage st on r3. By hand, in hops:
   //   g00 -> g01: g00 h0 g01 = 2 (inside the server)
