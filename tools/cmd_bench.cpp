@@ -1,11 +1,16 @@
 // `fleetwatt bench [SCENARIO]`: speed figures for the README: events per second, wall time and peak memory
 // of a whole run (HDF5 output included), and the default predictor's predictions per second (predict-100k),
-// on this machine.
+// on this machine. `--network-scaling N` times the scenario at N x its fleet and arrivals with and without
+// its [topology], and at 100,000 GPUs with it, each in a child process of its own so that peak memory is
+// each run's alone (issue 15: the network at most 1.5x the time and 2x the memory, 100,000 GPUs in 4 GiB).
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <iostream>
 #include <thread>
 
@@ -27,7 +32,34 @@ struct BenchOptions {
   bool no_output = false;
   std::uint64_t queue_events = 2'000'000;
   std::size_t predict_jobs = 100'000;
+  std::vector<std::string> overrides;  ///< --set
+  double scale = 1.0;                  ///< fleet nodes and generated arrivals times this
+  bool no_topology = false;            ///< drop [topology]
+  double network_scaling = 0.0;        ///< > 0: the scaling comparison in child processes
+  std::uint64_t network_gpus = 100'000;
 };
+
+/// The issue-15 limits the scaling comparison checks.
+constexpr double kTimeRatioGoal = 1.5, kMemoryRatioGoal = 2.0, kBigRunGoalMiB = 4096.0;
+
+/// Scales a generated workload's fleet: nodes x factor (rounded) and arrivals x the same node ratio, so
+/// the load per GPU stays the scenario's. A fleet of node groups or a workload that is not generated is
+/// refused (exit 2): their scale is not one number.
+void scale_scenario(workloads::Scenario& s, double factor, const std::string& option) {
+  const workloads::SourceLocation where{s.file.string(), 0, 0};
+  if (!s.fleet.groups.empty())
+    throw workloads::ConfigError(where, option,
+                                 "scaling needs a fleet of one node kind, not [[fleet.group]]");
+  if (!s.workload.generator || !s.workload.jobs.empty() || s.workload.trace || s.workload.preset)
+    throw workloads::ConfigError(where, option,
+                                 "scaling needs a [workload.generator] workload and nothing else");
+  const double nodes = std::round(static_cast<double>(s.fleet.nodes) * factor);
+  if (!(nodes >= 1.0 && nodes <= 1e7))
+    throw workloads::ConfigError(where, option,
+                                 fmt::format("{} x {} nodes is out of range", factor, s.fleet.nodes));
+  s.workload.generator->mean_rate_per_s *= nodes / static_cast<double>(s.fleet.nodes);
+  s.fleet.nodes = static_cast<std::uint32_t>(nodes);
+}
 
 double peak_rss_MiB() {
   rusage u{};
@@ -77,7 +109,9 @@ int bench(const BenchOptions& o) {
   }
 
   const auto t0 = std::chrono::steady_clock::now();
-  workloads::Scenario scenario = workloads::load_scenario(o.scenario);
+  workloads::Scenario scenario = workloads::load_scenario(o.scenario, o.overrides);
+  if (o.scale != 1.0) scale_scenario(scenario, o.scale, "--scale");
+  if (o.no_topology) scenario.topology.reset();
   std::filesystem::path out = o.output.empty()
                                   ? std::filesystem::temp_directory_path() /
                                         fmt::format("fleetwatt-bench-{}.h5", static_cast<long>(getpid()))
@@ -118,6 +152,88 @@ int bench(const BenchOptions& o) {
   if (writer && o.output.empty()) std::filesystem::remove(out);
   return 0;
 }
+
+struct ChildRun {
+  double wall_s = 0.0;
+  double cpu_s = 0.0;  ///< user + system: steadier than wall time on a shared machine
+  double peak_MiB = 0.0;
+};
+
+/// Runs bench(o) in a forked child (before this process has threads or HDF5 state) and measures its wall
+/// time and peak RSS from the parent: the child's peak is its own, not shared with the other runs.
+ChildRun run_in_child(const BenchOptions& o) {
+  std::cout.flush();
+  std::cerr.flush();
+  const auto t0 = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    const int rc = guarded([&] { return bench(o); });
+    std::cout.flush();
+    std::cerr.flush();
+    _exit(rc);
+  }
+  int status = 0;
+  rusage u{};
+  while (wait4(pid, &status, 0, &u) < 0) {
+    if (errno != EINTR) throw std::runtime_error("wait4 failed");
+  }
+  ChildRun r;
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.peak_MiB = static_cast<double>(u.ru_maxrss) / 1024.0;
+  const auto secs = [](const timeval& v) {
+    return static_cast<double>(v.tv_sec) + 1e-6 * static_cast<double>(v.tv_usec);
+  };
+  r.cpu_s = secs(u.ru_utime) + secs(u.ru_stime);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error(fmt::format("a benchmark run failed (status {})", status));
+  return r;
+}
+
+int network_scaling(const BenchOptions& o) {
+  // Check the scenario and both scalings here, so that bad input is one line and exit 2 before any run.
+  workloads::Scenario s = workloads::load_scenario(o.scenario, o.overrides);
+  if (!s.topology)
+    throw workloads::ConfigError({s.file.string(), 0, 0}, "--network-scaling",
+                                 "the scenario has no [topology]");
+  const double base_nodes = static_cast<double>(s.fleet.nodes);
+  scale_scenario(s, o.network_scaling, "--network-scaling");
+  // The large run: --network-gpus GPUs in nodes of the scenario's size (25,000 for the default day).
+  const double big_factor =
+      static_cast<double>(o.network_gpus) / static_cast<double>(s.fleet.gpus_per_node) / base_nodes;
+  BenchOptions child = o;
+  child.network_scaling = 0.0;
+  child.predict_jobs = 0;
+  child.queue_events = 1000;
+  child.scale = o.network_scaling;
+  std::cout << fmt::format("network scaling: {} at {}x its fleet and arrivals ({} GPUs)\n", o.scenario,
+                           o.network_scaling, s.fleet.nodes * s.fleet.gpus_per_node);
+  std::cout << "with [topology]:\n";
+  const ChildRun with = run_in_child(child);
+  child.no_topology = true;
+  std::cout << "without [topology]:\n";
+  const ChildRun without = run_in_child(child);
+  const double t = with.wall_s / without.wall_s, m = with.peak_MiB / without.peak_MiB;
+  const double c = with.cpu_s / without.cpu_s;
+  std::cout << fmt::format(
+      "  {}x with / without the network: wall {:.2f} / {:.2f} s = {:.2f}x (goal <= {}x{}); CPU {:.2f} / "
+      "{:.2f} s = {:.2f}x; peak RSS {:.0f} / {:.0f} MiB = {:.2f}x (goal <= {}x{})\n",
+      o.network_scaling, with.wall_s, without.wall_s, t, kTimeRatioGoal,
+      t <= kTimeRatioGoal ? "" : ", MISSED", with.cpu_s, without.cpu_s, c, with.peak_MiB, without.peak_MiB, m,
+      kMemoryRatioGoal, m <= kMemoryRatioGoal ? "" : ", MISSED");
+  if (o.network_gpus > 0) {
+    child.no_topology = false;
+    child.scale = big_factor;
+    std::cout << fmt::format("{} GPUs with [topology]:\n", o.network_gpus);
+    const ChildRun big = run_in_child(child);
+    std::cout << fmt::format(
+        "  {} GPUs with the network: wall {:.2f} s, CPU {:.2f} s, peak RSS {:.0f} MiB (goal <= {:.0f} "
+        "MiB{})\n",
+        o.network_gpus, big.wall_s, big.cpu_s, big.peak_MiB, kBigRunGoalMiB,
+        big.peak_MiB <= kBigRunGoalMiB ? "" : ", MISSED");
+  }
+  return 0;
+}
 }  // namespace
 
 void add_bench_command(CLI::App& app, Action& action) {
@@ -132,7 +248,26 @@ void add_bench_command(CLI::App& app, Action& action) {
   cmd->add_option("--predict-jobs", opts->predict_jobs,
                   "Jobs for the predictor benchmark (predict-100k: 10 GPU types; 0: skip it)")
       ->capture_default_str();
-  cmd->callback([opts, &action] { action = [opts] { return bench(*opts); }; });
+  add_set_option(*cmd, opts->overrides);
+  cmd->add_option("--scale", opts->scale,
+                  "Time the scenario at this many times its fleet.nodes, with arrivals of its "
+                  "[workload.generator] scaled alike (one node kind, generated workload)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_flag("--no-topology", opts->no_topology,
+                "Time the scenario without its [topology] (no network model)");
+  cmd->add_option("--network-scaling", opts->network_scaling,
+                  "Compare, each in its own process: the scenario at N x its fleet and arrivals with its "
+                  "[topology] and without, and at --network-gpus GPUs with it (wall time, peak RSS, the "
+                  "issue-15 goals: <= 1.5x time, <= 2x memory, <= 4 GiB)")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--network-gpus", opts->network_gpus,
+                  "GPUs of the large run of --network-scaling (0: skip it)")
+      ->capture_default_str();
+  cmd->callback([opts, &action] {
+    action = [opts] { return opts->network_scaling > 0.0 ? network_scaling(*opts) : bench(*opts); };
+  });
 }
 
 }  // namespace fleetwatt::tools

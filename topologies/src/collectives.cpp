@@ -115,8 +115,8 @@ Collective hierarchical_all_reduce(const Topology& topo, const std::vector<Verte
 }
 
 PlacedCollective::PlacedCollective(Collective collective, Router& router, FlowNetwork& network,
-                                   std::uint64_t flow_key)
-    : collective_(std::move(collective)), network_(&network) {
+                                   std::uint64_t flow_key, std::uint32_t group)
+    : collective_(std::move(collective)), network_(&network), group_(group) {
   // Phases run one after another, so a pair that talks in several phases (the intra-node rings of a
   // hierarchical all-reduce) is one flow; within a phase, each transfer is its own flow even when two share
   // a pair (the two trees of a double binary tree), so that they compete for the path.
@@ -132,7 +132,7 @@ PlacedCollective::PlacedCollective(Collective collective, Router& router, FlowNe
           const auto i = static_cast<std::uint32_t>(flows_.size());
           paths_.push_back(router.path(t.src, t.dst, flow_key + i));
           latency_.push_back(router.latency(paths_.back()));
-          flows_.push_back(network.add_flow(paths_.back()));
+          flows_.push_back(network.add_flow(paths_.back(), std::numeric_limits<double>::infinity(), group));
           it = index.emplace(key, i).first;
         }
         map.push_back(it->second);
@@ -155,11 +155,20 @@ PlacedCollective::PlacedCollective(PlacedCollective&& other) noexcept
       flows_(std::move(other.flows_)),
       paths_(std::move(other.paths_)),
       latency_(std::move(other.latency_)),
-      flow_of_(std::move(other.flow_of_)) {
+      flow_of_(std::move(other.flow_of_)),
+      group_(other.group_),
+      cached_(other.cached_),
+      cached_alpha_s_(other.cached_alpha_s_),
+      cached_time_s_(other.cached_time_s_) {
   other.network_ = nullptr;
 }
 
 double PlacedCollective::time(double alpha_s) {
+  // Rates change only when flows start or end somewhere coupled to ours; epochs ask far more often.
+  if (group_ != FlowNetwork::kNoGroup) {
+    const bool changed = network_->take_changed(group_);
+    if (!changed && cached_ && alpha_s == cached_alpha_s_) return cached_time_s_;
+  }
   double total = 0.0;
   for (std::size_t ph = 0; ph < collective_.phases.size(); ++ph) {
     const auto& phase = collective_.phases[ph];
@@ -171,6 +180,9 @@ double PlacedCollective::time(double alpha_s) {
     }
     total += phase.latency_steps * (alpha_s + lat) + phase.bandwidth_steps * slowest;
   }
+  cached_ = true;
+  cached_alpha_s_ = alpha_s;
+  cached_time_s_ = total;
   return total;
 }
 

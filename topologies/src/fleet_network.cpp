@@ -25,9 +25,11 @@ struct FleetNetwork::JobState {
   double sample_bytes = 0.0;
   double workers = 0.0;
   std::optional<PlacedCollective> allreduce;
-  std::vector<std::uint32_t> reads;   ///< per node: client ids in reads_
-  std::vector<std::uint32_t> writes;  ///< per node while checkpointing: client ids in writes_
-  std::vector<double> write_bytes;
+  std::vector<std::uint32_t> reads;  ///< per node: client ids in reads_
+  /// While checkpointing: client ids in writes_, one per distinct NIC bandwidth among the job's nodes
+  /// (each standing for that many nodes' writers), and the bytes each node writes.
+  std::vector<std::uint32_t> writes;
+  double write_bytes = 0.0;
 };
 
 FleetNetwork::FleetNetwork(Topology topology, TopologyConfig config)
@@ -39,8 +41,7 @@ FleetNetwork::FleetNetwork(Topology topology, TopologyConfig config)
     node_of_gpu_.push_back(static_cast<std::uint32_t>(topo_.vertex(v).node));
 
   // NIC bandwidth towards the network, storage bandwidth, and the power of an idle network.
-  nic_Bps_.assign(nodes, 0.0);
-  nic_links_.assign(nodes, {});
+  nic_.assign(nodes, NodeNics{});
   nic_of_link_node_.assign(topo_.link_count(), kNone);
   for (std::uint32_t id = 0; id < topo_.link_count(); ++id) {
     const auto [a, b] = topo_.link_ends(id);
@@ -53,8 +54,8 @@ FleetNetwork::FleetNetwork(Topology topology, TopologyConfig config)
         nic_of_link_node_[id] = n;
         const auto& other = p == &pa ? pb : pa;
         if (is_network_switch(other.kind)) {
-          nic_Bps_[n] += topo_.link(id).bandwidth_Bps;
-          nic_links_[n].push_back(id);
+          nic_[n].Bps += topo_.link(id).bandwidth_Bps;
+          ++nic_[n].links;
         }
       }
       if (p->kind == VertexKind::storage) {
@@ -68,9 +69,10 @@ FleetNetwork::FleetNetwork(Topology topology, TopologyConfig config)
     if (g[v].kind == VertexKind::nic && g[v].node >= 0)
       nic_active_W_ = std::max(nic_active_W_, g[v].active_W);
   }
+  for (const std::uint32_t id : storage_links_)
+    storage_active_W_ += topo_.link(id).active_W - topo_.link(id).idle_W;
   power_W_ = idle_W_;
   link_users_.assign(topo_.link_count(), 0);
-  nic_users_.assign(nodes, 0);
 
   const double pool = storage_Bps_ > 0.0 ? storage_Bps_ : 1.0;  // unused without storage
   reads_ = std::make_unique<SharedPool>(pool);
@@ -97,17 +99,17 @@ void FleetNetwork::use_links(const std::vector<DirectedLink>& path, int delta) {
 }
 
 void FleetNetwork::use_nic(std::uint32_t node, int delta) {
-  const double w = nic_active_W_ * static_cast<double>(nic_links_[node].size());
+  auto& n = nic_[node];
+  const double w = nic_active_W_ * static_cast<double>(n.links);
   if (delta > 0) {
-    if (nic_users_[node]++ == 0) power_W_ += w;
+    if (n.users++ == 0) power_W_ += w;
   } else {
-    if (--nic_users_[node] == 0) power_W_ -= w;
+    if (--n.users == 0) power_W_ -= w;
   }
 }
 
 void FleetNetwork::use_storage(int delta) {
-  double w = 0.0;
-  for (const std::uint32_t id : storage_links_) w += topo_.link(id).active_W - topo_.link(id).idle_W;
+  const double w = storage_active_W_;
   if (delta > 0) {
     if (storage_users_++ == 0) power_W_ += w;
   } else {
@@ -158,7 +160,7 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const workl
         c = hierarchical_all_reduce(topo_, ranks, grad);
         break;
     }
-    s->allreduce.emplace(std::move(c), router_, *fabric_, key);
+    s->allreduce.emplace(std::move(c), router_, *fabric_, key, id);
     for (const auto& p : s->allreduce->paths()) use_links(p, +1);
   }
   if (storage_Bps_ > 0.0 && meta.dataset_samples > 0.0 && s->sample_bytes > 0.0) {
@@ -168,7 +170,7 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const workl
           s->gpus.begin(), s->gpus.end(), [&](std::uint32_t g) { return node_of_gpu(g) == node; }));
       const double cap =
           s->workers * on_node / n_gpus * config_.training.decode_rate_per_worker * s->sample_bytes;
-      s->reads.push_back(reads_->add(std::min(cap, nic_Bps_[node] > 0.0 ? nic_Bps_[node] : kInf)));
+      s->reads.push_back(reads_->add(std::min(cap, nic_[node].Bps > 0.0 ? nic_[node].Bps : kInf)));
       use_nic(node, +1);
       use_storage(+1);
     }
@@ -224,27 +226,38 @@ double FleetNetwork::begin_checkpoint(NetJob job) {
   const double bytes = models::checkpoint_bytes(s.meta, config_.training);
   if (!(bytes > 0.0) || storage_Bps_ <= 0.0) return 0.0;
   // Data-parallel replicas hold the same state; each node writes its 1/n share (sharded checkpoints).
+  // Nodes with equal NIC bandwidth get equal shares: one pool client each stands for all of them (the
+  // level is the same as with a client per node), so a checkpoint costs O(distinct bandwidths) in the pool.
+  s.write_bytes = bytes / static_cast<double>(s.nodes.size());
+  write_caps_.clear();
   for (const auto node : s.nodes) {
-    s.writes.push_back(writes_->add(nic_Bps_[node] > 0.0 ? nic_Bps_[node] : kInf));
-    s.write_bytes.push_back(bytes / static_cast<double>(s.nodes.size()));
+    write_caps_.push_back(nic_[node].Bps > 0.0 ? nic_[node].Bps : kInf);
     use_nic(node, +1);
     use_storage(+1);
   }
+  std::sort(write_caps_.begin(), write_caps_.end());
+  for (std::size_t i = 0; i < write_caps_.size();) {
+    std::size_t j = i;
+    while (j < write_caps_.size() && write_caps_[j] == write_caps_[i]) ++j;
+    s.writes.push_back(writes_->add(write_caps_[i], static_cast<std::uint32_t>(j - i)));
+    i = j;
+  }
+  // The slowest node sets the duration; every node writes the same bytes.
   double t = 0.0;
-  for (std::size_t i = 0; i < s.writes.size(); ++i)
-    t = std::max(t, s.write_bytes[i] / writes_->rate(s.writes[i]));
+  for (const auto w : s.writes) t = std::max(t, s.write_bytes / writes_->rate(w));
   return t;
 }
 
 void FleetNetwork::end_checkpoint(NetJob job) {
   auto& s = *jobs_.at(job);
-  for (std::size_t i = 0; i < s.writes.size(); ++i) {
-    writes_->remove(s.writes[i]);
-    use_nic(s.nodes[i], -1);
+  if (s.writes.empty()) return;
+  for (const auto w : s.writes) writes_->remove(w);
+  for (const auto node : s.nodes) {
+    use_nic(node, -1);
     use_storage(-1);
   }
   s.writes.clear();
-  s.write_bytes.clear();
+  s.write_bytes = 0.0;
 }
 
 }  // namespace fleetwatt::topologies

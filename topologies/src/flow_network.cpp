@@ -23,7 +23,7 @@ FlowNetwork::FlowNetwork(std::vector<double> capacities_Bps)
     if (!(c > 0.0)) throw std::invalid_argument("link capacities must be positive");
 }
 
-FlowId FlowNetwork::add_flow(std::vector<DirectedLink> path, double max_rate_Bps) {
+FlowId FlowNetwork::add_flow(std::vector<DirectedLink> path, double max_rate_Bps, std::uint32_t group) {
   if (!(max_rate_Bps > 0.0)) throw std::invalid_argument("a flow's rate cap must be positive");
   for (const DirectedLink l : path)
     if (l >= capacity_.size()) throw std::out_of_range("flow path names an unknown link");
@@ -43,6 +43,11 @@ FlowId FlowNetwork::add_flow(std::vector<DirectedLink> path, double max_rate_Bps
   for (const DirectedLink l : flow.path) max_rate_Bps = std::min(max_rate_Bps, capacity_[l]);
   flow.cap = max_rate_Bps;
   flow.rate = 0.0;
+  flow.group = group;
+  if (group != kNoGroup) {
+    if (changed_.size() <= group) changed_.resize(std::size_t{group} + 1, 0);
+    changed_[group] = 1;  // a new flow: its rate is still to be set
+  }
   flow.alive = true;
   for (const DirectedLink l : flow.path) {
     const bool was = over(l);
@@ -80,6 +85,14 @@ double FlowNetwork::rate(FlowId f) {
   return flows_[f].rate;
 }
 
+bool FlowNetwork::take_changed(std::uint32_t group) {
+  update();
+  if (group >= changed_.size()) return true;
+  const bool changed = changed_[group] != 0;
+  changed_[group] = 0;
+  return changed;
+}
+
 std::size_t FlowNetwork::update() {
   if (dirty_links_.empty() && dirty_flows_.empty()) return 0;
   if (oversubscribed_ == 0) {
@@ -88,13 +101,13 @@ std::size_t FlowNetwork::update() {
     std::size_t n = 0;
     if (!all_at_cap_) {
       for (auto& flow : flows_)
-        if (flow.alive) flow.rate = flow.cap;
+        if (flow.alive) set_rate(flow, flow.cap);
       n = live_;
       all_at_cap_ = true;
     } else {
       for (const FlowId f : dirty_flows_)
         if (flows_[f].alive) {
-          flows_[f].rate = flows_[f].cap;
+          set_rate(flows_[f], flows_[f].cap);
           ++n;
         }
     }
@@ -172,7 +185,7 @@ void FlowNetwork::fill(const std::vector<FlowId>& flows, const std::vector<Direc
   for (const FlowId f : flows) {
     Flow& flow = flows_[f];
     if (flow.path.empty()) {
-      flow.rate = flow.cap;
+      set_rate(flow, flow.cap);
       flow.frozen = true;
     } else {
       flow.frozen = false;
@@ -184,7 +197,7 @@ void FlowNetwork::fill(const std::vector<FlowId>& flows, const std::vector<Direc
   std::size_t next_cap = 0;
   const auto freeze = [&](FlowId f, double level) {
     Flow& flow = flows_[f];
-    flow.rate = level;
+    set_rate(flow, level);
     flow.frozen = true;
     --unfrozen;
     for (const DirectedLink l : flow.path) {

@@ -1,7 +1,9 @@
 // Shortest paths to a destination over the network and the end points' servers (Dijkstra on a binary heap;
-// unit weights for hops), cached per destination, and ECMP path choice by walking the shortest-path DAG.
+// unit weights for hops) over a compact copy of the graph's adjacency, network tables shared per attachment
+// vertex, and ECMP path choice by walking the shortest-path DAG.
 #include "fleetwatt/topologies/routing.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -17,7 +19,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // Every link costs at least one picosecond under the latency metric, so zero-latency links cannot form
 // zero-cost cycles and, among equal latencies, fewer hops win.
 constexpr double kHopTieBreak_s = 1e-12;
-constexpr std::size_t kCacheLimit = 1 << 16;
+constexpr std::size_t kCacheLimit = 1 << 16;  ///< destinations (a few dozen bytes each)
 constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
 
 std::uint64_t mix(std::uint64_t x) {
@@ -30,32 +32,64 @@ std::uint64_t mix(std::uint64_t x) {
 
 using HeapEntry = std::pair<double, Vertex>;
 using MinHeap = std::priority_queue<HeapEntry, std::vector<HeapEntry>, std::greater<>>;
+
+/// MinHeap's operations on a vector the caller keeps (std::priority_queue is these very heap calls), so
+/// that the search done for every route allocates nothing.
+class ReusedHeap {
+ public:
+  explicit ReusedHeap(std::vector<std::pair<double, Vertex>>& c) : c_(c) { c_.clear(); }
+  [[nodiscard]] bool empty() const { return c_.empty(); }
+  [[nodiscard]] const HeapEntry& top() const { return c_.front(); }
+  void emplace(double d, Vertex v) {
+    c_.emplace_back(d, v);
+    std::push_heap(c_.begin(), c_.end(), std::greater<>());
+  }
+  void pop() {
+    std::pop_heap(c_.begin(), c_.end(), std::greater<>());
+    c_.pop_back();
+  }
+
+ private:
+  std::vector<HeapEntry>& c_;
+};
 }  // namespace
 
-/// Distance lookup for one (source, destination) pair: network and destination-server vertices from the
-/// cached table, source-server vertices from a search of that server alone, other servers unreachable.
+/// Distance lookup for one (source, destination) pair: network vertices from the destination's exits and
+/// their shared network tables, destination-server vertices from the cached search of that server,
+/// source-server vertices from a search of that server alone, other servers unreachable. It refers to the
+/// router's scratch and tables: valid during one public call of the router (nothing is evicted or
+/// overwritten before the call returns), so a route allocates nothing.
 class Router::Distances {
  public:
-  Distances(const Router& r, const ToDestination& to, std::int32_t dst_server, std::int32_t src_server,
-            std::vector<double> local)
-      : r_(r), to_(to), dst_server_(dst_server), src_server_(src_server), local_(std::move(local)) {}
+  Distances(const Router& r, const std::vector<Exit>& exits, const std::vector<double>& own,
+            std::int32_t dst_server, std::int32_t src_server, const std::vector<double>& local)
+      : r_(r), exits_(exits), own_(own), dst_server_(dst_server), src_server_(src_server), local_(local) {}
 
   double operator()(Vertex v) const {
     const std::int32_t s = r_.server_[v];
-    if (s < 0) return to_.net[r_.slot_[v]];
-    if (s == dst_server_) return to_.own[r_.slot_[v]];
+    if (s < 0) return network(r_.slot_[v]);
+    if (s == dst_server_) return own_[r_.slot_[v]];
     if (s == src_server_) return local_[r_.slot_[v]];
     return kInf;
+  }
+  /// Distance of the network vertex in `slot`: the nearest exit. Floating-point addition rounds
+  /// monotonically, so this equals the minimum a full per-destination table held, bit for bit.
+  double network(std::uint32_t slot) const {
+    double d = kInf;
+    for (const Exit& e : exits_) d = std::min(d, e.table[slot] + e.offset);
+    return d;
   }
 
  private:
   const Router& r_;
-  const ToDestination& to_;
+  const std::vector<Exit>& exits_;
+  const std::vector<double>& own_;
   std::int32_t dst_server_, src_server_;
-  std::vector<double> local_;
+  const std::vector<double>& local_;
 };
 
-Router::Router(const Topology& topo, RouteMetric metric) : topo_(topo), metric_(metric) {
+Router::Router(const Topology& topo, RouteMetric metric, std::size_t table_budget_bytes)
+    : topo_(topo), metric_(metric) {
   const Graph& g = topo_.graph();
   const auto n = boost::num_vertices(g);
   server_.resize(n);
@@ -73,10 +107,21 @@ Router::Router(const Topology& topo, RouteMetric metric) : topo_(topo), metric_(
       list.push_back(v);
     }
   }
-}
-
-double Router::weight(const Edge& e) const {
-  return metric_ == RouteMetric::hops ? 1.0 : topo_.link(topo_.graph()[e].id).latency_s + kHopTieBreak_s;
+  // The adjacency in Boost's out-edge order (ECMP choices index it), with each arc's weight and directed
+  // link: 16 bytes per link end, read sequentially by every search and walk.
+  arc_begin_.assign(n + 1, 0);
+  arcs_.reserve(2 * topo_.link_count());
+  for (Vertex v = 0; v < n; ++v) {
+    arc_begin_[v] = static_cast<std::uint32_t>(arcs_.size());
+    for (const Edge& e : boost::make_iterator_range(boost::out_edges(v, g))) {
+      const std::uint32_t id = g[e].id;
+      const double w = metric_ == RouteMetric::hops ? 1.0 : topo_.link(id).latency_s + kHopTieBreak_s;
+      arcs_.push_back(Arc{static_cast<std::uint32_t>(boost::target(e, g)), topo_.directed(id, v), w});
+    }
+  }
+  arc_begin_[n] = static_cast<std::uint32_t>(arcs_.size());
+  const std::size_t table_bytes = std::max<std::size_t>(1, network_vertices_) * sizeof(double);
+  network_cache_limit_ = std::max<std::size_t>(1, table_budget_bytes / table_bytes);
 }
 
 bool Router::on_shortest(double dist_v, double dist_u, double w) const {
@@ -84,11 +129,9 @@ bool Router::on_shortest(double dist_v, double dist_u, double w) const {
   return std::abs(dist_u + w - dist_v) <= 1e-9 * kHopTieBreak_s + 1e-12 * dist_v;
 }
 
-const std::vector<double>& Router::network_distances(Vertex from) {
+const double* Router::network_distances(Vertex from) {
   const auto it = network_cache_.find(from);
-  if (it != network_cache_.end()) return it->second;
-  if (network_cache_.size() >= kCacheLimit) network_cache_.clear();
-  const Graph& g = topo_.graph();
+  if (it != network_cache_.end()) return it->second.data();
   std::vector<double> dist(network_vertices_, kInf);
   MinHeap heap;
   dist[slot_[from]] = 0.0;
@@ -97,33 +140,31 @@ const std::vector<double>& Router::network_distances(Vertex from) {
     const auto [d, v] = heap.top();
     heap.pop();
     if (d > dist[slot_[v]]) continue;
-    for (const Edge& e : boost::make_iterator_range(boost::out_edges(v, g))) {
-      const Vertex u = boost::target(e, g);
-      if (server_[u] >= 0) continue;  // servers do not forward
-      const double nd = d + weight(e);
-      if (nd < dist[slot_[u]]) {
-        dist[slot_[u]] = nd;
-        heap.emplace(nd, u);
+    for (const Arc& a : arcs(v)) {
+      if (server_[a.to] >= 0) continue;  // servers do not forward
+      const double nd = d + a.w;
+      if (nd < dist[slot_[a.to]]) {
+        dist[slot_[a.to]] = nd;
+        heap.emplace(nd, a.to);
       }
     }
   }
-  return network_cache_.emplace(from, std::move(dist)).first->second;
+  return network_cache_.emplace(from, std::move(dist)).first->second.data();
 }
 
 const Router::ToDestination& Router::to_destination(Vertex dst) {
   const auto it = cache_.find(dst);
   if (it != cache_.end()) return it->second;
   if (cache_.size() >= kCacheLimit) cache_.clear();
-  const Graph& g = topo_.graph();
   const std::int32_t ds = server_[dst];
   ToDestination to;
   if (ds < 0) {
-    to.net = network_distances(dst);
+    to.exits.emplace_back(dst, 0.0);
     return cache_.emplace(dst, std::move(to)).first->second;
   }
   // Inside the destination's server, then out through each of its links to the network: a route enters
-  // its destination server once, so the network distances are those to each attachment switch (cached
-  // per switch and shared by every GPU behind it) plus the way in.
+  // its destination server once, so a network vertex's distance is the one to an attachment switch (a
+  // table shared by every GPU behind it) plus the way in.
   const auto& members = server_vertices_[static_cast<std::size_t>(ds)];
   to.own.assign(members.size(), kInf);
   MinHeap heap;
@@ -133,42 +174,45 @@ const Router::ToDestination& Router::to_destination(Vertex dst) {
     const auto [d, v] = heap.top();
     heap.pop();
     if (d > to.own[slot_[v]]) continue;
-    for (const Edge& e : boost::make_iterator_range(boost::out_edges(v, g))) {
-      const Vertex u = boost::target(e, g);
-      if (server_[u] != ds) continue;
-      const double nd = d + weight(e);
-      if (nd < to.own[slot_[u]]) {
-        to.own[slot_[u]] = nd;
-        heap.emplace(nd, u);
+    for (const Arc& a : arcs(v)) {
+      if (server_[a.to] != ds) continue;
+      const double nd = d + a.w;
+      if (nd < to.own[slot_[a.to]]) {
+        to.own[slot_[a.to]] = nd;
+        heap.emplace(nd, a.to);
       }
     }
   }
-  to.net.assign(network_vertices_, kInf);
   for (const Vertex u : members) {
     if (to.own[slot_[u]] == kInf) continue;
-    for (const Edge& e : boost::make_iterator_range(boost::out_edges(u, g))) {
-      const Vertex x = boost::target(e, g);
-      if (server_[x] >= 0) continue;
-      const double offset = to.own[slot_[u]] + weight(e);
-      const auto& from_x = network_distances(x);
-      for (std::size_t i = 0; i < network_vertices_; ++i) to.net[i] = std::min(to.net[i], from_x[i] + offset);
+    for (const Arc& a : arcs(u)) {
+      if (server_[a.to] >= 0) continue;
+      const double offset = to.own[slot_[u]] + a.w;
+      // One exit per attachment vertex, at its smallest offset: table + offset rounds monotonically in
+      // the offset, so the minimum is unchanged (a server's NICs usually share one leaf switch).
+      const auto same =
+          std::find_if(to.exits.begin(), to.exits.end(), [&a](const auto& ex) { return ex.first == a.to; });
+      if (same == to.exits.end()) {
+        to.exits.emplace_back(a.to, offset);
+      } else {
+        same->second = std::min(same->second, offset);
+      }
     }
   }
   return cache_.emplace(dst, std::move(to)).first->second;
 }
 
 Router::Distances Router::distances(Vertex src, Vertex dst) {
-  const ToDestination& cached = to_destination(dst);
+  const ToDestination& to = to_destination(dst);
   const std::int32_t ds = server_[dst], ss = server_[src];
-  if (ss >= 0 && ss == ds && cached.own[slot_[src]] == kInf) {
+  if (ss >= 0 && ss == ds && to.own[slot_[src]] == kInf) {
     // Two vertices of one server joined only through the network (a switch outside it): search the
     // network and the server together. Rare: inside a server GPUs reach each other directly.
-    scratch_ = ToDestination{std::vector<double>(network_vertices_, kInf),
-                             std::vector<double>(cached.own.size(), kInf)};
-    const Graph& g = topo_.graph();
+    scratch_net_.assign(network_vertices_, kInf);
+    scratch_own_.assign(to.own.size(), kInf);
     const auto dist = [&](Vertex v) -> double* {
-      if (server_[v] < 0) return &scratch_.net[slot_[v]];
-      if (server_[v] == ds) return &scratch_.own[slot_[v]];
+      if (server_[v] < 0) return &scratch_net_[slot_[v]];
+      if (server_[v] == ds) return &scratch_own_[slot_[v]];
       return nullptr;
     };
     MinHeap heap;
@@ -178,33 +222,39 @@ Router::Distances Router::distances(Vertex src, Vertex dst) {
       const auto [d, v] = heap.top();
       heap.pop();
       if (d > *dist(v)) continue;
-      for (const Edge& e : boost::make_iterator_range(boost::out_edges(v, g))) {
-        double* du = dist(boost::target(e, g));
-        if (du != nullptr && d + weight(e) < *du) {
-          *du = d + weight(e);
-          heap.emplace(*du, boost::target(e, g));
+      for (const Arc& a : arcs(v)) {
+        double* du = dist(a.to);
+        if (du != nullptr && d + a.w < *du) {
+          *du = d + a.w;
+          heap.emplace(*du, a.to);
         }
       }
     }
-    return Distances(*this, scratch_, ds, ss, {});
+    exits_.assign(1, Exit{scratch_net_.data(), 0.0});
+    local_.clear();
+    return Distances(*this, exits_, scratch_own_, ds, ss, local_);
   }
-  const ToDestination& to = cached;
-  std::vector<double> local;
+  // Tables are evicted only here, before this route fetches its own: the pointers stay valid until the
+  // next route. Eviction drops them all (they are recomputed on demand); no result depends on it.
+  if (network_cache_.size() + to.exits.size() > network_cache_limit_) network_cache_.clear();
+  exits_.clear();
+  for (const auto& [x, offset] : to.exits) exits_.push_back({network_distances(x), offset});
+  auto& local = local_;
+  local.clear();
   if (ss >= 0 && ss != ds) {
     // The source server's side: seeded from its links to the network and to the destination's server,
     // then searched within the server.
-    const Graph& g = topo_.graph();
+    const Distances net(*this, exits_, to.own, ds, ss, local);
     const auto& members = server_vertices_[static_cast<std::size_t>(ss)];
     local.assign(members.size(), kInf);
-    MinHeap heap;
+    ReusedHeap heap(heap_);
     for (const Vertex u : members) {
-      for (const Edge& e : boost::make_iterator_range(boost::out_edges(u, g))) {
-        const Vertex x = boost::target(e, g);
-        const std::int32_t xs = server_[x];
+      for (const Arc& a : arcs(u)) {
+        const std::int32_t xs = server_[a.to];
         double dx = kInf;
-        if (xs < 0) dx = to.net[slot_[x]];
-        if (xs >= 0 && xs == ds) dx = to.own[slot_[x]];
-        if (dx + weight(e) < local[slot_[u]]) local[slot_[u]] = dx + weight(e);
+        if (xs < 0) dx = net.network(slot_[a.to]);
+        if (xs >= 0 && xs == ds) dx = to.own[slot_[a.to]];
+        if (dx + a.w < local[slot_[u]]) local[slot_[u]] = dx + a.w;
       }
       if (local[slot_[u]] < kInf) heap.emplace(local[slot_[u]], u);
     }
@@ -212,18 +262,17 @@ Router::Distances Router::distances(Vertex src, Vertex dst) {
       const auto [d, v] = heap.top();
       heap.pop();
       if (d > local[slot_[v]]) continue;
-      for (const Edge& e : boost::make_iterator_range(boost::out_edges(v, g))) {
-        const Vertex u = boost::target(e, g);
-        if (server_[u] != ss) continue;
-        const double nd = d + weight(e);
-        if (nd < local[slot_[u]]) {
-          local[slot_[u]] = nd;
-          heap.emplace(nd, u);
+      for (const Arc& a : arcs(v)) {
+        if (server_[a.to] != ss) continue;
+        const double nd = d + a.w;
+        if (nd < local[slot_[a.to]]) {
+          local[slot_[a.to]] = nd;
+          heap.emplace(nd, a.to);
         }
       }
     }
   }
-  return Distances(*this, to, ds, ss, std::move(local));
+  return Distances(*this, exits_, to.own, ds, ss, local);
 }
 
 double Router::distance(Vertex a, Vertex b) {
@@ -233,16 +282,13 @@ double Router::distance(Vertex a, Vertex b) {
 double Router::path_count(Vertex a, Vertex b) {
   const Distances d = distances(a, b);
   if (d(a) == kInf) return 0.0;
-  const Graph& g = topo_.graph();
   std::unordered_map<Vertex, double> memo;
   std::function<double(Vertex)> count = [&](Vertex v) -> double {
     if (v == b) return 1.0;
     if (const auto it = memo.find(v); it != memo.end()) return it->second;
     double n = 0.0;
-    for (const Edge& e : boost::make_iterator_range(boost::out_edges(v, g))) {
-      const Vertex u = boost::target(e, g);
-      if (on_shortest(d(v), d(u), weight(e))) n += count(u);
-    }
+    for (const Arc& arc : arcs(v))
+      if (on_shortest(d(v), d(arc.to), arc.w)) n += count(arc.to);
     memo.emplace(v, n);
     return n;
   };
@@ -254,23 +300,23 @@ std::vector<DirectedLink> Router::path(Vertex a, Vertex b, std::uint64_t flow_ke
   if (d(a) == kInf)
     throw std::invalid_argument(
         fmt::format("no route from {} to {}", topo_.vertex(a).name, topo_.vertex(b).name));
-  const Graph& g = topo_.graph();
   // Mixed-radix walk: at each branch point with n equal next hops, take key % n and divide the key by n, so
   // consecutive keys differ at the first branch point (paths spread evenly, deterministically).
   std::uint64_t key = mix((static_cast<std::uint64_t>(a) << 32) ^ b) + flow_key;
   std::vector<DirectedLink> out;
-  std::vector<Edge> next;
+  out.reserve(16);  // a fat-tree route has at most 10 links
+  auto& next = next_;
   Vertex v = a;
   while (v != b) {
     next.clear();
     const double dv = d(v);
-    for (const Edge& e : boost::make_iterator_range(boost::out_edges(v, g)))
-      if (on_shortest(dv, d(boost::target(e, g)), weight(e))) next.push_back(e);
+    for (const Arc& arc : arcs(v))
+      if (on_shortest(dv, d(arc.to), arc.w)) next.push_back(&arc);
     if (next.empty()) throw std::logic_error("shortest-path walk found no next hop");
-    const Edge& e = next[key % next.size()];
+    const Arc& arc = *next[key % next.size()];
     key /= next.size();
-    out.push_back(topo_.directed(g[e].id, v));
-    v = boost::target(e, g);
+    out.push_back(arc.link);
+    v = arc.to;
   }
   return out;
 }

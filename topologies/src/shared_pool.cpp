@@ -14,8 +14,9 @@ SharedPool::SharedPool(double capacity_Bps) : capacity_(capacity_Bps) {
   if (!(capacity_Bps > 0.0)) throw std::invalid_argument("a shared pool needs a positive capacity");
 }
 
-std::uint32_t SharedPool::add(double cap_Bps) {
+std::uint32_t SharedPool::add(double cap_Bps, std::uint32_t count) {
   if (!(cap_Bps > 0.0)) throw std::invalid_argument("a pool client's cap must be positive");
+  if (count == 0) throw std::invalid_argument("a pool client stands for at least one");
   std::uint32_t id;
   if (!free_.empty()) {
     id = free_.back();
@@ -23,10 +24,12 @@ std::uint32_t SharedPool::add(double cap_Bps) {
   } else {
     id = static_cast<std::uint32_t>(cap_.size());
     cap_.push_back(0.0);
+    count_.push_back(0);
   }
   cap_[id] = cap_Bps;
-  ++by_cap_[cap_Bps];
-  ++live_;
+  count_[id] = count;
+  by_cap_[cap_Bps] += count;
+  live_ += count;
   dirty_ = true;
   return id;
 }
@@ -34,10 +37,12 @@ std::uint32_t SharedPool::add(double cap_Bps) {
 void SharedPool::remove(std::uint32_t id) {
   if (id >= cap_.size() || cap_[id] == 0.0) throw std::logic_error("removing a pool client that is not live");
   const auto it = by_cap_.find(cap_[id]);
-  if (--it->second == 0) by_cap_.erase(it);
+  it->second -= count_[id];
+  if (it->second == 0) by_cap_.erase(it);
+  live_ -= count_[id];
   cap_[id] = 0.0;
+  count_[id] = 0;
   free_.push_back(id);
-  --live_;
   dirty_ = true;
 }
 

@@ -51,15 +51,18 @@ struct Collective {
 /// A collective's transfers routed and registered as flows; the flows leave the network with the object.
 class PlacedCollective {
  public:
-  /// Routes each distinct (src, dst) pair once; `flow_key` seeds ECMP so different jobs spread.
-  PlacedCollective(Collective collective, Router& router, FlowNetwork& network, std::uint64_t flow_key = 0);
+  /// Routes each distinct (src, dst) pair once; `flow_key` seeds ECMP so different jobs spread. With a
+  /// `group` (one per live collective), time() is kept until one of its flows' rates changes.
+  PlacedCollective(Collective collective, Router& router, FlowNetwork& network, std::uint64_t flow_key = 0,
+                   std::uint32_t group = FlowNetwork::kNoGroup);
   ~PlacedCollective();
   PlacedCollective(PlacedCollective&& other) noexcept;
   PlacedCollective& operator=(PlacedCollective&&) = delete;
   PlacedCollective(const PlacedCollective&) = delete;
   PlacedCollective& operator=(const PlacedCollective&) = delete;
 
-  /// Duration at the current fair rates, with `alpha_s` software latency per message.
+  /// Duration at the current fair rates, with `alpha_s` software latency per message (recomputed only
+  /// when the rates or alpha changed, with a group; the same number either way).
   [[nodiscard]] double time(double alpha_s);
   /// Slowest current rate among the transfers (bytes/s); +infinity without transfers.
   [[nodiscard]] double bottleneck_rate();
@@ -74,6 +77,9 @@ class PlacedCollective {
   std::vector<std::vector<DirectedLink>> paths_;     ///< per flow
   std::vector<double> latency_;                      ///< per flow
   std::vector<std::vector<std::uint32_t>> flow_of_;  ///< [phase][transfer] -> index into flows_
+  std::uint32_t group_ = FlowNetwork::kNoGroup;
+  bool cached_ = false;  ///< time() below is valid for alpha below
+  double cached_alpha_s_ = 0.0, cached_time_s_ = 0.0;
 };
 
 }  // namespace fleetwatt::topologies

@@ -76,7 +76,7 @@ class FleetNetwork {
   [[nodiscard]] std::uint32_t node_of_gpu(std::uint32_t gpu) const;
   /// Total storage bandwidth (bytes/s) and one node's NIC bandwidth towards it.
   [[nodiscard]] double storage_Bps() const noexcept { return storage_Bps_; }
-  [[nodiscard]] double node_nic_Bps(std::uint32_t node) const { return nic_Bps_[node]; }
+  [[nodiscard]] double node_nic_Bps(std::uint32_t node) const { return nic_[node].Bps; }
 
  private:
   struct JobState;
@@ -95,16 +95,23 @@ class FleetNetwork {
   std::vector<std::unique_ptr<JobState>> jobs_;
   std::vector<NetJob> free_;
   std::vector<std::uint32_t> node_of_gpu_;
-  std::vector<double> nic_Bps_;
+  /// Per node, together so that a job's nodes cost one cache line each per checkpoint: NIC bandwidth
+  /// towards the network, NIC-side links, and the flows using its NICs now.
+  struct NodeNics {
+    double Bps = 0.0;
+    std::uint32_t links = 0;
+    std::uint32_t users = 0;
+  };
+  std::vector<NodeNics> nic_;
   double storage_Bps_ = 0.0;
   // Power bookkeeping: users per link / node NICs / storage, and the current total.
   std::vector<std::uint32_t> link_users_;
-  std::vector<std::uint32_t> nic_users_;
   std::uint32_t storage_users_ = 0;
-  std::vector<std::vector<std::uint32_t>> nic_links_;  ///< per node: its NIC-side links
   std::vector<std::uint32_t> storage_links_;
   std::vector<std::uint32_t> nic_of_link_node_;  ///< per link: node whose NIC it touches, or ~0
   double nic_active_W_ = 0.0;                    ///< per node, all its NICs together
+  double storage_active_W_ = 0.0;                ///< storage links' active minus idle power, together
+  std::vector<double> write_caps_;               ///< begin_checkpoint() scratch
   double idle_W_ = 0.0;
   double power_W_ = 0.0;
 };

@@ -22,10 +22,14 @@ class FlowNetwork {
   /// Capacity (bytes/s) of every directed link, indexed by DirectedLink.
   explicit FlowNetwork(std::vector<double> capacities_Bps);
 
+  /// No group: nobody is told when the flow's rate changes.
+  static constexpr std::uint32_t kNoGroup = ~std::uint32_t{0};
+
   /// Starts a flow over `path`, at most `max_rate_Bps` (a sender or receiver limit). An empty path is a
-  /// local copy: its rate is its cap.
+  /// local copy: its rate is its cap. Flows of one `group` (a job's collective) share a changed flag.
   FlowId add_flow(std::vector<DirectedLink> path,
-                  double max_rate_Bps = std::numeric_limits<double>::infinity());
+                  double max_rate_Bps = std::numeric_limits<double>::infinity(),
+                  std::uint32_t group = kNoGroup);
   /// Ends a flow; its id may be reused by a later flow.
   void remove_flow(FlowId f);
 
@@ -33,6 +37,10 @@ class FlowNetwork {
   [[nodiscard]] double rate(FlowId f);
   /// Applies pending starts and ends; returns the number of flows whose rates were recomputed.
   std::size_t update();
+  /// Whether a flow of `group` got a different rate (or started) since the last call for that group, after
+  /// applying pending changes; clears the flag. Lets a group's owner keep what it derived from the rates
+  /// (a collective's time) until they change, instead of reading every rate at every epoch.
+  [[nodiscard]] bool take_changed(std::uint32_t group);
 
   /// Live flows crossing a directed link.
   [[nodiscard]] std::size_t flows_on(DirectedLink l) const { return on_link_[l].size(); }
@@ -47,10 +55,16 @@ class FlowNetwork {
     std::vector<DirectedLink> path;
     double cap = 0.0;
     double rate = 0.0;
+    std::uint32_t group = kNoGroup;
     bool alive = false;
     bool frozen = false;  ///< scratch of fill()
   };
   void fill(const std::vector<FlowId>& flows, const std::vector<DirectedLink>& links);
+  /// Sets a flow's rate, flagging its group when the rate differs.
+  void set_rate(Flow& flow, double rate) {
+    if (flow.rate != rate && flow.group != kNoGroup) changed_[flow.group] = 1;
+    flow.rate = rate;
+  }
   [[nodiscard]] bool over(DirectedLink l) const noexcept { return cap_sum_[l] > capacity_[l] * (1.0 + 1e-9); }
 
   std::vector<double> capacity_;
@@ -60,6 +74,7 @@ class FlowNetwork {
   bool all_at_cap_ = true;          ///< every live flow's rate is its cap
   std::vector<Flow> flows_;
   std::vector<FlowId> free_;
+  std::vector<std::uint8_t> changed_;  ///< per group: a rate changed since take_changed()
   std::vector<DirectedLink> dirty_links_;
   std::vector<FlowId> dirty_flows_;
   std::size_t live_ = 0;

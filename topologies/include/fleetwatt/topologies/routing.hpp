@@ -9,9 +9,16 @@
 // fabrics are built, this keeps routing cheap at fleet scale: distances to a destination are computed over
 // the network and the destination's server only (a few hundred vertices for a thousand-server fat-tree), and
 // the source server's side is a small search of its own.
+//
+// State is shared, not per pair: one table of network distances per network vertex that servers attach to
+// (a fat-tree's leaf switches), kept within a memory budget and recomputed when evicted, and per
+// destination only its server's few vertices and its exits to the network. Routes are computed on demand
+// and never stored here, so routing memory grows with the fleet's servers, not with GPU pairs or GPUs x
+// switches. Evictions change no result: tables are pure functions of the graph.
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -23,8 +30,13 @@ enum class RouteMetric { latency, hops };
 
 class Router {
  public:
-  /// `topo` must outlive the router and not change while it is used.
-  Router(const Topology& topo, RouteMetric metric);
+  /// Memory for the shared network tables by default: all of a k = 48 fat-tree's leaf switches (1,152
+  /// tables of 2,888 slots, 27 MB) fit; a larger fabric recomputes evicted tables (a Dijkstra each).
+  static constexpr std::size_t kDefaultTableBudgetBytes = std::size_t{128} << 20;
+
+  /// `topo` must outlive the router and not change while it is used. `table_budget_bytes` bounds the
+  /// cached network tables (at least one is kept per route in progress).
+  Router(const Topology& topo, RouteMetric metric, std::size_t table_budget_bytes = kDefaultTableBudgetBytes);
 
   /// Shortest-path cost from a to b (links, or seconds); +infinity when unreachable.
   [[nodiscard]] double distance(Vertex a, Vertex b);
@@ -38,23 +50,46 @@ class Router {
   /// The vertices a path visits, starting at `from`.
   [[nodiscard]] std::vector<Vertex> vertices(Vertex from, const std::vector<DirectedLink>& path) const;
 
+  /// Network tables cached now, and the most kept between routes.
+  [[nodiscard]] std::size_t cached_network_tables() const noexcept { return network_cache_.size(); }
+  [[nodiscard]] std::size_t network_table_limit() const noexcept { return network_cache_limit_; }
+
   [[nodiscard]] const Topology& topology() const noexcept { return topo_; }
   [[nodiscard]] RouteMetric metric() const noexcept { return metric_; }
 
  private:
-  /// Distances to one destination: over network vertices (by network slot) and its own server's vertices.
+  /// One end of a link as seen from a vertex: the neighbour, the directed link towards it, its weight.
+  struct Arc {
+    std::uint32_t to;
+    DirectedLink link;
+    double w;
+  };
+  /// Distances to one destination: inside its own server (by server slot), and the network vertices the
+  /// server is linked to with the distance from each to the destination. A network vertex's distance is
+  /// the minimum over those exits of its network distance to the exit plus the exit's offset, computed
+  /// when asked, so that no per-destination table of the whole network is kept (that grew as GPUs x
+  /// switches: 520 MB at 40,000 GPUs on a k = 36 fat-tree).
   struct ToDestination {
-    std::vector<double> net;
+    std::vector<std::pair<Vertex, double>> exits;  ///< network vertex, its distance to the destination
     std::vector<double> own;
+  };
+  /// A network vertex where routes to one destination leave the network, with its network table.
+  struct Exit {
+    const double* table;  ///< distances from the exit vertex, by network slot
+    double offset;        ///< the exit's own distance to the destination
   };
   /// Distances from every vertex that a route from `src` to `dst` may use.
   class Distances;
 
-  [[nodiscard]] double weight(const Edge& e) const;
+  [[nodiscard]] std::span<const Arc> arcs(Vertex v) const noexcept {
+    return {arcs_.data() + arc_begin_[v], arcs_.data() + arc_begin_[v + 1]};
+  }
   [[nodiscard]] bool on_shortest(double dist_v, double dist_u, double w) const;
   const ToDestination& to_destination(Vertex dst);
-  /// Distances from a network vertex to every network vertex, over the network only.
-  const std::vector<double>& network_distances(Vertex from);
+  /// Distances from a network vertex to every network vertex (by network slot), over the network only:
+  /// one table per vertex that servers attach to (a fat-tree's leaf switches), shared by every route that
+  /// enters or leaves the network there; cached within a memory budget (see distances()).
+  const double* network_distances(Vertex from);
   [[nodiscard]] Distances distances(Vertex src, Vertex dst);
 
   const Topology& topo_;
@@ -63,9 +98,17 @@ class Router {
   std::vector<std::uint32_t> slot_;   ///< per vertex: index among network vertices or its server's
   std::vector<std::vector<Vertex>> server_vertices_;
   std::size_t network_vertices_ = 0;
+  std::size_t network_cache_limit_ = 0;  ///< tables kept at most (a memory budget over their size)
   std::unordered_map<Vertex, ToDestination> cache_;
   std::unordered_map<Vertex, std::vector<double>> network_cache_;
-  ToDestination scratch_;  ///< distances of the rare same-server route through the network
+  std::vector<std::uint32_t> arc_begin_;  ///< per vertex: its first arc; one more entry at the end
+  std::vector<Arc> arcs_;
+  std::vector<double> scratch_net_, scratch_own_;  ///< the rare same-server route through the network
+  // Scratch of one route, reused so that routing allocates nothing per route.
+  std::vector<Exit> exits_;
+  std::vector<double> local_;
+  std::vector<const Arc*> next_;
+  std::vector<std::pair<double, Vertex>> heap_;
 };
 
 }  // namespace fleetwatt::topologies

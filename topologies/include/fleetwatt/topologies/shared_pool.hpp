@@ -15,8 +15,10 @@ class SharedPool {
   /// `capacity_Bps` > 0.
   explicit SharedPool(double capacity_Bps);
 
-  /// Adds a client with a positive cap (+infinity: uncapped); returns its id.
-  std::uint32_t add(double cap_Bps);
+  /// Adds a client with a positive cap (+infinity: uncapped); returns its id. `count` > 1 adds that many
+  /// identical clients under one id (a job's nodes with the same NICs): the level is the same as for
+  /// `count` separate clients, and each of them gets rate(id).
+  std::uint32_t add(double cap_Bps, std::uint32_t count = 1);
   /// Removes a client; its id may be reused.
   void remove(std::uint32_t id);
   /// A client's current max-min grant.
@@ -28,7 +30,8 @@ class SharedPool {
 
  private:
   double capacity_;
-  std::vector<double> cap_;  ///< per id; 0 when free
+  std::vector<double> cap_;           ///< per id; 0 when free
+  std::vector<std::uint32_t> count_;  ///< per id: identical clients it stands for
   std::vector<std::uint32_t> free_;
   std::map<double, std::uint32_t> by_cap_;  ///< cap -> clients with it
   std::size_t live_ = 0;
