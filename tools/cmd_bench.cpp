@@ -1,7 +1,10 @@
 // `fleetwatt bench [SCENARIO]`: speed figures for the README: events per second, wall time and peak memory
-// of a whole run (HDF5 output included), and the default predictor's predictions per second (predict-100k),
-// on this machine.
+// of a whole run (HDF5 output included), the default predictor's predictions per second (predict-100k),
+// and the peak memory of a short and a long run of the same fleet (each `fleetwatt run` in a process of its
+// own, so neither shares the other's peak), on this machine.
+#include <spawn.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -27,6 +30,8 @@ struct BenchOptions {
   bool no_output = false;
   std::uint64_t queue_events = 2'000'000;
   std::size_t predict_jobs = 100'000;
+  /// Horizons (days) of the memory cases; empty: none.
+  std::vector<double> memory_days{1.0, 30.0};
 };
 
 double peak_rss_MiB() {
@@ -54,6 +59,37 @@ double queue_events_per_s(std::uint64_t n) {
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return static_cast<double>(q.events_run()) / s;
+}
+
+/// Peak RSS (MiB) and wall time of `fleetwatt run SCENARIO` over `days`, in a child process of its own:
+/// hourly facility intervals, one node interval, no GPU changes (the long-run settings, where memory
+/// should follow the running jobs, not the horizon). Throws when the child fails.
+std::pair<double, double> run_memory_case(const std::string& scenario, double days, const std::string& out) {
+  const std::string horizon = fmt::format("workload.horizon_s={:.0f}", days * 86400.0);
+  const std::string nodes = fmt::format("output.node_interval_s={:.0f}", days * 86400.0);
+  std::vector<std::string> args{"fleetwatt", "run",
+                                scenario,    "-q",
+                                "-o",        out,
+                                "--set",     horizon,
+                                "--set",     "output.facility_interval_s=3600",
+                                "--set",     nodes,
+                                "--set",     "output.gpu_changes=false"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const auto t0 = std::chrono::steady_clock::now();
+  pid_t pid = 0;
+  if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ) != 0)
+    throw std::runtime_error("bench: cannot start a child fleetwatt for the memory cases");
+  int status = 0;
+  rusage u{};
+  if (wait4(pid, &status, 0, &u) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    if (stop_flag().load()) throw sim::Interrupted();  // Ctrl-C reached the child too
+    throw std::runtime_error(fmt::format("bench: the {:g}-day memory case failed", days));
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::filesystem::remove(out);
+  return {static_cast<double>(u.ru_maxrss) / 1024.0, wall};  // Linux reports KiB
 }
 
 int bench(const BenchOptions& o) {
@@ -116,6 +152,26 @@ int bench(const BenchOptions& o) {
                            o.no_output ? "" : ", write HDF5");
   std::cout << fmt::format("  peak memory (max RSS)       {:.1f} MiB\n", peak_rss_MiB());
   if (writer && o.output.empty()) std::filesystem::remove(out);
+
+  // Memory against the horizon: the same fleet over a short and a long span, each a `fleetwatt run` of its
+  // own. Finished jobs leave memory as they are written and arrivals are drawn as they come, so the peaks
+  // should differ little (the goal: by less than 25 %).
+  std::vector<double> peaks;
+  for (const double days : o.memory_days) {
+    const auto tmp = std::filesystem::temp_directory_path() /
+                     fmt::format("fleetwatt-bench-mem-{}.h5", static_cast<long>(getpid()));
+    const auto [rss, wall_s] = run_memory_case(o.scenario, days, tmp.string());
+    peaks.push_back(rss);
+    std::cout << fmt::format(
+        "  {:<28}{:.1f} MiB peak RSS, {:.1f} s wall (`fleetwatt run`, 1 h facility "
+        "intervals, no node series or GPU changes)\n",
+        fmt::format("memory, {:g} day{}", days, days == 1.0 ? "" : "s"), rss, wall_s);
+    if (stop_flag().load()) throw sim::Interrupted();
+  }
+  if (peaks.size() >= 2) {
+    std::cout << fmt::format("  {:<28}{:+.1f} % (longest over shortest; goal: under 25 %)\n", "memory growth",
+                             100.0 * (peaks.back() - peaks.front()) / peaks.front());
+  }
   return 0;
 }
 }  // namespace
@@ -132,6 +188,13 @@ void add_bench_command(CLI::App& app, Action& action) {
   cmd->add_option("--predict-jobs", opts->predict_jobs,
                   "Jobs for the predictor benchmark (predict-100k: 10 GPU types; 0: skip it)")
       ->capture_default_str();
+  cmd->add_option("--memory-days", opts->memory_days,
+                  "Horizons (days) of the memory cases: `fleetwatt run` of the scenario in a process each, "
+                  "peak RSS reported")
+      ->capture_default_str()
+      ->delimiter(',');
+  cmd->add_flag_callback(
+      "--no-memory", [opts] { opts->memory_days.clear(); }, "Skip the memory cases");
   cmd->callback([opts, &action] { action = [opts] { return bench(*opts); }; });
 }
 

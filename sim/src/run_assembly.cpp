@@ -4,6 +4,7 @@
 #include "fleetwatt/models/banded_predictor.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
+#include "fleetwatt/workloads/job_stream.hpp"
 #include "fleetwatt/workloads/replay.hpp"
 #include "fleetwatt/workloads/scenario_loader.hpp"
 #include "fleetwatt/workloads/warmup.hpp"
@@ -19,7 +20,9 @@ workloads::RuntimeEstimate runtime_estimate(const models::PowerPredictor& predic
   };
 }
 
-PreparedRun prepare_run(workloads::Scenario scenario, const RunOverrides& overrides) {
+namespace {
+/// prepare_run, with the job list built unless `stream` and the workload can be drawn as the run goes.
+PreparedRun prepare(workloads::Scenario scenario, const RunOverrides& overrides, bool stream) {
   PreparedRun r;
   r.scenario = std::move(scenario);
   if (overrides.seed) r.scenario.seed = *overrides.seed;
@@ -38,8 +41,33 @@ PreparedRun prepare_run(workloads::Scenario scenario, const RunOverrides& overri
   }
   // Trace and preset jobs match their recorded run times to this predictor's estimate on the reference type;
   // the engine matches them again on the type each one starts on.
+  if (stream && workloads::streamable(r.scenario)) {
+    r.streamed = true;
+    r.job_count = workloads::ScenarioJobStream(r.scenario).size();
+    return r;
+  }
   r.jobs = workloads::build_scenario_workload(r.scenario, estimate);
+  r.job_count = r.jobs.size();
   return r;
+}
+}  // namespace
+
+PreparedRun prepare_run(workloads::Scenario scenario, const RunOverrides& overrides) {
+  return prepare(std::move(scenario), overrides, false);
+}
+
+PreparedRun prepare_streamed_run(workloads::Scenario scenario, const RunOverrides& overrides) {
+  return prepare(std::move(scenario), overrides, true);
+}
+
+std::unique_ptr<workloads::JobSource> job_source(const PreparedRun& run) {
+  if (run.streamed) return std::make_unique<workloads::ScenarioJobStream>(run.scenario);
+  return std::make_unique<workloads::JobList>(run.jobs);
+}
+
+std::unique_ptr<workloads::JobSource> take_job_source(PreparedRun& run) {
+  if (run.streamed) return std::make_unique<workloads::ScenarioJobStream>(run.scenario);
+  return std::make_unique<workloads::JobList>(std::move(run.jobs));
 }
 
 PreparedRun prepare_run(const std::filesystem::path& scenario_file, const RunOverrides& overrides) {
@@ -47,7 +75,7 @@ PreparedRun prepare_run(const std::filesystem::path& scenario_file, const RunOve
 }
 
 std::unique_ptr<Engine> make_engine_taking_jobs(PreparedRun& run) {
-  return std::make_unique<Engine>(run.setup, std::move(run.jobs), *run.predictor,
+  return std::make_unique<Engine>(run.setup, take_job_source(run), *run.predictor,
                                   make_scheduler(run.scenario.scheduler),
                                   make_placement(run.scenario.scheduler));
 }
@@ -62,7 +90,7 @@ std::unique_ptr<Engine> make_engine(const PreparedRun& run, const workloads::Sch
 
 std::unique_ptr<Engine> make_engine(const PreparedRun& run, std::unique_ptr<Scheduler> scheduler,
                                     std::unique_ptr<PlacementPolicy> placement) {
-  return std::make_unique<Engine>(run.setup, run.jobs, *run.predictor, std::move(scheduler),
+  return std::make_unique<Engine>(run.setup, job_source(run), *run.predictor, std::move(scheduler),
                                   std::move(placement));
 }
 
