@@ -150,8 +150,6 @@ class Engine {
   }
   /// Job j; throws std::out_of_range unless it is held.
   [[nodiscard]] const Job& job(JobIndex j) const;
-  /// Whether the job table has the smoothing column (some job smoothed) and the [failures] columns.
-  [[nodiscard]] bool smoothing_column() const noexcept { return smoothing_any_; }
   [[nodiscard]] const Cluster& cluster() const noexcept { return cluster_; }
   [[nodiscard]] const PowerLedger& ledger() const noexcept { return ledger_; }
   [[nodiscard]] const EngineSetup& setup() const noexcept { return setup_; }
