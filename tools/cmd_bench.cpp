@@ -1,8 +1,11 @@
 // `fleetwatt bench [SCENARIO]`: speed figures for the README: events per second, wall time and peak memory
-// of a whole run (HDF5 output included), and the default predictor's predictions per second (predict-100k),
-// on this machine. `--network-scaling N` times the scenario at N x its fleet and arrivals with and without
-// its [topology], and at 100,000 GPUs with it, each in a child process of its own so that peak memory is
-// each run's alone (issue 15: the network at most 1.5x the time and 2x the memory, 100,000 GPUs in 4 GiB).
+// of a whole run (HDF5 output included), the default predictor's predictions per second (predict-100k), and
+// the peak memory of a short and a long run of the same fleet (each `fleetwatt run` in a process of its own,
+// so neither shares the other's peak), on this machine. `--network-scaling N` times the scenario at N x its
+// fleet and arrivals with and without its [topology], and at 100,000 GPUs with it, each in a child process of
+// its own so that peak memory is each run's alone (issue 15: the network at most 1.5x the time and 2x the
+// memory, 100,000 GPUs in 4 GiB).
+#include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +14,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <fstream>
 #include <iostream>
 #include <thread>
 
@@ -37,6 +41,8 @@ struct BenchOptions {
   bool no_topology = false;            ///< drop [topology]
   double network_scaling = 0.0;        ///< > 0: the scaling comparison in child processes
   std::uint64_t network_gpus = 100'000;
+  /// Horizons (days) of the memory cases; empty: none.
+  std::vector<double> memory_days{1.0, 30.0};
 };
 
 /// The issue-15 limits the scaling comparison checks.
@@ -59,6 +65,15 @@ void scale_scenario(workloads::Scenario& s, double factor, const std::string& op
                                  fmt::format("{} x {} nodes is out of range", factor, s.fleet.nodes));
   s.workload.generator->mean_rate_per_s *= nodes / static_cast<double>(s.fleet.nodes);
   s.fleet.nodes = static_cast<std::uint32_t>(nodes);
+}
+
+/// This process's resident set now (VmRSS), MiB.
+double resident_MiB() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;  // kB
+  return 0.0;
 }
 
 double peak_rss_MiB() {
@@ -88,11 +103,68 @@ double queue_events_per_s(std::uint64_t n) {
   return static_cast<double>(q.events_run()) / s;
 }
 
+/// Peak RSS (MiB) and wall time of `fleetwatt run SCENARIO` over `days`, in a child process of its own:
+/// hourly facility intervals, one node interval, no GPU changes (the long-run settings, where memory
+/// should follow the running jobs, not the horizon). Throws when the child fails.
+std::pair<double, double> run_memory_case(const std::string& scenario, double days, const std::string& out) {
+  const std::string horizon = fmt::format("workload.horizon_s={:.0f}", days * 86400.0);
+  const std::string nodes = fmt::format("output.node_interval_s={:.0f}", days * 86400.0);
+  std::vector<std::string> args{"fleetwatt", "run",
+                                scenario,    "-q",
+                                "-o",        out,
+                                "--set",     horizon,
+                                "--set",     "output.facility_interval_s=3600",
+                                "--set",     nodes,
+                                "--set",     "output.gpu_changes=false"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const auto t0 = std::chrono::steady_clock::now();
+  pid_t pid = 0;
+  if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ) != 0)
+    throw std::runtime_error("bench: cannot start a child fleetwatt for the memory cases");
+  int status = 0;
+  rusage u{};
+  if (wait4(pid, &status, 0, &u) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    if (stop_flag().load()) throw sim::Interrupted();  // Ctrl-C reached the child too
+    throw std::runtime_error(fmt::format("bench: the {:g}-day memory case failed", days));
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::filesystem::remove(out);
+  return {static_cast<double>(u.ru_maxrss) / 1024.0, wall};  // Linux reports KiB
+}
+
 int bench(const BenchOptions& o) {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   std::cout << fmt::format("fleetwatt bench on {} ({} hardware threads)\n", host,
                            std::thread::hardware_concurrency());
+  // Memory against the horizon, first: the same fleet over a short and a long span, each a `fleetwatt run`
+  // of its own. A child's ru_maxrss starts from what its parent held when it was started (Linux carries the
+  // resident set across exec), so the children are started while this process is small, and that floor is
+  // printed. Finished jobs leave memory as they are written and arrivals are drawn as they come, so the
+  // peaks should differ little (the goal: by less than 25 %).
+  std::vector<double> peaks;
+  if (!o.memory_days.empty())
+    std::cout << fmt::format(
+        "  {:<28}{:.1f} MiB (this process when the runs start: a floor of their peaks)\n",
+        "memory cases' floor", resident_MiB());
+  for (const double days : o.memory_days) {
+    const auto tmp = std::filesystem::temp_directory_path() /
+                     fmt::format("fleetwatt-bench-mem-{}.h5", static_cast<long>(getpid()));
+    const auto [rss, wall_s] = run_memory_case(o.scenario, days, tmp.string());
+    peaks.push_back(rss);
+    std::cout << fmt::format(
+        "  {:<28}{:.1f} MiB peak RSS, {:.1f} s wall (`fleetwatt run`, 1 h facility "
+        "intervals, no node series or GPU changes)\n",
+        fmt::format("memory, {:g} day{}", days, days == 1.0 ? "" : "s"), rss, wall_s);
+    if (stop_flag().load()) throw sim::Interrupted();
+  }
+  if (peaks.size() >= 2) {
+    std::cout << fmt::format("  {:<28}{:+.1f} % (longest over shortest; goal: under 25 %)\n", "memory growth",
+                             100.0 * (peaks.back() - peaks.front()) / peaks.front());
+  }
+
   std::cout << fmt::format("  event queue alone           {:.2f} M events/s\n",
                            queue_events_per_s(o.queue_events) / 1e6);
 
@@ -117,7 +189,8 @@ int bench(const BenchOptions& o) {
                                         fmt::format("fleetwatt-bench-{}.h5", static_cast<long>(getpid()))
                                   : std::filesystem::path(o.output);
   if (!o.no_output) check_output_path(out, {}, "-o", scenario.file);
-  sim::PreparedRun r = sim::prepare_run(std::move(scenario));
+  // As `fleetwatt run`: generated jobs drawn as the run goes, finished ones streamed to the file.
+  sim::PreparedRun r = sim::prepare_streamed_run(std::move(scenario));
   print_warnings(r.scenario);
   const auto engine_ptr = sim::make_engine_taking_jobs(r);
   sim::Engine& engine = *engine_ptr;
@@ -128,6 +201,7 @@ int bench(const BenchOptions& o) {
                             r.scenario.output.node_interval_s, r.scenario.output.gpu_changes,
                             engine.cluster().uniform() ? 0 : engine.cluster().gpus()});
     engine.attach(&*writer);
+    writer->stream_jobs(engine);
   }
   engine.run(progress_printer(), 100000, &stop_flag());
   if (writer) {
@@ -150,6 +224,7 @@ int bench(const BenchOptions& o) {
                            o.no_output ? "" : ", write HDF5");
   std::cout << fmt::format("  peak memory (max RSS)       {:.1f} MiB\n", peak_rss_MiB());
   if (writer && o.output.empty()) std::filesystem::remove(out);
+
   return 0;
 }
 
@@ -204,6 +279,7 @@ int network_scaling(const BenchOptions& o) {
   BenchOptions child = o;
   child.network_scaling = 0.0;
   child.predict_jobs = 0;
+  child.memory_days.clear();
   child.queue_events = 1000;
   child.scale = o.network_scaling;
   std::cout << fmt::format("network scaling: {} at {}x its fleet and arrivals ({} GPUs)\n", o.scenario,
@@ -265,6 +341,13 @@ void add_bench_command(CLI::App& app, Action& action) {
   cmd->add_option("--network-gpus", opts->network_gpus,
                   "GPUs of the large run of --network-scaling (0: skip it)")
       ->capture_default_str();
+  cmd->add_option("--memory-days", opts->memory_days,
+                  "Horizons (days) of the memory cases: `fleetwatt run` of the scenario in a process each, "
+                  "peak RSS reported")
+      ->capture_default_str()
+      ->delimiter(',');
+  cmd->add_flag_callback(
+      "--no-memory", [opts] { opts->memory_days.clear(); }, "Skip the memory cases");
   cmd->callback([opts, &action] {
     action = [opts] { return opts->network_scaling > 0.0 ? network_scaling(*opts) : bench(*opts); };
   });

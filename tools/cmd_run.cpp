@@ -35,7 +35,8 @@ int run_scenario(const RunOptions& o) {
   // Before the workload is built and simulated: an unwritable result path must not cost a whole run.
   check_output_path(out, given ? workloads::SourceLocation{} : scenario.output.path_where,
                     given ? "-o" : "output.path", scenario.file);
-  sim::PreparedRun r = sim::prepare_run(std::move(scenario), {o.seed, band_override(o.band)});
+  // Generated jobs are drawn as the run goes: memory follows the running and queued jobs.
+  sim::PreparedRun r = sim::prepare_streamed_run(std::move(scenario), {o.seed, band_override(o.band)});
   print_warnings(r.scenario);
   check_output_size(r, o.max_output);
   const std::string summary = simulate_to_file(r, out, progress_printer(), &stop_flag());

@@ -191,7 +191,7 @@ void bind_context(py::module_& m) {
           "job",
           [](py::object self, sim::JobIndex j) {
             const C& c = self.cast<const C&>();
-            if (j >= c.engine().jobs().size()) throw py::index_error("no job " + std::to_string(j));
+            if (!c.engine().holds(j)) throw py::index_error("no job " + std::to_string(j));
             return JobView{self, &c, j};
           },
           py::arg("index"))

@@ -33,6 +33,20 @@ class AppendableSeries {
   hsize_t size_ = 0;
 };
 
+/// A 1-D dataset of variable-length UTF-8 strings that grows at its end (chunked, not compressed: a filter
+/// would see only the strings' heap references).
+class AppendableStrings {
+ public:
+  AppendableStrings(H5::Group& group, const std::string& name, const std::string& units, hsize_t chunk);
+  void append(const std::vector<std::string>& values);
+  [[nodiscard]] hsize_t size() const noexcept { return size_; }
+
+ private:
+  H5::DataSet dataset_;
+  H5::StrType type_;
+  hsize_t size_ = 0;
+};
+
 /// A rows x columns dataset that grows by columns (rows fixed: one per node).
 class AppendableMatrix {
  public:
@@ -68,7 +82,7 @@ void write_scalar(H5::Group& group, const std::string& name, std::int64_t v, con
 
 namespace fleetwatt::results {
 
-/// The job table (one dataset per column) of a run into `group`.
+/// The job table (one dataset per column) of a run into `group` (job_table.hpp writes it).
 void write_job_datasets(H5::Group& group, const std::vector<sim::Job>& jobs, std::uint32_t gpus_per_node);
 /// The job table, with each GPU's node from `node_of`; with `gpu_column`, each job's GPU preset too.
 void write_job_datasets(H5::Group& group, const std::vector<sim::Job>& jobs,

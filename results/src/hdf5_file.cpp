@@ -24,6 +24,15 @@ H5::DSetCreatPropList compressed(int rank, const hsize_t* chunk) {
   p.setFillTime(H5D_FILL_TIME_NEVER);
   return p;
 }
+/// Access properties of a dataset that only grows at its end: a chunk cache of one chunk. Appends fill one
+/// chunk after another and never come back to a full one, so one is all they need; HDF5's default of 1 MB
+/// per dataset would otherwise fill with finished chunks, which with the job table's forty columns is tens
+/// of MB that grow with the run until the cache is full.
+H5::DSetAccPropList append_only(hsize_t chunk, std::size_t value_bytes) {
+  H5::DSetAccPropList p;
+  p.setChunkCache(101, static_cast<std::size_t>(chunk) * value_bytes, 1.0);
+  return p;
+}
 }  // namespace
 
 void write_string_attribute(H5::H5Object& obj, const std::string& name, const std::string& value) {
@@ -47,7 +56,8 @@ AppendableSeries::AppendableSeries(H5::Group& group, const std::string& name, co
     : type_(type) {
   hsize_t dims[1] = {0}, maxdims[1] = {H5S_UNLIMITED};
   H5::DataSpace space(1, dims, maxdims);
-  dataset_ = group.createDataSet(name, type, space, compressed(1, &chunk));
+  dataset_ =
+      group.createDataSet(name, type, space, compressed(1, &chunk), append_only(chunk, type.getSize()));
   write_string_attribute(dataset_, "units", units);
 }
 
@@ -60,6 +70,33 @@ void AppendableSeries::append(const void* data, hsize_t n) {
   file_space.selectHyperslab(H5S_SELECT_SET, count, offset);
   H5::DataSpace mem_space(1, count);
   dataset_.write(data, type_, mem_space, file_space);
+  size_ += n;
+}
+
+AppendableStrings::AppendableStrings(H5::Group& group, const std::string& name, const std::string& units,
+                                     hsize_t chunk)
+    : type_(utf8_string()) {
+  hsize_t dims[1] = {0}, maxdims[1] = {H5S_UNLIMITED};
+  H5::DataSpace space(1, dims, maxdims);
+  H5::DSetCreatPropList p;
+  p.setChunk(1, &chunk);
+  dataset_ = group.createDataSet(name, type_, space, p, append_only(chunk, type_.getSize()));
+  write_string_attribute(dataset_, "units", units);
+}
+
+void AppendableStrings::append(const std::vector<std::string>& values) {
+  if (values.empty()) return;
+  const hsize_t n = values.size();
+  hsize_t new_size[1] = {size_ + n};
+  dataset_.extend(new_size);
+  H5::DataSpace file_space = dataset_.getSpace();
+  hsize_t offset[1] = {size_}, count[1] = {n};
+  file_space.selectHyperslab(H5S_SELECT_SET, count, offset);
+  H5::DataSpace mem_space(1, count);
+  std::vector<const char*> ptrs;
+  ptrs.reserve(values.size());
+  for (const auto& v : values) ptrs.push_back(v.c_str());
+  dataset_.write(ptrs.data(), type_, mem_space, file_space);
   size_ += n;
 }
 

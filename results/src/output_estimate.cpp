@@ -25,7 +25,7 @@ OutputEstimate estimate_output(const sim::PreparedRun& run) {
   for (const auto& g : sim::fleet_groups(run.setup)) e.nodes += g.nodes;
   e.facility_rows = intervals(run.setup.horizon, run.setup.facility_interval);
   e.node_samples = intervals(run.setup.horizon, run.setup.node_interval);
-  e.jobs = run.jobs.size();
+  e.jobs = run.streamed ? run.job_count : run.jobs.size();
   const double facility = kFacilityBytesPerRow * static_cast<double>(e.facility_rows);
   const double nodes =
       kNodeBytesPerValue * static_cast<double>(e.node_samples) * static_cast<double>(e.nodes + 1);

@@ -109,7 +109,7 @@ ComparisonRow row_of_run(const sim::PreparedRun& run, sim::Engine& engine, const
   r.facility_W = std::move(series.w);
   r.facility_carbon_kg = std::move(series.carbon);
   r.facility_cost = std::move(series.price);
-  r.jobs = engine.jobs();
+  r.jobs.assign(engine.jobs().begin(), engine.jobs().end());
   return r;
 }
 

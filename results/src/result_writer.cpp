@@ -14,6 +14,7 @@
 
 #include "fleetwatt/core/text_output.hpp"
 #include "hdf5_datasets.hpp"
+#include "job_table.hpp"
 
 namespace fleetwatt::results {
 
@@ -78,8 +79,33 @@ struct ResultWriter::Impl {
   std::vector<std::uint32_t> cb_gpu;
   std::vector<double> cb_time, cb_power;
   bool gpu_changes = true;
-  std::vector<double> net_time, net_power;  // network power change points (a few per job)
-  std::optional<GridMetricsBuilder> grid;   // fed every facility sample; finished by write_summary
+  // Network power change points (a few per job), appended in blocks to /network, created at the first.
+  std::vector<double> net_time, net_power;
+  std::optional<H5::Group> network_group;
+  std::optional<AppendableSeries> net_time_ds, net_power_ds;
+  // The job table, when the engine streams it (stream_jobs); /jobs is created then.
+  std::optional<H5::Group> jobs_group;
+  std::unique_ptr<JobTable> jobs;
+  /// Appends the buffered network changes but the last `keep` (a later change at the same instant replaces
+  /// the last one).
+  void flush_network(std::size_t keep) {
+    const QuietStderr quiet;
+    if (net_time.size() <= keep) return;
+    if (!network_group) {
+      network_group.emplace(file->createGroup("/network"));
+      net_time_ds.emplace(*network_group, "time_s", H5::PredType::NATIVE_DOUBLE, "s", kChangeChunk);
+      net_power_ds.emplace(
+          *network_group, "power_W", H5::PredType::NATIVE_DOUBLE,
+          "W: switches, NICs, links and storage servers draw power_W[i] from time_s[i] until time_s[i+1]",
+          kChangeChunk);
+    }
+    const std::size_t n = net_time.size() - keep;
+    net_time_ds->append(net_time.data(), n);
+    net_power_ds->append(net_power.data(), n);
+    net_time.erase(net_time.begin(), net_time.begin() + static_cast<std::ptrdiff_t>(n));
+    net_power.erase(net_power.begin(), net_power.begin() + static_cast<std::ptrdiff_t>(n));
+  }
+  std::optional<GridMetricsBuilder> grid;  // fed every facility sample; finished by write_summary
   GridMetrics grid_metrics;
   std::optional<PowerQualityBuilder> quality;  // fed every facility sample; finished by write_summary
   PowerQuality power_quality;
@@ -140,6 +166,11 @@ struct ResultWriter::Impl {
     c_gpu.reset();
     c_time.reset();
     c_power.reset();
+    net_time_ds.reset();
+    net_power_ds.reset();
+    network_group.reset();
+    jobs.reset();
+    jobs_group.reset();
     root.reset();
     facility_group.reset();
     nodes_group.reset();
@@ -316,20 +347,50 @@ void ResultWriter::network_change(sim::Time t, double power_W) {
   }
   m.net_time.push_back(t.seconds());
   m.net_power.push_back(power_W);
+  if (m.net_time.size() > kChangeChunk) m.flush_network(1);
 }
 
-void ResultWriter::write_jobs(const std::vector<sim::Job>& jobs, std::uint32_t gpus_per_node) {
+void ResultWriter::stream_jobs(sim::Engine& engine, std::size_t block_rows) {
+  const QuietStderr quiet;
+  auto& m = *impl_;
+  m.jobs_group.emplace(m.file->createGroup("/jobs"));
+  const sim::Cluster* cluster = &engine.cluster();
+  m.jobs = std::make_unique<JobTable>(
+      *m.jobs_group, [cluster](sim::GpuIndex gpu) { return std::int64_t{cluster->node_of(gpu)}; },
+      engine.layout().groups().size() > 1, block_rows);
+  engine.stream_jobs(this);
+}
+
+void ResultWriter::job_done(sim::JobIndex /*index*/, const sim::Job& job) {
+  const QuietStderr quiet;
+  impl_->jobs->append(job);
+}
+
+void ResultWriter::write_jobs(const std::deque<sim::Job>& jobs, std::uint32_t gpus_per_node) {
   const QuietStderr quiet;
   H5::Group g = impl_->file->createGroup("/jobs");
-  write_job_datasets(g, jobs, gpus_per_node);
+  JobTable table(
+      g, [gpus_per_node](sim::GpuIndex gpu) { return std::int64_t{gpu / gpus_per_node}; }, false,
+      kJobBlockRows);
+  for (const auto& j : jobs) table.append(j);
+  table.finish();
 }
 
-void ResultWriter::write_jobs(const std::vector<sim::Job>& jobs, const sim::Cluster& cluster,
+void ResultWriter::write_jobs(const std::deque<sim::Job>& jobs, const sim::Cluster& cluster,
                               bool gpu_column) {
   const QuietStderr quiet;
-  H5::Group g = impl_->file->createGroup("/jobs");
-  write_job_datasets(
-      g, jobs, [&cluster](sim::GpuIndex gpu) { return std::int64_t{cluster.node_of(gpu)}; }, gpu_column);
+  auto& m = *impl_;
+  if (m.jobs) {  // streamed: the rest, after the rows already written
+    for (const auto& j : jobs) m.jobs->append(j);
+    m.jobs->finish();
+    return;
+  }
+  H5::Group g = m.file->createGroup("/jobs");
+  JobTable table(
+      g, [&cluster](sim::GpuIndex gpu) { return std::int64_t{cluster.node_of(gpu)}; }, gpu_column,
+      kJobBlockRows);
+  for (const auto& j : jobs) table.append(j);
+  table.finish();
 }
 
 void ResultWriter::write_fleet(const std::vector<sim::FleetGroup>& groups) {
@@ -366,129 +427,9 @@ void write_job_datasets(H5::Group& g, const std::vector<sim::Job>& jobs, std::ui
 
 void write_job_datasets(H5::Group& g, const std::vector<sim::Job>& jobs,
                         const std::function<std::int64_t(sim::GpuIndex)>& node_of, bool gpu_column) {
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  std::vector<std::int64_t> id, n_gpus, epochs, epochs_done;
-  std::vector<std::string> cls, nodes, state;
-  std::vector<double> submit, start, end, peak_W, peak_s, valley_W, valley_s, energy;
-  std::vector<double> compute_s, comm_s, io_s, checkpoint_s, compute_J, comm_J, io_J, checkpoint_J;
-  std::vector<double> bubble_s, bubble_J, startup_s, startup_J, step_s;
-  for (const auto& j : jobs) {
-    id.push_back(j.spec.id);
-    cls.push_back(j.spec.job_class);
-    n_gpus.push_back(j.spec.n_gpus);
-    std::string ns;
-    std::int64_t last = -1;
-    for (auto gpu : j.gpus) {
-      const std::int64_t node = node_of(gpu);
-      if (node == last) continue;
-      if (!ns.empty()) ns += ',';
-      ns += std::to_string(node);
-      last = node;
-    }
-    nodes.push_back(ns);
-    state.push_back(sim::to_string(j.state));
-    submit.push_back(j.spec.submit_s);
-    const bool started = j.state == sim::JobState::running || j.state == sim::JobState::finished;
-    start.push_back(started ? j.start.seconds() : nan);
-    end.push_back(j.state == sim::JobState::finished ? j.end.seconds() : nan);
-    epochs.push_back(j.spec.epochs);
-    epochs_done.push_back(j.epochs_done);
-    peak_W.push_back(j.profile.peak_W);
-    peak_s.push_back(j.peak.seconds());
-    valley_W.push_back(j.profile.valley_W);
-    valley_s.push_back(j.valley.seconds());
-    energy.push_back(j.energy_J);
-    compute_s.push_back(j.compute_s);
-    comm_s.push_back(j.comm_s);
-    io_s.push_back(j.io_s);
-    checkpoint_s.push_back(j.checkpoint_s);
-    compute_J.push_back(j.compute_J);
-    comm_J.push_back(j.comm_J);
-    io_J.push_back(j.io_J);
-    checkpoint_J.push_back(j.checkpoint_J);
-    bubble_s.push_back(j.bubble_s);
-    bubble_J.push_back(j.bubble_J);
-    startup_s.push_back(j.startup_s);
-    startup_J.push_back(j.startup_J);
-    step_s.push_back(j.stepped ? j.wave.shape.step().seconds() : nan);
-  }
-  write_vector(g, "id", id, "1");
-  write_strings(g, "class", cls, "text");
-  write_vector(g, "n_gpus", n_gpus, "1");
-  write_strings(g, "nodes", nodes, "text: comma-separated node indices");
-  write_strings(g, "state", state, "text: pending|queued|running|finished at the horizon");
-  write_vector(g, "submit_s", submit, "s");
-  write_vector(g, "start_s", start, "s (NaN: never started)");
-  write_vector(g, "end_s", end, "s (NaN: not finished by the horizon)");
-  write_vector(g, "epochs", epochs, "1");
-  write_vector(g, "epochs_done", epochs_done, "1");
-  write_vector(g, "peak_W", peak_W, "W per GPU");
-  write_vector(g, "peak_s", peak_s, "s per epoch");
-  write_vector(g, "valley_W", valley_W, "W per GPU");
-  write_vector(g, "valley_s", valley_s, "s per epoch");
-  write_vector(g, "energy_J", energy, "J (all the job's GPUs, up to the horizon)");
-  // Where the job came from: trace id and status, and which fields were inferred rather than recorded.
-  std::vector<std::string> trace_id, status, inferred, gpu;
-  std::vector<double> recorded_runtime, limit, paused;
-  for (const auto& j : jobs) {
-    gpu.push_back(j.gpu);
-    trace_id.push_back(j.spec.trace_id);
-    status.push_back(workloads::to_string(j.spec.status));
-    inferred.push_back(workloads::inferred_names(j.spec.inferred));
-    recorded_runtime.push_back(j.spec.recorded_runtime_s.value_or(nan));
-    limit.push_back(j.spec.limit_s.value_or(nan));
-    paused.push_back(j.paused_gpu_seconds);
-  }
-  if (gpu_column)
-    write_strings(g, "gpu", gpu, "text: GPU preset id of the node group it ran on (empty: never started)");
-  write_strings(g, "trace_id", trace_id, "text: the job's id in its source trace");
-  write_strings(g, "status", status,
-                "text: unknown|completed|failed|cancelled|running|pending in the source");
-  write_strings(g, "inferred", inferred, "text: comma-separated fields drawn from priors, not recorded");
-  write_vector(g, "recorded_runtime_s", recorded_runtime, "s (NaN: none recorded)");
-  write_vector(g, "limit_s", limit, "s after start at which the job is stopped (NaN: none)");
-  write_vector(g, "paused_gpu_s", paused, "GPU-s lost to pauses");
-  write_vector(g, "compute_s", compute_s, "s of compute in peak phases (whole run, up to the horizon)");
-  write_vector(g, "comm_s", comm_s, "s of exposed gradient communication");
-  write_vector(g, "io_s", io_s, "s of exposed data loading");
-  write_vector(g, "checkpoint_s", checkpoint_s, "s of checkpoint writing and end-of-epoch work (valleys)");
-  write_vector(g, "compute_J", compute_J, "J (all the job's GPUs) during compute");
-  write_vector(g, "comm_J", comm_J, "J (all the job's GPUs) during exposed communication");
-  write_vector(g, "io_J", io_J, "J (all the job's GPUs) during exposed data loading");
-  write_vector(g, "checkpoint_J", checkpoint_J, "J (all the job's GPUs) during checkpoints and epoch ends");
-  write_vector(g, "bubble_s", bubble_s, "s of pipeline bubble (fill and drain) in peak phases");
-  write_vector(g, "bubble_J", bubble_J, "J (all the job's GPUs) during pipeline bubbles");
-  write_vector(g, "startup_s", startup_s, "s of a step-level job's start-up (model load, warm-up)");
-  write_vector(g, "startup_J", startup_J, "J (all the job's GPUs) during the start-up");
-  write_vector(g, "step_s", step_s,
-               "s: a step-level job's step period as last simulated, uncapped (NaN: drawn by epochs)");
-  // [smoothing]: written only when the run smooths, so every other run's table stays as it was.
-  if (!jobs.empty() && jobs.front().smoothing_on) {
-    std::vector<double> smoothing_J;
-    for (const auto& j : jobs) smoothing_J.push_back(j.smoothing_J);
-    write_vector(g, "smoothing_J", smoothing_J,
-                 "J (all the job's GPUs): smoothing's or burn's extra energy over the work's own draw on the "
-                 "same timeline (0: the job not smoothed)");
-  }
-  // [failures]: written only when the run had them, so every other run's table stays as it was.
-  if (!jobs.empty() && jobs.front().failures_on) {
-    std::vector<std::int64_t> interruptions;
-    std::vector<double> lost_s, lost_J, restart_s, restart_J;
-    for (const auto& j : jobs) {
-      interruptions.push_back(j.failures.interruptions);
-      lost_s.push_back(j.failures.lost_gpu_s);
-      lost_J.push_back(j.failures.lost_J);
-      restart_s.push_back(j.failures.restart_s);
-      restart_J.push_back(j.failures.restart_J);
-    }
-    write_vector(g, "interruptions", interruptions, "1: interruptions that struck in [0, horizon)");
-    write_vector(g, "lost_gpu_s", lost_s,
-                 "GPU-s of work lost and redone: at each interruption, the time since the epoch's start "
-                 "(its last checkpoint) less pauses, x GPUs");
-    write_vector(g, "lost_J", lost_J, "J (all the job's GPUs) spent on that lost work");
-    write_vector(g, "restart_s", restart_s, "s in restart delays (GPUs idle) and reloads (checkpoint power)");
-    write_vector(g, "restart_J", restart_J, "J (all the job's GPUs) during restarts");
-  }
+  JobTable table(g, node_of, gpu_column, kJobBlockRows);
+  for (const auto& j : jobs) table.append(j);
+  table.finish();
 }
 
 void ResultWriter::write_summary(const sim::RunSummary& s) {
@@ -592,13 +533,7 @@ void ResultWriter::commit() {
   m.flush_battery();
   m.flush_nodes();
   m.flush_changes();
-  if (!m.net_time.empty()) {
-    H5::Group g = m.file->createGroup("/network");
-    write_vector(g, "time_s", m.net_time, "s");
-    write_vector(
-        g, "power_W", m.net_power,
-        "W: switches, NICs, links and storage servers draw power_W[i] from time_s[i] until time_s[i+1]");
-  }
+  m.flush_network(0);
   m.close_all();
   std::error_code ec;
   std::filesystem::rename(temp_, target_, ec);

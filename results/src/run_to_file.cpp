@@ -11,7 +11,7 @@ RunOutcome run_to_file(sim::PreparedRun& r, const std::filesystem::path& out, Ru
   if (o.scheduler) {
     // The scenario's placement stays: a policy in code chooses jobs, the configured placement their GPUs.
     engine_ptr =
-        std::make_unique<sim::Engine>(r.setup, std::move(r.jobs), *r.predictor, std::move(o.scheduler),
+        std::make_unique<sim::Engine>(r.setup, sim::take_job_source(r), *r.predictor, std::move(o.scheduler),
                                       sim::make_placement(r.scenario.scheduler));
   } else {
     engine_ptr = sim::make_engine_taking_jobs(r);
@@ -28,6 +28,8 @@ RunOutcome run_to_file(sim::PreparedRun& r, const std::filesystem::path& out, Ru
                       r.scenario.grid.system_peak_hours};
   ResultWriter writer(out, layout);
   engine.attach(&writer);
+  // Finished jobs go to /jobs as the run goes and leave memory (the rest at the end, write_jobs).
+  writer.stream_jobs(engine, o.job_block_rows);
   if (o.before_run) o.before_run(engine);
   engine.run(o.on_progress, 100000, o.stop);
   const bool groups = engine.layout().groups().size() > 1;

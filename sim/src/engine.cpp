@@ -20,16 +20,16 @@ class Engine::Context final : public SchedulerContext {
   explicit Context(Engine& e) : e_(e) {}
   Time now() const override { return e_.queue_.now(); }
   std::span<const JobIndex> queue() const override { return e_.waiting_; }
-  const Job& job(JobIndex j) const override { return e_.jobs_.at(j); }
+  const Job& job(JobIndex j) const override { return e_.job(j); }
   const Cluster& cluster() const override { return e_.cluster_; }
   std::optional<Placement> place(JobIndex j) const override {
     if (e_.groups_.several()) return e_.place_in_group(j);
-    return e_.placement_->place(e_.cluster_, e_.jobs_.at(j).spec.n_gpus);
+    return e_.placement_->place(e_.cluster_, e_.job(j).spec.n_gpus);
   }
   void start(JobIndex j, Placement gpus) override { e_.start_job(j, std::move(gpus)); }
   void wake_at(Time t) override {
     e_.queue_.schedule_at(
-        std::max(t, now()), [this] { e_.request_schedule(); }, kArrivalPriority);
+        std::max(t, now()), [this] { e_.request_schedule(); }, kWakePriority);
   }
   FleetPower fleet_power() const override {
     // Several groups: per-GPU figures are the reference (first) group's; the fleet's idle is exact.
@@ -163,8 +163,15 @@ void Engine::check_plan(const workloads::JobSpec& spec, workloads::EpochPlan& pl
 Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
                const models::PowerPredictor& predictor, std::unique_ptr<Scheduler> scheduler,
                std::unique_ptr<PlacementPolicy> placement)
+    : Engine(std::move(setup), std::make_unique<workloads::JobList>(std::move(specs)), predictor,
+             std::move(scheduler), std::move(placement)) {}
+
+Engine::Engine(EngineSetup setup, std::unique_ptr<workloads::JobSource> source,
+               const models::PowerPredictor& predictor, std::unique_ptr<Scheduler> scheduler,
+               std::unique_ptr<PlacementPolicy> placement)
     : setup_(std::move(setup)),
       layout_(fleet_groups(setup_)),
+      source_(std::move(source)),
       predictor_(predictor),
       scheduler_(std::move(scheduler)),
       placement_(std::move(placement)),
@@ -177,78 +184,18 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
       ledger_(ledger_config(setup_, layout_, facility_.get())),
       meter_(ledger_) {
   const auto& groups = layout_.groups();
-  const auto& types = layout_.types();
   if (groups.size() > 1) {
     if (setup_.topology && !cluster_.uniform())
       throw workloads::ConfigError(
           {}, "topology", "a [topology] needs nodes of one size; these node groups differ in GPUs per node");
   }
-  jobs_.reserve(specs.size());
-  if (types.size() > 1) {
-    typed_.reserve(specs.size() * types.size());
-    runs_on_.reserve(specs.size() * types.size());
-  }
-  for (auto& spec : specs) {
-    if (spec.n_gpus == 0 || spec.n_gpus > cluster_.gpus())
-      throw workloads::ConfigError(
-          spec.class_origin, "n_gpus",
-          fmt::format("job {} asks for {} GPUs; the fleet has {}", spec.id, spec.n_gpus, cluster_.gpus()));
-    // A job runs within one node group: one larger than every group could never start.
-    if (spec.n_gpus > layout_.largest_group_gpus())
-      throw workloads::ConfigError(
-          spec.class_origin, "n_gpus",
-          fmt::format("job {} asks for {} GPUs; a job runs within one node group and the largest has {}",
-                      spec.id, spec.n_gpus, layout_.largest_group_gpus()));
-    Job job;
-    TypedRun run;  // what it starts as
-    if (types.size() == 1) {
-      run = {plan_job(spec, types.front(), predictor_), spec.epochs, spec.meta.dataset_samples};
-      check_plan(spec, run.plan, types.front());
-    } else {
-      // Every type's run up front, so a bad job fails here, before anything is written. A type the
-      // predictor refuses the job on is left out for it; a job no type (with a group large enough) can
-      // run is refused.
-      std::optional<workloads::ConfigError> first_error;
-      std::uint32_t largest = 0;
-      bool any = false;
-      for (std::uint32_t t = 0; t < types.size(); ++t) {
-        const auto& gpu = types[t];
-        bool ok = true;
-        try {
-          typed_.push_back(run_on_type(spec, gpu, predictor_));
-          check_plan(spec, typed_.back().plan, gpu);
-        } catch (const workloads::ConfigError& e) {
-          if (!first_error) first_error = e;
-          if (typed_.size() < jobs_.size() * types.size() + t + 1) typed_.emplace_back();
-          ok = false;
-        }
-        runs_on_.push_back(ok ? 1 : 0);
-        if (!ok) continue;
-        const auto r = typed_.back().plan.profile();
-        job.queued_peak_W = std::max(job.queued_peak_W, std::max(r.peak_W, r.valley_W));
-        job.queued_idle_W = any ? std::min(job.queued_idle_W, gpu.idle_W) : gpu.idle_W;
-        any = true;
-        for (std::uint32_t g = 0; g < groups.size(); ++g)
-          if (layout_.type_of_group(g) == t) largest = std::max(largest, layout_.gpus(g));
-      }
-      if (!any) throw *first_error;
-      if (spec.n_gpus > largest)
-        throw workloads::ConfigError(
-            spec.class_origin, "n_gpus",
-            fmt::format("job {} asks for {} GPUs; the largest node group of a GPU type it can run on has {}",
-                        spec.id, spec.n_gpus, largest));
-      // Until it starts: the reference type's run, or the first type it can run on.
-      std::size_t first = typed_.size() - types.size();
-      while (!runs_on_[first]) ++first;
-      run = typed_[first];
+  // [smoothing]: on when the table or some job asks for it (the job table's column is decided here).
+  smoothing_any_ = setup_.smoothing.mode != SmoothingMode::off || source_->any_job_smoothing();
+  // A list in memory is predicted whole, up front: a bad job fails here, before anything is written. A
+  // stream is drawn as its arrivals come.
+  if (source_->in_memory())
+    while (draw_job()) {
     }
-    job.submit = Time::from_seconds(spec.submit_s);
-    job.spec = std::move(spec);
-    take_run(job, run);
-    plan_steps(job);
-    job.gpu_tdp_W = groups.front().gpu.tdp_W;  // until it starts on a type of its own
-    jobs_.push_back(std::move(job));
-  }
   if (groups.size() > 1)
     for (std::uint32_t g = 0; g < groups.size(); ++g) summary_.fleet_groups.push_back(layout_.describe(g));
   node_power_.assign(setup_.nodes, NodePower::on);
@@ -271,10 +218,10 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
   }
   ledger_.add_segment_observer([this](Time t0, Time t1, double it_W) { grid_->add(t0, t1, it_W); });
   if (setup_.failures.enabled) failures_ = std::make_unique<Failures>(*this, setup_.failures);
-  for (JobIndex j = 0; j < jobs_.size(); ++j)
-    if (jobs_[j].submit < setup_.horizon)
-      queue_.schedule_at(
-          jobs_[j].submit, [this, j] { arrive(j); }, kArrivalPriority);
+  // One arrival is pending at a time, each scheduling the next: memory does not grow with the horizon's
+  // arrivals. Arrivals have a priority of their own (engine_controls.hpp), so at one instant they still run
+  // in job order and before a policy's wake-ups, as when every arrival was scheduled up front.
+  schedule_next_arrival();
   // Network (issue 5): build the interconnect, give rack-aware placement its racks, draw idle network power.
   if (setup_.topology) {
     network_ = std::make_unique<NetworkModel>(*setup_.topology, cluster_.nodes(), cluster_.gpus_per_node(),
@@ -283,6 +230,127 @@ Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
       rack_aware->set_racks(network_->racks());
     ledger_.add_other_it_power(queue_.now(), network_->power_W());
   }
+}
+
+bool Engine::draw_job() {
+  if (!source_) return false;
+  std::optional<workloads::JobSpec> next = source_->next();
+  if (!next) {
+    source_.reset();
+    return false;
+  }
+  workloads::JobSpec& spec = *next;
+  const auto& groups = layout_.groups();
+  const auto& types = layout_.types();
+  if (spec.n_gpus == 0 || spec.n_gpus > cluster_.gpus())
+    throw workloads::ConfigError(
+        spec.class_origin, "n_gpus",
+        fmt::format("job {} asks for {} GPUs; the fleet has {}", spec.id, spec.n_gpus, cluster_.gpus()));
+  // A job runs within one node group: one larger than every group could never start.
+  if (spec.n_gpus > layout_.largest_group_gpus())
+    throw workloads::ConfigError(
+        spec.class_origin, "n_gpus",
+        fmt::format("job {} asks for {} GPUs; a job runs within one node group and the largest has {}",
+                    spec.id, spec.n_gpus, layout_.largest_group_gpus()));
+  Job job;
+  TypedRun run;  // what it starts as
+  if (types.size() == 1) {
+    run = {plan_job(spec, types.front(), predictor_), spec.epochs, spec.meta.dataset_samples};
+    check_plan(spec, run.plan, types.front());
+  } else {
+    // Every type's run up front, so a bad job fails here, before anything is written. A type the
+    // predictor refuses the job on is left out for it; a job no type (with a group large enough) can
+    // run is refused.
+    std::optional<workloads::ConfigError> first_error;
+    std::uint32_t largest = 0;
+    bool any = false;
+    for (std::uint32_t t = 0; t < types.size(); ++t) {
+      const auto& gpu = types[t];
+      bool ok = true;
+      try {
+        typed_.push_back(run_on_type(spec, gpu, predictor_));
+        check_plan(spec, typed_.back().plan, gpu);
+      } catch (const workloads::ConfigError& e) {
+        if (!first_error) first_error = e;
+        if (typed_.size() < jobs_.size() * types.size() + t + 1) typed_.emplace_back();
+        ok = false;
+      }
+      runs_on_.push_back(ok ? 1 : 0);
+      if (!ok) continue;
+      const auto r = typed_.back().plan.profile();
+      job.queued_peak_W = std::max(job.queued_peak_W, std::max(r.peak_W, r.valley_W));
+      job.queued_idle_W = any ? std::min(job.queued_idle_W, gpu.idle_W) : gpu.idle_W;
+      any = true;
+      for (std::uint32_t g = 0; g < groups.size(); ++g)
+        if (layout_.type_of_group(g) == t) largest = std::max(largest, layout_.gpus(g));
+    }
+    if (!any) throw *first_error;
+    if (spec.n_gpus > largest)
+      throw workloads::ConfigError(
+          spec.class_origin, "n_gpus",
+          fmt::format("job {} asks for {} GPUs; the largest node group of a GPU type it can run on has {}",
+                      spec.id, spec.n_gpus, largest));
+    // Until it starts: the reference type's run, or the first type it can run on.
+    std::size_t first = typed_.size() - types.size();
+    while (!runs_on_[first]) ++first;
+    run = typed_[first];
+  }
+  job.submit = Time::from_seconds(spec.submit_s);
+  job.spec = std::move(spec);
+  take_run(job, run);
+  plan_steps(job);
+  job.gpu_tdp_W = groups.front().gpu.tdp_W;  // until it starts on a type of its own
+  job.smoothing_on = smoothing_any_;
+  job.failures_on = setup_.failures.enabled;
+  if (job.submit >= Time::zero()) {
+    ++jobs_total_;
+    if (job.submit < setup_.horizon) ++jobs_arrived_;
+  }
+  jobs_.push_back(std::move(job));
+  ++drawn_;
+  return true;
+}
+
+void Engine::schedule_next_arrival() {
+  if (arrivals_done_) return;
+  if (next_arrival_ == drawn_ && !draw_job()) {
+    arrivals_done_ = true;
+    return;
+  }
+  const JobIndex j = next_arrival_;
+  // Jobs come in submit order: once one arrives at or after the horizon, so do all after it.
+  if (job_at(j).submit >= setup_.horizon) {
+    arrivals_done_ = true;
+    return;
+  }
+  ++next_arrival_;
+  queue_.schedule_at(
+      job_at(j).submit, [this, j] { arrive(j); }, kArrivalPriority);
+}
+
+const Job& Engine::job(JobIndex j) const {
+  if (!holds(j)) throw std::out_of_range(fmt::format("job {} is not held by the engine", j));
+  return job_at(j);
+}
+
+void Engine::drop_finished() {
+  while (!jobs_.empty() && first_job_ < next_arrival_ && jobs_.front().state == JobState::finished) {
+    Job& job = jobs_.front();
+    account_job(job);
+    job_sink_->job_done(first_job_, job);
+    jobs_.pop_front();
+    if (!typed_.empty()) {
+      const std::size_t types = layout_.types().size();
+      typed_.erase(typed_.begin(), typed_.begin() + static_cast<std::ptrdiff_t>(types));
+      runs_on_.erase(runs_on_.begin(), runs_on_.begin() + static_cast<std::ptrdiff_t>(types));
+    }
+    ++first_job_;
+  }
+}
+
+void Engine::account_job(Job& job) {
+  if (failures_) failures_->account(job);
+  if (smoothing_any_) summary_.smoothing_energy_J += job.smoothing_J;
 }
 
 Engine::~Engine() = default;
@@ -303,7 +371,7 @@ void Engine::attach(PowerSink* sink) {
 void Engine::open_window() {
   window_open_ = true;
   std::uint64_t allocated = 0;
-  for (const JobIndex j : running_) allocated += jobs_[j].gpus.size();
+  for (const JobIndex j : running_) allocated += job_at(j).gpus.size();
   summary_.occupancy_at_start = static_cast<double>(allocated) / static_cast<double>(cluster_.gpus());
   summary_.jobs_at_start = running_.size() + waiting_.size();
   if (network_ && sink_ && setup_.warmup > Duration::zero())
@@ -318,8 +386,9 @@ void Engine::network_changed(double before_W) {
 }
 
 void Engine::arrive(JobIndex j) {
-  jobs_[j].state = JobState::queued;
+  job_at(j).state = JobState::queued;
   waiting_.push_back(j);
+  schedule_next_arrival();
   request_schedule();
 }
 
@@ -337,7 +406,8 @@ void Engine::schedule_pass() {
 }
 
 void Engine::start_job(JobIndex j, Placement gpus) {
-  Job& job = jobs_.at(j);
+  if (!holds(j)) throw std::logic_error(fmt::format("scheduler started job index {}, which is not held", j));
+  Job& job = job_at(j);
   if (job.state != JobState::queued)
     throw std::logic_error(
         fmt::format("scheduler started job {} which is {}", job.spec.id, to_string(job.state)));
@@ -359,8 +429,7 @@ void Engine::start_job(JobIndex j, Placement gpus) {
   job.smoothing = PowerSmoothing::of(setup_.smoothing, job.spec.smoothing, job.gpu_tdp_W);
   if (!typed_.empty()) {
     // Its phases, epochs and dataset on the type it got (matched again to a recorded run time).
-    const std::size_t types = layout_.types().size();
-    take_run(job, typed_[static_cast<std::size_t>(j) * types + layout_.type_of_group(group)]);
+    take_run(job, typed_run(j, layout_.type_of_group(group)));
     plan_steps(job);
   }
   job.state = JobState::running;
@@ -418,7 +487,7 @@ Duration Engine::phase_length(const Job& job, JobPhase phase) const {
 }
 
 void Engine::schedule_phase_end(JobIndex j) {
-  Job& job = jobs_[j];
+  Job& job = job_at(j);
   if (job.phase == JobPhase::restart)
     failures_->schedule_restart_step(j);
   else if (job.phase == JobPhase::startup)
@@ -433,7 +502,7 @@ void Engine::schedule_phase_end(JobIndex j) {
 }
 
 void Engine::enter_peak(JobIndex j) {
-  Job& job = jobs_[j];
+  Job& job = job_at(j);
   if (failures_) failures_->epoch_begun(j);
   job.phase = JobPhase::peak;
   job.phase_start = queue_.now();
@@ -452,9 +521,9 @@ void Engine::enter_peak(JobIndex j) {
 }
 
 void Engine::enter_valley(JobIndex j) {
-  Job& job = jobs_[j];
+  Job& job = job_at(j);
   hold_steps(j);
-  meter_.settle(jobs_[j], queue_.now());
+  meter_.settle(job_at(j), queue_.now());
   meter_.close_peak(job);
   job.phase = JobPhase::valley;
   job.phase_start = queue_.now();
@@ -474,8 +543,8 @@ void Engine::enter_valley(JobIndex j) {
 }
 
 void Engine::end_epoch(JobIndex j) {
-  Job& job = jobs_[j];
-  meter_.settle(jobs_[j], queue_.now());
+  Job& job = job_at(j);
+  meter_.settle(job_at(j), queue_.now());
   if (network_) {
     const double before = network_->power_W();
     network_->end_checkpoint(j);
@@ -489,10 +558,10 @@ void Engine::end_epoch(JobIndex j) {
 }
 
 void Engine::stop_job(JobIndex j) {
-  Job& job = jobs_[j];
+  Job& job = job_at(j);
   job.stop_event = 0;
   if (job.state != JobState::running) return;
-  meter_.settle(jobs_[j], queue_.now());
+  meter_.settle(job_at(j), queue_.now());
   if (job.phase == JobPhase::peak) meter_.close_peak(job);
   if (job.next_event) queue_.cancel(job.next_event);
   hold_steps(j);
@@ -501,21 +570,21 @@ void Engine::stop_job(JobIndex j) {
 
 void Engine::interrupt_at(JobIndex j, Time t) {
   if (!failures_) throw std::logic_error("interrupt_at needs [failures] enabled");
-  if (j >= jobs_.size()) throw std::out_of_range("interrupt_at: no such job");
+  while (j >= drawn_ && draw_job()) {
+  }
+  if (!holds(j)) throw std::out_of_range("interrupt_at: no such job");
   failures_->interrupt_at(j, t);
 }
 
 std::optional<Placement> Engine::place_in_group(JobIndex j) const {
   // The first group, in scenario order, of a type the job can run on where the placement policy finds
   // room: one GPU type per job.
-  const std::size_t types = layout_.types().size();
-  return groups_.place(*placement_, jobs_[j].spec.n_gpus, [&](std::uint32_t type) {
-    return runs_on_.empty() || runs_on_[static_cast<std::size_t>(j) * types + type] != 0;
-  });
+  return groups_.place(*placement_, job_at(j).spec.n_gpus,
+                       [&](std::uint32_t type) { return runs_on(j, type); });
 }
 
 void Engine::finish_job(JobIndex j) {
-  Job& job = jobs_[j];
+  Job& job = job_at(j);
   if (failures_) failures_->job_ended(j);
   if (job.stop_event) queue_.cancel(job.stop_event);
   job.stop_event = 0;
@@ -538,6 +607,9 @@ void Engine::finish_job(JobIndex j) {
 
 void Engine::close_at_horizon() {
   const Time h = setup_.horizon;
+  // Jobs submitted at or after the horizon never arrive; they are listed (pending) all the same.
+  while (draw_job()) {
+  }
   std::uint64_t running = 0;
   for (auto& job : jobs_) {
     if (job.state != JobState::running) continue;
@@ -559,10 +631,8 @@ void Engine::close_at_horizon() {
   s.predictor = std::string(predictor_.name());
   s.horizon_s = h.seconds();
   s.warmup_s = setup_.warmup.seconds();
-  s.jobs_total = static_cast<std::uint64_t>(
-      std::count_if(jobs_.begin(), jobs_.end(), [](const Job& j) { return j.submit >= Time::zero(); }));
-  s.jobs_arrived = static_cast<std::uint64_t>(std::count_if(
-      jobs_.begin(), jobs_.end(), [&](const Job& j) { return j.submit >= Time::zero() && j.submit < h; }));
+  s.jobs_total = jobs_total_;
+  s.jobs_arrived = jobs_arrived_;
   s.jobs_finished = finished_;
   s.jobs_running = running;
   s.jobs_queued = waiting_.size();
@@ -595,18 +665,13 @@ void Engine::close_at_horizon() {
   }
   s.events = queue_.events_run();
   if (failures_) failures_->close(h);
-  // [smoothing]: on when the table or some job asks for it; the extra energy of every job.
-  s.smoothing = setup_.smoothing.mode != SmoothingMode::off ||
-                std::any_of(jobs_.begin(), jobs_.end(), [](const Job& j) {
-                  return j.spec.smoothing && *j.spec.smoothing != SmoothingMode::off;
-                });
+  // The jobs still held add their figures after those already dropped: every sum runs in job order.
+  for (auto& job : jobs_) account_job(job);
+  // [smoothing]: on when the table or some job asks for it; the extra energy of every job (account_job).
+  s.smoothing = smoothing_any_;
   if (s.smoothing) {
     s.smoothing_mode = workloads::to_string(setup_.smoothing.mode);
     s.smoothing_floor_fraction = setup_.smoothing.floor_fraction;
-    for (auto& job : jobs_) {
-      job.smoothing_on = true;
-      s.smoothing_energy_J += job.smoothing_J;
-    }
   }
 }
 
@@ -621,16 +686,17 @@ void Engine::run(const std::function<void(const Progress&)>& on_progress, std::u
     if (!window_open_ && (!next || *next >= Time::zero())) open_window();
     if (!next || *next >= h) break;
     queue_.step();
+    if (job_sink_) drop_finished();
     if (stop && stop->load(std::memory_order_relaxed)) throw Interrupted();
     if (on_progress && ++since_report >= progress_every) {
       since_report = 0;
-      on_progress({queue_.now(), h, finished_, jobs_.size(), queue_.events_run(), start});
+      on_progress({queue_.now(), h, finished_, drawn_, queue_.events_run(), start});
     }
   }
   queue_.run_until(h);
   close_at_horizon();
   summary_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  if (on_progress) on_progress({h, h, finished_, jobs_.size(), queue_.events_run(), start});
+  if (on_progress) on_progress({h, h, finished_, drawn_, queue_.events_run(), start});
 }
 
 }  // namespace fleetwatt::sim

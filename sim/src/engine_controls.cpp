@@ -14,10 +14,10 @@ constexpr JobIndex kNodeAsleep = kNoJob - 1;
 }  // namespace
 
 void Engine::Controls::recap(JobIndex j, double cap_W) {
-  Job& job = e_.jobs_.at(j);
+  Job& job = e_.held_job(j);
   if (job.state != JobState::running) throw std::logic_error("recap: the job is not running");
   // The work left in the current phase is kept; only the pace at which it is done changes.
-  e_.meter_.settle(e_.jobs_[j], e_.queue_.now());
+  e_.meter_.settle(e_.job_at(j), e_.queue_.now());
   e_.hold_steps(j);  // a step-level peak's segment clock goes on at the new pace from here
   const Duration before = e_.phase_length(job, job.phase);
   job.power_cap_W = cap_W;
@@ -40,10 +40,10 @@ void Engine::Controls::recap(JobIndex j, double cap_W) {
 }
 
 void Engine::Controls::pause(JobIndex j) {
-  Job& job = e_.jobs_.at(j);
+  Job& job = e_.held_job(j);
   if (job.state != JobState::running || job.paused) throw std::logic_error("pause: the job is not running");
   if (e_.failures_) e_.failures_->paused(j);  // a paused job cannot fail
-  e_.meter_.settle(e_.jobs_[j], e_.queue_.now());
+  e_.meter_.settle(e_.job_at(j), e_.queue_.now());
   e_.hold_steps(j);
   job.phase_left = job.phase_end - e_.queue_.now();
   e_.queue_.cancel(job.next_event);
@@ -65,7 +65,7 @@ void Engine::Controls::pause(JobIndex j) {
 }
 
 void Engine::Controls::resume(JobIndex j) {
-  Job& job = e_.jobs_.at(j);
+  Job& job = e_.held_job(j);
   if (job.state != JobState::running || !job.paused) throw std::logic_error("resume: the job is not paused");
   job.paused_gpu_seconds +=
       static_cast<double>(job.gpus.size()) * window_seconds(job.phase_start, e_.queue_.now());
@@ -122,7 +122,7 @@ void Engine::Controls::wake_node(NodeIndex n, Duration latency, double wake_ener
 }
 
 void Engine::Controls::set_power_cap(JobIndex j, double cap_W) {
-  Job& job = e_.jobs_.at(j);
+  Job& job = e_.held_job(j);
   if (job.state == JobState::running) return recap(j, cap_W);
   if (job.state != JobState::queued) throw std::logic_error("a power cap is set on a job that has ended");
   job.power_cap_W = cap_W;

@@ -30,9 +30,8 @@ double Engine::Failures::stream_uniform(std::uint64_t seed, std::int64_t job_id,
   return static_cast<double>(x >> 11) * 0x1.0p-53;
 }
 
-Engine::Failures::Failures(Engine& e, const FailureSetup& setup) : e_(e), setup_(setup) {
-  for (auto& job : e_.jobs_) job.failures_on = true;
-}
+// Each job is marked failures_on as the engine draws it (the job table's columns).
+Engine::Failures::Failures(Engine& e, const FailureSetup& setup) : e_(e), setup_(setup) {}
 
 double Engine::Failures::draw_gap_s(Job& job) const {
   const double rate = job.failures.rate_per_gpu_s * static_cast<double>(job.gpus.size());
@@ -42,7 +41,7 @@ double Engine::Failures::draw_gap_s(Job& job) const {
 }
 
 void Engine::Failures::job_started(JobIndex j) {
-  Job& job = e_.jobs_[j];
+  Job& job = e_.job_at(j);
   const double per_hour = job.spec.failure_rate_per_gpu_hour.value_or(setup_.rate_per_gpu_hour);
   job.failures.rate_per_gpu_s = per_hour / 3600.0;
   job.failures.left_s = draw_gap_s(job);
@@ -50,14 +49,14 @@ void Engine::Failures::job_started(JobIndex j) {
 }
 
 void Engine::Failures::epoch_begun(JobIndex j) {
-  Job& job = e_.jobs_[j];
+  Job& job = e_.job_at(j);
   job.failures.epoch_start = e_.queue_.now();
   job.failures.epoch_paused = Duration::zero();
   job.failures.epoch_energy_J = job.energy_J;
 }
 
 void Engine::Failures::expose(JobIndex j) {
-  Job& job = e_.jobs_[j];
+  Job& job = e_.job_at(j);
   auto& f = job.failures;
   const Time now = e_.queue_.now();
   f.exposed = true;
@@ -67,14 +66,14 @@ void Engine::Failures::expose(JobIndex j) {
   f.event = e_.queue_.schedule_at(
       now + Duration::from_seconds(f.left_s),
       [this, j] {
-        e_.jobs_[j].failures.event = 0;
+        e_.job_at(j).failures.event = 0;
         strike(j, true);
       },
       kPhasePriority);
 }
 
 void Engine::Failures::cover(JobIndex j) {
-  Job& job = e_.jobs_[j];
+  Job& job = e_.job_at(j);
   auto& f = job.failures;
   if (!f.exposed) return;
   const Time now = e_.queue_.now();
@@ -87,11 +86,11 @@ void Engine::Failures::cover(JobIndex j) {
 
 void Engine::Failures::paused(JobIndex j) {
   cover(j);
-  e_.jobs_[j].failures.paused_at = e_.queue_.now();
+  e_.job_at(j).failures.paused_at = e_.queue_.now();
 }
 
 void Engine::Failures::resumed(JobIndex j) {
-  Job& job = e_.jobs_[j];
+  Job& job = e_.job_at(j);
   job.failures.epoch_paused += e_.queue_.now() - job.failures.paused_at;
   // A job paused during its restart resumes the restart; the exposure returns when the epoch does.
   if (job.phase != JobPhase::restart) expose(j);
@@ -99,14 +98,15 @@ void Engine::Failures::resumed(JobIndex j) {
 
 void Engine::Failures::job_ended(JobIndex j) {
   cover(j);
-  e_.jobs_[j].failures.stage = JobFailures::Stage::none;
+  e_.job_at(j).failures.stage = JobFailures::Stage::none;
 }
 
 void Engine::Failures::interrupt_at(JobIndex j, Time t) {
   e_.queue_.schedule_at(
       t,
       [this, j] {
-        const Job& job = e_.jobs_[j];
+        if (!e_.holds(j)) return;  // finished and streamed away: nothing to interrupt
+        const Job& job = e_.job_at(j);
         if (job.state == JobState::running && !job.paused &&
             (job.phase == JobPhase::peak || job.phase == JobPhase::valley))
           strike(j, false);
@@ -115,7 +115,7 @@ void Engine::Failures::interrupt_at(JobIndex j, Time t) {
 }
 
 void Engine::Failures::strike(JobIndex j, bool random) {
-  Job& job = e_.jobs_[j];
+  Job& job = e_.job_at(j);
   auto& f = job.failures;
   const Time now = e_.queue_.now();
   e_.meter_.settle(job, now);
@@ -147,13 +147,13 @@ void Engine::Failures::strike(JobIndex j, bool random) {
 }
 
 void Engine::Failures::schedule_restart_step(JobIndex j) {
-  Job& job = e_.jobs_[j];
+  Job& job = e_.job_at(j);
   job.next_event = e_.queue_.schedule_at(
       job.phase_end, [this, j] { restart_step(j); }, kPhasePriority);
 }
 
 void Engine::Failures::restart_step(JobIndex j) {
-  Job& job = e_.jobs_[j];
+  Job& job = e_.job_at(j);
   auto& f = job.failures;
   const Time now = e_.queue_.now();
   job.next_event = 0;
@@ -188,14 +188,19 @@ void Engine::Failures::close(Time horizon) {
       f.exposure_gpu_s += static_cast<double>(job.gpus.size()) * window_seconds(f.exposed_since, horizon);
       f.exposed_since = horizon;
     }
-    s.interruptions += f.interruptions;
-    s.failure_exposure_gpu_s += f.exposure_gpu_s;
-    s.interruptions_expected += f.rate_per_gpu_s * f.exposure_gpu_s;
-    s.lost_gpu_s += f.lost_gpu_s;
-    s.lost_J += f.lost_J;
-    s.restart_gpu_s += static_cast<double>(job.gpus.size()) * f.restart_s;
-    s.restart_J += f.restart_J;
   }
+}
+
+void Engine::Failures::account(const Job& job) {
+  RunSummary& s = e_.summary_;
+  const auto& f = job.failures;
+  s.interruptions += f.interruptions;
+  s.failure_exposure_gpu_s += f.exposure_gpu_s;
+  s.interruptions_expected += f.rate_per_gpu_s * f.exposure_gpu_s;
+  s.lost_gpu_s += f.lost_gpu_s;
+  s.lost_J += f.lost_J;
+  s.restart_gpu_s += static_cast<double>(job.gpus.size()) * f.restart_s;
+  s.restart_J += f.restart_J;
 }
 
 }  // namespace fleetwatt::sim

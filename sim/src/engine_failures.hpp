@@ -27,8 +27,11 @@ class Engine::Failures {
   void schedule_restart_step(JobIndex j);
   /// A scripted interruption at t (Engine::interrupt_at).
   void interrupt_at(JobIndex j, Time t);
-  /// At the horizon: exposure of the jobs still running, and the run's totals into the summary.
+  /// At the horizon: exposure of the jobs still running; the run's rate into the summary.
   void close(Time horizon);
+  /// Adds a job's interruptions, exposure, lost work and restarts to the summary's totals (each job once, in
+  /// job order: as it is dropped, or at the horizon).
+  void account(const Job& job);
 
   /// The uniform draw k of the failure stream of (seed, job id), in [0, 1) with 53 bits.
   [[nodiscard]] static double stream_uniform(std::uint64_t seed, std::int64_t job_id, std::uint64_t k);

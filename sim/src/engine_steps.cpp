@@ -48,7 +48,7 @@ void Engine::plan_steps(Job& job) const {
 }
 
 void Engine::enter_startup(JobIndex j) {
-  Job& job = jobs_[j];
+  Job& job = job_at(j);
   job.phase = JobPhase::startup;
   job.phase_start = queue_.now();
   const double w = phase_power(job);  // [smoothing]: raised to the floor
@@ -59,7 +59,7 @@ void Engine::enter_startup(JobIndex j) {
 }
 
 void Engine::end_startup(JobIndex j) {
-  meter_.settle(jobs_[j], queue_.now());
+  meter_.settle(job_at(j), queue_.now());
   enter_peak(j);
 }
 
@@ -79,7 +79,7 @@ void Engine::size_step_phase(Job& job) {
 }
 
 void Engine::draw_phase(JobIndex j) {
-  Job& job = jobs_[j];
+  Job& job = job_at(j);
   if (job.stepped && job.phase == JobPhase::peak) {
     step_segment(j);
     // /gpus/changes: without every segment, the step's mean from here on (energy over whole steps).
@@ -95,7 +95,7 @@ void Engine::draw_phase(JobIndex j) {
 }
 
 void Engine::step_segment(JobIndex j) {
-  Job& job = jobs_[j];
+  Job& job = job_at(j);
   auto& w = job.wave;
   const Time now = queue_.now();
   w.event = 0;
@@ -135,15 +135,15 @@ void Engine::step_segment(JobIndex j) {
   w.event = queue_.schedule_at(
       now + wait,
       [this, j, boundary] {
-        meter_.settle(jobs_[j], queue_.now());
-        jobs_[j].wave.done = boundary;
+        meter_.settle(job_at(j), queue_.now());
+        job_at(j).wave.done = boundary;
         step_segment(j);
       },
       kPhasePriority);
 }
 
 bool Engine::hold_steps(JobIndex j) {
-  Job& job = jobs_[j];
+  Job& job = job_at(j);
   auto& w = job.wave;
   if (!job.stepped || !w.event) return false;
   queue_.cancel(w.event);

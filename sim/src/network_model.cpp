@@ -16,7 +16,6 @@ NetworkModel::NetworkModel(topologies::TopologyConfig config, std::uint32_t node
 NetworkModel::~NetworkModel() = default;
 
 void NetworkModel::job_started(JobIndex j, const Job& job) {
-  if (running_.size() <= j) running_.resize(j + 1);
   auto& r = running_[j];
   if (r.active) throw std::logic_error("job started twice on the network");
   r.base = job.plan;
@@ -48,27 +47,31 @@ double NetworkModel::begin_checkpoint(JobIndex j) {
 }
 
 void NetworkModel::end_checkpoint(JobIndex j) {
-  const auto& r = running_.at(j);
-  if (!r.paused) net_->end_checkpoint(r.handle);
+  const auto it = running_.find(j);
+  if (it != running_.end() && !it->second.paused) net_->end_checkpoint(it->second.handle);
 }
 
 void NetworkModel::job_finished(JobIndex j) {
-  auto& r = running_.at(j);
-  if (!r.active) return;
-  if (!r.paused) net_->remove_job(r.handle);
-  r.active = false;
-  r.paused = false;
+  // Dropped, not kept inactive: the model's memory follows the running jobs, not all jobs of the run.
+  const auto it = running_.find(j);
+  if (it == running_.end()) return;
+  if (!it->second.paused) net_->remove_job(it->second.handle);
+  running_.erase(it);
 }
 
 void NetworkModel::job_paused(JobIndex j) {
-  auto& r = running_.at(j);
+  const auto it = running_.find(j);
+  if (it == running_.end()) return;
+  auto& r = it->second;
   if (!r.active || r.paused) return;
   net_->remove_job(r.handle);
   r.paused = true;
 }
 
 void NetworkModel::job_resumed(JobIndex j, const Job& job) {
-  auto& r = running_.at(j);
+  const auto it = running_.find(j);
+  if (it == running_.end()) return;
+  auto& r = it->second;
   if (!r.active || !r.paused) return;
   r.handle = net_->add_job(job.gpus, r.base.model, r.base[workloads::PartKind::compute].s);
   r.paused = false;

@@ -15,6 +15,7 @@
 #include "fleetwatt/sim/job.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
 #include "fleetwatt/workloads/job_generator.hpp"
+#include "fleetwatt/workloads/job_stream.hpp"
 #include "fleetwatt/workloads/replay.hpp"
 #include "fleetwatt/workloads/scenario_loader.hpp"
 #include "fleetwatt/workloads/warmup.hpp"
@@ -31,8 +32,8 @@ workloads::RuntimeEstimate runtime_estimate(const models::PowerPredictor& predic
 }
 
 namespace {
-/// Memory per job held until the end of a run: its JobSpec and the engine's Job (their heap parts, plans and
-/// GPU lists, are small against these; measured: 674 MB for 278 k generated jobs, 2.4 kB each in all).
+/// Memory per job of a run that holds its whole job list: its JobSpec and the engine's Job (their heap parts,
+/// plans and GPU lists, are small against these; measured: 674 MB for 278 k generated jobs, 2.4 kB each).
 constexpr double kBytesPerJob = static_cast<double>(sizeof(workloads::JobSpec) + sizeof(Job));
 
 double physical_memory_bytes() {
@@ -40,11 +41,11 @@ double physical_memory_bytes() {
   return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
 }
 
-// The arrivals a generator or preset is expected to draw, window and warm-up together, checked before they
-// are drawn: each is bounded by kMaxExpectedArrivals at its table (workloads/job_generator.hpp), but a long
-// continued warm-up at a high rate, or a periodic one's copies, add to them; and the jobs must fit this
-// machine's memory (a JobSpec and the engine's Job each, an upper bound: none is dropped before the end).
-void check_expected_arrivals(const workloads::WorkloadConfig& w) {
+// The jobs a workload is expected to hold (explicit jobs, and a generator's or preset's arrivals, window
+// and warm-up together), checked before any is drawn: each source is bounded by kMaxExpectedArrivals at its
+// table (workloads/job_generator.hpp), but a long continued warm-up at a high rate, or a periodic one's
+// copies, add to them. Returns the expectation.
+double check_expected_arrivals(const workloads::WorkloadConfig& w) {
   const double warmup_s = w.warmup_s.value_or(0.0);
   double expected = 0.0;
   auto add = [&](double rate_per_s, double start_s, double end_s) {
@@ -62,34 +63,42 @@ void check_expected_arrivals(const workloads::WorkloadConfig& w) {
         fmt::format("{:.3g} jobs expected over the warm-up and the window, more than the {:.0e} a run may "
                     "draw; shorten warmup_s or lower the rate",
                     expected, workloads::kMaxExpectedArrivals));
-  const double need = expected * kBytesPerJob;
+  return expected;
+}
+
+// A run that holds its whole job list (a trace, a preset, compare, sweep and Python runs) keeps a JobSpec and
+// the engine's Job for every job to the end: they must fit this machine's memory.
+void check_memory_need(double jobs, const workloads::WorkloadConfig& w) {
+  const double need = jobs * kBytesPerJob;
   const double have = physical_memory_bytes();
   if (have > 0.0 && need > have)
     throw workloads::ConfigError(
         w.warmup_where, "workload",
-        fmt::format("about {:.3g} jobs expected, which need up to {:.3g} GiB of memory (~{:.0f} bytes each), "
-                    "more than this machine's {:.3g} GiB: lower the rate, shorten horizon_s or warmup_s",
-                    expected, need / 1073741824.0, kBytesPerJob, have / 1073741824.0));
+        fmt::format(
+            "{:.3g} jobs, held to the end of the run, need up to {:.3g} GiB of memory (~{:.0f} bytes "
+            "each), more than this machine's {:.3g} GiB: lower the rate, shorten horizon_s or warmup_s",
+            jobs, need / 1073741824.0, kBytesPerJob, have / 1073741824.0));
 }
 
 // Jobs submitted at or after the horizon never run: say how many, once, so a trace or job list cut short by
 // the horizon does not pass unnoticed.
-void warn_jobs_after_horizon(PreparedRun& r) {
-  const double horizon_s = r.scenario.workload.horizon_s;
-  const auto late = std::count_if(r.jobs.begin(), r.jobs.end(),
+void warn_jobs_after_horizon(const std::vector<workloads::JobSpec>& jobs,
+                             const workloads::Scenario& scenario) {
+  const double horizon_s = scenario.workload.horizon_s;
+  const auto late = std::count_if(jobs.begin(), jobs.end(),
                                   [&](const workloads::JobSpec& j) { return j.submit_s >= horizon_s; });
   if (late == 0) return;
   double first = std::numeric_limits<double>::infinity();
-  for (const auto& j : r.jobs)
+  for (const auto& j : jobs)
     if (j.submit_s >= horizon_s) first = std::min(first, j.submit_s);
-  r.scenario.warnings->add(
+  scenario.warnings->add(
       fmt::format("{} of {} jobs are submitted at or after the horizon "
                   "(workload.horizon_s = {} s; the first at {} s) and will not run",
-                  late, r.jobs.size(), horizon_s, first));
+                  late, jobs.size(), horizon_s, first));
 }
-}  // namespace
 
-PreparedRun prepare_run(workloads::Scenario scenario, const RunOverrides& overrides) {
+/// prepare_run, with the job list built unless `stream` and the workload can be drawn as the run goes.
+PreparedRun prepare(workloads::Scenario scenario, const RunOverrides& overrides, bool stream) {
   PreparedRun r;
   r.scenario = std::move(scenario);
   if (overrides.seed) r.scenario.seed = *overrides.seed;
@@ -114,12 +123,40 @@ PreparedRun prepare_run(workloads::Scenario scenario, const RunOverrides& overri
     workload.warmup_s = warmup_s;
     r.setup.warmup = Duration::from_seconds(*workload.warmup_s);
   }
-  check_expected_arrivals(workload);
+  const double expected_jobs = check_expected_arrivals(workload);
   // Trace and preset jobs match their recorded run times to this predictor's estimate on the reference type;
   // the engine matches them again on the type each one starts on.
+  if (stream && workloads::streamable(r.scenario)) {
+    // Drawn as the run goes and dropped when written: memory follows the running jobs, not their number.
+    r.streamed = true;
+    r.job_count = workloads::ScenarioJobStream(r.scenario).size();
+    warn_jobs_after_horizon(r.scenario.workload.jobs, r.scenario);
+    return r;
+  }
+  check_memory_need(expected_jobs, workload);
   r.jobs = workloads::build_scenario_workload(r.scenario, estimate);
-  warn_jobs_after_horizon(r);
+  r.job_count = r.jobs.size();
+  warn_jobs_after_horizon(r.jobs, r.scenario);
   return r;
+}
+}  // namespace
+
+PreparedRun prepare_run(workloads::Scenario scenario, const RunOverrides& overrides) {
+  return prepare(std::move(scenario), overrides, false);
+}
+
+PreparedRun prepare_streamed_run(workloads::Scenario scenario, const RunOverrides& overrides) {
+  return prepare(std::move(scenario), overrides, true);
+}
+
+std::unique_ptr<workloads::JobSource> job_source(const PreparedRun& run) {
+  if (run.streamed) return std::make_unique<workloads::ScenarioJobStream>(run.scenario);
+  return std::make_unique<workloads::JobList>(run.jobs);
+}
+
+std::unique_ptr<workloads::JobSource> take_job_source(PreparedRun& run) {
+  if (run.streamed) return std::make_unique<workloads::ScenarioJobStream>(run.scenario);
+  return std::make_unique<workloads::JobList>(std::move(run.jobs));
 }
 
 PreparedRun prepare_run(const std::filesystem::path& scenario_file, const RunOverrides& overrides) {
@@ -127,7 +164,7 @@ PreparedRun prepare_run(const std::filesystem::path& scenario_file, const RunOve
 }
 
 std::unique_ptr<Engine> make_engine_taking_jobs(PreparedRun& run) {
-  return std::make_unique<Engine>(run.setup, std::move(run.jobs), *run.predictor,
+  return std::make_unique<Engine>(run.setup, take_job_source(run), *run.predictor,
                                   make_scheduler(run.scenario.scheduler),
                                   make_placement(run.scenario.scheduler));
 }
@@ -142,7 +179,7 @@ std::unique_ptr<Engine> make_engine(const PreparedRun& run, const workloads::Sch
 
 std::unique_ptr<Engine> make_engine(const PreparedRun& run, std::unique_ptr<Scheduler> scheduler,
                                     std::unique_ptr<PlacementPolicy> placement) {
-  return std::make_unique<Engine>(run.setup, run.jobs, *run.predictor, std::move(scheduler),
+  return std::make_unique<Engine>(run.setup, job_source(run), *run.predictor, std::move(scheduler),
                                   std::move(placement));
 }
 

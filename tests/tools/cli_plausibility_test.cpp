@@ -133,12 +133,14 @@ TEST_CASE(
   check_refused(cases);
 }
 
-TEST_CASE("a workload whose jobs cannot fit this machine's memory is refused before they are drawn",
+TEST_CASE("a run that holds its job list refuses a workload whose jobs cannot fit this machine's memory",
           "[cli][bad-input]") {
-  // A rate that expects twice as many jobs over the hour (+ its 1 h warm-up) as this machine's memory holds
-  // at sizeof(JobSpec) + sizeof(Job) each: at least 1,000 bytes a job (the command says how many), so a
-  // bound of memory / 1000 jobs; where that is above the 1e8 cap the cap answers instead and this case has
-  // nothing to show.
+  // A generated workload is drawn as the run goes and its finished jobs dropped: its memory follows the
+  // running jobs. A preset (like a trace) is built whole before the run, so its jobs must fit: a rate that
+  // expects twice as many jobs over the hour (+ its 1 h warm-up) as this machine's memory holds at
+  // sizeof(JobSpec) + sizeof(Job) each (at least 1,000 bytes a job; the command says how many) is refused
+  // before a job is drawn. Where that is above the 1e8 cap the cap answers instead and this case has nothing
+  // to show.
   const double memory = machine_memory_bytes();
   REQUIRE(memory > 0);
   const double jobs = 2.0 * memory / 1000.0;
@@ -147,12 +149,15 @@ TEST_CASE("a workload whose jobs cannot fit this machine's memory is refused bef
     return;
   }
   TempDir dir;
-  dir.write("s.toml", generated(fmt::format("{:.0f}", jobs / 2.0), "", "warmup_s = 3600\n"));
+  dir.write("s.toml",
+            fmt::format("[fleet]\nnodes = 4\ngpus_per_node = 4\n[workload]\nhorizon_s = 3600\n"
+                        "warmup_s = 3600\n[workload.preset]\ncluster = \"pai\"\nrate_per_hour = {:.0f}\n",
+                        jobs / 2.0));
   const auto out = dir / "out.h5";
   const auto r = run_command("cd " + dir.path().string() + " && " + fw() + " run s.toml -o " + out.string());
   CHECK(r.exit_code == 2);
-  CHECK(r.err.find("s.toml:6:1: workload: about ") != std::string::npos);
-  CHECK(r.err.find("GiB of memory") != std::string::npos);
+  CHECK(r.err.find("s.toml:6:1: workload: ") != std::string::npos);
+  CHECK(r.err.find("jobs, held to the end of the run, need up to") != std::string::npos);
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   CHECK_FALSE(std::filesystem::exists(out));
 }

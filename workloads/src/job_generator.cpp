@@ -2,6 +2,7 @@
 // candidates at the peak rate and keep each with probability rate(t) / peak rate, which is exact for any
 // bounded rate profile.
 #include "fleetwatt/workloads/job_generator.hpp"
+#include "fleetwatt/workloads/job_stream.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -51,22 +52,34 @@ std::vector<double> mix_weights_of(const GeneratorConfig& c) {
 
 }  // namespace
 
-std::vector<JobSpec> generate_jobs(const GeneratorConfig& c, std::uint64_t seed, std::int64_t first_id) {
-  std::vector<JobSpec> jobs;
-  if (c.mix.empty() || !(c.mean_rate_per_s > 0.0)) return jobs;
-  Random rng(seed);
-  const std::vector<double> mix_weights = mix_weights_of(c);
-  const double peak_rate = c.mean_rate_per_s * (1.0 + c.diurnal_amplitude);
-  double t = c.start_s;
-  std::int64_t id = first_id;
-  for (;;) {
-    t += rng.exponential(peak_rate);
-    if (t >= c.end_s) break;
-    if (auto j = draw_candidate(c, rng, mix_weights, peak_rate, t)) {
-      j->id = id++;
-      jobs.push_back(std::move(*j));
+ArrivalStream::ArrivalStream(const GeneratorConfig& c, std::uint64_t seed, std::int64_t first_id)
+    : config_(c),
+      rng_(seed),
+      mix_weights_(mix_weights_of(c)),
+      peak_rate_(c.mean_rate_per_s * (1.0 + c.diurnal_amplitude)),
+      t_(c.start_s),
+      id_(first_id),
+      done_(c.mix.empty() || !(c.mean_rate_per_s > 0.0)) {}
+
+std::optional<JobSpec> ArrivalStream::next() {
+  while (!done_) {
+    t_ += rng_.exponential(peak_rate_);
+    if (t_ >= config_.end_s) {
+      done_ = true;
+      break;
+    }
+    if (auto j = draw_candidate(config_, rng_, mix_weights_, peak_rate_, t_)) {
+      j->id = id_++;
+      return j;
     }
   }
+  return std::nullopt;
+}
+
+std::vector<JobSpec> generate_jobs(const GeneratorConfig& c, std::uint64_t seed, std::int64_t first_id) {
+  std::vector<JobSpec> jobs;
+  ArrivalStream arrivals(c, seed, first_id);
+  while (auto j = arrivals.next()) jobs.push_back(std::move(*j));
   return jobs;
 }
 

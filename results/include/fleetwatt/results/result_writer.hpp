@@ -1,9 +1,11 @@
-// Streams a run into an HDF5 file: facility and node series (interval means), GPU change points, the job
-// table, summary totals and provenance attributes. Writes go to a temporary file beside the target, which
-// is renamed only by commit(); a failed or interrupted run leaves nothing under the requested name.
+// Streams a run into an HDF5 file: facility and node series (interval means), GPU and network change
+// points, the job table (finished jobs as the engine drops them, in blocks), summary totals and provenance
+// attributes. Writes go to a temporary file beside the target, which is renamed only by commit(); a failed
+// or interrupted run leaves nothing under the requested name.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -14,12 +16,17 @@
 #include "fleetwatt/results/power_quality.hpp"
 #include "fleetwatt/results/wall_clock.hpp"
 #include "fleetwatt/sim/cluster.hpp"
+#include "fleetwatt/sim/engine.hpp"
 #include "fleetwatt/sim/fleet_layout.hpp"
 #include "fleetwatt/sim/job.hpp"
+#include "fleetwatt/sim/job_sink.hpp"
 #include "fleetwatt/sim/power_sink.hpp"
 #include "fleetwatt/sim/run_summary.hpp"
 
 namespace fleetwatt::results {
+
+/// Job-table rows buffered before they are appended to /jobs (about 1.5 MB of a block).
+inline constexpr std::size_t kJobBlockRows = 4096;
 
 /// Provenance stamped into the file's root attributes.
 struct RunProvenance {
@@ -44,7 +51,7 @@ struct WriterLayout {
   std::vector<int> system_peak_hours{};
 };
 
-class ResultWriter final : public sim::PowerSink {
+class ResultWriter final : public sim::PowerSink, public sim::JobSink {
  public:
   /// Creates the temporary file; throws std::runtime_error naming the path when it cannot.
   ResultWriter(std::filesystem::path target, const WriterLayout& layout);
@@ -63,10 +70,16 @@ class ResultWriter final : public sim::PowerSink {
   /// With batteries: /facility/grid_import_W, battery_W and battery_soc beside the facility series.
   void battery_sample(sim::Time start, double import_W, double battery_W, double soc) override;
 
-  void write_jobs(const std::vector<sim::Job>& jobs, std::uint32_t gpus_per_node);
+  /// Streams the job table: the engine hands each finished job over in job order and drops it; write_jobs
+  /// then appends the jobs it still holds. Rows go to /jobs `block_rows` at a time. Call before run().
+  void stream_jobs(sim::Engine& engine, std::size_t block_rows = kJobBlockRows);
+  void job_done(sim::JobIndex index, const sim::Job& job) override;
+
+  void write_jobs(const std::deque<sim::Job>& jobs, std::uint32_t gpus_per_node);
   /// The job table with node indices from the cluster's layout (any fleet, several node groups included);
   /// with `gpu_column`, also /jobs/gpu (the GPU preset each job ran on; for fleets of several groups).
-  void write_jobs(const std::vector<sim::Job>& jobs, const sim::Cluster& cluster, bool gpu_column);
+  /// After stream_jobs: the jobs the engine still holds, after those it streamed (the same arguments).
+  void write_jobs(const std::deque<sim::Job>& jobs, const sim::Cluster& cluster, bool gpu_column);
   /// /fleet: one row per node group (name, nodes, gpus_per_node, gpu, idle and TDP per GPU, node base);
   /// written for fleets of several node groups (a uniform fleet's file stays as it was).
   void write_fleet(const std::vector<sim::FleetGroup>& groups);

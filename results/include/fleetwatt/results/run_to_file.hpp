@@ -11,6 +11,7 @@
 
 #include "fleetwatt/results/grid_metrics.hpp"
 #include "fleetwatt/results/power_quality.hpp"
+#include "fleetwatt/results/result_writer.hpp"
 #include "fleetwatt/results/wall_clock.hpp"
 #include "fleetwatt/sim/engine.hpp"
 #include "fleetwatt/sim/run_assembly.hpp"
@@ -27,6 +28,9 @@ struct RunToFileOptions {
   std::unique_ptr<sim::Scheduler> scheduler;
   /// Called with the engine before it runs (observers of its power, ...).
   std::function<void(sim::Engine&)> before_run;
+  /// Job-table rows appended to /jobs at a time as finished jobs stream out (the file is the same for any
+  /// value; tests set small ones to cross block boundaries).
+  std::size_t job_block_rows = kJobBlockRows;
 };
 
 /// What the printed summary needs of a finished run.

@@ -1,10 +1,13 @@
 // The simulation: one object per run (never a singleton, so sweeps and tests build many). It owns the
 // event queue, the cluster, the jobs and the power ledger; a predictor gives each job's phases and a
-// scheduler decides starts. Jobs run epoch by epoch: a peak phase, then a valley phase.
+// scheduler decides starts. Jobs run epoch by epoch: a peak phase, then a valley phase. Jobs come from a
+// job source one at a time (the next arrival is scheduled when the previous one arrives); with a job sink
+// attached, finished jobs leave memory in job order, so memory follows the running and queued jobs.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -22,12 +25,14 @@
 #include "fleetwatt/sim/group_views.hpp"
 #include "fleetwatt/sim/job.hpp"
 #include "fleetwatt/sim/job_meter.hpp"
+#include "fleetwatt/sim/job_sink.hpp"
 #include "fleetwatt/sim/power_ledger.hpp"
 #include "fleetwatt/sim/power_smoothing.hpp"
 #include "fleetwatt/sim/run_summary.hpp"
 #include "fleetwatt/sim/scheduler.hpp"
 #include "fleetwatt/topologies/topology_config.hpp"
 #include "fleetwatt/workloads/grid_signal.hpp"
+#include "fleetwatt/workloads/job_source.hpp"
 #include "fleetwatt/workloads/scenario.hpp"
 
 namespace fleetwatt::sim {
@@ -107,6 +112,11 @@ class Engine {
   /// `predictor` must outlive the engine.
   Engine(EngineSetup setup, std::vector<workloads::JobSpec> jobs, const models::PowerPredictor& predictor,
          std::unique_ptr<Scheduler> scheduler, std::unique_ptr<PlacementPolicy> placement);
+  /// Takes the jobs from `source`: a list in memory is predicted up front as above; a stream is drawn one
+  /// job ahead of the arrivals (a bad generated job then fails during the run, before the file is kept).
+  Engine(EngineSetup setup, std::unique_ptr<workloads::JobSource> source,
+         const models::PowerPredictor& predictor, std::unique_ptr<Scheduler> scheduler,
+         std::unique_ptr<PlacementPolicy> placement);
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
@@ -118,6 +128,9 @@ class Engine {
 
   /// Streams the power series to `sink` (which must outlive run()); call before run().
   void attach(PowerSink* sink);
+  /// Hands every finished job to `sink` in job order and drops it (which must outlive run()); call before
+  /// run(). jobs() then holds the jobs not yet handed over.
+  void stream_jobs(JobSink* sink) noexcept { job_sink_ = sink; }
   /// Calls `observer(t0, t1, it_W)` for every span of constant IT power (exact carbon and cost integrals).
   void observe_power(std::function<void(Time, Time, double)> observer) {
     ledger_.add_segment_observer(std::move(observer));
@@ -127,7 +140,16 @@ class Engine {
     return scheduler_->metrics();
   }
 
-  [[nodiscard]] const std::vector<Job>& jobs() const noexcept { return jobs_; }
+  /// The jobs held, in job order: job first_job() + k is jobs()[k]. Every job drawn so far (all of a list,
+  /// once constructed), less those a job sink took.
+  [[nodiscard]] const std::deque<Job>& jobs() const noexcept { return jobs_; }
+  [[nodiscard]] JobIndex first_job() const noexcept { return first_job_; }
+  /// Whether job j is held (drawn and not yet handed to a job sink).
+  [[nodiscard]] bool holds(JobIndex j) const noexcept {
+    return j >= first_job_ && j - first_job_ < jobs_.size();
+  }
+  /// Job j; throws std::out_of_range unless it is held.
+  [[nodiscard]] const Job& job(JobIndex j) const;
   [[nodiscard]] const Cluster& cluster() const noexcept { return cluster_; }
   [[nodiscard]] const PowerLedger& ledger() const noexcept { return ledger_; }
   [[nodiscard]] const EngineSetup& setup() const noexcept { return setup_; }
@@ -148,6 +170,27 @@ class Engine {
   class Controls;  ///< pause, caps, node sleep and wake (engine_controls.cpp)
   class Failures;  ///< interruptions, restarts and lost work (engine_failures.cpp)
   void arrive(JobIndex j);
+  /// Draws the next job from the source, predicts it and holds it; false when the source is exhausted.
+  bool draw_job();
+  /// Schedules the arrival of the next job not yet scheduled (drawing it), if it arrives before the horizon.
+  void schedule_next_arrival();
+  /// Hands the leading finished jobs to the job sink and drops them.
+  void drop_finished();
+  /// Adds a job's figures that the summary sums over all jobs (in job order, as they are dropped or at the
+  /// horizon).
+  void account_job(Job& job);
+  /// Job j, which must be held; held_job checks (a policy's request may name any index).
+  [[nodiscard]] Job& held_job(JobIndex j) { return const_cast<Job&>(job(j)); }
+  [[nodiscard]] Job& job_at(JobIndex j) { return jobs_[j - first_job_]; }
+  [[nodiscard]] const Job& job_at(JobIndex j) const { return jobs_[j - first_job_]; }
+  /// Job j's run on GPU type t (several types).
+  [[nodiscard]] const TypedRun& typed_run(JobIndex j, std::size_t t) const {
+    return typed_[static_cast<std::size_t>(j - first_job_) * layout_.types().size() + t];
+  }
+  [[nodiscard]] bool runs_on(JobIndex j, std::size_t t) const {
+    return runs_on_.empty() ||
+           runs_on_[static_cast<std::size_t>(j - first_job_) * layout_.types().size() + t] != 0;
+  }
   void request_schedule();
   void schedule_pass();
   void start_job(JobIndex j, Placement gpus);
@@ -196,7 +239,17 @@ class Engine {
 
   EngineSetup setup_;
   FleetLayout layout_;
-  std::vector<Job> jobs_;
+  /// The jobs held: job first_job_ + k is jobs_[k] (a deque: references stay valid as jobs are added at the
+  /// back and dropped at the front).
+  std::deque<Job> jobs_;
+  JobIndex first_job_ = 0;
+  std::unique_ptr<workloads::JobSource> source_;  ///< null once exhausted
+  JobIndex drawn_ = 0;                            ///< jobs drawn from the source
+  JobIndex next_arrival_ = 0;                     ///< the first job whose arrival is not yet scheduled
+  bool arrivals_done_ = false;                    ///< a job at or after the horizon was reached
+  JobSink* job_sink_ = nullptr;
+  bool smoothing_any_ = false;  ///< [smoothing] on, or some job smooths itself
+  std::uint64_t jobs_total_ = 0, jobs_arrived_ = 0;
   const models::PowerPredictor& predictor_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<PlacementPolicy> placement_;
@@ -209,11 +262,11 @@ class Engine {
   std::unique_ptr<FacilityModel> facility_;  ///< weather-driven cooling; null: IT x pue
   PowerLedger ledger_;
   JobMeter meter_;  ///< every change of a job's draw, and its energy
-  /// Several GPU types: each job's run on each type, [job * types + type].
-  std::vector<TypedRun> typed_;
-  /// Several GPU types: whether job j can run on type t ([j * types + t]); the predictor refuses a job on a
+  /// Several GPU types: each held job's run on each type, [(job - first_job_) * types + type].
+  std::deque<TypedRun> typed_;
+  /// Several GPU types: whether held job j can run on type t (as typed_); the predictor refuses a job on a
   /// type it cannot run on (a model that does not fit the GPU's memory, ...).
-  std::vector<std::uint8_t> runs_on_;
+  std::deque<std::uint8_t> runs_on_;
   std::vector<JobIndex> waiting_;    ///< queued jobs in arrival order
   std::vector<JobIndex> running_;    ///< running jobs in start order
   std::unique_ptr<GridMeter> grid_;  ///< carbon and cost per facility interval

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "fleetwatt/sim/cluster.hpp"
@@ -54,7 +55,7 @@ class NetworkModel {
   };
   std::unique_ptr<topologies::FleetNetwork> net_;
   double gpu_idle_W_;
-  std::vector<Running> running_;  ///< by JobIndex
+  std::unordered_map<JobIndex, Running> running_;  ///< the jobs on the network now, by JobIndex
 };
 
 }  // namespace fleetwatt::sim

@@ -13,6 +13,7 @@
 #include "fleetwatt/models/power_predictor.hpp"
 #include "fleetwatt/sim/engine.hpp"
 #include "fleetwatt/workloads/job_inference.hpp"
+#include "fleetwatt/workloads/job_source.hpp"
 #include "fleetwatt/workloads/scenario.hpp"
 
 namespace fleetwatt::sim {
@@ -28,7 +29,11 @@ struct PreparedRun {
   workloads::Scenario scenario;  ///< with the overrides applied
   EngineSetup setup;
   std::unique_ptr<models::PowerPredictor> predictor;  ///< the registry's, at the scenario's band
-  std::vector<workloads::JobSpec> jobs;
+  std::vector<workloads::JobSpec> jobs;               ///< every job; empty when `streamed`
+  /// The jobs are drawn as the run goes (prepare_streamed_run): every engine made from the run draws them
+  /// afresh from the scenario (workloads/job_stream.hpp), the same jobs each time.
+  bool streamed = false;
+  std::uint64_t job_count = 0;  ///< jobs in all (listed or streamed)
 };
 
 /// A job's run time under `predictor` on `gpu`: its explicit phases or the prediction, times its epochs.
@@ -42,6 +47,16 @@ struct PreparedRun {
 /// The same for a scenario file.
 [[nodiscard]] PreparedRun prepare_run(const std::filesystem::path& scenario_file,
                                       const RunOverrides& overrides = {});
+/// As prepare_run, but a workload of generated and explicit jobs is not built: engines draw it as they run,
+/// so memory follows the running and queued jobs, not the horizon's (a trace or preset is built as above).
+/// A bad generated job then fails when it is drawn, during the run.
+[[nodiscard]] PreparedRun prepare_streamed_run(workloads::Scenario scenario,
+                                               const RunOverrides& overrides = {});
+
+/// The run's jobs as an engine takes them: a fresh stream of a streamed run, else its list (copied, or moved
+/// out of the run with `take`).
+[[nodiscard]] std::unique_ptr<workloads::JobSource> job_source(const PreparedRun& run);
+[[nodiscard]] std::unique_ptr<workloads::JobSource> take_job_source(PreparedRun& run);
 
 /// The engine of a prepared run (a copy of its jobs), with the scenario's scheduler and placement.
 [[nodiscard]] std::unique_ptr<Engine> make_engine(const PreparedRun& run);
