@@ -1,7 +1,7 @@
 // The warm-up of a generated workload: [workload] warmup_s is read and checked, the warm-up's arrivals
 // continue the generator backwards in time (its day/night cycle included) without touching the window's,
 // and the default rule gives 2 x the longest generated run time, rounded up to whole hours; a periodic
-// warm-up repeats the window's own jobs, shifted back by whole windows.
+// warm-up repeats the window's own jobs, shifted back by whole windows (its last warmup_s of them).
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <numbers>
@@ -182,18 +182,20 @@ TEST_CASE("a periodic warm-up repeats the window's jobs shifted back by whole pe
   CHECK(periodic_warmup_jobs(window, 100.0, 0.0, 1).empty());
 }
 
-TEST_CASE("a periodic warm-up lasts whole windows by default and leaves the window's jobs as they were",
+TEST_CASE("a periodic warm-up lasts whole days by default and leaves the window's jobs as they were",
           "[warmup]") {
-  // The estimate of the default-rule test: 2 x 15,000 s = 30,000 s, rounded up to whole windows. A 1-day
-  // window: 86,400 s; an 8-hour window (28,800 s): 2 windows = 57,600 s.
+  // The estimate of the default-rule test: 2 x 15,000 s = 30,000 s, rounded up to a whole day (86,400 s)
+  // whatever the window; 2 x 60,000 s (epochs x 4) = 120,000 s: two days.
   const RuntimeEstimate estimate = [](const JobSpec& j) {
     return 1000.0 * j.epochs * (j.meta.dataset_samples / 1000.0) * (j.n_gpus == 1 ? 1.0 : 0.9);
   };
   Scenario s = parse_scenario(generated("warmup_arrivals = \"periodic\"\n"), "s.toml");
   CHECK(default_warmup_s(s.workload, estimate) == 86400.0);
-  s.workload.horizon_s = 28800.0;
-  CHECK(default_warmup_s(s.workload, estimate) == 57600.0);
+  s.workload.horizon_s = 30 * 86400.0;
+  CHECK(default_warmup_s(s.workload, estimate) == 86400.0);
   s.workload.horizon_s = 86400.0;
+  const RuntimeEstimate four_times = [&](const JobSpec& j) { return 4 * estimate(j); };
+  CHECK(default_warmup_s(s.workload, four_times) == 2 * 86400.0);
   const auto without = build_workload(s);
   s.workload.warmup_s = 86400.0;
   const auto with = build_workload(s);

@@ -34,7 +34,10 @@ ScenarioJobStream::ScenarioJobStream(const Scenario& s) : fixed_(s.workload.jobs
     auto j = count.next();
     if (!j) break;
     ++window;
-    if (warm && s.workload.periodic_warmup) window_jobs.push_back(std::move(*j));
+    // Only the window's last warmup_s are repeated (all of it when the warm-up is longer than the window):
+    // memory for the copies, not for the whole horizon.
+    if (warm && s.workload.periodic_warmup && j->submit_s >= s.workload.horizon_s - warmup_s)
+      window_jobs.push_back(std::move(*j));
   }
   size_ += window;
   if (warm) {

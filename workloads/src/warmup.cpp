@@ -31,9 +31,10 @@ double longest_generated_runtime_s(const GeneratorConfig& g, const RuntimeEstima
 double default_warmup_s(const WorkloadConfig& w, const RuntimeEstimate& estimate) {
   if (!w.generator || w.generator->start_s != 0.0) return 0.0;
   const double s = kWarmupRuntimes * longest_generated_runtime_s(*w.generator, estimate);
-  // A periodic warm-up repeats whole windows: every arrival of the window then acts on the fleet at 0 as it
-  // does at the horizon (README, "Scenario reference", measures the difference it makes).
-  if (w.periodic_warmup && w.horizon_s > 0.0) return std::ceil(s / w.horizon_s) * w.horizon_s;
+  // A periodic warm-up rounds up to whole days, the period of the day/night cycle: on a one-day window every
+  // arrival then acts on the fleet at 0 as it does at the horizon (README, "Scenario reference", measures
+  // the difference against 13 h), and a longer window repeats only its last days.
+  if (w.periodic_warmup) return std::ceil(s / 86400.0) * 86400.0;
   return std::ceil(s / 3600.0) * 3600.0;
 }
 

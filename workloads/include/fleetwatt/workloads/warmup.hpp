@@ -21,7 +21,7 @@ inline constexpr double kWarmupRuntimes = 2.0;
 /// The default warmup_s: kWarmupRuntimes x the longest generated run time, rounded up to whole hours, for a
 /// [workload.generator] that starts with the window (start_s = 0); 0 for every other workload (explicit
 /// jobs, jobs CSV, traces, presets), whose jobs have their own times. With warmup_arrivals = "periodic" it is
-/// rounded up to whole horizons instead of whole hours.
+/// rounded up to whole days instead of whole hours.
 [[nodiscard]] double default_warmup_s(const WorkloadConfig& workload, const RuntimeEstimate& estimate);
 
 /// The warm-up's arrivals under `warmup_arrivals = "periodic"`: the window's own jobs (submit times in
