@@ -33,6 +33,18 @@ H5::DSetAccPropList append_only(hsize_t chunk, std::size_t value_bytes) {
   p.setChunkCache(101, static_cast<std::size_t>(chunk) * value_bytes, 1.0);
   return p;
 }
+// Grows a 1-D extendible dataset by n rows and writes them after its `size` rows (then counted in `size`).
+void append_rows(H5::DataSet& dataset, hsize_t& size, const void* data, const H5::DataType& type, hsize_t n) {
+  if (n == 0) return;
+  hsize_t new_size[1] = {size + n};
+  dataset.extend(new_size);
+  H5::DataSpace file_space = dataset.getSpace();
+  hsize_t offset[1] = {size}, count[1] = {n};
+  file_space.selectHyperslab(H5S_SELECT_SET, count, offset);
+  H5::DataSpace mem_space(1, count);
+  dataset.write(data, type, mem_space, file_space);
+  size += n;
+}
 }  // namespace
 
 void write_string_attribute(H5::H5Object& obj, const std::string& name, const std::string& value) {
@@ -62,15 +74,7 @@ AppendableSeries::AppendableSeries(H5::Group& group, const std::string& name, co
 }
 
 void AppendableSeries::append(const void* data, hsize_t n) {
-  if (n == 0) return;
-  hsize_t new_size[1] = {size_ + n};
-  dataset_.extend(new_size);
-  H5::DataSpace file_space = dataset_.getSpace();
-  hsize_t offset[1] = {size_}, count[1] = {n};
-  file_space.selectHyperslab(H5S_SELECT_SET, count, offset);
-  H5::DataSpace mem_space(1, count);
-  dataset_.write(data, type_, mem_space, file_space);
-  size_ += n;
+  append_rows(dataset_, size_, data, type_, n);
 }
 
 AppendableStrings::AppendableStrings(H5::Group& group, const std::string& name, const std::string& units,
@@ -86,18 +90,10 @@ AppendableStrings::AppendableStrings(H5::Group& group, const std::string& name, 
 
 void AppendableStrings::append(const std::vector<std::string>& values) {
   if (values.empty()) return;
-  const hsize_t n = values.size();
-  hsize_t new_size[1] = {size_ + n};
-  dataset_.extend(new_size);
-  H5::DataSpace file_space = dataset_.getSpace();
-  hsize_t offset[1] = {size_}, count[1] = {n};
-  file_space.selectHyperslab(H5S_SELECT_SET, count, offset);
-  H5::DataSpace mem_space(1, count);
   std::vector<const char*> ptrs;
   ptrs.reserve(values.size());
   for (const auto& v : values) ptrs.push_back(v.c_str());
-  dataset_.write(ptrs.data(), type_, mem_space, file_space);
-  size_ += n;
+  append_rows(dataset_, size_, ptrs.data(), type_, values.size());
 }
 
 AppendableMatrix::AppendableMatrix(H5::Group& group, const std::string& name, hsize_t rows,
