@@ -72,32 +72,39 @@ TEST_CASE(
   std::cout << "skipped: fleetwatt was built without MPI (install libopenmpi-dev openmpi-bin and rebuild)\n";
   std::exit(77);
 #else
-  // Sixteen members of about 0.5-2 s each (four days of 100 servers), so that a Ctrl-C after 1 s lands in
-  // the middle of the sweep. A terminal's Ctrl-C signals the whole foreground process group: mpirun and its
-  // ranks, signalled together here.
+  // Sixteen members of about 0.5 s each here (ten days of 100 servers). The signal is sent once the first
+  // member file is whole, not after a fixed time: on a faster machine a fixed second covered the whole sweep
+  // (CI, 2026-11-23), so the index existed and the test proved nothing. A terminal's Ctrl-C signals the
+  // whole foreground process group: mpirun and its ranks, signalled together here.
   TempDir dir;
   const auto s =
       dir.write("s.toml",
-                "[fleet]\nnodes = 100\n[workload]\nhorizon_s = 172800\n[workload.generator]\n"
+                "[fleet]\nnodes = 100\n[workload]\nhorizon_s = 864000\n[workload.generator]\n"
                 "rate_per_hour = 100\n[[workload.generator.mix]]\nclass = \"vit\"\nn_gpus = [1, 4]\n"
                 "epochs = [1, 20]\n[output]\nfacility_interval_s = 60\nnode_interval_s = 3600\n");
   const auto index = dir / "sweep.h5";
+  const auto members = dir / "sweep.h5.members";
   const std::string sweep =
       fleetwatt_command() + " sweep " + s.string() + " --grid seed=1..16 -q -o " + index.string();
   // bash with job control (set -m) gives mpirun a process group of its own, which kill then signals whole.
+  // The wait for a first member gives up after 60 s (or when mpirun has ended) so that a broken sweep fails
+  // the checks below instead of hanging.
   auto stopped =
       run_command("bash -c 'set -m; " + kMpiEnv + std::string(FLEETWATT_MPIEXEC) + " -np 2 --oversubscribe " +
-                  sweep + " & pid=$!; sleep 1; kill -INT -- -$pid; wait $pid' </dev/null");
+                  sweep + " & pid=$!; for i in $(seq 3000); do ls " + members.string() +
+                  "/*.h5 >/dev/null 2>&1 && break; kill -0 $pid 2>/dev/null || break; sleep 0.02; done; "
+                  "kill -INT -- -$pid; wait $pid' </dev/null");
   INFO(stopped.out << stopped.err);
   // mpirun's own exit status (Open MPI reports 1 for a job it tore down), never success.
   CHECK(stopped.exit_code != 0);
   CHECK_FALSE(std::filesystem::exists(index));
   std::size_t whole = 0;
-  for (const auto& e : std::filesystem::directory_iterator(dir / "sweep.h5.members")) {
+  for (const auto& e : std::filesystem::directory_iterator(members)) {
     const std::string n = e.path().filename().string();
     CHECK(n.find(".tmp") == std::string::npos);  // no temporary left behind by a stopped rank
     if (e.path().extension() == ".h5") ++whole;
   }
+  CHECK(whole >= 1);  // the signal came after the first member, as arranged
   CHECK(whole < 16);
   // The same sweep with --resume (serially here) runs what is missing and writes the index.
   auto resumed = run_command(sweep + " --resume");
