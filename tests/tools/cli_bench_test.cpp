@@ -50,18 +50,20 @@ TEST_CASE("bench --network-scaling times the scaled run with and without the net
           "[cli]") {
   TempDir dir;
   const auto s = dir.write("s.toml", kNetworked);
-  const auto r = run_command(fw() + " bench " + s.string() + " --network-scaling 2 --network-gpus 64");
+  const auto r = run_command(fw() + " bench " + s.string() +
+                             " --network-scaling 2 --network-gpus 64 --network-repeats 2");
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
-  // 2 x 4 nodes x 4 GPUs = 32 GPUs, twice (with and without); 64 GPUs = 16 nodes once.
+  // 2 x 4 nodes x 4 GPUs = 32 GPUs, four times (two pairs with and without); 64 GPUs = 16 nodes once.
   CHECK(r.out.find("at 2x its fleet and arrivals (32 GPUs)") != std::string::npos);
   std::size_t runs_32 = 0;
   for (auto at = r.out.find("(32 GPUs, 1.0 h"); at != std::string::npos;
        at = r.out.find("(32 GPUs, 1.0 h", at + 1))
     ++runs_32;
-  CHECK(runs_32 == 2);
+  CHECK(runs_32 == 4);
+  CHECK(r.out.find("pair 2: wall") != std::string::npos);
   CHECK(r.out.find("(64 GPUs, 1.0 h") != std::string::npos);
-  CHECK(r.out.find("2x with / without the network: wall") != std::string::npos);
+  CHECK(r.out.find("2x with / without the network, median of 2 pairs: wall") != std::string::npos);
   CHECK(r.out.find("64 GPUs with the network: wall") != std::string::npos);
 }
 

@@ -19,7 +19,9 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // Every link costs at least one picosecond under the latency metric, so zero-latency links cannot form
 // zero-cost cycles and, among equal latencies, fewer hops win.
 constexpr double kHopTieBreak_s = 1e-12;
-constexpr std::size_t kCacheLimit = 1 << 16;  ///< destinations (a few dozen bytes each)
+// Destinations kept (about 200 bytes each with their server-side distances): enough for the routes of
+// the jobs starting together; an evicted one is a search over its own server again (a dozen vertices).
+constexpr std::size_t kCacheLimit = 1 << 12;
 constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
 
 std::uint64_t mix(std::uint64_t x) {
@@ -120,6 +122,8 @@ Router::Router(const Topology& topo, RouteMetric metric, std::size_t table_budge
     }
   }
   arc_begin_[n] = static_cast<std::uint32_t>(arcs_.size());
+  to_destination_.resize(n);
+  network_tables_.resize(network_vertices_);
   const std::size_t table_bytes = std::max<std::size_t>(1, network_vertices_) * sizeof(double);
   network_cache_limit_ = std::max<std::size_t>(1, table_budget_bytes / table_bytes);
 }
@@ -130,8 +134,8 @@ bool Router::on_shortest(double dist_v, double dist_u, double w) const {
 }
 
 const double* Router::network_distances(Vertex from) {
-  const auto it = network_cache_.find(from);
-  if (it != network_cache_.end()) return it->second.data();
+  auto& cached = network_tables_[slot_[from]];
+  if (!cached.empty()) return cached.data();
   std::vector<double> dist(network_vertices_, kInf);
   MinHeap heap;
   dist[slot_[from]] = 0.0;
@@ -149,18 +153,27 @@ const double* Router::network_distances(Vertex from) {
       }
     }
   }
-  return network_cache_.emplace(from, std::move(dist)).first->second.data();
+  cached = std::move(dist);
+  network_filled_.push_back(slot_[from]);
+  return cached.data();
 }
 
 const Router::ToDestination& Router::to_destination(Vertex dst) {
-  const auto it = cache_.find(dst);
-  if (it != cache_.end()) return it->second;
-  if (cache_.size() >= kCacheLimit) cache_.clear();
+  if (const auto& cached = to_destination_[dst]) return *cached;
+  if (destinations_filled_.size() >= kCacheLimit) {
+    for (const Vertex v : destinations_filled_) to_destination_[v].reset();
+    destinations_filled_.clear();
+  }
+  const auto keep = [&](ToDestination&& to) -> const ToDestination& {
+    destinations_filled_.push_back(dst);
+    to_destination_[dst] = std::make_unique<ToDestination>(std::move(to));
+    return *to_destination_[dst];
+  };
   const std::int32_t ds = server_[dst];
   ToDestination to;
   if (ds < 0) {
     to.exits.emplace_back(dst, 0.0);
-    return cache_.emplace(dst, std::move(to)).first->second;
+    return keep(std::move(to));
   }
   // Inside the destination's server, then out through each of its links to the network: a route enters
   // its destination server once, so a network vertex's distance is the one to an attachment switch (a
@@ -199,7 +212,7 @@ const Router::ToDestination& Router::to_destination(Vertex dst) {
       }
     }
   }
-  return cache_.emplace(dst, std::move(to)).first->second;
+  return keep(std::move(to));
 }
 
 Router::Distances Router::distances(Vertex src, Vertex dst) {
@@ -236,7 +249,10 @@ Router::Distances Router::distances(Vertex src, Vertex dst) {
   }
   // Tables are evicted only here, before this route fetches its own: the pointers stay valid until the
   // next route. Eviction drops them all (they are recomputed on demand); no result depends on it.
-  if (network_cache_.size() + to.exits.size() > network_cache_limit_) network_cache_.clear();
+  if (network_filled_.size() + to.exits.size() > network_cache_limit_) {
+    for (const std::uint32_t slot : network_filled_) std::vector<double>().swap(network_tables_[slot]);
+    network_filled_.clear();
+  }
   exits_.clear();
   for (const auto& [x, offset] : to.exits) exits_.push_back({network_distances(x), offset});
   auto& local = local_;

@@ -318,6 +318,7 @@ Topology build_topology(const TopologyConfig& config, std::uint32_t nodes, std::
       throw fail("file", fmt::format("{} holds {} GPUs but the fleet has {} nodes x {} GPUs",
                                      config.file.string(), topo.gpus().size(), nodes, gpus_per_node));
     topo.validate(workloads::SourceLocation{config.file.string(), 0, 0});
+    topo.shrink_to_fit();
     return topo;
   }
   Topology topo;
@@ -381,6 +382,7 @@ Topology build_topology(const TopologyConfig& config, std::uint32_t nodes, std::
     attach_node(topo, servers[n], ports.host_ports[n], config.nic_link);
   if (config.storage.servers > 0) attach_storage(topo, ports, config.storage);
   topo.validate(config.where);
+  topo.shrink_to_fit();
   return topo;
 }
 
