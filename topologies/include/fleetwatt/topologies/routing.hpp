@@ -70,8 +70,14 @@ class Router {
   /// when asked, so that no per-destination table of the whole network is kept (that grew as GPUs x
   /// switches: 520 MB at 40,000 GPUs on a k = 36 fat-tree).
   struct ToDestination {
-    std::vector<std::pair<Vertex, double>> exits;  ///< network vertex, its distance to the destination
-    std::vector<double> own;
+    std::span<const std::pair<Vertex, double>> exits;  ///< network vertex, its distance to the destination
+    std::span<const double> own;
+  };
+  /// Where a cached destination's distances sit in the pools (flat arrays: no allocation per destination,
+  /// about 140 bytes each for a 13-vertex server).
+  struct CachedDestination {
+    Vertex dst;
+    std::uint32_t own_at, own_n, exits_at, exits_n;
   };
   /// A network vertex where routes to one destination leave the network, with its network table.
   struct Exit {
@@ -85,7 +91,8 @@ class Router {
     return {arcs_.data() + arc_begin_[v], arcs_.data() + arc_begin_[v + 1]};
   }
   [[nodiscard]] bool on_shortest(double dist_v, double dist_u, double w) const;
-  const ToDestination& to_destination(Vertex dst);
+  /// Valid until the next call (the pools may grow).
+  ToDestination to_destination(Vertex dst);
   /// Distances from a network vertex to every network vertex (by network slot), over the network only:
   /// one table per vertex that servers attach to (a fat-tree's leaf switches), shared by every route that
   /// enters or leaves the network there; cached within a memory budget (see distances()).
@@ -101,11 +108,15 @@ class Router {
   std::size_t network_cache_limit_ = 0;  ///< tables kept at most (a memory budget over their size)
   // Caches indexed directly (by vertex, by network slot) rather than hashed: every route looks up its
   // destination and its exits' tables, and hashing them was a tenth of a fabric-wide run's routing time.
-  std::vector<std::unique_ptr<ToDestination>> to_destination_;  ///< per vertex, when cached
-  std::vector<Vertex> destinations_filled_;
-  std::vector<std::vector<double>> network_tables_;  ///< per network slot, empty when not cached
-  std::vector<std::uint32_t> network_filled_;        ///< slots whose table is cached
-  std::vector<std::uint32_t> arc_begin_;             ///< per vertex: its first arc; one more entry at the end
+  std::vector<std::uint32_t> destination_entry_;  ///< per vertex: 1 + its index in destinations_, or 0
+  std::vector<CachedDestination> destinations_;
+  std::vector<double> own_pool_;
+  std::vector<std::pair<Vertex, double>> exit_pool_;
+  std::vector<double> dest_own_;                       ///< scratch of to_destination()
+  std::vector<std::pair<Vertex, double>> dest_exits_;  ///< scratch of to_destination()
+  std::vector<std::vector<double>> network_tables_;    ///< per network slot, empty when not cached
+  std::vector<std::uint32_t> network_filled_;          ///< slots whose table is cached
+  std::vector<std::uint32_t> arc_begin_;  ///< per vertex: its first arc; one more entry at the end
   std::vector<Arc> arcs_;
   std::vector<double> scratch_net_, scratch_own_;  ///< the rare same-server route through the network
   // Scratch of one route, reused so that routing allocates nothing per route.
