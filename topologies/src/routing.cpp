@@ -40,7 +40,9 @@ using MinHeap = std::priority_queue<HeapEntry, std::vector<HeapEntry>, std::grea
 /// that the search done for every route allocates nothing.
 class ReusedHeap {
  public:
-  explicit ReusedHeap(std::vector<std::pair<double, Vertex>>& c) : c_(c) { c_.clear(); }
+  explicit ReusedHeap(std::vector<std::pair<double, Vertex>>& c, bool keep = false) : c_(c) {
+    if (!keep) c_.clear();
+  }
   [[nodiscard]] bool empty() const { return c_.empty(); }
   [[nodiscard]] const HeapEntry& top() const { return c_.front(); }
   void emplace(double d, Vertex v) {
@@ -159,6 +161,24 @@ const double* Router::network_distances(Vertex from) {
   return cached.data();
 }
 
+void Router::settle_within_server(std::vector<double>& dist, std::int32_t server) {
+  // Dijkstra from what the caller seeded into heap_, over the server's own vertices (by server slot).
+  ReusedHeap heap(heap_, true);
+  while (!heap.empty()) {
+    const auto [d, v] = heap.top();
+    heap.pop();
+    if (d > dist[slot_[v]]) continue;
+    for (const Arc& a : arcs(v)) {
+      if (server_[a.to] != server) continue;
+      const double nd = d + a.w;
+      if (nd < dist[slot_[a.to]]) {
+        dist[slot_[a.to]] = nd;
+        heap.emplace(nd, a.to);
+      }
+    }
+  }
+}
+
 Router::ToDestination Router::to_destination(Vertex dst) {
   const auto view = [this](const CachedDestination& c) {
     return ToDestination{{exit_pool_.data() + c.exits_at, c.exits_n}, {own_pool_.data() + c.own_at, c.own_n}};
@@ -186,19 +206,7 @@ Router::ToDestination Router::to_destination(Vertex dst) {
     ReusedHeap heap(heap_);
     own[slot_[dst]] = 0.0;
     heap.emplace(0.0, dst);
-    while (!heap.empty()) {
-      const auto [d, v] = heap.top();
-      heap.pop();
-      if (d > own[slot_[v]]) continue;
-      for (const Arc& a : arcs(v)) {
-        if (server_[a.to] != ds) continue;
-        const double nd = d + a.w;
-        if (nd < own[slot_[a.to]]) {
-          own[slot_[a.to]] = nd;
-          heap.emplace(nd, a.to);
-        }
-      }
-    }
+    settle_within_server(own, ds);
     for (const Vertex u : members) {
       if (own[slot_[u]] == kInf) continue;
       for (const Arc& a : arcs(u)) {
@@ -285,19 +293,7 @@ Router::Distances Router::distances(Vertex src, Vertex dst) {
       }
       if (local[slot_[u]] < kInf) heap.emplace(local[slot_[u]], u);
     }
-    while (!heap.empty()) {
-      const auto [d, v] = heap.top();
-      heap.pop();
-      if (d > local[slot_[v]]) continue;
-      for (const Arc& a : arcs(v)) {
-        if (server_[a.to] != ss) continue;
-        const double nd = d + a.w;
-        if (nd < local[slot_[a.to]]) {
-          local[slot_[a.to]] = nd;
-          heap.emplace(nd, a.to);
-        }
-      }
-    }
+    settle_within_server(local, ss);
   }
   return Distances(*this, exits_, to.own, ds, ss, local);
 }

@@ -91,6 +91,8 @@ class Router {
     return {arcs_.data() + arc_begin_[v], arcs_.data() + arc_begin_[v + 1]};
   }
   [[nodiscard]] bool on_shortest(double dist_v, double dist_u, double w) const;
+  /// Finishes a search seeded in heap_ within one server's vertices, `dist` by server slot.
+  void settle_within_server(std::vector<double>& dist, std::int32_t server);
   /// Valid until the next call (the pools may grow).
   ToDestination to_destination(Vertex dst);
   /// Distances from a network vertex to every network vertex (by network slot), over the network only:
