@@ -23,6 +23,7 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "fleetwatt/core/event_queue.hpp"
+#include "fleetwatt/core/median.hpp"
 #include "fleetwatt/models/predict_bench.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
 #include "fleetwatt/results/result_writer.hpp"
@@ -306,16 +307,11 @@ int network_scaling(const BenchOptions& o) {
         i + 1, with.wall_s, without.wall_s, t.back(), with.cpu_s, without.cpu_s, c.back(), with.peak_MiB,
         without.peak_MiB, m.back());
   }
-  const auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-  };
   const auto range = [](const std::vector<double>& v) {
     const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
     return fmt::format("{:.2f}-{:.2f}", *lo, *hi);
   };
-  const double tm = median(t), mm = median(m), cm = median(c);
+  const double tm = core::median(t), mm = core::median(m), cm = core::median(c);
   std::cout << fmt::format(
       "  {}x with / without the network, median of {} pairs: wall {:.2f}x (range {}; goal <= {}x{}); CPU "
       "{:.2f}x (range {}); peak RSS {:.2f}x (range {}; goal <= {}x{})\n",

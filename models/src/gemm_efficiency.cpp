@@ -9,18 +9,12 @@
 #include <set>
 
 #include "embedded_gemm_efficiency.hpp"
+#include "fleetwatt/core/median.hpp"
 #include "fleetwatt/core/toml_table.hpp"
 #include "fleetwatt/models/roofline.hpp"
 
 namespace fleetwatt::models {
 namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const std::size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
-}
 
 /// The alternative form eta_max F / (F + F_half): time = (F + F_half) / (eta_max peak), a fixed time per
 /// kernel on top of the large-GEMM rate. Linear in 1 / eta_max and F_half / eta_max: least squares of the
@@ -69,7 +63,7 @@ double loo_error(const std::vector<GemmSample>& samples, const std::string& gpu,
     for (const GemmSample* s : test)
       err.push_back(std::abs(std::log(s->flops / (c.eta(s->min_dim()) * s->peak_flops) / s->seconds)));
   }
-  return median(err);
+  return core::median(err);
 }
 
 }  // namespace
