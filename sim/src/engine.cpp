@@ -436,7 +436,7 @@ void Engine::start_job(JobIndex j, Placement gpus) {
   job.start = queue_.now();
   if (network_) {
     const double before = network_->power_W();
-    network_->job_started(j, job);
+    network_->job_started(job);
     network_changed(before);
   }
   running_.push_back(j);
@@ -508,7 +508,7 @@ void Engine::enter_peak(JobIndex j) {
   job.phase_start = queue_.now();
   if (network_) {
     // This epoch's peak: the plan's compute + communication and I/O re-timed at the current shares.
-    job.split = network_->next_epoch(j);
+    job.split = network_->next_epoch(job);
     job.profile.peak_W = job.split.mean_W();
     job.profile.peak_s = job.split.duration_s();
     job.peak = Duration::from_seconds(job.split.duration_s());
@@ -530,7 +530,7 @@ void Engine::enter_valley(JobIndex j) {
   if (network_) {
     // The checkpoint write is the valley's duration floor.
     const double before = network_->power_W();
-    const double checkpoint_s = network_->begin_checkpoint(j);
+    const double checkpoint_s = network_->begin_checkpoint(job);
     network_changed(before);
     job.profile.valley_s = std::max(job.plan[workloads::PartKind::checkpoint].s, checkpoint_s);
     job.valley = Duration::from_seconds(job.profile.valley_s);
@@ -547,7 +547,7 @@ void Engine::end_epoch(JobIndex j) {
   meter_.settle(job_at(j), queue_.now());
   if (network_) {
     const double before = network_->power_W();
-    network_->end_checkpoint(j);
+    network_->end_checkpoint(job);
     network_changed(before);
   }
   if (++job.epochs_done >= job.spec.epochs) {
@@ -592,7 +592,7 @@ void Engine::finish_job(JobIndex j) {
   meter_.draw(job, queue_.now(), job.gpu_idle_W);
   if (network_) {
     const double before = network_->power_W();
-    network_->job_finished(j);
+    network_->job_finished(job);
     network_changed(before);
   }
   groups_.release(j, job.gpus);

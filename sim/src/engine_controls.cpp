@@ -59,7 +59,7 @@ void Engine::Controls::pause(JobIndex j) {
   if (e_.network_) {
     // A suspended job neither all-reduces nor reads: its flows leave the links to the others.
     const double before = e_.network_->power_W();
-    e_.network_->job_paused(j);
+    e_.network_->job_paused(job);
     e_.network_changed(before);
   }
 }
@@ -77,7 +77,7 @@ void Engine::Controls::resume(JobIndex j) {
   // A job paused while restarting after a failure gets its flows back when the restart ends, not now.
   if (e_.network_ && job.phase != JobPhase::restart) {
     const double before = e_.network_->power_W();
-    e_.network_->job_resumed(j, job);
+    e_.network_->job_resumed(job);
     e_.network_changed(before);
   }
   if (e_.failures_) e_.failures_->resumed(j);

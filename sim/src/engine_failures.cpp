@@ -135,7 +135,7 @@ void Engine::Failures::strike(JobIndex j, bool random) {
   if (e_.network_) {
     // A failed job's all-reduce, reads and checkpoint write leave the links; they return at its restart.
     const double before = e_.network_->power_W();
-    e_.network_->job_paused(j);
+    e_.network_->job_paused(job);
     e_.network_changed(before);
   }
   job.phase = JobPhase::restart;
@@ -171,7 +171,7 @@ void Engine::Failures::restart_step(JobIndex j) {
   f.stage = JobFailures::Stage::none;
   if (e_.network_) {
     const double before = e_.network_->power_W();
-    e_.network_->job_resumed(j, job);
+    e_.network_->job_resumed(job);
     e_.network_changed(before);
   }
   expose(j);

@@ -15,66 +15,64 @@ NetworkModel::NetworkModel(topologies::TopologyConfig config, std::uint32_t node
 
 NetworkModel::~NetworkModel() = default;
 
-void NetworkModel::job_started(JobIndex j, const Job& job) {
-  auto& r = running_[j];
-  if (r.active) throw std::logic_error("job started twice on the network");
-  r.base = job.plan;
-  r.idle_W = job.group != kNoGroup ? job.gpu_idle_W : gpu_idle_W_;
-  r.handle = net_->add_job(job.gpus, r.base.model, r.base[workloads::PartKind::compute].s);
-  r.active = true;
+void NetworkModel::job_started(Job& job) {
+  auto& h = job.network;
+  if (h.active) throw std::logic_error("job started twice on the network");
+  h.handle = net_->add_job(job.gpus, job.plan.model, job.plan[workloads::PartKind::compute].s);
+  h.active = true;
+  h.paused = false;
 }
 
-PeakSplit NetworkModel::next_epoch(JobIndex j) {
+PeakSplit NetworkModel::next_epoch(const Job& job) {
   using workloads::PartKind;
-  auto& r = running_.at(j);
-  const auto cost = net_->epoch_cost(r.handle);
+  if (!job.network.active || job.network.paused) throw std::logic_error("epoch of a job not on the network");
+  const auto cost = net_->epoch_cost(job.network.handle);
   const auto& t = net_->config().training;
+  // The plan as the job started (job.plan does not change while it runs), re-timed.
+  const auto& base = job.plan;
+  const double idle_W = job.group != kNoGroup ? job.gpu_idle_W : gpu_idle_W_;
   PeakSplit s;
-  s.compute_s = r.base[PartKind::compute].s;
-  s.compute_W = r.base[PartKind::compute].W;
+  s.compute_s = base[PartKind::compute].s;
+  s.compute_W = base[PartKind::compute].W;
   s.comm_s = cost.comm_exposed_s;
   // Waiting on a collective, the GPU runs NCCL kernels but little else: between idle and compute power.
-  s.comm_W = r.idle_W + t.comm_power_fraction * std::max(0.0, s.compute_W - r.idle_W);
+  s.comm_W = idle_W + t.comm_power_fraction * std::max(0.0, s.compute_W - idle_W);
   s.io_s = cost.io_exposed_s;
-  s.io_W = r.base[PartKind::checkpoint].W;  // starved of data, the GPU sits near its valley level
-  s.bubble_s = r.base.bubble.s;             // the pipeline's fill and drain: not network time
-  s.bubble_W = r.base.bubble.W;
+  s.io_W = base[PartKind::checkpoint].W;  // starved of data, the GPU sits near its valley level
+  s.bubble_s = base.bubble.s;             // the pipeline's fill and drain: not network time
+  s.bubble_W = base.bubble.W;
   return s;
 }
 
-double NetworkModel::begin_checkpoint(JobIndex j) {
-  return net_->begin_checkpoint(running_.at(j).handle);
+double NetworkModel::begin_checkpoint(const Job& job) {
+  if (!job.network.active || job.network.paused)
+    throw std::logic_error("checkpoint of a job not on the network");
+  return net_->begin_checkpoint(job.network.handle);
 }
 
-void NetworkModel::end_checkpoint(JobIndex j) {
-  const auto it = running_.find(j);
-  if (it != running_.end() && !it->second.paused) net_->end_checkpoint(it->second.handle);
+void NetworkModel::end_checkpoint(const Job& job) {
+  if (job.network.active && !job.network.paused) net_->end_checkpoint(job.network.handle);
 }
 
-void NetworkModel::job_finished(JobIndex j) {
-  // Dropped, not kept inactive: the model's memory follows the running jobs, not all jobs of the run.
-  const auto it = running_.find(j);
-  if (it == running_.end()) return;
-  if (!it->second.paused) net_->remove_job(it->second.handle);
-  running_.erase(it);
+void NetworkModel::job_finished(Job& job) {
+  auto& h = job.network;
+  if (!h.active) return;
+  if (!h.paused) net_->remove_job(h.handle);
+  h = NetworkHold{};
 }
 
-void NetworkModel::job_paused(JobIndex j) {
-  const auto it = running_.find(j);
-  if (it == running_.end()) return;
-  auto& r = it->second;
-  if (!r.active || r.paused) return;
-  net_->remove_job(r.handle);
-  r.paused = true;
+void NetworkModel::job_paused(Job& job) {
+  auto& h = job.network;
+  if (!h.active || h.paused) return;
+  net_->remove_job(h.handle);
+  h.paused = true;
 }
 
-void NetworkModel::job_resumed(JobIndex j, const Job& job) {
-  const auto it = running_.find(j);
-  if (it == running_.end()) return;
-  auto& r = it->second;
-  if (!r.active || !r.paused) return;
-  r.handle = net_->add_job(job.gpus, r.base.model, r.base[workloads::PartKind::compute].s);
-  r.paused = false;
+void NetworkModel::job_resumed(Job& job) {
+  auto& h = job.network;
+  if (!h.active || !h.paused) return;
+  h.handle = net_->add_job(job.gpus, job.plan.model, job.plan[workloads::PartKind::compute].s);
+  h.paused = false;
 }
 
 std::vector<std::uint32_t> NetworkModel::racks() const {

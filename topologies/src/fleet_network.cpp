@@ -17,19 +17,25 @@ constexpr std::uint32_t kDefaultBatchPerGpu = 32;
 }  // namespace
 
 struct FleetNetwork::JobState {
-  std::vector<std::uint32_t> gpus;
-  std::vector<std::uint32_t> nodes;  ///< distinct, ascending
-  workloads::ModelMetadata meta;
+  // What every epoch and checkpoint reads comes first, in a few cache lines: at tens of thousands of GPUs
+  // these objects are cold when a job's epoch ends, and the misses were most of a checkpoint's cost.
+  std::vector<std::uint32_t> reads;  ///< per node: client ids in reads_
+  /// While checkpointing: client ids in writes_, one per entry of write_groups.
+  std::vector<std::uint32_t> writes;
+  /// The job's nodes grouped by NIC bandwidth towards storage (ascending; infinity without a NIC): a
+  /// checkpoint puts one pool client per group, standing for its count of nodes' writers (the level is the
+  /// same as with a client per node). Fixed while the job runs, so computed once.
+  std::vector<std::pair<double, std::uint32_t>> write_groups;
+  double checkpoint_bytes = 0.0;  ///< the whole checkpoint (models::checkpoint_bytes), once
+  double write_bytes = 0.0;       ///< what each node writes, while checkpointing
   double compute_s = 0.0;
   std::uint64_t steps = 1;
   double sample_bytes = 0.0;
   double workers = 0.0;
   std::optional<PlacedCollective> allreduce;
-  std::vector<std::uint32_t> reads;  ///< per node: client ids in reads_
-  /// While checkpointing: client ids in writes_, one per distinct NIC bandwidth among the job's nodes
-  /// (each standing for that many nodes' writers), and the bytes each node writes.
-  std::vector<std::uint32_t> writes;
-  double write_bytes = 0.0;
+  std::vector<std::uint32_t> gpus;
+  std::vector<std::uint32_t> nodes;  ///< distinct, ascending
+  workloads::ModelMetadata meta;
 };
 
 FleetNetwork::FleetNetwork(Topology topology, TopologyConfig config)
@@ -175,6 +181,17 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const workl
       use_storage(+1);
     }
   }
+  s->checkpoint_bytes = models::checkpoint_bytes(s->meta, config_.training);
+  std::vector<double> caps;
+  caps.reserve(s->nodes.size());
+  for (const auto node : s->nodes) caps.push_back(nic_[node].Bps > 0.0 ? nic_[node].Bps : kInf);
+  std::sort(caps.begin(), caps.end());
+  for (std::size_t i = 0; i < caps.size();) {
+    std::size_t k = i;
+    while (k < caps.size() && caps[k] == caps[i]) ++k;
+    s->write_groups.emplace_back(caps[i], static_cast<std::uint32_t>(k - i));
+    i = k;
+  }
   jobs_[id] = std::move(s);
   return id;
 }
@@ -223,25 +240,14 @@ EpochCost FleetNetwork::epoch_cost(NetJob job) {
 double FleetNetwork::begin_checkpoint(NetJob job) {
   auto& s = *jobs_.at(job);
   if (!s.writes.empty()) throw std::logic_error("checkpoint already in progress");
-  const double bytes = models::checkpoint_bytes(s.meta, config_.training);
-  if (!(bytes > 0.0) || storage_Bps_ <= 0.0) return 0.0;
+  if (!(s.checkpoint_bytes > 0.0) || storage_Bps_ <= 0.0) return 0.0;
   // Data-parallel replicas hold the same state; each node writes its 1/n share (sharded checkpoints).
-  // Nodes with equal NIC bandwidth get equal shares: one pool client each stands for all of them (the
-  // level is the same as with a client per node), so a checkpoint costs O(distinct bandwidths) in the pool.
-  s.write_bytes = bytes / static_cast<double>(s.nodes.size());
-  write_caps_.clear();
-  for (const auto node : s.nodes) {
-    write_caps_.push_back(nic_[node].Bps > 0.0 ? nic_[node].Bps : kInf);
-    use_nic(node, +1);
-    use_storage(+1);
-  }
-  std::sort(write_caps_.begin(), write_caps_.end());
-  for (std::size_t i = 0; i < write_caps_.size();) {
-    std::size_t j = i;
-    while (j < write_caps_.size() && write_caps_[j] == write_caps_[i]) ++j;
-    s.writes.push_back(writes_->add(write_caps_[i], static_cast<std::uint32_t>(j - i)));
-    i = j;
-  }
+  s.write_bytes = s.checkpoint_bytes / static_cast<double>(s.nodes.size());
+  // A job that reads its data already holds every one of its nodes' NICs and the storage servers active
+  // (one read client per node) until it leaves: the write's extra users could not switch any of them on
+  // or off, so they are not counted (the same power, without touching each node).
+  if (s.reads.empty()) hold_nics(s.nodes, +1);
+  for (const auto& [cap, count] : s.write_groups) s.writes.push_back(writes_->add(cap, count));
   // The slowest node sets the duration; every node writes the same bytes.
   double t = 0.0;
   for (const auto w : s.writes) t = std::max(t, s.write_bytes / writes_->rate(w));
@@ -252,12 +258,16 @@ void FleetNetwork::end_checkpoint(NetJob job) {
   auto& s = *jobs_.at(job);
   if (s.writes.empty()) return;
   for (const auto w : s.writes) writes_->remove(w);
-  for (const auto node : s.nodes) {
-    use_nic(node, -1);
-    use_storage(-1);
-  }
+  if (s.reads.empty()) hold_nics(s.nodes, -1);
   s.writes.clear();
   s.write_bytes = 0.0;
+}
+
+void FleetNetwork::hold_nics(const std::vector<std::uint32_t>& nodes, int delta) {
+  for (const auto node : nodes) {
+    use_nic(node, delta);
+    use_storage(delta);
+  }
 }
 
 }  // namespace fleetwatt::topologies

@@ -67,6 +67,14 @@ struct JobFailures {
   double exposure_gpu_s = 0.0;  ///< GPU-seconds exposed to failures
 };
 
+/// A job's place in the network model (sim/network_model.hpp), when the scenario has a [topology]: kept in
+/// the job, which the engine touches anyway, so that an epoch reaches its flows without a lookup.
+struct NetworkHold {
+  std::uint32_t handle = 0;  ///< its id in topologies::FleetNetwork while its flows are there
+  bool active = false;       ///< started on the network and not finished
+  bool paused = false;       ///< flows removed while the job is suspended
+};
+
 struct Job {
   workloads::JobSpec spec;
   workloads::EpochPlan plan;        ///< the predictor's per-GPU epoch plan on its GPU type
@@ -100,6 +108,7 @@ struct Job {
   std::uint32_t epochs_done = 0;
   double energy_J = 0.0;  ///< GPU energy of this job so far (all its GPUs)
   EventId next_event = 0;
+  NetworkHold network;  ///< its flows, with a [topology]
 
   // Policy controls (sim/policies): run-time limit, pausing, power capping.
   EventId stop_event = 0;           ///< the spec's limit_s, when it cuts the job short

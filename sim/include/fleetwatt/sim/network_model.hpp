@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include "fleetwatt/sim/cluster.hpp"
@@ -26,18 +25,20 @@ class NetworkModel {
                double gpu_idle_W);
   ~NetworkModel();
 
+  // Each call takes the job itself: its flows' handle lives in job.network (no lookup per epoch).
+
   /// A job starts on its GPUs with its predicted (network-free) plan, job.plan.
-  void job_started(JobIndex j, const Job& job);
+  void job_started(Job& job);
   /// The job's next peak phase: the plan's compute, communication and I/O re-timed at the current shares.
-  [[nodiscard]] PeakSplit next_epoch(JobIndex j);
+  [[nodiscard]] PeakSplit next_epoch(const Job& job);
   /// Starts the job's checkpoint write; returns its duration (0 when nothing is written).
-  double begin_checkpoint(JobIndex j);
-  void end_checkpoint(JobIndex j);
-  void job_finished(JobIndex j);
+  double begin_checkpoint(const Job& job);
+  void end_checkpoint(const Job& job);
+  void job_finished(Job& job);
   /// A paused job's flows (all-reduce, reads, a checkpoint write in progress) leave the network.
-  void job_paused(JobIndex j);
+  void job_paused(Job& job);
   /// They return when it resumes (a checkpoint cut by the pause is not written again).
-  void job_resumed(JobIndex j, const Job& job);
+  void job_resumed(Job& job);
 
   /// Network power now (switches, NICs, storage servers, links).
   [[nodiscard]] double power_W() const noexcept { return net_->power_W(); }
@@ -46,16 +47,8 @@ class NetworkModel {
   [[nodiscard]] const topologies::FleetNetwork& network() const noexcept { return *net_; }
 
  private:
-  struct Running {
-    topologies::NetJob handle = 0;
-    workloads::EpochPlan base;
-    double idle_W = 0.0;  ///< idle power of the job's GPUs (its node group's type)
-    bool active = false;
-    bool paused = false;  ///< flows removed while the job is suspended
-  };
   std::unique_ptr<topologies::FleetNetwork> net_;
   double gpu_idle_W_;
-  std::unordered_map<JobIndex, Running> running_;  ///< the jobs on the network now, by JobIndex
 };
 
 }  // namespace fleetwatt::sim

@@ -83,6 +83,8 @@ class FleetNetwork {
   void use_links(const std::vector<DirectedLink>& path, int delta);
   void use_nic(std::uint32_t node, int delta);
   void use_storage(int delta);
+  /// use_nic and use_storage for each of these nodes (a checkpoint of a job that holds no read clients).
+  void hold_nics(const std::vector<std::uint32_t>& nodes, int delta);
 
   Topology topo_;
   TopologyConfig config_;
@@ -111,7 +113,6 @@ class FleetNetwork {
   std::vector<std::uint32_t> nic_of_link_node_;  ///< per link: node whose NIC it touches, or ~0
   double nic_active_W_ = 0.0;                    ///< per node, all its NICs together
   double storage_active_W_ = 0.0;                ///< storage links' active minus idle power, together
-  std::vector<double> write_caps_;               ///< begin_checkpoint() scratch
   double idle_W_ = 0.0;
   double power_W_ = 0.0;
 };
