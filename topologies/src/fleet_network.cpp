@@ -20,14 +20,14 @@ struct FleetNetwork::JobState {
   // What every epoch and checkpoint reads comes first, in a few cache lines: at tens of thousands of GPUs
   // these objects are cold when a job's epoch ends, and the misses were most of a checkpoint's cost.
   std::vector<std::uint32_t> reads;  ///< per node: client ids in reads_
-  /// While checkpointing: client ids in writes_, one per entry of write_groups.
+  /// While checkpointing (when checkpoints_ has not the single-client case): client ids in writes_, one per
+  /// entry of write_groups.
   std::vector<std::uint32_t> writes;
   /// The job's nodes grouped by NIC bandwidth towards storage (ascending; infinity without a NIC): a
   /// checkpoint puts one pool client per group, standing for its count of nodes' writers (the level is the
   /// same as with a client per node). Fixed while the job runs, so computed once.
   std::vector<std::pair<double, std::uint32_t>> write_groups;
   double checkpoint_bytes = 0.0;  ///< the whole checkpoint (models::checkpoint_bytes), once
-  double write_bytes = 0.0;       ///< what each node writes, while checkpointing
   double compute_s = 0.0;
   std::uint64_t steps = 1;
   double sample_bytes = 0.0;
@@ -146,6 +146,7 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const workl
   } else {
     id = static_cast<NetJob>(jobs_.size());
     jobs_.emplace_back();
+    checkpoints_.emplace_back();
   }
   // ECMP keys differ per job so that jobs spread over equal paths.
   const std::uint64_t key = static_cast<std::uint64_t>(id) * 0x10001ULL;
@@ -192,6 +193,14 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const workl
     s->write_groups.emplace_back(caps[i], static_cast<std::uint32_t>(k - i));
     i = k;
   }
+  auto& c = checkpoints_[id];
+  c = CheckpointState{};
+  if (s->checkpoint_bytes > 0.0 && storage_Bps_ > 0.0) {
+    c.write_bytes = s->checkpoint_bytes / static_cast<double>(s->nodes.size());
+    c.single = s->write_groups.size() == 1 && !s->reads.empty();
+    c.cap_Bps = s->write_groups.front().first;
+    c.nodes = s->write_groups.front().second;
+  }
   jobs_[id] = std::move(s);
   return id;
 }
@@ -199,7 +208,7 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const workl
 void FleetNetwork::remove_job(NetJob job) {
   auto& s = jobs_.at(job);
   if (!s) throw std::logic_error("removing a job the network does not hold");
-  if (!s->writes.empty()) end_checkpoint(job);
+  if (checkpoints_[job].writing) end_checkpoint(job);
   if (s->allreduce) {
     for (const auto& p : s->allreduce->paths()) use_links(p, -1);
     s->allreduce.reset();
@@ -238,11 +247,19 @@ EpochCost FleetNetwork::epoch_cost(NetJob job) {
 }
 
 double FleetNetwork::begin_checkpoint(NetJob job) {
-  auto& s = *jobs_.at(job);
-  if (!s.writes.empty()) throw std::logic_error("checkpoint already in progress");
-  if (!(s.checkpoint_bytes > 0.0) || storage_Bps_ <= 0.0) return 0.0;
+  auto& c = checkpoints_.at(job);
+  if (!jobs_[job]) throw std::logic_error("checkpoint of a job the network does not hold");
+  if (c.writing) throw std::logic_error("checkpoint already in progress");
   // Data-parallel replicas hold the same state; each node writes its 1/n share (sharded checkpoints).
-  s.write_bytes = s.checkpoint_bytes / static_cast<double>(s.nodes.size());
+  if (!(c.write_bytes > 0.0)) return 0.0;
+  c.writing = true;
+  if (c.single) {
+    // One NIC bandwidth: one pool client for all the nodes; the job's reads already hold its NICs and the
+    // storage servers active, so the write's extra users could not switch any of them (below).
+    c.client = writes_->add(c.cap_Bps, c.nodes);
+    return c.write_bytes / writes_->rate(c.client);
+  }
+  auto& s = *jobs_[job];
   // A job that reads its data already holds every one of its nodes' NICs and the storage servers active
   // (one read client per node) until it leaves: the write's extra users could not switch any of them on
   // or off, so they are not counted (the same power, without touching each node).
@@ -250,17 +267,22 @@ double FleetNetwork::begin_checkpoint(NetJob job) {
   for (const auto& [cap, count] : s.write_groups) s.writes.push_back(writes_->add(cap, count));
   // The slowest node sets the duration; every node writes the same bytes.
   double t = 0.0;
-  for (const auto w : s.writes) t = std::max(t, s.write_bytes / writes_->rate(w));
+  for (const auto w : s.writes) t = std::max(t, c.write_bytes / writes_->rate(w));
   return t;
 }
 
 void FleetNetwork::end_checkpoint(NetJob job) {
+  auto& c = checkpoints_.at(job);
+  if (!c.writing) return;
+  c.writing = false;
+  if (c.single) {
+    writes_->remove(c.client);
+    return;
+  }
   auto& s = *jobs_.at(job);
-  if (s.writes.empty()) return;
   for (const auto w : s.writes) writes_->remove(w);
   if (s.reads.empty()) hold_nics(s.nodes, -1);
   s.writes.clear();
-  s.write_bytes = 0.0;
 }
 
 void FleetNetwork::hold_nics(const std::vector<std::uint32_t>& nodes, int delta) {

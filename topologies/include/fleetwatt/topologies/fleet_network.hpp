@@ -95,6 +95,18 @@ class FleetNetwork {
   /// the NIC, bounds loading in practice. A checkpoint's duration is fixed at its start.
   std::unique_ptr<SharedPool> reads_, writes_;
   std::vector<std::unique_ptr<JobState>> jobs_;
+  /// What a checkpoint needs, by NetJob, in a dense array: a checkpoint per epoch of every job reaches it
+  /// without touching the job's (cold, scattered) state in the usual case, one NIC bandwidth among its
+  /// nodes and reads holding them.
+  struct CheckpointState {
+    double write_bytes = 0.0;  ///< each node's share of the checkpoint (0: nothing to write)
+    double cap_Bps = 0.0;      ///< the one NIC bandwidth of its nodes, when `single`
+    std::uint32_t nodes = 0;   ///< how many nodes write, when `single`
+    std::uint32_t client = 0;  ///< its pool client while writing, when `single`
+    bool single = false;       ///< one pool client and no NIC bookkeeping (else the JobState path)
+    bool writing = false;
+  };
+  std::vector<CheckpointState> checkpoints_;
   std::vector<NetJob> free_;
   std::vector<std::uint32_t> node_of_gpu_;
   /// Per node, together so that a job's nodes cost one cache line each per checkpoint: NIC bandwidth
