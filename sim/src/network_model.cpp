@@ -18,9 +18,13 @@ NetworkModel::~NetworkModel() = default;
 void NetworkModel::job_started(Job& job) {
   auto& h = job.network;
   if (h.active) throw std::logic_error("job started twice on the network");
-  h.handle = net_->add_job(job.gpus, job.plan.model, job.plan[workloads::PartKind::compute].s);
+  attach(job);
   h.active = true;
-  h.paused = false;
+}
+
+void NetworkModel::attach(Job& job) {
+  job.network.handle = net_->add_job(job.gpus, job.plan.model, job.plan[workloads::PartKind::compute].s);
+  job.network.paused = false;
 }
 
 PeakSplit NetworkModel::next_epoch(const Job& job) {
@@ -71,8 +75,7 @@ void NetworkModel::job_paused(Job& job) {
 void NetworkModel::job_resumed(Job& job) {
   auto& h = job.network;
   if (!h.active || !h.paused) return;
-  h.handle = net_->add_job(job.gpus, job.plan.model, job.plan[workloads::PartKind::compute].s);
-  h.paused = false;
+  attach(job);
 }
 
 std::vector<std::uint32_t> NetworkModel::racks() const {

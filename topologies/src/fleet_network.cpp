@@ -23,11 +23,10 @@ struct FleetNetwork::JobState {
   /// While checkpointing (when checkpoints_ has not the single-client case): client ids in writes_, one per
   /// entry of write_groups.
   std::vector<std::uint32_t> writes;
-  /// The job's nodes grouped by NIC bandwidth towards storage (ascending; infinity without a NIC): a
-  /// checkpoint puts one pool client per group, standing for its count of nodes' writers (the level is the
-  /// same as with a client per node). Fixed while the job runs, so computed once.
+  /// The job's nodes grouped by NIC bandwidth towards storage (ascending; infinity without a NIC), kept
+  /// only when a checkpoint is not the single-client case: a checkpoint puts one pool client per group,
+  /// standing for its count of nodes' writers (the level is the same as with a client per node).
   std::vector<std::pair<double, std::uint32_t>> write_groups;
-  double checkpoint_bytes = 0.0;  ///< the whole checkpoint (models::checkpoint_bytes), once
   double compute_s = 0.0;
   std::uint64_t steps = 1;
   double sample_bytes = 0.0;
@@ -182,24 +181,27 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const workl
       use_storage(+1);
     }
   }
-  s->checkpoint_bytes = models::checkpoint_bytes(s->meta, config_.training);
-  std::vector<double> caps;
-  caps.reserve(s->nodes.size());
-  for (const auto node : s->nodes) caps.push_back(nic_[node].Bps > 0.0 ? nic_[node].Bps : kInf);
-  std::sort(caps.begin(), caps.end());
-  for (std::size_t i = 0; i < caps.size();) {
-    std::size_t k = i;
-    while (k < caps.size() && caps[k] == caps[i]) ++k;
-    s->write_groups.emplace_back(caps[i], static_cast<std::uint32_t>(k - i));
-    i = k;
-  }
   auto& c = checkpoints_[id];
   c = CheckpointState{};
-  if (s->checkpoint_bytes > 0.0 && storage_Bps_ > 0.0) {
-    c.write_bytes = s->checkpoint_bytes / static_cast<double>(s->nodes.size());
-    c.single = s->write_groups.size() == 1 && !s->reads.empty();
-    c.cap_Bps = s->write_groups.front().first;
-    c.nodes = s->write_groups.front().second;
+  const double checkpoint_bytes = models::checkpoint_bytes(s->meta, config_.training);
+  if (checkpoint_bytes > 0.0 && storage_Bps_ > 0.0) {
+    // The nodes grouped by NIC bandwidth: fixed while the job runs, so computed once.
+    std::vector<double> caps;
+    caps.reserve(s->nodes.size());
+    for (const auto node : s->nodes) caps.push_back(nic_[node].Bps > 0.0 ? nic_[node].Bps : kInf);
+    std::sort(caps.begin(), caps.end());
+    std::vector<std::pair<double, std::uint32_t>> groups;
+    for (std::size_t i = 0; i < caps.size();) {
+      std::size_t k = i;
+      while (k < caps.size() && caps[k] == caps[i]) ++k;
+      groups.emplace_back(caps[i], static_cast<std::uint32_t>(k - i));
+      i = k;
+    }
+    c.write_bytes = checkpoint_bytes / static_cast<double>(s->nodes.size());
+    c.single = groups.size() == 1 && !s->reads.empty();
+    c.cap_Bps = groups.front().first;
+    c.nodes = groups.front().second;
+    if (!c.single) s->write_groups = std::move(groups);
   }
   jobs_[id] = std::move(s);
   return id;
@@ -254,8 +256,7 @@ double FleetNetwork::begin_checkpoint(NetJob job) {
   if (!(c.write_bytes > 0.0)) return 0.0;
   c.writing = true;
   if (c.single) {
-    // One NIC bandwidth: one pool client for all the nodes; the job's reads already hold its NICs and the
-    // storage servers active, so the write's extra users could not switch any of them (below).
+    // One NIC bandwidth: one pool client for all the nodes (the reads hold the NICs: see below).
     c.client = writes_->add(c.cap_Bps, c.nodes);
     return c.write_bytes / writes_->rate(c.client);
   }

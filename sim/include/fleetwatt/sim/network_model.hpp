@@ -47,6 +47,9 @@ class NetworkModel {
   [[nodiscard]] const topologies::FleetNetwork& network() const noexcept { return *net_; }
 
  private:
+  /// Puts the job's flows on the fabric, on its GPUs now (at its start and when it resumes).
+  void attach(Job& job);
+
   std::unique_ptr<topologies::FleetNetwork> net_;
   double gpu_idle_W_;
 };
