@@ -120,22 +120,30 @@ PlacedCollective::PlacedCollective(Collective collective, Router& router, FlowNe
   // Phases run one after another, so a pair that talks in several phases (the intra-node rings of a
   // hierarchical all-reduce) is one flow; within a phase, each transfer is its own flow even when two share
   // a pair (the two trees of a double binary tree), so that they compete for the path.
-  std::map<std::tuple<Vertex, Vertex, std::uint32_t>, std::uint32_t> index;
+  const auto add = [&](const Transfer& t) {
+    const auto i = static_cast<std::uint32_t>(flows_.size());
+    paths_.push_back(router.path(t.src, t.dst, flow_key + i));
+    latency_.push_back(router.latency(paths_.back()));
+    flows_.push_back(network.add_flow(paths_.back(), std::numeric_limits<double>::infinity(), group));
+    return i;
+  };
   try {
-    for (const auto& phase : collective_.phases) {
+    if (collective_.phases.size() == 1) {
+      // One phase (a ring, the usual all-reduce): every transfer is its own flow, in order, as the general
+      // case below makes them, without its two maps' allocation per transfer.
       auto& map = flow_of_.emplace_back();
-      std::map<std::pair<Vertex, Vertex>, std::uint32_t> seen_in_phase;
-      for (const auto& t : phase.transfers) {
-        const auto key = std::make_tuple(t.src, t.dst, seen_in_phase[{t.src, t.dst}]++);
-        auto it = index.find(key);
-        if (it == index.end()) {
-          const auto i = static_cast<std::uint32_t>(flows_.size());
-          paths_.push_back(router.path(t.src, t.dst, flow_key + i));
-          latency_.push_back(router.latency(paths_.back()));
-          flows_.push_back(network.add_flow(paths_.back(), std::numeric_limits<double>::infinity(), group));
-          it = index.emplace(key, i).first;
+      for (const auto& t : collective_.phases.front().transfers) map.push_back(add(t));
+    } else {
+      std::map<std::tuple<Vertex, Vertex, std::uint32_t>, std::uint32_t> index;
+      for (const auto& phase : collective_.phases) {
+        auto& map = flow_of_.emplace_back();
+        std::map<std::pair<Vertex, Vertex>, std::uint32_t> seen_in_phase;
+        for (const auto& t : phase.transfers) {
+          const auto key = std::make_tuple(t.src, t.dst, seen_in_phase[{t.src, t.dst}]++);
+          auto it = index.find(key);
+          if (it == index.end()) it = index.emplace(key, add(t)).first;
+          map.push_back(it->second);
         }
-        map.push_back(it->second);
       }
     }
   } catch (...) {

@@ -23,7 +23,8 @@ FlowNetwork::FlowNetwork(std::vector<double> capacities_Bps)
     if (!(c > 0.0)) throw std::invalid_argument("link capacities must be positive");
 }
 
-FlowId FlowNetwork::add_flow(std::vector<DirectedLink> path, double max_rate_Bps, std::uint32_t group) {
+FlowId FlowNetwork::add_flow(const std::vector<DirectedLink>& path, double max_rate_Bps,
+                             std::uint32_t group) {
   if (!(max_rate_Bps > 0.0)) throw std::invalid_argument("a flow's rate cap must be positive");
   for (const DirectedLink l : path)
     if (l >= capacity_.size()) throw std::out_of_range("flow path names an unknown link");
@@ -37,7 +38,7 @@ FlowId FlowNetwork::add_flow(std::vector<DirectedLink> path, double max_rate_Bps
     flow_mark_.push_back(0);
   }
   Flow& flow = flows_[f];
-  flow.path = std::move(path);
+  flow.path.assign(path.begin(), path.end());
   // A flow never exceeds its narrowest link; capping it there changes no max-min rate but makes the sum
   // of caps on each link finite, which is what the unsaturated fast path in update() checks.
   for (const DirectedLink l : flow.path) max_rate_Bps = std::min(max_rate_Bps, capacity_[l]);

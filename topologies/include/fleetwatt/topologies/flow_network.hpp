@@ -26,8 +26,9 @@ class FlowNetwork {
   static constexpr std::uint32_t kNoGroup = ~std::uint32_t{0};
 
   /// Starts a flow over `path`, at most `max_rate_Bps` (a sender or receiver limit). An empty path is a
-  /// local copy: its rate is its cap. Flows of one `group` (a job's collective) share a changed flag.
-  FlowId add_flow(std::vector<DirectedLink> path,
+  /// local copy: its rate is its cap. Flows of one `group` (a job's collective) share a changed flag. The
+  /// path is copied into a recycled flow's storage (no allocation once flows have been ended).
+  FlowId add_flow(const std::vector<DirectedLink>& path,
                   double max_rate_Bps = std::numeric_limits<double>::infinity(),
                   std::uint32_t group = kNoGroup);
   /// Ends a flow; its id may be reused by a later flow.
