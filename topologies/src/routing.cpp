@@ -4,9 +4,11 @@
 #include "fleetwatt/topologies/routing.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <map>
 #include <queue>
 #include <stdexcept>
 
@@ -125,7 +127,7 @@ Router::Router(const Topology& topo, RouteMetric metric, std::size_t table_budge
     }
   }
   arc_begin_[n] = static_cast<std::uint32_t>(arcs_.size());
-  destination_entry_.assign(n, 0);
+  find_server_shapes();
   network_tables_.resize(network_vertices_);
   const std::size_t table_bytes = std::max<std::size_t>(1, network_vertices_) * sizeof(double);
   network_cache_limit_ = std::max<std::size_t>(1, table_budget_bytes / table_bytes);
@@ -179,59 +181,108 @@ void Router::settle_within_server(std::vector<double>& dist, std::int32_t server
   }
 }
 
-Router::ToDestination Router::to_destination(Vertex dst) {
-  const auto view = [this](const CachedDestination& c) {
-    return ToDestination{{exit_pool_.data() + c.exits_at, c.exits_n}, {own_pool_.data() + c.own_at, c.own_n}};
-  };
-  if (const std::uint32_t e = destination_entry_[dst]; e != 0) return view(destinations_[e - 1]);
-  if (destinations_.size() >= kCacheLimit) {
-    for (const auto& c : destinations_) destination_entry_[c.dst] = 0;
-    destinations_.clear();
-    own_pool_.clear();
-    exit_pool_.clear();
+void Router::find_server_shapes() {
+  // A server's signature: per member (in slot order), its arcs in adjacency order as (the neighbour's slot
+  // in the server, or its attachment index with a high bit, the weight's bits); arcs to other servers are
+  // left out (a destination's distances never use them). Equal signatures give equal distances, bit for
+  // bit: the same searches over the same weights.
+  constexpr std::uint64_t kMemberMark = ~std::uint64_t{0}, kNetworkBit = std::uint64_t{1} << 63;
+  std::map<std::vector<std::uint64_t>, std::uint32_t> shapes;
+  std::vector<std::uint64_t> signature;
+  shape_of_.assign(server_vertices_.size(), 0);
+  attach_begin_.assign(server_vertices_.size() + 1, 0);
+  for (std::size_t s = 0; s < server_vertices_.size(); ++s) {
+    attach_begin_[s] = static_cast<std::uint32_t>(attach_pool_.size());
+    signature.clear();
+    for (const Vertex u : server_vertices_[s]) {
+      signature.push_back(kMemberMark);
+      for (const Arc& a : arcs(u)) {
+        std::uint64_t to;
+        if (server_[a.to] == static_cast<std::int32_t>(s)) {
+          to = slot_[a.to];
+        } else if (server_[a.to] < 0) {
+          const auto first = attach_pool_.begin() + attach_begin_[s];
+          const auto at = std::find(first, attach_pool_.end(), a.to);
+          to = kNetworkBit | static_cast<std::uint64_t>(at - first);
+          if (at == attach_pool_.end()) attach_pool_.push_back(a.to);
+        } else {
+          continue;
+        }
+        signature.push_back(to);
+        signature.push_back(std::bit_cast<std::uint64_t>(a.w));
+      }
+    }
+    const auto [it, fresh] = shapes.emplace(signature, static_cast<std::uint32_t>(shape_base_.size()));
+    if (fresh) {
+      shape_base_.push_back(static_cast<std::uint32_t>(shape_entry_.size()));
+      shape_entry_.resize(shape_entry_.size() + server_vertices_[s].size(), 0);
+    }
+    shape_of_[s] = it->second;
   }
+  attach_begin_.back() = static_cast<std::uint32_t>(attach_pool_.size());
+}
+
+Router::ToDestination Router::to_destination(Vertex dst) {
   const std::int32_t ds = server_[dst];
-  auto& own = dest_own_;
-  auto& exits = dest_exits_;
-  own.clear();
-  exits.clear();
+  dest_exits_.clear();
   if (ds < 0) {
-    exits.emplace_back(dst, 0.0);
-  } else {
+    dest_exits_.emplace_back(dst, 0.0);  // a network vertex: no server to enter
+    return ToDestination{dest_exits_, {}};
+  }
+  const auto server = static_cast<std::size_t>(ds);
+  const std::uint32_t key = shape_base_[shape_of_[server]] + slot_[dst];
+  if (shape_entry_[key] == 0) {
+    if (destinations_.size() >= kCacheLimit) {
+      for (const auto& c : destinations_) shape_entry_[c.key] = 0;
+      destinations_.clear();
+      own_pool_.clear();
+      exit_pool_.clear();
+    }
     // Inside the destination's server, then out through each of its links to the network: a route enters
     // its destination server once, so a network vertex's distance is the one to an attachment switch (a
     // table shared by every GPU behind it) plus the way in.
-    const auto& members = server_vertices_[static_cast<std::size_t>(ds)];
+    const auto& members = server_vertices_[server];
+    auto& own = dest_own_;
+    auto& exits = dest_by_attach_;
     own.assign(members.size(), kInf);
+    exits.clear();
     ReusedHeap heap(heap_);
     own[slot_[dst]] = 0.0;
     heap.emplace(0.0, dst);
     settle_within_server(own, ds);
+    const auto first = attach_pool_.begin() + attach_begin_[server];
+    const auto last = attach_pool_.begin() + attach_begin_[server + 1];
     for (const Vertex u : members) {
       if (own[slot_[u]] == kInf) continue;
       for (const Arc& a : arcs(u)) {
         if (server_[a.to] >= 0) continue;
         const double offset = own[slot_[u]] + a.w;
+        const auto index = static_cast<std::uint32_t>(std::find(first, last, a.to) - first);
         // One exit per attachment vertex, at its smallest offset: table + offset rounds monotonically in
         // the offset, so the minimum is unchanged (a server's NICs usually share one leaf switch).
         const auto same =
-            std::find_if(exits.begin(), exits.end(), [&a](const auto& ex) { return ex.first == a.to; });
+            std::find_if(exits.begin(), exits.end(), [index](const auto& ex) { return ex.first == index; });
         if (same == exits.end()) {
-          exits.emplace_back(a.to, offset);
+          exits.emplace_back(index, offset);
         } else {
           same->second = std::min(same->second, offset);
         }
       }
     }
+    destinations_.push_back(CachedDestination{
+        key, static_cast<std::uint32_t>(own_pool_.size()), static_cast<std::uint32_t>(own.size()),
+        static_cast<std::uint32_t>(exit_pool_.size()), static_cast<std::uint32_t>(exits.size())});
+    own_pool_.insert(own_pool_.end(), own.begin(), own.end());
+    exit_pool_.insert(exit_pool_.end(), exits.begin(), exits.end());
+    shape_entry_[key] = static_cast<std::uint32_t>(destinations_.size());
   }
-  const CachedDestination c{
-      dst, static_cast<std::uint32_t>(own_pool_.size()), static_cast<std::uint32_t>(own.size()),
-      static_cast<std::uint32_t>(exit_pool_.size()), static_cast<std::uint32_t>(exits.size())};
-  own_pool_.insert(own_pool_.end(), own.begin(), own.end());
-  exit_pool_.insert(exit_pool_.end(), exits.begin(), exits.end());
-  destinations_.push_back(c);
-  destination_entry_[dst] = static_cast<std::uint32_t>(destinations_.size());
-  return view(c);
+  const CachedDestination& c = destinations_[shape_entry_[key] - 1];
+  const Vertex* attach = attach_pool_.data() + attach_begin_[server];
+  for (std::uint32_t i = 0; i < c.exits_n; ++i) {
+    const auto& [index, offset] = exit_pool_[c.exits_at + i];
+    dest_exits_.emplace_back(attach[index], offset);
+  }
+  return ToDestination{dest_exits_, {own_pool_.data() + c.own_at, c.own_n}};
 }
 
 Router::Distances Router::distances(Vertex src, Vertex dst) {

@@ -74,9 +74,12 @@ class Router {
     std::span<const double> own;
   };
   /// Where a cached destination's distances sit in the pools (flat arrays: no allocation per destination,
-  /// about 140 bytes each for a 13-vertex server).
+  /// about 140 bytes each for a 13-vertex server). Cached per (server shape, slot): servers with the same
+  /// internal links and weights, linked to the network at the same places, have the same distances to
+  /// the vertex in a given slot, so one entry serves that slot in every server of a uniform fleet. Exits
+  /// are kept by attachment index (the server's n-th network neighbour), mapped to vertices per server.
   struct CachedDestination {
-    Vertex dst;
+    std::uint32_t key;  ///< index in shape_entry_
     std::uint32_t own_at, own_n, exits_at, exits_n;
   };
   /// A network vertex where routes to one destination leave the network, with its network table.
@@ -93,8 +96,10 @@ class Router {
   [[nodiscard]] bool on_shortest(double dist_v, double dist_u, double w) const;
   /// Finishes a search seeded in heap_ within one server's vertices, `dist` by server slot.
   void settle_within_server(std::vector<double>& dist, std::int32_t server);
-  /// Valid until the next call (the pools may grow).
+  /// Valid until the next call (the pools may grow; the exits are scratch).
   ToDestination to_destination(Vertex dst);
+  /// Groups servers by shape (see CachedDestination) and lists each one's network neighbours.
+  void find_server_shapes();
   /// Distances from a network vertex to every network vertex (by network slot), over the network only:
   /// one table per vertex that servers attach to (a fat-tree's leaf switches), shared by every route that
   /// enters or leaves the network there; cached within a memory budget (see distances()).
@@ -110,12 +115,17 @@ class Router {
   std::size_t network_cache_limit_ = 0;  ///< tables kept at most (a memory budget over their size)
   // Caches indexed directly (by vertex, by network slot) rather than hashed: every route looks up its
   // destination and its exits' tables, and hashing them was a tenth of a fabric-wide run's routing time.
-  std::vector<std::uint32_t> destination_entry_;  ///< per vertex: 1 + its index in destinations_, or 0
+  std::vector<std::uint32_t> shape_of_;      ///< per server: its shape
+  std::vector<std::uint32_t> shape_base_;    ///< per shape: its first slot's index in shape_entry_
+  std::vector<std::uint32_t> shape_entry_;   ///< per (shape, slot): 1 + its index in destinations_, or 0
+  std::vector<std::uint32_t> attach_begin_;  ///< per server: its network neighbours in attach_pool_
+  std::vector<Vertex> attach_pool_;          ///< each server's network neighbours, in order of first link
   std::vector<CachedDestination> destinations_;
   std::vector<double> own_pool_;
-  std::vector<std::pair<Vertex, double>> exit_pool_;
-  std::vector<double> dest_own_;                       ///< scratch of to_destination()
-  std::vector<std::pair<Vertex, double>> dest_exits_;  ///< scratch of to_destination()
+  std::vector<std::pair<std::uint32_t, double>> exit_pool_;       ///< attachment index, offset
+  std::vector<double> dest_own_;                                  ///< scratch of to_destination()
+  std::vector<std::pair<std::uint32_t, double>> dest_by_attach_;  ///< scratch of to_destination()
+  std::vector<std::pair<Vertex, double>> dest_exits_;  ///< to_destination()'s answer: exits as vertices
   std::vector<std::vector<double>> network_tables_;    ///< per network slot, empty when not cached
   std::vector<std::uint32_t> network_filled_;          ///< slots whose table is cached
   std::vector<std::uint32_t> arc_begin_;  ///< per vertex: its first arc; one more entry at the end
