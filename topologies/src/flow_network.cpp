@@ -127,8 +127,10 @@ std::size_t FlowNetwork::update() {
   // oversubscribed links. Max-min rates outside it cannot change: progressive filling couples flows only
   // through links that saturate, and a link whose flows' caps add up to no more than its capacity never
   // saturates before all of them reach their caps.
-  std::vector<DirectedLink> links;
-  std::vector<FlowId> flows;
+  auto& links = component_links_;
+  auto& flows = component_flows_;
+  links.clear();
+  flows.clear();
   for (const DirectedLink l : dirty_links_) {
     if (link_mark_[l] == epoch_) continue;
     link_mark_[l] = epoch_;

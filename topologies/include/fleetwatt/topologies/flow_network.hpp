@@ -83,6 +83,8 @@ class FlowNetwork {
   // Scratch, kept between updates to avoid reallocations.
   std::vector<std::uint32_t> link_mark_, flow_mark_;
   std::uint32_t epoch_ = 0;
+  std::vector<DirectedLink> component_links_;  ///< update(): the links of the changed component
+  std::vector<FlowId> component_flows_;        ///< update(): its flows
   std::vector<double> remaining_;
   std::vector<std::uint32_t> unfrozen_on_;
   struct LinkEvent {
