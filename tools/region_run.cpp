@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "cli_support.hpp"
+#include "fleetwatt/core/time.hpp"
 #include "fleetwatt/results/region_index.hpp"
 #include "fleetwatt/results/wall_clock.hpp"
 #include "fleetwatt/sim/run_assembly.hpp"
@@ -22,27 +23,23 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::int64_t to_ns(double s) {
-  return static_cast<std::int64_t>(std::llround(s * 1e9));
-}
-
 // The common base's interval: [region] interval_s, else the coarsest site's facility interval.
 std::int64_t region_interval_ns(const workloads::Region& region) {
-  if (region.interval_s > 0.0) return to_ns(region.interval_s);
+  if (region.interval_s > 0.0) return core::Duration::from_seconds(region.interval_s).ns();
   std::int64_t w = 0;
-  for (const auto& s : region.sites) w = std::max(w, to_ns(s.scenario.output.facility_interval_s));
+  for (const auto& s : region.sites)
+    w = std::max(w, core::Duration::from_seconds(s.scenario.output.facility_interval_s).ns());
   return w;
 }
 
 // Before anything runs: the sites' windows (from each [output] start, horizon_s long) must share a whole
 // interval of the base.
 void check_common_window(const workloads::Region& region, std::int64_t interval_ns) {
-  std::int64_t start = INT64_MIN, end = INT64_MAX;
-  for (const auto& s : region.sites) {
-    const std::int64_t a = s.scenario.output.start_unix_s * 1'000'000'000;
-    start = std::max(start, a);
-    end = std::min(end, a + to_ns(s.scenario.workload.horizon_s));
-  }
+  std::vector<results::SiteWindow> windows;
+  for (const auto& s : region.sites)
+    windows.push_back({s.scenario.output.start_unix_s * 1'000'000'000,
+                       core::Duration::from_seconds(s.scenario.workload.horizon_s).ns()});
+  const auto [start, end] = results::common_window(windows);
   if (end - start < interval_ns)
     throw workloads::ConfigError(
         region.interval_where.file.empty() ? workloads::SourceLocation{region.file.string(), 0, 0}
@@ -98,8 +95,8 @@ int run_region(const RegionRunOptions& o) {
     row.file = (dir.filename() / file.filename()).string();
     row.figures = results::read_member_figures(file);
     rows.push_back(std::move(row));
-    series.push_back(
-        results::read_site_series(file, site.name, to_ns(runs[i].scenario.output.facility_interval_s)));
+    series.push_back(results::read_site_series(
+        file, site.name, core::Duration::from_seconds(runs[i].scenario.output.facility_interval_s).ns()));
   }
   const results::RegionSeries base = results::common_base(series, interval_ns);
   const results::RegionFigures f = results::region_figures(base);

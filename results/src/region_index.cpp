@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 
+#include "fleetwatt/core/time.hpp"
 #include "fleetwatt/results/result_reader.hpp"
 #include "fleetwatt/results/wall_clock.hpp"
 #include "hdf5_datasets.hpp"
@@ -32,13 +34,20 @@ double mean_over(const SiteSeries& s, const std::vector<double>& v, std::int64_t
 
 }  // namespace
 
+std::pair<std::int64_t, std::int64_t> common_window(const std::vector<SiteWindow>& windows) {
+  std::int64_t start = INT64_MIN, end = INT64_MAX;
+  for (const auto& w : windows) {
+    start = std::max(start, w.start_unix_ns);
+    end = std::min(end, w.start_unix_ns + w.horizon_ns);
+  }
+  return {start, end};
+}
+
 RegionSeries common_base(const std::vector<SiteSeries>& sites, std::int64_t interval_ns) {
   if (sites.empty() || interval_ns <= 0) throw std::invalid_argument("a region needs sites and an interval");
-  std::int64_t start = sites.front().start_unix_ns, end = start + sites.front().horizon_ns;
-  for (const auto& s : sites) {
-    start = std::max(start, s.start_unix_ns);
-    end = std::min(end, s.start_unix_ns + s.horizon_ns);
-  }
+  std::vector<SiteWindow> windows;
+  for (const auto& s : sites) windows.push_back({s.start_unix_ns, s.horizon_ns});
+  const auto [start, end] = common_window(windows);
   const std::int64_t n = end > start ? (end - start) / interval_ns : 0;
   if (n <= 0)
     throw std::invalid_argument(
@@ -88,7 +97,7 @@ SiteSeries read_site_series(const std::filesystem::path& result_file, const std:
   const std::int64_t start_s = r.has_attribute("/", "start_unix_s") ? r.integer_attribute("/", "start_unix_s")
                                                                     : WallClock{}.start_unix_s;
   s.start_unix_ns = start_s * 1'000'000'000;
-  s.horizon_ns = static_cast<std::int64_t>(std::llround(r.doubles("/summary/horizon_s").at(0) * 1e9));
+  s.horizon_ns = core::Duration::from_seconds(r.doubles("/summary/horizon_s").at(0)).ns();
   s.facility_W = r.doubles("/facility/facility_power_W");
   s.it_W = r.doubles("/facility/it_power_W");
   return s;

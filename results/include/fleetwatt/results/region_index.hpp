@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fleetwatt/results/sweep_index.hpp"
@@ -37,6 +38,15 @@ struct RegionFigures {
   double energy_J = 0.0, mean_W = 0.0;     ///< over the common base
   std::vector<double> site_peak_W, site_at_peak_W;  ///< each site's peak, and its load at the coincident peak
 };
+
+/// A site's simulated window: from the instant its time 0 stands for, `horizon_ns` long.
+struct SiteWindow {
+  std::int64_t start_unix_ns = 0, horizon_ns = 0;
+};
+/// The part of time every window covers, as [first, second); second <= first when they share nothing.
+/// The one rule both the check before a region runs (from the scenarios) and common_base (from the files)
+/// use.
+[[nodiscard]] std::pair<std::int64_t, std::int64_t> common_window(const std::vector<SiteWindow>& windows);
 
 /// Each site's series resampled exactly (overlap-weighted interval means) onto intervals of `interval_ns`
 /// from the latest site start to the earliest site end, whole intervals only. Throws std::invalid_argument
