@@ -30,63 +30,50 @@ bool is_network_switch(VertexKind k) noexcept {
   return k == VertexKind::leaf || k == VertexKind::spine || k == VertexKind::core;
 }
 
-Topology::Topology() : graph_(std::make_unique<Graph>()), by_name_(empty_index()) {}
+Topology::NamedGraph::NamedGraph() : graph(std::make_unique<Graph>()), by_name(empty_index(graph.get())) {}
 
-Topology::Topology(const Topology& other)
-    : graph_(std::make_unique<Graph>(*other.graph_)),
-      specs_(other.specs_),
-      ends_(other.ends_),
-      by_name_(empty_index()),
-      gpus_(other.gpus_),
-      nics_(other.nics_),
-      indexed_(other.indexed_) {
+Topology::NamedGraph::NamedGraph(const NamedGraph& other)
+    : graph(std::make_unique<Graph>(*other.graph)), by_name(empty_index(graph.get())) {
   // The index hashes through its own graph's names: rebuilt, not copied.
-  by_name_.reserve(vertex_count());
-  for (Vertex v = 0; v < vertex_count(); ++v) by_name_.insert(v);
+  const auto n = boost::num_vertices(*graph);
+  by_name.reserve(n);
+  for (Vertex v = 0; v < n; ++v) by_name.insert(v);
 }
 
-Topology& Topology::operator=(const Topology& other) {
-  if (this != &other) *this = Topology(other);
+Topology::NamedGraph& Topology::NamedGraph::operator=(const NamedGraph& other) {
+  if (this != &other) *this = NamedGraph(other);
   return *this;
 }
 
-Topology::Topology(Topology&& other)
-    : graph_(std::exchange(other.graph_, std::make_unique<Graph>())),
-      specs_(std::move(other.specs_)),
-      ends_(std::move(other.ends_)),
-      by_name_(std::exchange(other.by_name_, other.empty_index())),
-      gpus_(std::move(other.gpus_)),
-      nics_(std::move(other.nics_)),
-      indexed_(std::exchange(other.indexed_, false)) {}
+// The graph object stays where it is, so the moved index's pointers to it stay right; the source is left
+// with an empty graph of its own.
+Topology::NamedGraph::NamedGraph(NamedGraph&& other) noexcept
+    : graph(std::exchange(other.graph, std::make_unique<Graph>())),
+      by_name(std::exchange(other.by_name, empty_index(other.graph.get()))) {}
 
-Topology& Topology::operator=(Topology&& other) {
+Topology::NamedGraph& Topology::NamedGraph::operator=(NamedGraph&& other) noexcept {
   if (this != &other) {
-    graph_ = std::exchange(other.graph_, std::make_unique<Graph>());
-    specs_ = std::move(other.specs_);
-    ends_ = std::move(other.ends_);
-    by_name_ = std::exchange(other.by_name_, other.empty_index());
-    gpus_ = std::move(other.gpus_);
-    nics_ = std::move(other.nics_);
-    indexed_ = std::exchange(other.indexed_, false);
+    graph = std::exchange(other.graph, std::make_unique<Graph>());
+    by_name = std::exchange(other.by_name, empty_index(other.graph.get()));
   }
   return *this;
 }
 
-Topology::~Topology() = default;
+Topology::NamedGraph::~NamedGraph() = default;
 
 Vertex Topology::add_vertex(VertexProps props, const workloads::SourceLocation& where) {
   if (props.name.empty()) props.name = fmt::format("{}{}", to_string(props.kind), vertex_count());
-  if (by_name_.find(std::string_view(props.name)) != by_name_.end())
+  if (named_.by_name.find(std::string_view(props.name)) != named_.by_name.end())
     throw workloads::ConfigError(where, "topology", fmt::format("duplicate vertex name '{}'", props.name));
-  const Vertex v = boost::add_vertex(std::move(props), *graph_);
-  by_name_.insert(v);
+  const Vertex v = boost::add_vertex(std::move(props), *named_.graph);
+  named_.by_name.insert(v);
   indexed_ = false;
   return v;
 }
 
 std::uint32_t Topology::add_link(Vertex a, Vertex b, const LinkSpec& spec) {
   const auto id = static_cast<std::uint32_t>(specs_.size());
-  boost::add_edge(a, b, EdgeProps{id}, *graph_);  // parallel links are allowed (vecS out-edge lists)
+  boost::add_edge(a, b, EdgeProps{id}, *named_.graph);  // parallel links are allowed (vecS out-edge lists)
   specs_.push_back(spec);
   ends_.emplace_back(a, b);
   indexed_ = false;
@@ -101,31 +88,31 @@ std::vector<double> Topology::directed_capacities() const {
 }
 
 std::optional<Vertex> Topology::find(std::string_view name) const {
-  const auto it = by_name_.find(name);
-  if (it == by_name_.end()) return std::nullopt;
+  const auto it = named_.by_name.find(name);
+  if (it == named_.by_name.end()) return std::nullopt;
   return *it;
 }
 
 void Topology::shrink_to_fit() {
   // Boost's vecS storage is a public std::vector of stored vertices, each with its vector of out-edges.
-  graph_->m_vertices.shrink_to_fit();
-  for (auto& stored : graph_->m_vertices) stored.m_out_edges.shrink_to_fit();
-  graph_->m_edges.shrink_to_fit();
+  named_.graph->m_vertices.shrink_to_fit();
+  for (auto& stored : named_.graph->m_vertices) stored.m_out_edges.shrink_to_fit();
+  named_.graph->m_edges.shrink_to_fit();
   specs_.shrink_to_fit();
   ends_.shrink_to_fit();
 }
 
 std::size_t Topology::count(VertexKind k) const {
   std::size_t n = 0;
-  for (const Vertex v : boost::make_iterator_range(boost::vertices(*graph_)))
-    n += (*graph_)[v].kind == k ? 1 : 0;
+  for (const Vertex v : boost::make_iterator_range(boost::vertices(*named_.graph)))
+    n += (*named_.graph)[v].kind == k ? 1 : 0;
   return n;
 }
 
 std::vector<Vertex> Topology::vertices_of(VertexKind k) const {
   std::vector<Vertex> out;
-  for (const Vertex v : boost::make_iterator_range(boost::vertices(*graph_)))
-    if ((*graph_)[v].kind == k) out.push_back(v);
+  for (const Vertex v : boost::make_iterator_range(boost::vertices(*named_.graph)))
+    if ((*named_.graph)[v].kind == k) out.push_back(v);
   return out;
 }
 
@@ -134,12 +121,12 @@ void Topology::index_gpus() const {
   gpus_.clear();
   nics_.clear();
   std::int32_t max_node = -1;
-  for (const Vertex v : boost::make_iterator_range(boost::vertices(*graph_)))
-    max_node = std::max(max_node, (*graph_)[v].node);
+  for (const Vertex v : boost::make_iterator_range(boost::vertices(*named_.graph)))
+    max_node = std::max(max_node, (*named_.graph)[v].node);
   nics_.resize(static_cast<std::size_t>(max_node + 1));
   std::vector<std::vector<Vertex>> per_node(static_cast<std::size_t>(max_node + 1));
-  for (const Vertex v : boost::make_iterator_range(boost::vertices(*graph_))) {
-    const auto& p = (*graph_)[v];
+  for (const Vertex v : boost::make_iterator_range(boost::vertices(*named_.graph))) {
+    const auto& p = (*named_.graph)[v];
     if (p.node < 0) continue;
     if (p.kind == VertexKind::gpu) per_node[static_cast<std::size_t>(p.node)].push_back(v);
     if (p.kind == VertexKind::nic) nics_[static_cast<std::size_t>(p.node)].push_back(v);
@@ -165,8 +152,8 @@ std::vector<Vertex> Topology::nics_of(std::uint32_t node) const {
 
 std::int32_t Topology::rack_of_node(std::uint32_t node) const {
   for (const Vertex nic : nics_of(node))
-    for (const Vertex u : boost::make_iterator_range(boost::adjacent_vertices(nic, *graph_)))
-      if (is_network_switch((*graph_)[u].kind)) return (*graph_)[u].rack;
+    for (const Vertex u : boost::make_iterator_range(boost::adjacent_vertices(nic, *named_.graph)))
+      if (is_network_switch((*named_.graph)[u].kind)) return (*named_.graph)[u].rack;
   return -1;
 }
 
@@ -175,7 +162,9 @@ void Topology::validate(const workloads::SourceLocation& where) const {
     const auto& s = link(id);
     // Not a structured binding: clang 14 cannot capture one in the lambda below.
     const Vertex a = ends_[id].first, b = ends_[id].second;
-    const auto name = [&] { return fmt::format("link {} -- {}", (*graph_)[a].name, (*graph_)[b].name); };
+    const auto name = [&] {
+      return fmt::format("link {} -- {}", (*named_.graph)[a].name, (*named_.graph)[b].name);
+    };
     if (!(s.bandwidth_Bps > 0.0) || !std::isfinite(s.bandwidth_Bps))
       throw workloads::ConfigError(
           where, "bandwidth", fmt::format("{}: bandwidth must be positive, got {}", name(), s.bandwidth_Bps));
@@ -187,10 +176,10 @@ void Topology::validate(const workloads::SourceLocation& where) const {
   }
   std::vector<int> component(vertex_count());
   if (vertex_count() == 0) throw workloads::ConfigError(where, "topology", "the topology has no vertices");
-  boost::connected_components(*graph_, component.data());
+  boost::connected_components(*named_.graph, component.data());
   std::optional<int> main_component;
-  for (const Vertex v : boost::make_iterator_range(boost::vertices(*graph_))) {
-    const auto& p = (*graph_)[v];
+  for (const Vertex v : boost::make_iterator_range(boost::vertices(*named_.graph))) {
+    const auto& p = (*named_.graph)[v];
     if (p.kind != VertexKind::gpu && p.kind != VertexKind::storage) continue;
     if (p.kind == VertexKind::gpu && p.node < 0)
       throw workloads::ConfigError(where, "node", fmt::format("GPU '{}' has no node index", p.name));

@@ -63,25 +63,19 @@ using DirectedLink = std::uint32_t;
 
 class Topology {
  public:
-  Topology();
-  Topology(const Topology& other);
-  Topology& operator=(const Topology& other);
-  /// Moving hands the graph over without copying it. The graph lives behind a pointer because Boost 1.74's
-  /// adjacency_list has no move constructor and its swap copies: a Topology holding it directly was
-  /// copied whenever it was moved (37 MB at 40,000 GPUs). A moved-from Topology is empty.
-  Topology(Topology&& other);
-  Topology& operator=(Topology&& other);
-  ~Topology();
+  /// Copies copy the graph; moves hand it over without copying it (see NamedGraph). A moved-from
+  /// Topology is empty.
+  Topology() = default;
 
   /// Adds a vertex; names must be unique (a duplicate is a ConfigError at `where`).
   Vertex add_vertex(VertexProps props, const workloads::SourceLocation& where = {});
   /// Adds a full-duplex link; returns its id.
   std::uint32_t add_link(Vertex a, Vertex b, const LinkSpec& spec);
 
-  [[nodiscard]] const Graph& graph() const noexcept { return *graph_; }
-  [[nodiscard]] std::size_t vertex_count() const noexcept { return boost::num_vertices(*graph_); }
+  [[nodiscard]] const Graph& graph() const noexcept { return *named_.graph; }
+  [[nodiscard]] std::size_t vertex_count() const noexcept { return boost::num_vertices(*named_.graph); }
   [[nodiscard]] std::size_t link_count() const noexcept { return ends_.size(); }
-  [[nodiscard]] const VertexProps& vertex(Vertex v) const { return (*graph_)[v]; }
+  [[nodiscard]] const VertexProps& vertex(Vertex v) const { return (*named_.graph)[v]; }
   [[nodiscard]] const LinkSpec& link(std::uint32_t id) const { return specs_[id]; }
   /// The two ends of a link, in the order they were added.
   [[nodiscard]] std::pair<Vertex, Vertex> link_ends(std::uint32_t id) const { return ends_[id]; }
@@ -135,14 +129,25 @@ class Topology {
     }
   };
   using NameIndex = std::unordered_set<Vertex, NameHash, NameEq>;
-  [[nodiscard]] NameIndex empty_index() const {
-    return NameIndex(0, NameHash{graph_.get()}, NameEq{graph_.get()});
-  }
+  [[nodiscard]] static NameIndex empty_index(const Graph* g) { return NameIndex(0, NameHash{g}, NameEq{g}); }
+  /// The graph with its name index, which hashes through that graph's names, so the two are copied and
+  /// moved together. The graph lives behind a pointer because Boost 1.74's adjacency_list has no move
+  /// constructor and its swap copies: a Topology holding it directly was copied whenever it was moved
+  /// (37 MB at 40,000 GPUs).
+  struct NamedGraph {
+    NamedGraph();
+    NamedGraph(const NamedGraph& other);
+    NamedGraph& operator=(const NamedGraph& other);
+    NamedGraph(NamedGraph&& other) noexcept;
+    NamedGraph& operator=(NamedGraph&& other) noexcept;
+    ~NamedGraph();
+    std::unique_ptr<Graph> graph;
+    NameIndex by_name;
+  };
 
-  std::unique_ptr<Graph> graph_;
+  NamedGraph named_;
   std::vector<LinkSpec> specs_;
   std::vector<std::pair<Vertex, Vertex>> ends_;
-  NameIndex by_name_;
   mutable std::vector<Vertex> gpus_;
   mutable std::vector<std::vector<Vertex>> nics_;
   mutable bool indexed_ = false;
