@@ -149,6 +149,17 @@ TEST_CASE("negative or zero counts are refused", "[scenario][bad-input]") {
         "bad.toml:2:1: workload.horizon_s: must be positive, got -5");
 }
 
+TEST_CASE("a generator's GPU counts beyond 32 bits are refused at their line", "[scenario][bad-input]") {
+  // Found by the region_toml fuzz target under UBSan: 4.4e11 was converted to 32 bits before it was checked.
+  const std::string head =
+      "[workload]\n[workload.generator]\nrate_per_hour = 1\n[[workload.generator.mix]]\n"
+      "class = \"vit\"\n";
+  CHECK(error_of(head + "n_gpus = [1, 4.4e11]\n") ==
+        "bad.toml:6:1: workload.generator.mix[0].n_gpus: must hold positive integers, found 440000000000");
+  CHECK(error_of(head + "n_gpus = [2.5]\n") ==
+        "bad.toml:6:1: workload.generator.mix[0].n_gpus: must hold positive integers, found 2.5");
+}
+
 TEST_CASE("a carbon factor beyond any grid's is refused at its line (it made carbon sums inf)",
           "[scenario][bad-input]") {
   // Issue 16: carbon_kg_per_kwh = 1e308 passed and the run wrote inf carbon with exit status 0.

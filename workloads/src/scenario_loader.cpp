@@ -443,7 +443,8 @@ std::vector<std::uint32_t> positive_counts(const TomlTable& t, const std::string
                                            std::vector<double> v) {
   std::vector<std::uint32_t> out;
   for (double x : v) {
-    if (!(x >= 1) || x != static_cast<double>(static_cast<std::uint32_t>(x)))
+    // The range first: converting a double beyond 32 bits is undefined (UBSan, found by fuzzing).
+    if (!(x >= 1) || x > 4294967295.0 || x != std::floor(x))
       t.fail(key, fmt::format("must hold positive integers, found {}", x));
     out.push_back(static_cast<std::uint32_t>(x));
   }
