@@ -21,9 +21,10 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // Every link costs at least one picosecond under the latency metric, so zero-latency links cannot form
 // zero-cost cycles and, among equal latencies, fewer hops win.
 constexpr double kHopTieBreak_s = 1e-12;
-// Destinations kept (about 140 bytes each with their server-side distances, in flat pools): those of the
-// jobs starting together; beyond that all are dropped and recomputed (a search over a dozen vertices each,
-// allocating nothing). Keeping every GPU of a 40,000-GPU fleet cost 5 MB for no measurable time.
+// Destinations kept (about 140 bytes each with their server-side distances, in flat pools), one per
+// (server shape, slot): a uniform fleet needs one per slot of its one shape; servers of many shapes (a
+// GraphML fabric) keep the last 4,096 used, and beyond that all are dropped and recomputed (a search over
+// a dozen vertices each, allocating nothing).
 constexpr std::size_t kCacheLimit = 1 << 12;
 constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
 
