@@ -122,9 +122,10 @@ PlacedCollective::PlacedCollective(Collective collective, Router& router, FlowNe
   // a pair (the two trees of a double binary tree), so that they compete for the path.
   const auto add = [&](const Transfer& t) {
     const auto i = static_cast<std::uint32_t>(flows_.size());
-    paths_.push_back(router.path(t.src, t.dst, flow_key + i));
-    latency_.push_back(router.latency(paths_.back()));
-    flows_.push_back(network.add_flow(paths_.back(), std::numeric_limits<double>::infinity(), group));
+    router.append_path(t.src, t.dst, flow_key + i, links_);
+    path_at_.push_back(static_cast<std::uint32_t>(links_.size()));
+    latency_.push_back(router.latency(path(i)));
+    flows_.push_back(network.add_flow(path(i), std::numeric_limits<double>::infinity(), group));
     return i;
   };
   try {
@@ -161,7 +162,8 @@ PlacedCollective::PlacedCollective(PlacedCollective&& other) noexcept
     : collective_(std::move(other.collective_)),
       network_(other.network_),
       flows_(std::move(other.flows_)),
-      paths_(std::move(other.paths_)),
+      links_(std::move(other.links_)),
+      path_at_(std::move(other.path_at_)),
       latency_(std::move(other.latency_)),
       flow_of_(std::move(other.flow_of_)),
       group_(other.group_),

@@ -90,7 +90,7 @@ std::uint32_t FleetNetwork::node_of_gpu(std::uint32_t gpu) const {
   return node_of_gpu_.at(gpu);
 }
 
-void FleetNetwork::use_links(const std::vector<DirectedLink>& path, int delta) {
+void FleetNetwork::use_links(std::span<const DirectedLink> path, int delta) {
   for (const DirectedLink dl : path) {
     const std::uint32_t id = dl / 2;
     const auto& l = topo_.link(id);
@@ -167,7 +167,7 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const workl
         break;
     }
     s->allreduce.emplace(std::move(c), router_, *fabric_, key, id);
-    for (const auto& p : s->allreduce->paths()) use_links(p, +1);
+    for (std::size_t i = 0; i < s->allreduce->flows().size(); ++i) use_links(s->allreduce->path(i), +1);
   }
   if (storage_Bps_ > 0.0 && meta.dataset_samples > 0.0 && s->sample_bytes > 0.0) {
     // One read flow per node, capped by that node's share of the data-loader workers.
@@ -212,7 +212,7 @@ void FleetNetwork::remove_job(NetJob job) {
   if (!s) throw std::logic_error("removing a job the network does not hold");
   if (checkpoints_[job].writing) end_checkpoint(job);
   if (s->allreduce) {
-    for (const auto& p : s->allreduce->paths()) use_links(p, -1);
+    for (std::size_t i = 0; i < s->allreduce->flows().size(); ++i) use_links(s->allreduce->path(i), -1);
     s->allreduce.reset();
   }
   for (std::size_t i = 0; i < s->reads.size(); ++i) {

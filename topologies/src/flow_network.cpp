@@ -13,21 +13,20 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 }  // namespace
 
 FlowNetwork::FlowNetwork(std::vector<double> capacities_Bps)
-    : capacity_(std::move(capacities_Bps)),
-      on_link_(capacity_.size()),
-      cap_sum_(capacity_.size(), 0.0),
-      link_mark_(capacity_.size(), 0),
-      remaining_(capacity_.size(), 0.0),
-      unfrozen_on_(capacity_.size(), 0) {
-  for (const double c : capacity_)
-    if (!(c > 0.0)) throw std::invalid_argument("link capacities must be positive");
+    : links_(capacities_Bps.size()),
+      link_mark_(capacities_Bps.size(), 0),
+      remaining_(capacities_Bps.size(), 0.0),
+      unfrozen_on_(capacities_Bps.size(), 0) {
+  for (std::size_t l = 0; l < links_.size(); ++l) {
+    if (!(capacities_Bps[l] > 0.0)) throw std::invalid_argument("link capacities must be positive");
+    links_[l].capacity = capacities_Bps[l];
+  }
 }
 
-FlowId FlowNetwork::add_flow(const std::vector<DirectedLink>& path, double max_rate_Bps,
-                             std::uint32_t group) {
+FlowId FlowNetwork::add_flow(std::span<const DirectedLink> path, double max_rate_Bps, std::uint32_t group) {
   if (!(max_rate_Bps > 0.0)) throw std::invalid_argument("a flow's rate cap must be positive");
   for (const DirectedLink l : path)
-    if (l >= capacity_.size()) throw std::out_of_range("flow path names an unknown link");
+    if (l >= links_.size()) throw std::out_of_range("flow path names an unknown link");
   FlowId f;
   if (!free_.empty()) {
     f = free_.back();
@@ -41,7 +40,7 @@ FlowId FlowNetwork::add_flow(const std::vector<DirectedLink>& path, double max_r
   flow.path.assign(path.begin(), path.end());
   // A flow never exceeds its narrowest link; capping it there changes no max-min rate but makes the sum
   // of caps on each link finite, which is what the unsaturated fast path in update() checks.
-  for (const DirectedLink l : flow.path) max_rate_Bps = std::min(max_rate_Bps, capacity_[l]);
+  for (const DirectedLink l : flow.path) max_rate_Bps = std::min(max_rate_Bps, links_[l].capacity);
   flow.cap = max_rate_Bps;
   flow.rate = 0.0;
   flow.group = group;
@@ -52,8 +51,8 @@ FlowId FlowNetwork::add_flow(const std::vector<DirectedLink>& path, double max_r
   flow.alive = true;
   for (const DirectedLink l : flow.path) {
     const bool was = over(l);
-    on_link_[l].push_back(f);
-    cap_sum_[l] += flow.cap;
+    links_[l].flows.push_back(f);
+    links_[l].cap_sum += flow.cap;
     if (!was && over(l)) ++oversubscribed_;
     // A link oversubscribed neither before nor after cannot bind anyone: its other flows keep their rates.
     if (was || over(l)) dirty_links_.push_back(l);
@@ -68,9 +67,10 @@ void FlowNetwork::remove_flow(FlowId f) {
   Flow& flow = flows_[f];
   for (const DirectedLink l : flow.path) {
     const bool was = over(l);
-    auto& on = on_link_[l];
+    Link& link = links_[l];
+    auto& on = link.flows;
     on.erase(std::find(on.begin(), on.end(), f));
-    cap_sum_[l] = on.empty() ? 0.0 : cap_sum_[l] - flow.cap;  // reset when empty: no drift accumulates
+    link.cap_sum = on.empty() ? 0.0 : link.cap_sum - flow.cap;  // reset when empty: no drift accumulates
     if (was && !over(l)) --oversubscribed_;
     if (was) dirty_links_.push_back(l);
   }
@@ -147,7 +147,7 @@ std::size_t FlowNetwork::update() {
     }
   }
   for (std::size_t i = 0; i < links.size(); ++i) {
-    for (const FlowId f : on_link_[links[i]]) {
+    for (const FlowId f : links_[links[i]].flows) {
       if (flow_mark_[f] == epoch_) continue;
       flow_mark_[f] = epoch_;
       flows.push_back(f);
@@ -178,8 +178,8 @@ void FlowNetwork::fill(const std::vector<FlowId>& flows, const std::vector<Direc
   const auto in_fill = [this](DirectedLink l) { return link_mark_[l] == epoch_ && over(l); };
   heap_.clear();
   for (const DirectedLink l : links) {
-    remaining_[l] = capacity_[l];  // capacity minus the traffic of frozen flows
-    unfrozen_on_[l] = static_cast<std::uint32_t>(on_link_[l].size());
+    remaining_[l] = links_[l].capacity;  // capacity minus the traffic of frozen flows
+    unfrozen_on_[l] = static_cast<std::uint32_t>(links_[l].flows.size());
     if (unfrozen_on_[l] > 0) heap_.push_back({remaining_[l] / unfrozen_on_[l], l});
   }
   std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
@@ -238,7 +238,7 @@ void FlowNetwork::fill(const std::vector<FlowId>& flows, const std::vector<Direc
       const DirectedLink l = heap_.front().link;
       std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
       heap_.pop_back();
-      for (const FlowId f : on_link_[l])
+      for (const FlowId f : links_[l].flows)
         if (!flows_[f].frozen) freeze(f, link_level);
     }
   }

@@ -128,10 +128,72 @@ Router::Router(const Topology& topo, RouteMetric metric, std::size_t table_budge
     }
   }
   arc_begin_[n] = static_cast<std::uint32_t>(arcs_.size());
+  order_network_slots();
   find_server_shapes();
+  index_network_arcs();
   network_tables_.resize(network_vertices_);
   const std::size_t table_bytes = std::max<std::size_t>(1, network_vertices_) * sizeof(double);
   network_cache_limit_ = std::max<std::size_t>(1, table_budget_bytes / table_bytes);
+}
+
+void Router::order_network_slots() {
+  // Breadth-first from each not yet reached network vertex in vertex order, over network links. In a
+  // fat-tree this numbers one pod's aggregation switches after its edge switch, the core switches by the
+  // aggregation switch that reaches them, then every other pod's aggregation switches of one index
+  // together, and their edge switches pod by pod: a switch's neighbours sit in a few runs of slots, so a
+  // walk reading their distances from a network table touches a few cache lines instead of one each.
+  // Slots only index tables: no distance or route depends on their order.
+  std::vector<Vertex> order;
+  order.reserve(network_vertices_);
+  std::vector<std::uint8_t> seen(server_.size(), 0);
+  for (Vertex start = 0; start < server_.size(); ++start) {
+    if (server_[start] >= 0 || seen[start] != 0) continue;
+    seen[start] = 1;
+    order.push_back(start);
+    for (std::size_t head = order.size() - 1; head < order.size(); ++head) {
+      for (const Arc& a : arcs(order[head])) {
+        if (server_[a.to] >= 0 || seen[a.to] != 0) continue;
+        seen[a.to] = 1;
+        order.push_back(a.to);
+      }
+    }
+  }
+  for (std::size_t i = 0; i < order.size(); ++i) slot_[order[i]] = static_cast<std::uint32_t>(i);
+}
+
+void Router::index_network_arcs() {
+  // Compressed rows, counted then filled, in adjacency order (next_hops() keeps that order).
+  network_arc_begin_.assign(network_vertices_ + 1, 0);
+  entry_begin_.assign(server_vertices_.size() + 1, 0);
+  const auto n = static_cast<Vertex>(server_.size());
+  for (Vertex v = 0; v < n; ++v) {
+    if (server_[v] >= 0) continue;
+    for (const Arc& a : arcs(v)) {
+      if (server_[a.to] < 0) {
+        ++network_arc_begin_[slot_[v] + 1];
+      } else {
+        ++entry_begin_[static_cast<std::size_t>(server_[a.to]) + 1];
+      }
+    }
+  }
+  for (std::size_t i = 1; i < network_arc_begin_.size(); ++i)
+    network_arc_begin_[i] += network_arc_begin_[i - 1];
+  for (std::size_t i = 1; i < entry_begin_.size(); ++i) entry_begin_[i] += entry_begin_[i - 1];
+  network_arcs_.resize(network_arc_begin_.back());
+  entries_.resize(entry_begin_.back());
+  std::vector<std::uint32_t> net_at(network_arc_begin_.begin(), network_arc_begin_.end() - 1);
+  std::vector<std::uint32_t> entry_at(entry_begin_.begin(), entry_begin_.end() - 1);
+  for (Vertex v = 0; v < n; ++v) {
+    if (server_[v] >= 0) continue;
+    for (std::uint32_t i = arc_begin_[v]; i < arc_begin_[v + 1]; ++i) {
+      const Vertex to = arcs_[i].to;
+      if (server_[to] < 0) {
+        network_arcs_[net_at[slot_[v]]++] = NetworkArc{slot_[to], i};
+      } else {
+        entries_[entry_at[static_cast<std::size_t>(server_[to])]++] = ServerEntry{v, i};
+      }
+    }
+  }
 }
 
 bool Router::on_shortest(double dist_v, double dist_u, double w) const {
@@ -371,6 +433,12 @@ double Router::path_count(Vertex a, Vertex b) {
 }
 
 std::vector<DirectedLink> Router::path(Vertex a, Vertex b, std::uint64_t flow_key) {
+  std::vector<DirectedLink> out;
+  append_path(a, b, flow_key, out);
+  return out;
+}
+
+void Router::append_path(Vertex a, Vertex b, std::uint64_t flow_key, std::vector<DirectedLink>& out) {
   const Distances d = distances(a, b);
   if (d(a) == kInf)
     throw std::invalid_argument(
@@ -378,25 +446,51 @@ std::vector<DirectedLink> Router::path(Vertex a, Vertex b, std::uint64_t flow_ke
   // Mixed-radix walk: at each branch point with n equal next hops, take key % n and divide the key by n, so
   // consecutive keys differ at the first branch point (paths spread evenly, deterministically).
   std::uint64_t key = mix((static_cast<std::uint64_t>(a) << 32) ^ b) + flow_key;
-  std::vector<DirectedLink> out;
-  out.reserve(16);  // a fat-tree route has at most 10 links
   auto& next = next_;
+  const std::int32_t ds = server_[b], ss = server_[a];
   Vertex v = a;
   while (v != b) {
-    next.clear();
-    const double dv = d(v);
-    for (const Arc& arc : arcs(v))
-      if (on_shortest(dv, d(arc.to), arc.w)) next.push_back(&arc);
-    if (next.empty()) throw std::logic_error("shortest-path walk found no next hop");
+    next_hops(v, d, ds, ss);
     const Arc& arc = *next[key % next.size()];
     key /= next.size();
     out.push_back(arc.link);
     v = arc.to;
   }
-  return out;
 }
 
-double Router::latency(const std::vector<DirectedLink>& path) const {
+void Router::next_hops(Vertex v, const Distances& d, std::int32_t dst_server, std::int32_t src_server) {
+  auto& next = next_;
+  next.clear();
+  const double dv = d(v);
+  if (server_[v] >= 0) {
+    for (const Arc& arc : arcs(v))
+      if (on_shortest(dv, d(arc.to), arc.w)) next.push_back(&arc);
+  } else {
+    // A network vertex: its arcs into servers other than the route's two lead nowhere (servers do not
+    // forward, so their distance is infinite), and the rest are listed apart.
+    for (const NetworkArc& na : network_arcs(slot_[v])) {
+      const Arc& arc = arcs_[na.arc];
+      if (on_shortest(dv, d.network(na.slot), arc.w)) next.push_back(&arc);
+    }
+    // Each list is in adjacency order; hops from more than one are put back in it (ECMP choices index it).
+    int lists = next.empty() ? 0 : 1;
+    const auto into = [&](std::int32_t server) {
+      const std::size_t before = next.size();
+      for (const ServerEntry& e : entries(server)) {
+        if (e.from != v) continue;
+        const Arc& arc = arcs_[e.arc];
+        if (on_shortest(dv, d(arc.to), arc.w)) next.push_back(&arc);
+      }
+      if (next.size() > before) ++lists;
+    };
+    if (dst_server >= 0) into(dst_server);
+    if (src_server >= 0 && src_server != dst_server) into(src_server);
+    if (lists > 1) std::sort(next.begin(), next.end());
+  }
+  if (next.empty()) throw std::logic_error("shortest-path walk found no next hop");
+}
+
+double Router::latency(std::span<const DirectedLink> path) const {
   double s = 0.0;
   for (const DirectedLink l : path) s += topo_.link(l / 2).latency_s;
   return s;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -68,13 +69,17 @@ class PlacedCollective {
   [[nodiscard]] double bottleneck_rate();
   [[nodiscard]] const Collective& collective() const noexcept { return collective_; }
   [[nodiscard]] const std::vector<FlowId>& flows() const noexcept { return flows_; }
-  [[nodiscard]] const std::vector<std::vector<DirectedLink>>& paths() const noexcept { return paths_; }
+  /// The route of flows()[i].
+  [[nodiscard]] std::span<const DirectedLink> path(std::size_t i) const noexcept {
+    return {links_.data() + path_at_[i], links_.data() + path_at_[i + 1]};
+  }
 
  private:
   Collective collective_;
   FlowNetwork* network_;
   std::vector<FlowId> flows_;                        ///< one per distinct pair
-  std::vector<std::vector<DirectedLink>> paths_;     ///< per flow
+  std::vector<DirectedLink> links_;                  ///< the flows' routes, one after another
+  std::vector<std::uint32_t> path_at_{0};            ///< per flow: its route's start; one more at the end
   std::vector<double> latency_;                      ///< per flow
   std::vector<std::vector<std::uint32_t>> flow_of_;  ///< [phase][transfer] -> index into flows_
   std::uint32_t group_ = FlowNetwork::kNoGroup;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "fleetwatt/models/training_io.hpp"
@@ -80,7 +81,7 @@ class FleetNetwork {
 
  private:
   struct JobState;
-  void use_links(const std::vector<DirectedLink>& path, int delta);
+  void use_links(std::span<const DirectedLink> path, int delta);
   void use_nic(std::uint32_t node, int delta);
   void use_storage(int delta);
   /// use_nic and use_storage for each of these nodes (a checkpoint of a job that holds no read clients).

@@ -9,7 +9,10 @@
 
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <vector>
+
+#include <boost/container/small_vector.hpp>
 
 #include "fleetwatt/topologies/topology.hpp"
 
@@ -28,9 +31,14 @@ class FlowNetwork {
   /// Starts a flow over `path`, at most `max_rate_Bps` (a sender or receiver limit). An empty path is a
   /// local copy: its rate is its cap. Flows of one `group` (a job's collective) share a changed flag. The
   /// path is copied into a recycled flow's storage (no allocation once flows have been ended).
-  FlowId add_flow(const std::vector<DirectedLink>& path,
+  FlowId add_flow(std::span<const DirectedLink> path,
                   double max_rate_Bps = std::numeric_limits<double>::infinity(),
                   std::uint32_t group = kNoGroup);
+  FlowId add_flow(const std::vector<DirectedLink>& path,
+                  double max_rate_Bps = std::numeric_limits<double>::infinity(),
+                  std::uint32_t group = kNoGroup) {
+    return add_flow(std::span<const DirectedLink>(path), max_rate_Bps, group);
+  }
   /// Ends a flow; its id may be reused by a later flow.
   void remove_flow(FlowId f);
 
@@ -44,10 +52,10 @@ class FlowNetwork {
   [[nodiscard]] bool take_changed(std::uint32_t group);
 
   /// Live flows crossing a directed link.
-  [[nodiscard]] std::size_t flows_on(DirectedLink l) const { return on_link_[l].size(); }
-  [[nodiscard]] double capacity(DirectedLink l) const { return capacity_[l]; }
+  [[nodiscard]] std::size_t flows_on(DirectedLink l) const { return links_[l].flows.size(); }
+  [[nodiscard]] double capacity(DirectedLink l) const { return links_[l].capacity; }
   [[nodiscard]] std::size_t live_flows() const noexcept { return live_; }
-  [[nodiscard]] std::size_t link_count() const noexcept { return capacity_.size(); }
+  [[nodiscard]] std::size_t link_count() const noexcept { return links_.size(); }
   /// Flows whose rates were recomputed since construction (to measure the incremental saving).
   [[nodiscard]] std::uint64_t recomputed_flows() const noexcept { return recomputed_; }
 
@@ -66,11 +74,19 @@ class FlowNetwork {
     if (flow.rate != rate && flow.group != kNoGroup) changed_[flow.group] = 1;
     flow.rate = rate;
   }
-  [[nodiscard]] bool over(DirectedLink l) const noexcept { return cap_sum_[l] > capacity_[l] * (1.0 + 1e-9); }
+  [[nodiscard]] bool over(DirectedLink l) const noexcept {
+    return links_[l].cap_sum > links_[l].capacity * (1.0 + 1e-9);
+  }
 
-  std::vector<double> capacity_;
-  std::vector<std::vector<FlowId>> on_link_;
-  std::vector<double> cap_sum_;     ///< per link: sum of its flows' caps
+  /// What starting and ending a flow reads and writes on each of its links, in one record (one cache miss
+  /// per link, where four arrays cost four). Most links (a GPU's, a NIC's) carry one or two flows at a
+  /// time: their flows sit inline, with no heap block per link (that was 12 MB at 40,000 GPUs).
+  struct Link {
+    double capacity = 0.0;
+    double cap_sum = 0.0;                             ///< the sum of its flows' caps
+    boost::container::small_vector<FlowId, 2> flows;  ///< in order of arrival (fill() freezes in it)
+  };
+  std::vector<Link> links_;
   std::size_t oversubscribed_ = 0;  ///< links whose flows' caps add up to more than the link
   bool all_at_cap_ = true;          ///< every live flow's rate is its cap
   std::vector<Flow> flows_;

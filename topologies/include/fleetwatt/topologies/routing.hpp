@@ -45,8 +45,10 @@ class Router {
   /// A shortest path from a to b as directed links; `flow_key` chooses among equal paths. Empty when a == b.
   /// Throws std::invalid_argument when b cannot be reached.
   [[nodiscard]] std::vector<DirectedLink> path(Vertex a, Vertex b, std::uint64_t flow_key = 0);
+  /// The same path, appended to `out` (routes kept in one array, without a block each).
+  void append_path(Vertex a, Vertex b, std::uint64_t flow_key, std::vector<DirectedLink>& out);
   /// Sum of the links' latencies.
-  [[nodiscard]] double latency(const std::vector<DirectedLink>& path) const;
+  [[nodiscard]] double latency(std::span<const DirectedLink> path) const;
   /// The vertices a path visits, starting at `from`.
   [[nodiscard]] std::vector<Vertex> vertices(Vertex from, const std::vector<DirectedLink>& path) const;
 
@@ -90,9 +92,33 @@ class Router {
   /// Distances from every vertex that a route from `src` to `dst` may use.
   class Distances;
 
+  /// A network vertex's arc to another network vertex: the target's network slot and the arc's index.
+  struct NetworkArc {
+    std::uint32_t slot, arc;
+  };
+  /// An arc from a network vertex into a server.
+  struct ServerEntry {
+    Vertex from;
+    std::uint32_t arc;
+  };
+
   [[nodiscard]] std::span<const Arc> arcs(Vertex v) const noexcept {
     return {arcs_.data() + arc_begin_[v], arcs_.data() + arc_begin_[v + 1]};
   }
+  [[nodiscard]] std::span<const NetworkArc> network_arcs(std::uint32_t slot) const noexcept {
+    return {network_arcs_.data() + network_arc_begin_[slot],
+            network_arcs_.data() + network_arc_begin_[slot + 1]};
+  }
+  [[nodiscard]] std::span<const ServerEntry> entries(std::int32_t server) const noexcept {
+    const auto s = static_cast<std::size_t>(server);
+    return {entries_.data() + entry_begin_[s], entries_.data() + entry_begin_[s + 1]};
+  }
+  /// Numbers the network vertices' slots breadth-first, so that neighbours' slots lie close together.
+  void order_network_slots();
+  /// Lists each network vertex's network arcs and each server's entries (see network_arcs_).
+  void index_network_arcs();
+  /// The next hops from `v` on shortest paths by `d`, in adjacency order, into next_.
+  void next_hops(Vertex v, const Distances& d, std::int32_t dst_server, std::int32_t src_server);
   [[nodiscard]] bool on_shortest(double dist_v, double dist_u, double w) const;
   /// Finishes a search seeded in heap_ within one server's vertices, `dist` by server slot.
   void settle_within_server(std::vector<double>& dist, std::int32_t server);
@@ -130,6 +156,13 @@ class Router {
   std::vector<std::uint32_t> network_filled_;          ///< slots whose table is cached
   std::vector<std::uint32_t> arc_begin_;  ///< per vertex: its first arc; one more entry at the end
   std::vector<Arc> arcs_;
+  // A walk's step at a switch looks only at the arcs that can be on a route: to other network vertices
+  // (with the target's slot at hand), and into the route's two servers. A leaf switch's links to the
+  // servers below it (72 at k = 36 with 4 NICs each) are skipped instead of each costing a look-up.
+  std::vector<std::uint32_t> network_arc_begin_;  ///< per network slot; one more entry at the end
+  std::vector<NetworkArc> network_arcs_;
+  std::vector<std::uint32_t> entry_begin_;  ///< per server; one more entry at the end
+  std::vector<ServerEntry> entries_;
   std::vector<double> scratch_net_, scratch_own_;  ///< the rare same-server route through the network
   // Scratch of one route, reused so that routing allocates nothing per route.
   std::vector<Exit> exits_;
