@@ -128,6 +128,12 @@ PlacedCollective::PlacedCollective(Collective collective, Router& router, FlowNe
     flows_.push_back(network.add_flow(path(i), std::numeric_limits<double>::infinity(), group));
     return i;
   };
+  std::size_t transfers = 0;
+  for (const auto& phase : collective_.phases) transfers += phase.transfers.size();
+  flows_.reserve(transfers);
+  latency_.reserve(transfers);
+  path_at_.reserve(transfers + 1);
+  links_.reserve(transfers * 4);  // most transfers of a ring stay in a server (two or three links)
   try {
     if (collective_.phases.size() == 1) {
       // One phase (a ring, the usual all-reduce): every transfer is its own flow, in order, as the general

@@ -47,7 +47,7 @@ FleetNetwork::FleetNetwork(Topology topology, TopologyConfig config)
 
   // NIC bandwidth towards the network, storage bandwidth, and the power of an idle network.
   nic_.assign(nodes, NodeNics{});
-  nic_of_link_node_.assign(topo_.link_count(), kNone);
+  link_use_.assign(topo_.link_count(), LinkUse{});
   for (std::uint32_t id = 0; id < topo_.link_count(); ++id) {
     const auto [a, b] = topo_.link_ends(id);
     const auto& pa = g[a];
@@ -56,7 +56,7 @@ FleetNetwork::FleetNetwork(Topology topology, TopologyConfig config)
     for (const auto* p : {&pa, &pb}) {
       if (p->kind == VertexKind::nic && p->node >= 0) {
         const auto n = static_cast<std::uint32_t>(p->node);
-        nic_of_link_node_[id] = n;
+        link_use_[id].nic_node = n;
         const auto& other = p == &pa ? pb : pa;
         if (is_network_switch(other.kind)) {
           nic_[n].Bps += topo_.link(id).bandwidth_Bps;
@@ -77,7 +77,8 @@ FleetNetwork::FleetNetwork(Topology topology, TopologyConfig config)
   for (const std::uint32_t id : storage_links_)
     storage_active_W_ += topo_.link(id).active_W - topo_.link(id).idle_W;
   power_W_ = idle_W_;
-  link_users_.assign(topo_.link_count(), 0);
+  for (std::uint32_t id = 0; id < topo_.link_count(); ++id)
+    link_use_[id].active_extra_W = topo_.link(id).active_W - topo_.link(id).idle_W;
 
   const double pool = storage_Bps_ > 0.0 ? storage_Bps_ : 1.0;  // unused without storage
   reads_ = std::make_unique<SharedPool>(pool);
@@ -92,14 +93,13 @@ std::uint32_t FleetNetwork::node_of_gpu(std::uint32_t gpu) const {
 
 void FleetNetwork::use_links(std::span<const DirectedLink> path, int delta) {
   for (const DirectedLink dl : path) {
-    const std::uint32_t id = dl / 2;
-    const auto& l = topo_.link(id);
+    LinkUse& l = link_use_[dl / 2];
     if (delta > 0) {
-      if (link_users_[id]++ == 0) power_W_ += l.active_W - l.idle_W;
+      if (l.users++ == 0) power_W_ += l.active_extra_W;
     } else {
-      if (--link_users_[id] == 0) power_W_ -= l.active_W - l.idle_W;
+      if (--l.users == 0) power_W_ -= l.active_extra_W;
     }
-    if (nic_of_link_node_[id] != kNone) use_nic(nic_of_link_node_[id], delta);
+    if (l.nic_node != kNone) use_nic(l.nic_node, delta);
   }
 }
 
@@ -127,6 +127,7 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const workl
   auto s = std::make_unique<JobState>();
   s->gpus = gpus;
   std::sort(s->gpus.begin(), s->gpus.end());
+  s->nodes.reserve(s->gpus.size());
   for (const auto gpu : s->gpus) s->nodes.push_back(node_of_gpu(gpu));
   s->nodes.erase(std::unique(s->nodes.begin(), s->nodes.end()), s->nodes.end());
   s->meta = meta;
@@ -153,6 +154,7 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const workl
   const double grad = models::gradient_bytes(meta, config_.training);
   if (n_gpus > 1 && grad > 0.0) {
     std::vector<Vertex> ranks;
+    ranks.reserve(n_gpus);
     for (const auto gpu : s->gpus) ranks.push_back(topo_.gpus().at(gpu));
     Collective c;
     switch (config_.allreduce) {

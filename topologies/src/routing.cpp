@@ -212,11 +212,11 @@ const double* Router::network_distances(Vertex from) {
     const auto [d, v] = heap.top();
     heap.pop();
     if (d > dist[slot_[v]]) continue;
-    for (const Arc& a : arcs(v)) {
-      if (server_[a.to] >= 0) continue;  // servers do not forward
+    for (const NetworkArc& na : network_arcs(slot_[v])) {  // servers do not forward
+      const Arc& a = arcs_[na.arc];
       const double nd = d + a.w;
-      if (nd < dist[slot_[a.to]]) {
-        dist[slot_[a.to]] = nd;
+      if (nd < dist[na.slot]) {
+        dist[na.slot] = nd;
         heap.emplace(nd, a.to);
       }
     }

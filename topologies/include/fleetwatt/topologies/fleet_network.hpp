@@ -120,12 +120,18 @@ class FleetNetwork {
   std::vector<NodeNics> nic_;
   double storage_Bps_ = 0.0;
   // Power bookkeeping: users per link / node NICs / storage, and the current total.
-  std::vector<std::uint32_t> link_users_;
+  /// What a collective's flow reads and writes per link of its route, in one record (one cache miss per
+  /// link where three arrays cost three): users, the node whose NIC it touches, its power when in use.
+  struct LinkUse {
+    std::uint32_t users = 0;
+    std::uint32_t nic_node = ~std::uint32_t{0};  ///< or ~0
+    double active_extra_W = 0.0;                 ///< active minus idle power
+  };
+  std::vector<LinkUse> link_use_;
   std::uint32_t storage_users_ = 0;
   std::vector<std::uint32_t> storage_links_;
-  std::vector<std::uint32_t> nic_of_link_node_;  ///< per link: node whose NIC it touches, or ~0
-  double nic_active_W_ = 0.0;                    ///< per node, all its NICs together
-  double storage_active_W_ = 0.0;                ///< storage links' active minus idle power, together
+  double nic_active_W_ = 0.0;      ///< per node, all its NICs together
+  double storage_active_W_ = 0.0;  ///< storage links' active minus idle power, together
   double idle_W_ = 0.0;
   double power_W_ = 0.0;
 };
