@@ -147,6 +147,7 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const workl
     id = static_cast<NetJob>(jobs_.size());
     jobs_.emplace_back();
     checkpoints_.emplace_back();
+    epoch_memo_.emplace_back();
   }
   // ECMP keys differ per job so that jobs spread over equal paths.
   const std::uint64_t key = static_cast<std::uint64_t>(id) * 0x10001ULL;
@@ -183,6 +184,7 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const workl
       use_storage(+1);
     }
   }
+  epoch_memo_[id] = EpochMemo{};
   auto& c = checkpoints_[id];
   c = CheckpointState{};
   const double checkpoint_bytes = models::checkpoint_bytes(s->meta, config_.training);
@@ -223,10 +225,15 @@ void FleetNetwork::remove_job(NetJob job) {
     use_storage(-1);
   }
   s.reset();
+  epoch_memo_[job].valid = false;
   free_.push_back(job);
 }
 
 EpochCost FleetNetwork::epoch_cost(NetJob job) {
+  EpochMemo& memo = epoch_memo_.at(job);
+  if (memo.valid && (!memo.collective || !fabric_->changed(job)) &&
+      (!memo.reads || reads_->level() == memo.read_level))
+    return memo.cost;  // the same inputs: the same cost, bit for bit
   auto& s = *jobs_.at(job);
   EpochCost c;
   c.steps = s.steps;
@@ -247,6 +254,9 @@ EpochCost FleetNetwork::epoch_cost(NetJob job) {
     c.io_load_s = l.load_s;
     c.io_exposed_s = l.exposed_s;
   }
+  // Every read client's rate is min(its cap, the level): the level is all that can change them.
+  memo =
+      EpochMemo{c, s.reads.empty() ? 0.0 : reads_->level(), true, s.allreduce.has_value(), !s.reads.empty()};
   return c;
 }
 

@@ -94,6 +94,11 @@ bool FlowNetwork::take_changed(std::uint32_t group) {
   return changed;
 }
 
+bool FlowNetwork::changed(std::uint32_t group) {
+  update();
+  return group >= changed_.size() || changed_[group] != 0;
+}
+
 std::size_t FlowNetwork::update() {
   if (dirty_links_.empty() && dirty_flows_.empty()) return 0;
   if (oversubscribed_ == 0) {

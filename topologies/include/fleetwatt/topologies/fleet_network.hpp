@@ -108,6 +108,17 @@ class FleetNetwork {
     bool writing = false;
   };
   std::vector<CheckpointState> checkpoints_;
+  /// A job's last epoch cost, by NetJob, and what it depended on: it holds while none of the job's flow
+  /// rates changed and the read pool's level is the same (most epochs), so an epoch does not reach the
+  /// job's state, its read clients and their caps (cache misses at tens of thousands of GPUs).
+  struct EpochMemo {
+    EpochCost cost;
+    double read_level = 0.0;  ///< the read pool's level it was computed at
+    bool valid = false;
+    bool collective = false;  ///< the job has an all-reduce (its flows' group is its NetJob)
+    bool reads = false;       ///< the job reads from storage
+  };
+  std::vector<EpochMemo> epoch_memo_;
   std::vector<NetJob> free_;
   std::vector<std::uint32_t> node_of_gpu_;
   /// Per node, together so that a job's nodes cost one cache line each per checkpoint: NIC bandwidth

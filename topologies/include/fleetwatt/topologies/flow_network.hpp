@@ -50,6 +50,8 @@ class FlowNetwork {
   /// applying pending changes; clears the flag. Lets a group's owner keep what it derived from the rates
   /// (a collective's time) until they change, instead of reading every rate at every epoch.
   [[nodiscard]] bool take_changed(std::uint32_t group);
+  /// The same flag, left set (after applying pending changes).
+  [[nodiscard]] bool changed(std::uint32_t group);
 
   /// Live flows crossing a directed link.
   [[nodiscard]] std::size_t flows_on(DirectedLink l) const { return links_[l].flows.size(); }
