@@ -6,21 +6,16 @@
 #include "fleetwatt/topologies/builders.hpp"
 #include "fleetwatt/topologies/graph_io.hpp"
 #include "fleetwatt/topologies/topology_config.hpp"
+#include "graphml_head.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::topologies;
 using fleetwatt::workloads::ConfigError;
 
 namespace {
-const char* kGraphml = R"(<?xml version="1.0" encoding="UTF-8"?>
-<graphml xmlns="http://graphml.graphdrawing.org/xmlns">
-  <key id="k" for="node" attr.name="kind" attr.type="string"/>
-  <key id="n" for="node" attr.name="name" attr.type="string"/>
-  <key id="nd" for="node" attr.name="server" attr.type="int"/>
-  <key id="bw" for="edge" attr.name="bandwidth_gbps" attr.type="double"/>
-  <key id="lat" for="edge" attr.name="latency_us" attr.type="double"/>
-  <graph id="G" edgedefault="undirected">
-    <node id="a"><data key="k">gpu</data><data key="n">g0</data><data key="nd">0</data></node>
+const std::string kGraphml =
+    std::string(fleetwatt::test::kGraphmlHead) +
+    R"(    <node id="a"><data key="k">gpu</data><data key="n">g0</data><data key="nd">0</data></node>
     <node id="b"><data key="k">gpu</data><data key="n">g1</data><data key="nd">1</data></node>
     <node id="s"><data key="k">leaf</data><data key="n">sw</data></node>
     <edge source="a" target="s"><data key="bw">400</data><data key="lat">1.5</data></edge>

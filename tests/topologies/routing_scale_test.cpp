@@ -8,13 +8,16 @@
 #include <limits>
 #include <map>
 #include <queue>
+#include <set>
 #include <sstream>
 
 #include "fleetwatt/topologies/graph_io.hpp"
 #include "fleetwatt/topologies/routing.hpp"
 #include "fleetwatt/topologies/topology_config.hpp"
+#include "graphml_head.hpp"
 
 using namespace fleetwatt::topologies;
+using fleetwatt::test::kGraphmlHead;
 
 namespace {
 
@@ -218,15 +221,7 @@ TEST_CASE("routes on a GraphML topology equal the stored routes, with hop counts
   //   g10 -> g30: g10 h1 r1 {r0|r2} r3 h3 g30 = 6, 2 paths
   //   g00 -> st : g00 h0 r0 r3 st = 4
   std::ostringstream xml;
-  xml << R"(<?xml version="1.0" encoding="UTF-8"?>
-<graphml xmlns="http://graphml.graphdrawing.org/xmlns">
-  <key id="k" for="node" attr.name="kind" attr.type="string"/>
-  <key id="n" for="node" attr.name="name" attr.type="string"/>
-  <key id="nd" for="node" attr.name="server" attr.type="int"/>
-  <key id="bw" for="edge" attr.name="bandwidth_gbps" attr.type="double"/>
-  <key id="lat" for="edge" attr.name="latency_us" attr.type="double"/>
-  <graph id="G" edgedefault="undirected">
-)";
+  xml << kGraphmlHead;
   // A vertex whose name is its id (a letter and digits), of a kind, in a server (or none).
   const auto node = [&xml](const auto& id, const char* kind, int server = -1) {
     xml << "<node id=\"" << id << "\"><data key=\"n\">" << id << "</data><data key=\"k\">" << kind
@@ -277,5 +272,45 @@ TEST_CASE("routes on a GraphML topology equal the stored routes, with hop counts
         std::vector<Vertex>{v("g00"), v("h0"), v("r0"), v("r1"), v("r2"), v("h2"), v("g20")});
   CHECK(lat.vertices(v("g00"), lat.path(v("g00"), v("g30"))) ==
         std::vector<Vertex>{v("g00"), v("h0"), v("r0"), v("r3"), v("h3"), v("g30")});
+  for (const auto m : {RouteMetric::hops, RouteMetric::latency}) CHECK(compare_all(t, m, 1) > 0);
+}
+
+TEST_CASE("a switch's equal next hops into a server and to another switch keep the links' order") {
+  // Server 0: g0 - a0 - s. Server 1: g1 behind two ways in, a1 - c1 - g1 (from s) and b1 - g1 (from t,
+  // itself behind s). From s both s a1 c1 g1 and s t b1 g1 take 3 hops: the walk's equal next hops are a
+  // server entry and a switch, which the router lists apart. s's links were made in the order a0, a1, t,
+  // so ECMP's branch 0 is a1 and branch 1 is t: the stored routes (which walk Boost's out-edges, without
+  // the router's lists) must agree on every key, which they do only if the lists are put back in order.
+  std::ostringstream xml;
+  xml << kGraphmlHead << R"(    <node id="s"><data key="n">s</data><data key="k">leaf</data></node>
+    <node id="t"><data key="n">t</data><data key="k">leaf</data></node>
+    <node id="g0"><data key="n">g0</data><data key="k">gpu</data><data key="nd">0</data></node>
+    <node id="a0"><data key="n">a0</data><data key="k">nic</data><data key="nd">0</data></node>
+    <node id="g1"><data key="n">g1</data><data key="k">gpu</data><data key="nd">1</data></node>
+    <node id="a1"><data key="n">a1</data><data key="k">nic</data><data key="nd">1</data></node>
+    <node id="c1"><data key="n">c1</data><data key="k">pcie_switch</data><data key="nd">1</data></node>
+    <node id="b1"><data key="n">b1</data><data key="k">nic</data><data key="nd">1</data></node>
+    <edge source="g0" target="a0"><data key="bw">100</data></edge>
+    <edge source="a0" target="s"><data key="bw">100</data></edge>
+    <edge source="s" target="a1"><data key="bw">100</data></edge>
+    <edge source="s" target="t"><data key="bw">100</data></edge>
+    <edge source="a1" target="c1"><data key="bw">100</data></edge>
+    <edge source="c1" target="g1"><data key="bw">100</data></edge>
+    <edge source="t" target="b1"><data key="bw">100</data></edge>
+    <edge source="b1" target="g1"><data key="bw">100</data></edge>
+  </graph>
+</graphml>
+)";
+  std::istringstream in(xml.str());
+  const Topology t = read_graphml(in, "mixed.graphml");
+  const auto v = [&](const char* name) { return *t.find(name); };
+  Router r(t, RouteMetric::hops);
+  CHECK(r.distance(v("g0"), v("g1")) == 5);
+  CHECK(r.path_count(v("g0"), v("g1")) == 2);
+  // Both branches are taken over a few keys, each the way the links were made.
+  std::set<std::vector<Vertex>> seen;
+  for (std::uint64_t key = 0; key < 8; ++key) seen.insert(r.vertices(v("g0"), r.path(v("g0"), v("g1"), key)));
+  CHECK(seen == std::set<std::vector<Vertex>>{{v("g0"), v("a0"), v("s"), v("a1"), v("c1"), v("g1")},
+                                              {v("g0"), v("a0"), v("s"), v("t"), v("b1"), v("g1")}});
   for (const auto m : {RouteMetric::hops, RouteMetric::latency}) CHECK(compare_all(t, m, 1) > 0);
 }
