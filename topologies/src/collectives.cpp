@@ -122,9 +122,8 @@ PlacedCollective::PlacedCollective(Collective collective, Router& router, FlowNe
   // a pair (the two trees of a double binary tree), so that they compete for the path.
   const auto add = [&](const Transfer& t) {
     const auto i = static_cast<std::uint32_t>(flows_.size());
-    router.append_path(t.src, t.dst, flow_key + i, links_);
+    latency_.push_back(router.append_path(t.src, t.dst, flow_key + i, links_));
     path_at_.push_back(static_cast<std::uint32_t>(links_.size()));
-    latency_.push_back(router.latency(path(i)));
     flows_.push_back(network.add_flow(path(i), std::numeric_limits<double>::infinity(), group));
     return i;
   };

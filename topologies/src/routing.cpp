@@ -115,16 +115,17 @@ Router::Router(const Topology& topo, RouteMetric metric, std::size_t table_budge
       list.push_back(v);
     }
   }
-  // The adjacency in Boost's out-edge order (ECMP choices index it), with each arc's weight and directed
-  // link: 16 bytes per link end, read sequentially by every search and walk.
+  // The adjacency in Boost's out-edge order (ECMP choices index it), with each arc's directed link and
+  // latency (a walk sums the route's latency as it goes): 16 bytes per link end, read sequentially by
+  // every search and walk.
   arc_begin_.assign(n + 1, 0);
   arcs_.reserve(2 * topo_.link_count());
   for (Vertex v = 0; v < n; ++v) {
     arc_begin_[v] = static_cast<std::uint32_t>(arcs_.size());
     for (const Edge& e : boost::make_iterator_range(boost::out_edges(v, g))) {
       const std::uint32_t id = g[e].id;
-      const double w = metric_ == RouteMetric::hops ? 1.0 : topo_.link(id).latency_s + kHopTieBreak_s;
-      arcs_.push_back(Arc{static_cast<std::uint32_t>(boost::target(e, g)), topo_.directed(id, v), w});
+      arcs_.push_back(Arc{static_cast<std::uint32_t>(boost::target(e, g)), topo_.directed(id, v),
+                          topo_.link(id).latency_s});
     }
   }
   arc_begin_[n] = static_cast<std::uint32_t>(arcs_.size());
@@ -196,6 +197,10 @@ void Router::index_network_arcs() {
   }
 }
 
+double Router::weight(const Arc& a) const noexcept {
+  return metric_ == RouteMetric::hops ? 1.0 : a.latency_s + kHopTieBreak_s;
+}
+
 bool Router::on_shortest(double dist_v, double dist_u, double w) const {
   if (metric_ == RouteMetric::hops) return dist_u + w == dist_v;
   return std::abs(dist_u + w - dist_v) <= 1e-9 * kHopTieBreak_s + 1e-12 * dist_v;
@@ -214,7 +219,7 @@ const double* Router::network_distances(Vertex from) {
     if (d > dist[slot_[v]]) continue;
     for (const NetworkArc& na : network_arcs(slot_[v])) {  // servers do not forward
       const Arc& a = arcs_[na.arc];
-      const double nd = d + a.w;
+      const double nd = d + weight(a);
       if (nd < dist[na.slot]) {
         dist[na.slot] = nd;
         heap.emplace(nd, a.to);
@@ -235,7 +240,7 @@ void Router::settle_within_server(std::vector<double>& dist, std::int32_t server
     if (d > dist[slot_[v]]) continue;
     for (const Arc& a : arcs(v)) {
       if (server_[a.to] != server) continue;
-      const double nd = d + a.w;
+      const double nd = d + weight(a);
       if (nd < dist[slot_[a.to]]) {
         dist[slot_[a.to]] = nd;
         heap.emplace(nd, a.to);
@@ -272,7 +277,7 @@ void Router::find_server_shapes() {
           continue;
         }
         signature.push_back(to);
-        signature.push_back(std::bit_cast<std::uint64_t>(a.w));
+        signature.push_back(std::bit_cast<std::uint64_t>(weight(a)));
       }
     }
     const auto [it, fresh] = shapes.emplace(signature, static_cast<std::uint32_t>(shape_base_.size()));
@@ -319,7 +324,7 @@ Router::ToDestination Router::to_destination(Vertex dst) {
       if (own[slot_[u]] == kInf) continue;
       for (const Arc& a : arcs(u)) {
         if (server_[a.to] >= 0) continue;
-        const double offset = own[slot_[u]] + a.w;
+        const double offset = own[slot_[u]] + weight(a);
         const auto index = static_cast<std::uint32_t>(std::find(first, last, a.to) - first);
         // One exit per attachment vertex, at its smallest offset: table + offset rounds monotonically in
         // the offset, so the minimum is unchanged (a server's NICs usually share one leaf switch).
@@ -370,8 +375,8 @@ Router::Distances Router::distances(Vertex src, Vertex dst) {
       if (d > *dist(v)) continue;
       for (const Arc& a : arcs(v)) {
         double* du = dist(a.to);
-        if (du != nullptr && d + a.w < *du) {
-          *du = d + a.w;
+        if (du != nullptr && d + weight(a) < *du) {
+          *du = d + weight(a);
           heap.emplace(*du, a.to);
         }
       }
@@ -403,7 +408,7 @@ Router::Distances Router::distances(Vertex src, Vertex dst) {
         double dx = kInf;
         if (xs < 0) dx = net.network(slot_[a.to]);
         if (xs >= 0 && xs == ds) dx = to.own[slot_[a.to]];
-        if (dx + a.w < local[slot_[u]]) local[slot_[u]] = dx + a.w;
+        if (dx + weight(a) < local[slot_[u]]) local[slot_[u]] = dx + weight(a);
       }
       if (local[slot_[u]] < kInf) heap.emplace(local[slot_[u]], u);
     }
@@ -425,7 +430,7 @@ double Router::path_count(Vertex a, Vertex b) {
     if (const auto it = memo.find(v); it != memo.end()) return it->second;
     double n = 0.0;
     for (const Arc& arc : arcs(v))
-      if (on_shortest(d(v), d(arc.to), arc.w)) n += count(arc.to);
+      if (on_shortest(d(v), d(arc.to), weight(arc))) n += count(arc.to);
     memo.emplace(v, n);
     return n;
   };
@@ -438,7 +443,7 @@ std::vector<DirectedLink> Router::path(Vertex a, Vertex b, std::uint64_t flow_ke
   return out;
 }
 
-void Router::append_path(Vertex a, Vertex b, std::uint64_t flow_key, std::vector<DirectedLink>& out) {
+double Router::append_path(Vertex a, Vertex b, std::uint64_t flow_key, std::vector<DirectedLink>& out) {
   const Distances d = distances(a, b);
   if (d(a) == kInf)
     throw std::invalid_argument(
@@ -449,13 +454,16 @@ void Router::append_path(Vertex a, Vertex b, std::uint64_t flow_key, std::vector
   auto& next = next_;
   const std::int32_t ds = server_[b], ss = server_[a];
   Vertex v = a;
+  double latency_s = 0.0;  // summed in route order, as latency() sums it
   while (v != b) {
     next_hops(v, d, ds, ss);
     const Arc& arc = *next[key % next.size()];
     key /= next.size();
     out.push_back(arc.link);
+    latency_s += arc.latency_s;
     v = arc.to;
   }
+  return latency_s;
 }
 
 void Router::next_hops(Vertex v, const Distances& d, std::int32_t dst_server, std::int32_t src_server) {
@@ -464,13 +472,13 @@ void Router::next_hops(Vertex v, const Distances& d, std::int32_t dst_server, st
   const double dv = d(v);
   if (server_[v] >= 0) {
     for (const Arc& arc : arcs(v))
-      if (on_shortest(dv, d(arc.to), arc.w)) next.push_back(&arc);
+      if (on_shortest(dv, d(arc.to), weight(arc))) next.push_back(&arc);
   } else {
     // A network vertex: its arcs into servers other than the route's two lead nowhere (servers do not
     // forward, so their distance is infinite), and the rest are listed apart.
     for (const NetworkArc& na : network_arcs(slot_[v])) {
       const Arc& arc = arcs_[na.arc];
-      if (on_shortest(dv, d.network(na.slot), arc.w)) next.push_back(&arc);
+      if (on_shortest(dv, d.network(na.slot), weight(arc))) next.push_back(&arc);
     }
     // Each list is in adjacency order; hops from more than one are put back in it (ECMP choices index it).
     int lists = next.empty() ? 0 : 1;
@@ -479,7 +487,7 @@ void Router::next_hops(Vertex v, const Distances& d, std::int32_t dst_server, st
       for (const ServerEntry& e : entries(server)) {
         if (e.from != v) continue;
         const Arc& arc = arcs_[e.arc];
-        if (on_shortest(dv, d(arc.to), arc.w)) next.push_back(&arc);
+        if (on_shortest(dv, d(arc.to), weight(arc))) next.push_back(&arc);
       }
       if (next.size() > before) ++lists;
     };

@@ -45,8 +45,9 @@ class Router {
   /// A shortest path from a to b as directed links; `flow_key` chooses among equal paths. Empty when a == b.
   /// Throws std::invalid_argument when b cannot be reached.
   [[nodiscard]] std::vector<DirectedLink> path(Vertex a, Vertex b, std::uint64_t flow_key = 0);
-  /// The same path, appended to `out` (routes kept in one array, without a block each).
-  void append_path(Vertex a, Vertex b, std::uint64_t flow_key, std::vector<DirectedLink>& out);
+  /// The same path, appended to `out` (routes kept in one array, without a block each); returns its
+  /// latency (the same number as latency() of it).
+  double append_path(Vertex a, Vertex b, std::uint64_t flow_key, std::vector<DirectedLink>& out);
   /// Sum of the links' latencies.
   [[nodiscard]] double latency(std::span<const DirectedLink> path) const;
   /// The vertices a path visits, starting at `from`.
@@ -60,12 +61,15 @@ class Router {
   [[nodiscard]] RouteMetric metric() const noexcept { return metric_; }
 
  private:
-  /// One end of a link as seen from a vertex: the neighbour, the directed link towards it, its weight.
+  /// One end of a link as seen from a vertex: the neighbour, the directed link towards it, its latency
+  /// (the weight follows from it and the metric: see weight()).
   struct Arc {
     std::uint32_t to;
     DirectedLink link;
-    double w;
+    double latency_s;
   };
+  /// An arc's weight under the metric: one per link, or its latency plus a picosecond.
+  [[nodiscard]] double weight(const Arc& a) const noexcept;
   /// Distances to one destination: inside its own server (by server slot), and the network vertices the
   /// server is linked to with the distance from each to the destination. A network vertex's distance is
   /// the minimum over those exits of its network distance to the exit plus the exit's offset, computed
