@@ -79,4 +79,20 @@ double json_number(const std::string& json, const std::string& name, std::size_t
   return std::stod(json.substr(json.find(':', at) + 1));
 }
 
+std::string small_vit_scenario(const std::string& facility, int horizon_s, int rate_per_hour,
+                               int facility_interval_s) {
+  return "seed = 11\n[fleet]\nnodes = 4\ngpus_per_node = 4\n[facility]\n" + facility +
+         "\n[workload]\nhorizon_s = " + std::to_string(horizon_s) +
+         "\n[workload.generator]\nrate_per_hour = " + std::to_string(rate_per_hour) +
+         R"(
+[[workload.generator.mix]]
+class = "vit"
+n_gpus = [1, 4, 8]
+epochs = [1, 5]
+dataset_samples = [10000, 30000]
+[output]
+facility_interval_s = )" +
+         std::to_string(facility_interval_s) + "\n";
+}
+
 }  // namespace fleetwatt::test

@@ -14,6 +14,16 @@ namespace fleetwatt::test {
 [[nodiscard]] std::filesystem::path source_dir();
 /// The built fleetwatt executable.
 [[nodiscard]] std::filesystem::path fleetwatt_binary();
+/// The same as a command line's first word (run_command(fleetwatt_command() + " run ...")).
+[[nodiscard]] inline std::string fleetwatt_command() {
+  return fleetwatt_binary().string();
+}
+
+/// Scenario text of a small generated workload: ViT jobs of 1, 4 or 8 GPUs (1-5 epochs, 10,000-30,000
+/// samples) on 4 servers of 4 GPUs, seed 11. `facility` is the text between the [facility] header (line 5)
+/// and [workload]: the facility's keys and any tables after them ([[facility.battery]], [grid]).
+[[nodiscard]] std::string small_vit_scenario(const std::string& facility, int horizon_s, int rate_per_hour,
+                                             int facility_interval_s);
 
 /// A fresh temporary folder, removed when the object goes.
 class TempDir {

@@ -10,10 +10,6 @@
 using namespace fleetwatt::test;
 
 namespace {
-std::string fw() {
-  return fleetwatt_binary().string();
-}
-
 // 4 servers of 4 GPUs on a fat-tree, one simulated hour.
 const std::string kNetworked = R"(seed = 3
 [fleet]
@@ -39,7 +35,7 @@ dataset_samples = [10000, 20000]
 TEST_CASE("bench --scale multiplies the fleet and --no-topology drops the network", "[cli]") {
   TempDir dir;
   const auto s = dir.write("s.toml", kNetworked);
-  const auto r = run_command(fw() + " bench " + s.string() +
+  const auto r = run_command(fleetwatt_command() + " bench " + s.string() +
                              " --scale 2.5 --no-topology --no-output --predict-jobs 0 --queue-events 10");
   CHECK(r.exit_code == 0);
   // 4 nodes x 2.5 = 10 nodes of 4 GPUs.
@@ -50,7 +46,7 @@ TEST_CASE("bench --network-scaling times the scaled run with and without the net
           "[cli]") {
   TempDir dir;
   const auto s = dir.write("s.toml", kNetworked);
-  const auto r = run_command(fw() + " bench " + s.string() +
+  const auto r = run_command(fleetwatt_command() + " bench " + s.string() +
                              " --network-scaling 2 --network-gpus 64 --network-repeats 2");
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
@@ -72,11 +68,12 @@ TEST_CASE("bench refuses to scale what it cannot, with one line and status 2", "
   std::string plain = kNetworked;
   plain.erase(plain.find("[topology]"), std::string("[topology]\nkind = \"fat_tree\"\n").size());
   const auto s = dir.write("plain.toml", plain);
-  auto r = run_command(fw() + " bench " + s.string() + " --network-scaling 2");
+  auto r = run_command(fleetwatt_command() + " bench " + s.string() + " --network-scaling 2");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("plain.toml: --network-scaling: the scenario has no [topology]") != std::string::npos);
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  r = run_command(fw() + " bench " + (source_dir() / "workloads/scenarios/placement-packed.toml").string() +
+  r = run_command(fleetwatt_command() + " bench " +
+                  (source_dir() / "workloads/scenarios/placement-packed.toml").string() +
                   " --scale 2 --predict-jobs 0");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("--scale: scaling needs a [workload.generator] workload") != std::string::npos);

@@ -14,10 +14,6 @@ using namespace fleetwatt::test;
 using Catch::Detail::Approx;
 
 namespace {
-std::string fw() {
-  return fleetwatt_binary().string();
-}
-
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);
@@ -47,8 +43,8 @@ const std::filesystem::path& day_result() {
   static const std::filesystem::path file = [] {
     const auto out = dir / "day.h5";
     const auto r =
-        run_command(fw() + " run -q " + (source_dir() / "workloads/scenarios/day-fleet.toml").string() +
-                    " -o " + out.string());
+        run_command(fleetwatt_command() + " run -q " +
+                    (source_dir() / "workloads/scenarios/day-fleet.toml").string() + " -o " + out.string());
     REQUIRE(r.exit_code == 0);
     return out;
   }();
@@ -85,8 +81,8 @@ TEST_CASE("export of the default day: 96 rows of 15 min whose mean is the run's 
           "[cli][export]") {
   TempDir dir;
   const auto csv = dir / "day.csv";
-  const auto r =
-      run_command(fw() + " export " + day_result().string() + " --interval 15min -o " + csv.string());
+  const auto r = run_command(fleetwatt_command() + " export " + day_result().string() +
+                             " --interval 15min -o " + csv.string());
   REQUIRE(r.exit_code == 0);
   const auto lines = lines_of(slurp(csv));
   REQUIRE(lines.size() == 97);
@@ -112,8 +108,8 @@ TEST_CASE("export of the default day: 96 rows of 15 min whose mean is the run's 
 }
 
 TEST_CASE("a 1-h export row is the mean of its four 15-min rows", "[cli][export]") {
-  const auto q = run_command(fw() + " export " + day_result().string() + " --interval 15min");
-  const auto h = run_command(fw() + " export " + day_result().string() + " --interval 1h");
+  const auto q = run_command(fleetwatt_command() + " export " + day_result().string() + " --interval 15min");
+  const auto h = run_command(fleetwatt_command() + " export " + day_result().string() + " --interval 1h");
   REQUIRE(q.exit_code == 0);
   REQUIRE(h.exit_code == 0);
   const auto ql = lines_of(q.out), hl = lines_of(h.out);
@@ -169,7 +165,7 @@ TEST_CASE("export time stamps follow a non-default [output] start, nodes and job
   TempDir dir;
   const auto scenario = dir.write("s.toml", kSmall);
   const auto h5file = dir / "s.h5";
-  const auto run = run_command(fw() + " run " + scenario.string() + " -o " + h5file.string());
+  const auto run = run_command(fleetwatt_command() + " run " + scenario.string() + " -o " + h5file.string());
   REQUIRE(run.exit_code == 0);
   // The printed peak time is on the start's clock, and the coincident peak is printed.
   CHECK(run.out.find("(highest interval mean) at 2026-07-01T0") != std::string::npos);
@@ -178,7 +174,7 @@ TEST_CASE("export time stamps follow a non-default [output] start, nodes and job
   CHECK(h5.integer_attribute("/", "start_utc_offset_s") == 7200);
   // 02:00 to 05:00 local: hours 3 and 4 are in the run, and whole.
   CHECK(h5.doubles("/summary/coincident_peak_hours").at(0) == 2.0);
-  const auto hourly = run_command(fw() + " export " + h5file.string() + " --interval 1h");
+  const auto hourly = run_command(fleetwatt_command() + " export " + h5file.string() + " --interval 1h");
   REQUIRE(hourly.exit_code == 0);
   const auto lines = lines_of(hourly.out);
   REQUIRE(lines.size() == 4);
@@ -190,7 +186,8 @@ TEST_CASE("export time stamps follow a non-default [output] start, nodes and job
   CHECK(h5.doubles("/summary/coincident_peak_max_W").at(0) == Approx(std::max(h3, h4) * 1e3).epsilon(1e-9));
   CHECK(h5.doubles("/summary/coincident_peak_mean_W").at(0) == Approx((h3 + h4) / 2 * 1e3).epsilon(1e-9));
 
-  const auto nodes = run_command(fw() + " export " + h5file.string() + " --what nodes --interval 1h");
+  const auto nodes =
+      run_command(fleetwatt_command() + " export " + h5file.string() + " --what nodes --interval 1h");
   REQUIRE(nodes.exit_code == 0);
   const auto nl = lines_of(nodes.out);
   REQUIRE(nl.size() == 4);
@@ -203,8 +200,8 @@ TEST_CASE("export time stamps follow a non-default [output] start, nodes and job
   }
 
   const auto jobs = dir / "jobs.csv";
-  REQUIRE(run_command(fw() + " export " + h5file.string() + " --what jobs -o " + jobs.string()).exit_code ==
-          0);
+  REQUIRE(run_command(fleetwatt_command() + " export " + h5file.string() + " --what jobs -o " + jobs.string())
+              .exit_code == 0);
   const auto jl = lines_of(slurp(jobs));
   REQUIRE(jl.size() == 1 + h5.length("/jobs/id"));
   CHECK(jl[0].rfind("id,class,n_gpus,nodes,state,submit_s,start_s,end_s,", 0) == 0);
@@ -216,8 +213,8 @@ TEST_CASE("export of a comparison: per-policy series", "[cli][export]") {
   TempDir dir;
   const auto scenario = dir.write("s.toml", kSmall);
   const auto file = dir / "cmp.h5";
-  const auto c =
-      run_command(fw() + " compare " + scenario.string() + " --policies fifo,sjf -o " + file.string());
+  const auto c = run_command(fleetwatt_command() + " compare " + scenario.string() +
+                             " --policies fifo,sjf -o " + file.string());
   REQUIRE(c.exit_code == 0);
   fleetwatt::results::ResultReader h5(file);
   CHECK(h5.has("/policies/fifo/facility/time_s"));
@@ -228,7 +225,8 @@ TEST_CASE("export of a comparison: per-policy series", "[cli][export]") {
     CHECK(h5.kind(count) == Kind::integer);
   CHECK(h5.kind("/comparison/gpu_util") == Kind::real);  // a fraction, unit "1" too, but not a count
   CHECK(h5.doubles("/comparison/jobs_total") == std::vector<double>{2.0, 2.0});
-  const auto r = run_command(fw() + " export " + file.string() + " --what policies --interval 1h");
+  const auto r =
+      run_command(fleetwatt_command() + " export " + file.string() + " --what policies --interval 1h");
   REQUIRE(r.exit_code == 0);
   const auto lines = lines_of(r.out);
   REQUIRE(lines.size() == 4);
@@ -243,7 +241,7 @@ TEST_CASE("export of a comparison: per-policy series", "[cli][export]") {
     const std::string policy = p == 0 ? "fifo" : "sjf";
     CHECK(sum / 3 * 1e3 * 10800 == Approx(h5.doubles("/comparison/series_energy_J").at(p)).epsilon(1e-9));
   }
-  const auto jobs = run_command(fw() + " export " + file.string() + " --what jobs");
+  const auto jobs = run_command(fleetwatt_command() + " export " + file.string() + " --what jobs");
   REQUIRE(jobs.exit_code == 0);
   CHECK(lines_of(jobs.out).size() == 1 + 2 * 2);  // a header, 2 jobs per policy
   CHECK(lines_of(jobs.out)[1].rfind("fifo,1,", 0) == 0);
@@ -268,13 +266,13 @@ TEST_CASE("export refuses bad flags, missing files and the wrong kind of result 
   };
   for (const auto& c : cases) {
     INFO(c.args);
-    const auto r = run_command(fw() + " export " + c.args + " -o " + out.string());
+    const auto r = run_command(fleetwatt_command() + " export " + c.args + " -o " + out.string());
     CHECK(r.exit_code == 2);
     CHECK(r.err.find(c.expected) != std::string::npos);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
     CHECK_FALSE(std::filesystem::exists(out));
   }
-  const auto help = run_command(fw() + " export --help");
+  const auto help = run_command(fleetwatt_command() + " export --help");
   CHECK(help.exit_code == 0);
   for (const char* opt : {"--interval", "--what", "--output"}) CHECK(help.out.find(opt) != std::string::npos);
 }
@@ -289,7 +287,8 @@ TEST_CASE("the README's export examples on the default day run as written", "[cl
     if (line.rfind("fleetwatt export day.h5 ", 0) != 0) continue;
     const std::string command = line.substr(0, line.find('#'));
     INFO(command);
-    const auto r = run_command("cd " + dir.path().string() + " && " + fw() + command.substr(9));
+    const auto r =
+        run_command("cd " + dir.path().string() + " && " + fleetwatt_command() + command.substr(9));
     CHECK(r.exit_code == 0);
     ++ran;
   }
@@ -323,12 +322,14 @@ class = "vit"
 start = "2026-05-01T00:00:00Z"
 )");
   const auto file = dir / "u.h5";
-  REQUIRE(run_command(fw() + " run -q " + scenario.string() + " -o " + file.string()).exit_code == 0);
+  REQUIRE(
+      run_command(fleetwatt_command() + " run -q " + scenario.string() + " -o " + file.string()).exit_code ==
+      0);
   fleetwatt::results::ResultReader h5(file);
   CHECK(h5.strings("/fleet/name") == std::vector<std::string>{"halle-süd-ß", "東"});
   CHECK(h5.string_attribute("/", "scenario").find("halle-süd-ß") != std::string::npos);
   CHECK(h5.string_attribute("/", "start") == "2026-05-01T00:00:00Z");
-  const auto jobs = run_command(fw() + " export " + file.string() + " --what jobs");
+  const auto jobs = run_command(fleetwatt_command() + " export " + file.string() + " --what jobs");
   REQUIRE(jobs.exit_code == 0);
   CHECK(lines_of(jobs.out).size() == 2);
 }

@@ -15,38 +15,16 @@ using namespace fleetwatt::test;
 using Catch::Matchers::WithinRel;
 
 namespace {
-std::string fw() {
-  return fleetwatt_binary().string();
-}
-
+/// Two hours of generated jobs on 4 servers at 60 s facility intervals, with these [facility] keys.
 std::string small(const std::string& facility) {
-  return R"(seed = 11
-[fleet]
-nodes = 4
-gpus_per_node = 4
-[facility]
-)" + facility +
-         R"(
-carbon_kg_per_kwh = 0.5
-[workload]
-horizon_s = 7200
-[workload.generator]
-rate_per_hour = 30
-[[workload.generator.mix]]
-class = "vit"
-n_gpus = [1, 4, 8]
-epochs = [1, 5]
-dataset_samples = [10000, 30000]
-[output]
-facility_interval_s = 60
-)";
+  return small_vit_scenario(facility + "\ncarbon_kg_per_kwh = 0.5", 7200, 30, 60);
 }
 }  // namespace
 
 TEST_CASE("the shipped year: summer-afternoon PUE above winter-night PUE", "[cli][facility]") {
   TempDir dir;
   const auto scenario = source_dir() / "workloads/scenarios/year-weather.toml";
-  auto r = run_command(fw() + " run " + scenario.string() + " -o " + (dir / "y.h5").string());
+  auto r = run_command(fleetwatt_command() + " run " + scenario.string() + " -o " + (dir / "y.h5").string());
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("PUE") != std::string::npos);
   fleetwatt::results::ResultReader h5(dir / "y.h5");
@@ -80,8 +58,12 @@ TEST_CASE("cooling = constant is today's facility series bit for bit", "[cli][fa
   TempDir dir;
   auto a = dir.write("a.toml", small("pue = 1.3"));
   auto b = dir.write("b.toml", small("pue = 1.3\ncooling = \"constant\""));
-  REQUIRE(run_command(fw() + " run " + a.string() + " -o " + (dir / "a.h5").string()).exit_code == 0);
-  REQUIRE(run_command(fw() + " run " + b.string() + " -o " + (dir / "b.h5").string()).exit_code == 0);
+  REQUIRE(
+      run_command(fleetwatt_command() + " run " + a.string() + " -o " + (dir / "a.h5").string()).exit_code ==
+      0);
+  REQUIRE(
+      run_command(fleetwatt_command() + " run " + b.string() + " -o " + (dir / "b.h5").string()).exit_code ==
+      0);
   fleetwatt::results::ResultReader ha(dir / "a.h5"), hb(dir / "b.h5");
   for (const char* d : {"/facility/facility_power_W", "/facility/energy_J", "/facility/carbon_kg",
                         "/summary/facility_energy_J", "/summary/carbon_kg", "/summary/peak_facility_W"})
@@ -97,7 +79,7 @@ TEST_CASE("weather cooling: energy, carbon and PUE series agree with the facilit
   // Half an hour at 5 C (liquid preset: free cooling), then 40 C (chiller at work).
   dir.write("w.csv", "time,dry_bulb_c\n0,5\n1800,40\n");
   auto s = dir.write("s.toml", small("cooling = \"weather\"\ndesign = \"liquid\"\nweather_csv = \"w.csv\""));
-  auto r = run_command(fw() + " run " + s.string() + " -o " + (dir / "w.h5").string());
+  auto r = run_command(fleetwatt_command() + " run " + s.string() + " -o " + (dir / "w.h5").string());
   REQUIRE(r.exit_code == 0);
   fleetwatt::results::ResultReader h5(dir / "w.h5");
   const auto f = h5.doubles("/facility/facility_power_W"), it = h5.doubles("/facility/it_power_W");
@@ -133,7 +115,7 @@ TEST_CASE("bad cooling keys and bad weather rows: one located line, exit 2, no f
   for (const auto& [facility, expected] : cases) {
     INFO(facility);
     auto s = dir.write("s.toml", small(facility));
-    auto r = run_command(fw() + " run " + s.string() + " -o " + (dir / "bad.h5").string());
+    auto r = run_command(fleetwatt_command() + " run " + s.string() + " -o " + (dir / "bad.h5").string());
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains(expected));
     CHECK_FALSE(std::filesystem::exists(dir / "bad.h5"));
@@ -142,28 +124,9 @@ TEST_CASE("bad cooling keys and bad weather rows: one located line, exit 2, no f
 
 namespace {
 std::string with_battery(const std::string& battery, const std::string& grid) {
-  return R"(seed = 11
-[fleet]
-nodes = 4
-gpus_per_node = 4
-[facility]
-pue = 1.2
-carbon_kg_per_kwh = 0.5
-[[facility.battery]]
-)" + battery +
-         "\n[grid]\n" + grid + R"(
-[workload]
-horizon_s = 7200
-[workload.generator]
-rate_per_hour = 30
-[[workload.generator.mix]]
-class = "vit"
-n_gpus = [1, 4, 8]
-epochs = [1, 5]
-dataset_samples = [10000, 30000]
-[output]
-facility_interval_s = 60
-)";
+  return small_vit_scenario(
+      "pue = 1.2\ncarbon_kg_per_kwh = 0.5\n[[facility.battery]]\n" + battery + "\n[grid]\n" + grid, 7200, 30,
+      60);
 }
 }  // namespace
 
@@ -174,7 +137,7 @@ TEST_CASE("a peak_shave battery: import under the limit, energy balance, carbon 
   auto s = dir.write("b.toml", with_battery("energy_kwh = 5\npower_kw = 3\nround_trip_efficiency = 0.85\n"
                                             "mode = \"peak_shave\"",
                                             "import_limit_kw = 4"));
-  auto r = run_command(fw() + " run " + s.string() + " -o " + (dir / "b.h5").string());
+  auto r = run_command(fleetwatt_command() + " run " + s.string() + " -o " + (dir / "b.h5").string());
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("grid import") != std::string::npos);
   fleetwatt::results::ResultReader h5(dir / "b.h5");
@@ -207,7 +170,7 @@ TEST_CASE("a ramp_limit battery holds the import change per minute", "[cli][batt
   auto s = dir.write("r.toml", with_battery("energy_kwh = 20\npower_kw = 10\nmode = \"ramp_limit\"\n"
                                             "ramp_limit_kw_per_min = 0.5",
                                             ""));
-  auto r = run_command(fw() + " run " + s.string() + " -o " + (dir / "r.h5").string());
+  auto r = run_command(fleetwatt_command() + " run " + s.string() + " -o " + (dir / "r.h5").string());
   REQUIRE(r.exit_code == 0);
   fleetwatt::results::ResultReader h5(dir / "r.h5");
   const auto import = h5.doubles("/facility/grid_import_W"), soc = h5.doubles("/facility/battery_soc");
@@ -229,7 +192,7 @@ TEST_CASE("bad battery keys: one located line, exit 2, no file", "[cli][battery]
   for (const auto& [battery, grid, expected] : cases) {
     INFO(battery);
     auto s = dir.write("b.toml", with_battery(battery, grid));
-    auto r = run_command(fw() + " run " + s.string() + " -o " + (dir / "bad.h5").string());
+    auto r = run_command(fleetwatt_command() + " run " + s.string() + " -o " + (dir / "bad.h5").string());
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains(expected));
     CHECK_FALSE(std::filesystem::exists(dir / "bad.h5"));

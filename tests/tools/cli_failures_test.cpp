@@ -11,10 +11,6 @@
 using namespace fleetwatt::test;
 
 namespace {
-std::string fw() {
-  return fleetwatt_binary().string();
-}
-
 // Three 8-GPU ViT jobs for two days, failing at 0.005 per GPU-hour (one per job every 25 h of running).
 const std::string kRun = R"(seed = 4
 [fleet]
@@ -46,7 +42,7 @@ TEST_CASE("a run with failures prints them and writes their columns and totals",
   TempDir dir;
   const auto on = dir.write("on.toml", kRun + kOn);
   const auto off = dir.write("off.toml", kRun);
-  auto r = run_command(fw() + " run " + on.string() + " -o " + (dir / "on.h5").string());
+  auto r = run_command(fleetwatt_command() + " run " + on.string() + " -o " + (dir / "on.h5").string());
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("  interruptions") != std::string::npos);
   CHECK(r.out.find("per GPU-h); lost") != std::string::npos);
@@ -75,14 +71,14 @@ TEST_CASE("a run with failures prints them and writes their columns and totals",
   CHECK(h5.doubles("/summary/interruptions_expected").front() ==
         Approx(0.005 * (exposed_h0 + exposed_h1) + 0.02 * exposed_h2).epsilon(1e-9));
   // The same seed writes the same figures.
-  auto r2 = run_command(fw() + " run " + on.string() + " -q -o " + (dir / "on2.h5").string());
+  auto r2 = run_command(fleetwatt_command() + " run " + on.string() + " -q -o " + (dir / "on2.h5").string());
   REQUIRE(r2.exit_code == 0);
   fleetwatt::results::ResultReader again(dir / "on2.h5");
   CHECK(again.doubles("/facility/facility_power_W") == h5.doubles("/facility/facility_power_W"));
   CHECK(again.doubles("/jobs/energy_J") == energy);
   CHECK(again.integers("/jobs/interruptions") == n);
   // Without the table: no failure columns, no line.
-  auto r3 = run_command(fw() + " run " + off.string() + " -o " + (dir / "off.h5").string());
+  auto r3 = run_command(fleetwatt_command() + " run " + off.string() + " -o " + (dir / "off.h5").string());
   REQUIRE(r3.exit_code == 0);
   CHECK(r3.out.find("interruptions") == std::string::npos);
   fleetwatt::results::ResultReader plain(dir / "off.h5");
@@ -94,7 +90,8 @@ TEST_CASE("a bad [failures] key exits with status 2, one line and no file", "[cl
   TempDir dir;
   dir.write("s.toml", kRun + "[failures]\nenabled = true\nrestart_delay = 60\n");
   const auto out = dir / "out.h5";
-  auto r = run_command("cd " + dir.path().string() + " && " + fw() + " run s.toml -o " + out.string());
+  auto r = run_command("cd " + dir.path().string() + " && " + fleetwatt_command() + " run s.toml -o " +
+                       out.string());
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("s.toml:25:1: failures.restart_delay: unknown key") != std::string::npos);
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);

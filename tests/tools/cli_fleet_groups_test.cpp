@@ -13,10 +13,6 @@
 using namespace fleetwatt::test;
 
 namespace {
-std::string fw() {
-  return fleetwatt_binary().string();
-}
-
 // 3 A800 servers x 4 GPUs, then 4 T4 servers x 2 GPUs.
 const std::string kHetero = R"(seed = 5
 [fleet]
@@ -56,7 +52,7 @@ std::vector<std::int64_t> node_list(const std::string& s) {
 TEST_CASE("a run on node groups records them and keeps every job on one group", "[cli][fleet]") {
   TempDir dir;
   const auto scenario = dir.write("h.toml", kHetero);
-  auto r = run_command(fw() + " run " + scenario.string() + " -o " + (dir / "a.h5").string());
+  auto r = run_command(fleetwatt_command() + " run " + scenario.string() + " -o " + (dir / "a.h5").string());
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("2 node groups") != std::string::npos);
   CHECK(r.out.find("t4s: 4 nodes x 2 t4 (idle 10 W/GPU, node base 80 W)") != std::string::npos);
@@ -88,10 +84,10 @@ TEST_CASE("a run on node groups records them and keeps every job on one group", 
 TEST_CASE("the same heterogeneous scenario and seed give identical datasets", "[cli][fleet]") {
   TempDir dir;
   const auto scenario = dir.write("h.toml", kHetero);
-  REQUIRE(run_command(fw() + " run -q " + scenario.string() + " -o " + (dir / "a.h5").string()).exit_code ==
-          0);
-  REQUIRE(run_command(fw() + " run -q " + scenario.string() + " -o " + (dir / "b.h5").string()).exit_code ==
-          0);
+  REQUIRE(run_command(fleetwatt_command() + " run -q " + scenario.string() + " -o " + (dir / "a.h5").string())
+              .exit_code == 0);
+  REQUIRE(run_command(fleetwatt_command() + " run -q " + scenario.string() + " -o " + (dir / "b.h5").string())
+              .exit_code == 0);
   fleetwatt::results::ResultReader a(dir / "a.h5"), b(dir / "b.h5");
   for (const char* d : {"/facility/facility_power_W", "/jobs/start_s", "/jobs/energy_J", "/jobs/epochs"})
     CHECK(a.doubles(d) == b.doubles(d));
@@ -103,13 +99,14 @@ TEST_CASE("misused node groups exit 2 with the location", "[cli][fleet]") {
   TempDir dir;
   auto both = dir.write("both.toml",
                         "[fleet]\ngpus_per_node = 2\n" + kHetero.substr(kHetero.find("[[fleet.group]]")));
-  auto r = run_command(fw() + " run " + both.string() + " -o " + (dir / "x.h5").string());
+  auto r = run_command(fleetwatt_command() + " run " + both.string() + " -o " + (dir / "x.h5").string());
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("both.toml:2:1: fleet.gpus_per_node: cannot be given with [[fleet.group]]") !=
         std::string::npos);
   auto bad = kHetero;
   bad.replace(bad.find("gpu = \"t4\""), 10, "gpu = \"t5\"");
-  r = run_command(fw() + " run " + dir.write("bad.toml", bad).string() + " -o " + (dir / "x.h5").string());
+  r = run_command(fleetwatt_command() + " run " + dir.write("bad.toml", bad).string() + " -o " +
+                  (dir / "x.h5").string());
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("bad.toml:13:1: fleet.group[1].gpu:") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir / "x.h5"));
@@ -123,8 +120,8 @@ TEST_CASE("the facility power cap holds on a heterogeneous fleet in both modes",
     auto s = kHetero;
     s.replace(s.find("[scheduler]\n"), 12,
               std::string("[scheduler]\npolicy = \"powercap\"\ncap_w = 4000\nmode = \"") + mode + "\"\n");
-    auto r =
-        run_command(fw() + " run -q " + dir.write("p.toml", s).string() + " -o " + (dir / "p.h5").string());
+    auto r = run_command(fleetwatt_command() + " run -q " + dir.write("p.toml", s).string() + " -o " +
+                         (dir / "p.h5").string());
     REQUIRE(r.exit_code == 0);
     fleetwatt::results::ResultReader f(dir / "p.h5");
     CHECK(f.doubles("/summary/peak_facility_W").at(0) <= 4000.0 + 1e-6);
@@ -160,8 +157,8 @@ format = "alibaba2023"
 max_jobs = 300
 arrival_scale = 20
 )");
-  REQUIRE(run_command(fw() + " run -q " + scenario.string() + " -o " + (dir / "r.h5").string()).exit_code ==
-          0);
+  REQUIRE(run_command(fleetwatt_command() + " run -q " + scenario.string() + " -o " + (dir / "r.h5").string())
+              .exit_code == 0);
   fleetwatt::results::ResultReader f(dir / "r.h5");
   const auto start = f.doubles("/jobs/start_s"), end = f.doubles("/jobs/end_s");
   const auto recorded = f.doubles("/jobs/recorded_runtime_s");
@@ -186,7 +183,7 @@ arrival_scale = 20
 }
 
 TEST_CASE("run --help names node groups", "[cli][fleet]") {
-  auto r = run_command(fw() + " run --help");
+  auto r = run_command(fleetwatt_command() + " run --help");
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("[[fleet.group]]") != std::string::npos);
 }
@@ -228,7 +225,8 @@ params = 25.6e6
 batch_size = 256
 dataset_samples = 50000
 )");
-  auto r = run_command(fw() + " run -q " + scenario.string() + " -o " + (dir / "t.h5").string());
+  auto r =
+      run_command(fleetwatt_command() + " run -q " + scenario.string() + " -o " + (dir / "t.h5").string());
   REQUIRE(r.exit_code == 0);
   fleetwatt::results::ResultReader f(dir / "t.h5");
   CHECK(f.strings("/jobs/nodes") == std::vector<std::string>{"0,1", "2,3"});

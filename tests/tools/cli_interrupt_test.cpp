@@ -17,10 +17,6 @@ using namespace fleetwatt::test;
 
 namespace {
 
-std::string fw() {
-  return fleetwatt_binary().string();
-}
-
 std::size_t files_in(const fs::path& dir) {
   std::size_t n = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++n;
@@ -42,7 +38,7 @@ std::string records_csv() {
 /// A fit that runs for minutes uninterrupted (200,000 programs x 400 generations x 4 targets x 20 repeats;
 /// measured: still running after 20 s on the 2-core development VM).
 std::string long_fit(const fs::path& records, const fs::path& model) {
-  return fw() + " fit " + records.string() +
+  return fleetwatt_command() + " fit " + records.string() +
          " --target peak_W,peak_s,valley_W,valley_s --features flops,data_size,gpus --models sr"
          " --population 200000 --generations 400 --threads 1 -o " +
          model.string();
@@ -82,8 +78,8 @@ TEST_CASE("SIGTERM ends a command with exit 143, polled or not", "[cli][signals]
                 "[fleet]\nnodes = 400\n[workload]\nhorizon_s = 864000\n[workload.generator]\n"
                 "rate_per_hour = 400\n[[workload.generator.mix]]\nclass = \"vit\"\n"
                 "n_gpus = [1, 4]\nepochs = [1, 50]\n");
-  auto run = run_command("timeout --preserve-status -s TERM 0.5 " + fw() + " run " + scenario.string() +
-                         " -o " + (dir / "out.h5").string());
+  auto run = run_command("timeout --preserve-status -s TERM 0.5 " + fleetwatt_command() + " run " +
+                         scenario.string() + " -o " + (dir / "out.h5").string());
   CHECK(run.exit_code == 143);
   CHECK_FALSE(fs::exists(dir / "out.h5"));
   CHECK(files_in(dir.path()) == 2);  // records and scenario
@@ -94,8 +90,8 @@ TEST_CASE("an output naming one of the command's inputs is refused before anythi
   TempDir dir;
   const std::string trace = "id,submit_s,n_gpus,job_class\n1,0,1,vit\n";
   const auto csv = dir.write("jobs.csv", trace);
-  auto r =
-      run_command(fw() + " trace convert " + csv.string() + " --format fleetwatt_csv -o " + csv.string());
+  auto r = run_command(fleetwatt_command() + " trace convert " + csv.string() +
+                       " --format fleetwatt_csv -o " + csv.string());
   INFO(r.err);
   CHECK(r.exit_code == 2);
   CHECK(r.err == "fleetwatt: error: -o: " + csv.string() +
@@ -103,14 +99,14 @@ TEST_CASE("an output naming one of the command's inputs is refused before anythi
   std::ifstream in(csv);
   CHECK(std::string(std::istreambuf_iterator<char>(in), {}) == trace);  // untouched
   // The same file by another name is the same file.
-  auto again = run_command("cd " + dir.path().string() + " && " + fw() +
+  auto again = run_command("cd " + dir.path().string() + " && " + fleetwatt_command() +
                            " trace convert ./jobs.csv --format fleetwatt_csv -o ../" +
                            dir.path().filename().string() + "/jobs.csv");
   CHECK(again.exit_code == 2);
   // calibrate's --records is an output too: never the telemetry it reads.
   const auto log =
       dir.write("smi.csv", "timestamp, index, power.draw [W]\n2024/01/01 00:00:00.000, 0, 100 W\n");
-  auto cal = run_command(fw() + " calibrate " + log.string() + " --records " + log.string());
+  auto cal = run_command(fleetwatt_command() + " calibrate " + log.string() + " --records " + log.string());
   CHECK(cal.exit_code == 2);
   CHECK(cal.err.find("--records") != std::string::npos);
 }
@@ -124,7 +120,8 @@ TEST_CASE("a temporary file left by a dead process is named in a warning", "[cli
   // 4,194,305 is above the largest pid Linux hands out (pid_max is at most 2^22): no process has it.
   const auto stale = dir / "out.h5.tmp-4194305";
   std::ofstream(stale) << "half a result";
-  auto r = run_command(fw() + " run -q " + scenario.string() + " -o " + (dir / "out.h5").string());
+  auto r =
+      run_command(fleetwatt_command() + " run -q " + scenario.string() + " -o " + (dir / "out.h5").string());
   INFO(r.err);
   CHECK(r.exit_code == 0);
   CHECK(r.err.find("warning: " + stale.string() +

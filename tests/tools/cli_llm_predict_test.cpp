@@ -9,14 +9,6 @@
 using namespace fleetwatt::test;
 
 namespace {
-std::string fw() {
-  return fleetwatt_binary().string();
-}
-
-double key(const std::string& json, const std::string& name) {
-  return json_number(json, name);
-}
-
 // GPT-3 175B on 512 H100s: tp 8, pp 8, dp 8, ZeRO 1, selective recomputation, micro-batch 1, global batch
 // 1536 sequences of 2048 tokens, 1000 steps per epoch.
 const std::string kGpt3 =
@@ -25,33 +17,33 @@ const std::string kGpt3 =
 }  // namespace
 
 TEST_CASE("predict takes the parallel split as flags", "[cli][predict][llm]") {
-  const auto help = run_command(fw() + " predict --help");
+  const auto help = run_command(fleetwatt_command() + " predict --help");
   REQUIRE(help.exit_code == 0);
   for (const char* opt : {"--tp", "--pp", "--ep", "--zero", "--micro-batch", "--recompute"})
     CHECK(help.out.find(opt) != std::string::npos);
 }
 
 TEST_CASE("predict's memory per GPU of GPT-3 175B is the hand-worked figure", "[cli][predict][llm]") {
-  const auto r = run_command(fw() + kGpt3);
+  const auto r = run_command(fleetwatt_command() + kGpt3);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const std::string& j = r.out;
   // Shard P = 174,604,259,328 / 64 = 2,728,191,552 parameters: weights and gradients 2 P bytes each,
   // optimizer 12 P / 8 (ZeRO 1 over dp 8); activations 12 layers x 8 micro-batches in flight x 34 s b h / t
   // = 96 x 106,954,752 bytes. Total 25,272,709,728 bytes.
-  CHECK(key(j, "memory_weights_bytes") == Approx(5456383104.0));
-  CHECK(key(j, "memory_gradients_bytes") == Approx(5456383104.0));
-  CHECK(key(j, "memory_optimizer_bytes") == Approx(4092287328.0));
-  CHECK(key(j, "memory_activations_bytes") == Approx(10267656192.0));
-  CHECK(key(j, "memory_per_gpu_bytes") == Approx(25272709728.0));
-  CHECK(key(j, "dp") == 8);
-  CHECK(key(j, "steps_per_epoch") == 1000);
+  CHECK(json_number(j, "memory_weights_bytes") == Approx(5456383104.0));
+  CHECK(json_number(j, "memory_gradients_bytes") == Approx(5456383104.0));
+  CHECK(json_number(j, "memory_optimizer_bytes") == Approx(4092287328.0));
+  CHECK(json_number(j, "memory_activations_bytes") == Approx(10267656192.0));
+  CHECK(json_number(j, "memory_per_gpu_bytes") == Approx(25272709728.0));
+  CHECK(json_number(j, "dp") == 8);
+  CHECK(json_number(j, "steps_per_epoch") == 1000);
   // 6 N + 12 L s d = 6 x 174,604,259,328 + 12 x 96 x 2048 x 12288.
-  CHECK(key(j, "training_flops_per_token") == 1076616585216.0);
+  CHECK(json_number(j, "training_flops_per_token") == 1076616585216.0);
   // The epoch's steps (compute, exposed communication, loading and the pipeline bubble) are all of it but
   // the checkpoint valley.
-  CHECK(key(j, "steps_per_epoch") * key(j, "step_s") ==
-        Approx(key(j, "epoch_s") - key(j, "valley_s")).epsilon(1e-9));
+  CHECK(json_number(j, "steps_per_epoch") * json_number(j, "step_s") ==
+        Approx(json_number(j, "epoch_s") - json_number(j, "valley_s")).epsilon(1e-9));
 }
 
 TEST_CASE("a scenario job's parallel keys predict as the flags do", "[cli][predict][llm]") {
@@ -73,19 +65,19 @@ global_batch_tokens = 3145728
 dataset_samples = 1536000
 precision = "bf16"
 )");
-  const auto from_file = run_command(fw() + " predict --json --scenario " + file.string());
+  const auto from_file = run_command(fleetwatt_command() + " predict --json --scenario " + file.string());
   INFO(from_file.err);
   REQUIRE(from_file.exit_code == 0);
-  const auto flags = run_command(fw() + kGpt3);
+  const auto flags = run_command(fleetwatt_command() + kGpt3);
   REQUIRE(flags.exit_code == 0);
-  CHECK(key(from_file.out, "memory_per_gpu_bytes") == key(flags.out, "memory_per_gpu_bytes"));
-  CHECK(key(from_file.out, "epoch_s") == key(flags.out, "epoch_s"));
-  CHECK(key(from_file.out, "n_gpus") == 512);
+  CHECK(json_number(from_file.out, "memory_per_gpu_bytes") == json_number(flags.out, "memory_per_gpu_bytes"));
+  CHECK(json_number(from_file.out, "epoch_s") == json_number(flags.out, "epoch_s"));
+  CHECK(json_number(from_file.out, "n_gpus") == 512);
 }
 
 TEST_CASE("an LLM job that cannot fit is refused with its need and the GPU's memory", "[cli][predict][llm]") {
   // Llama 2 70B data parallel on 8 H100s: 16 bytes x 68,976,648,192 = 1,027.8 GiB of state alone.
-  const auto r = run_command(fw() +
+  const auto r = run_command(fleetwatt_command() +
                              " predict --model llama2_70b --gpu h100-sxm --gpus 8 --batch 8 --seq 4096 "
                              "--samples 1000 --precision bf16");
   CHECK(r.exit_code == 2);
@@ -105,7 +97,7 @@ global_batch = 8
 dataset_samples = 1000
 precision = "bf16"
 )");
-  const auto s = run_command(fw() + " predict --scenario " + file.string());
+  const auto s = run_command(fleetwatt_command() + " predict --scenario " + file.string());
   CHECK(s.exit_code == 2);
   CHECK(s.err.find("big.toml:4:1") != std::string::npos);
   CHECK(s.err.find("h100-sxm has 80 GiB") != std::string::npos);
@@ -113,7 +105,8 @@ precision = "bf16"
 
 TEST_CASE("an inconsistent split on the command line exits 2", "[cli][predict][llm][bad-input]") {
   const std::string base =
-      fw() + " predict --model mixtral_8x7b --gpu h100-sxm --batch 64 --samples 1000 --precision bf16";
+      fleetwatt_command() +
+      " predict --model mixtral_8x7b --gpu h100-sxm --batch 64 --samples 1000 --precision bf16";
   CHECK(run_command(base + " --gpus 12 --tp 8").exit_code == 2);
   const auto ep = run_command(base + " --gpus 16 --tp 2 --ep 3");
   CHECK(ep.exit_code == 2);
@@ -125,34 +118,35 @@ TEST_CASE("an inconsistent split on the command line exits 2", "[cli][predict][l
 
 TEST_CASE("predict breaks a 3D-parallel step into compute, TP, PP, DP, bubble and MFU",
           "[cli][predict][llm]") {
-  const auto r = run_command(fw() + kGpt3);
+  const auto r = run_command(fleetwatt_command() + kGpt3);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const std::string& j = r.out;
   // dp 8: 1536 / 8 = 192 micro-batches of 1 per replica; 1F1B bubble (8 - 1) / (192 + 7) = 7 / 199.
-  CHECK(key(j, "micro_batches") == 192);
-  CHECK(key(j, "bubble_fraction") == Approx(7.0 / 199.0));
+  CHECK(json_number(j, "micro_batches") == 192);
+  CHECK(json_number(j, "bubble_fraction") == Approx(7.0 / 199.0));
   // Tensor parallel inside the node: b s h x 2 bytes = 2048 x 12288 x 2 = 50,331,648 B per all-reduce, ring
   // over 8 GPUs at 450 GB/s: 1.75 x 50,331,648 / 450e9 + 14 x 5 us = 265.73 us; 4 per layer (selective
   // recomputation reruns no GEMM), 96 / 8 = 12 layers, 192 micro-batches: 9,216 x 265.73 us = 2.4490 s.
-  CHECK(key(j, "tp_comm_s") == Approx(9216.0 * (1.75 * 50331648.0 / 450e9 + 14.0 * 5e-6)));
+  CHECK(json_number(j, "tp_comm_s") == Approx(9216.0 * (1.75 * 50331648.0 / 450e9 + 14.0 * 5e-6)));
   // Pipeline: 512 GPUs span nodes; 50,331,648 / 8 B per TP GPU over the PCIe figure (64 GB/s) + 5 us, at 7
   // boundaries forward and backward: 14 x (98.304 + 5) us = 1.4463 ms.
-  CHECK(key(j, "pp_comm_s") == Approx(14.0 * (50331648.0 / 8.0 / 64e9 + 5e-6)));
-  CHECK(key(j, "dp_comm_s") >= 0.0);
-  CHECK(key(j, "step_s") == Approx(key(j, "compute_s") + key(j, "bubble_s") + key(j, "tp_comm_s") +
-                                   key(j, "pp_comm_s") + key(j, "dp_comm_s")));
+  CHECK(json_number(j, "pp_comm_s") == Approx(14.0 * (50331648.0 / 8.0 / 64e9 + 5e-6)));
+  CHECK(json_number(j, "dp_comm_s") >= 0.0);
+  CHECK(json_number(j, "step_s") ==
+        Approx(json_number(j, "compute_s") + json_number(j, "bubble_s") + json_number(j, "tp_comm_s") +
+               json_number(j, "pp_comm_s") + json_number(j, "dp_comm_s")));
   // MFU = 1536 x 2048 x 1,076,616,585,216 model FLOPs / (step x 512 GPUs x 989.4 TFLOP/s BF16).
   const double flops = 1536.0 * 2048.0 * 1076616585216.0;
-  CHECK(key(j, "model_flops_per_step") == Approx(flops));
-  CHECK(key(j, "mfu") == Approx(flops / (key(j, "step_s") * 512.0 * 989.4e12)));
+  CHECK(json_number(j, "model_flops_per_step") == Approx(flops));
+  CHECK(json_number(j, "mfu") == Approx(flops / (json_number(j, "step_s") * 512.0 * 989.4e12)));
   // The plan's bubble part: 1000 steps x bubble_s at the resident floor.
   const auto at = j.find("\"bubble\": {");
   REQUIRE(at != std::string::npos);
-  CHECK(json_number(j, "s", at) == Approx(1000.0 * key(j, "bubble_s")));
-  CHECK(json_number(j, "W", at) == Approx(key(j, "floor_W")));
+  CHECK(json_number(j, "s", at) == Approx(1000.0 * json_number(j, "bubble_s")));
+  CHECK(json_number(j, "W", at) == Approx(json_number(j, "floor_W")));
   // The text output names every part.
-  const auto text = run_command(fw() + std::regex_replace(kGpt3, std::regex(" --json"), ""));
+  const auto text = run_command(fleetwatt_command() + std::regex_replace(kGpt3, std::regex(" --json"), ""));
   REQUIRE(text.exit_code == 0);
   for (const char* part : {"TP comm", "PP comm", "DP comm exposed", "bubble", "mfu"})
     CHECK(text.out.find(part) != std::string::npos);
@@ -178,23 +172,23 @@ precision = "bf16"
   const std::string fleet = "[fleet]\ngpu = \"h100-sxm\"\nnodes = 64\ngpus_per_node = 8\n";
   const auto slow = dir.write(
       "slow.toml", fleet + "[predictor]\nkind = \"datasheet\"\ninternode_gbytes_per_s = 25\n" + job);
-  const auto r = run_command(fw() + " predict --json --scenario " + slow.string());
+  const auto r = run_command(fleetwatt_command() + " predict --json --scenario " + slow.string());
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   // PP: 14 sends of 50,331,648 / 8 B at 25 GB/s + 5 us each = 14 x 256.66 us = 3.5932 ms (64 GB/s by
   // default: 1.4463 ms).
-  CHECK(key(r.out, "pp_comm_s") == Approx(14.0 * (50331648.0 / 8.0 / 25e9 + 5e-6)));
+  CHECK(json_number(r.out, "pp_comm_s") == Approx(14.0 * (50331648.0 / 8.0 / 25e9 + 5e-6)));
   // gpus_per_node 4 puts the 8-way tensor-parallel group across nodes: its all-reduces run at 25 GB/s.
   const auto split = dir.write(
       "split.toml",
       fleet + "[predictor]\nkind = \"datasheet\"\ninternode_gbytes_per_s = 25\ngpus_per_node = 4\n" + job);
-  const auto s = run_command(fw() + " predict --json --scenario " + split.string());
+  const auto s = run_command(fleetwatt_command() + " predict --json --scenario " + split.string());
   REQUIRE(s.exit_code == 0);
-  CHECK(key(s.out, "tp_comm_s") == Approx(9216.0 * (1.75 * 50331648.0 / 25e9 + 14.0 * 5e-6)));
+  CHECK(json_number(s.out, "tp_comm_s") == Approx(9216.0 * (1.75 * 50331648.0 / 25e9 + 14.0 * 5e-6)));
   // A fraction of a GPU per node is refused, naming the key.
   const auto bad =
       dir.write("bad.toml", fleet + "[predictor]\nkind = \"datasheet\"\ngpus_per_node = 2.5\n" + job);
-  const auto b = run_command(fw() + " predict --scenario " + bad.string());
+  const auto b = run_command(fleetwatt_command() + " predict --scenario " + bad.string());
   CHECK(b.exit_code == 2);
   CHECK(b.out.empty());
   CHECK(b.err.find("gpus_per_node") != std::string::npos);

@@ -15,10 +15,6 @@
 using namespace fleetwatt::test;
 
 namespace {
-std::string fw() {
-  return fleetwatt_binary().string();
-}
-
 // A one-job scenario; `fleet` and `job` lines are spliced in (job keys go under [[workload.jobs]]).
 std::string scenario(const std::string& facility, const std::string& fleet, const std::string& job) {
   return "[facility]\n" + facility + "[fleet]\nnodes = 1\ngpus_per_node = 2\n" + fleet +
@@ -37,8 +33,8 @@ void check_refused(const std::vector<Case>& cases) {
     TempDir dir;
     dir.write("s.toml", c.toml);
     const auto out = dir / "out.h5";
-    const auto r =
-        run_command("cd " + dir.path().string() + " && " + fw() + " run s.toml -o " + out.string());
+    const auto r = run_command("cd " + dir.path().string() + " && " + fleetwatt_command() +
+                               " run s.toml -o " + out.string());
     CHECK(r.exit_code == 2);
     CHECK(r.err.find(c.expected) != std::string::npos);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
@@ -73,8 +69,8 @@ TEST_CASE("a PUE above 3 runs, with one warning naming its place", "[cli]") {
   TempDir dir;
   dir.write("s.toml", scenario("pue = 4\n", "", kJob));
   const auto out = dir / "out.h5";
-  const auto r =
-      run_command("cd " + dir.path().string() + " && " + fw() + " run -q s.toml -o " + out.string());
+  const auto r = run_command("cd " + dir.path().string() + " && " + fleetwatt_command() +
+                             " run -q s.toml -o " + out.string());
   CHECK(r.exit_code == 0);
   CHECK(r.err.find("s.toml:2:1: facility.pue = 4 is above 3") != std::string::npos);
   CHECK(std::filesystem::exists(out));
@@ -154,7 +150,8 @@ TEST_CASE("a run that holds its job list refuses a workload whose jobs cannot fi
                         "warmup_s = 3600\n[workload.preset]\ncluster = \"pai\"\nrate_per_hour = {:.0f}\n",
                         jobs / 2.0));
   const auto out = dir / "out.h5";
-  const auto r = run_command("cd " + dir.path().string() + " && " + fw() + " run s.toml -o " + out.string());
+  const auto r = run_command("cd " + dir.path().string() + " && " + fleetwatt_command() + " run s.toml -o " +
+                             out.string());
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("s.toml:6:1: workload: ") != std::string::npos);
   CHECK(r.err.find("jobs, held to the end of the run, need up to") != std::string::npos);
@@ -170,8 +167,8 @@ TEST_CASE("jobs submitted after the horizon are counted in one warning and the r
     s += std::string("[[workload.jobs]]\nn_gpus = 1\nepochs = 1\nsubmit_s = ") + t + "\n" + kJob;
   dir.write("s.toml", s);
   const auto out = dir / "out.h5";
-  const auto r =
-      run_command("cd " + dir.path().string() + " && " + fw() + " run -q s.toml -o " + out.string());
+  const auto r = run_command("cd " + dir.path().string() + " && " + fleetwatt_command() +
+                             " run -q s.toml -o " + out.string());
   CHECK(r.exit_code == 0);
   CHECK(r.err.find("warning: 2 of 3 jobs are submitted at or after the horizon (workload.horizon_s = 600 s; "
                    "the first at 600 s) and will not run") != std::string::npos);

@@ -9,21 +9,13 @@
 using namespace fleetwatt::test;
 
 namespace {
-std::string fw() {
-  return fleetwatt_binary().string();
-}
-
-double key(const std::string& json, const std::string& name) {
-  return json_number(json, name);
-}
-
 const std::string kResnet =
     " predict --model resnet50 --gpu a100-sxm-80gb --gpus 4 --batch 256 --image 224 --samples 1281167 "
     "--epochs 90 --pue 1.15 --json";
 }  // namespace
 
 TEST_CASE("predict explains its options", "[cli][predict]") {
-  const auto r = run_command(fw() + " predict --help");
+  const auto r = run_command(fleetwatt_command() + " predict --help");
   CHECK(r.exit_code == 0);
   for (const char* opt : {"--model", "--gpu", "--gpus", "--batch", "--image", "--seq", "--samples",
                           "--epochs", "--precision", "--power-limit", "--predictor", "--pue", "--json"})
@@ -31,34 +23,35 @@ TEST_CASE("predict explains its options", "[cli][predict]") {
 }
 
 TEST_CASE("predict's JSON obeys E = P T, the PUE and the zoo counts", "[cli][predict]") {
-  const auto r = run_command(fw() + kResnet);
+  const auto r = run_command(fleetwatt_command() + kResnet);
   REQUIRE(r.exit_code == 0);
   const std::string& j = r.out;
   // ResNet-50: 25,557,032 parameters; 4.09 GMACs = 8.18 GFLOP forward at 224 (within 2 %).
-  CHECK(key(j, "params") == 25557032.0);
-  CHECK(key(j, "flops_per_sample") == Approx(8.18e9).epsilon(0.02));
-  const double peak_W = key(j, "peak_W"), peak_s = key(j, "peak_s"), valley_W = key(j, "valley_W"),
-               valley_s = key(j, "valley_s");
-  CHECK(key(j, "epoch_s") == Approx(peak_s + valley_s));
-  CHECK(key(j, "avg_power_W") == Approx((peak_W * peak_s + valley_W * valley_s) / (peak_s + valley_s)));
-  CHECK(key(j, "total_s") == Approx(90 * (peak_s + valley_s)));
-  const double gpu = key(j, "gpu_energy_J");
+  CHECK(json_number(j, "params") == 25557032.0);
+  CHECK(json_number(j, "flops_per_sample") == Approx(8.18e9).epsilon(0.02));
+  const double peak_W = json_number(j, "peak_W"), peak_s = json_number(j, "peak_s"),
+               valley_W = json_number(j, "valley_W"), valley_s = json_number(j, "valley_s");
+  CHECK(json_number(j, "epoch_s") == Approx(peak_s + valley_s));
+  CHECK(json_number(j, "avg_power_W") ==
+        Approx((peak_W * peak_s + valley_W * valley_s) / (peak_s + valley_s)));
+  CHECK(json_number(j, "total_s") == Approx(90 * (peak_s + valley_s)));
+  const double gpu = json_number(j, "gpu_energy_J");
   CHECK(gpu == Approx(4 * 90 * (peak_W * peak_s + valley_W * valley_s)));
-  CHECK(key(j, "facility_energy_J") == Approx(1.15 * gpu));
-  CHECK(key(j, "energy_low_J") < gpu);
-  CHECK(key(j, "energy_high_J") > gpu);
+  CHECK(json_number(j, "facility_energy_J") == Approx(1.15 * gpu));
+  CHECK(json_number(j, "energy_low_J") < gpu);
+  CHECK(json_number(j, "energy_high_J") > gpu);
   CHECK(peak_W <= 400.0);
   CHECK(j.find("\"predictor\": \"datasheet\"") != std::string::npos);
 }
 
 TEST_CASE("a power limit below the draw caps peak power and stretches the epoch", "[cli][predict]") {
-  const auto free = run_command(fw() + kResnet);
-  const auto capped = run_command(fw() + kResnet + " --power-limit 200");
+  const auto free = run_command(fleetwatt_command() + kResnet);
+  const auto capped = run_command(fleetwatt_command() + kResnet + " --power-limit 200");
   REQUIRE(free.exit_code == 0);
   REQUIRE(capped.exit_code == 0);
-  REQUIRE(key(free.out, "peak_W") > 200.0);
-  CHECK(key(capped.out, "peak_W") <= 200.0 + 1e-6);
-  CHECK(key(capped.out, "peak_s") > key(free.out, "peak_s"));
+  REQUIRE(json_number(free.out, "peak_W") > 200.0);
+  CHECK(json_number(capped.out, "peak_W") <= 200.0 + 1e-6);
+  CHECK(json_number(capped.out, "peak_s") > json_number(free.out, "peak_s"));
 }
 
 TEST_CASE("predict takes a job from a scenario, class-only jobs included", "[cli][predict]") {
@@ -84,17 +77,18 @@ id = 2
 n_gpus = 4
 class = "vit"
 )");
-  const auto meta = run_command(fw() + " predict --json --predictor datasheet --scenario " + file.string());
+  const auto meta =
+      run_command(fleetwatt_command() + " predict --json --predictor datasheet --scenario " + file.string());
   INFO(meta.err);
   REQUIRE(meta.exit_code == 0);
-  CHECK(key(meta.out, "params") == 86567656.0);
-  CHECK(key(meta.out, "facility_energy_J") == Approx(1.3 * key(meta.out, "gpu_energy_J")));
-  CHECK(key(meta.out, "total_s") == Approx(2 * key(meta.out, "epoch_s")));
-  const auto cls =
-      run_command(fw() + " predict --json --predictor datasheet --scenario " + file.string() + " --job 2");
+  CHECK(json_number(meta.out, "params") == 86567656.0);
+  CHECK(json_number(meta.out, "facility_energy_J") == Approx(1.3 * json_number(meta.out, "gpu_energy_J")));
+  CHECK(json_number(meta.out, "total_s") == Approx(2 * json_number(meta.out, "epoch_s")));
+  const auto cls = run_command(fleetwatt_command() + " predict --json --predictor datasheet --scenario " +
+                               file.string() + " --job 2");
   INFO(cls.err);
   REQUIRE(cls.exit_code == 0);
-  CHECK(key(cls.out, "peak_W") > 0.0);
+  CHECK(json_number(cls.out, "peak_W") > 0.0);
   CHECK(cls.out.find("\"predictor\": \"datasheet\"") != std::string::npos);
 }
 
@@ -111,7 +105,7 @@ TEST_CASE("predict refuses bad input with exit status 2 and one clear line", "[c
            Case{"--model resnet50 --batch 32 --samples -5", "--samples"},
            Case{"--model resnet50 --batch 32 --samples 1000 --precision fp12", "fp12"},
        }) {
-    const std::string cmd = fw() + " predict " + c.args;
+    const std::string cmd = fleetwatt_command() + " predict " + c.args;
     const auto r = run_command(cmd);
     INFO(cmd << "\n" << r.err);
     CHECK(r.exit_code == 2);
@@ -121,25 +115,27 @@ TEST_CASE("predict refuses bad input with exit status 2 and one clear line", "[c
 
 TEST_CASE("predict's JSON carries the calibrated band, and energy follows from it", "[cli][predict][band]") {
   const auto r =
-      run_command(fw() +
+      run_command(fleetwatt_command() +
                   " predict --json --model shufflenet_v2 --image 32 --gpu v100-pcie-32gb --batch 8 "
                   "--samples 50000");
   REQUIRE(r.exit_code == 0);
-  CHECK(key(r.out, "band_level") == Approx(0.8));
-  const double w = key(r.out, "avg_power_W"), t = key(r.out, "epoch_s"), e = key(r.out, "gpu_energy_J");
-  CHECK(key(r.out, "avg_power_low_W") < w);
-  CHECK(key(r.out, "avg_power_high_W") > w);
-  CHECK(key(r.out, "epoch_s_low") < t);
-  CHECK(key(r.out, "epoch_s_high") > t);
+  CHECK(json_number(r.out, "band_level") == Approx(0.8));
+  const double w = json_number(r.out, "avg_power_W"), t = json_number(r.out, "epoch_s"),
+               e = json_number(r.out, "gpu_energy_J");
+  CHECK(json_number(r.out, "avg_power_low_W") < w);
+  CHECK(json_number(r.out, "avg_power_high_W") > w);
+  CHECK(json_number(r.out, "epoch_s_low") < t);
+  CHECK(json_number(r.out, "epoch_s_high") > t);
   // Energy's band is the product of the time and power bands (one epoch, one GPU).
-  CHECK(key(r.out, "energy_low_J") ==
-        Approx(e * (key(r.out, "epoch_s_low") / t) * (key(r.out, "avg_power_low_W") / w)));
-  CHECK(key(r.out, "energy_high_J") ==
-        Approx(e * (key(r.out, "epoch_s_high") / t) * (key(r.out, "avg_power_high_W") / w)));
+  CHECK(json_number(r.out, "energy_low_J") ==
+        Approx(e * (json_number(r.out, "epoch_s_low") / t) * (json_number(r.out, "avg_power_low_W") / w)));
+  CHECK(json_number(r.out, "energy_high_J") ==
+        Approx(e * (json_number(r.out, "epoch_s_high") / t) * (json_number(r.out, "avg_power_high_W") / w)));
   // Zeus measured 39.1-39.4 W for this job on its V100 (summary_power_v100.csv, batch 8, 250 W).
   CHECK(w == Approx(39.0).epsilon(0.25));
   // An unknown stack is bad input.
-  CHECK(run_command(fw() + " predict --model resnet50 --batch 8 --samples 100 --stack turbo").exit_code == 2);
+  CHECK(run_command(fleetwatt_command() + " predict --model resnet50 --batch 8 --samples 100 --stack turbo")
+            .exit_code == 2);
 }
 
 TEST_CASE("predict's high power and energy never exceed the power limit", "[cli][predict][band]") {
@@ -147,16 +143,16 @@ TEST_CASE("predict's high power and energy never exceed the power limit", "[cli]
   // calibrated power band alone would put its high end above 400 W.
   for (const auto& [flags, limit_W] : {std::pair<std::string, double>{"", 400.0},
                                        std::pair<std::string, double>{" --power-limit 300", 300.0}}) {
-    const auto r = run_command(fw() + kResnet + flags);
+    const auto r = run_command(fleetwatt_command() + kResnet + flags);
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
-    REQUIRE(key(r.out, "band_level") > 0.0);
-    CHECK(key(r.out, "avg_power_high_W") <= limit_W);
-    CHECK(key(r.out, "avg_power_high_W") == Approx(limit_W));
+    REQUIRE(json_number(r.out, "band_level") > 0.0);
+    CHECK(json_number(r.out, "avg_power_high_W") <= limit_W);
+    CHECK(json_number(r.out, "avg_power_high_W") == Approx(limit_W));
     // 4 GPUs, 90 epochs, each epoch at most the band's longest at the limit.
-    const double cap_J = limit_W * key(r.out, "epoch_s_high") * 4 * 90;
-    CHECK(key(r.out, "energy_high_J") <= cap_J * (1 + 1e-12));
-    CHECK(key(r.out, "energy_high_J") == Approx(cap_J));
+    const double cap_J = limit_W * json_number(r.out, "epoch_s_high") * 4 * 90;
+    CHECK(json_number(r.out, "energy_high_J") <= cap_J * (1 + 1e-12));
+    CHECK(json_number(r.out, "energy_high_J") == Approx(cap_J));
   }
 }
 
@@ -174,16 +170,16 @@ input_size = 224
 dataset_samples = 100000
 stack = "compiled"
 )");
-  const auto from_file = run_command(fw() + " predict --json --scenario " + file.string());
+  const auto from_file = run_command(fleetwatt_command() + " predict --json --scenario " + file.string());
   INFO(from_file.err);
   REQUIRE(from_file.exit_code == 0);
   const std::string flags =
       " predict --json --model resnet50 --gpu a100-sxm-80gb --batch 128 --image 224 --samples 100000";
-  const auto compiled = run_command(fw() + flags + " --stack compiled");
-  const auto eager = run_command(fw() + flags);
+  const auto compiled = run_command(fleetwatt_command() + flags + " --stack compiled");
+  const auto eager = run_command(fleetwatt_command() + flags);
   REQUIRE(compiled.exit_code == 0);
   REQUIRE(eager.exit_code == 0);
-  CHECK(key(from_file.out, "epoch_s") == key(compiled.out, "epoch_s"));
-  CHECK(key(from_file.out, "avg_power_W") == key(compiled.out, "avg_power_W"));
-  CHECK(key(from_file.out, "epoch_s") < key(eager.out, "epoch_s"));
+  CHECK(json_number(from_file.out, "epoch_s") == json_number(compiled.out, "epoch_s"));
+  CHECK(json_number(from_file.out, "avg_power_W") == json_number(compiled.out, "avg_power_W"));
+  CHECK(json_number(from_file.out, "epoch_s") < json_number(eager.out, "epoch_s"));
 }

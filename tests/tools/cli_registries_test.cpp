@@ -14,10 +14,6 @@ using namespace fleetwatt::test;
 
 namespace {
 
-std::string fw() {
-  return fleetwatt_binary().string();
-}
-
 // Nine lines: whatever a case appends starts on line 10.
 const std::string kBase = R"([fleet]
 nodes = 2
@@ -94,8 +90,8 @@ TEST_CASE("a key no chosen component takes exits 2 with one located line and no 
               "job_id,submit_s,n_gpus,epochs,peak_s,peak_W,valley_s,valley_W\n1,0,1,1,10,200,1,60\n");
     dir.write("s.toml", kBase + c.toml);
     const auto out = dir / "out.h5";
-    const auto r =
-        run_command("cd " + dir.path().string() + " && " + fw() + " run s.toml -o " + out.string());
+    const auto r = run_command("cd " + dir.path().string() + " && " + fleetwatt_command() +
+                               " run s.toml -o " + out.string());
     CHECK(r.exit_code == 2);
     CHECK(r.err.find(c.expected) != std::string::npos);
     CHECK(r.err.rfind("fleetwatt: error: ", 0) == 0);
@@ -110,7 +106,7 @@ TEST_CASE("a powercap table with cap_w runs, cap_W runs the same with exactly on
   TempDir now_dir, old_dir;
   now_dir.write("s.toml", kBase + "[scheduler]\npolicy = \"powercap\"\n[scheduler.powercap]\ncap_w = 2500\n");
   old_dir.write("s.toml", kBase + "[scheduler]\npolicy = \"powercap\"\n[scheduler.powercap]\ncap_W = 2500\n");
-  const std::string run = " && " + fw() + " run s.toml -o out.h5";
+  const std::string run = " && " + fleetwatt_command() + " run s.toml -o out.h5";
   const auto now = run_command("cd " + now_dir.path().string() + run);
   const auto old = run_command("cd " + old_dir.path().string() + run);
   CHECK(now.exit_code == 0);
@@ -128,7 +124,7 @@ TEST_CASE("each deprecated spelling warns once, also when compare builds its pol
             kBase +
                 "[scheduler]\npolicy = \"consolidate\"\n[scheduler.consolidate]\nsleep_W = 20\n"
                 "wake_energy_J = 30000\n[scheduler.dr]\nstart_s = 0\nend_s = 60\ntarget_W = 2000\n");
-  const auto r = run_command("cd " + dir.path().string() + " && " + fw() +
+  const auto r = run_command("cd " + dir.path().string() + " && " + fleetwatt_command() +
                              " compare s.toml --policies consolidate,dr,fifo --threads 1");
   CHECK(r.exit_code == 0);
   CHECK(lines(r.err) == 3);
@@ -142,11 +138,11 @@ TEST_CASE("compare trims blanks around policy names and refuses a bad one in one
           "[cli][compare][registries]") {
   TempDir dir;
   const auto scenario = dir.write("s.toml", kBase).string();
-  const auto ok = run_command(fw() + " compare " + scenario + " --policies \"fifo, sjf\"");
+  const auto ok = run_command(fleetwatt_command() + " compare " + scenario + " --policies \"fifo, sjf\"");
   CHECK(ok.exit_code == 0);
   CHECK(ok.out.find("\nfifo ") != std::string::npos);
   CHECK(ok.out.find("\nsjf ") != std::string::npos);
-  const auto bad = run_command(fw() + " compare " + scenario + " --policies \"fifo, sjff\"");
+  const auto bad = run_command(fleetwatt_command() + " compare " + scenario + " --policies \"fifo, sjff\"");
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.rfind("fleetwatt: error: --policies: unknown policy 'sjff' (known: fifo, sjf,", 0) == 0);
   CHECK(lines(bad.err) == 1);
@@ -154,7 +150,7 @@ TEST_CASE("compare trims blanks around policy names and refuses a bad one in one
 
 TEST_CASE("fleetwatt list shows every registry's parameters with defaults and units, within 80 columns",
           "[cli][list][registries]") {
-  const auto r = run_command(fw() + " list");
+  const auto r = run_command(fleetwatt_command() + " list");
   REQUIRE(r.exit_code == 0);
   std::istringstream in(r.out);
   std::string line;
@@ -181,7 +177,7 @@ TEST_CASE("the README's registry tables are fleetwatt list --markdown, verbatim"
   REQUIRE(b != std::string::npos);
   const auto e = readme.find(end, b);
   REQUIRE(e != std::string::npos);
-  const auto r = run_command(fw() + " list --markdown");
+  const auto r = run_command(fleetwatt_command() + " list --markdown");
   REQUIRE(r.exit_code == 0);
   // Regenerate with: fleetwatt list --markdown, pasted between the two marker comments.
   CHECK(readme.substr(b + begin.size(), e - b - begin.size()) == r.out);

@@ -15,10 +15,6 @@ using namespace fleetwatt::test;
 
 namespace {
 
-std::string fw() {
-  return fleetwatt_binary().string();
-}
-
 // Two servers x 4 GPUs (idle 60 W, base 500 W, PUE 1.5), two days at 60 s intervals, three jobs of flat
 // power (peak = valley) that start on arrival:
 //   job 1: 4 GPUs x 300 W, 6 epochs of 1 h, 0-6 h     job 2: 2 GPUs x 200 W, 3 epochs, 0-3 h
@@ -98,7 +94,7 @@ void check_self_contained(const std::string& page) {
 }  // namespace
 
 TEST_CASE("report explains itself with --help", "[cli][report]") {
-  const auto r = run_command(fw() + " report --help");
+  const auto r = run_command(fleetwatt_command() + " report --help");
   CHECK(r.exit_code == 0);
   for (const char* s : {"Usage", "result", "--output", "matplotlib"})
     CHECK(r.out.find(s) != std::string::npos);
@@ -110,8 +106,10 @@ TEST_CASE("report of a two-day run: figures, hand-calculated captions and metric
   TempDir dir;
   const auto scenario = dir.write("two.toml", kTwoDays);
   const auto h5 = dir / "two.h5", html = dir / "two.html";
-  REQUIRE(run_command(fw() + " run -q " + scenario.string() + " -o " + h5.string()).exit_code == 0);
-  const auto r = run_command(fw() + " report " + h5.string() + " -o " + html.string());
+  REQUIRE(
+      run_command(fleetwatt_command() + " run -q " + scenario.string() + " -o " + h5.string()).exit_code ==
+      0);
+  const auto r = run_command(fleetwatt_command() + " report " + h5.string() + " -o " + html.string());
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find(html.string() + " (4 figures") != std::string::npos);  // says where the page is
@@ -187,7 +185,9 @@ TEST_CASE(
   TempDir dir;
   const auto scenario = dir.write("two.toml", kTwoDays);
   const auto h5 = dir / "two.h5";
-  REQUIRE(run_command(fw() + " run -q " + scenario.string() + " -o " + h5.string()).exit_code == 0);
+  REQUIRE(
+      run_command(fleetwatt_command() + " run -q " + scenario.string() + " -o " + h5.string()).exit_code ==
+      0);
   // The two-day run's file, edited as later results look: job 1 started an hour before time 0 (a warm-up),
   // job 3 unfinished; time 0 is 07:00 at UTC+01:00 (06:00Z on 2026-01-01); /summary gains a 15-min peak
   // and its time, a NaN ramp and an integer count; /grid/load_duration_kW is 100 - k kW at k %. Runs now
@@ -212,7 +212,8 @@ with h5py.File(sys.argv[1], "r+") as f:
         f.create_dataset(name, data=data).attrs["units"] = units
 )");
   REQUIRE(run_command(python() + " " + edit.string() + " " + h5.string()).exit_code == 0);
-  const auto r = run_command(fw() + " report " + h5.string() + " -o " + (dir / "two.html").string());
+  const auto r =
+      run_command(fleetwatt_command() + " report " + h5.string() + " -o " + (dir / "two.html").string());
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const std::string page = slurp(dir / "two.html");
@@ -241,10 +242,11 @@ TEST_CASE("report of a compare file: one panel per metric across the policies", 
   TempDir dir;
   const auto scenario = dir.write("two.toml", kTwoDays);
   const auto h5 = dir / "cmp.h5";
-  REQUIRE(run_command(fw() + " compare -q " + scenario.string() + " --policies fifo,sjf -o " + h5.string())
+  REQUIRE(run_command(fleetwatt_command() + " compare -q " + scenario.string() + " --policies fifo,sjf -o " +
+                      h5.string())
               .exit_code == 0);
   // No -o: the page goes beside the result, named after it.
-  const auto r = run_command(fw() + " report " + h5.string());
+  const auto r = run_command(fleetwatt_command() + " report " + h5.string());
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const auto html = dir / "cmp.html";
@@ -295,7 +297,9 @@ TEST_CASE("report refuses bad input with status 2, one line, and no page", "[cli
               .exit_code == 0);
   const auto scenario = dir.write("two.toml", kTwoDays);
   const auto good = dir / "good.h5";
-  REQUIRE(run_command(fw() + " run -q " + scenario.string() + " -o " + good.string()).exit_code == 0);
+  REQUIRE(
+      run_command(fleetwatt_command() + " run -q " + scenario.string() + " -o " + good.string()).exit_code ==
+      0);
   struct Case {
     std::string name, args, expected;
   };
@@ -312,7 +316,7 @@ TEST_CASE("report refuses bad input with status 2, one line, and no page", "[cli
   };
   for (const auto& c : cases) {
     INFO(c.name);
-    const auto r = run_command(fw() + " report " + c.args);
+    const auto r = run_command(fleetwatt_command() + " report " + c.args);
     CHECK(r.exit_code == 2);
     INFO(r.err);
     CHECK(r.err.find("fleetwatt: error: ") == 0);
@@ -326,8 +330,8 @@ TEST_CASE("report refuses bad input with status 2, one line, and no page", "[cli
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++files;
   CHECK(files == 4);
   // A Python that cannot be started is named (status 1: not the user's input).
-  const auto r = run_command("FLEETWATT_PYTHON=/nonexistent/python3 " + fw() + " report " + good.string() +
-                             " -o " + (dir / "p.html").string());
+  const auto r = run_command("FLEETWATT_PYTHON=/nonexistent/python3 " + fleetwatt_command() + " report " +
+                             good.string() + " -o " + (dir / "p.html").string());
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("/nonexistent/python3") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir / "p.html"));

@@ -12,10 +12,6 @@
 using namespace fleetwatt::test;
 
 namespace {
-std::string fw() {
-  return fleetwatt_binary().string();
-}
-
 const std::string kSmall = R"(seed = 11
 [fleet]
 nodes = 4
@@ -37,19 +33,20 @@ dataset_samples = [10000, 30000]
 
 TEST_CASE("every command explains itself with --help", "[cli]") {
   for (const char* cmd : {"", " run", " bench", " list"}) {
-    auto r = run_command(fw() + cmd + " --help");
+    auto r = run_command(fleetwatt_command() + cmd + " --help");
     INFO(cmd);
     CHECK(r.exit_code == 0);
     CHECK(r.out.find("Usage") != std::string::npos);
   }
-  auto r = run_command(fw() + " run --help");
+  auto r = run_command(fleetwatt_command() + " run --help");
   for (const char* opt : {"--output", "--seed", "--quiet"}) CHECK(r.out.find(opt) != std::string::npos);
 }
 
 TEST_CASE("a run writes its result file and prints a summary", "[cli]") {
   TempDir dir;
   auto scenario = dir.write("s.toml", kSmall);
-  auto r = run_command(fw() + " run " + scenario.string() + " -o " + (dir / "out.h5").string());
+  auto r =
+      run_command(fleetwatt_command() + " run " + scenario.string() + " -o " + (dir / "out.h5").string());
   CHECK(r.exit_code == 0);
   CHECK(r.err.empty());  // stderr is not a terminal here: no progress lines
   for (const char* label : {"jobs finished", "GPU-hours", "facility energy", "peak facility power", "CO2"})
@@ -76,11 +73,12 @@ TEST_CASE("a run writes its result file and prints a summary", "[cli]") {
 TEST_CASE("two runs of the same scenario and seed write identical datasets", "[cli][determinism]") {
   TempDir dir;
   auto scenario = dir.write("s.toml", kSmall);
-  REQUIRE(run_command(fw() + " run -q " + scenario.string() + " -o " + (dir / "a.h5").string()).exit_code ==
-          0);
-  REQUIRE(run_command(fw() + " run -q " + scenario.string() + " -o " + (dir / "b.h5").string()).exit_code ==
-          0);
-  REQUIRE(run_command(fw() + " run -q " + scenario.string() + " --seed 12 -o " + (dir / "c.h5").string())
+  REQUIRE(run_command(fleetwatt_command() + " run -q " + scenario.string() + " -o " + (dir / "a.h5").string())
+              .exit_code == 0);
+  REQUIRE(run_command(fleetwatt_command() + " run -q " + scenario.string() + " -o " + (dir / "b.h5").string())
+              .exit_code == 0);
+  REQUIRE(run_command(fleetwatt_command() + " run -q " + scenario.string() + " --seed 12 -o " +
+                      (dir / "c.h5").string())
               .exit_code == 0);
   fleetwatt::results::ResultReader a(dir / "a.h5"), b(dir / "b.h5"), c(dir / "c.h5");
   REQUIRE(a.datasets() == b.datasets());
@@ -132,7 +130,8 @@ TEST_CASE("bad input exits with status 2, one located line, and no result file",
     TempDir dir;
     auto scenario = dir.write("s.toml", c.toml);
     auto out = dir / "out.h5";
-    auto r = run_command("cd " + dir.path().string() + " && " + fw() + " run s.toml -o " + out.string());
+    auto r = run_command("cd " + dir.path().string() + " && " + fleetwatt_command() + " run s.toml -o " +
+                         out.string());
     CHECK(r.exit_code == 2);
     CHECK(r.err.find(c.expected) != std::string::npos);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
@@ -141,10 +140,10 @@ TEST_CASE("bad input exits with status 2, one located line, and no result file",
     for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++files;
     CHECK(files == 1);  // only the scenario: no temporary left either
   }
-  auto r = run_command(fw() + " run /no/such.toml");
+  auto r = run_command(fleetwatt_command() + " run /no/such.toml");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("/no/such.toml: cannot open scenario file") != std::string::npos);
-  CHECK(run_command(fw() + " run").exit_code == 2);  // usage error
+  CHECK(run_command(fleetwatt_command() + " run").exit_code == 2);  // usage error
 }
 
 TEST_CASE("an interrupted run leaves no result file", "[cli]") {
@@ -155,8 +154,8 @@ TEST_CASE("an interrupted run leaves no result file", "[cli]") {
                             "n_gpus = [1, 4]\nepochs = [1, 50]\n");
   auto out = dir / "out.h5";
   // SIGINT half a second in: the engine stops, the writer removes its temporary file.
-  auto r = run_command("timeout --preserve-status -s INT 0.5 " + fw() + " run " + scenario.string() + " -o " +
-                       out.string());
+  auto r = run_command("timeout --preserve-status -s INT 0.5 " + fleetwatt_command() + " run " +
+                       scenario.string() + " -o " + out.string());
   CHECK(r.exit_code == 130);
   CHECK(r.err.find("interrupted") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(out));
@@ -176,7 +175,8 @@ TEST_CASE("every shipped scenario runs", "[cli][scenarios]") {
     if (!shared_data() && body.find("shared/data") != std::string::npos) continue;
     ++n;
     INFO(e.path());
-    auto r = run_command(fw() + " run -q " + e.path().string() + " -o " + (dir / "x.h5").string());
+    auto r =
+        run_command(fleetwatt_command() + " run -q " + e.path().string() + " -o " + (dir / "x.h5").string());
     CHECK(r.exit_code == 0);
     CHECK(r.err.empty());
   }
@@ -189,11 +189,13 @@ TEST_CASE("a relative [output] path is beside the scenario, -o stays relative to
   TempDir dir;
   std::filesystem::create_directory(dir / "scenarios");
   dir.write("scenarios/s.toml", kSmall + "[output]\npath = \"result.h5\"\n");
-  auto r = run_command("cd " + dir.path().string() + " && " + fw() + " run -q scenarios/s.toml");
+  auto r =
+      run_command("cd " + dir.path().string() + " && " + fleetwatt_command() + " run -q scenarios/s.toml");
   CHECK(r.exit_code == 0);
   CHECK(std::filesystem::exists(dir / "scenarios" / "result.h5"));
   CHECK_FALSE(std::filesystem::exists(dir / "result.h5"));
-  r = run_command("cd " + dir.path().string() + " && " + fw() + " run -q scenarios/s.toml -o here.h5");
+  r = run_command("cd " + dir.path().string() + " && " + fleetwatt_command() +
+                  " run -q scenarios/s.toml -o here.h5");
   CHECK(r.exit_code == 0);
   CHECK(std::filesystem::exists(dir / "here.h5"));
   CHECK_FALSE(std::filesystem::exists(dir / "scenarios" / "here.h5"));
@@ -235,7 +237,8 @@ TEST_CASE("a result path that cannot be written is refused before the simulation
     const auto scenario = dir.write("s.toml", big + c.scenario_extra);
     std::filesystem::create_directory(dir / "existing");
     REQUIRE(mkfifo((dir / "pipe").c_str(), 0600) == 0);
-    auto r = run_command("cd " + dir.path().string() + " && timeout 60 " + fw() + " " + c.args);
+    auto r =
+        run_command("cd " + dir.path().string() + " && timeout 60 " + fleetwatt_command() + " " + c.args);
     CHECK(r.exit_code == 2);
     CHECK(r.err.rfind(c.expected, 0) == 0);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);

@@ -12,10 +12,6 @@ using namespace fleetwatt::test;
 
 namespace {
 
-std::string fw() {
-  return fleetwatt_binary().string();
-}
-
 // A small hour of generated jobs; `nodes`, `seed` and the policy are what the tests override.
 std::string small(int nodes, int seed, const std::string& policy) {
   return "seed = " + std::to_string(seed) + "\n[fleet]\nnodes = " + std::to_string(nodes) +
@@ -31,10 +27,10 @@ TEST_CASE("a run with --set equals the run of the file with the values written i
   TempDir dir;
   const auto base = dir.write("base.toml", small(4, 11, "fifo"));
   const auto edited = dir.write("edited.toml", small(6, 5, "sjf"));
-  auto a = run_command(fw() + " run -q " + base.string() + " -o " + (dir / "a.h5").string() +
+  auto a = run_command(fleetwatt_command() + " run -q " + base.string() + " -o " + (dir / "a.h5").string() +
                        " --set fleet.nodes=6 --set seed=5 --set scheduler.policy=sjf");
   REQUIRE(a.exit_code == 0);
-  auto b = run_command(fw() + " run -q " + edited.string() + " -o " + (dir / "b.h5").string());
+  auto b = run_command(fleetwatt_command() + " run -q " + edited.string() + " -o " + (dir / "b.h5").string());
   REQUIRE(b.exit_code == 0);
   CHECK(result_files_difference(dir / "a.h5", dir / "b.h5").empty());
   // 6 servers of 4 GPUs: the overridden fleet, not the file's 4 servers.
@@ -59,9 +55,10 @@ TEST_CASE("a bad --set exits 2 with one line naming --set and the key, and write
     for (const char* cmd : {" run ", " compare -o "}) {
       INFO(cmd << assignment);
       const std::string target = std::string(cmd) == " run " ? " -o " + out.string() : "";
-      auto r = run_command(
-          fw() + cmd + (std::string(cmd) == " run " ? s.string() + target : out.string() + " " + s.string()) +
-          " --set '" + assignment + "'");
+      auto r =
+          run_command(fleetwatt_command() + cmd +
+                      (std::string(cmd) == " run " ? s.string() + target : out.string() + " " + s.string()) +
+                      " --set '" + assignment + "'");
       CHECK(r.exit_code == 2);
       CHECK(r.err.rfind(message, 0) == 0);
       CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);

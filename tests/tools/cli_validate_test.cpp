@@ -17,10 +17,6 @@ using namespace fleetwatt::models;
 
 namespace {
 
-std::string fw() {
-  return fleetwatt_binary().string();
-}
-
 const char* const kHeader = "dataset,network,batch_size,optimizer,power_limit,time_per_epoch,average_power\n";
 
 struct Row {
@@ -65,7 +61,7 @@ std::pair<double, double> expected_mre() {
 }  // namespace
 
 TEST_CASE("validate explains its options", "[cli][validate]") {
-  const auto r = run_command(fw() + " validate --help");
+  const auto r = run_command(fleetwatt_command() + " validate --help");
   CHECK(r.exit_code == 0);
   for (const char* opt : {"--json", "--predictor", "MEASUREMENTS", "Zeus", "NeuSight"})
     CHECK(r.out.find(opt) != std::string::npos);
@@ -76,7 +72,7 @@ TEST_CASE("validate's errors on a Zeus file equal the predictor's own", "[cli][v
   const auto file = dir.write("summary_power_a40.csv", zeus_text());
   const auto [time_mre, power_mre] = expected_mre();
 
-  const auto r = run_command(fw() + " validate " + file.string() + " --json");
+  const auto r = run_command(fleetwatt_command() + " validate " + file.string() + " --json");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
@@ -96,7 +92,7 @@ TEST_CASE("validate's errors on a Zeus file equal the predictor's own", "[cli][v
   }
 
   // The table: a line per GPU and the summary line.
-  const auto t = run_command(fw() + " validate " + file.string());
+  const auto t = run_command(fleetwatt_command() + " validate " + file.string());
   REQUIRE(t.exit_code == 0);
   CHECK(t.out.find("time MRE %") != std::string::npos);
   CHECK(t.out.find("a40") != std::string::npos);
@@ -107,7 +103,7 @@ TEST_CASE("validate counts skipped rows on stderr", "[cli][validate]") {
   TempDir dir;
   const auto file =
       dir.write("summary_power_a40.csv", zeus_text() + "librispeech,deepspeech2,32,adam,300,5000,250\n");
-  const auto r = run_command(fw() + " validate " + file.string() + " --json");
+  const auto r = run_command(fleetwatt_command() + " validate " + file.string() + " --json");
   REQUIRE(r.exit_code == 0);
   CHECK(nlohmann::json::parse(r.out)["skipped"] == 1);
   CHECK(nlohmann::json::parse(r.out)["all"]["rows"] == 3);
@@ -119,14 +115,14 @@ TEST_CASE("validate on a malformed file exits 2 naming file:line and the key", "
   const auto file =
       dir.write("summary_power_a40.csv", std::string(kHeader) + "imagenet,resnet50,256,adam,300,1500,280\n" +
                                              "imagenet,resnet50,256,adam,abc,1500,280\n");
-  const auto r = run_command(fw() + " validate " + file.string());
+  const auto r = run_command(fleetwatt_command() + " validate " + file.string());
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("summary_power_a40.csv:3") != std::string::npos);
   CHECK(r.err.find("power_limit") != std::string::npos);
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   // An unknown predictor and a missing file are bad input too.
-  const auto p = run_command(fw() + " validate " + file.string() + " --predictor nope");
+  const auto p = run_command(fleetwatt_command() + " validate " + file.string() + " --predictor nope");
   CHECK(p.exit_code == 2);
   CHECK(p.err.find("nope") != std::string::npos);
-  CHECK(run_command(fw() + " validate " + (dir / "absent").string()).exit_code == 2);
+  CHECK(run_command(fleetwatt_command() + " validate " + (dir / "absent").string()).exit_code == 2);
 }

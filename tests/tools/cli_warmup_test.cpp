@@ -17,10 +17,6 @@ using namespace fleetwatt::test;
 using fleetwatt::results::ResultReader;
 
 namespace {
-std::string fw() {
-  return fleetwatt_binary().string();
-}
-
 std::filesystem::path day_fleet() {
   return source_dir() / "workloads/scenarios/day-fleet.toml";
 }
@@ -58,7 +54,7 @@ const std::filesystem::path& default_day_h5() {
   static TempDir dir;
   static const std::filesystem::path out = [] {
     auto p = dir / "day.h5";
-    auto r = run_command(fw() + " run " + day_fleet().string() + " -o " + p.string());
+    auto r = run_command(fleetwatt_command() + " run " + day_fleet().string() + " -o " + p.string());
     REQUIRE(r.exit_code == 0);
     REQUIRE(r.out.find("occupancy at t=0") != std::string::npos);
     return p;
@@ -75,7 +71,7 @@ double scalar(const ResultReader& h5, const std::string& path) {
 double day_ratio(const TempDir& dir, const std::filesystem::path& scenario, int seed) {
   const auto out = dir / fmt::format("s{}.h5", seed);
   auto r =
-      run_command(fw() + " run " + scenario.string() + " --quiet" +
+      run_command(fleetwatt_command() + " run " + scenario.string() + " --quiet" +
                   (seed > 0 ? " --seed " + std::to_string(seed) : std::string()) + " -o " + out.string());
   REQUIRE(r.exit_code == 0);
   const auto p = ResultReader(out).doubles("/facility/facility_power_W");
@@ -120,7 +116,8 @@ TEST_CASE("warmup_s = 0 reproduces the default day as it was before warm-ups, bi
   // and three of its values, from that commit's build.
   TempDir dir;
   const auto out = dir / "cold.h5";
-  auto r = run_command(fw() + " run " + day_fleet_with(dir, "warmup_s = 0").string() + " -o " + out.string());
+  auto r = run_command(fleetwatt_command() + " run " + day_fleet_with(dir, "warmup_s = 0").string() + " -o " +
+                       out.string());
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("warm-up") == std::string::npos);
   ResultReader h5(out);
@@ -202,7 +199,8 @@ TEST_CASE("job lists get no warm-up, and a bad warmup_s is refused with its plac
     return s.replace(s.find("{}"), 2, line);
   };
   const auto out = dir / "out.h5";
-  auto r = run_command(fw() + " run " + dir.write("jobs.toml", with("")).string() + " -o " + out.string());
+  auto r = run_command(fleetwatt_command() + " run " + dir.write("jobs.toml", with("")).string() + " -o " +
+                       out.string());
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("warm-up") == std::string::npos);
   CHECK(scalar(ResultReader(out), "/summary/warmup_s") == 0.0);
@@ -211,7 +209,8 @@ TEST_CASE("job lists get no warm-up, and a bad warmup_s is refused with its plac
        {std::pair{"warmup_s = -60\n", "bad.toml:6:1: workload.warmup_s: must be zero or more, got -60"},
         {"warmup_s = \"1h\"\n", "bad.toml:6:1: workload.warmup_s: expected a number"}}) {
     dir.write("bad.toml", with(line));
-    auto bad = run_command("cd " + dir.path().string() + " && " + fw() + " run bad.toml -o " + out.string());
+    auto bad = run_command("cd " + dir.path().string() + " && " + fleetwatt_command() + " run bad.toml -o " +
+                           out.string());
     INFO(line);
     CHECK(bad.exit_code == 2);
     CHECK(bad.err.find(expected) != std::string::npos);

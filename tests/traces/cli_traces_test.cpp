@@ -17,9 +17,6 @@ using namespace fleetwatt::test;
 
 namespace {
 
-std::string fw() {
-  return fleetwatt_binary().string();
-}
 std::string sample(const char* name) {
   return (std::filesystem::path(FLEETWATT_TRACE_SAMPLES) / name).string();
 }
@@ -52,7 +49,7 @@ dataset_samples = [10000, 30000]
 }  // namespace
 
 TEST_CASE("trace stats summarises a trace and reports the malformed records it skipped", "[cli][traces]") {
-  auto r = run_command(fw() + " trace stats " + sample("helios_sample.csv"));
+  auto r = run_command(fleetwatt_command() + " trace stats " + sample("helios_sample.csv"));
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("GPU jobs                    4") != std::string::npos);
   // 1 + 4 + 1 + 16 GPUs over 36848, 249, 675233, 86400 s: 190.5 + ... = 582.1 GPU-hours.
@@ -62,13 +59,14 @@ TEST_CASE("trace stats summarises a trace and reports the malformed records it s
 
 TEST_CASE("trace stats --strict refuses a malformed trace with status 2 and one located line",
           "[cli][traces]") {
-  auto r = run_command(fw() + " trace stats --strict " + sample("helios_sample.csv"));
+  auto r = run_command(fleetwatt_command() + " trace stats --strict " + sample("helios_sample.csv"));
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("helios_sample.csv:7:21: gpu_num: 'eight' is not a number") != std::string::npos);
-  auto unknown = run_command(fw() + " trace stats --format slurm " + sample("helios_sample.csv"));
+  auto unknown =
+      run_command(fleetwatt_command() + " trace stats --format slurm " + sample("helios_sample.csv"));
   CHECK(unknown.exit_code == 2);
   CHECK(unknown.err.find("unknown trace format 'slurm'") != std::string::npos);
-  CHECK(run_command(fw() + " trace stats /no/such/trace.csv").exit_code == 2);
+  CHECK(run_command(fleetwatt_command() + " trace stats /no/such/trace.csv").exit_code == 2);
 }
 
 TEST_CASE("a trace job the predictor refuses is reported at its record's file and line", "[cli][traces]") {
@@ -88,7 +86,7 @@ TEST_CASE("a trace job the predictor refuses is reported at its record's file an
                                   "[workload]\nhorizon_s = 3600\n"
                                   "[workload.trace]\nfile = \"trace.csv\"\nformat = \"fleetwatt_csv\"\n");
   const auto out = dir / "out.h5";
-  auto r = run_command(fw() + " run " + scenario.string() + " -o " + out.string());
+  auto r = run_command(fleetwatt_command() + " run " + scenario.string() + " -o " + out.string());
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("trace.csv:7: batch_size: must be at least 1") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(out));
@@ -97,10 +95,10 @@ TEST_CASE("a trace job the predictor refuses is reported at its record's file an
 TEST_CASE("trace convert writes a job table that reads back to the same totals", "[cli][traces]") {
   TempDir dir;
   const auto out = dir / "swf.csv";
-  REQUIRE(run_command(fw() + " trace convert " + sample("sample.swf") + " -o " + out.string()).exit_code ==
-          0);
-  auto a = run_command(fw() + " trace stats " + sample("sample.swf"));
-  auto b = run_command(fw() + " trace stats --format fleetwatt_csv " + out.string());
+  REQUIRE(run_command(fleetwatt_command() + " trace convert " + sample("sample.swf") + " -o " + out.string())
+              .exit_code == 0);
+  auto a = run_command(fleetwatt_command() + " trace stats " + sample("sample.swf"));
+  auto b = run_command(fleetwatt_command() + " trace stats --format fleetwatt_csv " + out.string());
   REQUIRE(b.exit_code == 0);
   auto line = [](const std::string& s, const std::string& key) { return s.substr(s.find(key), 60); };
   // 8 x 3600 + 1 x 120 + 16 x 900 GPU-s = 12 GPU-hours.
@@ -112,8 +110,8 @@ TEST_CASE("trace fleet derives the shipped Alibaba 2023 fleet from its node list
   FLEETWATT_REQUIRE_SHARED_DATA(data);
   TempDir dir;
   const auto node_list = data / "alibaba-gpu-v2023" / "openb_node_list_gpu_node.csv";
-  auto r = run_command(fw() + " trace fleet " + node_list.string() + " -o " + (dir / "fleet.toml").string() +
-                       " --node-base-w 400");
+  auto r = run_command(fleetwatt_command() + " trace fleet " + node_list.string() + " -o " +
+                       (dir / "fleet.toml").string() + " --node-base-w 400");
   REQUIRE(r.exit_code == 0);
   // Counted here from the CSV (sn,cpu_milli,memory_mib,gpu,model): nodes per (GPUs per node, model).
   std::map<std::string, std::pair<int, int>> expected;  // "8xG2" -> (nodes, GPUs per node)
@@ -164,8 +162,9 @@ TEST_CASE("trace fleet derives the shipped Alibaba 2023 fleet from its node list
 TEST_CASE("compare prints, and writes as CSV and HDF5, one row per policy", "[cli][compare]") {
   TempDir dir;
   const auto scenario = dir.write("s.toml", kCompare);
-  auto r = run_command(fw() + " compare " + scenario.string() + " --policies fifo,easy,powercap --csv " +
-                       (dir / "c.csv").string() + " -o " + (dir / "c.h5").string());
+  auto r = run_command(fleetwatt_command() + " compare " + scenario.string() +
+                       " --policies fifo,easy,powercap --csv " + (dir / "c.csv").string() + " -o " +
+                       (dir / "c.h5").string());
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("powercap") != std::string::npos);
   const auto csv = slurp(dir / "c.csv");
@@ -187,10 +186,10 @@ TEST_CASE("compare prints, and writes as CSV and HDF5, one row per policy", "[cl
 TEST_CASE("compare refuses an unknown policy with status 2", "[cli][compare]") {
   TempDir dir;
   const auto scenario = dir.write("s.toml", kCompare);
-  auto r = run_command(fw() + " compare " + scenario.string() + " --policies fifo,bogus");
+  auto r = run_command(fleetwatt_command() + " compare " + scenario.string() + " --policies fifo,bogus");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("unknown policy 'bogus'") != std::string::npos);
-  auto carbon = run_command(fw() + " compare " + scenario.string() + " --policies carbon");
+  auto carbon = run_command(fleetwatt_command() + " compare " + scenario.string() + " --policies carbon");
   CHECK(carbon.exit_code == 2);
   CHECK(carbon.err.find("[grid.carbon]") != std::string::npos);
 }
