@@ -130,7 +130,27 @@ TEST_CASE("simplification leaves two constants whose sum or product overflows as
   FormulaError err;
   CHECK(to_formula(simplify(parse_formula("1e308 + 1e308", n, &err)), n) == "1e+308 + 1e+308");
   CHECK(to_formula(simplify(parse_formula("1e308 * 1e308", n, &err)), n) == "1e+308 * 1e+308");
-  CHECK(to_formula(simplify(parse_formula("a * 1e308 * 1e308", n, &err)), n) == "1e+308 * 1e+308 * a");
+  // Simplified to 1e308 * (1e308 * a): the brackets stay, as (1e308 * 1e308) * a is another number.
+  CHECK(to_formula(simplify(parse_formula("a * 1e308 * 1e308", n, &err)), n) == "1e+308 * (1e+308 * a)");
+}
+
+TEST_CASE("a printed formula keeps the grouping of a right operand of the same precedence", "[program]") {
+  // Found by fuzzing (fuzz/formula, CI smoke of 2026-11-24): a + (b - c) printed as a + b - c, which the
+  // parser reads as (a + b) - c. In floating point that is another number: with b = 1e308 and c = 1e308,
+  // 4 + (1e308 - 1e308) = 4 but (4 + 1e308) - 1e308 = 0 (the 4 is absorbed).
+  const std::vector<std::string> n{"a"};
+  FormulaError err;
+  const Program p = parse_formula("4 + (1e308 - 1e308)", n, &err);
+  REQUIRE(!p.empty());
+  const double row[1] = {0.0};
+  CHECK(evaluate_row(p, row) == 4.0);
+  const std::string text = to_formula(p, n);
+  CHECK(text == "4 + (1e+308 - 1e+308)");
+  CHECK(evaluate_row(parse_formula(text, n, &err), row) == 4.0);
+  // The same for a product's right operand; left operands need no brackets.
+  CHECK(to_formula(parse_formula("a * (2 * a)", n, &err), n) == "a * (2 * a)");
+  CHECK(to_formula(parse_formula("a - (a - 1)", n, &err), n) == "a - (a - 1)");
+  CHECK(to_formula(parse_formula("(a - 1) - a", n, &err), n) == "a - 1 - a");
 }
 
 TEST_CASE("simplification folds constants and removes identities", "[program]") {

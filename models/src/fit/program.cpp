@@ -360,7 +360,10 @@ std::string to_formula(const Program& p, const std::vector<std::string>& names) 
         auto [b, pb] = rec(i);
         const int prec = n.op == Op::mul ? 2 : 1;
         if (pa < prec) a = fmt::format("({})", a);
-        if (pb < prec || (pb == prec && n.op == Op::sub) || pb == 3) b = fmt::format("({})", b);
+        // The parser groups from the left, so a right operand of the same precedence keeps its brackets:
+        // a + (b - c) is not a + b - c in floating point (1e308 + (1 - 1e308) is 1, (1e308 + 1) - 1e308 is
+        // 0).
+        if (pb <= prec || pb == 3) b = fmt::format("({})", b);
         return {fmt::format("{}{}{}", a, n.op == Op::add ? " + " : n.op == Op::sub ? " - " : " * ", b), prec};
       }
       case Op::neg: {
