@@ -4,6 +4,7 @@
 // hand; and a router whose table budget forces evictions routes exactly as one that keeps every table.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -126,6 +127,12 @@ std::size_t compare_all(const Topology& t, RouteMetric m, std::size_t table_budg
         const auto p = r.path(a, b, key);
         const auto q = stored.path(a, b, key);
         if (p != q) FAIL_CHECK(t.vertex(a).name << " -> " << t.vertex(b).name << " key " << key);
+        // The same route appended to a collective's array, and its latency summed by the walk: the same
+        // number, bit for bit, as latency() of the route.
+        std::vector<DirectedLink> appended{7};
+        const double walked_s = r.append_path(a, b, key, appended);
+        CHECK(std::equal(p.begin(), p.end(), appended.begin() + 1, appended.end()));
+        CHECK(walked_s == r.latency(p));
         ++n;
       }
       if (m == RouteMetric::hops) CHECK(r.distance(a, b) == stored.distance(a, b));

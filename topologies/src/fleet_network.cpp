@@ -103,6 +103,10 @@ void FleetNetwork::use_links(std::span<const DirectedLink> path, int delta) {
   }
 }
 
+void FleetNetwork::use_links(const PlacedCollective& collective, int delta) {
+  for (std::size_t i = 0; i < collective.flows().size(); ++i) use_links(collective.path(i), delta);
+}
+
 void FleetNetwork::use_nic(std::uint32_t node, int delta) {
   auto& n = nic_[node];
   const double w = nic_active_W_ * static_cast<double>(n.links);
@@ -170,7 +174,7 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const workl
         break;
     }
     s->allreduce.emplace(std::move(c), router_, *fabric_, key, id);
-    for (std::size_t i = 0; i < s->allreduce->flows().size(); ++i) use_links(s->allreduce->path(i), +1);
+    use_links(*s->allreduce, +1);
   }
   if (storage_Bps_ > 0.0 && meta.dataset_samples > 0.0 && s->sample_bytes > 0.0) {
     // One read flow per node, capped by that node's share of the data-loader workers.
@@ -216,7 +220,7 @@ void FleetNetwork::remove_job(NetJob job) {
   if (!s) throw std::logic_error("removing a job the network does not hold");
   if (checkpoints_[job].writing) end_checkpoint(job);
   if (s->allreduce) {
-    for (std::size_t i = 0; i < s->allreduce->flows().size(); ++i) use_links(s->allreduce->path(i), -1);
+    use_links(*s->allreduce, -1);
     s->allreduce.reset();
   }
   for (std::size_t i = 0; i < s->reads.size(); ++i) {

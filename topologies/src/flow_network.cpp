@@ -86,17 +86,15 @@ double FlowNetwork::rate(FlowId f) {
   return flows_[f].rate;
 }
 
-bool FlowNetwork::take_changed(std::uint32_t group) {
-  update();
-  if (group >= changed_.size()) return true;
-  const bool changed = changed_[group] != 0;
-  changed_[group] = 0;
-  return changed;
-}
-
 bool FlowNetwork::changed(std::uint32_t group) {
   update();
   return group >= changed_.size() || changed_[group] != 0;
+}
+
+bool FlowNetwork::take_changed(std::uint32_t group) {
+  const bool was = changed(group);
+  if (group < changed_.size()) changed_[group] = 0;
+  return was;
 }
 
 std::size_t FlowNetwork::update() {

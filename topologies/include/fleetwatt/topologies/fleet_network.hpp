@@ -82,6 +82,8 @@ class FleetNetwork {
  private:
   struct JobState;
   void use_links(std::span<const DirectedLink> path, int delta);
+  /// use_links for every route of a job's collective.
+  void use_links(const PlacedCollective& collective, int delta);
   void use_nic(std::uint32_t node, int delta);
   void use_storage(int delta);
   /// use_nic and use_storage for each of these nodes (a checkpoint of a job that holds no read clients).
