@@ -64,10 +64,10 @@ int predict(const PredictOptions& o) {
     constexpr double GiB = 1073741824.0;
     std::cout << fmt::format(
         "memory     {:.2f} GiB per GPU of {:.0f}: weights {:.2f}, gradients {:.2f}, optimizer {:.2f}, "
-        "activations {:.2f} (tp {} pp {} dp {} ep {}, ZeRO {}, recompute {})\n",
+        "activations {:.2f} (tp {} pp {} vp {} dp {} ep {}, ZeRO {}, recompute {})\n",
         mem.total() / GiB, r.gpu.memory_bytes / GiB, mem.weights / GiB, mem.gradients / GiB,
-        mem.optimizer / GiB, mem.activations / GiB, par.tp, par.pp, par.dp(r.job.n_gpus), par.ep, par.zero,
-        workloads::to_string(par.recompute));
+        mem.optimizer / GiB, mem.activations / GiB, par.tp, par.pp, par.vp, par.dp(r.job.n_gpus), par.ep,
+        par.zero, workloads::to_string(par.recompute));
   }
   if (step && step->parallel) {
     const auto& ps = *step->parallel;
@@ -159,6 +159,10 @@ void add_predict_command(CLI::App& app, Action& action) {
       ->capture_default_str()
       ->check(CLI::Range(1u, 1u << 16));
   cmd->add_option("--pp", o->pp, "Pipeline-parallel stages")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1u << 16));
+  cmd->add_option("--vp", o->vp,
+                  "Virtual stages per pipeline GPU: the interleaved 1F1B schedule above 1 (needs --pp >= 2)")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1u << 16));
   cmd->add_option("--ep", o->ep, "Expert-parallel degree (mixture-of-experts models; divides dp)")

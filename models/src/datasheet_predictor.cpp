@@ -118,6 +118,10 @@ StepBreakdown DatasheetPredictor::explain(const JobSpec& job, const GpuHardware&
   // A model that does not fit is refused: model state by ZeRO stage and the activations kept for the
   // backward pass (or the weights and one pass's layer outputs of forward-only work), models/llm_memory.hpp.
   const auto& par = meta.parallel;
+  if (par.vp > 1 && s.model.blocks > 0 && static_cast<std::uint64_t>(par.pp) * par.vp > s.model.blocks)
+    throw ConfigError(job.class_origin, "vp",
+                      fmt::format("pp x vp = {} x {} chunks exceed {}'s {} layers (each chunk needs one)",
+                                  par.pp, par.vp, s.model.name, s.model.blocks));
   MemoryJob mj;
   mj.parallel = par;
   mj.dp = par.dp(job.n_gpus);

@@ -39,6 +39,7 @@ void check_ranges(const PredictionRequest& o) {
   in("gpus", o.gpus, 1, 1u << 20);
   in("tp", o.tp, 1, 1u << 16);
   in("pp", o.pp, 1, 1u << 16);
+  in("vp", o.vp, 1, 1u << 16);
   in("ep", o.ep, 1, 1u << 16);
   in("zero", o.zero, 0, 3);
   in("epochs", o.epochs, 1, 1u << 24);
@@ -119,7 +120,11 @@ JobPrediction build_request(const PredictionRequest& o, workloads::PredictorConf
                        fmt::format("'{}' is not one of eager, amp, compiled, optimized", o.stack));
   // The 3D-parallel split, checked as the scenario's job keys are (workloads/scenario_loader.cpp).
   auto& par = m.parallel;
-  par.tp = o.tp, par.pp = o.pp, par.ep = o.ep, par.zero = o.zero, par.micro_batch = o.micro_batch;
+  par.tp = o.tp, par.pp = o.pp, par.vp = o.vp, par.ep = o.ep, par.zero = o.zero;
+  par.micro_batch = o.micro_batch;
+  if (o.vp > 1 && o.pp < 2)
+    throw option_error(o, "vp",
+                       fmt::format("vp {} interleaves pipeline stages: it needs pp of at least 2", o.vp));
   if (!workloads::parse_recompute(o.recompute, par.recompute))
     throw option_error(o, "recompute", fmt::format("'{}' is not one of none, selective, full", o.recompute));
   const std::uint32_t dp = par.dp(o.gpus);
@@ -237,6 +242,7 @@ std::string prediction_json(const JobPrediction& r) {
   num("avg_power_high_W", p.mean_W() * pband.power_high);
   num("tp", r.job.meta.parallel.tp);
   num("pp", r.job.meta.parallel.pp);
+  num("vp", r.job.meta.parallel.vp);
   num("dp", r.job.meta.parallel.dp(r.job.n_gpus));
   num("ep", r.job.meta.parallel.ep);
   num("zero", r.job.meta.parallel.zero);

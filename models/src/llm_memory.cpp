@@ -58,7 +58,11 @@ MemoryBreakdown memory_per_gpu(const ModelCount& model, const MemoryJob& job) {
   if (job.training && model.blocks > 0 && model.d_model > 0 && model.heads > 0) {
     const double micro_batches = std::ceil(job.per_replica_batch / std::max(micro, 1e-9));
     const double layers = std::ceil(static_cast<double>(model.blocks) / std::max(par.pp, 1u));
-    const double in_flight = std::min<double>(std::max(par.pp, 1u), micro_batches);
+    // 1F1B keeps pp micro-batches in flight on the first stage; interleaved over vp chunks it keeps
+    // (1 + (pp - 1) / (pp vp)) times as much (Korthikanti et al. 2022, section 4.2.3).
+    const double pp = std::max(par.pp, 1u), vp = std::max(par.vp, 1u);
+    const double in_flight =
+        std::min<double>(pp, micro_batches) * (vp > 1.0 ? 1.0 + (pp - 1.0) / (pp * vp) : 1.0);
     m.activations = layers * in_flight * (wide ? 2.0 : 1.0) *
                     activation_bytes_per_layer(model.input_size, micro, model.d_model, model.heads, par.tp,
                                                par.recompute);

@@ -156,14 +156,19 @@ ParallelStep parallel_step(const ModelCount& model, const ParallelStepJob& job, 
   }
   s.tp_comm_s = m * tp_per_micro;
   // The bubble: the stage idles for (pp - 1) micro-batch slots (work and its tensor-parallel traffic).
+  // Interleaved over v virtual stages, each GPU holds v chunks of layers_per_stage / v layers, and the
+  // fill and drain take (pp - 1) chunk slots, 1/v of a micro-batch's slot each (Narayanan et al., section
+  // 2.2.2: bubble time fraction (pp - 1) / (v m)).
+  const double v = std::max(par.vp, 1u);
   if (par.pp > 1) {
-    s.bubble_fraction = (pp - 1.0) / (m + pp - 1.0);
-    s.bubble_s = (pp - 1.0) * (s.micro_batch_s + tp_per_micro);
+    s.bubble_fraction = (pp - 1.0) / (v * m + pp - 1.0);
+    s.bubble_s = (pp - 1.0) * (s.micro_batch_s + tp_per_micro) / v;
     // Pipeline send/recv of one micro-batch's boundary activations (each tensor-parallel GPU sends 1/tp):
     // in the steady state it runs under the neighbours' work; the fill (forward) and drain (backward)
-    // wait for it at each of the pp - 1 boundaries.
+    // wait for it at each boundary the first micro-batch crosses, pp - 1 of them, or pp v - 1 between
+    // the chunks of the interleaved schedule (which sends v times as often).
     const double p2p_s = boundary_bytes / (tp * s.pp_link_Bps) + alpha;
-    s.pp_comm_s = (training ? 2.0 : 1.0) * (pp - 1.0) * p2p_s;
+    s.pp_comm_s = (training ? 2.0 : 1.0) * (pp * v - 1.0) * p2p_s;
   }
   // Data parallel: the gradients of the GPU's tp x pp shard (experts also split over ep), reduce-scattered
   // and all-gathered (= all-reduced); ZeRO-3 / FSDP gathers the weights once more for the forward pass.

@@ -87,6 +87,8 @@ models::PredictionRequest request_of(const py::dict& options) {
       r.tp = as_integer<std::uint32_t>(key, v);
     else if (key == "pp")
       r.pp = as_integer<std::uint32_t>(key, v);
+    else if (key == "vp")
+      r.vp = as_integer<std::uint32_t>(key, v);
     else if (key == "ep")
       r.ep = as_integer<std::uint32_t>(key, v);
     else if (key == "zero")
@@ -106,8 +108,8 @@ models::PredictionRequest request_of(const py::dict& options) {
     else
       throw keyword_error(key,
                           "unknown keyword; predict() takes model, gpu, gpus, batch, image, seq, samples, "
-                          "epochs, workers, params, flops, precision, stack, tp, pp, ep, zero, micro_batch, "
-                          "recompute, power_limit, predictor, pue, scenario, job, gpu_file");
+                          "epochs, workers, params, flops, precision, stack, tp, pp, vp, ep, zero, "
+                          "micro_batch, recompute, power_limit, predictor, pue, scenario, job, gpu_file");
   }
   return r;
 }

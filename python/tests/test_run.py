@@ -185,6 +185,9 @@ def test_predict_errors_name_the_keyword():
     with pytest.raises(fleetwatt.ConfigError) as e:
         fleetwatt.predict(model="resnet50", batch=256, samples=1000, micro_batch=3, gpus=2)
     assert e.value.key == "micro_batch"
+    with pytest.raises(fleetwatt.ConfigError) as e:
+        fleetwatt.predict(model="llama3_70b", gpus=16, tp=8, vp=2, seq=2048, batch=16, samples=16)
+    assert e.value.key == "vp" and "needs pp of at least 2" in e.value.message
 
 
 def test_compare_is_the_commands_table(binary, root, tmp_path):

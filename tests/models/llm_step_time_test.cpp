@@ -108,6 +108,52 @@ TEST_CASE("GPT-3 175B on 1,024 A100: communication and bubble by hand", "[models
   CHECK(plan.bubble.W < plan[PartKind::compute].W);
 }
 
+TEST_CASE("The interleaved schedule divides the bubble by its virtual stages", "[models][steptime]") {
+  // Narayanan et al., SC'21, section 2.2.2: with v model chunks per GPU the fill and drain take (p - 1) / v
+  // micro-batch times, a bubble time fraction (p - 1) / (v m); each micro-batch crosses p v - 1 chunk
+  // boundaries instead of p - 1. GPT-3 175B as above (p 16, m 192, 6 layers per stage), v = 2 and 3.
+  const DatasheetPredictor pred;
+  const GpuHardware& a100 = gpu_preset("a100-sxm-80gb");
+  const JobSpec plain = llm_job("gpt3_175b", 1024, 1536, 2048, 8, 16, 1, Recompute::full, Precision::bf16);
+  const StepBreakdown a = pred.explain(plain, a100);
+  const double V = 2048.0 * 12288.0 * 2.0, p2p = V / (8.0 * 32e9) + 5e-6;  // one boundary, as above
+  for (const std::uint32_t v : {2u, 3u}) {
+    JobSpec job = plain;
+    job.meta.parallel.vp = v;
+    const StepBreakdown b = pred.explain(job, a100);
+    const ParallelStep& s = *b.parallel;
+    // The work, its TP traffic and the DP gradients do not change.
+    CHECK(s.micro_batch_s == a.parallel->micro_batch_s);
+    CHECK(s.compute_s == a.parallel->compute_s);
+    CHECK(s.tp_comm_s == a.parallel->tp_comm_s);
+    CHECK(s.dp_comm_s == a.parallel->dp_comm_s);
+    // Bubble: 15 slots of (work + TP) / v; as a fraction of the pipelined time, 15 / (192 v + 15).
+    CHECK(s.bubble_s == Approx(15.0 * (s.micro_batch_s + s.tp_comm_s / 192.0) / v));
+    CHECK(s.bubble_s == Approx(a.parallel->bubble_s / v));
+    CHECK(s.bubble_fraction == Approx(15.0 / (192.0 * v + 15.0)));
+    CHECK(s.bubble_s / (s.compute_s - s.optimizer_s + s.tp_comm_s + s.bubble_s) ==
+          Approx(s.bubble_fraction).epsilon(1e-9));
+    // Fill and drain cross 16 v - 1 boundaries: 31 and 47 (15 without interleaving).
+    CHECK(s.pp_comm_s == Approx(2.0 * (16.0 * v - 1.0) * p2p));
+    CHECK(s.step_s == Approx(s.compute_s + s.bubble_s + s.tp_comm_s + s.pp_comm_s + s.dp_comm_s));
+    CHECK(b.plan.bubble.s == Approx(s.bubble_s));
+    // The first stage keeps 1 + 15 / (16 v) times the activations (Korthikanti et al. 2022, 4.2.3).
+    CHECK(b.memory.activations == Approx(a.memory.activations * (1.0 + 15.0 / (16.0 * v))));
+  }
+  // Each chunk needs a layer: 16 stages x 7 chunks = 112 > 96 layers is refused at vp.
+  JobSpec too_fine = plain;
+  too_fine.meta.parallel.vp = 7;
+  try {
+    (void)pred.explain(too_fine, a100);
+    FAIL("expected a ConfigError");
+  } catch (const fleetwatt::workloads::ConfigError& e) {
+    CHECK(e.field() == "vp");
+    CHECK_THAT(e.what(), Catch::Contains("16 x 7 chunks exceed gpt3_175b's 96 layers"));
+  }
+  too_fine.meta.parallel.vp = 6;  // 96 chunks of one layer: allowed
+  CHECK(pred.explain(too_fine, a100).parallel->bubble_fraction == Approx(15.0 / (192.0 * 6 + 15.0)));
+}
+
 TEST_CASE("Recomputation, ZeRO-3 and forward-only work change the step as Megatron and FSDP do",
           "[models][steptime]") {
   const DatasheetPredictor pred;
@@ -250,10 +296,20 @@ TEST_CASE("Llama 3 405B on 8,192 and 16,384 H100: published MFU and the document
         r.gpus, published_s, 100 * r.mfu, b.step_s, 100 * b.mfu, 100 * err, b.parallel->compute_s, b.bubble_s,
         100 * b.parallel->bubble_fraction, b.tp_comm_s, b.pp_comm_s, b.dp_comm_s));
     // NOT within 15 % (README): the 1F1B bubble, 15 / 47 of the pipelined time at 32 micro-batches per
-    // replica and 15 / 31 at 16, where the report runs an interleaved schedule (not modelled) that divides it
-    // by its virtual stages. Pinned as documented.
+    // replica and 15 / 31 at 16. Pinned as documented.
     CHECK(err == Approx(r.expected_error).margin(0.05));
     CHECK(b.parallel->bubble_fraction == Approx(r.gpus == 8192 ? 15.0 / 47.0 : 15.0 / 31.0));
+    // The report runs an interleaved schedule (section 3.3.2: bubble (PP - 1) / (V M)) without giving V.
+    // No V within the model's reach closes the gap: at the finest one 126 layers allow on 16 stages (V = 7,
+    // one or two layers per chunk; the "interleaved" test checks the bubble / V and the 16 V - 1 pipeline
+    // boundaries) the step is still 24-25 % long, and with no bubble at all (V -> infinity) the compute and
+    // the exposed tensor-parallel traffic alone are 17 % (8,192) and 9 % (16,384) long. What is left is
+    // the H100's BF16 efficiency, which no measurement in ../shared/data constrains (FP32 kernels only).
+    const ParallelStep& p = *b.parallel;
+    const double rest = p.compute_s + p.tp_comm_s + p.dp_comm_s;
+    const double v7 = rest + p.bubble_s / 7.0 + p.pp_comm_s * (16.0 * 7.0 - 1.0) / 15.0;
+    CHECK(v7 / published_s - 1.0 == Approx(r.gpus == 8192 ? 0.25 : 0.24).margin(0.02));
+    CHECK(rest / published_s - 1.0 == Approx(r.gpus == 8192 ? 0.17 : 0.09).margin(0.02));
     // The work itself is reproduced: with the GEMMs at their size's efficiency (no Hopper kernels in the
     // data: the pooled curve, moved to the BF16 ridge point) the compute alone is within 15 % of the
     // published step (it was 0.18 of peak and 3-4x the published step at the fitted constant).

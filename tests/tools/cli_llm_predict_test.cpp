@@ -19,7 +19,7 @@ const std::string kGpt3 =
 TEST_CASE("predict takes the parallel split as flags", "[cli][predict][llm]") {
   const auto help = run_command(fleetwatt_command() + " predict --help");
   REQUIRE(help.exit_code == 0);
-  for (const char* opt : {"--tp", "--pp", "--ep", "--zero", "--micro-batch", "--recompute"})
+  for (const char* opt : {"--tp", "--pp", "--vp", "--ep", "--zero", "--micro-batch", "--recompute"})
     CHECK(help.out.find(opt) != std::string::npos);
 }
 
@@ -114,6 +114,14 @@ TEST_CASE("an inconsistent split on the command line exits 2", "[cli][predict][l
   CHECK(run_command(base + " --gpus 8 --recompute some").exit_code == 2);
   CHECK(run_command(base + " --gpus 8 --micro-batch 3").exit_code == 2);
   CHECK(run_command(base + " --gpus 8 --zero 4").exit_code == 2);
+  const auto vp = run_command(base + " --gpus 16 --tp 8 --vp 2");
+  CHECK(vp.exit_code == 2);
+  CHECK(vp.err.find("--vp: vp 2 interleaves pipeline stages: it needs pp of at least 2") !=
+        std::string::npos);
+  // Mixtral 8x7B has 32 layers: 8 stages x 5 chunks is more chunks than layers.
+  const auto chunks = run_command(base + " --gpus 16 --pp 8 --vp 5");
+  CHECK(chunks.exit_code == 2);
+  CHECK(chunks.err.find("pp x vp = 8 x 5 chunks exceed mixtral_8x7b's 32 layers") != std::string::npos);
 }
 
 TEST_CASE("predict breaks a 3D-parallel step into compute, TP, PP, DP, bubble and MFU",
@@ -145,6 +153,16 @@ TEST_CASE("predict breaks a 3D-parallel step into compute, TP, PP, DP, bubble an
   REQUIRE(at != std::string::npos);
   CHECK(json_number(j, "s", at) == Approx(1000.0 * json_number(j, "bubble_s")));
   CHECK(json_number(j, "W", at) == Approx(json_number(j, "floor_W")));
+  // Interleaved over 3 virtual stages: the bubble is 7 / (3 x 192 + 7), a third of the 1F1B one in time, and
+  // the fill and drain cross 8 x 3 - 1 = 23 chunk boundaries.
+  const auto v = run_command(fleetwatt_command() + kGpt3 + " --vp 3");
+  REQUIRE(v.exit_code == 0);
+  CHECK(json_number(v.out, "vp") == 3);
+  CHECK(json_number(j, "vp") == 1);
+  CHECK(json_number(v.out, "bubble_fraction") == Approx(7.0 / (3.0 * 192.0 + 7.0)));
+  CHECK(json_number(v.out, "bubble_s") == Approx(json_number(j, "bubble_s") / 3.0));
+  CHECK(json_number(v.out, "pp_comm_s") == Approx(46.0 * (50331648.0 / 8.0 / 64e9 + 5e-6)));
+  CHECK(json_number(v.out, "compute_s") == json_number(j, "compute_s"));
   // The text output names every part.
   const auto text = run_command(fleetwatt_command() + std::regex_replace(kGpt3, std::regex(" --json"), ""));
   REQUIRE(text.exit_code == 0);

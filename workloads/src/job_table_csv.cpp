@@ -83,6 +83,7 @@ const std::vector<std::string>& job_table_columns() {
                                                 "stack",
                                                 "tp",
                                                 "pp",
+                                                "vp",
                                                 "ep",
                                                 "zero",
                                                 "micro_batch",
@@ -133,7 +134,7 @@ void write_job_table_csv(std::ostream& out, const std::vector<JobSpec>& jobs) {
     const auto count = [](std::uint32_t v, std::uint32_t dflt) {
       return v != dflt ? fmt::format("{}", v) : "";
     };
-    const std::array<std::string, 36> f{fmt::format("{}", j.id),
+    const std::array<std::string, 37> f{fmt::format("{}", j.id),
                                         quote(j.trace_id),
                                         num(j.submit_s),
                                         fmt::format("{}", j.n_gpus),
@@ -152,6 +153,7 @@ void write_job_table_csv(std::ostream& out, const std::vector<JobSpec>& jobs) {
                                         to_string(m.stack),
                                         count(par.tp, 1),
                                         count(par.pp, 1),
+                                        count(par.vp, 1),
                                         count(par.ep, 1),
                                         count(par.zero, 0),
                                         count(par.micro_batch, 0),
@@ -280,6 +282,8 @@ std::vector<RawJob> parse_job_table(std::istream& in, RecordErrors& errors) {
         s.meta.parallel.tp = whole(1);
       } else if (name == "pp") {
         s.meta.parallel.pp = whole(1);
+      } else if (name == "vp") {
+        s.meta.parallel.vp = whole(1);
       } else if (name == "ep") {
         s.meta.parallel.ep = whole(1);
       } else if (name == "zero") {
@@ -346,6 +350,10 @@ std::vector<RawJob> parse_job_table(std::istream& in, RecordErrors& errors) {
     if (const auto& par = s.meta.parallel; s.n_gpus > 0 && par.dp(s.n_gpus) == 0) {
       errors.bad(job.line, "tp",
                  fmt::format("n_gpus {} is not a multiple of tp x pp = {} x {}", s.n_gpus, par.tp, par.pp));
+      continue;
+    } else if (par.vp > 1 && par.pp < 2) {
+      errors.bad(job.line, "vp",
+                 fmt::format("vp {} interleaves pipeline stages: it needs pp of at least 2", par.vp));
       continue;
     } else if (s.n_gpus > 0 && par.dp(s.n_gpus) % par.ep != 0) {
       errors.bad(job.line, "ep",

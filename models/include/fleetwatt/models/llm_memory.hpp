@@ -58,7 +58,8 @@ struct MemoryJob {
 /// Memory per GPU of `model` run as `job`. Model state: the shared parameters are split over tp x pp and the
 /// experts' over tp x pp x ep, then ZeRO shards each over its data-parallel group (dp, and dp / ep for the
 /// experts). Activations: a transformer's first pipeline stage holds blocks / pp layers for up to pp
-/// micro-batches in flight (1F1B schedule, Korthikanti section 4.2.3), each at activation_bytes_per_layer;
+/// micro-batches in flight (1F1B schedule, Korthikanti section 4.2.3; (1 + (pp - 1) / (pp vp)) times that
+/// under the interleaved schedule of vp virtual stages), each at activation_bytes_per_layer;
 /// FP32 / TF32 activations take twice the 16-bit bytes. Forward-only work and families without transformer
 /// blocks keep every layer output of one micro-batch, split over tp, at the precision's bytes per element.
 [[nodiscard]] MemoryBreakdown memory_per_gpu(const ModelCount& model, const MemoryJob& job);

@@ -8,12 +8,13 @@
 //    (models/gemm_efficiency.hpp);
 //  - m = per-replica batch / micro_batch micro-batches run through a 1F1B pipeline: the stage works m
 //    micro-batches and waits (pp - 1) micro-batch times while the pipeline fills and drains, a bubble
-//    fraction (pp - 1) / (m + pp - 1) of the pipelined time;
+//    fraction (pp - 1) / (m + pp - 1) of the pipelined time; the interleaved schedule (vp virtual stages
+//    per GPU) shortens the fill and drain to (pp - 1) / vp micro-batch times, (pp - 1) / (vp m + pp - 1);
 //  - tensor-parallel all-reduces (4 per layer per micro-batch, 6 under full recomputation) of b s h
 //    activations inside the NVLink domain, exposed;
 //  - pipeline send/recv of b s h activations per stage boundary, exposed only while the pipeline fills
-//    (forward) and drains (backward); each of the tp GPUs sends 1/tp of it over its own link (Megatron's
-//    scatter/gather);
+//    (forward) and drains (backward), at pp - 1 boundaries (pp vp - 1 interleaved); each of the tp GPUs
+//    sends 1/tp of it over its own link (Megatron's scatter/gather);
 //  - data-parallel gradient traffic of the GPU's tp x pp shard (all-reduce = reduce-scatter + all-gather;
 //    ZeRO-3 / FSDP adds the forward all-gather of the weights), overlapped with the backward pass as
 //    exposed_communication() says;
@@ -55,8 +56,8 @@ struct ParallelStep {
   double optimizer_s = 0.0;      ///< the optimiser step on the GPU's shard (at the micro-batch's clocks)
   double compute_s = 0.0;        ///< m x micro_batch_s + optimizer_s
   double data_s = 0.0;           ///< host loading of the replica's batch (runs ahead of the GPU)
-  double bubble_fraction = 0.0;  ///< (pp - 1) / (m + pp - 1)
-  double bubble_s = 0.0;         ///< (pp - 1) x micro_batch_s
+  double bubble_fraction = 0.0;  ///< (pp - 1) / (vp m + pp - 1)
+  double bubble_s = 0.0;         ///< (pp - 1) x (micro_batch_s + its TP traffic) / vp
   double tp_comm_s = 0.0;        ///< exposed tensor-parallel all-reduces
   double pp_comm_s = 0.0;        ///< exposed pipeline send/recv (fill and drain)
   double dp_comm_total_s = 0.0;  ///< data-parallel traffic before overlap

@@ -52,6 +52,9 @@ struct Parallelism {
   std::uint32_t zero = 0;         ///< ZeRO stage 0..3 (fsdp = 3)
   std::uint32_t micro_batch = 0;  ///< sequences per micro-batch; 0: the whole per-replica batch at once
   Recompute recompute = Recompute::none;
+  /// Virtual stages (model chunks) per pipeline GPU: Megatron-LM's interleaved 1F1B schedule (Narayanan et
+  /// al., SC'21, section 2.2.2) when above 1; needs pp >= 2.
+  std::uint32_t vp = 1;
 
   /// Data-parallel degree of a job on `n_gpus` GPUs (0 when tp x pp does not divide it).
   [[nodiscard]] std::uint32_t dp(std::uint32_t n_gpus) const noexcept {
