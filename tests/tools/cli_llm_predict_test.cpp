@@ -56,6 +56,7 @@ gpus_per_node = 8
 model = "gpt3_175b"
 tp = 8
 pp = 8
+vp = 2
 dp = 8
 zero = 1
 micro_batch = 1
@@ -68,10 +69,12 @@ precision = "bf16"
   const auto from_file = run_command(fleetwatt_command() + " predict --json --scenario " + file.string());
   INFO(from_file.err);
   REQUIRE(from_file.exit_code == 0);
-  const auto flags = run_command(fleetwatt_command() + kGpt3);
+  const auto flags = run_command(fleetwatt_command() + kGpt3 + " --vp 2");
   REQUIRE(flags.exit_code == 0);
   CHECK(json_number(from_file.out, "memory_per_gpu_bytes") == json_number(flags.out, "memory_per_gpu_bytes"));
   CHECK(json_number(from_file.out, "epoch_s") == json_number(flags.out, "epoch_s"));
+  CHECK(json_number(from_file.out, "vp") == 2);
+  CHECK(json_number(from_file.out, "bubble_fraction") == Approx(7.0 / (2.0 * 192.0 + 7.0)));
   CHECK(json_number(from_file.out, "n_gpus") == 512);
 }
 
