@@ -427,24 +427,54 @@ std::vector<LeftOutPrediction> leave_one_gpu_out(const std::vector<PreparedRow>&
 
 namespace {
 
-/// Split-conformal quantile: the ceil((n + 1) level)-th smallest score (the largest when that exceeds n).
-double conformal_quantile(std::vector<double> scores, double level) {
+/// A residual score and the weight it carries in the conformal quantile.
+struct Score {
+  double value = 0.0;
+  double weight = 1.0;
+};
+using Scores = std::map<std::string, std::vector<Score>>;
+
+/// Weighted split-conformal quantile (Tibshirani et al. 2019, "Conformal prediction under covariate
+/// shift"): the smallest score whose cumulative weight reaches level x (total weight + the test point's
+/// weight, placed at infinity); the largest score when none does. With unit weights this is the
+/// ceil((n + 1) level)-th smallest score of split conformal.
+double conformal_quantile(std::vector<Score> scores, double level, double test_weight) {
   if (scores.empty()) return 0.0;
-  std::sort(scores.begin(), scores.end());
-  const auto n = static_cast<double>(scores.size());
-  const auto k = static_cast<std::size_t>(std::ceil((n + 1.0) * level));
-  return scores[std::min(scores.size(), std::max<std::size_t>(k, 1)) - 1];
+  std::sort(scores.begin(), scores.end(), [](const Score& a, const Score& b) { return a.value < b.value; });
+  double total = test_weight;
+  for (const auto& x : scores) total += x.weight;
+  const double need = level * total;
+  double cumulative = 0.0;
+  for (const auto& x : scores) {
+    cumulative += x.weight;
+    // A relative tolerance: weights of 1 / n summed over n rows are 1 only to rounding.
+    if (cumulative >= need * (1.0 - 1e-12)) return x.value;
+  }
+  return scores.back().value;
 }
 
-void add_scores(const std::vector<LeftOutPrediction>& preds, bool seen,
-                std::map<std::string, std::vector<double>>& time,
-                std::map<std::string, std::vector<double>>& power) {
+/// Left-out residuals count each GPU once (its rows share a weight of 1): the band is for a GPU not yet
+/// seen, and rows of one GPU are not exchangeable with another's. In-sample residuals count per row.
+void add_scores(const std::vector<LeftOutPrediction>& preds, bool seen, Scores& time, Scores& power) {
+  std::map<std::pair<std::string, std::string>, int> time_rows, power_rows;  // (group, GPU) -> rows
+  const auto group_of = [&](const LeftOutPrediction& p) {
+    return band_group(seen, p.prediction.power_class);
+  };
   for (const auto& p : preds) {
     const Measurement& m = *p.row->row;
-    const std::string group = band_group(seen, p.prediction.power_class);
-    if (m.time_s() > 0.0) time[group].push_back(std::abs(std::log(m.time_s() / p.prediction.time_s(m))));
+    if (m.time_s() > 0.0) ++time_rows[{group_of(p), p.row->gpu.id}];
+    if (m.avg_power_W > 0.0) ++power_rows[{group_of(p), p.row->gpu.id}];
+  }
+  for (const auto& p : preds) {
+    const Measurement& m = *p.row->row;
+    const std::string group = group_of(p);
+    const std::pair<std::string, std::string> key{group, p.row->gpu.id};
+    if (m.time_s() > 0.0)
+      time[group].push_back(
+          {std::abs(std::log(m.time_s() / p.prediction.time_s(m))), seen ? 1.0 : 1.0 / time_rows[key]});
     if (m.avg_power_W > 0.0)
-      power[group].push_back(std::abs(std::log(m.avg_power_W / p.prediction.avg_power_W)));
+      power[group].push_back(
+          {std::abs(std::log(m.avg_power_W / p.prediction.avg_power_W)), seen ? 1.0 : 1.0 / power_rows[key]});
   }
 }
 
@@ -452,13 +482,14 @@ void add_scores(const std::vector<LeftOutPrediction>& preds, bool seen,
 
 BandTable calibrate_band(const std::vector<LeftOutPrediction>& left_out,
                          const std::vector<LeftOutPrediction>& in_sample, double level) {
-  std::map<std::string, std::vector<double>> time, power;
+  Scores time, power;
   add_scores(left_out, false, time, power);
   add_scores(in_sample, true, time, power);
   BandTable band;
   band.level = level;
-  for (const auto& [g, s] : time) band.time[g] = conformal_quantile(s, level);
-  for (const auto& [g, s] : power) band.power[g] = conformal_quantile(s, level);
+  // The test point weighs what one of its group's units does: a GPU (1) unseen, a row (1) seen.
+  for (const auto& [g, s] : time) band.time[g] = conformal_quantile(s, level, 1.0);
+  for (const auto& [g, s] : power) band.power[g] = conformal_quantile(s, level, 1.0);
   return band;
 }
 
