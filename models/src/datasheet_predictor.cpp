@@ -69,6 +69,7 @@ ModelCount resolve_model(const workloads::ModelMetadata& meta, const workloads::
       m.activation_elements *= scale;
       // The operator classes scale alike (their weights stay: the parameter count is the job's own).
       for (auto& o : m.ops) o.flops *= scale, o.bytes *= scale;
+      for (auto& o : m.head_ops) o.flops *= scale, o.bytes *= scale;
       m.forward_flops = meta.flops_per_sample, m.forward_macs = meta.flops_per_sample / 2;
     }
     return m;

@@ -58,14 +58,24 @@ std::array<double, kOpClasses> transformer_gemm_efficiency(const ModelCount& m, 
 
 }  // namespace
 
-ModelCount pipeline_stage(const ModelCount& model, std::uint32_t tp, std::uint32_t pp) {
+ModelCount pipeline_stage(const ModelCount& model, std::uint32_t tp, std::uint32_t pp, bool last) {
   ModelCount s = model;
   const double mp = static_cast<double>(tp) * pp;
   // The zoo's split (or the generic one for a model known only by its FLOPs), shared out: tensor
   // parallelism splits the GEMMs by columns/rows, attention by heads and, with sequence parallelism, the
-  // element-wise work by tokens; each GPU still launches every kernel of its stage's layers.
+  // element-wise work by tokens; each GPU still launches every kernel of its stage's layers. The output
+  // head runs on the last stage only (split over tp: Megatron's vocabulary-parallel projection).
   s.ops = operator_work(model);
-  for (auto& o : s.ops) o.flops /= mp, o.bytes /= mp, o.weight_bytes /= mp, o.kernels /= pp;
+  for (std::size_t c = 0; c < kOpClasses; ++c) {
+    OpWork& o = s.ops[c];
+    const OpWork& h = model.head_ops[c];  // none for a model known only by its FLOPs (the generic split)
+    const double take = last || pp == 1 ? 1.0 : 0.0;
+    o.flops = (o.flops - h.flops) / mp + take * h.flops / tp;
+    o.bytes = (o.bytes - h.bytes) / mp + take * h.bytes / tp;
+    o.weight_bytes = (o.weight_bytes - h.weight_bytes) / mp + take * h.weight_bytes / tp;
+    o.kernels = (o.kernels - h.kernels) / pp + take * h.kernels;
+  }
+  s.head_ops = {};
   s.params = model.params / mp;
   s.forward_flops = model.forward_flops / mp;
   s.forward_macs = model.forward_macs / mp;
@@ -104,8 +114,9 @@ ParallelStep parallel_step(const ModelCount& model, const ParallelStepJob& job, 
   const std::uint32_t seq = job.seq > 0 ? job.seq : model.input_size;
   const bool training = job.step.pass_factor > 1.0;
 
-  // The stage's work; recomputation reruns the forward of every class (full) or of attention (selective).
-  ModelCount stage = pipeline_stage(model, par.tp, par.pp);
+  // A middle stage's work; recomputation reruns the forward of its layers' every class (full) or of their
+  // attention (selective). The last stage adds the output head, which is not recomputed.
+  ModelCount stage = pipeline_stage(model, par.tp, par.pp, false);
   const double k = job.step.pass_factor;
   if (training && par.recompute != workloads::Recompute::none) {
     const double extra = (k + 1.0) / k;  // one forward more on top of the k passes
@@ -122,7 +133,22 @@ ParallelStep parallel_step(const ModelCount& model, const ParallelStepJob& job, 
   in.updates_weights = false;
   in.host_loading = false;
   in.gemm_efficiency = transformer_gemm_efficiency(model, s.micro_batch, seq, tp, gpu, job.step.precision);
+  // With stages of unequal work, 1F1B's steady state runs at the slowest stage's pace and the fill and drain
+  // pass once through the others: a step is m x the last stage's micro-batch + (pp - 1) x a middle one's.
   s.micro = roofline_step(stage, in, gpu, time, power);
+  s.middle_micro_batch_s = s.micro.work_s;
+  const bool head = std::any_of(model.head_ops.begin(), model.head_ops.end(),
+                                [](const OpWork& o) { return o.kernels > 0.0; });
+  if (par.pp > 1 && head) {
+    ModelCount last = stage;
+    for (std::size_t c = 0; c < kOpClasses; ++c) {
+      const OpWork& h = model.head_ops[c];
+      OpWork& o = last.ops[c];
+      o.flops += h.flops / tp, o.bytes += h.bytes / tp, o.weight_bytes += h.weight_bytes / tp;
+      o.kernels += h.kernels;
+    }
+    s.micro = roofline_step(last, in, gpu, time, power);
+  }
   s.micro_batch_s = s.micro.work_s;
   // The optimiser once per step on the GPU's shard of the parameters (and of the optimiser state under
   // ZeRO >= 1), at the clocks the work runs at; the same roofline call gives the replica's loading time.
@@ -161,8 +187,8 @@ ParallelStep parallel_step(const ModelCount& model, const ParallelStepJob& job, 
   // 2.2.2: bubble time fraction (pp - 1) / (v m)).
   const double v = std::max(par.vp, 1u);
   if (par.pp > 1) {
-    s.bubble_fraction = (pp - 1.0) / (v * m + pp - 1.0);
-    s.bubble_s = (pp - 1.0) * (s.micro_batch_s + tp_per_micro) / v;
+    s.bubble_s = (pp - 1.0) * (s.middle_micro_batch_s + tp_per_micro) / v;
+    s.bubble_fraction = s.bubble_s / (m * (s.micro_batch_s + tp_per_micro) + s.bubble_s);
     // Pipeline send/recv of one micro-batch's boundary activations (each tensor-parallel GPU sends 1/tp):
     // in the steady state it runs under the neighbours' work; the fill (forward) and drain (backward)
     // wait for it at each boundary the first micro-batch crosses, pp - 1 of them, or pp v - 1 between

@@ -62,8 +62,10 @@ ModelCount llama_decoder(const DecoderShape& s, std::string name) {
     ops.elementwise(k * T * ff, 2.0 * k * T * ff, 2.0);  // SiLU(gate) x up
     ops.elementwise(td, 2.0 * td);                       // residual add
   }
-  ops.elementwise(td, td, 4.0, d);  // final RMSNorm
-  ops.gemm(OpClass::tensor, T * d * V, td, T * V, V * d);
+  detail::Ops head;
+  head.elementwise(td, td, 4.0, d);  // final RMSNorm
+  head.gemm(OpClass::tensor, T * d * V, td, T * V, V * d);
+  ops.merge(head);
 
   const double layer_macs = T * (attention_params + k * expert + router) + 2.0 * T * T * d;
   ModelCount m;
@@ -81,6 +83,7 @@ ModelCount llama_decoder(const DecoderShape& s, std::string name) {
   m.activation_elements =
       s.layers * (T * (5.0 * d + 2.0 * kv + k * (3.0 * ff + d)) + 2.0 * scores) + 2.0 * td + T * V;
   m.ops = ops.w;
+  m.head_ops = head.w;
   m.blocks = s.layers, m.d_model = s.d_model, m.heads = s.heads, m.d_attention = s.d_model;
   return m;
 }

@@ -516,10 +516,12 @@ ModelCount transformer(const TransformerShape& s) {
   ops.elementwise(td, td);               // position lookup
   ops.elementwise(td, 2.0 * td);         // add
   ops.merge(stack.ops);
-  ops.elementwise(td, td, 5.0, final_norm);
+  Ops head;
+  head.elementwise(td, td, 5.0, final_norm);
   if (head_macs > 0)  // the tied projection reads the whole token table
-    ops.gemm(OpClass::tensor, head_macs, td, static_cast<double>(s.seq_len) * s.vocab,
-             static_cast<double>(s.vocab) * d);
+    head.gemm(OpClass::tensor, head_macs, td, static_cast<double>(s.seq_len) * s.vocab,
+              static_cast<double>(s.vocab) * d);
+  ops.merge(head);
   ModelCount m =
       finish(fmt::format("transformer(L={},d={},h={},seq={},V={})", s.layers, s.d_model, s.heads, s.seq_len,
                          s.vocab),
@@ -528,6 +530,7 @@ ModelCount transformer(const TransformerShape& s) {
              stack.activations + 2.0 * s.seq_len * d +
                  (head_macs > 0 ? static_cast<double>(s.seq_len) * s.vocab : 0.0));
   m.ops = ops.w;
+  if (head_macs > 0) m.head_ops = head.w;  // an encoder's final norm is not a pipeline head
   m.blocks = s.layers, m.d_model = s.d_model, m.heads = s.heads;
   m.d_attention = s.d_head ? s.heads * s.d_head : s.d_model;
   m.active_params = m.params;

@@ -51,15 +51,40 @@ double relative_error(double predicted, double published) {
 
 }  // namespace
 
-TEST_CASE("A pipeline stage holds 1/(tp pp) of the work and 1/pp of the launches", "[models][steptime]") {
+TEST_CASE("A pipeline stage holds 1/(tp pp) of the layers and the last stage the output head",
+          "[models][steptime]") {
   const ModelCount m = count_model("gpt3_175b", 2048);
-  const ModelCount s = pipeline_stage(m, 8, 16);
+  // The head by hand (the zoo's GPT-3: vocabulary 50,257, width 12,288, 2,048 tokens): the tied projection,
+  // 2 x 2048 x 12288 x 50257 FLOPs reading T d and writing T V FP32 elements, the whole table as weights,
+  // one kernel; the final LayerNorm, 5 FLOPs per element of T d, reading and writing T d, 2 d weights.
+  const double T = 2048, d = 12288, V = 50257;
+  const auto tensor = static_cast<std::size_t>(OpClass::tensor),
+             memory = static_cast<std::size_t>(OpClass::memory);
+  CHECK(m.head_ops[tensor].flops == Approx(2.0 * T * d * V));
+  CHECK(m.head_ops[tensor].bytes == Approx(4.0 * (T * d + T * V)));
+  CHECK(m.head_ops[tensor].weight_bytes == Approx(4.0 * V * d));
+  CHECK(m.head_ops[tensor].kernels == 1.0);
+  CHECK(m.head_ops[memory].flops == Approx(5.0 * T * d));
+  CHECK(m.head_ops[memory].bytes == Approx(8.0 * T * d));
+  CHECK(m.head_ops[memory].kernels == 1.0);
+  const ModelCount s = pipeline_stage(m, 8, 16), last = pipeline_stage(m, 8, 16, true);
+  const ModelCount whole = pipeline_stage(m, 8, 1);  // one stage: everything over tp
   for (std::size_t c = 0; c < kOpClasses; ++c) {
-    CHECK(s.ops[c].flops == Approx(m.ops[c].flops / 128.0));
-    CHECK(s.ops[c].bytes == Approx(m.ops[c].bytes / 128.0));
-    CHECK(s.ops[c].weight_bytes == Approx(m.ops[c].weight_bytes / 128.0));
-    CHECK(s.ops[c].kernels == Approx(m.ops[c].kernels / 16.0));
+    const OpWork &o = m.ops[c], &h = m.head_ops[c];
+    CHECK(s.ops[c].flops == Approx((o.flops - h.flops) / 128.0));
+    CHECK(s.ops[c].bytes == Approx((o.bytes - h.bytes) / 128.0));
+    CHECK(s.ops[c].weight_bytes == Approx((o.weight_bytes - h.weight_bytes) / 128.0));
+    CHECK(s.ops[c].kernels == Approx((o.kernels - h.kernels) / 16.0));
+    CHECK(last.ops[c].flops == Approx(s.ops[c].flops + h.flops / 8.0));
+    CHECK(last.ops[c].weight_bytes == Approx(s.ops[c].weight_bytes + h.weight_bytes / 8.0));
+    CHECK(last.ops[c].kernels == Approx(s.ops[c].kernels + h.kernels));
+    CHECK(whole.ops[c].flops == Approx(o.flops / 8.0));
+    CHECK(whole.ops[c].kernels == Approx(o.kernels));
   }
+  // Per token the head is d V = 617.6M MACs beside a layer's 12 d^2 = 1,811.9M of projections: the last of
+  // 16 stages (6 layers) does 1 + 617.6 / (6 x 1,811.9) = 1.0568 times a middle stage's tensor work.
+  CHECK(last.ops[tensor].flops / s.ops[tensor].flops == Approx(1.0 + (d * V) / (6.0 * 12.0 * d * d)));
+  CHECK(last.ops[tensor].flops / s.ops[tensor].flops == Approx(1.0568).epsilon(1e-4));
   CHECK(s.params == Approx(m.params / 128.0));
   CHECK(s.forward_flops == Approx(m.forward_flops / 128.0));
 }
@@ -72,10 +97,11 @@ TEST_CASE("GPT-3 175B on 1,024 A100: communication and bubble by hand", "[models
   const StepBreakdown b = pred.explain(job, a100);
   REQUIRE(b.parallel);
   const ParallelStep& s = *b.parallel;
-  // m = 1536 / 8 replicas / 1 = 192; bubble (16 - 1) / (192 + 15) = 15 / 207.
+  // m = 1536 / 8 replicas / 1 = 192; bubble about (16 - 1) / (192 + 15) = 15 / 207 (exactly so for stages
+  // of equal work; the last one, with the output head, is 3 % slower: below).
   CHECK(s.dp == 8);
   CHECK(s.micro_batches == Approx(192.0));
-  CHECK(s.bubble_fraction == Approx(15.0 / 207.0));
+  CHECK(s.bubble_fraction == Approx(15.0 / 207.0).epsilon(0.05));
   CHECK(s.layers_per_stage == Approx(6.0));  // 96 layers / 16 stages
   // One layer boundary: b s h x 2 bytes = 1 x 2048 x 12288 x 2 = 50,331,648 B. Ring all-reduce over 8 GPUs
   // on NVLink (300 GB/s): 2 x 7/8 x 50,331,648 / 300e9 + 2 x 7 x 5 us = 293.6 us + 70 us = 363.6 us.
@@ -94,8 +120,16 @@ TEST_CASE("GPT-3 175B on 1,024 A100: communication and bubble by hand", "[models
   const double G = 174604259328.0 / 128.0 * 2.0;
   CHECK(s.dp_comm_total_s == Approx(1.75 * G / 32e9 + 14.0 * 5e-6));
   CHECK(s.dp_comm_s == Approx(0.3 * s.dp_comm_total_s));
-  // Step = compute + bubble + exposed communication; the bubble is 15 micro-batch slots (work + TP).
-  CHECK(s.bubble_s == Approx(15.0 * (s.micro_batch_s + s.tp_comm_s / 192.0)));
+  // Step = compute + bubble + exposed communication. The last stage sets the pace (192 of its micro-batches);
+  // the bubble is 15 slots of a middle stage's (work + TP), a share of the pipelined time of
+  // 15 (t_mid + tp) / (192 (t_last + tp) + 15 (t_mid + tp)).
+  const double tp_micro = s.tp_comm_s / 192.0;
+  CHECK(s.bubble_s == Approx(15.0 * (s.middle_micro_batch_s + tp_micro)));
+  CHECK(s.bubble_fraction == Approx(s.bubble_s / (192.0 * (s.micro_batch_s + tp_micro) + s.bubble_s)));
+  // The head on the last stage: more than 1 and less than the tensor class's 1.0568 (other classes and the
+  // launches do not grow with it).
+  CHECK(s.micro_batch_s / s.middle_micro_batch_s > 1.01);
+  CHECK(s.micro_batch_s / s.middle_micro_batch_s < 1.0568);
   CHECK(s.step_s == Approx(s.compute_s + s.bubble_s + s.tp_comm_s + s.pp_comm_s + s.dp_comm_s));
   CHECK(s.compute_s == Approx(192.0 * s.micro_batch_s + s.optimizer_s));
   // The plan: totals over the epoch's one step; the bubble at the resident floor; steps = 1.
@@ -127,10 +161,10 @@ TEST_CASE("The interleaved schedule divides the bubble by its virtual stages", "
     CHECK(s.compute_s == a.parallel->compute_s);
     CHECK(s.tp_comm_s == a.parallel->tp_comm_s);
     CHECK(s.dp_comm_s == a.parallel->dp_comm_s);
-    // Bubble: 15 slots of (work + TP) / v; as a fraction of the pipelined time, 15 / (192 v + 15).
-    CHECK(s.bubble_s == Approx(15.0 * (s.micro_batch_s + s.tp_comm_s / 192.0) / v));
+    // Bubble: 15 slots of a middle stage's (work + TP) / v; about 15 / (192 v + 15) of the pipelined time.
+    CHECK(s.bubble_s == Approx(15.0 * (s.middle_micro_batch_s + s.tp_comm_s / 192.0) / v));
     CHECK(s.bubble_s == Approx(a.parallel->bubble_s / v));
-    CHECK(s.bubble_fraction == Approx(15.0 / (192.0 * v + 15.0)));
+    CHECK(s.bubble_fraction == Approx(15.0 / (192.0 * v + 15.0)).epsilon(0.05));
     CHECK(s.bubble_s / (s.compute_s - s.optimizer_s + s.tp_comm_s + s.bubble_s) ==
           Approx(s.bubble_fraction).epsilon(1e-9));
     // Fill and drain cross 16 v - 1 boundaries: 31 and 47 (15 without interleaving).
@@ -151,21 +185,25 @@ TEST_CASE("The interleaved schedule divides the bubble by its virtual stages", "
     CHECK_THAT(e.what(), Catch::Contains("16 x 7 chunks exceed gpt3_175b's 96 layers"));
   }
   too_fine.meta.parallel.vp = 6;  // 96 chunks of one layer: allowed
-  CHECK(pred.explain(too_fine, a100).parallel->bubble_fraction == Approx(15.0 / (192.0 * 6 + 15.0)));
+  CHECK(pred.explain(too_fine, a100).parallel->bubble_s == Approx(a.parallel->bubble_s / 6.0));
 }
 
 TEST_CASE("Recomputation, ZeRO-3 and forward-only work change the step as Megatron and FSDP do",
           "[models][steptime]") {
   const DatasheetPredictor pred;
   const GpuHardware& h100 = gpu_preset("h100-sxm");
-  // Full recomputation adds one forward to the 3 passes: the compute-bound GEMM class takes 4/3 as long.
+  // Full recomputation adds one forward to the 3 passes of the layers (not of the output head): the
+  // compute-bound GEMM class of the last stage (the pace setter) takes (4 B + 3 H) / (3 B + 3 H) as long,
+  // B its 16 layers' GEMM FLOPs and H the head's, per GPU (4 / 3 on a middle stage).
   const JobSpec none = llm_job("llama3_8b", 64, 256, 4096, 4, 2, 1, Recompute::none, Precision::bf16);
   JobSpec full = none;
   full.meta.parallel.recompute = Recompute::full;
   const StepBreakdown a = pred.explain(none, h100), b = pred.explain(full, h100);
   const auto tensor = static_cast<std::size_t>(OpClass::tensor);
+  const double H = a.model.head_ops[tensor].flops / 4.0, B = (a.model.ops[tensor].flops - 4.0 * H) / 8.0;
+  CHECK(H / B == Approx(0.15).margin(0.01));  // the head: 4096 x 128256 MACs per token, 2.4 layers' worth
   CHECK(b.parallel->micro.class_s[tensor] / a.parallel->micro.class_s[tensor] ==
-        Approx(4.0 / 3.0).epsilon(0.01));
+        Approx((4.0 * B + 3.0 * H) / (3.0 * B + 3.0 * H)).epsilon(0.01));
   // ... and 2 more TP all-reduces per layer: 6 / 4 of the TP traffic.
   CHECK(b.tp_comm_s / a.tp_comm_s == Approx(1.5));
   // ZeRO-3 moves 3 (n-1)/n of the shard instead of 2 (n-1)/n (the bandwidth terms; latency alike).
@@ -249,21 +287,24 @@ TEST_CASE("Megatron-LM GPT-3 175B on 1,024 A100: the published step time and the
                   published_s, b.step_s, 100.0 * err, b.parallel->compute_s, b.bubble_s, b.tp_comm_s,
                   b.pp_comm_s, b.dp_comm_s));
   // NOT within 15 % (README, "Step time of 3D-parallel jobs"), now on the fast side: with the GEMMs at
-  // their size's efficiency (models/gemm_efficiency.hpp) the step is 20 % short of the published one (it
-  // was +86 % at the fitted constant, 0.28 of peak). Pinned so that a change of the model shows here.
-  CHECK(err == Approx(-0.204).margin(0.03));
+  // their size's efficiency (models/gemm_efficiency.hpp) the step is 18 % short of the published one (it
+  // was +86 % at the fitted constant, 0.28 of peak; -20 % before the last stage carried the output head).
+  // Pinned so that a change of the model shows here.
+  CHECK(err == Approx(-0.182).margin(0.01));
   // The tensor class's efficiency by hand: the ampere curve eta_max 0.892363, d_half 39.8107 x (312 / 19.5)
   // x (2 / 4) = 318.49 in BF16; per layer on one of tp = 8 GPUs at 2,048 tokens: QKV 2048 x 12288 x 4608
   // (smallest 2048), output 2048 x 1536 x 12288 (1536), MLP 2048 x 12288 x 6144 and 2048 x 6144 x 12288
   // (2048), FLOPs 3 : 1 : 4 : 4. eta(2048) = 0.892363 x 2048 / 2366.49 = 0.772265, eta(1536) = 0.892363 x
-  // 1536 / 1854.49 = 0.739108; the class: 12 / (11 / 0.772265 + 1 / 0.739108) = 0.769390. The stage's GEMM
-  // work, 4 passes (3 + the recomputed forward) of 1/128 of the forward FLOPs per micro-batch, at that rate:
-  const double gemm_flops = b.model.ops[static_cast<std::size_t>(OpClass::tensor)].flops;
+  // 1536 / 1854.49 = 0.739108; the class: 12 / (11 / 0.772265 + 1 / 0.739108) = 0.769390. The last stage's
+  // GEMM work at that rate: 4 passes (3 + the recomputed forward) of 1/128 of the layers' forward FLOPs and
+  // 3 of 1/8 of the head's, per micro-batch:
+  const double head_flops = b.model.head_ops[static_cast<std::size_t>(OpClass::tensor)].flops;
+  const double gemm_flops = b.model.ops[static_cast<std::size_t>(OpClass::tensor)].flops - head_flops;
   const double eta =
       12.0 / (11.0 / (0.892363 * 2048 / (2048 + 318.49)) + 1.0 / (0.892363 * 1536 / (1536 + 318.49)));
   CHECK(eta == Approx(0.769390).epsilon(1e-5));
   CHECK(b.parallel->micro.class_s[static_cast<std::size_t>(OpClass::tensor)] ==
-        Approx(4.0 * gemm_flops / 128.0 / (eta * 312e12)).epsilon(0.005));
+        Approx((4.0 * gemm_flops / 128.0 + 3.0 * head_flops / 8.0) / (eta * 312e12)).epsilon(0.005));
 }
 
 TEST_CASE("Llama 3 405B on 8,192 and 16,384 H100: published MFU and the documented miss",
@@ -280,7 +321,7 @@ TEST_CASE("Llama 3 405B on 8,192 and 16,384 H100: published MFU and the document
     std::uint32_t gpus;
     double tflops, mfu, expected_error;
   };
-  for (const Row r : {Row{8192, 430e12, 0.43, 0.715}, Row{16384, 400e12, 0.41, 1.11}}) {
+  for (const Row r : {Row{8192, 430e12, 0.43, 0.756}, Row{16384, 400e12, 0.41, 1.145}}) {
     // Micro-batch 1; ZeRO-2-like sharding of gradients and optimiser (the report's FSDP keeps the weights
     // after the forward pass); selective recomputation stands for its memory-efficient attention.
     const JobSpec j =
@@ -295,21 +336,23 @@ TEST_CASE("Llama 3 405B on 8,192 and 16,384 H100: published MFU and the document
         "compute {:.2f} s, bubble {:.2f} s ({:.0f} %), TP {:.2f} s, PP {:.3f} s, DP {:.3f} s",
         r.gpus, published_s, 100 * r.mfu, b.step_s, 100 * b.mfu, 100 * err, b.parallel->compute_s, b.bubble_s,
         100 * b.parallel->bubble_fraction, b.tp_comm_s, b.pp_comm_s, b.dp_comm_s));
-    // NOT within 15 % (README): the 1F1B bubble, 15 / 47 of the pipelined time at 32 micro-batches per
-    // replica and 15 / 31 at 16. Pinned as documented.
-    CHECK(err == Approx(r.expected_error).margin(0.05));
-    CHECK(b.parallel->bubble_fraction == Approx(r.gpus == 8192 ? 15.0 / 47.0 : 15.0 / 31.0));
+    // NOT within 15 % (README): the 1F1B bubble, about 15 / 47 of the pipelined time at 32 micro-batches
+    // per replica and 15 / 31 at 16. Pinned as documented.
+    CHECK(err == Approx(r.expected_error).margin(0.02));
+    CHECK(b.parallel->bubble_fraction == Approx(r.gpus == 8192 ? 15.0 / 47.0 : 15.0 / 31.0).epsilon(0.05));
     // The report runs an interleaved schedule (section 3.3.2: bubble (PP - 1) / (V M)) without giving V.
     // No V within the model's reach closes the gap: at the finest one 126 layers allow on 16 stages (V = 7,
     // one or two layers per chunk; the "interleaved" test checks the bubble / V and the 16 V - 1 pipeline
-    // boundaries) the step is still 24-25 % long, and with no bubble at all (V -> infinity) the compute and
-    // the exposed tensor-parallel traffic alone are 17 % (8,192) and 9 % (16,384) long. What is left is
-    // the H100's BF16 efficiency, which no measurement in ../shared/data constrains (FP32 kernels only).
+    // boundaries) the step is still 29-30 % long, and with no bubble at all (V -> infinity) the compute and
+    // the exposed tensor-parallel traffic alone are 21 % (8,192) and 13 % (16,384) long. What is left is
+    // the H100's BF16 efficiency, which no measurement in ../shared/data constrains (FP32 kernels only), and
+    // the output head on the last stage (128,256 x 16,384 MACs per token, 0.6 of a layer), which the report
+    // offsets by giving the first and last stages one layer fewer.
     const ParallelStep& p = *b.parallel;
     const double rest = p.compute_s + p.tp_comm_s + p.dp_comm_s;
     const double v7 = rest + p.bubble_s / 7.0 + p.pp_comm_s * (16.0 * 7.0 - 1.0) / 15.0;
-    CHECK(v7 / published_s - 1.0 == Approx(r.gpus == 8192 ? 0.25 : 0.24).margin(0.02));
-    CHECK(rest / published_s - 1.0 == Approx(r.gpus == 8192 ? 0.17 : 0.09).margin(0.02));
+    CHECK(v7 / published_s - 1.0 == Approx(r.gpus == 8192 ? 0.30 : 0.29).margin(0.01));
+    CHECK(rest / published_s - 1.0 == Approx(r.gpus == 8192 ? 0.21 : 0.13).margin(0.01));
     // The work itself is reproduced: with the GEMMs at their size's efficiency (no Hopper kernels in the
     // data: the pooled curve, moved to the BF16 ridge point) the compute alone is within 15 % of the
     // published step (it was 0.18 of peak and 3-4x the published step at the fitted constant).

@@ -74,7 +74,8 @@ precision = "bf16"
   CHECK(json_number(from_file.out, "memory_per_gpu_bytes") == json_number(flags.out, "memory_per_gpu_bytes"));
   CHECK(json_number(from_file.out, "epoch_s") == json_number(flags.out, "epoch_s"));
   CHECK(json_number(from_file.out, "vp") == 2);
-  CHECK(json_number(from_file.out, "bubble_fraction") == Approx(7.0 / (2.0 * 192.0 + 7.0)));
+  // About 7 / (2 x 192 + 7): exactly so for stages of equal work; the last one also runs the output head.
+  CHECK(json_number(from_file.out, "bubble_fraction") == Approx(7.0 / (2.0 * 192.0 + 7.0)).epsilon(0.03));
   CHECK(json_number(from_file.out, "n_gpus") == 512);
 }
 
@@ -133,9 +134,11 @@ TEST_CASE("predict breaks a 3D-parallel step into compute, TP, PP, DP, bubble an
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const std::string& j = r.out;
-  // dp 8: 1536 / 8 = 192 micro-batches of 1 per replica; 1F1B bubble (8 - 1) / (192 + 7) = 7 / 199.
+  // dp 8: 1536 / 8 = 192 micro-batches of 1 per replica; 1F1B bubble (8 - 1) / (192 + 7) = 7 / 199 for
+  // stages of equal work (the last stage, which also runs the output head, is 1.7 % slower: a little less).
   CHECK(json_number(j, "micro_batches") == 192);
-  CHECK(json_number(j, "bubble_fraction") == Approx(7.0 / 199.0));
+  CHECK(json_number(j, "bubble_fraction") == Approx(7.0 / 199.0).epsilon(0.03));
+  CHECK(json_number(j, "bubble_fraction") < 7.0 / 199.0);
   // Tensor parallel inside the node: b s h x 2 bytes = 2048 x 12288 x 2 = 50,331,648 B per all-reduce, ring
   // over 8 GPUs at 450 GB/s: 1.75 x 50,331,648 / 450e9 + 14 x 5 us = 265.73 us; 4 per layer (selective
   // recomputation reruns no GEMM), 96 / 8 = 12 layers, 192 micro-batches: 9,216 x 265.73 us = 2.4490 s.
@@ -162,7 +165,7 @@ TEST_CASE("predict breaks a 3D-parallel step into compute, TP, PP, DP, bubble an
   REQUIRE(v.exit_code == 0);
   CHECK(json_number(v.out, "vp") == 3);
   CHECK(json_number(j, "vp") == 1);
-  CHECK(json_number(v.out, "bubble_fraction") == Approx(7.0 / (3.0 * 192.0 + 7.0)));
+  CHECK(json_number(v.out, "bubble_fraction") == Approx(7.0 / (3.0 * 192.0 + 7.0)).epsilon(0.03));
   CHECK(json_number(v.out, "bubble_s") == Approx(json_number(j, "bubble_s") / 3.0));
   CHECK(json_number(v.out, "pp_comm_s") == Approx(46.0 * (50331648.0 / 8.0 / 64e9 + 5e-6)));
   CHECK(json_number(v.out, "compute_s") == json_number(j, "compute_s"));

@@ -9,7 +9,9 @@
 //  - m = per-replica batch / micro_batch micro-batches run through a 1F1B pipeline: the stage works m
 //    micro-batches and waits (pp - 1) micro-batch times while the pipeline fills and drains, a bubble
 //    fraction (pp - 1) / (m + pp - 1) of the pipelined time; the interleaved schedule (vp virtual stages
-//    per GPU) shortens the fill and drain to (pp - 1) / vp micro-batch times, (pp - 1) / (vp m + pp - 1);
+//    per GPU) shortens the fill and drain to (pp - 1) / vp micro-batch times, (pp - 1) / (vp m + pp - 1).
+//    The last stage also runs the output head (final norm and vocabulary projection), so it sets the pace:
+//    m of its micro-batch times, plus (pp - 1) / vp of a middle stage's for the fill and drain;
 //  - tensor-parallel all-reduces (4 per layer per micro-batch, 6 under full recomputation) of b s h
 //    activations inside the NVLink domain, exposed;
 //  - pipeline send/recv of b s h activations per stage boundary, exposed only while the pipeline fills
@@ -51,13 +53,14 @@ struct ParallelStep {
   double micro_batch = 1.0;    ///< sequences per micro-batch
   double micro_batches = 1.0;  ///< m per step on each replica
   double layers_per_stage = 0.0;
-  RooflineStep micro;            ///< one micro-batch's forward + backward on one stage GPU (no optimiser)
-  double micro_batch_s = 0.0;    ///< micro.work_s
-  double optimizer_s = 0.0;      ///< the optimiser step on the GPU's shard (at the micro-batch's clocks)
-  double compute_s = 0.0;        ///< m x micro_batch_s + optimizer_s
-  double data_s = 0.0;           ///< host loading of the replica's batch (runs ahead of the GPU)
-  double bubble_fraction = 0.0;  ///< (pp - 1) / (vp m + pp - 1)
-  double bubble_s = 0.0;         ///< (pp - 1) x (micro_batch_s + its TP traffic) / vp
+  RooflineStep micro;  ///< one micro-batch's forward + backward on the last stage's GPU (no optimiser)
+  double micro_batch_s = 0.0;         ///< micro.work_s: the slowest stage's, which sets the pace
+  double middle_micro_batch_s = 0.0;  ///< the same on a stage without the output head
+  double optimizer_s = 0.0;           ///< the optimiser step on the GPU's shard (at the micro-batch's clocks)
+  double compute_s = 0.0;             ///< m x micro_batch_s + optimizer_s
+  double data_s = 0.0;                ///< host loading of the replica's batch (runs ahead of the GPU)
+  double bubble_fraction = 0.0;  ///< bubble / pipelined time: (pp - 1) / (vp m + pp - 1) for equal stages
+  double bubble_s = 0.0;         ///< (pp - 1) x (middle_micro_batch_s + its TP traffic) / vp
   double tp_comm_s = 0.0;        ///< exposed tensor-parallel all-reduces
   double pp_comm_s = 0.0;        ///< exposed pipeline send/recv (fill and drain)
   double dp_comm_total_s = 0.0;  ///< data-parallel traffic before overlap
@@ -74,8 +77,10 @@ struct ParallelStep {
                                          const UtilisationPowerConstants& power);
 
 /// The stage's share of the model: every operator class's per-sample FLOPs and bytes and the weights over
-/// tp x pp, kernel launches and parameter tensors over pp, parameters over tp x pp.
-[[nodiscard]] ModelCount pipeline_stage(const ModelCount& model, std::uint32_t tp, std::uint32_t pp);
+/// tp x pp, kernel launches and parameter tensors over pp, parameters over tp x pp; the output head
+/// (ModelCount::head_ops) runs on the `last` stage only (on the one stage when pp = 1), over tp.
+[[nodiscard]] ModelCount pipeline_stage(const ModelCount& model, std::uint32_t tp, std::uint32_t pp,
+                                        bool last = false);
 
 /// Model FLOPs of one step (no recomputation counted): global batch x seq x training FLOPs per token for a
 /// transformer with its shape, else global batch x training FLOPs per sample.

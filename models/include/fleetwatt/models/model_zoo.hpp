@@ -52,6 +52,9 @@ struct ModelCount {
   /// The forward pass by operator class (indexed by OpClass). The tensor, vector and attention FLOPs sum to
   /// forward_flops; element-wise FLOPs are counted in `memory` only.
   std::array<OpWork, kOpClasses> ops{};
+  /// The output head's part of `ops` (a decoder's final norm and vocabulary projection): the work a
+  /// pipeline's last stage runs on top of its share of the layers (models/llm_step_time.hpp).
+  std::array<OpWork, kOpClasses> head_ops{};
 
   /// Transformer shape (0 for other families): blocks, model width and the attention width (heads x d_head,
   /// which GPT-3 13B sets below d_model), used by the LLM memory and FLOP accounting (models/llm_memory.hpp).
