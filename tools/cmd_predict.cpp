@@ -165,6 +165,14 @@ void add_predict_command(CLI::App& app, Action& action) {
                   "Virtual stages per pipeline GPU: the interleaved 1F1B schedule above 1 (needs --pp >= 2)")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1u << 16));
+  cmd->add_option("--first-stage-layers", o->first_stage_layers,
+                  "Transformer layers on the first pipeline stage (default: the even share; needs --pp >= 2)")
+      ->check(CLI::Range(1u, 1u << 16));
+  cmd->add_option(
+         "--last-stage-layers", o->last_stage_layers,
+         "Transformer layers on the last pipeline stage, which also runs the output head (default: the "
+         "even share; needs --pp >= 2)")
+      ->check(CLI::Range(1u, 1u << 16));
   cmd->add_option("--ep", o->ep, "Expert-parallel degree (mixture-of-experts models; divides dp)")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1u << 16));

@@ -122,9 +122,11 @@ JobPrediction build_request(const PredictionRequest& o, workloads::PredictorConf
   auto& par = m.parallel;
   par.tp = o.tp, par.pp = o.pp, par.vp = o.vp, par.ep = o.ep, par.zero = o.zero;
   par.micro_batch = o.micro_batch;
-  if (o.vp > 1 && o.pp < 2)
-    throw option_error(o, "vp",
-                       fmt::format("vp {} interleaves pipeline stages: it needs pp of at least 2", o.vp));
+  par.first_stage_layers = o.first_stage_layers, par.last_stage_layers = o.last_stage_layers;
+  if (auto [key, why] = par.pipeline_key_problem(); !key.empty()) {
+    std::replace(key.begin(), key.end(), '_', '-');  // the flag's spelling; option_error gives the keyword's
+    throw option_error(o, key, why);
+  }
   if (!workloads::parse_recompute(o.recompute, par.recompute))
     throw option_error(o, "recompute", fmt::format("'{}' is not one of none, selective, full", o.recompute));
   const std::uint32_t dp = par.dp(o.gpus);
@@ -243,6 +245,8 @@ std::string prediction_json(const JobPrediction& r) {
   num("tp", r.job.meta.parallel.tp);
   num("pp", r.job.meta.parallel.pp);
   num("vp", r.job.meta.parallel.vp);
+  num("first_stage_layers", r.job.meta.parallel.first_stage_layers);
+  num("last_stage_layers", r.job.meta.parallel.last_stage_layers);
   num("dp", r.job.meta.parallel.dp(r.job.n_gpus));
   num("ep", r.job.meta.parallel.ep);
   num("zero", r.job.meta.parallel.zero);

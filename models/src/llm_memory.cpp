@@ -57,13 +57,16 @@ MemoryBreakdown memory_per_gpu(const ModelCount& model, const MemoryJob& job) {
   const bool wide = job.precision == Precision::fp32 || job.precision == Precision::tf32;
   if (job.training && model.blocks > 0 && model.d_model > 0 && model.heads > 0) {
     const double micro_batches = std::ceil(job.per_replica_batch / std::max(micro, 1e-9));
-    const double layers = std::ceil(static_cast<double>(model.blocks) / std::max(par.pp, 1u));
-    // 1F1B keeps pp micro-batches in flight on the first stage; interleaved over vp chunks it keeps
-    // (1 + (pp - 1) / (pp vp)) times as much (Korthikanti et al. 2022, section 4.2.3).
+    // 1F1B keeps pp - i micro-batches in flight on stage i; interleaved over vp chunks the first keeps
+    // (1 + (pp - 1) / (pp vp)) times as much (Korthikanti et al. 2022, section 4.2.3). The most loaded is
+    // the first stage, or the second when the first has fewer layers (first_stage_layers).
     const double pp = std::max(par.pp, 1u), vp = std::max(par.vp, 1u);
-    const double in_flight =
-        std::min<double>(pp, micro_batches) * (vp > 1.0 ? 1.0 + (pp - 1.0) / (pp * vp) : 1.0);
-    m.activations = layers * in_flight * (wide ? 2.0 : 1.0) *
+    const auto n = par.stage_layers(model.blocks);
+    const double layer_flights = std::max(
+        std::ceil(n.first) * std::min<double>(pp, micro_batches),
+        pp > 1.0 ? std::ceil(pp > 2.0 ? n.middle : n.last) * std::min<double>(pp - 1.0, micro_batches) : 0.0);
+    const double interleaved = vp > 1.0 ? 1.0 + (pp - 1.0) / (pp * vp) : 1.0;
+    m.activations = layer_flights * interleaved * (wide ? 2.0 : 1.0) *
                     activation_bytes_per_layer(model.input_size, micro, model.d_model, model.heads, par.tp,
                                                par.recompute);
   } else {

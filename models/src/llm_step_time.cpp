@@ -114,8 +114,8 @@ ParallelStep parallel_step(const ModelCount& model, const ParallelStepJob& job, 
   const std::uint32_t seq = job.seq > 0 ? job.seq : model.input_size;
   const bool training = job.step.pass_factor > 1.0;
 
-  // A middle stage's work; recomputation reruns the forward of its layers' every class (full) or of their
-  // attention (selective). The last stage adds the output head, which is not recomputed.
+  // The work of a stage of the even share of the layers; recomputation reruns the forward of its layers'
+  // every class (full) or of their attention (selective). The output head is not recomputed.
   ModelCount stage = pipeline_stage(model, par.tp, par.pp, false);
   const double k = job.step.pass_factor;
   if (training && par.recompute != workloads::Recompute::none) {
@@ -133,31 +133,6 @@ ParallelStep parallel_step(const ModelCount& model, const ParallelStepJob& job, 
   in.updates_weights = false;
   in.host_loading = false;
   in.gemm_efficiency = transformer_gemm_efficiency(model, s.micro_batch, seq, tp, gpu, job.step.precision);
-  // With stages of unequal work, 1F1B's steady state runs at the slowest stage's pace and the fill and drain
-  // pass once through the others: a step is m x the last stage's micro-batch + (pp - 1) x a middle one's.
-  s.micro = roofline_step(stage, in, gpu, time, power);
-  s.middle_micro_batch_s = s.micro.work_s;
-  const bool head = std::any_of(model.head_ops.begin(), model.head_ops.end(),
-                                [](const OpWork& o) { return o.kernels > 0.0; });
-  if (par.pp > 1 && head) {
-    ModelCount last = stage;
-    for (std::size_t c = 0; c < kOpClasses; ++c) {
-      const OpWork& h = model.head_ops[c];
-      OpWork& o = last.ops[c];
-      o.flops += h.flops / tp, o.bytes += h.bytes / tp, o.weight_bytes += h.weight_bytes / tp;
-      o.kernels += h.kernels;
-    }
-    s.micro = roofline_step(last, in, gpu, time, power);
-  }
-  s.micro_batch_s = s.micro.work_s;
-  // The optimiser once per step on the GPU's shard of the parameters (and of the optimiser state under
-  // ZeRO >= 1), at the clocks the work runs at; the same roofline call gives the replica's loading time.
-  StepInputs whole = job.step;
-  whole.per_gpu_batch = per_replica;
-  const RooflineStep once = roofline_step(stage, whole, gpu, time, power);
-  s.optimizer_s = once.optimizer_s * s.micro.stretch / (par.zero >= 1 ? dp : 1.0);
-  s.data_s = once.data_s;
-  s.compute_s = m * s.micro_batch_s + s.optimizer_s;
 
   // Links: the NVLink domain inside a node, the per-GPU inter-node bandwidth across nodes.
   const double intra = gpu.nvlink_bw_Bps > 0.0 ? gpu.nvlink_bw_Bps : gpu.pcie_bw_Bps;
@@ -175,20 +150,72 @@ ParallelStep parallel_step(const ModelCount& model, const ParallelStepJob& job, 
   // Tensor parallel (Megatron): two all-reduces per layer forward (after attention and after the MLP) and
   // two backward; with sequence parallelism a reduce-scatter and an all-gather of the same volume. Full
   // recomputation reruns the forward's two. Not overlapped with compute.
-  double tp_per_micro = 0.0;
+  double tp_per_layer = 0.0;
   if (par.tp > 1) {
     const double per_layer = training ? 4.0 + (par.recompute == workloads::Recompute::full ? 2.0 : 0.0) : 2.0;
-    tp_per_micro = s.layers_per_stage * per_layer * ring_s(tp, boundary_bytes, 2.0, s.tp_link_Bps, alpha);
+    tp_per_layer = per_layer * ring_s(tp, boundary_bytes, 2.0, s.tp_link_Bps, alpha);
   }
-  s.tp_comm_s = m * tp_per_micro;
-  // The bubble: the stage idles for (pp - 1) micro-batch slots (work and its tensor-parallel traffic).
-  // Interleaved over v virtual stages, each GPU holds v chunks of layers_per_stage / v layers, and the
-  // fill and drain take (pp - 1) chunk slots, 1/v of a micro-batch's slot each (Narayanan et al., section
-  // 2.2.2: bubble time fraction (pp - 1) / (v m)).
+
+  // The stages: the first, pp - 2 middle ones and the last (one stage without a pipeline), each its share
+  // of the layers (the even one, or first_stage_layers / last_stage_layers), the last with the output
+  // head. A stage's micro-batch slot is its work and its tensor-parallel traffic.
+  const auto n = par.stage_layers(model.blocks);
+  const double even = s.layers_per_stage;
+  const bool head = par.pp > 1 && std::any_of(model.head_ops.begin(), model.head_ops.end(),
+                                              [](const OpWork& o) { return o.kernels > 0.0; });
+  struct Stage {
+    RooflineStep r;
+    double tp_s = 0.0;
+    [[nodiscard]] double slot() const { return r.work_s + tp_s; }
+  };
+  const auto run = [&](double stage_layers, bool with_head) {
+    ModelCount st = stage;
+    const double f = model.blocks > 0 ? stage_layers / even : 1.0;
+    for (auto& o : st.ops) o.flops *= f, o.bytes *= f, o.weight_bytes *= f, o.kernels *= f;
+    if (with_head)
+      for (std::size_t c = 0; c < kOpClasses; ++c) {
+        const OpWork& h = model.head_ops[c];
+        OpWork& o = st.ops[c];
+        o.flops += h.flops / tp, o.bytes += h.bytes / tp, o.weight_bytes += h.weight_bytes / tp;
+        o.kernels += h.kernels;
+      }
+    return Stage{roofline_step(st, in, gpu, time, power),
+                 (model.blocks > 0 ? stage_layers : even) * tp_per_layer};
+  };
+  const Stage middle = run(model.blocks > 0 ? n.middle : even, false);
+  const Stage first = par.pp > 1 && model.blocks > 0 && n.first != n.middle ? run(n.first, false) : middle;
+  const Stage last = par.pp > 1 && (head || (model.blocks > 0 && n.last != n.middle))
+                         ? run(model.blocks > 0 ? n.last : even, head)
+                         : middle;
+  // 1F1B's steady state runs at the slowest stage's pace, and the fill and drain pass once through the
+  // others: a step is m slowest slots + the sum of the other stages' slots.
+  const Stage* slowest = &middle;
+  double all_slots = middle.slot();
+  if (par.pp > 1) {
+    slowest = first.slot() >= last.slot() ? &first : &last;
+    if (par.pp > 2 && middle.slot() > slowest->slot()) slowest = &middle;
+    all_slots = first.slot() + (pp - 2.0) * middle.slot() + last.slot();
+  }
+  s.micro = slowest->r;
+  s.micro_batch_s = s.micro.work_s;
+  s.first_micro_batch_s = first.r.work_s, s.last_micro_batch_s = last.r.work_s;
+  s.middle_micro_batch_s = (par.pp > 2 ? middle : first).r.work_s;
+  // The optimiser once per step on the GPU's shard of the parameters (and of the optimiser state under
+  // ZeRO >= 1), at the clocks the work runs at; the same roofline call gives the replica's loading time.
+  StepInputs whole = job.step;
+  whole.per_gpu_batch = per_replica;
+  const RooflineStep once = roofline_step(stage, whole, gpu, time, power);
+  s.optimizer_s = once.optimizer_s * s.micro.stretch / (par.zero >= 1 ? dp : 1.0);
+  s.data_s = once.data_s;
+  s.compute_s = m * s.micro_batch_s + s.optimizer_s;
+  s.tp_comm_s = m * slowest->tp_s;
+  // The bubble: the other stages' slots, once. Interleaved over v virtual stages, each GPU holds v chunks
+  // of its layers / v, and the fill and drain take chunk slots, 1/v of a micro-batch's slot each
+  // (Narayanan et al., section 2.2.2: bubble time fraction (pp - 1) / (v m) for equal stages).
   const double v = std::max(par.vp, 1u);
   if (par.pp > 1) {
-    s.bubble_s = (pp - 1.0) * (s.middle_micro_batch_s + tp_per_micro) / v;
-    s.bubble_fraction = s.bubble_s / (m * (s.micro_batch_s + tp_per_micro) + s.bubble_s);
+    s.bubble_s = (all_slots - slowest->slot()) / v;
+    s.bubble_fraction = s.bubble_s / (m * slowest->slot() + s.bubble_s);
     // Pipeline send/recv of one micro-batch's boundary activations (each tensor-parallel GPU sends 1/tp):
     // in the steady state it runs under the neighbours' work; the fill (forward) and drain (backward)
     // wait for it at each boundary the first micro-batch crosses, pp - 1 of them, or pp v - 1 between

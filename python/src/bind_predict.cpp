@@ -89,6 +89,10 @@ models::PredictionRequest request_of(const py::dict& options) {
       r.pp = as_integer<std::uint32_t>(key, v);
     else if (key == "vp")
       r.vp = as_integer<std::uint32_t>(key, v);
+    else if (key == "first_stage_layers")
+      r.first_stage_layers = as_integer<std::uint32_t>(key, v);
+    else if (key == "last_stage_layers")
+      r.last_stage_layers = as_integer<std::uint32_t>(key, v);
     else if (key == "ep")
       r.ep = as_integer<std::uint32_t>(key, v);
     else if (key == "zero")
@@ -108,7 +112,8 @@ models::PredictionRequest request_of(const py::dict& options) {
     else
       throw keyword_error(key,
                           "unknown keyword; predict() takes model, gpu, gpus, batch, image, seq, samples, "
-                          "epochs, workers, params, flops, precision, stack, tp, pp, vp, ep, zero, "
+                          "epochs, workers, params, flops, precision, stack, tp, pp, vp, first_stage_layers, "
+                          "last_stage_layers, ep, zero, "
                           "micro_batch, recompute, power_limit, predictor, pue, scenario, job, gpu_file");
   }
   return r;

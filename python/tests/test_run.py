@@ -188,6 +188,9 @@ def test_predict_errors_name_the_keyword():
     with pytest.raises(fleetwatt.ConfigError) as e:
         fleetwatt.predict(model="llama3_70b", gpus=16, tp=8, vp=2, seq=2048, batch=16, samples=16)
     assert e.value.key == "vp" and "needs pp of at least 2" in e.value.message
+    with pytest.raises(fleetwatt.ConfigError) as e:
+        fleetwatt.predict(model="llama3_70b", gpus=16, tp=8, last_stage_layers=3, seq=2048, batch=16, samples=16)
+    assert e.value.key == "last_stage_layers" and "needs pp of at least 2" in e.value.message
 
 
 def test_compare_is_the_commands_table(binary, root, tmp_path):

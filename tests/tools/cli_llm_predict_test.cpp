@@ -19,7 +19,8 @@ const std::string kGpt3 =
 TEST_CASE("predict takes the parallel split as flags", "[cli][predict][llm]") {
   const auto help = run_command(fleetwatt_command() + " predict --help");
   REQUIRE(help.exit_code == 0);
-  for (const char* opt : {"--tp", "--pp", "--vp", "--ep", "--zero", "--micro-batch", "--recompute"})
+  for (const char* opt : {"--tp", "--pp", "--vp", "--first-stage-layers", "--last-stage-layers", "--ep",
+                          "--zero", "--micro-batch", "--recompute"})
     CHECK(help.out.find(opt) != std::string::npos);
 }
 
@@ -126,6 +127,10 @@ TEST_CASE("an inconsistent split on the command line exits 2", "[cli][predict][l
   const auto chunks = run_command(base + " --gpus 16 --pp 8 --vp 5");
   CHECK(chunks.exit_code == 2);
   CHECK(chunks.err.find("pp x vp = 8 x 5 chunks exceed mixtral_8x7b's 32 layers") != std::string::npos);
+  const auto first = run_command(base + " --gpus 16 --tp 8 --first-stage-layers 3");
+  CHECK(first.exit_code == 2);
+  CHECK(first.err.find("--first-stage-layers: first_stage_layers 3 sets a pipeline stage") !=
+        std::string::npos);
 }
 
 TEST_CASE("predict breaks a 3D-parallel step into compute, TP, PP, DP, bubble and MFU",
@@ -165,6 +170,8 @@ TEST_CASE("predict breaks a 3D-parallel step into compute, TP, PP, DP, bubble an
   REQUIRE(v.exit_code == 0);
   CHECK(json_number(v.out, "vp") == 3);
   CHECK(json_number(j, "vp") == 1);
+  CHECK(json_number(j, "first_stage_layers") == 0);
+  CHECK(json_number(j, "last_stage_layers") == 0);
   CHECK(json_number(v.out, "bubble_fraction") == Approx(7.0 / (3.0 * 192.0 + 7.0)).epsilon(0.03));
   CHECK(json_number(v.out, "bubble_s") == Approx(json_number(j, "bubble_s") / 3.0));
   CHECK(json_number(v.out, "pp_comm_s") == Approx(46.0 * (50331648.0 / 8.0 / 64e9 + 5e-6)));

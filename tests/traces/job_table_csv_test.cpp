@@ -27,7 +27,7 @@ TEST_CASE("a job table round-trips every JobSpec field", "[traces]") {
   a.meta.workers = 8;
   a.meta.precision = Precision::bf16;
   a.meta.stack = SoftwareStack::compiled;
-  a.meta.parallel = Parallelism{2, 2, 1, 3, 4, Recompute::selective, 3};
+  a.meta.parallel = Parallelism{2, 2, 1, 3, 4, Recompute::selective, 3, 5, 0};
   a.phases = PhaseProfile{300.5, 10.0, 90.0, 2.0};
   a.user = "u1";
   a.status = JobStatus::cancelled;
@@ -158,13 +158,16 @@ TEST_CASE("a job table's parallel columns are read, a split that does not fit n_
   CHECK(r.skipped[3].reason == "unknown recompute 'most' (none, selective, full)");
   // A vp column: the interleaved schedule needs a pipeline.
   std::istringstream v(
-      "submit_s,n_gpus,model,batch_size,tp,pp,vp\n"
-      "0,64,llama2_7b,512,4,2,4\n"
-      "1,64,llama2_7b,512,4,,2\n");
+      "submit_s,n_gpus,model,batch_size,tp,pp,vp,last_stage_layers\n"
+      "0,64,llama2_7b,512,4,2,4,15\n"
+      "1,64,llama2_7b,512,4,,2,\n"
+      "2,64,llama2_7b,512,4,,,3\n");
   const auto rv = read_trace(v, "v.csv", o);
   REQUIRE(rv.jobs.size() == 1);
   CHECK(rv.jobs[0].meta.parallel.vp == 4);
-  REQUIRE(rv.skipped.size() == 1);
+  CHECK(rv.jobs[0].meta.parallel.last_stage_layers == 15);
+  REQUIRE(rv.skipped.size() == 2);
   CHECK(rv.skipped[0].field == "vp");
   CHECK(rv.skipped[0].reason == "vp 2 interleaves pipeline stages: it needs pp of at least 2");
+  CHECK(rv.skipped[1].field == "last_stage_layers");
 }

@@ -18,7 +18,8 @@ std::string job(const std::string& extra) {
 TEST_CASE("parallel keys set the job's split, n_gpus follows from tp x pp x dp", "[scenario][parallel]") {
   const std::string fleet = "[fleet]\nnodes = 64\ngpus_per_node = 8\n";
   const auto s =
-      parse_scenario(fleet + job("tp = 8\npp = 4\nvp = 3\ndp = 16\nfsdp = true\nrecompute = \"selective\"\n"
+      parse_scenario(fleet + job("tp = 8\npp = 4\nvp = 3\nfirst_stage_layers = 7\nlast_stage_layers = 6\ndp "
+                                 "= 16\nfsdp = true\nrecompute = \"selective\"\n"
                                  "micro_batch = 2\nseq = 4096\nglobal_batch_tokens = 4194304\n"),
                      "s.toml");
   REQUIRE(s.workload.jobs.size() == 1);
@@ -27,6 +28,8 @@ TEST_CASE("parallel keys set the job's split, n_gpus follows from tp x pp x dp",
   CHECK(j.meta.parallel.tp == 8);
   CHECK(j.meta.parallel.pp == 4);
   CHECK(j.meta.parallel.vp == 3);
+  CHECK(j.meta.parallel.first_stage_layers == 7);
+  CHECK(j.meta.parallel.last_stage_layers == 6);
   CHECK(j.meta.parallel.dp(j.n_gpus) == 16);
   CHECK(j.meta.parallel.zero == 3);
   CHECK(j.meta.parallel.recompute == Recompute::selective);
@@ -70,6 +73,10 @@ TEST_CASE("inconsistent parallel keys are refused at their line", "[scenario][pa
         "micro-batches of 2 on 8 data-parallel replicas");
   CHECK(error_of(job("n_gpus = 16\ntp = 8\nvp = 2\n")) ==
         "bad.toml:7:1: workload.jobs[0].vp: vp 2 interleaves pipeline stages: it needs pp of at least 2");
+  CHECK(error_of(job("n_gpus = 16\ntp = 8\nfirst_stage_layers = 7\n")) ==
+        "bad.toml:7:1: workload.jobs[0].first_stage_layers: first_stage_layers 7 sets a pipeline stage: it "
+        "needs "
+        "pp of at least 2");
   CHECK(error_of(job("tp = 2\n")) ==
         "bad.toml:2:1: workload.jobs[0].n_gpus: missing (every job needs n_gpus, or tp x pp x dp)");
 }

@@ -1,4 +1,6 @@
 // Built-in job classes and the epoch plan's derived views.
+#include <fmt/format.h>
+
 #include "fleetwatt/workloads/job_classes.hpp"
 
 namespace fleetwatt::workloads {
@@ -73,6 +75,26 @@ const char* to_string(Recompute r) noexcept {
       return "full";
   }
   return "none";
+}
+
+std::pair<std::string, std::string> Parallelism::pipeline_key_problem() const {
+  if (pp >= 2) return {};
+  if (vp > 1) return {"vp", fmt::format("vp {} interleaves pipeline stages: it needs pp of at least 2", vp)};
+  for (const auto& [key, layers] : {std::pair{"first_stage_layers", first_stage_layers},
+                                    std::pair{"last_stage_layers", last_stage_layers}})
+    if (layers > 0)
+      return {key, fmt::format("{} {} sets a pipeline stage: it needs pp of at least 2", key, layers)};
+  return {};
+}
+
+Parallelism::StageLayers Parallelism::stage_layers(std::uint32_t blocks) const noexcept {
+  const double n = blocks;
+  if (pp < 2) return {n, n, n};
+  const double given = (first_stage_layers > 0) + (last_stage_layers > 0);
+  const double rest = n - first_stage_layers - last_stage_layers, others = pp - given;
+  const double middle = others > 0.0 ? rest / others : 0.0;
+  return {first_stage_layers > 0 ? static_cast<double>(first_stage_layers) : middle, middle,
+          last_stage_layers > 0 ? static_cast<double>(last_stage_layers) : middle};
 }
 
 bool parse_recompute(std::string_view name, Recompute& out) noexcept {

@@ -84,6 +84,8 @@ const std::vector<std::string>& job_table_columns() {
                                                 "tp",
                                                 "pp",
                                                 "vp",
+                                                "first_stage_layers",
+                                                "last_stage_layers",
                                                 "ep",
                                                 "zero",
                                                 "micro_batch",
@@ -134,7 +136,7 @@ void write_job_table_csv(std::ostream& out, const std::vector<JobSpec>& jobs) {
     const auto count = [](std::uint32_t v, std::uint32_t dflt) {
       return v != dflt ? fmt::format("{}", v) : "";
     };
-    const std::array<std::string, 37> f{fmt::format("{}", j.id),
+    const std::array<std::string, 39> f{fmt::format("{}", j.id),
                                         quote(j.trace_id),
                                         num(j.submit_s),
                                         fmt::format("{}", j.n_gpus),
@@ -154,6 +156,8 @@ void write_job_table_csv(std::ostream& out, const std::vector<JobSpec>& jobs) {
                                         count(par.tp, 1),
                                         count(par.pp, 1),
                                         count(par.vp, 1),
+                                        count(par.first_stage_layers, 0),
+                                        count(par.last_stage_layers, 0),
                                         count(par.ep, 1),
                                         count(par.zero, 0),
                                         count(par.micro_batch, 0),
@@ -284,6 +288,10 @@ std::vector<RawJob> parse_job_table(std::istream& in, RecordErrors& errors) {
         s.meta.parallel.pp = whole(1);
       } else if (name == "vp") {
         s.meta.parallel.vp = whole(1);
+      } else if (name == "first_stage_layers") {
+        s.meta.parallel.first_stage_layers = whole(1);
+      } else if (name == "last_stage_layers") {
+        s.meta.parallel.last_stage_layers = whole(1);
       } else if (name == "ep") {
         s.meta.parallel.ep = whole(1);
       } else if (name == "zero") {
@@ -351,9 +359,8 @@ std::vector<RawJob> parse_job_table(std::istream& in, RecordErrors& errors) {
       errors.bad(job.line, "tp",
                  fmt::format("n_gpus {} is not a multiple of tp x pp = {} x {}", s.n_gpus, par.tp, par.pp));
       continue;
-    } else if (par.vp > 1 && par.pp < 2) {
-      errors.bad(job.line, "vp",
-                 fmt::format("vp {} interleaves pipeline stages: it needs pp of at least 2", par.vp));
+    } else if (const auto [key, why] = par.pipeline_key_problem(); !key.empty()) {
+      errors.bad(job.line, key, why);
       continue;
     } else if (s.n_gpus > 0 && par.dp(s.n_gpus) % par.ep != 0) {
       errors.bad(job.line, "ep",

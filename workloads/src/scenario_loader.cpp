@@ -324,9 +324,9 @@ const std::vector<std::string> kMetadataKeys = {"model",
 
 /// Keys of a job's 3D-parallel split (Megatron-LM tp / pp / dp, expert parallel, ZeRO, recomputation) and
 /// the LLM spellings of its batch and sequence (global_batch, global_batch_tokens, seq).
-const std::vector<std::string> kParallelKeys = {"tp",          "pp",   "vp",           "dp",
-                                                "ep",          "zero", "fsdp",         "recompute",
-                                                "micro_batch", "seq",  "global_batch", "global_batch_tokens"};
+const std::vector<std::string> kParallelKeys = {
+    "tp",        "pp",          "vp",  "first_stage_layers", "last_stage_layers",  "dp", "ep", "zero", "fsdp",
+    "recompute", "micro_batch", "seq", "global_batch",       "global_batch_tokens"};
 
 std::uint32_t count_key(const TomlTable& t, const std::string& key, std::uint32_t fallback) {
   return static_cast<std::uint32_t>(t.integer(key, 1, kMaxU32).value_or(fallback));
@@ -338,8 +338,9 @@ void parse_parallelism(const TomlTable& t, JobSpec& j) {
   auto& par = j.meta.parallel;
   par.tp = count_key(t, "tp", 1), par.pp = count_key(t, "pp", 1), par.ep = count_key(t, "ep", 1);
   par.vp = count_key(t, "vp", 1);
-  if (par.vp > 1 && par.pp < 2)
-    t.fail("vp", fmt::format("vp {} interleaves pipeline stages: it needs pp of at least 2", par.vp));
+  par.first_stage_layers = count_key(t, "first_stage_layers", 0);
+  par.last_stage_layers = count_key(t, "last_stage_layers", 0);
+  if (const auto [key, why] = par.pipeline_key_problem(); !key.empty()) t.fail(key, why);
   par.micro_batch = count_key(t, "micro_batch", 0);
   par.zero = static_cast<std::uint32_t>(t.integer("zero", 0, 3).value_or(0));
   if (auto fsdp = t.boolean("fsdp"); fsdp && *fsdp) {

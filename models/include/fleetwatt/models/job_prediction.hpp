@@ -24,6 +24,7 @@ struct PredictionRequest {
   std::optional<std::int64_t> job_id;
   std::uint32_t gpus = 1, batch = 0, image = 0, seq = 0, epochs = 1, workers = 0;
   std::uint32_t tp = 1, pp = 1, vp = 1, ep = 1, zero = 0, micro_batch = 0;
+  std::uint32_t first_stage_layers = 0, last_stage_layers = 0;
   std::string recompute = "none";
   double samples = 0.0, params = 0.0, flops = 0.0, pue = 1.0, power_limit = 0.0;
 

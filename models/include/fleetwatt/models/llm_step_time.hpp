@@ -55,7 +55,9 @@ struct ParallelStep {
   double layers_per_stage = 0.0;
   RooflineStep micro;  ///< one micro-batch's forward + backward on the last stage's GPU (no optimiser)
   double micro_batch_s = 0.0;         ///< micro.work_s: the slowest stage's, which sets the pace
-  double middle_micro_batch_s = 0.0;  ///< the same on a stage without the output head
+  double first_micro_batch_s = 0.0;   ///< the same on the first stage
+  double middle_micro_batch_s = 0.0;  ///< ... on a middle stage (the first when pp = 2)
+  double last_micro_batch_s = 0.0;    ///< ... on the last stage, which also runs the output head
   double optimizer_s = 0.0;           ///< the optimiser step on the GPU's shard (at the micro-batch's clocks)
   double compute_s = 0.0;             ///< m x micro_batch_s + optimizer_s
   double data_s = 0.0;                ///< host loading of the replica's batch (runs ahead of the GPU)

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/workloads/smoothing_mode.hpp"
@@ -55,6 +56,22 @@ struct Parallelism {
   /// Virtual stages (model chunks) per pipeline GPU: Megatron-LM's interleaved 1F1B schedule (Narayanan et
   /// al., SC'21, section 2.2.2) when above 1; needs pp >= 2.
   std::uint32_t vp = 1;
+  /// Transformer layers on the first and on the last pipeline stage (Megatron-Core's
+  /// decoder_first/last_pipeline_num_layers; the Llama 3 report gives them one layer fewer to offset the
+  /// embedding and the output head); 0: the even share. The other stages share the rest evenly.
+  std::uint32_t first_stage_layers = 0;
+  std::uint32_t last_stage_layers = 0;
+
+  /// The key of a pipeline setting given without the pipeline it needs (vp, first_stage_layers,
+  /// last_stage_layers need pp >= 2) and why, or {} when there is none.
+  [[nodiscard]] std::pair<std::string, std::string> pipeline_key_problem() const;
+
+  /// Layers on the first stage, on each middle stage (the even share of the rest: an average, which may be
+  /// fractional) and on the last stage of a model of `blocks` layers; all `blocks` without a pipeline.
+  struct StageLayers {
+    double first = 0.0, middle = 0.0, last = 0.0;
+  };
+  [[nodiscard]] StageLayers stage_layers(std::uint32_t blocks) const noexcept;
 
   /// Data-parallel degree of a job on `n_gpus` GPUs (0 when tp x pp does not divide it).
   [[nodiscard]] std::uint32_t dp(std::uint32_t n_gpus) const noexcept {
