@@ -72,12 +72,13 @@ int predict(const PredictOptions& o) {
   if (step && step->parallel) {
     const auto& ps = *step->parallel;
     std::cout << fmt::format(
-        "step       {:.4g} s: compute {:.4g} s ({:.4g} micro-batches of {:.4g} x {:.4g} ms on a stage of "
+        "step       {:.4g} s: compute {:.4g} s ({:.4g} micro-batches of {:.4g} x {:.4g} ms on the slowest "
+        "stage, of "
         "{:.4g} layers, optimiser {:.4g} ms), TP comm {:.4g} s, PP comm {:.4g} s, DP comm exposed {:.4g} s "
         "(of {:.4g} s), bubble {:.4g} s ({:.1f} %), loading stall {:.4g} s; {:.0f} steps per epoch\n",
-        step->step_s, ps.compute_s, ps.micro_batches, ps.micro_batch, 1e3 * ps.micro_batch_s,
-        ps.layers_per_stage, 1e3 * ps.optimizer_s, ps.tp_comm_s, ps.pp_comm_s, ps.dp_comm_s,
-        ps.dp_comm_total_s, ps.bubble_s, 100.0 * ps.bubble_fraction, step->io_s, step->steps_per_epoch);
+        step->step_s, ps.compute_s, ps.micro_batches, ps.micro_batch, 1e3 * ps.micro_batch_s, ps.pace_layers,
+        1e3 * ps.optimizer_s, ps.tp_comm_s, ps.pp_comm_s, ps.dp_comm_s, ps.dp_comm_total_s, ps.bubble_s,
+        100.0 * ps.bubble_fraction, step->io_s, step->steps_per_epoch);
   }
   if (step) {
     std::cout << fmt::format(

@@ -165,6 +165,7 @@ ParallelStep parallel_step(const ModelCount& model, const ParallelStepJob& job, 
                                               [](const OpWork& o) { return o.kernels > 0.0; });
   struct Stage {
     RooflineStep r;
+    double layers = 0.0;
     double tp_s = 0.0;
     [[nodiscard]] double slot() const { return r.work_s + tp_s; }
   };
@@ -179,8 +180,8 @@ ParallelStep parallel_step(const ModelCount& model, const ParallelStepJob& job, 
         o.flops += h.flops / tp, o.bytes += h.bytes / tp, o.weight_bytes += h.weight_bytes / tp;
         o.kernels += h.kernels;
       }
-    return Stage{roofline_step(st, in, gpu, time, power),
-                 (model.blocks > 0 ? stage_layers : even) * tp_per_layer};
+    const double held = model.blocks > 0 ? stage_layers : even;
+    return Stage{roofline_step(st, in, gpu, time, power), held, held * tp_per_layer};
   };
   const Stage middle = run(model.blocks > 0 ? n.middle : even, false);
   const Stage first = par.pp > 1 && model.blocks > 0 && n.first != n.middle ? run(n.first, false) : middle;
@@ -197,6 +198,7 @@ ParallelStep parallel_step(const ModelCount& model, const ParallelStepJob& job, 
     all_slots = first.slot() + (pp - 2.0) * middle.slot() + last.slot();
   }
   s.micro = slowest->r;
+  s.pace_layers = slowest->layers;
   s.micro_batch_s = s.micro.work_s;
   s.first_micro_batch_s = first.r.work_s, s.last_micro_batch_s = last.r.work_s;
   s.middle_micro_batch_s = (par.pp > 2 ? middle : first).r.work_s;

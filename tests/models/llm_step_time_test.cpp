@@ -212,6 +212,8 @@ TEST_CASE("Uneven stages: the slowest sets the pace and the others fill and drai
   // The last stage (13 layers and the head) is the slowest: the pace, its tensor class 13 / 12 of the even
   // last stage's layers plus the same head.
   CHECK(u.micro_batch_s == u.last_micro_batch_s);
+  CHECK(u.pace_layers == 13.0);
+  CHECK(u.layers_per_stage == 12.0);
   const double head = a.model.head_ops[tensor].flops / 8.0,
                layer = (a.model.ops[tensor].flops - 8.0 * head) / 96.0 / 8.0;
   CHECK(u.micro.class_s[tensor] / e.micro.class_s[tensor] ==

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <regex>
 
+#include "fleetwatt/results/result_reader.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::test;
@@ -223,4 +224,50 @@ precision = "bf16"
   CHECK(b.exit_code == 2);
   CHECK(b.out.empty());
   CHECK(b.err.find("gpus_per_node") != std::string::npos);
+}
+
+TEST_CASE("a run plays an interleaved, uneven pipeline's bubble and compute as predicted",
+          "[cli][predict][llm]") {
+  // GPT-3 XL (24 layers) on 16 A100s: tp 2, pp 4, vp 2, 3 layers on the last stage (7 on each other), dp 2;
+  // 10 steps of 64 sequences. Without a fabric the plan runs as predicted: the job's bubble and compute
+  // times are the plan's parts.
+  TempDir dir;
+  const auto scenario = dir.write("pipe.toml", R"([fleet]
+nodes = 2
+gpus_per_node = 8
+gpu = "a100-sxm-80gb"
+[workload]
+horizon_s = 100000
+[[workload.jobs]]
+id = 3
+model = "gpt3_xl"
+tp = 2
+pp = 4
+vp = 2
+last_stage_layers = 3
+dp = 2
+micro_batch = 1
+global_batch = 64
+dataset_samples = 640
+precision = "bf16"
+)");
+  const auto p = run_command(fleetwatt_command() + " predict --json --scenario " + scenario.string());
+  INFO(p.err);
+  REQUIRE(p.exit_code == 0);
+  CHECK(json_number(p.out, "vp") == 2);
+  CHECK(json_number(p.out, "last_stage_layers") == 3);
+  const auto bubble = p.out.find("\"bubble\": {"), compute = p.out.find("\"compute\": {");
+  REQUIRE(bubble != std::string::npos);
+  REQUIRE(compute != std::string::npos);
+  const double bubble_s = json_number(p.out, "s", bubble), compute_s = json_number(p.out, "s", compute);
+  CHECK(bubble_s > 0.0);
+  CHECK(bubble_s == Approx(10.0 * json_number(p.out, "bubble_s")));
+  const auto out = dir / "pipe.h5";
+  const auto r = run_command(fleetwatt_command() + " run -q " + scenario.string() + " -o " + out.string());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  fleetwatt::results::ResultReader h5(out);
+  REQUIRE(h5.strings("/jobs/state").at(0) == "finished");
+  CHECK(h5.doubles("/jobs/bubble_s").at(0) == Approx(bubble_s).epsilon(1e-6));
+  CHECK(h5.doubles("/jobs/compute_s").at(0) == Approx(compute_s).epsilon(1e-6));
 }

@@ -50,9 +50,10 @@ struct ParallelStepJob {
 /// One training step of every GPU of the job (all GPUs of a synchronous job take the same time).
 struct ParallelStep {
   std::uint32_t dp = 1;
-  double micro_batch = 1.0;    ///< sequences per micro-batch
-  double micro_batches = 1.0;  ///< m per step on each replica
-  double layers_per_stage = 0.0;
+  double micro_batch = 1.0;       ///< sequences per micro-batch
+  double micro_batches = 1.0;     ///< m per step on each replica
+  double layers_per_stage = 0.0;  ///< the even share, layers / pp
+  double pace_layers = 0.0;       ///< layers of the slowest stage, whose micro-batch sets the pace
   RooflineStep micro;  ///< one micro-batch's forward + backward on the last stage's GPU (no optimiser)
   double micro_batch_s = 0.0;         ///< micro.work_s: the slowest stage's, which sets the pace
   double first_micro_batch_s = 0.0;   ///< the same on the first stage
