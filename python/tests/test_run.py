@@ -154,14 +154,16 @@ def test_predict_llm_job_and_scenario_job_are_the_commands_json(binary, root):
 
     # A 3D-parallel LLM job (the step breakdown and memory keys) and a job of a scenario file.
     flags = ["--model", "llama3_70b", "--gpu", "h100-sxm", "--gpus", "1024", "--tp", "8", "--pp", "4",
-             "--zero", "1", "--micro-batch", "1", "--recompute", "selective", "--precision", "bf16",
-             "--stack", "optimized", "--seq", "2048", "--batch", "1024", "--samples", "1024000"]
+             "--vp", "2", "--last-stage-layers", "17", "--zero", "1", "--micro-batch", "1", "--recompute",
+             "selective", "--precision", "bf16", "--stack", "optimized", "--seq", "2048", "--batch", "1024",
+             "--samples", "1024000"]
     p = subprocess.run([binary, "predict", "--json", *flags], capture_output=True, text=True, check=True)
-    got = fleetwatt.predict(model="llama3_70b", gpu="h100-sxm", gpus=1024, tp=8, pp=4, zero=1, micro_batch=1,
-                            recompute="selective", precision="bf16", stack="optimized", seq=2048, batch=1024,
-                            samples=1024000)
+    got = fleetwatt.predict(model="llama3_70b", gpu="h100-sxm", gpus=1024, tp=8, pp=4, vp=2, last_stage_layers=17,
+                            zero=1, micro_batch=1, recompute="selective", precision="bf16", stack="optimized",
+                            seq=2048, batch=1024, samples=1024000)
     assert got == json.loads(p.stdout)
     assert got["tp"] == 8 and got["dp"] == 32 and got["step_s"] > 0
+    assert got["vp"] == 2 and got["last_stage_layers"] == 17 and got["first_stage_layers"] == 0
     scenario = root / "workloads/scenarios/llm-campus.toml"
     p = subprocess.run([binary, "predict", "--json", "--scenario", str(scenario), "--job", "1"],
                        capture_output=True, text=True, check=True)
