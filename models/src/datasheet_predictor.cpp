@@ -119,29 +119,8 @@ StepBreakdown DatasheetPredictor::explain(const JobSpec& job, const GpuHardware&
   // A model that does not fit is refused: model state by ZeRO stage and the activations kept for the
   // backward pass (or the weights and one pass's layer outputs of forward-only work), models/llm_memory.hpp.
   const auto& par = meta.parallel;
-  if (par.vp > 1 && s.model.blocks > 0 && static_cast<std::uint64_t>(par.pp) * par.vp > s.model.blocks)
-    throw ConfigError(job.class_origin, "vp",
-                      fmt::format("pp x vp = {} x {} chunks exceed {}'s {} layers (each chunk needs one)",
-                                  par.pp, par.vp, s.model.name, s.model.blocks));
-  for (const auto& [key, layers] : {std::pair{"first_stage_layers", par.first_stage_layers},
-                                    std::pair{"last_stage_layers", par.last_stage_layers}})
-    if (layers > 0 && s.model.blocks == 0)
-      throw ConfigError(job.class_origin, key,
-                        fmt::format("{} sets a stage's transformer layers; {} has none", key, s.model.name));
-  if (par.pp >= 2 && (par.first_stage_layers > 0 || par.last_stage_layers > 0)) {
-    // Every stage keeps at least one layer, and the given ones leave the others a whole number of them.
-    const std::uint32_t given = (par.first_stage_layers > 0) + (par.last_stage_layers > 0);
-    const std::int64_t rest =
-        static_cast<std::int64_t>(s.model.blocks) - par.first_stage_layers - par.last_stage_layers;
-    const std::uint32_t others = par.pp - given;
-    if (rest < others || (others == 0 && rest != 0) || (others > 0 && rest % others != 0))
-      throw ConfigError(
-          job.class_origin, par.last_stage_layers > 0 ? "last_stage_layers" : "first_stage_layers",
-          fmt::format("first and last stage layers {} and {} leave {} of {}'s {} layers for the other {} "
-                      "stage(s): each needs the same whole number, at least one",
-                      par.first_stage_layers, par.last_stage_layers, rest, s.model.name, s.model.blocks,
-                      others));
-  }
+  if (const auto [key, why] = par.pipeline_layers_problem(s.model.blocks, s.model.name); !key.empty())
+    throw ConfigError(job.class_origin, key, why);
   MemoryJob mj;
   mj.parallel = par;
   mj.dp = par.dp(job.n_gpus);

@@ -56,6 +56,16 @@ std::array<double, kOpClasses> transformer_gemm_efficiency(const ModelCount& m, 
   return eta;
 }
 
+/// Adds the output head's work on one of tp GPUs (Megatron's vocabulary-parallel projection) to a stage.
+void add_head(std::array<OpWork, kOpClasses>& ops, const std::array<OpWork, kOpClasses>& head, double tp) {
+  for (std::size_t c = 0; c < kOpClasses; ++c) {
+    const OpWork& h = head[c];
+    OpWork& o = ops[c];
+    o.flops += h.flops / tp, o.bytes += h.bytes / tp, o.weight_bytes += h.weight_bytes / tp;
+    o.kernels += h.kernels;
+  }
+}
+
 }  // namespace
 
 ModelCount pipeline_stage(const ModelCount& model, std::uint32_t tp, std::uint32_t pp, bool last) {
@@ -69,12 +79,10 @@ ModelCount pipeline_stage(const ModelCount& model, std::uint32_t tp, std::uint32
   for (std::size_t c = 0; c < kOpClasses; ++c) {
     OpWork& o = s.ops[c];
     const OpWork& h = model.head_ops[c];  // none for a model known only by its FLOPs (the generic split)
-    const double take = last || pp == 1 ? 1.0 : 0.0;
-    o.flops = (o.flops - h.flops) / mp + take * h.flops / tp;
-    o.bytes = (o.bytes - h.bytes) / mp + take * h.bytes / tp;
-    o.weight_bytes = (o.weight_bytes - h.weight_bytes) / mp + take * h.weight_bytes / tp;
-    o.kernels = (o.kernels - h.kernels) / pp + take * h.kernels;
+    o.flops = (o.flops - h.flops) / mp, o.bytes = (o.bytes - h.bytes) / mp;
+    o.weight_bytes = (o.weight_bytes - h.weight_bytes) / mp, o.kernels = (o.kernels - h.kernels) / pp;
   }
+  if (last || pp == 1) add_head(s.ops, model.head_ops, tp);
   s.head_ops = {};
   s.params = model.params / mp;
   s.forward_flops = model.forward_flops / mp;
@@ -173,13 +181,7 @@ ParallelStep parallel_step(const ModelCount& model, const ParallelStepJob& job, 
     ModelCount st = stage;
     const double f = model.blocks > 0 ? stage_layers / even : 1.0;
     for (auto& o : st.ops) o.flops *= f, o.bytes *= f, o.weight_bytes *= f, o.kernels *= f;
-    if (with_head)
-      for (std::size_t c = 0; c < kOpClasses; ++c) {
-        const OpWork& h = model.head_ops[c];
-        OpWork& o = st.ops[c];
-        o.flops += h.flops / tp, o.bytes += h.bytes / tp, o.weight_bytes += h.weight_bytes / tp;
-        o.kernels += h.kernels;
-      }
+    if (with_head) add_head(st.ops, model.head_ops, tp);
     const double held = model.blocks > 0 ? stage_layers : even;
     return Stage{roofline_step(st, in, gpu, time, power), held, held * tp_per_layer};
   };

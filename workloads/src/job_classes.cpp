@@ -87,14 +87,48 @@ std::pair<std::string, std::string> Parallelism::pipeline_key_problem() const {
   return {};
 }
 
+namespace {
+
+/// The layers the first / last stage settings leave, and the stages (pp >= 2) that share them evenly.
+struct LayersLeft {
+  std::int64_t rest = 0;
+  std::uint32_t others = 0;
+};
+LayersLeft layers_left(const Parallelism& par, std::uint32_t blocks) noexcept {
+  const std::uint32_t given = (par.first_stage_layers > 0) + (par.last_stage_layers > 0);
+  return {static_cast<std::int64_t>(blocks) - par.first_stage_layers - par.last_stage_layers, par.pp - given};
+}
+
+}  // namespace
+
 Parallelism::StageLayers Parallelism::stage_layers(std::uint32_t blocks) const noexcept {
   const double n = blocks;
   if (pp < 2) return {n, n, n};
-  const double given = (first_stage_layers > 0) + (last_stage_layers > 0);
-  const double rest = n - first_stage_layers - last_stage_layers, others = pp - given;
-  const double middle = others > 0.0 ? rest / others : 0.0;
+  const LayersLeft left = layers_left(*this, blocks);
+  const double middle = left.others > 0 ? static_cast<double>(left.rest) / left.others : 0.0;
   return {first_stage_layers > 0 ? static_cast<double>(first_stage_layers) : middle, middle,
           last_stage_layers > 0 ? static_cast<double>(last_stage_layers) : middle};
+}
+
+std::pair<std::string, std::string> Parallelism::pipeline_layers_problem(std::uint32_t blocks,
+                                                                         std::string_view model) const {
+  if (vp > 1 && blocks > 0 && static_cast<std::uint64_t>(pp) * vp > blocks)
+    return {"vp", fmt::format("pp x vp = {} x {} chunks exceed {}'s {} layers (each chunk needs one)", pp, vp,
+                              model, blocks)};
+  for (const auto& [key, layers] : {std::pair{"first_stage_layers", first_stage_layers},
+                                    std::pair{"last_stage_layers", last_stage_layers}})
+    if (layers > 0 && blocks == 0)
+      return {key, fmt::format("{} sets a stage's transformer layers; {} has none", key, model)};
+  if (pp >= 2 && (first_stage_layers > 0 || last_stage_layers > 0)) {
+    // Every stage keeps at least one layer, and the given ones leave the others a whole number of them.
+    const auto [rest, others] = layers_left(*this, blocks);
+    if (rest < others || (others == 0 && rest != 0) || (others > 0 && rest % others != 0))
+      return {last_stage_layers > 0 ? "last_stage_layers" : "first_stage_layers",
+              fmt::format("first and last stage layers {} and {} leave {} of {}'s {} layers for the other {} "
+                          "stage(s): each needs the same whole number, at least one",
+                          first_stage_layers, last_stage_layers, rest, model, blocks, others)};
+  }
+  return {};
 }
 
 bool parse_recompute(std::string_view name, Recompute& out) noexcept {

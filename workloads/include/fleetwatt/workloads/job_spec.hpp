@@ -72,6 +72,11 @@ struct Parallelism {
     double first = 0.0, middle = 0.0, last = 0.0;
   };
   [[nodiscard]] StageLayers stage_layers(std::uint32_t blocks) const noexcept;
+  /// The key of a pipeline setting that `model` of `blocks` transformer layers cannot take and why, or {}:
+  /// more chunks (pp x vp) than layers; stage layers on a model without layers; first / last stage layers
+  /// that leave the other stages no common whole number of layers, at least one.
+  [[nodiscard]] std::pair<std::string, std::string> pipeline_layers_problem(std::uint32_t blocks,
+                                                                            std::string_view model) const;
 
   /// Data-parallel degree of a job on `n_gpus` GPUs (0 when tp x pp does not divide it).
   [[nodiscard]] std::uint32_t dp(std::uint32_t n_gpus) const noexcept {
