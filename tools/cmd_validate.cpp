@@ -71,6 +71,7 @@ int validate(const ValidateOptions& o) {
     const std::vector<models::PreparedRow> prepared = models::prepare_rows(set);
     models::FitOptions options;
     options.progress = [](const std::string& what) { std::cerr << "fleetwatt: " << what << "\n"; };
+    if (!set.gemms.empty()) options.gemm_samples = &set.gemms;
     std::cerr << fmt::format("fleetwatt: fitting on {} rows\n", prepared.size());
     const models::FitReport fit = models::fit_and_validate(prepared, o.level, options);
     for (const auto& p : fit.left_out)

@@ -365,7 +365,13 @@ void read_neusight_file(const fs::path& file, MeasurementSet& out) {
 
 // ---- layouts ---------------------------------------------------------------------------------------------
 
-enum class Layout { none, zeus, gaissa, records, neusight };
+enum class Layout { none, zeus, gaissa, records, neusight, neusight_operators };
+
+/// NeuSight's per-operator file of a step: the step file's name with .csv.
+bool neusight_operator_name(const fs::path& file) {
+  static const std::regex re(R"(^(.+)-(train|inf)-(\d+)-(\d+)(-dp4|-tp4|-pp4_1)?(-fusion)?\.csv$)");
+  return std::regex_match(file.filename().string(), re);
+}
 
 Layout layout_of(const fs::path& file) {
   const std::string ext = file.extension().string();
@@ -376,7 +382,7 @@ Layout layout_of(const fs::path& file) {
   if (header == kZeusHeader) return Layout::zeus;
   if (header.rfind(kGaissaHeaderStart, 0) == 0) return Layout::gaissa;
   if (header == fit::record_header()) return Layout::records;
-  return Layout::none;
+  return neusight_operator_name(file) ? Layout::neusight_operators : Layout::none;
 }
 
 void read_file(const fs::path& file, Layout layout, MeasurementSet& out) {
@@ -389,6 +395,12 @@ void read_file(const fs::path& file, Layout layout, MeasurementSet& out) {
       return read_records(file, out);
     case Layout::neusight:
       return read_neusight_file(file, out);
+    case Layout::neusight_operators: {
+      // Kernels of GPUs without a preset are skipped by the reader, as their steps are.
+      auto kernels = read_neusight_gemms(file);
+      out.gemms.insert(out.gemms.end(), kernels.begin(), kernels.end());
+      return;
+    }
     case Layout::none:
       return;
   }

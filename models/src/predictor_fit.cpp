@@ -153,6 +153,7 @@ PredictorFit parse_predictor_fit(std::string_view toml_text, const std::string& 
   tc.epoch_end_s = need(*time, "epoch_end_s");
   read_map(*time, "family_compute", tc.family_compute);
   read_map(*time, "family_memory", tc.family_memory);
+  read_map(*time, "family_gemm", tc.family_gemm);
   auto& pc = fit.power;
   pc.floor_hbm = need(*power, "floor_hbm");
   pc.floor_gddr = need(*power, "floor_gddr");
@@ -186,6 +187,7 @@ std::string format_predictor_fit(const PredictorFit& fit) {
                      tc.data_s_per_pixel, tc.data_s_per_sample, tc.epoch_end_s);
   out += format_map("time.family_compute", tc.family_compute);
   out += format_map("time.family_memory", tc.family_memory);
+  out += format_map("time.family_gemm", tc.family_gemm);
   const auto& pc = fit.power;
   out += fmt::format("\n[power]\nfloor_hbm = {:.6g}\nfloor_gddr = {:.6g}\n", pc.floor_hbm, pc.floor_gddr);
   for (std::size_t c = 0; c < kPowerClasses; ++c)
@@ -288,6 +290,24 @@ RowPrediction predict_row(const PreparedRow& r, const PredictorFit& fit) {
   return p;
 }
 
+namespace {
+
+std::map<std::string, double> gemm_ratios(const std::vector<GemmSample>& kernels,
+                                          const std::map<std::string, int>& fitted_gpus,
+                                          const std::set<std::string>& families) {
+  // Only the kernels of GPUs the fit sees: leaving a GPU out leaves its kernels out too.
+  std::vector<GemmSample> kept;
+  for (const auto& k : kernels)
+    if (fitted_gpus.count(k.gpu)) kept.push_back(k);
+  std::map<std::string, double> out;
+  if (kept.empty()) return out;
+  const GemmEfficiencyFit gemm = fit_gemm_efficiency(kept);
+  for (const auto& f : families) out[f] = gemm.curve(f).eta_max / gemm.pooled.eta_max;
+  return out;
+}
+
+}  // namespace
+
 PredictorFit fit_predictor(const std::vector<PreparedRow>& all, const FitOptions& options) {
   PredictorFit work = options.start ? *options.start : PredictorFit{};
   work.time.family_compute.clear(), work.time.family_memory.clear();
@@ -322,6 +342,8 @@ PredictorFit fit_predictor(const std::vector<PreparedRow>& all, const FitOptions
     }
   }
   for (const auto& f : families) work.time.family_compute[f] = 1.0, work.time.family_memory[f] = 1.0;
+  work.time.family_gemm = options.gemm_samples ? gemm_ratios(*options.gemm_samples, time_rows, families)
+                                               : std::map<std::string, double>{};
   for (const auto& [g, n] : power_rows) {
     (void)n;
     work.power.gpu_saturation[g] = 1.0;

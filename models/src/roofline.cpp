@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "fleetwatt/models/clock_model.hpp"
 
@@ -49,6 +50,18 @@ std::array<OpWork, kOpClasses> operator_work(const ModelCount& m) noexcept {
 
 std::string arch_family(const GpuHardware& gpu) {
   return gpu.arch.empty() ? std::string("unknown") : gpu.arch;
+}
+
+double family_factor(const std::map<std::string, double>& factors, const std::string& family) {
+  const auto it = factors.find(family);
+  if (it != factors.end()) return it->second;
+  if (factors.empty()) return 1.0;
+  std::vector<double> v;
+  v.reserve(factors.size());
+  for (const auto& [f, x] : factors) v.push_back(x);
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : std::sqrt(v[n / 2 - 1] * v[n / 2]);
 }
 
 const char* to_string(PowerClass c) noexcept {
@@ -136,8 +149,9 @@ RooflineStep roofline_step(const ModelCount& model, const StepInputs& in, const 
   const bool fp32_path = in.precision == Precision::fp32;
   const double act_scale = storage_scale(in.precision);
   const std::string family = arch_family(gpu);
-  const double fam_c = lookup(tc.family_compute, family, 1.0);
-  const double fam_m = lookup(tc.family_memory, family, 1.0);
+  const double fam_c = family_factor(tc.family_compute, family);
+  const double fam_m = family_factor(tc.family_memory, family);
+  const double fam_gemm = lookup(tc.family_gemm, family, 1.0);
   const double stack = tc.stack_factor[static_cast<std::size_t>(in.stack)];
   const double bw = std::min(1.0, tc.eta_memory * fam_m) * gpu.memory_bw_Bps;
   // Element-wise work runs on the vector units: twice the FP32 rate in half precision.
@@ -150,10 +164,10 @@ RooflineStep roofline_step(const ModelCount& model, const StepInputs& in, const 
     const double peak = matmul ? matmul_peak_flops(gpu, in.precision) : vector_peak;
     // A caller that knows the class's GEMM shapes gives their size-dependent efficiency
     // (models/gemm_efficiency.hpp); otherwise the fitted per-class constant.
-    const double eta =
-        matmul && in.gemm_efficiency[c] > 0.0
-            ? std::min(1.0, in.gemm_efficiency[c])
-            : std::min(1.0, tc.eta[c] * fam_c * (matmul && !fp32_path ? tc.half_tensor_factor : 1.0));
+    const double eta = matmul && in.gemm_efficiency[c] > 0.0
+                           ? std::min(1.0, in.gemm_efficiency[c])
+                           : std::min(1.0, tc.eta[c] * fam_c * (matmul ? fam_gemm : 1.0) *
+                                               (matmul && !fp32_path ? tc.half_tensor_factor : 1.0));
     const double flops = k * work * ops[c].flops;
     double bytes = k * (work * ops[c].bytes + ops[c].weight_bytes) * act_scale;
     double launches = k * ops[c].kernels;

@@ -189,3 +189,35 @@ TEST_CASE("A model known by FLOPs only gets the generic split", "[models][roofli
   CHECK(ops[1].flops == 0.0);
   CHECK(ops[3].flops == 0.0);
 }
+
+TEST_CASE("An unseen family takes the median family factor, and the GEMM ratio moves matmul only",
+          "[models][roofline]") {
+  // Odd count: the middle value; even: the geometric mean of the middle two; none: 1.
+  CHECK(family_factor({{"a", 0.3}, {"b", 1.2}, {"c", 1.5}}, "testarch") == Approx(1.2));
+  CHECK(family_factor({{"a", 0.3}, {"b", 1.0}, {"c", 1.44}, {"d", 2.0}}, "testarch") == Approx(1.2));
+  CHECK(family_factor({}, "testarch") == 1.0);
+  CHECK(family_factor({{"testarch", 0.7}, {"b", 2.0}}, "testarch") == 0.7);
+
+  StepInputs in;
+  in.per_gpu_batch = 32;
+  RooflineConstants t = test_time();
+  // testarch unseen among {0.5, 1.2, 8}: compute x 1.2 (median), memory x 0.5 (median of 0.25, 0.5, 4).
+  t.family_compute = {{"a", 0.5}, {"b", 1.2}, {"c", 8.0}};
+  t.family_memory = {{"a", 0.25}, {"b", 0.5}, {"c", 4.0}};
+  const RooflineStep s = roofline_step(test_model(), in, test_gpu(), t, test_power());
+  // tensor: 9.6e10 FLOP at 0.5 x 1.2 x 10 TFLOP/s = 16 ms; 108 MB at 0.8 x 0.5 TB/s = 0.27 ms.
+  CHECK(s.class_s[0] == Approx(soft(1.6e-2, 2.7e-4)));
+  // vector: 9.6e8 FLOP at 0.25 x 1.2 x 10 TFLOP/s = 0.32 ms; 384 MB at 0.4 TB/s = 0.96 ms.
+  CHECK(s.class_s[1] == Approx(soft(3.2e-4, 9.6e-4)));
+
+  // The family's GEMM ratio 1.5 multiplies the tensor class's efficiency only: 9.6e10 FLOP at 0.5 x 1.2 x
+  // 1.5 x 10 TFLOP/s = 10.67 ms; vector and memory classes unchanged.
+  t.family_gemm = {{"testarch", 1.5}};
+  const RooflineStep g = roofline_step(test_model(), in, test_gpu(), t, test_power());
+  CHECK(g.class_s[0] == Approx(soft(9.6e-2 / 9.0, 2.7e-4)));
+  CHECK(g.class_s[1] == Approx(s.class_s[1]));
+  CHECK(g.class_s[2] == Approx(s.class_s[2]));
+  // Another family's ratio does nothing here.
+  t.family_gemm = {{"b", 1.5}};
+  CHECK(roofline_step(test_model(), in, test_gpu(), t, test_power()).class_s[0] == Approx(s.class_s[0]));
+}

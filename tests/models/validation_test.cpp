@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include "fleetwatt/models/datasheet_predictor.hpp"
 #include "fleetwatt/models/predictor_fit.hpp"
@@ -34,7 +35,9 @@ const Validation& validation(const std::filesystem::path& data) {
     Validation out;
     out.set = read_measurements(data);
     out.rows = prepare_rows(out.set);
-    out.report = fit_and_validate(out.rows);
+    FitOptions options;
+    options.gemm_samples = &out.set.gemms;
+    out.report = fit_and_validate(out.rows, 0.8, options);
     for (const auto& p : out.report.left_out) {
       const Measurement& m = *p.row->row;
       Errors& e = out.per_gpu[p.row->gpu.id];
@@ -61,11 +64,11 @@ TEST_CASE("Leave-one-GPU-out errors stay at the figures the README reports", "[m
   // README, "How good is the default predictor": time and power MRE per GPU with at least 10 rows. Guards
   // sit 20 % above those figures.
   const std::map<std::string, std::pair<double, double>> reported{
-      {"a100-pcie-40gb", {0.179, 0}}, {"a40", {0.472, 0.091}},
-      {"gtx750ti", {0.758, 0.235}},   {"l4", {0.276, 0}},
-      {"mi100", {0.088, 0}},          {"mi210", {0.078, 0}},
-      {"mi250", {0.104, 0}},          {"rtx3070", {0.457, 0.403}},
-      {"rtx6000", {0.409, 0.149}},    {"v100-pcie-32gb", {0.647, 0.160}}};
+      {"a100-pcie-40gb", {0.171, 0}}, {"a40", {0.470, 0.090}},
+      {"gtx750ti", {0.760, 0.233}},   {"l4", {0.104, 0}},
+      {"mi100", {0.075, 0}},          {"mi210", {0.077, 0}},
+      {"mi250", {0.107, 0}},          {"rtx3070", {0.452, 0.408}},
+      {"rtx6000", {0.410, 0.148}},    {"v100-pcie-32gb", {0.521, 0.160}}};
   for (const auto& [g, figures] : reported) {
     INFO(g);
     const Errors& e = v.per_gpu.at(g);
@@ -79,7 +82,7 @@ TEST_CASE("The band covers about its level on GPUs it never saw", "[models][vali
   FLEETWATT_REQUIRE_SHARED_DATA(data);
   const Validation& v = validation(data);
   // Nested coverage: each left-out GPU's band from the other GPUs' left-out residuals only. Pooled over the
-  // left-out rows, the README reports 85.1 % (time) and 85.9 % (power) at the 80 % level.
+  // left-out rows, the README reports 89.8 % (time) and 87.1 % (power) at the 80 % level.
   double in_t = 0, n_t = 0, in_p = 0, n_p = 0;
   for (const auto& p : v.report.left_out) {
     const Measurement& m = *p.row->row;
@@ -90,9 +93,9 @@ TEST_CASE("The band covers about its level on GPUs it never saw", "[models][vali
       n_p += 1, in_p += m.avg_power_W >= p.prediction.avg_power_W * b.power_low &&
                         m.avg_power_W <= p.prediction.avg_power_W * b.power_high;
   }
-  CHECK(in_t / n_t >= 0.83);
-  CHECK(in_p / n_p >= 0.84);
-  CHECK(in_t / n_t < 0.9);  // and not by being uselessly wide
+  CHECK(in_t / n_t >= 0.88);
+  CHECK(in_p / n_p >= 0.85);
+  CHECK(in_t / n_t < 0.92);  // and not by being uselessly wide
   CHECK(in_p / n_p < 0.9);
 }
 
@@ -141,6 +144,13 @@ TEST_CASE("Refitting on the shared data reproduces the built-in constants", "[mo
   for (const auto& [group, q] : built_in.band.time)
     CHECK(refit.band.time.at(group) == Approx(q).epsilon(1e-4));
   CHECK(refit.band.seen_gpus == built_in.band.seen_gpus);
+  // The GEMM ratios are the built-in GEMM curves' (models/data/gemm_efficiency.toml, the same kernels).
+  const GemmEfficiencyFit& gemm = default_gemm_efficiency();
+  REQUIRE(built_in.time.family_gemm.size() == built_in.time.family_compute.size());
+  for (const auto& [f, r] : built_in.time.family_gemm) {
+    CHECK(refit.time.family_gemm.at(f) == Approx(r).epsilon(1e-4));
+    CHECK(r == Approx(gemm.curve(f).eta_max / gemm.pooled.eta_max).epsilon(1e-5));
+  }
   REQUIRE(refit.workload_work.size() == built_in.workload_work.size());
   for (const auto& [w, x] : built_in.workload_work)
     CHECK(refit.workload_work.at(w) == Approx(x).epsilon(1e-4));
@@ -166,4 +176,80 @@ TEST_CASE("The fit file round-trips and a bad one is refused naming its key", "[
   CHECK(back.band.time.size() == f.band.time.size());
   CHECK_THROWS_WITH(parse_predictor_fit("[time]\neta_tensor = 0.5\n[power]\n[band]\n", "bad.toml"),
                     Catch::Contains("bad.toml") && Catch::Contains("time.eta_vector"));
+}
+
+TEST_CASE("No predictor reaches 15 % on the RTX 6000 left out: its host-bound epochs",
+          "[models][validation]") {
+  // Model-free: where the Zeus A40 and V100 measure the same epoch time although their GPUs differ (FP32
+  // matmul peak 18.7 vs 14 TFLOP/s, bandwidth 696 vs 900 GB/s), the epoch is bound by the host (eager
+  // launches, data loading, NCF's negative sampling), not the GPU. The RTX 6000 (16.3 TFLOP/s, 672 GB/s,
+  // within that envelope) takes 1.3-2.4x as long on the same rows: its host is slower. A predictor fitted
+  // without the RTX 6000 has no measurement of that host; give it the benefit of the doubt, up to 15 % above
+  // the slower of the other two hosts, and its error on those rows alone is still more than 15 % of the RTX
+  // 6000's rows' total (README, "How good is the default predictor").
+  FLEETWATT_REQUIRE_SHARED_DATA(data);
+  const Validation& v = validation(data);
+  // (GPU, workload, batch) -> time per epoch at the highest power limit measured (mean of the optimisers).
+  std::map<std::tuple<std::string, std::string, std::uint32_t>, std::pair<double, double>> top_limit;
+  std::map<std::tuple<std::string, std::string, std::uint32_t>, std::pair<double, int>> at_top;
+  for (const auto& m : v.set.rows) {
+    if (m.source != "zeus") continue;
+    auto& [limit, seconds] = top_limit[{m.gpu, m.workload, m.job.meta.batch_size}];
+    (void)seconds;
+    limit = std::max(limit, m.power_limit_W);
+  }
+  for (const auto& m : v.set.rows) {
+    if (m.source != "zeus") continue;
+    const auto key = std::make_tuple(m.gpu, m.workload, m.job.meta.batch_size);
+    if (m.power_limit_W != top_limit[key].first) continue;
+    at_top[key].first += m.epoch_s, ++at_top[key].second;
+  }
+  const auto epoch = [&](const std::string& gpu, const std::string& w, std::uint32_t b) {
+    const auto it = at_top.find({gpu, w, b});
+    return it == at_top.end() ? 0.0 : it->second.first / it->second.second;
+  };
+  double excess = 0.0, worst_disagreement = 0.0;
+  int host_bound_rows = 0;
+  for (const auto& p : v.report.left_out) {
+    const Measurement& m = *p.row->row;
+    if (m.gpu != "rtx6000" || (m.workload != "ncf/movielens-1m" && m.workload != "shufflenetv2/cifar100"))
+      continue;
+    const double a40 = epoch("a40", m.workload, m.job.meta.batch_size);
+    const double v100 = epoch("v100-pcie-32gb", m.workload, m.job.meta.batch_size);
+    if (!(a40 > 0.0 && v100 > 0.0)) continue;
+    worst_disagreement = std::max(worst_disagreement, std::abs(std::log(a40 / v100)));
+    excess += std::max(0.0, 1.0 - 1.15 * std::max(a40, v100) / m.epoch_s);
+    ++host_bound_rows;
+  }
+  int rtx6000_rows = 0;
+  for (const auto& p : v.report.left_out) rtx6000_rows += p.row->gpu.id == "rtx6000";
+  INFO(fmt::format("{} host-bound rows of {}; A40 and V100 within {:.3f} (ln)", host_bound_rows, rtx6000_rows,
+                   worst_disagreement));
+  CHECK(host_bound_rows == 176);  // 96 NCF rows and 80 ShuffleNetV2 rows at batches both others measured
+  CHECK(rtx6000_rows == 282);
+  CHECK(worst_disagreement < 0.2);  // the A40 and V100 hosts agree within 20 % on every such batch
+  // The bound: 40.95 (NCF) + 16.22 (ShuffleNetV2) over 282 rows.
+  CHECK(excess / rtx6000_rows == Approx(0.203).margin(0.002));
+  CHECK(excess / rtx6000_rows > 0.15);
+}
+
+TEST_CASE("The fit's GEMM ratios come from the kernels of the GPUs it fits only", "[models][validation]") {
+  FLEETWATT_REQUIRE_SHARED_DATA(data);
+  const Validation& v = validation(data);
+  // read_measurements collects the same kernels as the GEMM curves' reader of the label folder.
+  const auto kernels = read_neusight_gemms(data / "neusight-asplos25/label");
+  REQUIRE(v.set.gemms.size() == kernels.size());
+  CHECK(v.set.gemms.size() == 977);
+  // The T4 is the only Turing GPU with kernels: fitted without it, Turing (still fitted through the RTX
+  // 6000's rows) takes the pooled curve, ratio 1; with it, its own (0.83, README "GEMM efficiency by size").
+  std::vector<PreparedRow> without_t4;
+  for (const auto& r : v.rows)
+    if (r.gpu.id != "t4") without_t4.push_back(r);
+  FitOptions options;
+  options.gemm_samples = &v.set.gemms;
+  options.max_evaluations = 50;  // the ratios are set before the fit; its constants do not matter here
+  const PredictorFit fit = fit_predictor(without_t4, options);
+  CHECK(fit.time.family_gemm.at("turing") == 1.0);
+  CHECK(v.report.fit.time.family_gemm.at("turing") == Approx(0.831).margin(0.001));
+  CHECK(fit.time.family_gemm.at("volta") > 1.1);
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fleetwatt/models/gemm_efficiency.hpp"
 #include "fleetwatt/models/model_zoo.hpp"
 #include "fleetwatt/workloads/job_spec.hpp"
 
@@ -56,6 +57,9 @@ struct SkippedMeasurement {
 struct MeasurementSet {
   std::vector<Measurement> rows;
   std::vector<SkippedMeasurement> skipped;
+  /// The traced GEMM kernels of NeuSight's per-operator CSVs (<model>-<train|inf>-<seq>-<batch>.csv beside
+  /// the step files), for the fit's per-family GEMM efficiency (FitOptions::gemm_samples).
+  std::vector<GemmSample> gemms;
 };
 
 /// Reads a measurement file or folder, detecting its layout: a Zeus summary CSV (header

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fleetwatt/models/gemm_efficiency.hpp"
 #include "fleetwatt/models/measurements.hpp"
 #include "fleetwatt/models/power_predictor.hpp"
 #include "fleetwatt/models/roofline.hpp"
@@ -87,6 +88,10 @@ struct PreparedRow {
 struct FitOptions {
   double ridge = 0.2;  ///< penalty weight on the log of per-family and per-GPU factors
   int max_evaluations = 4000;
+  /// Traced GEMM kernels (MeasurementSet::gemms): each fitted family's large-GEMM efficiency over the
+  /// pooled one, from the kernels of the GPUs being fitted only, becomes RooflineConstants::family_gemm.
+  /// None: no family_gemm (1 for every family).
+  const std::vector<GemmSample>* gemm_samples = nullptr;
   const PredictorFit* start = nullptr;  ///< starting constants (default: PredictorFit{}'s, so a refit
                                         ///< reproduces the built-in one)
   std::function<void(const std::string&)> progress;  ///< told what is being fitted (may be empty)

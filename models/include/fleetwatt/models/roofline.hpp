@@ -5,7 +5,10 @@
 //    (eta_m x memory bandwidth); the step adds a launch
 //    overhead per kernel (eager PyTorch is bound by the host below a few microseconds of work per kernel).
 //    The efficiencies are fitted per operator class, times a multiplier per architecture family (compute and
-//    memory) that a ridge penalty keeps near 1 where a family has few measurements.
+//    memory) that a ridge penalty keeps near 1 where a family has few measurements. The matmul classes also
+//    carry each family's measured large-GEMM efficiency (NeuSight's kernels, models/gemm_efficiency.hpp)
+//    relative to the pooled one, which is data, not a free constant. A family the fit has not seen takes the
+//    median of the fitted families' multipliers (family_factor).
 //  - power: a resident floor (context loaded, clocks up) plus the headroom to a saturation power, in
 //    proportion to g(achieved fraction of the step spent at a roofline bound): P = F + (S - F) u^gamma,
 //    S = saturation fraction of the workload class x TDP (x a per-GPU factor where measured).
@@ -42,6 +45,9 @@ struct RooflineConstants {
   double half_tensor_factor = 0.5;
   /// Per architecture family ("volta", "cdna2"): multipliers of the compute and memory efficiencies.
   std::map<std::string, double> family_compute, family_memory;
+  /// Per architecture family with traced GEMM kernels: its large-GEMM efficiency over the pooled one
+  /// (GemmEfficiencyFit eta_max ratio), multiplying the matmul classes' efficiency; 1 for other families.
+  std::map<std::string, double> family_gemm;
   double kernel_launch_s = 1e-5;            ///< per kernel launch (host dispatch in eager mode)
   double optimizer_bytes_per_param = 16.0;  ///< optimiser step traffic: read weight, grad, state; write back
   double optimizer_kernels_per_tensor = 3.0;
@@ -128,6 +134,12 @@ struct RooflineStep {
 [[nodiscard]] std::array<OpWork, kOpClasses> operator_work(const ModelCount& model) noexcept;
 /// The architecture family whose efficiency factors apply to `gpu` ("unknown" when its preset has none).
 [[nodiscard]] std::string arch_family(const GpuHardware& gpu);
+
+/// A family's fitted multiplier, or, for a family the fit has not seen, the median of the fitted ones (each
+/// family once; the geometric mean of the middle two for an even count; 1 for an empty map). Not 1: the
+/// fit's ridge centres the log-mean of the multipliers, where the global efficiencies absorb the level, so
+/// one outlying family (Maxwell's host-bound records) moves 1 away from the typical family.
+[[nodiscard]] double family_factor(const std::map<std::string, double>& factors, const std::string& family);
 
 /// The operator-class split of a model known only by its FLOPs and activations (custom jobs, Keras models):
 /// all matmul FLOPs in `tensor`, activations at two element-wise passes in `memory`.
