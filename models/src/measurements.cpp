@@ -369,8 +369,7 @@ enum class Layout { none, zeus, gaissa, records, neusight, neusight_operators };
 
 /// NeuSight's per-operator file of a step: the step file's name with .csv.
 bool neusight_operator_name(const fs::path& file) {
-  static const std::regex re(R"(^(.+)-(train|inf)-(\d+)-(\d+)(-dp4|-tp4|-pp4_1)?(-fusion)?\.csv$)");
-  return std::regex_match(file.filename().string(), re);
+  return file.extension() == ".csv" && std::regex_match(file.stem().string() + ".json", neusight_name());
 }
 
 Layout layout_of(const fs::path& file) {
