@@ -15,6 +15,7 @@
 #include "fleetwatt/models/job_prediction.hpp"
 #include "fleetwatt/models/model_zoo.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
+#include "fleetwatt/sim/scenario_predictor.hpp"
 #include "fleetwatt/workloads/scenario_loader.hpp"
 
 namespace fleetwatt::tools {
@@ -64,21 +65,36 @@ int predict(const PredictOptions& o) {
     constexpr double GiB = 1073741824.0;
     std::cout << fmt::format(
         "memory     {:.2f} GiB per GPU of {:.0f}: weights {:.2f}, gradients {:.2f}, optimizer {:.2f}, "
-        "activations {:.2f} (tp {} pp {} vp {} dp {} ep {}, ZeRO {}, recompute {})\n",
+        "activations {:.2f} (tp {} cp {} pp {} vp {} dp {} ep {}, ZeRO {}{}, recompute {}, attention {})\n",
         mem.total() / GiB, r.gpu.memory_bytes / GiB, mem.weights / GiB, mem.gradients / GiB,
-        mem.optimizer / GiB, mem.activations / GiB, par.tp, par.pp, par.vp, par.dp(r.job.n_gpus), par.ep,
-        par.zero, workloads::to_string(par.recompute));
+        mem.optimizer / GiB, mem.activations / GiB, par.tp, par.cp, par.pp, par.vp, par.dp(r.job.n_gpus),
+        par.ep, par.zero,
+        par.zero >= 3 && par.shard_group(par.dp(r.job.n_gpus)) < par.dp(r.job.n_gpus)
+            ? fmt::format(" sharded in {}", par.shard_group(par.dp(r.job.n_gpus)))
+            : "",
+        workloads::to_string(par.recompute), workloads::to_string(r.job.meta.attention));
   }
   if (step && step->parallel) {
     const auto& ps = *step->parallel;
     std::cout << fmt::format(
         "step       {:.4g} s: compute {:.4g} s ({:.4g} micro-batches of {:.4g} x {:.4g} ms on the slowest "
         "stage, of "
-        "{:.4g} layers, optimiser {:.4g} ms), TP comm {:.4g} s, PP comm {:.4g} s, DP comm exposed {:.4g} s "
+        "{:.4g} layers, optimiser {:.4g} ms), TP comm {:.4g} s, CP comm exposed {:.4g} s (of {:.4g} s), PP "
+        "comm {:.4g} s, DP comm exposed {:.4g} s "
         "(of {:.4g} s), bubble {:.4g} s ({:.1f} %), loading stall {:.4g} s; {:.0f} steps per epoch\n",
         step->step_s, ps.compute_s, ps.micro_batches, ps.micro_batch, 1e3 * ps.micro_batch_s, ps.pace_layers,
-        1e3 * ps.optimizer_s, ps.tp_comm_s, ps.pp_comm_s, ps.dp_comm_s, ps.dp_comm_total_s, ps.bubble_s,
-        100.0 * ps.bubble_fraction, step->io_s, step->steps_per_epoch);
+        1e3 * ps.optimizer_s, ps.tp_comm_s, ps.cp_comm_s, ps.cp_comm_total_s, ps.pp_comm_s, ps.dp_comm_s,
+        ps.dp_comm_total_s, ps.bubble_s, 100.0 * ps.bubble_fraction, step->io_s, step->steps_per_epoch);
+    if (ps.gemm_s > 0.0)
+      std::cout << fmt::format(
+          "kernels    a micro-batch: GEMMs {:.4g} ms at {:.1f} % of peak ({}), attention {:.4g} ms at {:.1f} "
+          "%, element-wise {:.4g} ms (full clocks)\n",
+          1e3 * ps.gemm_s, 100.0 * ps.gemm_efficiency, ps.efficiency_rule, 1e3 * ps.attention_s,
+          100.0 * ps.attention_efficiency, 1e3 * ps.elementwise_s);
+    std::cout << fmt::format(
+        "checkpoint {:.4g} GB by {} GPUs: the GPUs wait {:.4g} s ({}), the write takes {:.4g} s\n",
+        step->checkpoint_bytes / 1e9, step->checkpoint_writers, step->checkpoint_s,
+        workloads::to_string(r.job.schedule.checkpoint), step->checkpoint_write_s);
   }
   if (step) {
     std::cout << fmt::format(
@@ -147,6 +163,9 @@ void add_predict_command(CLI::App& app, Action& action) {
   cmd->footer(
       "Example:\n  fleetwatt predict --model resnet50 --gpu a100-sxm-80gb --gpus 4 --batch 256 --image 224 "
       "--samples 1281167 --epochs 90 --pue 1.15\n"
+      "  fleetwatt predict --model llama3_70b --gpu h100-sxm --gpus 64 --tp 4 --pp 4 --cp 2 --vp 5 --batch "
+      "128 "
+      "--seq 8192 --samples 128 --precision fp8 --stack optimized --zero 1\n"
       "FLOPs count 2 per multiply-accumulate; a training step costs 3 forward passes.");
   cmd->add_option("--model", o->model, "Zoo model (see `fleetwatt list`), or a name for --params/--flops");
   cmd->add_option("--gpu", o->gpu, "GPU preset id (see `fleetwatt list`)")->capture_default_str();
@@ -174,6 +193,34 @@ void add_predict_command(CLI::App& app, Action& action) {
          "Transformer layers on the last pipeline stage, which also runs the output head (default: the "
          "even share; needs --pp >= 2)")
       ->check(CLI::Range(1u, 1u << 16));
+  cmd->add_option("--cp", o->cp,
+                  "Context-parallel degree: each sequence split over cp GPUs (ring attention; divides the "
+                  "sequence into 2 cp chunks)")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1u << 16));
+  cmd->add_option(
+         "--fsdp-shard-size", o->fsdp_shard_size,
+         "ZeRO-3 hybrid sharding: shard within this many data-parallel ranks, replicate across (needs "
+         "--zero 3; divides dp)")
+      ->check(CLI::Range(1u, 1u << 20));
+  cmd->add_option(
+         "--attention", o->attention,
+         "Attention kernels: fused (FlashAttention 3, cuDNN; default), flash2 (FlashAttention 2) or eager "
+         "(scores in memory)")
+      ->capture_default_str();
+  cmd->add_option(
+         "--checkpoint", o->checkpoint,
+         "Checkpoints: sync (the GPUs wait for the write) or async (only for the copy to host memory)")
+      ->capture_default_str();
+  cmd->add_option("--tp-comm-overlap", o->tp_comm_overlap,
+                  "Overlap tensor-parallel traffic with the GEMMs, true or false (default: true with the "
+                  "optimized stack)");
+  cmd->add_option("--rank-order", o->rank_order,
+                  "Rank layout, innermost first: tp-cp-dp-pp (Megatron's default) or tp-cp-pp-dp")
+      ->capture_default_str();
+  cmd->add_option("--model-shape", o->model_shape,
+                  "A decoder by its shape, e.g. layers=80,hidden=8192,heads=64,kv_heads=8,ffn_hidden=28672,"
+                  "vocab=128256 (also experts, top_k, gated_mlp); needs --seq");
   cmd->add_option("--ep", o->ep, "Expert-parallel degree (mixture-of-experts models; divides dp)")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1u << 16));
@@ -181,7 +228,7 @@ void add_predict_command(CLI::App& app, Action& action) {
       ->capture_default_str()
       ->check(CLI::Range(0u, 3u));
   cmd->add_option("--micro-batch", o->micro_batch,
-                  "Sequences per micro-batch (default: the per-replica batch)")
+                  "Sequences per micro-batch (default: 1 with a pipeline, else the per-replica batch)")
       ->check(CLI::Range(1u, 1u << 30));
   cmd->add_option("--recompute", o->recompute, "Activation recomputation: none, selective or full")
       ->capture_default_str();
@@ -210,6 +257,7 @@ void add_predict_command(CLI::App& app, Action& action) {
   cmd->add_option("--scenario", o->scenario, "Take the job, GPU, PUE and predictor from this scenario TOML");
   cmd->add_option("--job", o->job_id, "With --scenario: the id of the job to predict (default: the first)");
   cmd->add_flag("--json", o->json, "Print one JSON object (SI units) instead of text");
+  o->scenario_predictor = [](const workloads::Scenario& s) { return sim::scenario_predictor_config(s); };
   cmd->callback([&action, o] { action = [o] { return predict(*o); }; });
 }
 

@@ -4,10 +4,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <sstream>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
@@ -15,6 +17,7 @@
 #include "fleetwatt/models/gpu_hardware.hpp"
 #include "fleetwatt/models/measurements.hpp"
 #include "fleetwatt/models/predictor_fit.hpp"
+#include "fleetwatt/models/published_steps.hpp"
 #include "fleetwatt/models/validation_report.hpp"
 
 namespace fleetwatt::tools {
@@ -28,7 +31,8 @@ struct ValidateOptions {
   std::string gpu_file;
   std::string fit_output;
   std::string rows_csv;
-  bool json = false, leave_one_gpu_out = false, fit = false;
+  std::string step_calibration;
+  bool json = false, leave_one_gpu_out = false, fit = false, steps = false;
   double level = 0.8;
 };
 
@@ -48,12 +52,129 @@ std::string table_line(const std::string& gpu, const models::ErrorSummary& s) {
       s.banded_rows && s.power_rows ? pct(s.power_in_band) : "-", s.banded_rows ? pct(s.band_level) : "-");
 }
 
+/// A published row's job as the keys of a scenario's [[workload.jobs]] table (JSON): with `[predictor]
+/// internode_gbytes_per_s` = the row's fabric, `fleetwatt predict --scenario` gives the row's prediction.
+std::string scenario_job_json(const workloads::JobSpec& j) {
+  static constexpr const char* kPrecision[] = {"fp32", "tf32", "fp16", "bf16", "fp8"};
+  const auto& m = j.meta;
+  const auto& p = m.parallel;
+  std::string out = fmt::format(
+      "{{\"model\": {}, \"n_gpus\": {}, \"tp\": {}, \"pp\": {}, \"cp\": {}, \"vp\": {}, \"zero\": {}, "
+      "\"seq\": {}, \"global_batch\": {}, \"dataset_samples\": {}, \"precision\": \"{}\", \"stack\": \"{}\", "
+      "\"attention\": \"{}\"",
+      json_string(m.model), j.n_gpus, p.tp, p.pp, p.cp, p.vp, p.zero, m.input_size, m.batch_size,
+      m.dataset_samples, kPrecision[static_cast<int>(m.precision)], workloads::to_string(m.stack),
+      workloads::to_string(m.attention));
+  if (p.micro_batch > 0) out += fmt::format(", \"micro_batch\": {}", p.micro_batch);
+  if (p.first_stage_layers > 0) out += fmt::format(", \"first_stage_layers\": {}", p.first_stage_layers);
+  if (p.last_stage_layers > 0) out += fmt::format(", \"last_stage_layers\": {}", p.last_stage_layers);
+  if (const auto& s = m.shape; s.given())
+    out += fmt::format(
+        ", \"layers\": {}, \"hidden\": {}, \"heads\": {}, \"kv_heads\": {}, \"ffn_hidden\": {}, \"vocab\": "
+        "{}, "
+        "\"experts\": {}, \"top_k\": {}, \"gated_mlp\": {}",
+        s.layers, s.hidden, s.heads, s.kv_heads, s.ffn_hidden, s.vocab, s.experts, s.top_k, s.gated);
+  return out + "}";
+}
+
 /// No half-written fit file on failure (core/text_output.hpp).
 void write_text_atomically(const std::filesystem::path& path, const std::string& text) {
   core::write_text_output(path, "-o", [&](std::ostream& out) { out << text; });
 }
 
+/// `--steps`: the published LLM pre-training step times (NeMo, Megatron-Bridge) beside the datasheet
+/// predictor's, row by row, and their mean absolute error.
+int validate_steps(const ValidateOptions& o) {
+  if (!o.fit_output.empty()) check_output_path(o.fit_output, {"command line", 0, 0}, "-o", {});
+  const std::vector<models::PublishedStep> rows = models::read_published_steps(o.measurements);
+  models::StepCalibration calibration = models::default_step_calibration();
+  if (!o.step_calibration.empty()) {
+    std::ifstream in(o.step_calibration);
+    if (!in) throw ConfigError({o.step_calibration, 0, 0}, "--step-calibration", "cannot be read");
+    std::stringstream text;
+    text << in.rdbuf();
+    calibration = models::parse_step_calibration(text.str(), o.step_calibration);
+  }
+  if (o.fit) {
+    // The step model's calibration refitted on these rows, each source also left out.
+    std::cerr << "fleetwatt: fitting the step calibration on the published steps\n";
+    calibration = models::fit_step_calibration(rows);
+    for (const auto& [group, error] : calibration.loo_error)
+      std::cerr << fmt::format("fleetwatt: {} left out: mean |error| {:.1f} %\n", group, 100.0 * error);
+    if (!o.fit_output.empty()) {
+      write_text_atomically(o.fit_output, models::format_step_calibration(calibration));
+      std::cerr << fmt::format("fleetwatt: wrote {}\n", o.fit_output);
+    }
+  }
+  const std::vector<models::StepComparison> compared = models::compare_published_steps(rows, calibration);
+  std::size_t predicted = 0, within = 0;
+  double sum = 0.0, worst = 0.0;
+  for (const auto& c : compared) {
+    if (!c.refused.empty()) continue;
+    ++predicted;
+    sum += std::abs(c.error);
+    worst = std::max(worst, std::abs(c.error));
+    within += std::abs(c.error) <= 0.15;
+  }
+  const std::size_t unsupported = std::count_if(
+      rows.begin(), rows.end(), [](const models::PublishedStep& r) { return !r.unsupported.empty(); });
+  const double mean = predicted ? sum / predicted : 0.0;
+  if (o.json) {
+    std::string items;
+    for (const auto& c : compared) {
+      const auto& r = *c.row;
+      items += fmt::format(
+          "{}{{\"where\": {}, \"source\": {}, \"model\": {}, \"gpu\": {}, \"precision\": {}, \"gpus\": {}, "
+          "\"global_batch\": {}, \"seq\": {}, \"tp\": {}, \"pp\": {}, \"cp\": {}, \"vp\": {}, "
+          "\"micro_batch\": "
+          "{}, \"fsdp\": {}, \"published_s\": {}, \"predicted_s\": {}, \"error\": {}, \"memory_fits\": {}, "
+          "\"compute_s\": {}, \"bubble_s\": {}, \"tp_comm_s\": {}, \"cp_comm_s\": {}, \"pp_comm_s\": {}, "
+          "\"dp_comm_s\": {}, \"refused\": {}, \"job\": {}}}",
+          items.empty() ? "" : ", ", json_string(r.where.to_string()), json_string(r.source),
+          json_string(r.zoo), json_string(r.gpu), json_string(r.precision_name), r.gpus, r.global_batch,
+          r.seq, r.parallel.tp, r.parallel.pp, r.parallel.cp, r.parallel.vp, r.parallel.micro_batch,
+          r.parallel.zero >= 3, r.step_s, c.predicted_s, c.error, c.fits, c.compute_s, c.bubble_s, c.tp_s,
+          c.cp_s, c.pp_s, c.dp_s, json_string(c.refused), scenario_job_json(models::published_step_job(r)));
+    }
+    std::cout << fmt::format(
+        "{{\"rows\": [{}], \"predicted\": {}, \"refused\": {}, \"unsupported\": {}, \"mean_abs_error\": {}, "
+        "\"max_abs_error\": {}, \"within_15_percent\": {}, \"internode_gbytes_per_s\": {}}}\n",
+        items, predicted, compared.size() - predicted, unsupported, mean, worst, within,
+        models::published_system_internode_Bps() / 1e9);
+    return 0;
+  }
+  // Columns as wide as their longest entry (precision names such as "FP8-CS (FP8-MX)" vary).
+  std::size_t source_w = 6, prec_w = 4;
+  for (const auto& c : compared)
+    source_w = std::max(source_w, c.row->source.size()),
+    prec_w = std::max(prec_w, c.row->precision_name.size());
+  std::cout << fmt::format("{:<{}} {:<16} {:<9} {:<{}} {:>5} {:>5} {:>7} {:>22} {:>10} {:>10} {:>7}\n",
+                           "source", source_w, "model", "gpu", "prec", prec_w, "GPUs", "GBS", "seq",
+                           "tp/pp/cp/vp/mbs/fsdp", "published", "predicted", "error");
+  for (const auto& c : compared) {
+    const auto& r = *c.row;
+    const auto& p = r.parallel;
+    std::cout << fmt::format(
+        "{:<{}} {:<16} {:<9} {:<{}} {:>5} {:>5} {:>7} {:>22} {:>9.3f}s {:>10} {:>7}{}\n", r.source, source_w,
+        r.zoo, r.gpu, r.precision_name, prec_w, r.gpus, r.global_batch, r.seq,
+        fmt::format("{}/{}/{}/{}/{}/{}", p.tp, p.pp, p.cp, p.vp, p.micro_batch, p.zero >= 3 ? "y" : "n"),
+        r.step_s, c.refused.empty() ? fmt::format("{:.3f}s", c.predicted_s) : "refused",
+        c.refused.empty() ? fmt::format("{:+.1f}%", 100.0 * c.error) : "-",
+        c.refused.empty() && !c.fits ? " *" : "");
+  }
+  std::cout << "* the run fit its GPUs by means the table does not state (the model counts more memory)\n";
+  for (const auto& c : compared)
+    if (!c.refused.empty()) std::cout << fmt::format("refused {}: {}\n", c.row->where.to_string(), c.refused);
+  std::cout << fmt::format(
+      "{} published steps predicted: mean |error| {:.1f} %, max {:.1f} %, {} within 15 %; {} refused; {} "
+      "rows "
+      "fleetwatt cannot express (model, system or precision)\n",
+      predicted, 100.0 * mean, 100.0 * worst, within, compared.size() - predicted, unsupported);
+  return 0;
+}
+
 int validate(const ValidateOptions& o) {
+  if (o.steps) return validate_steps(o);
   if (!o.fit_output.empty()) check_output_path(o.fit_output, {"command line", 0, 0}, "-o", {});
   if (!o.rows_csv.empty()) check_output_path(o.rows_csv, {"command line", 0, 0}, "--rows", {});
   std::vector<models::GpuHardware> user_gpus;
@@ -149,7 +270,7 @@ void add_validate_command(CLI::App& app, Action& action) {
       "summary_power_<gpu>.csv,\n"
       "the GAISSA records CSV, NeuSight label/<GPU>/*.json, a fleetwatt records CSV (calibrate --records).\n"
       "Time is compared per epoch, or per step for per-step rows (NeuSight); power where measured.\n"
-      "Example:\n  fleetwatt validate ../shared/data --json");
+      "Examples:\n  fleetwatt validate ../shared/data --json\n  fleetwatt validate ../shared/data --steps");
   cmd->add_option("measurements", o->measurements, "Measurement file or folder")->required();
   cmd->add_option("--predictor", o->predictor, "Predictor name (see `fleetwatt list`)")
       ->capture_default_str();
@@ -165,6 +286,13 @@ void add_validate_command(CLI::App& app, Action& action) {
       ->capture_default_str()
       ->check(CLI::Range(0.5, 0.99));
   cmd->add_flag("--json", o->json, "Print one JSON object {gpus, all, skipped} instead of the table");
+  cmd->add_option("--step-calibration", o->step_calibration,
+                  "With --steps: the step model's calibration from this file (the format of "
+                  "models/data/step_calibration.toml) instead of the built-in one");
+  cmd->add_flag(
+      "--steps", o->steps,
+      "Compare published LLM pre-training step times (NeMo and Megatron-Bridge performance summaries "
+      "under MEASUREMENTS) with the datasheet predictor's, row by row");
   cmd->callback([&action, o] { action = [o] { return validate(*o); }; });
 }
 

@@ -55,6 +55,18 @@ double valley_seconds(double params, double bytes_per_param, double storage_Bps,
 
 ModelCount resolve_model(const workloads::ModelMetadata& meta, const workloads::SourceLocation& where) {
   ModelCount m;
+  if (meta.shape.given()) {
+    // A decoder given by its shape: Llama's layout with its widths, at the job's sequence length.
+    if (meta.input_size == 0)
+      throw ConfigError(where, "seq", "a model given by its shape needs the sequence length (seq)");
+    try {
+      m = decoder_from_shape(meta.shape, meta.input_size, meta.model.empty() ? "custom" : meta.model);
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError(where, "layers", e.what());
+    }
+    if (meta.params > 0.0) m.params = meta.params;
+    return m;
+  }
   if (!meta.model.empty() && is_zoo_model(meta.model)) {
     try {
       m = count_model(meta.model, meta.input_size);
@@ -125,27 +137,30 @@ StepBreakdown DatasheetPredictor::explain(const JobSpec& job, const GpuHardware&
   mj.parallel = par;
   mj.dp = par.dp(job.n_gpus);
   if (mj.dp == 0)
-    throw ConfigError(
-        job.class_origin, "tp",
-        fmt::format("n_gpus {} is not a multiple of tp x pp = {} x {}", job.n_gpus, par.tp, par.pp));
+    throw ConfigError(job.class_origin, par.cp > 1 ? "cp" : "tp",
+                      fmt::format("n_gpus {} is not a multiple of tp x cp x pp = {} x {} x {}", job.n_gpus,
+                                  par.tp, par.cp, par.pp));
+  if (const auto [key, why] = par.split_problem(s.model.input_size, mj.dp); !key.empty())
+    throw ConfigError(job.class_origin, key, why);
   mj.per_replica_batch = static_cast<double>(meta.batch_size) / mj.dp;
   mj.precision = in.precision;
   mj.training = in.pass_factor > 1.0;
   mj.inference_bytes_per_param = p.inference_state_bytes_per_param;
+  mj.attention = s.model.blocks > 0 ? meta.attention : workloads::Attention::eager;
   s.memory = memory_per_gpu(s.model, mj);
   s.memory_need_bytes = s.memory.total();
-  if (s.memory_need_bytes > gpu.memory_bytes)
+  if (p.check_memory && s.memory_need_bytes > gpu.memory_bytes)
     throw ConfigError(
         job.class_origin, "model",
         fmt::format(
             "{} needs {:.1f} GiB per GPU (weights {:.1f}, gradients {:.1f}, optimizer {:.1f}, "
-            "activations {:.1f} GiB at tp {} pp {} dp {} zero {} micro-batch {} recompute {}); {} has "
+            "activations {:.1f} GiB at tp {} cp {} pp {} dp {} zero {} micro-batch {} recompute {}); {} has "
             "{:.0f} GiB",
             s.model.name, s.memory_need_bytes / 1073741824.0, s.memory.weights / 1073741824.0,
             s.memory.gradients / 1073741824.0, s.memory.optimizer / 1073741824.0,
-            s.memory.activations / 1073741824.0, par.tp, par.pp, mj.dp, par.zero,
-            par.micro_batch > 0 ? static_cast<double>(par.micro_batch) : mj.per_replica_batch,
-            workloads::to_string(par.recompute), gpu.id, gpu.memory_bytes / 1073741824.0));
+            s.memory.activations / 1073741824.0, par.tp, par.cp, par.pp, mj.dp, par.zero,
+            par.micro_batch_of(mj.per_replica_batch), workloads::to_string(par.recompute), gpu.id,
+            gpu.memory_bytes / 1073741824.0));
 
   TrainingIoConfig io;
   io.comm_overlap = p.comm_overlap;
@@ -153,17 +168,41 @@ StepBreakdown DatasheetPredictor::explain(const JobSpec& job, const GpuHardware&
   const double comm_W_fraction = io.comm_power_fraction;
   auto& plan = s.plan;
   const double end_s = p.epoch_end_s.value_or(p.fit.time.epoch_end_s);
-  if (par.tp > 1 || par.pp > 1 || par.micro_batch > 0) {
-    // Model parallelism or micro-batches: the 3D-parallel step (models/llm_step_time.hpp).
+  const std::uint32_t domain =
+      p.gpus_per_node > 0 ? p.gpus_per_node : (gpu.nvlink_domain_gpus > 0 ? gpu.nvlink_domain_gpus : 8u);
+  const double inter = p.internode_Bps > 0.0 ? p.internode_Bps : gpu.pcie_bw_Bps;
+  // The checkpoint: weights and optimiser state of every shard. Under ZeRO >= 1 every GPU writes its shard
+  // (the optimiser state is sharded over the data- and context-parallel group); without, one replica's tp x
+  // pp GPUs do. The writers share the storage bandwidth, each at most at its own link's rate.
+  s.checkpoint_bytes = s.model.params * p.checkpoint_bytes_per_param;
+  s.checkpoint_writers =
+      par.zero >= 1 ? job.n_gpus
+                    : static_cast<std::uint32_t>(std::min<std::uint64_t>(job.n_gpus, par.tp * par.pp));
+  const double writer_bytes = s.checkpoint_bytes / s.checkpoint_writers;
+  const double storage = p.storage_Bps > 0.0 ? p.storage_Bps : 1e9 * s.checkpoint_writers;
+  s.checkpoint_write_s = std::max(s.checkpoint_bytes / storage, writer_bytes / inter);
+  const bool async = job.schedule.checkpoint == workloads::CheckpointMode::async;
+  const double host = p.host_Bps > 0.0 ? p.host_Bps : gpu.pcie_bw_Bps;
+  // Asynchronously the GPUs wait only for their shard's copy to host memory (every GPU holds a shard or a
+  // replica's copy of one).
+  s.checkpoint_s = async ? s.model.params * p.checkpoint_bytes_per_param /
+                               std::max<double>(1.0, par.zero >= 1 ? job.n_gpus : par.tp * par.pp) / host
+                         : s.checkpoint_write_s;
+  if (par.tp > 1 || par.pp > 1 || par.cp > 1 || par.micro_batch > 0 ||
+      tensor_core_step(s.model, meta.precision)) {
+    // Model parallelism, micro-batches, or a transformer on tensor cores: the 3D-parallel step
+    // (models/llm_step_time.hpp), whatever flags describe it.
     ParallelStepJob pj;
     pj.parallel = par;
     pj.n_gpus = job.n_gpus;
     pj.global_batch = meta.batch_size;
     pj.seq = s.model.input_size;
     pj.step = in;
-    pj.gpus_per_node = p.gpus_per_node;
-    pj.internode_Bps = p.internode_Bps;
+    pj.attention = meta.attention;
+    pj.gpus_per_node = domain;
+    pj.internode_Bps = inter;
     pj.io = io;
+    pj.calibration = p.calibration;
     try {
       s.parallel = parallel_step(s.model, pj, gpu, p.fit.time, p.fit.power);
     } catch (const std::invalid_argument& e) {
@@ -171,23 +210,27 @@ StepBreakdown DatasheetPredictor::explain(const JobSpec& job, const GpuHardware&
     }
     const ParallelStep& ps = *s.parallel;
     s.roofline = ps.micro;
-    s.tp_comm_s = ps.tp_comm_s, s.pp_comm_s = ps.pp_comm_s, s.dp_comm_s = ps.dp_comm_s;
+    s.tp_comm_s = ps.tp_comm_s, s.cp_comm_s = ps.cp_comm_s, s.pp_comm_s = ps.pp_comm_s;
+    s.dp_comm_s = ps.dp_comm_s;
     s.bubble_s = ps.bubble_s;
     s.comm_s = ps.comm_s;
     s.io_s = std::max(0.0, ps.data_s - (ps.compute_s + ps.bubble_s + ps.comm_s));
     s.step_s = ps.step_s + s.io_s;
     const RooflineStep& r = s.roofline;
-    plan[PartKind::compute] = {s.steps_per_epoch * ps.compute_s, r.power_W};
-    plan[PartKind::comm] = {s.steps_per_epoch * s.comm_s,
+    const double steps = s.steps_per_epoch;
+    plan[PartKind::compute] = {steps * ps.compute_s, r.power_W};
+    plan[PartKind::comm] = {steps * s.comm_s,
                             gpu.idle_W + comm_W_fraction * std::max(0.0, r.power_W - gpu.idle_W)};
-    plan[PartKind::io] = {s.steps_per_epoch * s.io_s, r.floor_W};
+    plan[PartKind::io] = {steps * s.io_s, r.floor_W};
     // Waiting for the pipeline to fill or drain, a stage GPU holds its context at the resident floor.
-    plan.bubble = {s.steps_per_epoch * s.bubble_s, r.floor_W};
-    plan.steps = s.steps_per_epoch;
-    // Each GPU writes its shard of the checkpoint: its tp x pp share, and 1/dp of it under ZeRO.
-    const double shard =
-        s.model.params / (static_cast<double>(par.tp) * par.pp) / (par.zero >= 1 ? mj.dp : 1);
-    s.checkpoint_s = shard * p.checkpoint_bytes_per_param / p.storage_Bps;
+    plan.bubble = {steps * s.bubble_s, r.floor_W};
+    plan.steps = steps;
+    using workloads::CommGroup;
+    plan.comm_by_group[static_cast<std::size_t>(CommGroup::tp)] = steps * ps.tp_comm_s;
+    plan.comm_by_group[static_cast<std::size_t>(CommGroup::cp)] = steps * ps.cp_comm_s;
+    plan.comm_by_group[static_cast<std::size_t>(CommGroup::pp)] = steps * ps.pp_comm_s;
+    plan.comm_by_group[static_cast<std::size_t>(CommGroup::dp)] = steps * ps.dp_comm_s;
+    plan.traffic = std::make_shared<const workloads::StepTraffic>(ps.traffic);
   } else {
     s.roofline = roofline_step(s.model, in, gpu, p.fit.time, p.fit.power);
     const RooflineStep& r = s.roofline;
@@ -204,13 +247,17 @@ StepBreakdown DatasheetPredictor::explain(const JobSpec& job, const GpuHardware&
     // Loading runs ahead of the GPU (prefetch): only what it takes beyond the step's work is a stall.
     s.io_s = std::max(0.0, r.data_s - (r.work_s + s.comm_s));
     s.step_s = r.work_s + s.comm_s + s.io_s;
-    s.checkpoint_s = s.model.params * p.checkpoint_bytes_per_param / p.storage_Bps;
     plan[PartKind::compute] = {s.steps_per_epoch * r.work_s, r.power_W};
     // Waiting on a collective, the GPU runs NCCL kernels but little else: between idle and compute power.
     plan[PartKind::comm] = {s.steps_per_epoch * s.comm_s,
                             gpu.idle_W + comm_W_fraction * std::max(0.0, r.power_W - gpu.idle_W)};
     plan[PartKind::io] = {s.steps_per_epoch * s.io_s, r.floor_W};  // starved of data: the resident floor
   }
+  plan.checkpoint_bytes = s.checkpoint_bytes;
+  plan.checkpoint_writers = s.checkpoint_writers;
+  plan.checkpoint_async = async;
+  plan.checkpoint_write_s = s.checkpoint_write_s;
+  plan.checkpoint_copy_s = async ? s.checkpoint_s : 0.0;
   s.communication_heavy = s.comm_s > p.comm_heavy_fraction * s.step_s;
   plan[PartKind::checkpoint] = {end_s + s.checkpoint_s, s.roofline.floor_W};
   s.model_flops_per_step =

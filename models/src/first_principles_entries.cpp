@@ -44,7 +44,13 @@ ParamSpecs datasheet_params() {
   const DatasheetParams d;
   return {
       {"power_limit_w", ParamType::number, {}, "the GPU's TDP", "W", "board power limit", {}},
-      storage_param(d.storage_Bps),
+      {"storage_gbytes_per_s",
+       ParamType::number,
+       {},
+       "1 GB/s per GPU that writes (with a [topology]: its storage servers')",
+       "GB/s",
+       "storage bandwidth a job's checkpoint writers share",
+       {}},
       {"comm_overlap",
        ParamType::number,
        d.comm_overlap,
@@ -61,17 +67,24 @@ ParamSpecs datasheet_params() {
        {}},
       {"gpus_per_node",
        ParamType::number,
-       static_cast<double>(d.gpus_per_node),
+       {},
+       "[fleet] gpus_per_node, or the GPU preset's NVLink domain (else 8)",
        "",
-       "",
-       "GPUs per NVLink domain of a tp/pp job's step (its tensor-parallel groups, and jobs no larger)",
+       "GPUs per NVLink domain of an LLM job's step (the parallel groups inside it use NVLink)",
        {}},
       {"internode_gbytes_per_s",
        ParamType::number,
        {},
+       "[topology]'s NICs per GPU, else the GPU's PCIe figure",
+       "GB/s",
+       "inter-node bandwidth per GPU of an LLM job's traffic that leaves the NVLink domain",
+       {}},
+      {"host_gbytes_per_s",
+       ParamType::number,
+       {},
        "the GPU's PCIe figure",
        "GB/s",
-       "inter-node bandwidth per GPU of a tp/pp job's pipeline and data-parallel traffic",
+       "device-to-host copy rate per GPU of an asynchronous checkpoint (the GPUs' stall)",
        {}},
       {"epoch_end_s",
        ParamType::number,
@@ -116,16 +129,19 @@ std::vector<PredictorEntry> first_principles_predictor_entries() {
          const auto& p = c.params;
          DatasheetParams d;
          d.power_limit_W = p.has("power_limit_w") ? p.get_positive("power_limit_w", 0.0) : 0.0;
-         d.storage_Bps = p.get_positive("storage_gbytes_per_s") * 1e9;
+         if (p.has("storage_gbytes_per_s")) d.storage_Bps = p.get_positive("storage_gbytes_per_s") * 1e9;
          d.comm_overlap = fraction(p, "comm_overlap");
          d.default_workers = static_cast<std::uint32_t>(p.get_positive("default_workers"));
-         const double per_node = p.get_positive("gpus_per_node");
-         if (per_node != std::floor(per_node) || per_node > 1e6)
-           throw workloads::ConfigError(p.where_of("gpus_per_node"), p.dotted("gpus_per_node"),
-                                        fmt::format("must be a whole number of GPUs, got {}", per_node));
-         d.gpus_per_node = static_cast<std::uint32_t>(per_node);
+         if (p.has("gpus_per_node")) {
+           const double per_node = p.get_positive("gpus_per_node");
+           if (per_node != std::floor(per_node) || per_node > 1e6)
+             throw workloads::ConfigError(p.where_of("gpus_per_node"), p.dotted("gpus_per_node"),
+                                          fmt::format("must be a whole number of GPUs, got {}", per_node));
+           d.gpus_per_node = static_cast<std::uint32_t>(per_node);
+         }
          if (p.has("internode_gbytes_per_s"))
            d.internode_Bps = p.get_positive("internode_gbytes_per_s") * 1e9;
+         if (p.has("host_gbytes_per_s")) d.host_Bps = p.get_positive("host_gbytes_per_s") * 1e9;
          if (p.has("epoch_end_s")) d.epoch_end_s = p.get_double("epoch_end_s");
          if (d.epoch_end_s && *d.epoch_end_s < 0.0)
            throw workloads::ConfigError(p.where_of("epoch_end_s"), p.dotted("epoch_end_s"),

@@ -36,7 +36,8 @@ const std::vector<std::string> kKeys{"id",
                                      "arch",
                                      "fp32_matrix_tflops",
                                      "resident_w",
-                                     "memory_type"};
+                                     "memory_type",
+                                     "nvlink_domain_gpus"};
 
 GpuHardware parse_one(const core::TomlTable& t) {
   t.require_known(kKeys);
@@ -77,6 +78,8 @@ GpuHardware parse_one(const core::TomlTable& t) {
   g.fp32_matrix_flops = number("fp32_matrix_tflops", false) * 1e12;
   g.resident_W = number("resident_w", false);
   g.memory_type = text("memory_type", false);
+  if (const auto d = t.integer("nvlink_domain_gpus", 1, 1 << 20))
+    g.nvlink_domain_gpus = static_cast<std::uint32_t>(*d);
   if (!g.memory_type.empty() && g.memory_type != "hbm" && g.memory_type != "gddr")
     t.fail("memory_type", "must be \"hbm\" or \"gddr\"");
   if (g.resident_W > 0.0 && g.resident_W >= g.tdp_W) t.fail("resident_w", "must be below tdp_w");

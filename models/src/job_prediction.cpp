@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "fleetwatt/core/json_text.hpp"
 #include "fleetwatt/models/component_model.hpp"
@@ -41,6 +42,8 @@ void check_ranges(const PredictionRequest& o) {
   in("pp", o.pp, 1, 1u << 16);
   in("vp", o.vp, 1, 1u << 16);
   in("ep", o.ep, 1, 1u << 16);
+  in("cp", o.cp, 1, 1u << 16);
+  in("fsdp-shard-size", o.fsdp_shard_size, 0, 1u << 20);
   in("zero", o.zero, 0, 3);
   in("epochs", o.epochs, 1, 1u << 24);
   in("pue", o.pue, 1.0, 10.0);
@@ -49,6 +52,50 @@ void check_ranges(const PredictionRequest& o) {
   for (const auto& [flag, v] : {std::pair{"samples", o.samples}, std::pair{"params", o.params},
                                 std::pair{"flops", o.flops}, std::pair{"power-limit", o.power_limit}})
     if (!(v >= 0.0) || v > 1e300) throw option_error(o, flag, fmt::format("{} is not a positive number", v));
+}
+
+/// The --model-shape text: comma-separated key=value pairs of a scenario's model-shape keys.
+workloads::ModelShape parse_model_shape(const PredictionRequest& o) {
+  workloads::ModelShape s;
+  std::size_t at = 0;
+  const std::string& text = o.model_shape;
+  while (at <= text.size()) {
+    const std::size_t end = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, end - at);
+    at = end + 1;
+    if (item.empty()) continue;
+    const std::size_t eq = item.find('=');
+    const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    std::uint32_t* target = key == "layers"       ? &s.layers
+                            : key == "hidden"     ? &s.hidden
+                            : key == "heads"      ? &s.heads
+                            : key == "kv_heads"   ? &s.kv_heads
+                            : key == "ffn_hidden" ? &s.ffn_hidden
+                            : key == "vocab"      ? &s.vocab
+                            : key == "experts"    ? &s.experts
+                            : key == "top_k"      ? &s.top_k
+                                                  : nullptr;
+    if (key == "gated_mlp") {
+      if (value != "true" && value != "false")
+        throw option_error(o, "model-shape", fmt::format("gated_mlp is true or false, not '{}'", value));
+      s.gated = value == "true";
+      continue;
+    }
+    if (target == nullptr)
+      throw option_error(o, "model-shape",
+                         fmt::format("unknown key '{}' (known: layers, hidden, heads, kv_heads, ffn_hidden, "
+                                     "vocab, experts, top_k, gated_mlp)",
+                                     key));
+    char* stop = nullptr;
+    const unsigned long long v = std::strtoull(value.c_str(), &stop, 10);
+    if (value.empty() || *stop != '\0' || v > 4294967295ULL)
+      throw option_error(o, "model-shape", fmt::format("{}: '{}' is not a whole number", key, value));
+    *target = static_cast<std::uint32_t>(v);
+  }
+  if (!s.given()) throw option_error(o, "model-shape", "needs layers (and hidden, heads)");
+  if (const auto [key, why] = s.problem(); !key.empty())
+    throw option_error(o, "model-shape", fmt::format("{}: {}", key, why));
+  return s;
 }
 
 /// The job, GPU, PUE and predictor configuration, from a scenario file or from the options.
@@ -82,18 +129,20 @@ JobPrediction build_request(const PredictionRequest& o, workloads::PredictorConf
     if (s.fleet.gpu_idle_W) r.gpu.idle_W = *s.fleet.gpu_idle_W;
     if (s.fleet.gpu_tdp_W) r.gpu.tdp_W = *s.fleet.gpu_tdp_W;
     r.pue = s.facility.pue;
-    config = s.predictor;
+    config = o.scenario_predictor ? o.scenario_predictor(s) : s.predictor;
     return r;
   }
   if (o.batch == 0 || !(o.samples > 0.0))
     throw option_error(o, o.batch == 0 ? "batch" : "samples",
                        fmt::format("is required (or give {})", o.option_name("scenario")));
   check_ranges(o);
-  if (o.model.empty() && !(o.flops > 0.0))
+  auto& m = r.job.meta;
+  if (!o.model_shape.empty()) m.shape = parse_model_shape(o);
+  if (o.model.empty() && !(o.flops > 0.0) && !m.shape.given())
     throw option_error(o, "model",
                        fmt::format("give {} (one of: {}) or {} and {}", o.option_name("model"), zoo_names(),
                                    o.option_name("flops"), o.option_name("params")));
-  if (!o.model.empty() && !is_zoo_model(o.model) && !(o.flops > 0.0))
+  if (!o.model.empty() && !is_zoo_model(o.model) && !(o.flops > 0.0) && !m.shape.given())
     throw option_error(o, "model", fmt::format("unknown model '{}'; known models: {}", o.model, zoo_names()));
   if (o.image && o.seq)
     throw option_error(o, "seq",
@@ -106,8 +155,9 @@ JobPrediction build_request(const PredictionRequest& o, workloads::PredictorConf
       throw option_error(o, "image",
                          fmt::format("{} takes sequences: use {}", o.model, o.option_name("seq")));
   }
-  auto& m = r.job.meta;
-  m.model = o.model;
+  if (m.shape.given() && o.seq == 0)
+    throw option_error(o, "seq", fmt::format("a model given by its shape needs {}", o.option_name("seq")));
+  m.model = o.model.empty() && m.shape.given() ? "custom" : o.model;
   m.params = o.params;
   m.flops_per_sample = o.flops;
   m.batch_size = o.batch;
@@ -120,7 +170,16 @@ JobPrediction build_request(const PredictionRequest& o, workloads::PredictorConf
                        fmt::format("'{}' is not one of eager, amp, compiled, optimized", o.stack));
   // The 3D-parallel split, checked as the scenario's job keys are (workloads/scenario_loader.cpp).
   auto& par = m.parallel;
-  par.tp = o.tp, par.pp = o.pp, par.vp = o.vp, par.ep = o.ep, par.zero = o.zero;
+  par.tp = o.tp, par.pp = o.pp, par.cp = o.cp, par.vp = o.vp, par.ep = o.ep, par.zero = o.zero;
+  par.fsdp_shard_size = o.fsdp_shard_size;
+  par.tp_comm_overlap = o.tp_comm_overlap;
+  if (!workloads::parse_rank_order(o.rank_order, par.order))
+    throw option_error(o, "rank-order",
+                       fmt::format("'{}' is not one of tp-cp-dp-pp, tp-cp-pp-dp", o.rank_order));
+  if (!workloads::parse_attention(o.attention, m.attention))
+    throw option_error(o, "attention", fmt::format("'{}' is not one of fused, flash2, eager", o.attention));
+  if (!workloads::parse_checkpoint_mode(o.checkpoint, r.job.schedule.checkpoint))
+    throw option_error(o, "checkpoint", fmt::format("'{}' is not one of sync, async", o.checkpoint));
   par.micro_batch = o.micro_batch;
   par.first_stage_layers = o.first_stage_layers, par.last_stage_layers = o.last_stage_layers;
   if (auto [key, why] = par.pipeline_key_problem(); !key.empty()) {
@@ -131,11 +190,18 @@ JobPrediction build_request(const PredictionRequest& o, workloads::PredictorConf
     throw option_error(o, "recompute", fmt::format("'{}' is not one of none, selective, full", o.recompute));
   const std::uint32_t dp = par.dp(o.gpus);
   if (dp == 0)
-    throw option_error(o, o.pp > 1 ? "pp" : "tp",
-                       fmt::format("{} {} is not a multiple of tp x pp = {} x {}", o.option_name("gpus"),
-                                   o.gpus, o.tp, o.pp));
+    throw option_error(o,
+                       o.cp > 1   ? "cp"
+                       : o.pp > 1 ? "pp"
+                                  : "tp",
+                       fmt::format("{} {} is not a multiple of tp x cp x pp = {} x {} x {}",
+                                   o.option_name("gpus"), o.gpus, o.tp, o.cp, o.pp));
   if (dp % o.ep != 0)
     throw option_error(o, "ep", fmt::format("ep {} does not divide the data-parallel degree {}", o.ep, dp));
+  if (auto [key, why] = par.split_problem(m.input_size, dp); !key.empty()) {
+    std::replace(key.begin(), key.end(), '_', '-');
+    throw option_error(o, key, why);
+  }
   if (o.micro_batch > 0 && o.batch % (static_cast<std::uint64_t>(dp) * o.micro_batch) != 0)
     throw option_error(o, "micro-batch",
                        fmt::format("the global batch {} is not a whole number of micro-batches of {} on {} "
@@ -191,6 +257,11 @@ JobPrediction predict_job(const PredictionRequest& o) {
   r.epoch_s = r.profile.epoch_s();
   r.total_s = r.epoch_s * r.job.epochs;
   r.gpu_energy_J = r.profile.epoch_energy_J() * r.job.epochs * r.job.n_gpus;
+  if (r.plan.checkpoint_async) {
+    // The last asynchronous checkpoint's write ends the job (training finalises it), GPUs at the valley.
+    r.total_s += r.plan.checkpoint_write_s;
+    r.gpu_energy_J += r.plan.checkpoint_write_s * r.profile.valley_W * r.job.n_gpus;
+  }
   r.facility_energy_J = facility_energy_J(r.gpu_energy_J, r.pue);
   return r;
 }
@@ -249,8 +320,13 @@ std::string prediction_json(const JobPrediction& r) {
   num("last_stage_layers", r.job.meta.parallel.last_stage_layers);
   num("dp", r.job.meta.parallel.dp(r.job.n_gpus));
   num("ep", r.job.meta.parallel.ep);
+  num("cp", r.job.meta.parallel.cp);
   num("zero", r.job.meta.parallel.zero);
+  num("fsdp_shard_size", r.job.meta.parallel.shard_group(r.job.meta.parallel.dp(r.job.n_gpus)));
   str("recompute", workloads::to_string(r.job.meta.parallel.recompute));
+  str("attention", workloads::to_string(r.job.meta.attention));
+  str("rank_order", workloads::to_string(r.job.meta.parallel.order));
+  str("checkpoint", workloads::to_string(r.job.schedule.checkpoint));
   if (counts && counts->blocks > 0)
     num("training_flops_per_token", counts->training_flops_per_token(counts->input_size));
   if (step) {
@@ -261,12 +337,29 @@ std::string prediction_json(const JobPrediction& r) {
     num("memory_activations_bytes", step->memory.activations);
     num("step_s", step->step_s);
     num("steps_per_epoch", step->steps_per_epoch);
-    // The step's breakdown (per step, seconds): exposed tensor-, pipeline- and data-parallel
-    // communication, the pipeline bubble, and the model-FLOPs utilisation.
+    // The step's breakdown (per step, seconds): exposed tensor-, context-, pipeline- and data-parallel
+    // communication (and the context- and data-parallel traffic before overlap), the pipeline bubble, and the
+    // model-FLOPs utilisation.
     num("compute_s", step->parallel ? step->parallel->compute_s : step->roofline.work_s);
     num("tp_comm_s", step->tp_comm_s);
+    num("cp_comm_s", step->cp_comm_s);
+    num("cp_comm_total_s", step->parallel ? step->parallel->cp_comm_total_s : step->cp_comm_s);
     num("pp_comm_s", step->pp_comm_s);
     num("dp_comm_s", step->dp_comm_s);
+    num("dp_comm_total_s", step->parallel ? step->parallel->dp_comm_total_s : step->dp_comm_s);
+    num("checkpoint_bytes", step->checkpoint_bytes);
+    num("checkpoint_writers", step->checkpoint_writers);
+    num("checkpoint_s", step->checkpoint_s);
+    num("checkpoint_write_s", step->checkpoint_write_s);
+    if (step->parallel) {
+      const ParallelStep& ps = *step->parallel;
+      num("micro_batch", ps.micro_batch);
+      num("gemm_s", ps.gemm_s);
+      num("attention_s", ps.attention_s);
+      num("elementwise_s", ps.elementwise_s);
+      num("gemm_efficiency", ps.gemm_efficiency);
+      num("attention_efficiency", ps.attention_efficiency);
+    }
     num("bubble_s", step->bubble_s);
     num("bubble_fraction", step->parallel ? step->parallel->bubble_fraction : 0.0);
     num("micro_batches", step->parallel ? step->parallel->micro_batches : 1.0);

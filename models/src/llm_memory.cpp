@@ -24,10 +24,12 @@ MemoryBreakdown zero_model_state(double params, std::uint32_t dp, std::uint32_t 
   return m;
 }
 
-double activation_bytes_per_layer(double s, double b, double h, double a, std::uint32_t t, Recompute r) {
+double activation_bytes_per_layer(double s, double b, double h, double a, std::uint32_t t, Recompute r,
+                                  workloads::Attention attention) {
   const double tp = std::max<std::uint32_t>(t, 1);
   switch (r) {
     case Recompute::none:
+      if (attention != workloads::Attention::eager) return 34.0 * s * b * h / tp;
       return s * b * h * (34.0 + 5.0 * a * s / h) / tp;
     case Recompute::selective:
       return 34.0 * s * b * h / tp;
@@ -40,7 +42,9 @@ double activation_bytes_per_layer(double s, double b, double h, double a, std::u
 MemoryBreakdown memory_per_gpu(const ModelCount& model, const MemoryJob& job) {
   const auto& par = job.parallel;
   const double mp = static_cast<double>(std::max(par.tp, 1u)) * std::max(par.pp, 1u);
-  const std::uint32_t ep = std::max(par.ep, 1u), dp = std::max(job.dp, 1u);
+  const std::uint32_t ep = std::max(par.ep, 1u), cp = std::max(par.cp, 1u);
+  // ZeRO shards over the data- and context-parallel group, or its shard group under hybrid sharding.
+  const std::uint32_t dp = std::max(par.shard_group(std::max(job.dp, 1u)), 1u) * cp;
   const double experts = std::min(model.expert_params, model.params), shared = model.params - experts;
   MemoryBreakdown m;
   if (job.training) {
@@ -52,8 +56,7 @@ MemoryBreakdown memory_per_gpu(const ModelCount& model, const MemoryJob& job) {
   } else {
     m.weights = job.inference_bytes_per_param * (shared / mp + experts / (mp * ep));
   }
-  const double micro =
-      par.micro_batch > 0 ? std::min<double>(par.micro_batch, job.per_replica_batch) : job.per_replica_batch;
+  const double micro = par.micro_batch_of(job.per_replica_batch);
   const bool wide = job.precision == Precision::fp32 || job.precision == Precision::tf32;
   if (job.training && model.blocks > 0 && model.d_model > 0 && model.heads > 0) {
     const double micro_batches = std::ceil(job.per_replica_batch / std::max(micro, 1e-9));
@@ -66,12 +69,13 @@ MemoryBreakdown memory_per_gpu(const ModelCount& model, const MemoryJob& job) {
         std::ceil(n.first) * std::min<double>(pp, micro_batches),
         pp > 1.0 ? std::ceil(pp > 2.0 ? n.middle : n.last) * std::min<double>(pp - 1.0, micro_batches) : 0.0);
     const double interleaved = vp > 1.0 ? 1.0 + (pp - 1.0) / (pp * vp) : 1.0;
-    m.activations = layer_flights * interleaved * (wide ? 2.0 : 1.0) *
-                    activation_bytes_per_layer(model.input_size, micro, model.d_model, model.heads, par.tp,
-                                               par.recompute);
+    m.activations =
+        layer_flights * interleaved * (wide ? 2.0 : 1.0) *
+        activation_bytes_per_layer(static_cast<double>(model.input_size) / cp, micro, model.d_model,
+                                   model.heads, par.tp, par.recompute, job.attention);
   } else {
     // Forward-only work, and families without transformer blocks: every layer output of one micro-batch.
-    m.activations = micro * model.activation_elements * (wide ? 4.0 : 2.0) / std::max(par.tp, 1u);
+    m.activations = micro * model.activation_elements * (wide ? 4.0 : 2.0) / std::max(par.tp, 1u) / cp;
   }
   return m;
 }

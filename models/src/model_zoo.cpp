@@ -436,9 +436,15 @@ ModelCount gpt3(std::string_view variant, std::uint32_t seq_len) {
     shape.layers = 40, shape.d_model = 5140, shape.heads = 40, shape.d_head = 128, name = "gpt3_13b";
   } else if (variant == "175b") {
     shape.layers = 96, shape.d_model = 12288, shape.heads = 96, name = "gpt3_175b";
+  } else if (variant == "5b") {
+    // NeMo's GPT-3 5B (NeMo-Framework-Launcher conf/training/gpt3/5b.yaml, NeMo 2.0 GPTConfig5B).
+    shape.layers = 24, shape.d_model = 4096, shape.heads = 32, name = "gpt3_5b";
+  } else if (variant == "20b") {
+    // NeMo's GPT-3 20B (conf/training/gpt3/20b.yaml, GPTConfig20B).
+    shape.layers = 44, shape.d_model = 6144, shape.heads = 48, name = "gpt3_20b";
   } else {
     throw std::invalid_argument(
-        fmt::format("gpt3: variant '{}' is not one of xl, 2.7b, 6.7b, 13b, 175b", variant));
+        fmt::format("gpt3: variant '{}' is not one of xl, 2.7b, 5b, 6.7b, 13b, 20b, 175b", variant));
   }
   if (seq_len == 0 || seq_len > 2048)
     throw std::invalid_argument(fmt::format("{}: sequence length {} is not in 1..2048", name, seq_len));
@@ -534,6 +540,8 @@ ModelCount transformer(const TransformerShape& s) {
   m.blocks = s.layers, m.d_model = s.d_model, m.heads = s.heads;
   m.d_attention = s.d_head ? s.heads * s.d_head : s.d_model;
   m.active_params = m.params;
+  m.kv_heads = s.heads, m.d_ff = static_cast<std::uint32_t>(ff), m.ffn_in_matrices = 1;
+  m.vocab = head_macs > 0 ? s.vocab : 0;
   return m;
 }
 
@@ -599,6 +607,8 @@ const std::vector<ZooEntry>& zoo_entries() {
        "GPT-3 13B (Brown et al. 2020 table 2.1: 40 layers, d_model 5140, 40 heads of 128)"},
       {"gpt3_175b", "sequence", 2048,
        "GPT-3 175B (Brown et al. 2020 table 2.1: 96 layers, d_model 12288, 96 heads of 128)"},
+      {"gpt3_5b", "sequence", 2048, "NeMo's GPT-3 5B (24 layers, d_model 4096, 32 heads; GPT-2 layout)"},
+      {"gpt3_20b", "sequence", 2048, "NeMo's GPT-3 20B (44 layers, d_model 6144, 48 heads; GPT-2 layout)"},
       {"opt_13", "sequence", 2048, "OPT-1.3B (HuggingFace facebook/opt-1.3b, tied lm_head)"},
       {"llama2_7b", "sequence", 4096, "Llama 2 7B (Touvron et al. 2023: 32 layers, d 4096, SwiGLU 11008)"},
       {"llama2_13b", "sequence", 4096, "Llama 2 13B (Touvron et al. 2023: 40 layers, d 5120, SwiGLU 13824)"},
@@ -612,6 +622,18 @@ const std::vector<ZooEntry>& zoo_entries() {
        "Llama 3.1 405B (Llama 3 report table 3: 126 layers, d 16384, FFN 53248, 128/8 heads)"},
       {"mixtral_8x7b", "sequence", 4096,
        "Mixtral 8x7B (Jiang et al. 2024: Mistral-7B layout, 8 SwiGLU experts of 14336, 2 active per token)"},
+      {"mixtral_8x22b", "sequence", 65536,
+       "Mixtral 8x22B v0.1 (56 layers, d 6144, 48/8 heads, 8 SwiGLU experts of 16384, 2 active per token)"},
+      {"grok1_314b", "sequence", 8192,
+       "Grok-1 (xAI: 64 layers, d 6144, 48/8 heads, 8 GeGLU experts of 32768, 2 active, tied embedding)"},
+      {"nemotron3_8b", "sequence", 4096,
+       "Nemotron-3 8B (NeMo: 32 layers, d 4096, 32 heads, squared-ReLU FFN 16384, vocab 256000)"},
+      {"nemotron3_22b", "sequence", 4096,
+       "Nemotron-3 22B (NeMo: 40 layers, d 6144, 48 heads, squared-ReLU FFN 24576, vocab 256000)"},
+      {"nemotron4_15b", "sequence", 4096,
+       "Nemotron-4 15B (Parmar et al. 2024: 32 layers, d 6144, 48/8 heads, squared-ReLU FFN 24576)"},
+      {"nemotron4_340b", "sequence", 4096,
+       "Nemotron-4 340B (NVIDIA 2024: 96 layers, d 18432, 96/8 heads, squared-ReLU FFN 73728)"},
       {"neumf", "none", 0, "NeuMF recommender (factor 32, 3 MLP layers) on MovieLens-1M"},
   };
   return entries;
@@ -682,6 +704,8 @@ ModelCount count_model(std::string_view name, std::uint32_t input_size) {
   if (name == "gpt3_67") return gpt3("6.7b", in);
   if (name == "gpt3_13b") return gpt3("13b", in);
   if (name == "gpt3_175b") return gpt3("175b", in);
+  if (name == "gpt3_5b") return gpt3("5b", in);
+  if (name == "gpt3_20b") return gpt3("20b", in);
   if (const auto shape = detail::llm_shape(name)) {
     DecoderShape s = *shape;
     s.seq_len = in;

@@ -263,8 +263,10 @@ std::vector<PreparedRow> prepare_rows(const MeasurementSet& set, std::vector<Ski
     // Per-step measurements time the GPU's steps on synthetic inputs: no loader.
     r.inputs.host_loading = !m.per_step();
     r.steps_per_epoch = std::ceil(m.job.meta.dataset_samples / std::max(1u, m.job.meta.batch_size));
-    r.checkpoint_s =
-        m.inference ? 0.0 : defaults.checkpoint_bytes_per_param * r.model.params / defaults.storage_Bps;
+    // The datasheet predictor's default storage: 1 GB/s per GPU that writes; these runs are data parallel
+    // without ZeRO, so one GPU writes the whole checkpoint.
+    const double storage = defaults.storage_Bps > 0.0 ? defaults.storage_Bps : 1e9;
+    r.checkpoint_s = m.inference ? 0.0 : defaults.checkpoint_bytes_per_param * r.model.params / storage;
     r.in_fitted_domain = in_fitted_domain(m.job.meta);
     if (known_by_flops_only(m)) r.work_key = m.workload;
     out.push_back(std::move(r));

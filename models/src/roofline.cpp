@@ -168,6 +168,12 @@ RooflineStep roofline_step(const ModelCount& model, const StepInputs& in, const 
                            ? std::min(1.0, in.gemm_efficiency[c])
                            : std::min(1.0, tc.eta[c] * fam_c * (matmul ? fam_gemm : 1.0) *
                                                (matmul && !fp32_path ? tc.half_tensor_factor : 1.0));
+    if (in.known_class_s[c] > 0.0) {
+      s.class_s[c] = in.known_class_s[c];
+      (matmul ? s.compute_bound_s : s.memory_bound_s) += s.class_s[c];
+      kernels += k * ops[c].kernels * stack;
+      continue;
+    }
     const double flops = k * work * ops[c].flops;
     double bytes = k * (work * ops[c].bytes + ops[c].weight_bytes) * act_scale;
     double launches = k * ops[c].kernels;
@@ -203,8 +209,11 @@ RooflineStep roofline_step(const ModelCount& model, const StepInputs& in, const 
           : 0.0;
 
   s.floor_W = resident_floor(gpu, pc);
-  s.saturation_W = std::max(s.floor_W, pc.saturation[static_cast<std::size_t>(power_class(model.family))] *
-                                           lookup(pc.gpu_saturation, gpu.id, 1.0) * gpu.tdp_W);
+  const double saturation = in.tensor_cores
+                                ? pc.tensor_core_saturation
+                                : pc.saturation[static_cast<std::size_t>(power_class(model.family))] *
+                                      lookup(pc.gpu_saturation, gpu.id, 1.0);
+  s.saturation_W = std::max(s.floor_W, saturation * gpu.tdp_W);
   s.full_clock_W = s.floor_W + (s.saturation_W - s.floor_W) * std::pow(s.achieved, pc.exponent);
   s.power_limit_W = in.power_limit_W > 0.0 ? std::min(in.power_limit_W, gpu.tdp_W) : gpu.tdp_W;
   const ClockModel& clock = clock_model();

@@ -8,6 +8,7 @@
 
 #include "bindings.hpp"
 #include "fleetwatt/models/job_prediction.hpp"
+#include "fleetwatt/sim/scenario_predictor.hpp"
 #include "fleetwatt/workloads/scenario.hpp"
 
 namespace py = pybind11;
@@ -46,6 +47,20 @@ Int as_integer(const std::string& key, const py::handle& v) {
   return static_cast<Int>(x);
 }
 
+/// model_shape as predict --model-shape takes it: a "layers=..,hidden=.." text, or a dict of the same keys.
+std::string shape_text(const std::string& key, const py::handle& v) {
+  if (!py::isinstance<py::dict>(v)) return as_text(key, v);
+  std::string out;
+  for (const auto& [k, x] : v.cast<py::dict>()) {
+    const std::string name = py::str(k).cast<std::string>();
+    const std::string value = py::isinstance<py::bool_>(x)
+                                  ? (x.cast<bool>() ? "true" : "false")
+                                  : fmt::format("{}", as_integer<std::uint32_t>(name, x));
+    out += (out.empty() ? "" : ",") + name + "=" + value;
+  }
+  return out;
+}
+
 models::PredictionRequest request_of(const py::dict& options) {
   models::PredictionRequest r;
   r.origin = kOrigin;
@@ -69,6 +84,21 @@ models::PredictionRequest request_of(const py::dict& options) {
       r.gpu_file = py::str(v).cast<std::string>();
     else if (key == "recompute")
       r.recompute = as_text(key, v);
+    else if (key == "attention")
+      r.attention = as_text(key, v);
+    else if (key == "checkpoint")
+      r.checkpoint = as_text(key, v);
+    else if (key == "rank_order")
+      r.rank_order = as_text(key, v);
+    else if (key == "model_shape")
+      r.model_shape = shape_text(key, v);
+    else if (key == "tp_comm_overlap") {
+      if (!py::isinstance<py::bool_>(v)) throw keyword_error(key, "expects True or False");
+      r.tp_comm_overlap = v.cast<bool>();
+    } else if (key == "cp")
+      r.cp = as_integer<std::uint32_t>(key, v);
+    else if (key == "fsdp_shard_size")
+      r.fsdp_shard_size = as_integer<std::uint32_t>(key, v);
     else if (key == "job")
       r.job_id = as_integer<std::int64_t>(key, v);
     else if (key == "gpus")
@@ -110,12 +140,16 @@ models::PredictionRequest request_of(const py::dict& options) {
     else if (key == "power_limit")
       r.power_limit = as_number(key, v);
     else
-      throw keyword_error(key,
-                          "unknown keyword; predict() takes model, gpu, gpus, batch, image, seq, samples, "
-                          "epochs, workers, params, flops, precision, stack, tp, pp, vp, first_stage_layers, "
-                          "last_stage_layers, ep, zero, "
-                          "micro_batch, recompute, power_limit, predictor, pue, scenario, job, gpu_file");
+      throw keyword_error(
+          key,
+          "unknown keyword; predict() takes model, gpu, gpus, batch, image, seq, samples, "
+          "epochs, workers, params, flops, precision, stack, tp, pp, cp, vp, "
+          "first_stage_layers, last_stage_layers, ep, zero, fsdp_shard_size, micro_batch, "
+          "recompute, attention, checkpoint, rank_order, tp_comm_overlap, model_shape, power_limit, "
+          "predictor, "
+          "pue, scenario, job, gpu_file");
   }
+  r.scenario_predictor = [](const workloads::Scenario& s) { return sim::scenario_predictor_config(s); };
   return r;
 }
 

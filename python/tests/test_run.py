@@ -170,6 +170,43 @@ def test_predict_llm_job_and_scenario_job_are_the_commands_json(binary, root):
     assert fleetwatt.predict(scenario=scenario, job=1) == json.loads(p.stdout)
 
 
+def test_predict_context_parallel_sharded_shape_keywords_are_the_commands_json(binary):
+    import json
+
+    # Llama 3 70B by its shape, context-parallel with hybrid-sharded ZeRO-3, an asynchronous checkpoint,
+    # the other rank order and tensor-parallel overlap off: every new keyword against its flag.
+    shape = dict(layers=80, hidden=8192, heads=64, kv_heads=8, ffn_hidden=28672, vocab=128256)
+    shape_flag = ",".join(f"{k}={v}" for k, v in shape.items())
+    flags = ["--model", "shape70b", "--model-shape", shape_flag, "--gpu", "h100-sxm", "--gpus", "128", "--tp", "8",
+             "--cp", "2", "--zero", "3", "--fsdp-shard-size", "4", "--attention", "flash2", "--checkpoint",
+             "async", "--rank-order", "tp-cp-pp-dp", "--tp-comm-overlap", "false", "--precision", "bf16",
+             "--stack", "optimized", "--seq", "16384", "--batch", "64", "--samples", "640", "--micro-batch", "1"]
+    p = subprocess.run([binary, "predict", "--json", *flags], capture_output=True, text=True, check=True)
+    want = json.loads(p.stdout)
+    kw = dict(gpu="h100-sxm", gpus=128, tp=8, cp=2, zero=3, fsdp_shard_size=4, attention="flash2",
+              checkpoint="async", rank_order="tp-cp-pp-dp", tp_comm_overlap=False, precision="bf16",
+              stack="optimized", seq=16384, batch=64, samples=640, micro_batch=1)
+    assert fleetwatt.predict(model="shape70b", model_shape=shape_flag, **kw) == want
+    assert fleetwatt.predict(model="shape70b", model_shape=shape, **kw) == want
+    assert want["cp"] == 2 and want["dp"] == 8 and want["fsdp_shard_size"] == 4
+    assert want["attention"] == "flash2" and want["checkpoint"] == "async" and want["rank_order"] == "tp-cp-pp-dp"
+    # 128 GPUs over tp 8 x cp 2 leave 8 replicas; the 70.55e9 parameters' 12 bytes each are written by all.
+    assert want["checkpoint_writers"] == 128
+    assert want["checkpoint_bytes"] == pytest.approx(12 * want["params"])
+    with pytest.raises(fleetwatt.ConfigError) as e:
+        fleetwatt.predict(model="shape70b", model_shape=dict(shape, heads=60), **kw)
+    assert e.value.key == "model_shape" and "60 heads do not divide hidden 8192" in e.value.message
+    with pytest.raises(fleetwatt.ConfigError) as e:
+        fleetwatt.predict(model="shape70b", model_shape=shape, **dict(kw, cp=3, gpus=96))
+    assert e.value.key == "cp" and "does not divide the 16384-token sequence" in e.value.message
+    with pytest.raises(fleetwatt.ConfigError) as e:
+        fleetwatt.predict(model="shape70b", model_shape=shape, **dict(kw, fsdp_shard_size=3))
+    assert e.value.key == "fsdp_shard_size"
+    with pytest.raises(fleetwatt.ConfigError) as e:
+        fleetwatt.predict(model="shape70b", model_shape=shape, **dict(kw, attention="sparse"))
+    assert e.value.key == "attention"
+
+
 def test_predict_errors_name_the_keyword():
     # The command line says --micro-batch; predict() names its keyword, and where the request came from.
     with pytest.raises(fleetwatt.ConfigError) as e:
@@ -177,7 +214,7 @@ def test_predict_errors_name_the_keyword():
     assert e.value.key == "batchsize" and e.value.file == "predict()" and "unknown keyword" in e.value.message
     with pytest.raises(fleetwatt.ConfigError) as e:
         fleetwatt.predict(model="llama3_70b", gpus=8, tp=3, seq=2048, batch=8, samples=8)
-    assert e.value.key == "tp" and "gpus 8 is not a multiple of tp x pp = 3 x 1" in e.value.message
+    assert e.value.key == "tp" and "gpus 8 is not a multiple of tp x cp x pp = 3 x 1 x 1" in e.value.message
     with pytest.raises(fleetwatt.ConfigError) as e:
         fleetwatt.predict(model="resnet50", batch=256)
     assert e.value.key == "samples" and "or give scenario" in e.value.message

@@ -2,6 +2,8 @@
 // job gives its value; the columns and their values are those the table has always had.
 #include "job_table.hpp"
 
+#include <fmt/format.h>
+
 #include <limits>
 #include <optional>
 
@@ -127,7 +129,16 @@ void JobTable::create(const sim::Job* first) {
   real("paused_gpu_s", "GPU-s lost to pauses", [](const sim::Job& j) { return j.paused_gpu_seconds; });
   real("compute_s", "s of compute in peak phases (whole run, up to the horizon)",
        [](const sim::Job& j) { return j.compute_s; });
-  real("comm_s", "s of exposed gradient communication", [](const sim::Job& j) { return j.comm_s; });
+  real("comm_s", "s of exposed communication", [](const sim::Job& j) { return j.comm_s; });
+  // A step-level job's exposed communication by parallel group (0 for other jobs): tensor parallel inside
+  // NVLink keeps the plan's time; the others grow where the fabric is congested.
+  for (std::size_t g = 0; g < workloads::kCommGroups; ++g) {
+    const auto group = static_cast<workloads::CommGroup>(g);
+    real(fmt::format("{}_comm_s", workloads::to_string(group)),
+         fmt::format("s of exposed {}-parallel communication (part of comm_s; step-level plans)",
+                     workloads::to_string(group)),
+         [g](const sim::Job& j) { return j.comm_group_s[g]; });
+  }
   real("io_s", "s of exposed data loading", [](const sim::Job& j) { return j.io_s; });
   real("checkpoint_s", "s of checkpoint writing and end-of-epoch work (valleys)",
        [](const sim::Job& j) { return j.checkpoint_s; });

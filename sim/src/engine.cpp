@@ -90,6 +90,7 @@ LedgerConfig ledger_config(const EngineSetup& s, const FleetLayout& layout, cons
   c.gpus_per_node = s.gpus_per_node;
   c.gpu_idle_W = s.gpu.idle_W;
   c.node_base_W = s.node_base_W;
+  c.node_load_fraction = s.node_load_fraction;
   c.pue = s.pue;
   c.start = Time::from_ns(-s.warmup.ns());
   c.facility_interval = s.facility_interval;
@@ -422,6 +423,9 @@ void Engine::start_job(JobIndex j, Placement gpus) {
   groups_.allocate(j, gpus);
   waiting_.erase(std::find(waiting_.begin(), waiting_.end(), j));
   job.gpus = std::move(gpus);
+  // New GPUs: the stages' draws and their GPU lists are rebuilt on the first step.
+  job.wave.stage_W.clear();
+  job.wave.stage_gpus.clear();
   job.group = group;
   job.gpu = layout_.groups()[group].gpu.id;
   job.gpu_idle_W = layout_.groups()[group].gpu.idle_W;
@@ -527,12 +531,36 @@ void Engine::enter_valley(JobIndex j) {
   meter_.close_peak(job);
   job.phase = JobPhase::valley;
   job.phase_start = queue_.now();
-  if (network_) {
-    // The checkpoint write is the valley's duration floor.
+  const auto& plan = job.plan;
+  const bool last = job.epochs_done + 1 >= job.spec.epochs;
+  if (plan.checkpoint_async) {
+    // Asynchronous checkpoints: the GPUs wait for their copy to host memory (the plan's part), and for the
+    // previous checkpoint's write if it is still going (torch and NeMo finish one before the next). The
+    // last one's write ends the job: training finalises its checkpoint before it lets go of the GPUs.
+    const double wait = job.write_end > queue_.now() ? (job.write_end - queue_.now()).seconds() : 0.0;
+    double valley_s = std::max(plan[workloads::PartKind::checkpoint].s, wait);
+    if (last) {
+      end_background_write(j);
+      double write_s = plan.checkpoint_write_s;
+      if (network_) {
+        const double before = network_->power_W();
+        write_s = network_->begin_checkpoint(job);
+        network_changed(before);
+      }
+      valley_s += write_s;
+    }
+    job.profile.valley_s = valley_s;
+    job.valley = Duration::from_seconds(job.profile.valley_s);
+  } else if (network_) {
+    // The checkpoint write is the valley's duration floor; a plan that states its write keeps its fixed
+    // work beside the write the fabric gives.
     const double before = network_->power_W();
     const double checkpoint_s = network_->begin_checkpoint(job);
     network_changed(before);
-    job.profile.valley_s = std::max(job.plan[workloads::PartKind::checkpoint].s, checkpoint_s);
+    const double part = plan[workloads::PartKind::checkpoint].s;
+    job.profile.valley_s = plan.checkpoint_bytes > 0.0
+                               ? plan.checkpoint_fixed_s() + std::max(plan.checkpoint_write_s, checkpoint_s)
+                               : std::max(part, checkpoint_s);
     job.valley = Duration::from_seconds(job.profile.valley_s);
   }
   const double w = phase_power(job);  // [smoothing]: the checkpoint raised to the floor
@@ -545,7 +573,9 @@ void Engine::enter_valley(JobIndex j) {
 void Engine::end_epoch(JobIndex j) {
   Job& job = job_at(j);
   meter_.settle(job_at(j), queue_.now());
-  if (network_) {
+  if (job.plan.checkpoint_async && job.epochs_done + 1 < job.spec.epochs) {
+    begin_background_write(j);
+  } else if (network_) {
     const double before = network_->power_W();
     network_->end_checkpoint(job);
     network_changed(before);
@@ -554,6 +584,32 @@ void Engine::end_epoch(JobIndex j) {
     finish_job(j);
   } else {
     enter_peak(j);
+  }
+}
+
+void Engine::begin_background_write(JobIndex j) {
+  Job& job = job_at(j);
+  end_background_write(j);  // the previous one ended by now: the valley waited for it
+  double write_s = job.plan.checkpoint_write_s;
+  if (network_) {
+    const double before = network_->power_W();
+    write_s = network_->begin_checkpoint(job);
+    network_changed(before);
+  }
+  job.write_end = queue_.now() + Duration::from_seconds(write_s);
+  job.write_event = queue_.schedule_at(
+      job.write_end, [this, j] { end_background_write(j); }, kPhasePriority);
+}
+
+void Engine::end_background_write(JobIndex j) {
+  Job& job = job_at(j);
+  if (!job.write_event) return;
+  queue_.cancel(job.write_event);  // a no-op when it is the event running now
+  job.write_event = 0;
+  if (network_) {
+    const double before = network_->power_W();
+    network_->end_checkpoint(job);
+    network_changed(before);
   }
 }
 
@@ -589,6 +645,8 @@ void Engine::finish_job(JobIndex j) {
   if (job.stop_event) queue_.cancel(job.stop_event);
   job.stop_event = 0;
   running_.erase(std::find(running_.begin(), running_.end(), j));
+  // A background checkpoint write still going ends with the job (its GPUs are released).
+  end_background_write(j);
   meter_.draw(job, queue_.now(), job.gpu_idle_W);
   if (network_) {
     const double before = network_->power_W();

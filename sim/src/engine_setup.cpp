@@ -227,6 +227,7 @@ EngineSetup engine_setup(const workloads::Scenario& s) {
     e.node_base_W = e.groups.front().node_base_W;
     if (e.groups.size() == 1) e.groups.clear();  // one group is the uniform fleet
   }
+  e.node_load_fraction = s.fleet.node_load_fraction;
   e.pue = s.facility.pue;
   {
     const CoolingDesign design =
@@ -277,6 +278,11 @@ EngineSetup engine_setup(const workloads::Scenario& s) {
     // NVLink bandwidth from the GPU preset unless the scenario sets it.
     if (!e.topology->nvlink_set && e.gpu.nvlink_bw_Bps > 0.0)
       e.topology->node.nvlink.bandwidth_Bps = e.gpu.nvlink_bw_Bps;
+    // The GPU's PCIe link to its NIC likewise (GPUDirect RDMA cannot exceed it).
+    if (!e.topology->pcie_set && e.gpu.pcie_bw_Bps > 0.0) {
+      e.topology->node.pcie.bandwidth_Bps = e.gpu.pcie_bw_Bps;
+      e.topology->node.pcie_root.bandwidth_Bps = 2.0 * e.gpu.pcie_bw_Bps;
+    }
   }
   if (s.failures.enabled) {
     e.failures.enabled = true;

@@ -20,14 +20,14 @@ void Engine::plan_steps(Job& job) const {
   if (!(plan.steps > 0.0) || schedule.waveform == workloads::Waveform::epochs) return;
   const StepShape shape = StepShape::of(job.split, plan.steps, job.spec.meta.parallel.pp, job.spec.n_gpus);
   if (shape.step() <= Duration::zero()) return;
-  // Automatically only a model-parallel (tp or pp above 1) job, the large synchronous kind whose steps
+  // Automatically only a model-parallel (tp, cp or pp above 1) job, the large synchronous kind whose steps
   // show at the site, and only a step longer than about two samples of the facility series: a shorter
   // one averages out inside them, and the epoch's square wave gives the same series at a fraction of the
   // events. Data-parallel jobs keep their epochs unless they ask for steps.
   const auto& par = job.spec.meta.parallel;
   const Duration threshold = setup_.step_waveform_min.value_or(setup_.facility_interval * 2);
   if (schedule.waveform == workloads::Waveform::automatic &&
-      ((par.tp <= 1 && par.pp <= 1) || shape.step() < threshold))
+      (par.replica_gpus() <= 1 || shape.step() < threshold))
     return;
   auto& w = job.wave;
   w = StepWave{};
@@ -42,7 +42,11 @@ void Engine::plan_steps(Job& job) const {
   job.peak = shape.step() * w.every;
   job.profile.peak_s = job.peak.seconds();
   // A job matched to a recorded run time has its start-up inside that time already.
-  const double startup_s = job.spec.matched_runtime_s ? 0.0 : plan[workloads::PartKind::checkpoint].s;
+  // The default start-up reads the checkpoint back at the bandwidth it is written at (the write, not an
+  // asynchronous checkpoint's copy to host memory).
+  const double read_back = plan.checkpoint_bytes > 0.0 ? plan.checkpoint_fixed_s() + plan.checkpoint_write_s
+                                                       : plan[workloads::PartKind::checkpoint].s;
+  const double startup_s = job.spec.matched_runtime_s ? 0.0 : read_back;
   job.startup = Duration::from_seconds(schedule.startup_s.value_or(startup_s));
   job.stepped = true;
 }

@@ -24,6 +24,7 @@ PeakSplit PeakSplit::of(const workloads::EpochPlan& plan) noexcept {
   s.comm_s = plan[PartKind::comm].s, s.comm_W = plan[PartKind::comm].W;
   s.io_s = plan[PartKind::io].s, s.io_W = plan[PartKind::io].W;
   s.bubble_s = plan.bubble.s, s.bubble_W = plan.bubble.W;
+  s.comm_by_group = plan.comm_by_group;
   return s;
 }
 

@@ -5,6 +5,24 @@
 #include <cmath>
 
 namespace fleetwatt::sim {
+namespace {
+
+/// The job's GPUs stage by stage, when its rank order does not already keep each pipeline stage contiguous
+/// (tp-cp-pp-dp: a stage's GPUs repeat every tp x cp x pp ranks); empty when it does.
+std::vector<GpuIndex> stage_major_gpus(const Job& job, std::size_t stages) {
+  const auto& par = job.spec.meta.parallel;
+  if (par.order != workloads::RankOrder::tp_cp_pp_dp || stages != par.pp || stages < 2) return {};
+  const std::uint32_t dp = par.dp(static_cast<std::uint32_t>(job.gpus.size()));
+  if (dp == 0) return {};
+  std::vector<GpuIndex> out;
+  out.reserve(job.gpus.size());
+  for (std::uint32_t k = 0; k < stages; ++k)
+    for (std::uint32_t r = 0; r < job.gpus.size(); ++r)
+      if (par.coords(r, dp).pp == k) out.push_back(job.gpus[r]);
+  return out;
+}
+
+}  // namespace
 
 void JobMeter::draw(Job& job, Time t, double W_per_gpu, double stretch, double raw_W) {
   job.drawn_W = W_per_gpu;
@@ -18,9 +36,12 @@ void JobMeter::draw_stages(Job& job, Time t, std::span<const double> stage_W, do
                            double raw_W) {
   auto& now = job.wave.stage_W;
   const std::size_t stages = stage_W.size();
-  if (now.size() != stages) now.assign(stages, -1.0);
+  if (now.size() != stages) {
+    now.assign(stages, -1.0);
+    job.wave.stage_gpus = stage_major_gpus(job, stages);
+  }
   const std::size_t per = job.gpus.size() / stages;
-  const std::span<const GpuIndex> gpus(job.gpus);
+  const std::span<const GpuIndex> gpus(job.wave.stage_gpus.empty() ? job.gpus : job.wave.stage_gpus);
   double sum = 0.0;
   for (std::size_t k = 0; k < stages; ++k) {
     sum += stage_W[k];
@@ -77,6 +98,8 @@ void JobMeter::close_peak(Job& job) const {
   job.compute_s += t * s.compute_s / total_s;
   job.bubble_s += t * s.bubble_s / total_s;
   job.comm_s += t * s.comm_s / total_s;
+  for (std::size_t g = 0; g < workloads::kCommGroups; ++g)
+    job.comm_group_s[g] += t * s.comm_by_group[g] / total_s;
   job.io_s += t * s.io_s / total_s;
   job.compute_J += e * s.compute_W * s.compute_s / total_J;
   job.bubble_J += e * s.bubble_W * s.bubble_s / total_J;

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "fleetwatt/models/step_comm.hpp"
+
 namespace fleetwatt::sim {
 
 NetworkModel::NetworkModel(topologies::TopologyConfig config, std::uint32_t nodes,
@@ -23,7 +25,7 @@ void NetworkModel::job_started(Job& job) {
 }
 
 void NetworkModel::attach(Job& job) {
-  job.network.handle = net_->add_job(job.gpus, job.plan.model, job.plan[workloads::PartKind::compute].s);
+  job.network.handle = net_->add_job(job.gpus, job.plan);
   job.network.paused = false;
 }
 
@@ -39,6 +41,21 @@ PeakSplit NetworkModel::next_epoch(const Job& job) {
   s.compute_s = base[PartKind::compute].s;
   s.compute_W = base[PartKind::compute].W;
   s.comm_s = cost.comm_exposed_s;
+  if (cost.step_plan && base.traffic) {
+    // A step-level plan: the fabric re-timed its data-parallel rings and its pipeline and context sends;
+    // the tensor-parallel collectives (inside NVLink) keep the plan's time. The overlap rules are the
+    // predictor's own (models/step_comm.hpp), so an uncongested fabric gives the predicted step.
+    using workloads::CommGroup;
+    const double steps = base.steps;
+    const auto& t = *base.traffic;
+    auto& g = s.comm_by_group;
+    g[static_cast<std::size_t>(CommGroup::tp)] = base.comm_by_group[static_cast<std::size_t>(CommGroup::tp)];
+    g[static_cast<std::size_t>(CommGroup::cp)] = steps * models::exposed_cp_seconds(t, cost.cp_step_s);
+    g[static_cast<std::size_t>(CommGroup::pp)] = steps * cost.pp_step_s;
+    g[static_cast<std::size_t>(CommGroup::dp)] = steps * models::exposed_dp_seconds(t, cost.dp_step_s);
+    s.comm_s = 0.0;
+    for (const double x : g) s.comm_s += x;
+  }
   // Waiting on a collective, the GPU runs NCCL kernels but little else: between idle and compute power.
   s.comm_W = idle_W + t.comm_power_fraction * std::max(0.0, s.compute_W - idle_W);
   s.io_s = cost.io_exposed_s;

@@ -19,7 +19,8 @@ void EnergySum::add(double x) noexcept {
   sum_ = t;
 }
 
-PowerLedger::PowerLedger(const LedgerConfig& config, PowerSink* sink) : config_(config), sink_(sink) {
+PowerLedger::PowerLedger(const LedgerConfig& config, PowerSink* sink)
+    : config_(config), sink_(sink), load_(1.0 + config.node_load_fraction) {
   if (config.facility_interval <= Duration::zero() || config.node_interval <= Duration::zero())
     throw std::invalid_argument("sampling intervals must be positive");
   if (config_.groups.empty())
@@ -30,7 +31,7 @@ PowerLedger::PowerLedger(const LedgerConfig& config, PowerSink* sink) : config_(
       first_gpu_.push_back(static_cast<GpuIndex>(gpu_W_.size()));
       node_of_gpu_.insert(node_of_gpu_.end(), grp.gpus_per_node, nodes);
       gpu_W_.insert(gpu_W_.end(), grp.gpus_per_node, grp.gpu_idle_W);
-      node_W_.push_back(grp.node_base_W + grp.gpus_per_node * grp.gpu_idle_W);
+      node_W_.push_back(grp.node_base_W + load_ * grp.gpus_per_node * grp.gpu_idle_W);
       node_base_W_.push_back(grp.node_base_W);
     }
     gpu_total_W_ += static_cast<double>(std::uint64_t{grp.nodes} * grp.gpus_per_node) * grp.gpu_idle_W;
@@ -41,7 +42,7 @@ PowerLedger::PowerLedger(const LedgerConfig& config, PowerSink* sink) : config_(
   node_interval_J_.assign(nodes, 0.0);
   node_last_.assign(nodes, Time::zero());
   node_sample_W_.assign(nodes, 0.0);
-  it_W_ = base_total_W_ + gpu_total_W_;
+  it_W_ = base_total_W_ + load_ * gpu_total_W_;
   if (config_.facility) weather_step_ = config_.facility->step_at(Time::zero());
   PowerSink* s = sink_;
   sink_ = nullptr;
@@ -198,10 +199,11 @@ void PowerLedger::set_gpu_power(Time at, std::span<const GpuIndex> gpus, double 
     if (n == last_node) continue;
     last_node = n;
     double w = node_base_W_[n];
-    for (GpuIndex i = first_gpu_[n]; i < first_gpu_[n + 1]; ++i) w += gpu_W_[i];
-    node_W_[n] = w;
+    double gpus = 0.0;
+    for (GpuIndex i = first_gpu_[n]; i < first_gpu_[n + 1]; ++i) gpus += gpu_W_[i];
+    node_W_[n] = w + load_ * gpus;
   }
-  it_W_ = base_total_W_ + gpu_total_W_ + other_it_W_;
+  it_W_ = base_total_W_ + load_ * gpu_total_W_ + other_it_W_;
   if (to_sink && sink_ && at >= Time::zero()) sink_->gpu_change(now, gpus, power_W);
 }
 
@@ -215,7 +217,7 @@ void PowerLedger::add_other_it_power(Time at, double delta_W) {
   const Time now = window(at);
   advance(now);
   other_it_W_ += delta_W;
-  it_W_ = base_total_W_ + gpu_total_W_ + other_it_W_;
+  it_W_ = base_total_W_ + load_ * gpu_total_W_ + other_it_W_;
 }
 
 void PowerLedger::set_node_base_power(Time at, NodeIndex n, double base_W) {
@@ -224,10 +226,10 @@ void PowerLedger::set_node_base_power(Time at, NodeIndex n, double base_W) {
   touch_node(n, now);
   base_total_W_ += base_W - node_base_W_[n];
   node_base_W_[n] = base_W;
-  double w = base_W;
-  for (GpuIndex i = first_gpu_[n]; i < first_gpu_[n + 1]; ++i) w += gpu_W_[i];
-  node_W_[n] = w;
-  it_W_ = base_total_W_ + gpu_total_W_ + other_it_W_;
+  double gpus = 0.0;
+  for (GpuIndex i = first_gpu_[n]; i < first_gpu_[n + 1]; ++i) gpus += gpu_W_[i];
+  node_W_[n] = base_W + load_ * gpus;
+  it_W_ = base_total_W_ + load_ * gpu_total_W_ + other_it_W_;
 }
 
 void PowerLedger::close(Time at) {

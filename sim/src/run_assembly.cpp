@@ -1,5 +1,6 @@
 // Run assembly: scenario + overrides -> setup, predictor at its band, workload; prepared run -> engine.
 #include "fleetwatt/sim/run_assembly.hpp"
+#include "fleetwatt/sim/scenario_predictor.hpp"
 
 #include <fmt/format.h>
 
@@ -104,8 +105,9 @@ PreparedRun prepare(workloads::Scenario scenario, const RunOverrides& overrides,
   if (overrides.seed) r.scenario.seed = *overrides.seed;
   if (overrides.band) r.scenario.predictor.band = *overrides.band;
   r.setup = engine_setup(r.scenario);
-  r.predictor = models::at_band(models::PredictorRegistry::with_builtins().make(r.scenario.predictor),
-                                r.scenario.predictor.band);
+  r.predictor =
+      models::at_band(models::PredictorRegistry::with_builtins().make(scenario_predictor_config(r.scenario)),
+                      r.scenario.predictor.band);
   // The [scheduler] section is checked against the policies' declarations before any job is built.
   check_scheduler_config(r.scenario.scheduler);
   const auto estimate = runtime_estimate(*r.predictor, r.setup.gpu);

@@ -91,8 +91,8 @@ TEST_CASE("A malformed preset names the file, line and key", "[models][presets]"
 }
 
 TEST_CASE("Every preset names a known architecture family", "[models][presets]") {
-  const std::vector<std::string> known{"maxwell", "pascal", "volta", "turing", "ampere",
-                                       "ada",     "hopper", "cdna1", "cdna2"};
+  const std::vector<std::string> known{"maxwell", "pascal",    "volta", "turing", "ampere", "ada",
+                                       "hopper",  "blackwell", "cdna1", "cdna2",  "cdna3"};
   for (const auto& g : gpu_presets()) {
     INFO(g.id);
     CHECK(std::find(known.begin(), known.end(), g.arch) != known.end());
@@ -141,4 +141,39 @@ TEST_CASE("The measured GPUs' presets carry their datasheet figures", "[models][
   CHECK(gpu_preset("v100-pcie-32gb").gemm_peak_flops(Precision::fp32) == Approx(14e12));
   // The P4 and GTX 750 Ti have no tensor cores: FP16 falls back to FP32.
   CHECK(gpu_preset("p4").peak_flops(Precision::fp16) == Approx(5.5e12));
+}
+
+TEST_CASE("H200, B200, GB200 and MI300X presets carry their datasheets' figures", "[models][presets]") {
+  // NVIDIA H200 datasheet (SXM): 141 GB HBM3e at 4.8 TB/s, the H100's tensor cores (989.4 TF BF16 dense),
+  // up to 700 W, NVLink 900 GB/s both ways.
+  const GpuHardware& h200 = gpu_preset("h200-sxm");
+  CHECK(h200.fp16_flops == 989.4e12);
+  CHECK(h200.fp8_flops == 1978.9e12);
+  CHECK(h200.memory_bw_Bps == 4.8e12);
+  CHECK(h200.tdp_W == 700.0);
+  CHECK(h200.arch == "hopper");
+  // HGX B200 (per GPU): 4.5 PF FP16/BF16 and 9 PF FP8 with sparsity, so 2.25 and 4.5 PF dense; 7.7 TB/s;
+  // NVLink 5 at 1.8 TB/s both ways; up to 1,000 W.
+  const GpuHardware& b200 = gpu_preset("b200");
+  CHECK(b200.fp16_flops == 2250e12);
+  CHECK(b200.fp8_flops == 4500e12);
+  CHECK(b200.nvlink_bw_Bps == 900e9);
+  CHECK(b200.tdp_W == 1000.0);
+  CHECK(b200.nvlink_domain_gpus == 0u);  // its server's eight
+  // GB200 NVL72 (per GPU): 5 PF FP16/BF16 and 10 PF FP8 sparse; 8 TB/s; up to 1,200 W; one NVLink domain of
+  // 72 GPUs across the rack.
+  const GpuHardware& gb200 = gpu_preset("gb200");
+  CHECK(gb200.fp16_flops == 2500e12);
+  CHECK(gb200.fp8_flops == 5000e12);
+  CHECK(gb200.tdp_W == 1200.0);
+  CHECK(gb200.nvlink_domain_gpus == 72u);
+  CHECK(gb200.arch == "blackwell");
+  // AMD MI300X: 1,307.4 TF FP16/BF16 and 2,614.9 TF FP8 dense, 192 GB at 5.3 TB/s, 750 W.
+  const GpuHardware& mi = gpu_preset("mi300x");
+  CHECK(mi.fp16_flops == 1307.4e12);
+  CHECK(mi.fp8_flops == 2614.9e12);
+  CHECK(mi.memory_bytes == 192.0 * 1024 * 1024 * 1024);
+  CHECK(mi.tdp_W == 750.0);
+  CHECK(mi.arch == "cdna3");
+  for (const auto* g : {&h200, &b200, &gb200, &mi}) CHECK_FALSE(g->source.empty());
 }

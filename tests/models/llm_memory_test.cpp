@@ -106,5 +106,5 @@ TEST_CASE("The datasheet predictor refuses an LLM job that cannot fit, naming th
   CHECK(s.memory_need_bytes == s.memory.total());
   // n_gpus that tp x pp does not divide is refused.
   j.n_gpus = 60;
-  CHECK_THROWS_WITH(predictor.explain(j, h100), Catch::Contains("multiple of tp x pp"));
+  CHECK_THROWS_WITH(predictor.explain(j, h100), Catch::Contains("multiple of tp x cp x pp"));
 }

@@ -92,7 +92,10 @@ TEST_CASE("LLM zoo names, aliases and context limits", "[models][zoo][llm]") {
   CHECK(count_model("llama-2-7b").name == "llama2_7b");
   CHECK(count_model("llama3_405b").name == "llama31_405b");
   CHECK(count_model("gpt3-175b").name == "gpt3_175b");
+  // Llama 3 defaults to its 8K pre-training sequence and accepts up to the 128K of its long-context stage
+  // (Llama 3 Herd of Models, section 3.4.2), as NeMo's long-sequence recipes train it.
   CHECK(count_model("llama3_8b").input_size == 8192);
+  CHECK(count_model("llama3_70b", 131072).input_size == 131072);
   CHECK(count_model("llama2_7b", 2048).input_size == 2048);
   CHECK_THROWS_WITH(count_model("llama2_7b", 8192), Catch::Contains("1..4096"));
   CHECK_THROWS_WITH(count_model("gpt3_175b", 4096), Catch::Contains("1..2048"));
@@ -103,4 +106,75 @@ TEST_CASE("LLM zoo names, aliases and context limits", "[models][zoo][llm]") {
     CHECK(m.blocks > 0);
     CHECK(m.d_model > 0);
   }
+}
+
+TEST_CASE("Nemotron, Grok-1, Mixtral 8x22B and NeMo's GPT-3 5B / 20B against their published counts",
+          "[models][zoo][llm]") {
+  // Nemotron-4 15B (Parmar et al. 2024, section 2: "3.2 billion embedding parameters and 12.5 billion
+  // non-embedding parameters"; NeMo's Nemotron4Config15B: 32 layers, d 6144, 48 heads of 128, 8 KV heads,
+  // squared-ReLU FFN 24576, vocabulary 256,000, LayerNorm with a bias). By hand: per layer 2 x 6144^2 + 2 x
+  // 6144 x 1024 + 2 x 6144 x 24576 + 2 x 2 x 6144 = 390,094,848, x 32 = 12,483,035,136 (12.5B); embeddings 2
+  // x 256,000 x 6144 = 3,145,728,000 (the paper's 3.2B is 1.7 % above it); + 12,288 for the final norm.
+  const ModelCount n15 = count_model("nemotron4_15b");
+  CHECK(n15.params == 15628775424.0);
+  CHECK(rounds_to(n15.params - 2.0 * 256000.0 * 6144.0 - 2.0 * 6144.0, 12.5e9, 0.1e9));
+  CHECK(n15.d_ff == 24576u);
+  CHECK(n15.ffn_in_matrices == 1u);  // a plain feed-forward
+  // Nemotron-4 340B (model card: "340 billion parameters"; model_config.yaml: 96 layers, d 18432, 96 heads
+  // of 192, 8 KV heads, FFN 73728): per layer 2 x 18432^2 + 2 x 18432 x 1536 + 2 x 18432 x 73728 + 4 x 18432
+  // = 3,454,083,072, x 96 = 331,591,974,912; + 9,437,184,000 embeddings + 36,864 = 341,029,195,776.
+  const ModelCount n340 = count_model("nemotron4_340b");
+  CHECK(n340.params == 341029195776.0);
+  CHECK(std::abs(n340.params / 340e9 - 1.0) < 0.005);
+  // Nemotron-3 8B and 22B (NeMo's Nemotron3Config8B / 22B, full multi-head attention): their names are
+  // nominal, the counts what their shapes give (8.54B, 21.27B).
+  CHECK(count_model("nemotron3_8b").params == 8540135424.0);
+  CHECK(count_model("nemotron3_22b").params == 21266116608.0);
+  // Grok-1 (xai-org/grok-1 README: "Parameters: 314B", "2 experts used per token"): per layer 2 x 6144^2 +
+  // 2 x 6144 x 1024 + 8 x 3 x 6144 x 32768 + 6144 x 8 (router) + 4 x 6144 = 4,919,992,320, x 64
+  // = 314,879,508,480; the tied embedding 131,072 x 6144 = 805,306,368; + 6144. 315.7B: 0.5 % above the
+  // README's figure, which rounds down.
+  const ModelCount grok = count_model("grok1_314b");
+  CHECK(grok.params == 315684820992.0);
+  CHECK(std::abs(grok.params / 314e9 - 1.0) < 0.01);
+  // Active: two experts of eight, 83.8B, 26.5 % (xAI: "25% of the weights active on a given token").
+  CHECK(grok.active_params == 83756587008.0);
+  CHECK(grok.experts == 8u);
+  CHECK(grok.top_k == 2u);
+  // Mixtral 8x22B (Mistral's weights page: "Mixtral-8x22B-v0.3 | 140.6B | 39.1B"; v0.1's vocabulary of
+  // 32,000): per layer 2 x 6144^2 + 2 x 6144 x 1024 + 8 x 3 x 6144 x 16384 + 6144 x 8 + 2 x 6144
+  // = 2,504,060,928, x 56 = 140,227,411,968; + 2 x 32000 x 6144 + 6144.
+  const ModelCount mix = count_model("mixtral_8x22b");
+  CHECK(mix.params == 140620634112.0);
+  CHECK(rounds_to(mix.params, 140.6e9, 0.1e9));
+  CHECK(std::abs(mix.active_params - 39.1e9) < 0.06e9);  // 39.15B: v0.3's larger vocabulary adds 9.4M
+  // NeMo's GPT-3 5B and 20B (GPT-2 layout, 12 L d^2 + 13 L d + (50257 + 2048) d + 2 d): 5.05B and 20.26B.
+  CHECK(count_model("gpt3_5b").params == 5047365632.0);
+  CHECK(count_model("gpt3_20b").params == 20256221184.0);
+}
+
+TEST_CASE("A decoder given by its shape counts as the zoo model of that shape", "[models][zoo][llm]") {
+  // Llama 3 70B by its shape (report table 3): the same parameters, FLOPs and work as the zoo's.
+  fleetwatt::workloads::ModelShape s;
+  s.layers = 80, s.hidden = 8192, s.heads = 64, s.kv_heads = 8, s.ffn_hidden = 28672, s.vocab = 128256;
+  const ModelCount a = decoder_from_shape(s, 8192, "custom"), b = count_model("llama3_70b", 8192);
+  CHECK(a.params == b.params);
+  CHECK(a.forward_flops == b.forward_flops);
+  CHECK(a.training_flops_per_token(8192) == b.training_flops_per_token(8192));
+  CHECK(a.kv_heads == 8u);
+  // No context limit: a shape states none (a zoo model refuses a sequence beyond its context).
+  CHECK_NOTHROW(decoder_from_shape(s, 262144, "custom"));
+  CHECK_THROWS_WITH(count_model("llama3_70b", 131073), Catch::Contains("1..131072"));
+  // A plain feed-forward (gated_mlp = false) has two matrices: Nemotron-3 8B's shape gives its count less
+  // the LayerNorm biases the shape does not carry (2 x 4096 per norm, 2 norms per layer, and the final).
+  fleetwatt::workloads::ModelShape n;
+  n.layers = 32, n.hidden = 4096, n.heads = 32, n.ffn_hidden = 16384, n.vocab = 256000, n.gated = false;
+  CHECK(decoder_from_shape(n, 4096, "n").params == count_model("nemotron3_8b").params - 65.0 * 4096.0);
+  // A shape that cannot be: heads not dividing hidden.
+  n.heads = 30;
+  CHECK_THROWS_WITH(decoder_from_shape(n, 4096, "n"), Catch::Contains("heads"));
+  // zoo_model_shape gives a Llama-layout zoo model's shape back.
+  const auto z = zoo_model_shape("llama3_70b");
+  REQUIRE(z);
+  CHECK(*z == s);
 }

@@ -53,6 +53,28 @@ TEST_CASE("interval samples are exact means of the piecewise-constant power", "[
   CHECK(ledger.peak_facility_sample_W() == Approx(270));
 }
 
+TEST_CASE("a node's load-following power adds its share of every GPU watt", "[ledger]") {
+  // The example above with node_load_fraction 0.25: IT = 100 + 1.25 x GPUs. 125 W on [0, 0.5), 175 W on
+  // [0.5, 2.25), 200 W on [2.25, 4); the GPUs' own energy is unchanged.
+  fleetwatt::test::RecordingSink sink;
+  LedgerConfig c = small_config();
+  c.node_load_fraction = 0.25;
+  PowerLedger ledger(c, &sink);
+  ledger.set_gpu_power(Time::from_seconds(0.5), std::vector<GpuIndex>{0}, 50);
+  ledger.set_gpu_power(Time::from_seconds(2.25), std::vector<GpuIndex>{1}, 30);
+  ledger.close(Time::from_seconds(4));
+  REQUIRE(sink.f_it.size() == 4);
+  CHECK(sink.f_it[0] == Approx(150));  // 0.5 x 125 + 0.5 x 175
+  CHECK(sink.f_it[1] == Approx(175));
+  CHECK(sink.f_it[2] == Approx(193.75));  // 0.25 x 175 + 0.75 x 200
+  CHECK(sink.f_it[3] == Approx(200));
+  REQUIRE(sink.n_power.size() == 2);
+  CHECK(sink.n_power[0][0] == Approx(162.5));  // (0.5 x 125 + 1.5 x 175) / 2
+  CHECK(ledger.gpu_energy_J() == Approx(255));
+  CHECK(ledger.it_energy_J() == Approx(4 * 100 + 1.25 * 255));
+  CHECK(ledger.facility_energy_J() == Approx(1.5 * (4 * 100 + 1.25 * 255)));
+}
+
 TEST_CASE("the GPU change list starts with every GPU idle at time zero", "[ledger]") {
   fleetwatt::test::RecordingSink sink;
   PowerLedger ledger(small_config(), &sink);

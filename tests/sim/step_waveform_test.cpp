@@ -216,3 +216,34 @@ TEST_CASE("same step-level run, same series", "[engine][steps]") {
   CHECK(a.f_it == b.f_it);
   CHECK(a.changes == b.changes);
 }
+
+TEST_CASE("a pipeline stage's GPUs follow the job's rank order", "[engine][steps]") {
+  // 16 GPUs, tp 2 x pp 4 x dp 2. tp-cp-dp-pp (the default): stage k is ranks 4k .. 4k + 3. tp-cp-pp-dp:
+  // rank r is in stage (r / 2) mod 4, so ranks 0, 1, 8, 9 are stage 0 and ranks 2, 3, 10, 11 stage 1.
+  const auto gpu_draws = [](workloads::RankOrder order, std::vector<double>& f_it) {
+    auto setup = fleet(2);
+    setup.step_gpu_changes = true;
+    auto job = llm_job(16);
+    job.meta.parallel.tp = 2;
+    job.meta.parallel.order = order;
+    test::RecordingSink sink;
+    auto e = engine(setup, {job}, kSteps);
+    e->attach(&sink);
+    e->run();
+    std::vector<std::vector<std::pair<double, double>>> by_gpu(16);
+    for (const auto& c : sink.changes) by_gpu.at(c.gpu).emplace_back(c.t, c.W);
+    f_it = sink.f_it;
+    return by_gpu;
+  };
+  std::vector<double> it_default, it_pp_inner;
+  const auto a = gpu_draws(workloads::RankOrder::tp_cp_dp_pp, it_default);
+  const auto b = gpu_draws(workloads::RankOrder::tp_cp_pp_dp, it_pp_inner);
+  CHECK(a[0] == a[3]);
+  CHECK(a[0] != a[4]);
+  CHECK(b[0] == b[9]);
+  CHECK(b[2] == b[11]);
+  CHECK(b[0] != b[2]);
+  CHECK(b[2] == a[4]);  // stage 1 draws the same either way
+  // The site sees the same series: only which GPUs are in a stage moved.
+  CHECK(it_default == it_pp_inner);
+}

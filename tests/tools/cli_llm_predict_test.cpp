@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 #include <regex>
 
+#include "fleetwatt/models/collective_fit.hpp"
+#include "fleetwatt/models/gpu_hardware.hpp"
 #include "fleetwatt/results/result_reader.hpp"
 #include "test_support.hpp"
 
@@ -145,10 +147,13 @@ TEST_CASE("predict breaks a 3D-parallel step into compute, TP, PP, DP, bubble an
   CHECK(json_number(j, "micro_batches") == 192);
   CHECK(json_number(j, "bubble_fraction") == Approx(7.0 / 199.0).epsilon(0.03));
   CHECK(json_number(j, "bubble_fraction") < 7.0 / 199.0);
-  // Tensor parallel inside the node: b s h x 2 bytes = 2048 x 12288 x 2 = 50,331,648 B per all-reduce, ring
-  // over 8 GPUs at 450 GB/s: 1.75 x 50,331,648 / 450e9 + 14 x 5 us = 265.73 us; 4 per layer (selective
-  // recomputation reruns no GEMM), 96 / 8 = 12 layers, 192 micro-batches: 9,216 x 265.73 us = 2.4490 s.
-  CHECK(json_number(j, "tp_comm_s") == Approx(9216.0 * (1.75 * 50331648.0 / 450e9 + 14.0 * 5e-6)));
+  // Tensor parallel inside the node (the eager stack: no overlap): b s h x 2 bytes = 2048 x 12288 x 2 =
+  // 50,331,648 B per all-reduce volume at vidur's measured NCCL figures for the H100 (intercept alpha, bus
+  // bandwidth): alpha + 1.75 x 50,331,648 / bus; 4 per layer (selective recomputation reruns no GEMM), 96 /
+  // 8 = 12 layers, 192 micro-batches: 9,216 of them.
+  const auto link = fleetwatt::models::all_reduce_link(fleetwatt::models::default_collectives(),
+                                                       fleetwatt::models::gpu_preset("h100-sxm"));
+  CHECK(json_number(j, "tp_comm_s") == Approx(9216.0 * (link.alpha_s + 1.75 * 50331648.0 / link.bus_Bps)));
   // Pipeline: 512 GPUs span nodes; 50,331,648 / 8 B per TP GPU over the PCIe figure (64 GB/s) + 5 us, at 7
   // boundaries forward and backward: 14 x (98.304 + 5) us = 1.4463 ms.
   CHECK(json_number(j, "pp_comm_s") == Approx(14.0 * (50331648.0 / 8.0 / 64e9 + 5e-6)));

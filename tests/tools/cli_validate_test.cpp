@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "fleetwatt/models/datasheet_predictor.hpp"
@@ -125,4 +126,57 @@ TEST_CASE("validate on a malformed file exits 2 naming file:line and the key", "
   CHECK(p.exit_code == 2);
   CHECK(p.err.find("nope") != std::string::npos);
   CHECK(run_command(fleetwatt_command() + " validate " + (dir / "absent").string()).exit_code == 2);
+}
+
+TEST_CASE("validate --steps and predict give a published row the same step",
+          "[cli][validate][steps][shared]") {
+  FLEETWATT_REQUIRE_SHARED_DATA(data);
+  const auto v = run_command(fleetwatt_command() + " validate " + data.string() + " --steps --json");
+  INFO(v.err);
+  REQUIRE(v.exit_code == 0);
+  const auto doc = nlohmann::json::parse(v.out);
+  const auto& rows = doc.at("rows");
+  // The summary is its rows': their count and their mean |error|.
+  double sum = 0.0;
+  std::size_t predicted = 0;
+  for (const auto& r : rows)
+    if (r.at("refused").get<std::string>().empty()) ++predicted, sum += std::abs(r.at("error").get<double>());
+  CHECK(doc.at("predicted").get<std::size_t>() == predicted);
+  CHECK(doc.at("mean_abs_error").get<double>() == Approx(sum / predicted).epsilon(1e-12));
+  // Every source, and each way of splitting a job (context parallel, interleaved, FSDP, uneven stages):
+  // one fitting row of each kind on an 8-GPU-server system, through `predict --scenario` with the row's job
+  // and fabric.
+  using Job = const nlohmann::json&;
+  const struct {
+    std::string source, kind;
+    std::function<bool(Job)> wanted;
+  } kinds[] = {
+      {"NeMo long-sequence", "cp", [](Job j) { return j.at("cp").get<int>() > 2; }},
+      {"NeMo 24.07", "vp", [](Job j) { return j.at("vp").get<int>() > 1; }},
+      {"Megatron-Bridge", "FSDP", [](Job j) { return j.at("zero").get<int>() == 3; }},
+      {"Megatron-Bridge", "uneven stages", [](Job j) { return j.contains("first_stage_layers"); }},
+  };
+  for (const auto& k : kinds) {
+    INFO(k.source << ", " << k.kind);
+    const auto row = std::find_if(rows.begin(), rows.end(), [&](const nlohmann::json& r) {
+      const std::string gpu = r.at("gpu").get<std::string>();
+      return r.at("source").get<std::string>().rfind(k.source, 0) == 0 &&
+             r.at("refused").get<std::string>().empty() && r.at("memory_fits").get<bool>() &&
+             (gpu == "h100-sxm" || gpu == "b200") && k.wanted(r.at("job"));
+    });
+    REQUIRE(row != rows.end());
+    const auto& job = row->at("job");
+    std::string toml = fmt::format(
+        "[fleet]\ngpu = \"{}\"\ngpus_per_node = 8\nnodes = {}\n[predictor]\nkind = \"datasheet\"\n"
+        "internode_gbytes_per_s = {}\n[[workload.jobs]]\n",
+        row->at("gpu").get<std::string>(), (job.at("n_gpus").get<int>() + 7) / 8,
+        doc.at("internode_gbytes_per_s").get<double>());
+    for (const auto& [key, value] : job.items()) toml += key + " = " + value.dump() + "\n";
+    TempDir dir;
+    const auto file = dir.write("row.toml", toml);
+    const auto p = run_command(fleetwatt_command() + " predict --json --scenario " + file.string());
+    INFO(toml << p.err);
+    REQUIRE(p.exit_code == 0);
+    CHECK(json_number(p.out, "step_s") == Approx(row->at("predicted_s").get<double>()).epsilon(1e-12));
+  }
 }

@@ -150,7 +150,7 @@ TEST_CASE("a job table's parallel columns are read, a split that does not fit n_
   CHECK(p.dp(64) == 8);
   REQUIRE(r.skipped.size() == 4);
   CHECK(r.skipped[0].field == "tp");
-  CHECK(r.skipped[0].reason == "n_gpus 12 is not a multiple of tp x pp = 8 x 1");
+  CHECK(r.skipped[0].reason == "n_gpus 12 is not a multiple of tp x cp x pp = 8 x 1 x 1");
   CHECK(r.skipped[1].field == "ep");
   CHECK(r.skipped[1].reason == "ep 4 does not divide the data-parallel degree 2");
   CHECK(r.skipped[2].field == "zero");
@@ -170,4 +170,37 @@ TEST_CASE("a job table's parallel columns are read, a split that does not fit n_
   CHECK(rv.skipped[0].field == "vp");
   CHECK(rv.skipped[0].reason == "vp 2 interleaves pipeline stages: it needs pp of at least 2");
   CHECK(rv.skipped[1].field == "last_stage_layers");
+}
+
+TEST_CASE("a job table's cp and fsdp_shard_size columns are read and checked against the split",
+          "[traces][parallel]") {
+  // Row 2: 64 GPUs over tp 4 x cp 2 leave dp 8, which a shard group of 4 divides.
+  std::istringstream in(
+      "submit_s,n_gpus,model,batch_size,input_size,tp,cp,zero,fsdp_shard_size\n"
+      "0,64,llama2_7b,64,8192,4,2,3,4\n"
+      "1,64,llama2_7b,64,8192,4,3,,\n"
+      "2,48,llama2_7b,64,8192,4,3,,\n"
+      "3,64,llama2_7b,64,8192,4,2,3,3\n"
+      "4,64,llama2_7b,64,8192,4,2,1,4\n");
+  TraceOptions o;
+  o.format = TraceFormat::fleetwatt_csv;
+  const auto r = read_trace(in, "t.csv", o);
+  REQUIRE(r.jobs.size() == 1);
+  const Parallelism& p = r.jobs[0].meta.parallel;
+  CHECK(p.cp == 2);
+  CHECK(p.fsdp_shard_size == 4);
+  CHECK(p.dp(64) == 8);
+  CHECK(p.shard_group(64) == 4);
+  REQUIRE(r.skipped.size() == 4);
+  CHECK(r.skipped[0].where.line == 3);
+  CHECK(r.skipped[0].field == "cp");
+  CHECK(r.skipped[0].reason == "n_gpus 64 is not a multiple of tp x cp x pp = 4 x 3 x 1");
+  // 48 GPUs hold tp 4 x cp 3, but 8192 tokens do not split into 6 equal chunks.
+  CHECK(r.skipped[1].field == "cp");
+  CHECK(r.skipped[1].reason.find("cp 3 does not divide the 8192-token sequence into 2 x 3 equal chunks") ==
+        0);
+  CHECK(r.skipped[2].field == "fsdp_shard_size");
+  CHECK(r.skipped[2].reason == "fsdp_shard_size 3 does not divide the data-parallel degree 8");
+  CHECK(r.skipped[3].field == "fsdp_shard_size");
+  CHECK(r.skipped[3].reason.find("needs zero = 3") != std::string::npos);
 }

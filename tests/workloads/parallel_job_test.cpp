@@ -51,9 +51,9 @@ TEST_CASE("parallel keys set the job's split, n_gpus follows from tp x pp x dp",
 TEST_CASE("inconsistent parallel keys are refused at their line", "[scenario][parallel][bad-input]") {
   // The job's own keys start on line 3; the extra ones on line 5.
   CHECK(error_of(job("n_gpus = 64\ntp = 8\npp = 2\ndp = 2\n")) ==
-        "bad.toml:8:1: workload.jobs[0].dp: tp x pp x dp = 8 x 2 x 2 = 32 but n_gpus = 64");
+        "bad.toml:8:1: workload.jobs[0].dp: tp x cp x pp x dp = 8 x 1 x 2 x 2 = 32 but n_gpus = 64");
   CHECK(error_of(job("n_gpus = 12\ntp = 8\n")) ==
-        "bad.toml:6:1: workload.jobs[0].tp: n_gpus 12 is not a multiple of tp x pp = 8 x 1");
+        "bad.toml:6:1: workload.jobs[0].tp: n_gpus 12 is not a multiple of tp x cp x pp = 8 x 1 x 1");
   CHECK(error_of(job("n_gpus = 16\ntp = 8\nep = 4\n")) ==
         "bad.toml:7:1: workload.jobs[0].ep: ep 4 does not divide the data-parallel degree 2");
   CHECK(error_of(job("n_gpus = 8\nzero = 4\n")).rfind("bad.toml:6:1: workload.jobs[0].zero:", 0) == 0);

@@ -59,6 +59,39 @@ Collective all_to_all(const std::vector<Vertex>& ranks, double bytes) {
   return c;
 }
 
+Collective rail_ring_groups(const Topology& topo, const std::vector<std::vector<Vertex>>& groups,
+                            double bytes, std::uint32_t passes) {
+  Collective c{"rail_ring_groups", {}};
+  const std::size_t p = groups.empty() ? 0 : groups.front().size();
+  if (p < 2 || passes == 0) return c;
+  CollectivePhase phase{{}, steps(passes * (p - 1)), steps(passes * (p - 1))};
+  for (const auto& g : groups) {
+    std::map<std::int32_t, std::vector<Vertex>> by_node;
+    for (const Vertex v : g) by_node[topo.vertex(v).node].push_back(v);
+    if (by_node.size() < 2) continue;
+    std::size_t rails = p;
+    for (const auto& [node, members] : by_node) rails = std::min(rails, members.size());
+    const double per_rail = bytes / (static_cast<double>(p) * rails);
+    for (std::size_t k = 0; k < rails; ++k) {
+      std::vector<Vertex> ring_k;
+      for (const auto& [node, members] : by_node) ring_k.push_back(members[k]);
+      const auto t = ring(ring_k, per_rail);
+      phase.transfers.insert(phase.transfers.end(), t.begin(), t.end());
+    }
+  }
+  if (!phase.transfers.empty()) c.phases.push_back(std::move(phase));
+  return c;
+}
+
+Collective concurrent_sends(const std::vector<std::pair<Vertex, Vertex>>& pairs, double bytes) {
+  Collective c{"concurrent_sends", {}};
+  if (pairs.empty()) return c;
+  CollectivePhase phase{{}, 1, 1};
+  for (const auto& [src, dst] : pairs) phase.transfers.push_back({src, dst, bytes});
+  c.phases.push_back(std::move(phase));
+  return c;
+}
+
 Collective tree_all_reduce(const std::vector<Vertex>& ranks, double bytes) {
   const std::size_t p = ranks.size();
   Collective c{"tree_all_reduce", {}};

@@ -32,6 +32,10 @@ struct FleetNetwork::JobState {
   double sample_bytes = 0.0;
   double workers = 0.0;
   std::optional<PlacedCollective> allreduce;
+  /// A step-level plan's traffic (its groups' rings and sends that leave the NVLink domains).
+  bool step_plan = false;
+  workloads::StepTraffic traffic;
+  std::optional<PlacedCollective> dp, dp_outer, pp, cp;
   std::vector<std::uint32_t> gpus;
   std::vector<std::uint32_t> nodes;  ///< distinct, ascending
   workloads::ModelMetadata meta;
@@ -126,8 +130,8 @@ void FleetNetwork::use_storage(int delta) {
   }
 }
 
-NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const workloads::ModelMetadata& meta,
-                             double epoch_compute_s) {
+NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const workloads::EpochPlan& plan) {
+  const workloads::ModelMetadata& meta = plan.model;
   auto s = std::make_unique<JobState>();
   s->gpus = gpus;
   std::sort(s->gpus.begin(), s->gpus.end());
@@ -135,7 +139,9 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const workl
   for (const auto gpu : s->gpus) s->nodes.push_back(node_of_gpu(gpu));
   s->nodes.erase(std::unique(s->nodes.begin(), s->nodes.end()), s->nodes.end());
   s->meta = meta;
-  s->compute_s = epoch_compute_s;
+  s->compute_s = plan[workloads::PartKind::compute].s;
+  s->step_plan = plan.steps > 0.0 && plan.traffic && *plan.traffic != workloads::StepTraffic{};
+  if (s->step_plan) s->traffic = *plan.traffic;
   const auto n_gpus = static_cast<std::uint32_t>(s->gpus.size());
   const std::uint32_t batch = meta.batch_size != 0 ? meta.batch_size : kDefaultBatchPerGpu * n_gpus;
   s->steps = models::steps_per_epoch(meta.dataset_samples, batch);
@@ -157,7 +163,9 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const workl
   const std::uint64_t key = static_cast<std::uint64_t>(id) * 0x10001ULL;
 
   const double grad = models::gradient_bytes(meta, config_.training);
-  if (n_gpus > 1 && grad > 0.0) {
+  if (s->step_plan) {
+    add_step_traffic(*s, id, key);
+  } else if (n_gpus > 1 && grad > 0.0) {
     std::vector<Vertex> ranks;
     ranks.reserve(n_gpus);
     for (const auto gpu : s->gpus) ranks.push_back(topo_.gpus().at(gpu));
@@ -173,7 +181,7 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const workl
         c = hierarchical_all_reduce(topo_, ranks, grad);
         break;
     }
-    s->allreduce.emplace(std::move(c), router_, *fabric_, key, id);
+    s->allreduce.emplace(std::move(c), router_, *fabric_, key, 2 * id);
     use_links(*s->allreduce, +1);
   }
   if (storage_Bps_ > 0.0 && meta.dataset_samples > 0.0 && s->sample_bytes > 0.0) {
@@ -191,7 +199,9 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const workl
   epoch_memo_[id] = EpochMemo{};
   auto& c = checkpoints_[id];
   c = CheckpointState{};
-  const double checkpoint_bytes = models::checkpoint_bytes(s->meta, config_.training);
+  const double checkpoint_bytes = plan.checkpoint_bytes > 0.0
+                                      ? plan.checkpoint_bytes
+                                      : models::checkpoint_bytes(s->meta, config_.training);
   if (checkpoint_bytes > 0.0 && storage_Bps_ > 0.0) {
     // The nodes grouped by NIC bandwidth: fixed while the job runs, so computed once.
     std::vector<double> caps;
@@ -215,14 +225,90 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const workl
   return id;
 }
 
+void FleetNetwork::add_step_traffic(JobState& s, NetJob id, std::uint64_t key) {
+  const workloads::Parallelism& par = s.meta.parallel;
+  const auto n = static_cast<std::uint32_t>(s.gpus.size());
+  const std::uint32_t dp = par.dp(n);
+  if (dp == 0) return;  // the plan's split does not fit these GPUs: nothing to lay out
+  const auto vertex = [&](const workloads::RankCoords& c) {
+    return topo_.gpus().at(s.gpus[par.rank(c, dp)]);
+  };
+  const auto& t = s.traffic;
+  const auto place = [&](std::optional<PlacedCollective>& out, Collective c, FlowNetwork& plane,
+                         std::uint32_t group) {
+    if (c.phases.empty()) return;
+    out.emplace(std::move(c), router_, plane, key, group);
+    use_links(*out, +1);
+  };
+  const auto passes = [](double p) { return static_cast<std::uint32_t>(std::lround(p)); };
+  // Data parallel: each group of the tp x pp positions (each shard group under hybrid sharding), its
+  // context- and data-parallel ranks in rank order; hybrid sharding's replicas: the ranks of one place in
+  // their shard groups.
+  const std::uint32_t shard = par.shard_group(dp), replicas = dp / std::max(shard, 1u);
+  if (t.dp.fabric) {
+    std::vector<std::vector<Vertex>> groups;
+    for (std::uint32_t p = 0; p < par.pp; ++p)
+      for (std::uint32_t tp = 0; tp < par.tp; ++tp)
+        for (std::uint32_t o = 0; o < replicas; ++o) {
+          std::vector<Vertex> g;
+          for (std::uint32_t d = o * shard; d < (o + 1) * shard; ++d)
+            for (std::uint32_t c = 0; c < par.cp; ++c) g.push_back(vertex({tp, c, p, d}));
+          std::sort(g.begin(), g.end());
+          groups.push_back(std::move(g));
+        }
+    place(s.dp, rail_ring_groups(topo_, groups, t.dp.bytes, passes(t.dp.passes)), *fabric_, 2 * id);
+  }
+  if (t.dp_outer.fabric) {
+    std::vector<std::vector<Vertex>> groups;
+    for (std::uint32_t p = 0; p < par.pp; ++p)
+      for (std::uint32_t tp = 0; tp < par.tp; ++tp)
+        for (std::uint32_t c = 0; c < par.cp; ++c)
+          for (std::uint32_t i = 0; i < shard; ++i) {
+            std::vector<Vertex> g;
+            for (std::uint32_t o = 0; o < replicas; ++o) g.push_back(vertex({tp, c, p, o * shard + i}));
+            groups.push_back(std::move(g));
+          }
+    place(s.dp_outer, rail_ring_groups(topo_, groups, t.dp_outer.bytes, passes(t.dp_outer.passes)), *fabric_,
+          2 * id + 1);
+  }
+  // Pipeline: every stage boundary of every tp x cp x dp position (the fill and drain pass them one after
+  // another; the slowest boundary's rate times each send).
+  if (t.pp.fabric && par.pp > 1) {
+    std::vector<std::pair<Vertex, Vertex>> pairs;
+    for (std::uint32_t d = 0; d < dp; ++d)
+      for (std::uint32_t c = 0; c < par.cp; ++c)
+        for (std::uint32_t tp = 0; tp < par.tp; ++tp)
+          for (std::uint32_t p = 0; p + 1 < par.pp; ++p)
+            pairs.emplace_back(vertex({tp, c, p, d}), vertex({tp, c, p + 1, d}));
+    place(s.pp, concurrent_sends(pairs, t.pp.bytes), sends(), 2 * id);
+  }
+  // Context parallel: each ring of cp ranks passes its KV blocks to the next.
+  if (t.cp.fabric && par.cp > 1) {
+    std::vector<std::pair<Vertex, Vertex>> pairs;
+    for (std::uint32_t d = 0; d < dp; ++d)
+      for (std::uint32_t p = 0; p < par.pp; ++p)
+        for (std::uint32_t tp = 0; tp < par.tp; ++tp)
+          for (std::uint32_t c = 0; c < par.cp; ++c)
+            pairs.emplace_back(vertex({tp, c, p, d}), vertex({tp, (c + 1) % par.cp, p, d}));
+    place(s.cp, concurrent_sends(pairs, t.cp.bytes), sends(), 2 * id + 1);
+  }
+}
+
+FlowNetwork& FleetNetwork::sends() {
+  // Built on the first job with sends on the fabric: a fleet without such jobs keeps one plane.
+  if (!sends_) sends_ = std::make_unique<FlowNetwork>(topo_.directed_capacities());
+  return *sends_;
+}
+
 void FleetNetwork::remove_job(NetJob job) {
   auto& s = jobs_.at(job);
   if (!s) throw std::logic_error("removing a job the network does not hold");
   if (checkpoints_[job].writing) end_checkpoint(job);
-  if (s->allreduce) {
-    use_links(*s->allreduce, -1);
-    s->allreduce.reset();
-  }
+  for (auto* c : {&s->allreduce, &s->dp, &s->dp_outer, &s->pp, &s->cp})
+    if (*c) {
+      use_links(**c, -1);
+      c->reset();
+    }
   for (std::size_t i = 0; i < s->reads.size(); ++i) {
     reads_->remove(s->reads[i]);
     use_nic(s->nodes[i], -1);
@@ -235,15 +321,36 @@ void FleetNetwork::remove_job(NetJob job) {
 
 EpochCost FleetNetwork::epoch_cost(NetJob job) {
   EpochMemo& memo = epoch_memo_.at(job);
-  if (memo.valid && (!memo.collective || !fabric_->changed(job)) &&
-      (!memo.reads || reads_->level() == memo.read_level))
+  const auto rates_changed = [&] {
+    return ((memo.groups & 1) && fabric_->changed(2 * job)) ||
+           ((memo.groups & 2) && fabric_->changed(2 * job + 1)) ||
+           ((memo.groups & 4) && sends_->changed(2 * job)) ||
+           ((memo.groups & 8) && sends_->changed(2 * job + 1));
+  };
+  if (memo.valid && !rates_changed() && (!memo.reads || reads_->level() == memo.read_level))
     return memo.cost;  // the same inputs: the same cost, bit for bit
   auto& s = *jobs_.at(job);
   EpochCost c;
   c.steps = s.steps;
   c.compute_s = s.compute_s;
   const double steps = static_cast<double>(s.steps);
-  if (s.allreduce) {
+  const double alpha = config_.training.alpha_s;
+  if (s.step_plan) {
+    // The plan's rings and sends: those on the fabric at the current rates, the others as planned.
+    const auto& t = s.traffic;
+    c.step_plan = true;
+    const auto ring = [&](const workloads::StepTraffic::Ring& r, std::optional<PlacedCollective>& placed) {
+      if (!r.fabric) return r.plan_s;
+      return std::max(r.floor_s, placed ? r.times * placed->time(alpha) : 0.0);
+    };
+    const auto sends = [&](const workloads::StepTraffic::Sends& x, std::optional<PlacedCollective>& placed) {
+      if (!x.fabric) return x.plan_s;
+      return placed ? x.count * placed->time(alpha) : 0.0;
+    };
+    c.dp_step_s = ring(t.dp, s.dp) + ring(t.dp_outer, s.dp_outer);
+    c.pp_step_s = sends(t.pp, s.pp);
+    c.cp_step_s = sends(t.cp, s.cp);
+  } else if (s.allreduce) {
     c.allreduce_s = s.allreduce->time(config_.training.alpha_s);
     c.comm_s = c.allreduce_s * steps;
     c.comm_exposed_s = steps * models::exposed_communication(s.compute_s / steps, c.allreduce_s,
@@ -259,8 +366,9 @@ EpochCost FleetNetwork::epoch_cost(NetJob job) {
     c.io_exposed_s = l.exposed_s;
   }
   // Every read client's rate is min(its cap, the level): the level is all that can change them.
-  memo =
-      EpochMemo{c, s.reads.empty() ? 0.0 : reads_->level(), true, s.allreduce.has_value(), !s.reads.empty()};
+  const std::uint8_t groups = static_cast<std::uint8_t>((s.allreduce || s.dp ? 1 : 0) | (s.dp_outer ? 2 : 0) |
+                                                        (s.pp ? 4 : 0) | (s.cp ? 8 : 0));
+  memo = EpochMemo{c, s.reads.empty() ? 0.0 : reads_->level(), true, groups, !s.reads.empty()};
   return c;
 }
 

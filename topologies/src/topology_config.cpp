@@ -267,6 +267,7 @@ TopologyConfig parse_topology_config(const ParamSet& raw, const std::filesystem:
   c.nic_link.bandwidth_Bps = r.positive("nic_gbps", c.nic_link.bandwidth_Bps, kGbps);
   c.node.nvlink.bandwidth_Bps = r.positive("nvlink_gbps", c.node.nvlink.bandwidth_Bps, kGbps);
   c.nvlink_set = params.has("nvlink_gbps");
+  c.pcie_set = params.has("pcie_gbps");
   c.node.pcie.bandwidth_Bps = r.positive("pcie_gbps", c.node.pcie.bandwidth_Bps, kGbps);
   c.node.pcie_root.bandwidth_Bps = 2.0 * c.node.pcie.bandwidth_Bps;
   c.fabric.link.bandwidth_Bps = r.positive("link_gbps", c.nic_link.bandwidth_Bps, kGbps);

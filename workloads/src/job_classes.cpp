@@ -1,6 +1,8 @@
 // Built-in job classes and the epoch plan's derived views.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "fleetwatt/workloads/job_classes.hpp"
 
 namespace fleetwatt::workloads {
@@ -119,6 +121,11 @@ std::pair<std::string, std::string> Parallelism::pipeline_layers_problem(std::ui
                                     std::pair{"last_stage_layers", last_stage_layers}})
     if (layers > 0 && blocks == 0)
       return {key, fmt::format("{} sets a stage's transformer layers; {} has none", key, model)};
+  if (pp >= 2 && blocks > 0 && first_stage_layers == 0 && last_stage_layers == 0 && blocks % pp != 0)
+    return {"pp", fmt::format("{}'s {} layers do not divide among {} pipeline stages ({:.4g} each): give "
+                              "first_stage_layers and last_stage_layers (Megatron-Core's "
+                              "decoder_first/last_pipeline_num_layers) so that the rest divides",
+                              model, blocks, pp, static_cast<double>(blocks) / pp)};
   if (pp >= 2 && (first_stage_layers > 0 || last_stage_layers > 0)) {
     // Every stage keeps at least one layer, and the given ones leave the others a whole number of them.
     const auto [rest, others] = layers_left(*this, blocks);
@@ -185,6 +192,11 @@ double EpochPlan::epoch_energy_J() const noexcept {
   double e = 0.0;
   for (const auto& p : parts) e += p.W * p.s;
   return e + bubble.W * bubble.s;
+}
+
+double EpochPlan::checkpoint_fixed_s() const noexcept {
+  const double stall = checkpoint_async ? checkpoint_copy_s : checkpoint_write_s;
+  return std::max(0.0, (*this)[PartKind::checkpoint].s - stall);
 }
 
 PhaseProfile EpochPlan::profile() const noexcept {

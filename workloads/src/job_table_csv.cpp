@@ -83,11 +83,13 @@ const std::vector<std::string>& job_table_columns() {
                                                 "stack",
                                                 "tp",
                                                 "pp",
+                                                "cp",
                                                 "vp",
                                                 "first_stage_layers",
                                                 "last_stage_layers",
                                                 "ep",
                                                 "zero",
+                                                "fsdp_shard_size",
                                                 "micro_batch",
                                                 "recompute",
                                                 "peak_W",
@@ -136,7 +138,7 @@ void write_job_table_csv(std::ostream& out, const std::vector<JobSpec>& jobs) {
     const auto count = [](std::uint32_t v, std::uint32_t dflt) {
       return v != dflt ? fmt::format("{}", v) : "";
     };
-    const std::array<std::string, 39> f{fmt::format("{}", j.id),
+    const std::array<std::string, 41> f{fmt::format("{}", j.id),
                                         quote(j.trace_id),
                                         num(j.submit_s),
                                         fmt::format("{}", j.n_gpus),
@@ -155,11 +157,13 @@ void write_job_table_csv(std::ostream& out, const std::vector<JobSpec>& jobs) {
                                         to_string(m.stack),
                                         count(par.tp, 1),
                                         count(par.pp, 1),
+                                        count(par.cp, 1),
                                         count(par.vp, 1),
                                         count(par.first_stage_layers, 0),
                                         count(par.last_stage_layers, 0),
                                         count(par.ep, 1),
                                         count(par.zero, 0),
+                                        count(par.fsdp_shard_size, 0),
                                         count(par.micro_batch, 0),
                                         par.recompute != Recompute::none ? to_string(par.recompute) : "",
                                         ph ? num(j.phases->peak_W) : "",
@@ -286,6 +290,8 @@ std::vector<RawJob> parse_job_table(std::istream& in, RecordErrors& errors) {
         s.meta.parallel.tp = whole(1);
       } else if (name == "pp") {
         s.meta.parallel.pp = whole(1);
+      } else if (name == "cp") {
+        s.meta.parallel.cp = whole(1);
       } else if (name == "vp") {
         s.meta.parallel.vp = whole(1);
       } else if (name == "first_stage_layers") {
@@ -297,6 +303,8 @@ std::vector<RawJob> parse_job_table(std::istream& in, RecordErrors& errors) {
       } else if (name == "zero") {
         s.meta.parallel.zero = whole(0);
         if (ok && s.meta.parallel.zero > 3) bad("must be a ZeRO stage 0..3");
+      } else if (name == "fsdp_shard_size") {
+        s.meta.parallel.fsdp_shard_size = whole(1);
       } else if (name == "micro_batch") {
         s.meta.parallel.micro_batch = whole(1);
       } else if (name == "recompute") {
@@ -356,8 +364,9 @@ std::vector<RawJob> parse_job_table(std::istream& in, RecordErrors& errors) {
     }
     // The split must fit the job's GPUs, as a scenario job's must (workloads/scenario_loader.cpp).
     if (const auto& par = s.meta.parallel; s.n_gpus > 0 && par.dp(s.n_gpus) == 0) {
-      errors.bad(job.line, "tp",
-                 fmt::format("n_gpus {} is not a multiple of tp x pp = {} x {}", s.n_gpus, par.tp, par.pp));
+      errors.bad(job.line, par.cp > 1 ? "cp" : "tp",
+                 fmt::format("n_gpus {} is not a multiple of tp x cp x pp = {} x {} x {}", s.n_gpus, par.tp,
+                             par.cp, par.pp));
       continue;
     } else if (const auto [key, why] = par.pipeline_key_problem(); !key.empty()) {
       errors.bad(job.line, key, why);
@@ -365,6 +374,10 @@ std::vector<RawJob> parse_job_table(std::istream& in, RecordErrors& errors) {
     } else if (s.n_gpus > 0 && par.dp(s.n_gpus) % par.ep != 0) {
       errors.bad(job.line, "ep",
                  fmt::format("ep {} does not divide the data-parallel degree {}", par.ep, par.dp(s.n_gpus)));
+      continue;
+    } else if (const auto [k, w] = par.split_problem(s.meta.input_size, s.n_gpus > 0 ? par.dp(s.n_gpus) : 0);
+               !k.empty()) {
+      errors.bad(job.line, k, w);
       continue;
     }
     if (have_inferred) s.inferred = given_inferred;

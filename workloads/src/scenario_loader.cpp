@@ -117,8 +117,8 @@ FleetGroupConfig parse_fleet_group(const TomlTable& t, std::size_t k) {
 }
 
 FleetConfig parse_fleet(const TomlTable& t) {
-  t.require_known(
-      {"nodes", "gpus_per_node", "gpu", "gpu_file", "gpu_idle_w", "gpu_tdp_w", "node_base_w", "group"});
+  t.require_known({"nodes", "gpus_per_node", "gpu", "gpu_file", "gpu_idle_w", "gpu_tdp_w", "node_base_w",
+                   "node_load_w_per_gpu_w", "group"});
   FleetConfig f;
   f.nodes = static_cast<std::uint32_t>(t.integer("nodes", 1, 10'000'000).value_or(f.nodes));
   f.gpus_per_node = static_cast<std::uint32_t>(t.integer("gpus_per_node", 1, 1024).value_or(f.gpus_per_node));
@@ -135,6 +135,7 @@ FleetConfig parse_fleet(const TomlTable& t) {
   if (f.gpu_tdp_W && !(*f.gpu_tdp_W > 0.0)) t.fail("gpu_tdp_w", "must be positive, got 0");
   check_idle_below_tdp(t, f.gpu_idle_W, f.gpu_tdp_W);
   f.node_base_W = t.number_in("node_base_w", 0.0, kMaxNodeBaseW).value_or(0.0);
+  f.node_load_fraction = t.number_in("node_load_w_per_gpu_w", 0.0, 10.0).value_or(0.0);
   if (!t.has("group")) return f;
   // Node groups: the fleet is theirs alone; only gpu_file and node_base_w (a default) stay shared.
   for (const char* key : {"nodes", "gpus_per_node", "gpu", "gpu_idle_w", "gpu_tdp_w"})
@@ -298,6 +299,33 @@ SchedulerConfig parse_scheduler(const TomlTable& t) {
   return s;
 }
 
+/// Keys of a model given by its shape (workloads::ModelShape).
+const std::vector<std::string> kShapeKeys = {"layers", "hidden",  "heads", "kv_heads", "ffn_hidden",
+                                             "vocab",  "experts", "top_k", "gated_mlp"};
+
+/// A model given by its shape: `layers` and the widths; refused where the shape cannot be, or beside a zoo
+/// model's name that already fixes it.
+void parse_model_shape(const TomlTable& t, ModelMetadata& m) {
+  const bool any = std::any_of(kShapeKeys.begin(), kShapeKeys.end(), [&](const auto& k) { return t.has(k); });
+  if (!any) return;
+  if (!t.has("layers")) {
+    const auto it =
+        std::find_if(kShapeKeys.begin(), kShapeKeys.end(), [&](const auto& k) { return t.has(k); });
+    t.fail(*it, "a model given by its shape needs layers (and hidden, heads)");
+  }
+  auto& s = m.shape;
+  const auto count = [&](const char* key, std::uint32_t fallback, std::int64_t lo) {
+    return static_cast<std::uint32_t>(t.integer(key, lo, kMaxU32).value_or(fallback));
+  };
+  s.layers = count("layers", 0, 1), s.hidden = count("hidden", 0, 1), s.heads = count("heads", 0, 1);
+  s.kv_heads = count("kv_heads", 0, 1), s.ffn_hidden = count("ffn_hidden", 0, 1),
+  s.vocab = count("vocab", 0, 0);
+  s.experts = count("experts", 1, 1), s.top_k = count("top_k", 1, 1);
+  s.gated = t.boolean("gated_mlp").value_or(true);
+  if (const auto [key, why] = s.problem(); !key.empty()) t.fail(key, why);
+  if (m.model.empty()) m.model = "custom";
+}
+
 void parse_metadata(const TomlTable& t, ModelMetadata& m) {
   m.model = t.string("model").value_or("");
   m.params = t.number_at_least("params", 0.0, true).value_or(0.0);
@@ -309,6 +337,9 @@ void parse_metadata(const TomlTable& t, ModelMetadata& m) {
   m.workers = static_cast<std::uint32_t>(t.integer("workers", 0, kMaxU32).value_or(0));
   m.precision = parse_precision(t, "precision");
   m.stack = parse_stack(t, "stack");
+  if (auto a = t.string("attention"); a && !parse_attention(*a, m.attention))
+    t.fail("attention", fmt::format("unknown attention '{}' (known: fused, flash2, eager)", *a));
+  parse_model_shape(t, m);
 }
 
 const std::vector<std::string> kMetadataKeys = {"model",
@@ -320,13 +351,38 @@ const std::vector<std::string> kMetadataKeys = {"model",
                                                 "precision",
                                                 "stack",
                                                 "dataset_samples",
-                                                "training_flops_per_sample"};
+                                                "training_flops_per_sample",
+                                                "attention",
+                                                "layers",
+                                                "hidden",
+                                                "heads",
+                                                "kv_heads",
+                                                "ffn_hidden",
+                                                "vocab",
+                                                "experts",
+                                                "top_k",
+                                                "gated_mlp"};
 
 /// Keys of a job's 3D-parallel split (Megatron-LM tp / pp / dp, expert parallel, ZeRO, recomputation) and
 /// the LLM spellings of its batch and sequence (global_batch, global_batch_tokens, seq).
-const std::vector<std::string> kParallelKeys = {
-    "tp",        "pp",          "vp",  "first_stage_layers", "last_stage_layers",  "dp", "ep", "zero", "fsdp",
-    "recompute", "micro_batch", "seq", "global_batch",       "global_batch_tokens"};
+const std::vector<std::string> kParallelKeys = {"tp",
+                                                "pp",
+                                                "cp",
+                                                "vp",
+                                                "first_stage_layers",
+                                                "last_stage_layers",
+                                                "dp",
+                                                "ep",
+                                                "zero",
+                                                "fsdp",
+                                                "fsdp_shard_size",
+                                                "recompute",
+                                                "micro_batch",
+                                                "seq",
+                                                "global_batch",
+                                                "global_batch_tokens",
+                                                "rank_order",
+                                                "tp_comm_overlap"};
 
 std::uint32_t count_key(const TomlTable& t, const std::string& key, std::uint32_t fallback) {
   return static_cast<std::uint32_t>(t.integer(key, 1, kMaxU32).value_or(fallback));
@@ -337,6 +393,9 @@ std::uint32_t count_key(const TomlTable& t, const std::string& key, std::uint32_
 void parse_parallelism(const TomlTable& t, JobSpec& j) {
   auto& par = j.meta.parallel;
   par.tp = count_key(t, "tp", 1), par.pp = count_key(t, "pp", 1), par.ep = count_key(t, "ep", 1);
+  par.cp = count_key(t, "cp", 1);
+  if (auto o = t.string("rank_order"); o && !parse_rank_order(*o, par.order))
+    t.fail("rank_order", fmt::format("unknown rank_order '{}' (known: tp-cp-dp-pp, tp-cp-pp-dp)", *o));
   par.vp = count_key(t, "vp", 1);
   par.first_stage_layers = count_key(t, "first_stage_layers", 0);
   par.last_stage_layers = count_key(t, "last_stage_layers", 0);
@@ -349,22 +408,31 @@ void parse_parallelism(const TomlTable& t, JobSpec& j) {
   }
   if (auto r = t.string("recompute"); r && !workloads::parse_recompute(*r, par.recompute))
     t.fail("recompute", fmt::format("unknown recompute '{}' (known: none, selective, full)", *r));
-  const std::uint32_t mp = par.tp * par.pp;
+  par.fsdp_shard_size = count_key(t, "fsdp_shard_size", 0);
+  par.tp_comm_overlap = t.boolean("tp_comm_overlap");
+  const std::uint64_t mp = par.replica_gpus();
+  if (mp > static_cast<std::uint64_t>(kMaxU32))
+    t.fail("tp", fmt::format("tp x cp x pp = {} is beyond any fleet", mp));
   if (t.has("dp")) {
-    const std::uint32_t dp = count_key(t, "dp", 1);
+    const std::uint64_t dp = count_key(t, "dp", 1);
+    if (mp * dp > static_cast<std::uint64_t>(kMaxU32))
+      t.fail("dp", fmt::format("tp x cp x pp x dp = {} is beyond any fleet", mp * dp));
     if (!t.has("n_gpus")) {
-      j.n_gpus = mp * dp;
+      j.n_gpus = static_cast<std::uint32_t>(mp * dp);
     } else if (j.n_gpus != mp * dp) {
-      t.fail("dp", fmt::format("tp x pp x dp = {} x {} x {} = {} but n_gpus = {}", par.tp, par.pp, dp,
-                               mp * dp, j.n_gpus));
+      t.fail("dp", fmt::format("tp x cp x pp x dp = {} x {} x {} x {} = {} but n_gpus = {}", par.tp, par.cp,
+                               par.pp, dp, mp * dp, j.n_gpus));
     }
   } else if (!t.has("n_gpus")) {
     throw ConfigError(t.where(), t.dotted("n_gpus"), "missing (every job needs n_gpus, or tp x pp x dp)");
   }
   if (j.n_gpus % mp != 0)
-    t.fail(t.has("pp") ? "pp" : "tp",
-           fmt::format("n_gpus {} is not a multiple of tp x pp = {} x {}", j.n_gpus, par.tp, par.pp));
-  const std::uint32_t dp = j.n_gpus / mp;
+    t.fail(t.has("cp")   ? "cp"
+           : t.has("pp") ? "pp"
+                         : "tp",
+           fmt::format("n_gpus {} is not a multiple of tp x cp x pp = {} x {} x {}", j.n_gpus, par.tp, par.cp,
+                       par.pp));
+  const auto dp = static_cast<std::uint32_t>(j.n_gpus / mp);
   if (dp % par.ep != 0)
     t.fail("ep", fmt::format("ep {} does not divide the data-parallel degree {}", par.ep, dp));
   auto& m = j.meta;
@@ -383,6 +451,7 @@ void parse_parallelism(const TomlTable& t, JobSpec& j) {
              fmt::format("{} tokens is not a whole number of {}-token sequences", tokens, m.input_size));
     m.batch_size = static_cast<std::uint32_t>(tokens / m.input_size);
   }
+  if (const auto [key, why] = par.split_problem(m.input_size, dp); !key.empty()) t.fail(key, why);
   if (par.micro_batch > 0 && m.batch_size > 0 &&
       m.batch_size % (static_cast<std::uint64_t>(dp) * par.micro_batch) != 0)
     t.fail("micro_batch",
@@ -392,13 +461,15 @@ void parse_parallelism(const TomlTable& t, JobSpec& j) {
 }
 
 /// Keys of a step-level job's schedule: its waveform, checkpoint interval in steps and start-up time.
-const std::vector<std::string> kStepKeys = {"waveform", "checkpoint_every_steps", "startup_s"};
+const std::vector<std::string> kStepKeys = {"waveform", "checkpoint_every_steps", "startup_s", "checkpoint"};
 
 void parse_step_schedule(const TomlTable& t, StepSchedule& s) {
   if (auto w = t.string("waveform"); w && !parse_waveform(*w, s.waveform))
     t.fail("waveform", fmt::format("unknown waveform '{}' (known: auto, steps, epochs)", *w));
   s.checkpoint_every_steps = count_key(t, "checkpoint_every_steps", 0);
   s.startup_s = t.number_at_least("startup_s", 0.0, false);
+  if (auto c = t.string("checkpoint"); c && !parse_checkpoint_mode(*c, s.checkpoint))
+    t.fail("checkpoint", fmt::format("unknown checkpoint '{}' (known: sync, async)", *c));
 }
 
 JobSpec parse_job(const TomlTable& t, std::int64_t default_id) {

@@ -37,15 +37,26 @@ struct DatasheetParams {
   std::optional<double> epoch_end_s;  ///< fixed end-of-epoch work; unset: the fit's
   /// Checkpoint bytes per parameter (the training-I/O default: weights + two Adam moments in FP32).
   double checkpoint_bytes_per_param = TrainingIoConfig{}.checkpoint_bytes_per_param;
-  double storage_Bps = 1e9;  ///< checkpoint write bandwidth per GPU (the network re-times it on a fabric)
+  /// Storage bandwidth a job's checkpoint writers share (bytes/s; [predictor] storage_gbytes_per_s; the
+  /// storage servers on a fabric): a checkpoint takes its bytes over it, or longer where its writers' own
+  /// links (internode_Bps each) are slower.
+  double storage_Bps = 0.0;  ///< 0: 1 GB/s per GPU that writes a shard
+  /// Asynchronous checkpoints: each GPU copies its shard to host memory at this rate before the steps go on
+  /// (bytes/s; 0: the GPU preset's PCIe figure).
+  double host_Bps = 0.0;
   /// Share of the all-reduce hidden behind the backward pass (the training-I/O default).
   double comm_overlap = TrainingIoConfig{}.comm_overlap;
   double comm_heavy_fraction = 0.2;  ///< exposed communication share of a step that makes a job comm-heavy
   double power_limit_W = 0.0;        ///< board power limit; 0 means the TDP
   double inference_state_bytes_per_param = 4.0;  ///< weights only (memory check of forward-only work)
-  /// GPUs per node of a model-parallel job (an HGX / DGX board): tensor-parallel groups up to this size,
-  /// and jobs no larger, stay inside the NVLink domain.
-  std::uint32_t gpus_per_node = 8;
+  /// Refuse a job whose memory per GPU exceeds the GPU's (false: predict it all the same; published runs
+  /// that fit by means the model does not know, such as activation offloading, are compared that way).
+  bool check_memory = true;
+  /// The 3D-parallel step's calibration on published step times (models/step_calibration.hpp).
+  StepCalibration calibration = default_step_calibration();
+  /// GPUs of one NVLink domain (an HGX / DGX board; a GB200 NVL72 rack): tensor-parallel groups up to this
+  /// size, and other parallel groups inside it, use NVLink; 0: the GPU preset's nvlink_domain_gpus, else 8.
+  std::uint32_t gpus_per_node = 0;
   /// Inter-node bandwidth per GPU and direction, bytes/s; 0: the GPU preset's PCIe figure (GPU-direct
   /// RDMA through the node's NICs cannot exceed it).
   double internode_Bps = 0.0;
@@ -64,11 +75,17 @@ struct StepBreakdown {
   /// The 3D-parallel step (models/llm_step_time.hpp) of a job with tp or pp > 1 or a micro-batch; empty
   /// for a plain data-parallel job, whose step is the one-GPU roofline and an exposed all-reduce.
   std::optional<ParallelStep> parallel;
-  double tp_comm_s = 0.0, pp_comm_s = 0.0, dp_comm_s = 0.0;  ///< per step, exposed (comm_s is their sum)
-  double bubble_s = 0.0;                                     ///< per step: pipeline fill and drain
+  double tp_comm_s = 0.0, cp_comm_s = 0.0, pp_comm_s = 0.0,
+         dp_comm_s = 0.0;             ///< per step, exposed (comm_s: sum)
+  double bubble_s = 0.0;              ///< per step: pipeline fill and drain
   double model_flops_per_step = 0.0;  ///< without recomputation (models/llm_step_time.hpp)
   double mfu = 0.0;                   ///< model FLOPs per step / (step_s x n_gpus x peak of the precision)
+  /// The checkpoint: its bytes (every shard), the GPUs writing a shard, the GPUs' stall (sync: the write;
+  /// async: the copy to host memory) and the write's own time over the storage bandwidth.
+  double checkpoint_bytes = 0.0;
+  std::uint32_t checkpoint_writers = 0;
   double checkpoint_s = 0.0;
+  double checkpoint_write_s = 0.0;
   MemoryBreakdown memory;          ///< per GPU: weights, gradients, optimiser state, activations
   double memory_need_bytes = 0.0;  ///< memory.total()
   bool communication_heavy = false;

@@ -35,6 +35,9 @@ struct GpuHardware {
   /// Board memory: "hbm" (stacked, data-centre parts) or "gddr"; the power model's resident-floor rule
   /// differs between them. Empty: "gddr".
   std::string memory_type;
+  /// GPUs one NVLink domain joins at nvlink_bw_Bps (a GB200 NVL72 rack: 72, across its 18 trays); 0: the
+  /// GPUs of one server (the predictor's and the fleet's gpus_per_node).
+  std::uint32_t nvlink_domain_gpus = 0;
 
   /// Peak dense throughput for a precision, falling back to the nearest supported one.
   [[nodiscard]] double peak_flops(workloads::Precision p) const noexcept;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,6 +14,7 @@
 #include "fleetwatt/models/model_zoo.hpp"
 #include "fleetwatt/models/power_predictor.hpp"
 #include "fleetwatt/workloads/job_spec.hpp"
+#include "fleetwatt/workloads/scenario.hpp"
 
 namespace fleetwatt::models {
 
@@ -23,9 +25,17 @@ struct PredictionRequest {
   std::string scenario, gpu_file;
   std::optional<std::int64_t> job_id;
   std::uint32_t gpus = 1, batch = 0, image = 0, seq = 0, epochs = 1, workers = 0;
-  std::uint32_t tp = 1, pp = 1, vp = 1, ep = 1, zero = 0, micro_batch = 0;
+  std::uint32_t tp = 1, pp = 1, cp = 1, vp = 1, ep = 1, zero = 0, micro_batch = 0, fsdp_shard_size = 0;
   std::uint32_t first_stage_layers = 0, last_stage_layers = 0;
-  std::string recompute = "none";
+  std::string recompute = "none", attention = "fused", checkpoint = "sync", rank_order = "tp-cp-dp-pp";
+  /// A decoder given by its shape: "layers=80,hidden=8192,heads=64,kv_heads=8,ffn_hidden=28672,vocab=128256"
+  /// (keys as a scenario's; experts, top_k, gated_mlp too); the model is then named by `model` or "custom".
+  std::string model_shape;
+  std::optional<bool> tp_comm_overlap;  ///< unset: on with the optimized stack
+  /// The predictor configuration of a scenario job (`scenario`): its [predictor] table as the run assembles
+  /// it (sim::scenario_predictor_config adds what its [fleet] and [topology] say: the NVLink domain, the
+  /// NICs and the storage servers); unset: the [predictor] table as written.
+  std::function<workloads::PredictorConfig(const workloads::Scenario&)> scenario_predictor;
   double samples = 0.0, params = 0.0, flops = 0.0, pue = 1.0, power_limit = 0.0;
 
   /// Where errors say the request came from, and how they name an option: the command line names

@@ -40,10 +40,12 @@ struct MemoryBreakdown {
 /// Activation bytes one transformer layer keeps for the backward pass, 16-bit activations (Korthikanti et al.
 /// 2022, equations 1-2 and section 4.3): s b h (34 + 5 a s / h) without recomputation, divided by the
 /// tensor-parallel degree t (with sequence parallelism); 34 s b h / t with selective recomputation (the
-/// attention scores are recomputed); 2 s b h with full recomputation (the layer's input only).
-/// s: sequence length, b: micro-batch (sequences), h: hidden width, a: attention heads.
+/// attention scores are recomputed); 2 s b h with full recomputation (the layer's input only). Fused
+/// attention never stores the scores: 34 s b h / t without recomputation too. s: sequence length (per
+/// context-parallel GPU), b: micro-batch (sequences), h: hidden width, a: attention heads.
 [[nodiscard]] double activation_bytes_per_layer(double s, double b, double h, double a, std::uint32_t t,
-                                                workloads::Recompute r);
+                                                workloads::Recompute r,
+                                                workloads::Attention attention = workloads::Attention::eager);
 
 /// The memory-check inputs of one job.
 struct MemoryJob {
@@ -53,15 +55,18 @@ struct MemoryJob {
   workloads::Precision precision = workloads::Precision::fp32;
   bool training = true;  ///< false: forward-only work keeps the weights only
   double inference_bytes_per_param = 4.0;
+  workloads::Attention attention = workloads::Attention::eager;  ///< fused: no s^2 activations
 };
 
 /// Memory per GPU of `model` run as `job`. Model state: the shared parameters are split over tp x pp and the
-/// experts' over tp x pp x ep, then ZeRO shards each over its data-parallel group (dp, and dp / ep for the
-/// experts). Activations: a transformer's first pipeline stage holds blocks / pp layers for up to pp
-/// micro-batches in flight (1F1B schedule, Korthikanti section 4.2.3; (1 + (pp - 1) / (pp vp)) times that
-/// under the interleaved schedule of vp virtual stages), each at activation_bytes_per_layer;
-/// FP32 / TF32 activations take twice the 16-bit bytes. Forward-only work and families without transformer
-/// blocks keep every layer output of one micro-batch, split over tp, at the precision's bytes per element.
+/// experts' over tp x pp x ep, then ZeRO shards each over its data-parallel group (dp x cp: context-parallel
+/// ranks hold the same weights; fsdp_shard_size x cp under hybrid sharding; dp / ep for the experts).
+/// Activations: each context-parallel GPU holds s / cp of every sequence. Activations: a transformer's first
+/// pipeline stage holds blocks / pp layers for up to pp micro-batches in flight (1F1B schedule, Korthikanti
+/// section 4.2.3; (1 + (pp - 1) / (pp vp)) times that under the interleaved schedule of vp virtual stages),
+/// each at activation_bytes_per_layer; FP32 / TF32 activations take twice the 16-bit bytes. Forward-only work
+/// and families without transformer blocks keep every layer output of one micro-batch, split over tp, at the
+/// precision's bytes per element.
 [[nodiscard]] MemoryBreakdown memory_per_gpu(const ModelCount& model, const MemoryJob& job);
 
 }  // namespace fleetwatt::models

@@ -7,9 +7,12 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "fleetwatt/workloads/job_spec.hpp"
 
 namespace fleetwatt::models {
 
@@ -67,6 +70,16 @@ struct ModelCount {
   /// params.
   double expert_params = 0.0;
   double active_params = 0.0;
+  /// The rest of a transformer layer's shape, for the 3D-parallel step model's GEMMs (models/llm_step_time):
+  /// key/value heads (grouped-query attention; = heads otherwise), the feed-forward width and the matrices
+  /// that read the layer's input (2 for a gated feed-forward, 1 otherwise), experts per layer and per token,
+  /// and the vocabulary of the output projection (0: none).
+  std::uint32_t kv_heads = 0;
+  std::uint32_t d_ff = 0;
+  std::uint32_t ffn_in_matrices = 1;
+  std::uint32_t experts = 1;
+  std::uint32_t top_k = 1;
+  std::uint32_t vocab = 0;
 
   /// FLOPs of one training step per sample: forward + backward (2 x forward).
   [[nodiscard]] double training_flops() const noexcept { return 3.0 * forward_flops; }
@@ -142,9 +155,26 @@ struct DecoderShape {
   std::uint32_t experts = 1;
   std::uint32_t active_experts = 1;
   std::uint32_t seq_len = 4096;
+  /// Variants of the layout: a gated feed-forward (SwiGLU, GeGLU: gate, up and down matrices) or a plain
+  /// one (up and down: Nemotron's squared ReLU); untied or tied input and output embeddings (Grok-1); the
+  /// norms per layer (Grok-1 normalises before and after attention and the experts: 4) and whether they
+  /// carry a bias (Nemotron's LayerNorm) besides their scale.
+  bool gated = true;
+  bool tied = false;
+  std::uint32_t norms_per_layer = 2;
+  bool norm_bias = false;
 };
 /// Counts of a Llama-layout decoder (see DecoderShape); `name` is the zoo name it reports.
 [[nodiscard]] ModelCount llama_decoder(const DecoderShape& shape, std::string name);
+/// Counts of a decoder given by its shape (a scenario's model keys, `predict --model-shape`) at `seq` tokens:
+/// Llama's layout with the shape's widths, heads, experts and feed-forward kind; no context limit (the
+/// shape states none). Throws std::invalid_argument for a shape that cannot be (ModelShape::problem).
+[[nodiscard]] ModelCount decoder_from_shape(const workloads::ModelShape& shape, std::uint32_t seq,
+                                            std::string name);
+/// The shape of a Llama- or Nemotron-layout zoo decoder ("llama2_7b"), to run it beyond its trained
+/// context as long-sequence training extends it; nullopt for other models. Layout details the shape does
+/// not carry (norm biases, tied embeddings) are Llama's.
+[[nodiscard]] std::optional<workloads::ModelShape> zoo_model_shape(std::string_view name);
 
 /// NeuMF (neural collaborative filtering, He et al. 2017): GMF and MLP embeddings of `factors` and
 /// factors x 2^(mlp_layers - 1), an MLP tower halving down to `factors`, one output. Defaults: MovieLens-1M.

@@ -68,6 +68,11 @@ struct UtilisationPowerConstants {
   double memory_weight = 0.7;  ///< how much a bandwidth-bound second counts toward u (compute-bound: 1)
   std::map<std::string, double> gpu_floor_W;     ///< fitted floors of GPUs with power measurements
   std::map<std::string, double> gpu_saturation;  ///< fitted saturation factors of those GPUs (x class's)
+  /// Saturation / TDP of tensor-core training work (StepInputs::tensor_cores): the median power of the busy
+  /// A100s (above half their 400 W TDP) of AcmeTrace's pretraining cluster Kalos (Hu et al., NSDI 2024;
+  /// ../shared/data/acmetrace/gpu_power_kalos_cdf.csv), 391.8 W, a test reads it back. Not fitted: the joint
+  /// fit's runs are FP32.
+  double tensor_core_saturation = 0.98;
 };
 
 /// What one step is, independent of constants.
@@ -88,6 +93,13 @@ struct StepInputs {
   /// caller knows their GEMM shapes (models/gemm_efficiency.hpp, class_gemm_efficiency); 0: the fitted
   /// per-class constant (x the family factor, x half_tensor_factor off the FP32 path).
   std::array<double, kOpClasses> gemm_efficiency{};
+  /// A class's whole time at full clocks where the caller worked it out kernel by kernel (the 3D-parallel
+  /// step's tensor-core GEMMs, fused attention and element-wise work; models/llm_step_time.hpp), all passes
+  /// included; 0: the roofline's. The matmul classes count as compute-bound, the others as memory-bound.
+  std::array<double, kOpClasses> known_class_s{};
+  /// The step's GEMMs run on tensor cores in a 16-bit or FP8 path (the 3D-parallel step's kernel-by-kernel
+  /// model): saturation power is UtilisationPowerConstants::tensor_core_saturation x TDP.
+  bool tensor_cores = false;
 };
 
 /// One step's time and power on one GPU.

@@ -58,6 +58,9 @@ struct EngineSetup {
   std::uint32_t gpus_per_node = 1;
   models::GpuHardware gpu;
   double node_base_W = 0.0;
+  /// Non-GPU power that follows the GPUs' (fans, power conversion) per watt of GPU power ([fleet]
+  /// node_load_w_per_gpu_w): a node draws node_base_W + (1 + this) x its GPUs' power.
+  double node_load_fraction = 0.0;
   double pue = 1.0;
   /// Weather-driven cooling ([facility] cooling = "weather"): the design (design_it_W 0: the fleet's peak
   /// IT power) and its weather. None: facility = IT x pue.
@@ -212,6 +215,10 @@ class Engine {
   bool hold_steps(JobIndex j);
   void enter_valley(JobIndex j);
   void end_epoch(JobIndex j);
+  /// An asynchronous checkpoint's write, beside the next steps: on the fabric with a topology (at the
+  /// shares of its start), else the plan's write time.
+  void begin_background_write(JobIndex j);
+  void end_background_write(JobIndex j);
   void finish_job(JobIndex j);
   // A phase's power and length under the job's cap; the run-time limit (the controls use them too).
   [[nodiscard]] double phase_power(const Job& job) const;

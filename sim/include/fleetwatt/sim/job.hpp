@@ -3,6 +3,7 @@
 // checkpoint intervals, each peak drawn step by step; with [failures], interruptions and restarts between).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -28,6 +29,8 @@ enum class JobPhase { none, startup, peak, valley, restart };
 struct PeakSplit {
   double compute_s = 0.0, comm_s = 0.0, io_s = 0.0, bubble_s = 0.0;
   double compute_W = 0.0, comm_W = 0.0, io_W = 0.0, bubble_W = 0.0;
+  /// A step-level plan's comm_s by parallel group (workloads::CommGroup); zero for an epoch-level plan.
+  std::array<double, workloads::kCommGroups> comm_by_group{};
   [[nodiscard]] double duration_s() const noexcept { return compute_s + comm_s + io_s + bubble_s; }
   [[nodiscard]] double energy_J() const noexcept {
     return compute_W * compute_s + comm_W * comm_s + io_W * io_s + bubble_W * bubble_s;
@@ -109,6 +112,9 @@ struct Job {
   double energy_J = 0.0;  ///< GPU energy of this job so far (all its GPUs)
   EventId next_event = 0;
   NetworkHold network;  ///< its flows, with a [topology]
+  /// An asynchronous checkpoint's background write: when it ends, and its event while it runs (0: none).
+  Time write_end;
+  EventId write_event = 0;
 
   // Policy controls (sim/policies): run-time limit, pausing, power capping.
   EventId stop_event = 0;           ///< the spec's limit_s, when it cuts the job short
@@ -128,6 +134,8 @@ struct Job {
   // Pipeline bubbles are the peak phases' own part; the start-up (model load, warm-up) is a step-level
   // job's.
   double compute_s = 0.0, comm_s = 0.0, io_s = 0.0, checkpoint_s = 0.0, bubble_s = 0.0, startup_s = 0.0;
+  /// comm_s of a step-level plan by parallel group (tensor-, context-, pipeline-, data-parallel).
+  std::array<double, workloads::kCommGroups> comm_group_s{};
   double compute_J = 0.0, comm_J = 0.0, io_J = 0.0, checkpoint_J = 0.0, bubble_J = 0.0, startup_J = 0.0;
   double peak_phase_s = 0.0, peak_phase_J = 0.0;  ///< time and GPU energy of the peak phase in progress
   /// [smoothing] (sim/power_smoothing.hpp): what its GPUs draw over the work's own draw, set at start; a

@@ -39,6 +39,9 @@ struct LedgerConfig {
   std::uint32_t gpus_per_node = 1;
   double gpu_idle_W = 0.0;
   double node_base_W = 0.0;
+  /// Non-GPU power that follows the GPUs' (fans, power conversion), per watt of GPU power: a node draws
+  /// node_base_W + (1 + node_load_fraction) x its GPUs' power.
+  double node_load_fraction = 0.0;
   double pue = 1.0;
   /// The run's first instant. Before zero is a warm-up: changes then set the state but are neither
   /// integrated nor sent to the sink, which gets the state at zero instead (see window()).
@@ -120,6 +123,7 @@ class PowerLedger {
   double base_total_W_ = 0.0;
   std::vector<std::function<void(Time, Time, double)>> observers_;
   double gpu_total_W_ = 0.0;
+  double load_ = 1.0;  ///< 1 + node_load_fraction: what a GPU watt costs its node
   double other_it_W_ = 0.0;
   double it_W_ = 0.0;
   Time last_ = Time::zero();

@@ -53,6 +53,9 @@ struct StepWave {
   EventId event = 0;            ///< the next segment boundary
   std::vector<double> stage_W;  ///< what each stage's GPUs draw now
   std::vector<double> next_W;   ///< scratch: what they draw from the segment boundary being handled
+  /// The job's GPUs stage by stage where its rank order interleaves the stages (empty: its GPUs, whose
+  /// k-th slice of GPUs / stages is stage k).
+  std::vector<GpuIndex> stage_gpus;
 };
 
 }  // namespace fleetwatt::sim

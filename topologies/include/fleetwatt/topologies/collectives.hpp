@@ -48,6 +48,18 @@ struct Collective {
 [[nodiscard]] Collective ring_reduce_scatter(const std::vector<Vertex>& ranks, double bytes);
 /// All-to-all: every rank sends bytes/p to every other rank at once; p-1 message latencies.
 [[nodiscard]] Collective all_to_all(const std::vector<Vertex>& ranks, double bytes);
+/// Rings over several groups of p ranks at once (a job's data-parallel groups), `passes` ring passes each
+/// (reduce-scatter and all-gather 1, all-reduce 2, ZeRO-3's step 3), as NCCL runs them across servers: each
+/// group's members by server; with g of them on every server, g rails (member k of each server to member k of
+/// the next, one NIC each) carry the traffic between servers, 1/g of it each: passes (p - 1) steps of bytes /
+/// (p g) per rail link. The traffic inside a server (NVLink) is not put on the fabric. Groups on one server
+/// give no transfers.
+[[nodiscard]] Collective rail_ring_groups(const Topology& topo,
+                                          const std::vector<std::vector<Vertex>>& groups, double bytes,
+                                          std::uint32_t passes);
+/// Concurrent point-to-point sends of `bytes` each (a pipeline's stage boundaries, a context-parallel
+/// ring's step): one latency, one bandwidth step at the slowest pair's rate.
+[[nodiscard]] Collective concurrent_sends(const std::vector<std::pair<Vertex, Vertex>>& pairs, double bytes);
 
 /// A collective's transfers routed and registered as flows; the flows leave the network with the object.
 class PlacedCollective {

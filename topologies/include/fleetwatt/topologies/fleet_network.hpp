@@ -40,6 +40,12 @@ struct EpochCost {
   double io_exposed_s = 0.0;    ///< the part not hidden behind compute
   double allreduce_s = 0.0;     ///< one step's all-reduce
   double read_share_Bps = 0.0;  ///< storage bandwidth the job gets
+  /// A step-level plan's traffic per step at the current shares (README "3D-parallel jobs on a fabric"):
+  /// its data-parallel rings (those inside NVLink domains at the plan's time), its pipeline sends and its
+  /// context-parallel sends, before the overlap rules of models/step_comm.hpp; `step_plan` says they hold
+  /// (then comm_s and comm_exposed_s are not used).
+  bool step_plan = false;
+  double dp_step_s = 0.0, pp_step_s = 0.0, cp_step_s = 0.0;
   /// compute + exposed communication + exposed I/O.
   [[nodiscard]] double epoch_s() const noexcept { return compute_s + comm_exposed_s + io_exposed_s; }
 };
@@ -51,10 +57,20 @@ class FleetNetwork {
   FleetNetwork(const FleetNetwork&) = delete;
   FleetNetwork& operator=(const FleetNetwork&) = delete;
 
-  /// Registers a running job on GPUs `gpus` (global indices, node-major). `epoch_compute_s` is the
-  /// predictor's compute time of one epoch. Returns a handle for the other calls.
+  /// Registers a running job on GPUs `gpus` (global indices, node-major) with its predicted plan: a
+  /// step-level plan's traffic (EpochPlan::traffic) goes on the fabric group by group, its ranks laid out
+  /// over the GPUs in ascending order as its rank order says; an epoch-level plan's whole gradients ring
+  /// over all its GPUs. Reads and checkpoints from the plan's model and checkpoint bytes. Returns a handle
+  /// for the other calls.
+  NetJob add_job(const std::vector<std::uint32_t>& gpus, const workloads::EpochPlan& plan);
+  /// An epoch-level job known by its model and its epoch's compute time (a plan of that one part).
   NetJob add_job(const std::vector<std::uint32_t>& gpus, const workloads::ModelMetadata& meta,
-                 double epoch_compute_s);
+                 double epoch_compute_s) {
+    workloads::EpochPlan plan;
+    plan.model = meta;
+    plan[workloads::PartKind::compute].s = epoch_compute_s;
+    return add_job(gpus, plan);
+  }
   /// Removes a job (and its checkpoint, if one is in progress).
   void remove_job(NetJob job);
   /// Cost of the job's next epoch at the current shares.
@@ -89,10 +105,19 @@ class FleetNetwork {
   /// use_nic and use_storage for each of these nodes (a checkpoint of a job that holds no read clients).
   void hold_nics(const std::vector<std::uint32_t>& nodes, int delta);
 
+  /// The step-level traffic of a job on its placement (add_job).
+  void add_step_traffic(JobState& s, NetJob id, std::uint64_t key);
+
   Topology topo_;
   TopologyConfig config_;
   Router router_;
+  /// Collectives (data-parallel rings) on one copy of the fabric's links, point-to-point sends (pipeline
+  /// and context-parallel) on another: a job's reduction and its sends run at different moments of its
+  /// step, so they do not share its links' bandwidth; each shares with the same kind of traffic of the
+  /// other jobs. Change groups: 2 x job (+1 for the second collective of each plane).
   std::unique_ptr<FlowNetwork> fabric_;
+  std::unique_ptr<FlowNetwork> sends_;  ///< built by sends() when a job first needs it
+  [[nodiscard]] FlowNetwork& sends();
   /// Storage readers (one client per node of a job, capped by its workers' decode rate and its NICs) and
   /// checkpoint writers (capped by NICs). Jobs sharing a node do not share its NICs here: decoding, not
   /// the NIC, bounds loading in practice. A checkpoint's duration is fixed at its start.
@@ -117,8 +142,9 @@ class FleetNetwork {
     EpochCost cost;
     double read_level = 0.0;  ///< the read pool's level it was computed at
     bool valid = false;
-    bool collective = false;  ///< the job has an all-reduce (its flows' group is its NetJob)
-    bool reads = false;       ///< the job reads from storage
+    /// Its collectives' change groups: bit 0 and 1 on fabric_ (2 x job, 2 x job + 1), 2 and 3 on sends_.
+    std::uint8_t groups = 0;
+    bool reads = false;  ///< the job reads from storage
   };
   std::vector<EpochMemo> epoch_memo_;
   std::vector<NetJob> free_;

@@ -49,6 +49,7 @@ struct TopologyConfig {
   std::uint32_t hosts_per_router = 1;                                 ///< dragonfly, torus, ring
   NodeSpec node;
   bool nvlink_set = false;  ///< nvlink_gbps given; otherwise the caller may use the GPU preset's
+  bool pcie_set = false;    ///< pcie_gbps given; otherwise the caller may use the GPU preset's
   FabricSpec fabric;
   LinkSpec nic_link{50e9, 1e-6, 20.0, 26.0};  ///< NIC to its switch
   StorageSpec storage;

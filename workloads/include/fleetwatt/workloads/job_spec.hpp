@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -43,15 +44,41 @@ enum class Recompute { none, selective, full };
 /// The recomputation named `name`; false when there is none.
 [[nodiscard]] bool parse_recompute(std::string_view name, Recompute& out) noexcept;
 
-/// How a job splits its model and batch over its GPUs (Megatron-LM 3D parallelism with ZeRO). The job's
-/// n_gpus = tp x pp x dp; experts are sharded over `ep` GPUs of the data-parallel group (ep divides dp).
-/// All ones / zeros is plain data parallelism, what every job was before these keys.
+/// How a transformer's attention runs: fused (cuDNN's fused attention, FlashAttention-3: the scores never
+/// reach memory, the causal half of them is computed, at the tensor cores' rate), as current training stacks
+/// run it; flash2 (FlashAttention-2, the same without Hopper's asynchronous tensor cores: NeMo up to 24.07,
+/// PyTorch's SDPA), slower; eager (the scores and probabilities written to memory, softmax between two
+/// batched GEMMs).
+enum class Attention { fused, flash2, eager };
+/// "fused", "flash2", "eager".
+[[nodiscard]] const char* to_string(Attention a) noexcept;
+/// The attention named `name`; false when there is none.
+[[nodiscard]] bool parse_attention(std::string_view name, Attention& out) noexcept;
+
+/// The order of a job's ranks over its GPUs, innermost first (Megatron-Core's initialize_model_parallel
+/// `order`): consecutive ranks differ in the first dimension. Megatron's default is tp-cp-dp-pp ("tp-cp-ep-
+/// dp-pp": the pipeline outermost); tp-cp-pp-dp is its use_tp_pp_dp_mapping (a replica's stages together).
+enum class RankOrder { tp_cp_dp_pp, tp_cp_pp_dp };
+/// "tp-cp-dp-pp", "tp-cp-pp-dp".
+[[nodiscard]] const char* to_string(RankOrder o) noexcept;
+/// The order named `name`; false when there is none.
+[[nodiscard]] bool parse_rank_order(std::string_view name, RankOrder& out) noexcept;
+
+/// A rank's coordinates in the job's parallel groups.
+struct RankCoords {
+  std::uint32_t tp = 0, cp = 0, pp = 0, dp = 0;
+};
+
+/// How a job splits its model and batch over its GPUs (Megatron-LM 3D parallelism with context parallelism
+/// and ZeRO). The job's n_gpus = tp x cp x pp x dp; experts are sharded over `ep` GPUs of the data-parallel
+/// group (ep divides dp). All ones / zeros is plain data parallelism, what every job was before these keys.
 struct Parallelism {
-  std::uint32_t tp = 1;           ///< tensor-parallel degree (with sequence parallelism)
-  std::uint32_t pp = 1;           ///< pipeline-parallel stages
-  std::uint32_t ep = 1;           ///< expert-parallel degree (mixture-of-experts models)
-  std::uint32_t zero = 0;         ///< ZeRO stage 0..3 (fsdp = 3)
-  std::uint32_t micro_batch = 0;  ///< sequences per micro-batch; 0: the whole per-replica batch at once
+  std::uint32_t tp = 1;    ///< tensor-parallel degree (with sequence parallelism)
+  std::uint32_t pp = 1;    ///< pipeline-parallel stages
+  std::uint32_t ep = 1;    ///< expert-parallel degree (mixture-of-experts models)
+  std::uint32_t zero = 0;  ///< ZeRO stage 0..3 (fsdp = 3)
+  std::uint32_t micro_batch =
+      0;  ///< sequences per micro-batch; 0: 1 with a pipeline, else the per-replica batch
   Recompute recompute = Recompute::none;
   /// Virtual stages (model chunks) per pipeline GPU: Megatron-LM's interleaved 1F1B schedule (Narayanan et
   /// al., SC'21, section 2.2.2) when above 1; needs pp >= 2.
@@ -61,6 +88,16 @@ struct Parallelism {
   /// embedding and the output head); 0: the even share. The other stages share the rest evenly.
   std::uint32_t first_stage_layers = 0;
   std::uint32_t last_stage_layers = 0;
+  /// Context-parallel degree: each sequence split over cp GPUs (ring attention, their KV blocks passed
+  /// around the ring under the attention's compute; Megatron-Core's cp_comm_type "p2p").
+  std::uint32_t cp = 1;
+  /// ZeRO-3 / FSDP hybrid sharding: model state sharded within groups of this many data-parallel ranks and
+  /// replicated across them (PyTorch HSDP, Megatron FSDP's outer groups); 0: sharded over the whole group.
+  std::uint32_t fsdp_shard_size = 0;
+  RankOrder order = RankOrder::tp_cp_dp_pp;
+  /// Tensor-parallel traffic overlapped with the layer's GEMMs (Transformer Engine's userbuffers, NeMo's
+  /// tp_comm_overlap); unset: on with the optimized stack and tp above 1.
+  std::optional<bool> tp_comm_overlap = std::nullopt;
 
   /// The key of a pipeline setting given without the pipeline it needs (vp, first_stage_layers,
   /// last_stage_layers need pp >= 2) and why, or {} when there is none.
@@ -73,21 +110,40 @@ struct Parallelism {
   };
   [[nodiscard]] StageLayers stage_layers(std::uint32_t blocks) const noexcept;
   /// The key of a pipeline setting that `model` of `blocks` transformer layers cannot take and why, or {}:
-  /// more chunks (pp x vp) than layers; stage layers on a model without layers; first / last stage layers
-  /// that leave the other stages no common whole number of layers, at least one.
+  /// more chunks (pp x vp) than layers; layers that do not divide among the stages without first / last
+  /// stage layers; stage layers on a model without layers; first / last stage layers that leave the other
+  /// stages no common whole number of layers, at least one.
   [[nodiscard]] std::pair<std::string, std::string> pipeline_layers_problem(std::uint32_t blocks,
                                                                             std::string_view model) const;
 
-  /// Data-parallel degree of a job on `n_gpus` GPUs (0 when tp x pp does not divide it).
-  [[nodiscard]] std::uint32_t dp(std::uint32_t n_gpus) const noexcept {
-    const std::uint32_t mp = tp * pp;
-    return mp == 0 || n_gpus % mp != 0 ? 0 : n_gpus / mp;
+  /// GPUs of one model replica: tp x cp x pp.
+  [[nodiscard]] std::uint64_t replica_gpus() const noexcept {
+    return static_cast<std::uint64_t>(tp) * cp * pp;
   }
+  /// Data-parallel degree of a job on `n_gpus` GPUs (0 when tp x cp x pp does not divide it).
+  [[nodiscard]] std::uint32_t dp(std::uint32_t n_gpus) const noexcept {
+    const std::uint64_t mp = replica_gpus();
+    return mp == 0 || n_gpus % mp != 0 ? 0 : static_cast<std::uint32_t>(n_gpus / mp);
+  }
+  /// Micro-batch in sequences for a replica batch of `per_replica` sequences: the given one (at most the
+  /// replica's batch), else one sequence with a pipeline (Megatron's default), else the whole replica batch.
+  [[nodiscard]] double micro_batch_of(double per_replica) const noexcept;
+  /// The ZeRO-3 shard group's data-parallel ranks on a job of `dp` replicas (fsdp_shard_size, or dp).
+  [[nodiscard]] std::uint32_t shard_group(std::uint32_t dp) const noexcept {
+    return zero >= 3 && fsdp_shard_size > 0 && fsdp_shard_size < dp ? fsdp_shard_size : dp;
+  }
+  /// Coordinates of rank `r` (0 .. n_gpus - 1) under `order`, and the rank of coordinates `c`.
+  [[nodiscard]] RankCoords coords(std::uint32_t r, std::uint32_t dp) const noexcept;
+  [[nodiscard]] std::uint32_t rank(const RankCoords& c, std::uint32_t dp) const noexcept;
+  /// The key of a context-parallel or sharding setting that this job cannot take and why, or {}: cp that
+  /// does not divide the sequence (`seq` tokens; in 2 cp chunks, Megatron's load balancing of the causal
+  /// mask), fsdp_shard_size without ZeRO-3 or not dividing the data-parallel degree `dp`.
+  [[nodiscard]] std::pair<std::string, std::string> split_problem(std::uint32_t seq, std::uint32_t dp) const;
   friend bool operator==(const Parallelism&, const Parallelism&) = default;
 };
 
 /// How the engine draws a job whose plan has training steps (EpochPlan::steps > 0): automatic: step by
-/// step when it is model-parallel (tp or pp above 1) and its step period is at least the run's threshold
+/// step when it is model-parallel (tp, cp or pp above 1) and its step period is at least the run's threshold
 /// ([output] step_waveform_min_s), else as epochs; steps: always step by step; epochs: the epoch's square
 /// wave, as every job before steps.
 enum class Waveform { automatic, steps, epochs };
@@ -95,6 +151,15 @@ enum class Waveform { automatic, steps, epochs };
 [[nodiscard]] const char* to_string(Waveform w) noexcept;
 /// The waveform named `name`; false when there is none.
 [[nodiscard]] bool parse_waveform(std::string_view name, Waveform& out) noexcept;
+
+/// How a job writes its checkpoints: sync (the GPUs wait for the write), async (they wait only for the copy
+/// of their shard to host memory; the write to storage proceeds beside the next steps, as NeMo's and
+/// PyTorch's distributed asynchronous checkpointing do).
+enum class CheckpointMode { sync, async };
+/// "sync", "async".
+[[nodiscard]] const char* to_string(CheckpointMode m) noexcept;
+/// The mode named `name`; false when there is none.
+[[nodiscard]] bool parse_checkpoint_mode(std::string_view name, CheckpointMode& out) noexcept;
 
 /// A step-level job's schedule around its steps (README "Step-level power waveform").
 struct StepSchedule {
@@ -105,6 +170,27 @@ struct StepSchedule {
   /// reading the checkpoint back at the bandwidth it is written at; 0 for a job matched to a recorded run
   /// time, which holds it already).
   std::optional<double> startup_s;
+  CheckpointMode checkpoint = CheckpointMode::sync;
+};
+
+/// A decoder-only transformer given by its shape (a scenario's model keys, `predict --model-shape`), so any
+/// GPT-like model can be predicted without a zoo entry: Llama's layout by default (RMSNorm, rotary
+/// positions, no biases, untied embeddings, a gated SwiGLU feed-forward), experts when experts > 1.
+struct ModelShape {
+  std::uint32_t layers = 0;      ///< 0: no shape given
+  std::uint32_t hidden = 0;      ///< d_model
+  std::uint32_t heads = 0;       ///< attention heads (hidden / heads per head)
+  std::uint32_t kv_heads = 0;    ///< key/value heads (grouped-query attention); 0: heads
+  std::uint32_t ffn_hidden = 0;  ///< feed-forward width; 0: 4 x hidden
+  std::uint32_t vocab = 0;       ///< vocabulary (0: no embedding or output head)
+  std::uint32_t experts = 1;     ///< feed-forward experts per layer (mixture of experts when above 1)
+  std::uint32_t top_k = 1;       ///< experts each token runs
+  bool gated = true;             ///< gated feed-forward (3 matrices: SwiGLU, GeGLU), else 2 (GELU, ReLU^2)
+  [[nodiscard]] bool given() const noexcept { return layers > 0; }
+  /// The key of a shape that cannot be, and why (heads not dividing hidden, kv_heads not dividing heads,
+  /// top_k above experts, a missing width); {} when it is whole.
+  [[nodiscard]] std::pair<std::string, std::string> problem() const;
+  friend bool operator==(const ModelShape&, const ModelShape&) = default;
 };
 
 /// Per-GPU power square wave of one epoch: a compute (peak) phase, then a checkpoint/sync/eval (valley)
@@ -143,6 +229,8 @@ struct ModelMetadata {
   Precision precision = Precision::fp32;
   SoftwareStack stack = SoftwareStack::eager;
   Parallelism parallel;  ///< model and pipeline split, ZeRO stage, micro-batch, recomputation
+  Attention attention = Attention::fused;  ///< how a transformer's attention runs (others: unused)
+  ModelShape shape;  ///< a model given by its shape (model names it); not given: a zoo model or FLOPs
 };
 
 /// What an epoch's time goes to, in the order the parts run: the training steps' GPU work, their
@@ -153,6 +241,63 @@ enum class PartKind : std::uint8_t { compute, comm, io, checkpoint };
 inline constexpr std::size_t kPartKinds = 4;
 /// "compute", "comm", "io", "checkpoint".
 [[nodiscard]] const char* to_string(PartKind k) noexcept;
+
+/// The parallel groups whose exposed communication a step-level plan keeps apart (EpochPlan::comm_by_group):
+/// tensor-parallel collectives (inside the NVLink domain: never re-timed by a fabric), context-parallel KV
+/// exchange, pipeline sends and the data-parallel reduction.
+enum class CommGroup : std::uint8_t { tp, cp, pp, dp };
+inline constexpr std::size_t kCommGroups = 4;
+/// "tp", "cp", "pp", "dp".
+[[nodiscard]] const char* to_string(CommGroup g) noexcept;
+
+/// The traffic of one training step that may cross servers, per GPU, as the predictor planned it: what a
+/// network model re-times from the job's placement (README "3D-parallel jobs on a fabric"). The timing
+/// arithmetic that turns it into exposed seconds is models/step_comm.hpp, for the predictor and the network
+/// alike.
+struct StepTraffic {
+  /// A ring collective over each group of `ranks` GPUs: `passes` ring passes (reduce-scatter 1, all-gather
+  /// 1, all-reduce 2), each moving (ranks - 1) / ranks of `bytes` per GPU, `times` per step. `fabric`: its
+  /// groups leave the NVLink domain, so a network model re-times it; otherwise it keeps `plan_s`, its
+  /// seconds per step as planned (on the domain's measured collective bandwidth).
+  struct Ring {
+    std::uint32_t ranks = 1;
+    double bytes = 0.0;
+    double passes = 0.0;
+    double times = 0.0;
+    bool fabric = false;
+    double plan_s = 0.0;
+    /// On the fabric: the group's members per NVLink domain, g. NCCL runs a ring (channel) per NIC, so the
+    /// traffic between domains goes over g rails at once, each carrying 1/g of it; the ring cannot be faster
+    /// than `floor_s`, its traffic over the domain's NVLink bus bandwidth.
+    std::uint32_t rails = 1;
+    double floor_s = 0.0;
+    [[nodiscard]] bool any() const noexcept {
+      return ranks > 1 && bytes > 0.0 && passes > 0.0 && times > 0.0;
+    }
+    friend bool operator==(const Ring&, const Ring&) = default;
+  };
+  /// Point-to-point sends on the step's critical path, each of `bytes` per GPU; `fabric` and `plan_s` as
+  /// for a ring.
+  struct Sends {
+    double bytes = 0.0;
+    double count = 0.0;
+    bool fabric = false;
+    double plan_s = 0.0;
+    [[nodiscard]] bool any() const noexcept { return bytes > 0.0 && count > 0.0; }
+    friend bool operator==(const Sends&, const Sends&) = default;
+  };
+  /// The data-parallel reduction (and ZeRO-3's gathers) over each data-parallel group of tp x cp x pp-th
+  /// ranks (data x context parallel: context-parallel ranks hold the same weights), or over each shard group
+  /// under hybrid sharding; `dp_outer`: hybrid sharding's all-reduce of each shard across the replicas.
+  Ring dp, dp_outer;
+  double dp_window_s = 0.0;  ///< the step's compute the data-parallel traffic can hide behind
+  double dp_overlap = 0.0;   ///< the share of the traffic that can hide at most
+  Sends pp;                  ///< pipeline boundary sends of the fill and the drain
+  Sends cp;                  ///< context-parallel KV (and gradient) blocks around the ring
+  double cp_window_s = 0.0;  ///< the attention compute of the step they pass under
+  double alpha_s = 0.0;      ///< software latency per message (per ring step, per send)
+  friend bool operator==(const StepTraffic&, const StepTraffic&) = default;
+};
 
 /// One part of an epoch: how long it lasts and what each of the job's GPUs draws meanwhile.
 struct EpochPart {
@@ -176,6 +321,26 @@ struct EpochPlan {
   /// Pipeline bubble per epoch (total over its steps): stage GPUs wait while the pipeline fills and
   /// drains, near their resident floor. Part of the peak phase; never re-timed by the network.
   EpochPart bubble{};
+  /// A step-level plan's exposed communication per epoch by parallel group (CommGroup); they sum to the
+  /// comm part's seconds. Zero for an epoch-level plan.
+  std::array<double, kCommGroups> comm_by_group{};
+  /// A step-level plan's traffic per step (what a fabric re-times), shared and never changed; null for an
+  /// epoch-level plan (most jobs: a plan stays small), whose traffic the network derives from `model` (its
+  /// whole gradients over all its GPUs).
+  std::shared_ptr<const StepTraffic> traffic;
+  /// The job's whole checkpoint (weights and optimiser state, every shard), bytes, and how many of its GPUs
+  /// write a shard of it; 0 bytes: the network derives them from `model` (an epoch-level plan of another
+  /// predictor).
+  double checkpoint_bytes = 0.0;
+  std::uint32_t checkpoint_writers = 0;
+  /// The write of checkpoint_bytes at the planned storage bandwidth, and (asynchronous checkpoints) the
+  /// copy of each GPU's shard to host memory. The checkpoint part is the fixed end-of-epoch work plus the
+  /// write (sync) or the copy (async: the write proceeds beside the next steps).
+  double checkpoint_write_s = 0.0;
+  double checkpoint_copy_s = 0.0;
+  bool checkpoint_async = false;
+  /// The checkpoint part's fixed work (barrier, metadata, loader restart): what is not the write or copy.
+  [[nodiscard]] double checkpoint_fixed_s() const noexcept;
 
   [[nodiscard]] EpochPart& operator[](PartKind k) noexcept { return parts[static_cast<std::size_t>(k)]; }
   [[nodiscard]] const EpochPart& operator[](PartKind k) const noexcept {

@@ -41,6 +41,9 @@ struct FleetConfig {
   std::optional<double> gpu_idle_W;  ///< overrides the preset's idle power
   std::optional<double> gpu_tdp_W;   ///< overrides the preset's TDP
   double node_base_W = 0.0;          ///< CPU, memory, fans, NIC idle: drawn always
+  /// Non-GPU power that follows the GPUs' (fans, power conversion, CPUs feeding them), per watt of GPU
+  /// power ([fleet] node_load_w_per_gpu_w): a node draws node_base_W + (1 + this) x its GPUs' power.
+  double node_load_fraction = 0.0;
   /// [[fleet.group]] tables in scenario order (empty: the identical nodes above). With groups, the loader
   /// sets nodes to the total, gpus_per_node to the largest node and gpu to the first group's preset.
   std::vector<FleetGroupConfig> groups;

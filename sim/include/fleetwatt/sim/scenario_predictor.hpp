@@ -1,0 +1,19 @@
+// The predictor configuration of a scenario as a run uses it: its [predictor] table, plus what the rest of
+// the scenario says of the links a job's step and checkpoint use, so that `fleetwatt predict --scenario`
+// and `fleetwatt run` plan a job on the same hardware: the NVLink domain is a node of [fleet]
+// (gpus_per_node, unless the GPU preset's domain is larger, as a GB200 NVL72 rack's), and with a
+// [topology] the inter-node bandwidth per GPU is its NICs' (nics_per_node x nic_gbps / gpus_per_node) and
+// the checkpoint storage bandwidth its storage servers' (storage_servers x storage_gbps).
+#pragma once
+
+#include "fleetwatt/workloads/scenario.hpp"
+
+namespace fleetwatt::sim {
+
+/// `s.predictor` with the fleet's and the fabric's links filled in for a predictor that declares them
+/// (datasheet: gpus_per_node, internode_gbytes_per_s, storage_gbytes_per_s; component: the storage). A key
+/// the [topology] settles and the [predictor] table also gives is refused (ConfigError at that key): the
+/// two would plan and run the same job on different links.
+[[nodiscard]] workloads::PredictorConfig scenario_predictor_config(const workloads::Scenario& s);
+
+}  // namespace fleetwatt::sim

@@ -1,0 +1,62 @@
+// A scenario's predictor configuration with its fleet's and fabric's links (see the header).
+#include "fleetwatt/sim/scenario_predictor.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "fleetwatt/models/gpu_hardware.hpp"
+#include "fleetwatt/topologies/topology_config.hpp"
+
+namespace fleetwatt::sim {
+
+workloads::PredictorConfig scenario_predictor_config(const workloads::Scenario& s) {
+  workloads::PredictorConfig c = s.predictor;
+  const bool datasheet = c.kind == "datasheet", component = c.kind == "component";
+  if (!datasheet && !component) return c;
+  const workloads::SourceLocation at =
+      s.fleet.groups.empty() ? s.fleet.gpu_origin : s.fleet.groups.front().gpu_origin;
+  const std::uint32_t per_node =
+      s.fleet.groups.empty() ? s.fleet.gpus_per_node : s.fleet.groups.front().gpus_per_node;
+  if (datasheet && !c.params.has("gpus_per_node")) {
+    // The preset's NVLink domain where it spans several nodes (a GB200 NVL72 rack of 4-GPU trays).
+    std::uint32_t domain = per_node;
+    try {
+      const std::string& id = s.fleet.groups.empty() ? s.fleet.gpu : s.fleet.groups.front().gpu;
+      const models::GpuHardware gpu = models::find_gpu(id, {});
+      if (gpu.nvlink_domain_gpus > domain) domain = gpu.nvlink_domain_gpus;
+    } catch (const std::out_of_range&) {
+      // A GPU from the scenario's own preset file: the node is its domain.
+    }
+    c.params.set("gpus_per_node", {static_cast<double>(domain), at});
+  }
+  if (!s.topology) return c;
+  const topologies::TopologyConfig t = topologies::parse_topology_config(*s.topology, s.file.parent_path());
+  const auto settle = [&](const char* key, double value, const char* why) {
+    if (c.params.has(key))
+      throw workloads::ConfigError(c.params.where_of(key), c.params.dotted(key),
+                                   fmt::format("the [topology] sets it ({}); give it there, not here", why));
+    c.params.set(key, {value, s.topology->where()});
+  };
+  if (datasheet && per_node > 0) {
+    // Each GPU's share of its server's NICs, at most its own PCIe link to them (the scenario's pcie_gbps,
+    // else the GPU preset's, as the run builds the fabric).
+    double pcie = t.node.pcie.bandwidth_Bps;
+    if (!t.pcie_set) {
+      const std::string& id = s.fleet.groups.empty() ? s.fleet.gpu : s.fleet.groups.front().gpu;
+      try {
+        const models::GpuHardware gpu = models::find_gpu(id, {});
+        if (gpu.pcie_bw_Bps > 0.0) pcie = gpu.pcie_bw_Bps;
+      } catch (const std::out_of_range&) {
+      }
+    }
+    settle("internode_gbytes_per_s", std::min(t.nic_link.bandwidth_Bps * t.node.nics / per_node, pcie) / 1e9,
+           "nics_per_node x nic_gbps / gpus_per_node, at most the GPU's PCIe");
+  }
+  if (t.storage.servers > 0)
+    settle("storage_gbytes_per_s", t.storage.servers * t.storage.link.bandwidth_Bps / 1e9,
+           "storage_servers x storage_gbps");
+  return c;
+}
+
+}  // namespace fleetwatt::sim
