@@ -227,7 +227,8 @@ TensorGemmFit fit_tensor_gemm(const std::vector<TensorGemmSample>& samples,
   TensorGemmFit fit = fit_without_check(all, mamf);
   // Leave-one-GPU-out: the fit without the GPU's kernels gives its eta_max by the rule (its MAMF figure, a
   // datasheet-like number, stays; mamf_ratio comes from the others) and t0 of its source.
-  for (const auto& [gpu, eta] : fit.eta_max) {
+  for (const auto& entry : fit.eta_max) {
+    const std::string& gpu = entry.first;  // a plain reference: clang 14 cannot capture a structured binding
     std::vector<const Kernel*> train, test;
     for (const Kernel* k : all) (k->gpu == gpu ? test : train).push_back(k);
     if (train.empty()) continue;
