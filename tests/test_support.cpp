@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -14,6 +15,9 @@
 namespace fleetwatt::test {
 
 std::optional<std::filesystem::path> shared_data() {
+  // FLEETWATT_TEST_NO_SHARED_DATA=1 makes a checkout with the data behave as a user's clone without it.
+  if (const char* off = std::getenv("FLEETWATT_TEST_NO_SHARED_DATA"); off != nullptr && *off == '1')
+    return std::nullopt;
   std::filesystem::path p = FLEETWATT_SHARED_DATA;
   if (std::filesystem::is_directory(p)) return p;
   return std::nullopt;

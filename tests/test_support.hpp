@@ -8,7 +8,8 @@
 
 namespace fleetwatt::test {
 
-/// ../shared/data beside the checkout, or nothing when it is absent (a user's clone).
+/// ../shared/data beside the checkout, or nothing when it is absent (a user's clone) or the environment's
+/// FLEETWATT_TEST_NO_SHARED_DATA is 1.
 [[nodiscard]] std::optional<std::filesystem::path> shared_data();
 /// The source tree root.
 [[nodiscard]] std::filesystem::path source_dir();

@@ -1,9 +1,9 @@
-// `fleetwatt bench [SCENARIO]`: speed figures for the README: events per second, wall time and peak memory
+// `fleetwatt bench [SCENARIO]`: docs/development.md's figures: events per second, wall time and peak memory
 // of a whole run (HDF5 output included), the default predictor's predictions per second (predict-100k), and
 // the peak memory of a short and a long run of the same fleet (each `fleetwatt run` in a process of its own,
 // so neither shares the other's peak), on this machine. `--network-scaling N` times the scenario at N x its
 // fleet and arrivals with and without its [topology], and at 100,000 GPUs with it, each in a child process of
-// its own so that peak memory is each run's alone (issue 15: the network at most 1.5x the time and 2x the
+// its own so that peak memory is each run's alone (the goals: the network at most 1.5x the time and 2x the
 // memory, 100,000 GPUs in 4 GiB).
 #include <spawn.h>
 #include <sys/resource.h>
@@ -49,7 +49,8 @@ struct BenchOptions {
   std::vector<double> memory_days{1.0, 30.0};
 };
 
-/// The issue-15 limits the scaling comparison checks.
+/// The network model's scaling goals the comparison checks: at most 1.5x the time and 2x the memory of the
+/// run without it, and 100,000 GPUs in 4 GiB.
 constexpr double kTimeRatioGoal = 1.5, kMemoryRatioGoal = 2.0, kBigRunGoalMiB = 4096.0;
 
 /// Scales a generated workload's fleet: nodes x factor (rounded) and arrivals x the same node ratio, so
@@ -355,7 +356,7 @@ void add_bench_command(CLI::App& app, Action& action) {
   cmd->add_option("--network-scaling", opts->network_scaling,
                   "Compare, each in its own process: the scenario at N x its fleet and arrivals with its "
                   "[topology] and without, and at --network-gpus GPUs with it (wall time, peak RSS, the "
-                  "issue-15 goals: <= 1.5x time, <= 2x memory, <= 4 GiB)")
+                  "network model's goals: <= 1.5x time, <= 2x memory, <= 4 GiB)")
       ->type_name("N")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--network-gpus", opts->network_gpus,

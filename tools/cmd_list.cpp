@@ -1,7 +1,7 @@
 // `fleetwatt list`: the registered predictors, schedulers, placement policies, interconnect kinds and trace
 // formats with their declared parameters (the same declarations that check a scenario's keys), then job
 // classes, GPU presets, the model zoo and power-law presets. `--markdown` prints the registries as the
-// README's tables.
+// tables of docs/components.md.
 #include <fmt/format.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -116,7 +116,7 @@ void add_list_command(CLI::App& app, Action& action) {
   auto markdown = std::make_shared<bool>(false);
   cmd->add_flag("--markdown", *markdown,
                 "Print the predictors, schedulers, placements, interconnects and trace formats as Markdown "
-                "tables (the README's)");
+                "tables (docs/components.md's)");
   cmd->callback([&action, markdown] {
     action = [markdown] {
       if (*markdown) {

@@ -54,11 +54,11 @@ void add_run_command(CLI::App& app, Action& action) {
       app.add_subcommand("run", "Simulate a scenario; write an HDF5 result file and print a summary");
   cmd->add_option(
          "scenario", opts->scenario,
-         "Scenario TOML file (README, 'Scenario reference'): [fleet] of identical nodes or of "
+         "Scenario TOML file (docs/scenario.md, 'Scenario reference'): [fleet] of identical nodes or of "
          "[[fleet.group]] node groups (nodes, gpus_per_node, gpu; one GPU type per job), [facility], "
-         "[predictor], [scheduler], [workload], [output]; or a region file of [[site]] tables (README, "
-         "'Regions'), each site a scenario, run one after another into OUTPUT.sites/ with the region's "
-         "summed series and coincident peak in OUTPUT")
+         "[predictor], [scheduler], [workload], [output]; or a region file of [[site]] tables (docs/cli.md, "
+         "'A region of sites'), each site a scenario, run one after another into OUTPUT.sites/ with the "
+         "region's summed series and coincident peak in OUTPUT")
       ->required();
   cmd->add_option("-o,--output", opts->output, "Result file (HDF5); default: the scenario's [output] path");
   cmd->add_option("--seed", opts->seed, "Random seed; overrides the scenario's seed");

@@ -1,6 +1,6 @@
 // `fleetwatt list`'s layout, apart from what it lists: registry entries (name, one-line description,
-// declared parameters) as wrapped text for a terminal or as Markdown tables for the README. Kept apart
-// so the tests can lay out names longer than any built-in one.
+// declared parameters) as wrapped text for a terminal or as Markdown tables for docs/components.md. Kept
+// apart so the tests can lay out names longer than any built-in one.
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,8 @@
 // Binary-heap event queue with a total (time, priority, sequence) order and lazy cancellation.
 #include "fleetwatt/core/event_queue.hpp"
 
+#include "fleetwatt/core/assert.hpp"
+
 #include <fmt/format.h>
 #include <algorithm>
 #include <stdexcept>
@@ -20,9 +22,8 @@ bool EventQueue::later(const Entry& a, const Entry& b) {
 }
 
 EventId EventQueue::schedule_at(Time t, Callback cb, int priority) {
-  if (t < now_)
-    throw std::logic_error(
-        fmt::format("event scheduled in the past: at {} but now is {}", format_time(t), format_time(now_)));
+  FLEETWATT_ASSERT(t >= now_, fmt::format("event scheduled in the past: at {} but now is {}", format_time(t),
+                                          format_time(now_)));
   std::uint32_t slot;
   if (free_slots_.empty()) {
     slot = static_cast<std::uint32_t>(slots_.size());
@@ -39,7 +40,7 @@ EventId EventQueue::schedule_at(Time t, Callback cb, int priority) {
 }
 
 EventId EventQueue::schedule_in(Duration d, Callback cb, int priority) {
-  if (d < Duration::zero()) throw std::logic_error(fmt::format("negative delay of {} ns", d.ns()));
+  FLEETWATT_ASSERT(d >= Duration::zero(), fmt::format("negative delay of {} ns", d.ns()));
   return schedule_at(now_ + d, std::move(cb), priority);
 }
 
@@ -91,7 +92,7 @@ bool EventQueue::step() {
   s.pending = false;
   ++s.generation;
   free_slot(e.slot);
-  if (e.time < now_) throw std::logic_error("event queue order violated");
+  FLEETWATT_ASSERT(e.time >= now_, "event queue order violated");
   now_ = e.time;
   ++events_run_;
   e.callback();
@@ -99,7 +100,7 @@ bool EventQueue::step() {
 }
 
 std::uint64_t EventQueue::run_until(Time t) {
-  if (t < now_) throw std::logic_error("run_until a time in the past");
+  FLEETWATT_ASSERT(t >= now_, "run_until a time in the past");
   std::uint64_t n = 0;
   for (;;) {
     auto next = next_time();

@@ -2,7 +2,7 @@
 policies, and write scheduling policies in Python.
 
 The engine is fleetwatt's C++ one (the _fleetwatt extension): a run from here writes the very result file
-`fleetwatt run` writes, and results are read back through the C++ result reader. See README.md, "Python".
+`fleetwatt run` writes, and results are read back through the C++ result reader. See docs/python.md.
 
     import fleetwatt
     r = fleetwatt.run(fleetwatt.load_scenario("workloads/scenarios/day-fleet.toml"))
@@ -143,7 +143,7 @@ class Result:
     .to_hdf5(path) copies the result file.
     """
 
-    # The root attributes a run's file has (README, "Result file (HDF5)"): integers, the rest text.
+    # The root attributes a run's file has (docs/results.md, "Result file (HDF5)"): integers, the rest text.
     _INTEGER_ATTRIBUTES = ("seed", "start_unix_s", "start_utc_offset_s")
     _TEXT_ATTRIBUTES = ("scenario", "scenario_file", "fleetwatt_version", "git_commit", "created", "hdf5_version",
                         "start")

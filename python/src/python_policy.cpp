@@ -1,6 +1,8 @@
 // The Python policy trampoline (see python_policy.hpp).
 #include "python_policy.hpp"
 
+#include "fleetwatt/core/assert.hpp"
+
 #include <stdexcept>
 
 namespace py = pybind11;
@@ -8,14 +10,13 @@ namespace py = pybind11;
 namespace fleetwatt::python {
 
 sim::SchedulerContext& PolicyContext::ctx() const {
-  if (!ctx_)
-    throw std::logic_error("a scheduling context is only valid during the schedule() call it was given to");
+  FLEETWATT_ASSERT(ctx_, "a scheduling context is only valid during the schedule() call it was given to");
   return *ctx_;
 }
 
 const sim::Engine& PolicyContext::engine() const {
-  if (!ctx_ || !engine_)
-    throw std::logic_error("a scheduling context is only valid during the schedule() call it was given to");
+  FLEETWATT_ASSERT(ctx_ && engine_,
+                   "a scheduling context is only valid during the schedule() call it was given to");
   return *engine_;
 }
 

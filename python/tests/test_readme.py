@@ -1,6 +1,6 @@
-# The README's Python examples run as written: every ```python block of its "Python" section, in order, in
-# one namespace, from a scratch folder that sees the repository's scenarios (the blocks use relative paths
-# and write day.h5 where they run).
+# The documentation's Python examples run as written: the README's own block, and every ```python block of
+# docs/python.md, in order, in one namespace. Each runs from a scratch folder that sees the repository's
+# scenarios (the blocks use relative paths and write day.h5 where they run).
 import os
 import re
 
@@ -11,22 +11,36 @@ import fleetwatt
 from conftest import ROOT
 
 
-def readme_python_blocks():
-    text = (ROOT / "README.md").read_text()
-    start = text.index("\n## Python")
-    section = text[start:text.index("\n## ", start + 1)]
-    return re.findall(r"```python\n(.*?)```", section, flags=re.S)
+def python_blocks(page):
+    return re.findall(r"```python\n(.*?)```", (ROOT / page).read_text(), flags=re.S)
 
 
-def test_readme_python_blocks_run(tmp_path, monkeypatch):
-    blocks = readme_python_blocks()
-    assert len(blocks) >= 2  # reading and running, policies
+def run_in_scratch(page, blocks, tmp_path, monkeypatch):
     for d in ("workloads", "examples"):
         os.symlink(ROOT / d, tmp_path / d)
     monkeypatch.chdir(tmp_path)
     namespace = {}
     for block in blocks:
-        exec(compile(block, "README.md", "exec"), namespace)
+        exec(compile(block, page, "exec"), namespace)
+    return namespace
+
+
+def test_readme_python_block_runs(tmp_path, monkeypatch, capsys):
+    blocks = python_blocks("README.md")
+    assert len(blocks) == 1  # the README's fifteen lines or so
+    assert len([line for line in blocks[0].splitlines() if line.strip()]) <= 20
+    namespace = run_in_scratch("README.md", blocks, tmp_path, monkeypatch)
+    # What the block says it does: the default day at a tenth of its size, its summary printed.
+    r = namespace["r"]
+    assert r.nodes.shape[0] == 100
+    assert r.summary["facility_energy_J"] > 0
+    assert "fleetwatt run: 24.00 h simulated" in capsys.readouterr().out
+
+
+def test_python_page_blocks_run(tmp_path, monkeypatch):
+    blocks = python_blocks("docs/python.md")
+    assert len(blocks) >= 2  # reading and running, policies
+    namespace = run_in_scratch("docs/python.md", blocks, tmp_path, monkeypatch)
     # What the blocks left behind is what they say: the day of 200 servers written to day.h5 and read back.
     old = namespace["old"]
     assert old.nodes.shape[0] == 200

@@ -281,7 +281,7 @@ def test_ctrl_c_stops_a_run_cleanly(root, tmp_path):
 
 
 def test_scenario_warnings_are_python_warnings(two_jobs):
-    # A PUE above 3 is allowed with a warning (README "Bad input"); the command line prints it on stderr.
+    # A PUE above 3 is allowed with a warning (docs/cli.md, "Bad input"); the command line prints it on stderr.
     with pytest.warns(fleetwatt.FleetwattWarning, match="pue"):
         s = fleetwatt.load_scenario(two_jobs, **{"facility.pue": 3.5})
     assert s.take_warnings() == []  # each warning once

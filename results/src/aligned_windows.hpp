@@ -1,6 +1,6 @@
 // Clock-aligned windows streamed one interval at a time: peaks and ramps between consecutive complete
-// windows (README, "Result file (HDF5)"). Shared by the grid metrics and the power-quality figures so both
-// define a ramp the same way.
+// windows (docs/results.md, "Result file (HDF5)"). Shared by the grid metrics and the power-quality figures
+// so both define a ramp the same way.
 #pragma once
 
 #include <algorithm>

@@ -58,7 +58,7 @@ void write_grid_metrics(H5::Group& summary, H5::Group& grid, const GridMetrics& 
   write_string_attribute(
       grid, "description",
       "grid metrics of /facility/facility_power_W; windows are aligned to the clock of the "
-      "root attribute `start` (README, Result file)");
+      "root attribute `start` (docs/results.md, Result file)");
 }
 
 }  // namespace fleetwatt::results

@@ -160,11 +160,11 @@ const std::vector<std::string>& comparison_columns() {
       "policy", "jobs_done", "jct_mean_s", "jct_p50_s", "jct_p99_s", "wait_mean_s", "makespan_s", "gpu_util",
       "it_energy_J", "facility_energy_J", "peak_facility_W", "p95_facility_W", "carbon_kg", "cost",
       "lost_gpu_hours", "deadline_misses", "series_energy_J", "jobs_total", "wall_s",
-      // Power quality (README, /power_quality), after the older columns so their positions stay.
+      // Power quality (docs/results.md, /power_quality), after the older columns so their positions stay.
       "ramp_up_1s_W", "ramp_down_1s_W", "ramp_up_1min_W", "ramp_down_1min_W", "ramp_up_15min_W",
       "ramp_down_15min_W", "dynamic_range_1s_W", "dynamic_range_1min_W", "band_share_0p01_0p1Hz",
       "band_share_0p1_1Hz", "band_share_1_5Hz", "band_share_5_20Hz", "dominant_frequency_Hz",
-      // Band energies (variance in the band) and [smoothing]'s extra energy, after those (issue 12 item 7).
+      // Band energies (variance in the band) and [smoothing]'s extra energy, after those.
       "band_energy_0p01_0p1Hz_W2", "band_energy_0p1_1Hz_W2", "band_energy_1_5Hz_W2", "band_energy_5_20Hz_W2",
       "smoothing_energy_J"};
   return c;

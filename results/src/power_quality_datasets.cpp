@@ -55,7 +55,7 @@ void write_power_quality(H5::Group& g, const PowerQuality& q) {
                "1: samples per FFT (a power of two; zero padding included)");
   write_string_attribute(g, "description",
                          "power-quality figures of /facility/facility_power_W: ramps and dynamic range over "
-                         "clock-aligned windows, fluctuation energy by frequency band (README, Result file)");
+                         "clock-aligned windows, fluctuation energy by frequency band (docs/results.md)");
 }
 
 }  // namespace fleetwatt::results

@@ -102,7 +102,8 @@ std::string format_summary(const sim::RunSummary& s, const GridMetrics& grid, co
                        grid.coincident_hours));
   }
   if (quality.interval_s > 0) {
-    // Power quality: how fast and at what frequencies the facility's draw swings (README, /power_quality).
+    // Power quality: how fast and at what frequencies the facility's draw swings (docs/results.md,
+    // /power_quality).
     auto mw = [](double w) { return std::isnan(w) ? std::string("-") : fmt::format("{:.3f} MW", w / 1e6); };
     line("max ramp per 1 s",
          fmt::format("up {}, down {}", mw(quality.ramp_up_W[0]), mw(quality.ramp_down_W[0])));
@@ -117,7 +118,7 @@ std::string format_summary(const sim::RunSummary& s, const GridMetrics& grid, co
     }
     line("fluctuation energy", shares.empty() ? std::string("-") : shares);
     // The absolute band energy (variance, MW^2): what a grid study's oscillation limit compares, and what
-    // [smoothing] lowers (issue 12: the 0.1-5 Hz band).
+    // [smoothing] lowers (the 0.1-5 Hz band).
     std::string energies;
     for (std::size_t b = 0; b < kPowerQualityBands.size(); ++b) {
       if (std::isnan(quality.band_energy_W2[b])) continue;

@@ -1,6 +1,8 @@
 // Grid import through the site's batteries, and carbon and cost re-priced on it (see battery_bank.hpp).
 #include "fleetwatt/sim/battery_bank.hpp"
 
+#include "fleetwatt/core/assert.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -48,8 +50,8 @@ void BatteryBank::facility_sample(Time start, double it_W, double facility_W, do
 }
 
 void BatteryBank::grid_sample(Time start, double carbon_kg, double cost) {
-  if (pending_.empty() || pending_.front().start != start)
-    throw std::logic_error("battery bank: a grid sample without its facility sample");
+  FLEETWATT_ASSERT(!pending_.empty() && pending_.front().start == start,
+                   "battery bank: a grid sample without its facility sample");
   const Pending p = pending_.front();
   pending_.pop_front();
   const double t0 = start.seconds(), t1 = t0 + p.dt_s;

@@ -1,6 +1,8 @@
 // GPU ownership with per-node free counts bucketed for fast first-fit lookups.
 #include "fleetwatt/sim/cluster.hpp"
 
+#include "fleetwatt/core/assert.hpp"
+
 #include <fmt/format.h>
 #include <algorithm>
 #include <stdexcept>
@@ -61,10 +63,10 @@ void Cluster::move_bucket(NodeIndex n, std::uint32_t from, std::uint32_t to) {
 
 void Cluster::allocate(JobIndex job, std::span<const GpuIndex> gpus) {
   for (GpuIndex g : gpus) {
-    if (g >= owner_.size()) throw std::logic_error(fmt::format("GPU {} does not exist", g));
-    if (owner_[g] != kNoJob)
-      throw std::logic_error(
-          fmt::format("GPU {} double-booked: held by job #{}, asked for by job #{}", g, owner_[g], job));
+    FLEETWATT_ASSERT(g < owner_.size(), fmt::format("GPU {} does not exist", g));
+    FLEETWATT_ASSERT(
+        owner_[g] == kNoJob,
+        fmt::format("GPU {} double-booked: held by job #{}, asked for by job #{}", g, owner_[g], job));
   }
   for (GpuIndex g : gpus) {
     owner_[g] = job;
@@ -77,8 +79,8 @@ void Cluster::allocate(JobIndex job, std::span<const GpuIndex> gpus) {
 
 void Cluster::release(JobIndex job, std::span<const GpuIndex> gpus) {
   for (GpuIndex g : gpus) {
-    if (g >= owner_.size() || owner_[g] != job)
-      throw std::logic_error(fmt::format("GPU {} released by job #{} which does not hold it", g, job));
+    FLEETWATT_ASSERT(g < owner_.size() && owner_[g] == job,
+                     fmt::format("GPU {} released by job #{} which does not hold it", g, job));
     owner_[g] = kNoJob;
     const NodeIndex n = node_of(g);
     move_bucket(n, free_per_node_[n], free_per_node_[n] + 1);

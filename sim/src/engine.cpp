@@ -3,15 +3,16 @@
 
 #include "engine_controls.hpp"
 #include "engine_failures.hpp"
+#include "fleetwatt/core/assert.hpp"
 #include "fleetwatt/models/clock_model.hpp"
 #include "fleetwatt/sim/network_model.hpp"
 #include "fleetwatt/sim/topology_placement.hpp"
+#include "job_intake.hpp"
 
 #include <fmt/format.h>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <filesystem>
 
 namespace fleetwatt::sim {
 
@@ -100,67 +101,6 @@ LedgerConfig ledger_config(const EngineSetup& s, const FleetLayout& layout, cons
 }
 }  // namespace
 
-namespace {
-// An explicit phase power's key as its user wrote it: a jobs CSV column (peak_W) or a scenario key (peak_w).
-std::string phase_key(const workloads::JobSpec& spec, const char* phase) {
-  const bool csv = std::filesystem::path(spec.class_origin.file).extension() == ".csv";
-  return std::string(phase) + (csv ? "_W" : "_w");
-}
-}  // namespace
-
-void Engine::check_plan(const workloads::JobSpec& spec, workloads::EpochPlan& plan,
-                        const models::GpuHardware& gpu) {
-  // Explicit phases are the user's numbers: a valley above the peak, a peak below the GPU's idle power
-  // (running the job would lower the node's power) or a power above what the GPU can draw is bad input.
-  if (spec.phases) {
-    if (spec.phases->valley_W > spec.phases->peak_W)
-      throw workloads::ConfigError(spec.class_origin, phase_key(spec, "valley"),
-                                   fmt::format("job {}: valley {:g} W is above its peak {:g} W", spec.id,
-                                               spec.phases->valley_W, spec.phases->peak_W));
-    if (spec.phases->peak_W < gpu.idle_W)
-      throw workloads::ConfigError(
-          spec.class_origin, phase_key(spec, "peak"),
-          fmt::format("job {}: peak {:g} W is below the {} GPU's idle power of {:g} W (running it would "
-                      "lower the node's power)",
-                      spec.id, spec.phases->peak_W, gpu.id, gpu.idle_W));
-    for (const auto& [phase, w] : {std::pair{"peak", spec.phases->peak_W}, {"valley", spec.phases->valley_W}})
-      if (w > gpu.tdp_W)
-        throw workloads::ConfigError(spec.class_origin, phase_key(spec, phase),
-                                     fmt::format("job {}: {:g} W per GPU is above the {} GPU's TDP of {:g} W",
-                                                 spec.id, w, gpu.id, gpu.tdp_W));
-  }
-  bool finite = true;
-  plan.each_part([&](const workloads::EpochPart& part) {
-    finite = finite && part.s >= 0 && part.W >= 0 && std::isfinite(part.s) && std::isfinite(part.W);
-  });
-  if (!finite || !(plan.epoch_s() > 0) || !std::isfinite(plan.epoch_s())) {
-    const auto p = plan.profile();
-    throw workloads::ConfigError(
-        spec.class_origin, "phases",
-        fmt::format("job {}: predictor '{}' gave an impossible phase profile (peak {} W for "
-                    "{} s, valley {} W for {} s)",
-                    spec.id, predictor_.name(), p.peak_W, p.peak_s, p.valley_W, p.valley_s));
-  }
-  const auto p = plan.profile();
-  // An epoch the clock cannot hold comes from the job's input (a dataset_samples of 1e15, say): bad input
-  // at the job's place, not an internal error mid-run.
-  if (!(std::max(p.peak_s, p.valley_s) <= core::kMaxInputSeconds))
-    throw workloads::ConfigError(
-        spec.class_origin, "dataset_samples",
-        fmt::format("job {}: one epoch would last {:.3g} s, beyond the {:.0e} s a run can simulate", spec.id,
-                    p.peak_s + p.valley_s, core::kMaxInputSeconds));
-  if (Duration::from_seconds(p.peak_s) + Duration::from_seconds(p.valley_s) <= Duration::zero())
-    throw workloads::ConfigError(spec.class_origin, "phases",
-                                 fmt::format("job {}: epoch shorter than 1 ns", spec.id));
-  // A prediction beyond the hardware (a fitted formula far outside its data, say) is capped at the TDP,
-  // and counted: the summary says how many.
-  bool capped = false;
-  plan.each_part([&](workloads::EpochPart& part) {
-    if (part.W > gpu.tdp_W) part.W = gpu.tdp_W, capped = true;
-  });
-  if (capped) ++summary_.capped_predictions;
-}
-
 Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
                const models::PowerPredictor& predictor, std::unique_ptr<Scheduler> scheduler,
                std::unique_ptr<PlacementPolicy> placement)
@@ -223,7 +163,7 @@ Engine::Engine(EngineSetup setup, std::unique_ptr<workloads::JobSource> source,
   // arrivals. Arrivals have a priority of their own (engine_controls.hpp), so at one instant they still run
   // in job order and before a policy's wake-ups, as when every arrival was scheduled up front.
   schedule_next_arrival();
-  // Network (issue 5): build the interconnect, give rack-aware placement its racks, draw idle network power.
+  // Network: build the interconnect, give rack-aware placement its racks, draw idle network power.
   if (setup_.topology) {
     network_ = std::make_unique<NetworkModel>(*setup_.topology, cluster_.nodes(), cluster_.gpus_per_node(),
                                               groups.front().gpu.idle_W);
@@ -243,21 +183,12 @@ bool Engine::draw_job() {
   workloads::JobSpec& spec = *next;
   const auto& groups = layout_.groups();
   const auto& types = layout_.types();
-  if (spec.n_gpus == 0 || spec.n_gpus > cluster_.gpus())
-    throw workloads::ConfigError(
-        spec.class_origin, "n_gpus",
-        fmt::format("job {} asks for {} GPUs; the fleet has {}", spec.id, spec.n_gpus, cluster_.gpus()));
-  // A job runs within one node group: one larger than every group could never start.
-  if (spec.n_gpus > layout_.largest_group_gpus())
-    throw workloads::ConfigError(
-        spec.class_origin, "n_gpus",
-        fmt::format("job {} asks for {} GPUs; a job runs within one node group and the largest has {}",
-                    spec.id, spec.n_gpus, layout_.largest_group_gpus()));
+  check_job_size(spec, cluster_.gpus(), layout_.largest_group_gpus());
   Job job;
   TypedRun run;  // what it starts as
   if (types.size() == 1) {
     run = {plan_job(spec, types.front(), predictor_), spec.epochs, spec.meta.dataset_samples};
-    check_plan(spec, run.plan, types.front());
+    if (check_plan(spec, run.plan, types.front(), predictor_.name())) ++summary_.capped_predictions;
   } else {
     // Every type's run up front, so a bad job fails here, before anything is written. A type the
     // predictor refuses the job on is left out for it; a job no type (with a group large enough) can
@@ -270,7 +201,7 @@ bool Engine::draw_job() {
       bool ok = true;
       try {
         typed_.push_back(run_on_type(spec, gpu, predictor_));
-        check_plan(spec, typed_.back().plan, gpu);
+        if (check_plan(spec, typed_.back().plan, gpu, predictor_.name())) ++summary_.capped_predictions;
       } catch (const workloads::ConfigError& e) {
         if (!first_error) first_error = e;
         if (typed_.size() < jobs_.size() * types.size() + t + 1) typed_.emplace_back();
@@ -407,19 +338,17 @@ void Engine::schedule_pass() {
 }
 
 void Engine::start_job(JobIndex j, Placement gpus) {
-  if (!holds(j)) throw std::logic_error(fmt::format("scheduler started job index {}, which is not held", j));
+  FLEETWATT_ASSERT(holds(j), fmt::format("scheduler started job index {}, which is not held", j));
   Job& job = job_at(j);
-  if (job.state != JobState::queued)
-    throw std::logic_error(
-        fmt::format("scheduler started job {} which is {}", job.spec.id, to_string(job.state)));
-  if (gpus.size() != job.spec.n_gpus)
-    throw std::logic_error(
-        fmt::format("job {} needs {} GPUs, placed on {}", job.spec.id, job.spec.n_gpus, gpus.size()));
+  FLEETWATT_ASSERT(job.state == JobState::queued,
+                   fmt::format("scheduler started job {} which is {}", job.spec.id, to_string(job.state)));
+  FLEETWATT_ASSERT(gpus.size() == job.spec.n_gpus, fmt::format("job {} needs {} GPUs, placed on {}",
+                                                               job.spec.id, job.spec.n_gpus, gpus.size()));
   std::sort(gpus.begin(), gpus.end());
-  if (gpus.empty()) throw std::logic_error(fmt::format("job {} placed on no GPU", job.spec.id));
+  FLEETWATT_ASSERT(!gpus.empty(), fmt::format("job {} placed on no GPU", job.spec.id));
   const std::uint32_t group = layout_.group_of_node(cluster_.node_of(gpus.front()));
-  if (layout_.group_of_node(cluster_.node_of(gpus.back())) != group)
-    throw std::logic_error(fmt::format("job {} placed across node groups", job.spec.id));
+  FLEETWATT_ASSERT(layout_.group_of_node(cluster_.node_of(gpus.back())) == group,
+                   fmt::format("job {} placed across node groups", job.spec.id));
   groups_.allocate(j, gpus);
   waiting_.erase(std::find(waiting_.begin(), waiting_.end(), j));
   job.gpus = std::move(gpus);
@@ -625,7 +554,7 @@ void Engine::stop_job(JobIndex j) {
 }
 
 void Engine::interrupt_at(JobIndex j, Time t) {
-  if (!failures_) throw std::logic_error("interrupt_at needs [failures] enabled");
+  FLEETWATT_ASSERT(failures_, "interrupt_at needs [failures] enabled");
   while (j >= drawn_ && draw_job()) {
   }
   if (!holds(j)) throw std::out_of_range("interrupt_at: no such job");

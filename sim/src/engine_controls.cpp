@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "engine_failures.hpp"
+#include "fleetwatt/core/assert.hpp"
 #include "fleetwatt/sim/network_model.hpp"
 
 namespace fleetwatt::sim {
@@ -15,7 +16,7 @@ constexpr JobIndex kNodeAsleep = kNoJob - 1;
 
 void Engine::Controls::recap(JobIndex j, double cap_W) {
   Job& job = e_.held_job(j);
-  if (job.state != JobState::running) throw std::logic_error("recap: the job is not running");
+  FLEETWATT_ASSERT(job.state == JobState::running, "recap: the job is not running");
   // The work left in the current phase is kept; only the pace at which it is done changes.
   e_.meter_.settle(e_.job_at(j), e_.queue_.now());
   e_.hold_steps(j);  // a step-level peak's segment clock goes on at the new pace from here
@@ -41,7 +42,7 @@ void Engine::Controls::recap(JobIndex j, double cap_W) {
 
 void Engine::Controls::pause(JobIndex j) {
   Job& job = e_.held_job(j);
-  if (job.state != JobState::running || job.paused) throw std::logic_error("pause: the job is not running");
+  FLEETWATT_ASSERT(job.state == JobState::running && !job.paused, "pause: the job is not running");
   if (e_.failures_) e_.failures_->paused(j);  // a paused job cannot fail
   e_.meter_.settle(e_.job_at(j), e_.queue_.now());
   e_.hold_steps(j);
@@ -66,7 +67,7 @@ void Engine::Controls::pause(JobIndex j) {
 
 void Engine::Controls::resume(JobIndex j) {
   Job& job = e_.held_job(j);
-  if (job.state != JobState::running || !job.paused) throw std::logic_error("resume: the job is not paused");
+  FLEETWATT_ASSERT(job.state == JobState::running && job.paused, "resume: the job is not paused");
   job.paused_gpu_seconds +=
       static_cast<double>(job.gpus.size()) * window_seconds(job.phase_start, e_.queue_.now());
   job.paused = false;
@@ -90,8 +91,9 @@ void Engine::Controls::resume(JobIndex j) {
 }
 
 void Engine::Controls::sleep_node(NodeIndex n, double sleep_W) {
-  if (e_.node_power_.at(n) != NodePower::on || e_.cluster_.free_gpus(n) != e_.cluster_.gpus_on(n))
-    throw std::logic_error("sleep_node: the node is busy or not powered");
+  FLEETWATT_ASSERT(
+      e_.node_power_.at(n) == NodePower::on && e_.cluster_.free_gpus(n) == e_.cluster_.gpus_on(n),
+      "sleep_node: the node is busy or not powered");
   const auto gpus = e_.cluster_.free_gpus_of(n);
   e_.groups_.allocate(kNodeAsleep, gpus);
   e_.ledger_.set_gpu_power(e_.queue_.now(), gpus, 0.0);
@@ -100,8 +102,7 @@ void Engine::Controls::sleep_node(NodeIndex n, double sleep_W) {
 }
 
 void Engine::Controls::wake_node(NodeIndex n, Duration latency, double wake_energy_J) {
-  if (e_.node_power_.at(n) != NodePower::sleeping)
-    throw std::logic_error("wake_node: the node is not asleep");
+  FLEETWATT_ASSERT(e_.node_power_.at(n) == NodePower::sleeping, "wake_node: the node is not asleep");
   e_.node_power_[n] = NodePower::waking;
   const double extra = latency > Duration::zero() ? wake_energy_J / latency.seconds() : 0.0;
   const FleetGroup& group = e_.layout_.groups()[e_.layout_.group_of_node(n)];
@@ -124,7 +125,7 @@ void Engine::Controls::wake_node(NodeIndex n, Duration latency, double wake_ener
 void Engine::Controls::set_power_cap(JobIndex j, double cap_W) {
   Job& job = e_.held_job(j);
   if (job.state == JobState::running) return recap(j, cap_W);
-  if (job.state != JobState::queued) throw std::logic_error("a power cap is set on a job that has ended");
+  FLEETWATT_ASSERT(job.state == JobState::queued, "a power cap is set on a job that has ended");
   job.power_cap_W = cap_W;
 }
 

@@ -1,4 +1,4 @@
-// Step-level jobs in the engine (issue 12 item 4): which jobs run step by step, their start-up, and each
+// Step-level jobs in the engine: which jobs run step by step, their start-up, and each
 // peak phase as the segments of its steps, stage by stage. The epoch machinery around them is the
 // engine's own: an epoch of a step-level job is one checkpoint interval (its peak the interval's steps,
 // its valley the checkpoint), so pauses, caps, limits, the network's re-timing and the energy split work

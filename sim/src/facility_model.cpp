@@ -1,7 +1,7 @@
 // The cooling kinds' declarations, the air and liquid presets with their sources, and the weather-driven
 // facility power model (see facility_model.hpp for the equations).
 //
-// Preset values, and where each comes from (README "Facility cooling model" repeats this table):
+// Preset values, and where each comes from (docs/scenario.md "Facility cooling model" repeats this table):
 // - chiller_cop_rated 2.80: ASHRAE 90.1-2016 Table 6.8.1-3, air-cooled chiller >= 150 tons, Path A full
 //   load 9.562 EER (Btu/Wh) / 3.412 = 2.80 W/W, at the AHRI 550/590 standard rating condition:
 //   rated_outdoor_c 35 (95 F entering condenser air) and rated_evaporator_c 6.7 (44 F leaving chilled water).

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "fleetwatt/core/assert.hpp"
 #include "fleetwatt/models/step_comm.hpp"
 
 namespace fleetwatt::sim {
@@ -19,7 +20,7 @@ NetworkModel::~NetworkModel() = default;
 
 void NetworkModel::job_started(Job& job) {
   auto& h = job.network;
-  if (h.active) throw std::logic_error("job started twice on the network");
+  FLEETWATT_ASSERT(!h.active, "job started twice on the network");
   attach(job);
   h.active = true;
 }
@@ -31,7 +32,7 @@ void NetworkModel::attach(Job& job) {
 
 PeakSplit NetworkModel::next_epoch(const Job& job) {
   using workloads::PartKind;
-  if (!job.network.active || job.network.paused) throw std::logic_error("epoch of a job not on the network");
+  FLEETWATT_ASSERT(job.network.active && !job.network.paused, "epoch of a job not on the network");
   const auto cost = net_->epoch_cost(job.network.handle);
   const auto& t = net_->config().training;
   // The plan as the job started (job.plan does not change while it runs), re-timed.
@@ -66,8 +67,7 @@ PeakSplit NetworkModel::next_epoch(const Job& job) {
 }
 
 double NetworkModel::begin_checkpoint(const Job& job) {
-  if (!job.network.active || job.network.paused)
-    throw std::logic_error("checkpoint of a job not on the network");
+  FLEETWATT_ASSERT(job.network.active && !job.network.paused, "checkpoint of a job not on the network");
   return net_->begin_checkpoint(job.network.handle);
 }
 

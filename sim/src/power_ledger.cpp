@@ -1,6 +1,7 @@
 // Exact integration of piecewise-constant power and its cutting into interval means.
 #include "fleetwatt/sim/power_ledger.hpp"
 
+#include "fleetwatt/core/assert.hpp"
 #include "fleetwatt/sim/facility_model.hpp"
 
 #include <algorithm>
@@ -50,8 +51,7 @@ PowerLedger::PowerLedger(const LedgerConfig& config, PowerSink* sink)
 }
 
 void PowerLedger::attach(PowerSink* sink) {
-  if (last_ > Time::zero() || closed_)
-    throw std::logic_error("a power sink must be attached before the run starts");
+  FLEETWATT_ASSERT(last_ <= Time::zero() && !closed_, "a power sink must be attached before the run starts");
   sink_ = sink;
   if (!sink_) return;
   state_pending_ = config_.start < Time::zero();
@@ -119,8 +119,8 @@ void PowerLedger::note_interval_pue(double mean_it, double mean_facility) {
 }
 
 void PowerLedger::advance(Time now) {
-  if (closed_) throw std::logic_error("power ledger used after close");
-  if (now < last_) throw std::logic_error("power ledger asked to go back in time");
+  FLEETWATT_ASSERT(!closed_, "power ledger used after close");
+  FLEETWATT_ASSERT(now >= last_, "power ledger asked to go back in time");
   // Facility intervals that end by `now`.
   Time cursor = last_;
   for (;;) {

@@ -1,8 +1,10 @@
 // The event queue: total order (time, priority, insertion), lazy cancellation, run_until semantics.
 #include <catch2/catch.hpp>
+
 #include <stdexcept>
 #include <vector>
 
+#include "fleetwatt/core/assert.hpp"
 #include "fleetwatt/core/event_queue.hpp"
 
 using namespace fleetwatt::core;
@@ -84,8 +86,8 @@ TEST_CASE("scheduling in the past or with a negative delay is refused", "[queue]
   EventQueue q;
   q.schedule_at(Time::from_seconds(10), [] {});
   q.step();
-  CHECK_THROWS_AS(q.schedule_at(Time::from_seconds(9), [] {}), std::logic_error);
-  CHECK_THROWS_AS(q.schedule_in(Duration::from_ns(-1), [] {}), std::logic_error);
+  CHECK_THROWS_AS(q.schedule_at(Time::from_seconds(9), [] {}), fleetwatt::InvariantError);
+  CHECK_THROWS_AS(q.schedule_in(Duration::from_ns(-1), [] {}), fleetwatt::InvariantError);
 }
 
 TEST_CASE("a stale id cannot cancel the event that reuses its slot", "[queue]") {

@@ -105,7 +105,7 @@ TEST_CASE("formula errors name the offending token and its position", "[program]
 }
 
 TEST_CASE("a formula nested beyond the parser's limit is refused, not a stack overflow", "[program]") {
-  // Found while hardening (issue 16): 1,000,000 '(' or '-' recursed once per character and overflowed the
+  // 1,000,000 '(' or '-' used to recurse once per character and overflow the
   // stack (SIGSEGV) when a model file held such a formula.
   FormulaError err;
   const std::string deep(1000000, '(');

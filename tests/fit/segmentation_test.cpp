@@ -116,7 +116,7 @@ TEST_CASE("the public RTX 3070 runs' phases integrate back to the measured energ
       const auto seg = segment_series(tr.gpu(0), {}, f.path().string());
       ++files;
       INFO(f.path().string());
-      // Issue #4: segmented phases must integrate back to the trace's measured energy within 2 %.
+      // Segmented phases must integrate back to the trace's measured energy within 2 %.
       CHECK(seg.phase_energy_J == Approx(seg.measured_energy_J).epsilon(0.02));
       // Whole training runs: most of the time is spent computing, at well above the 240 W board's idle.
       CHECK(seg.n_peaks >= 1);

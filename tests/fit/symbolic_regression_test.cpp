@@ -1,5 +1,5 @@
 // Tests of the genetic-programming symbolic regression: reproducibility, thread independence, recovery of
-// simple laws, and issue #4's closed-form requirement with default settings.
+// simple laws, and a closed form recovered with default settings.
 #include <catch2/catch.hpp>
 #include <cmath>
 
@@ -63,10 +63,10 @@ TEST_CASE("gplearn's plain fitness finds an exact polynomial and stops on the cr
 }
 
 TEST_CASE("with default settings SR finds 3 ln(x1) + x2^2 to under 1 % test MRE", "[sr]") {
-  // Issue #4: noise-free data from a closed form of two features must be fitted to a test MRE under 1 %
+  // Noise-free data from a closed form of two features must be fitted to a test MRE under 1 %
   // with the default settings (population 2000, 50 generations, up to 4 weighted terms), through the same
   // standardised 8:1:1 pipeline as real records. It must hold for any draw of the data, not one lucky draw:
-  // four independent draws here (20 out of 20 in the sweep recorded in the README, worst 0.24 %).
+  // four independent draws here (20 out of 20 in the sweep recorded in docs/calibration.md, worst 0.24 %).
   for (std::uint64_t data_seed : {1u, 2u, 3u, 4u}) {
     const Data raw = sample(
         200, data_seed, [](double a, double b) { return 3.0 * std::log(a) + b * b; }, 1, 10, 1, 5);

@@ -1,7 +1,8 @@
 // Golden scenario tests: every shipped scenario runs through the fleetwatt binary, and its /summary values,
 // series statistics and printed counts are compared (relative 1e-9) with tests/golden/<scenario>.json; the
 // README's printed default day must show the same figures. tools/scripts/regen-golden.sh writes both the
-// golden files and the README's printed blocks; a change in simulated numbers fails here until it is rerun.
+// golden files and the printed blocks of README.md and docs/*.md; a change in simulated numbers fails here
+// until it is rerun.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -24,15 +25,36 @@ std::string slurp(const std::filesystem::path& p) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-std::vector<std::filesystem::path> shipped_scenarios() {
+// The scenarios of one folder: the shipped ones (workloads/scenarios, they run from a clone alone) or the
+// examples that read the public measurements in ../shared/data (examples/public-data).
+std::vector<std::filesystem::path> golden_scenarios(const char* folder) {
   std::vector<std::filesystem::path> out;
-  for (const auto& e : std::filesystem::directory_iterator(source_dir() / "workloads" / "scenarios"))
+  for (const auto& e : std::filesystem::directory_iterator(source_dir() / folder))
     if (e.path().extension() == ".toml") out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
 }
 
-// The README block a regen-golden.sh marker names: the lines between "<!-- golden: COMMAND -->" and
+// Runs a scenario through the fleetwatt binary and compares its figures with tests/golden/NAME.json.
+void reproduces_golden_figures(const std::filesystem::path& scenario) {
+  INFO(scenario.filename().string()
+       << " (after an intended change of numbers: tools/scripts/regen-golden.sh)");
+  TempDir dir;
+  const auto golden = golden::golden_file(source_dir(), scenario);
+  REQUIRE(std::filesystem::exists(golden));
+  const auto out = dir / (scenario.stem().string() + ".h5");
+  const auto r =
+      run_command(fleetwatt_binary().string() + " run " + scenario.string() + " -o " + out.string());
+  REQUIRE(r.exit_code == 0);
+  const auto expected = nlohmann::json::parse(slurp(golden));
+  const auto actual = golden::figures(out, r.out);
+  // The figures themselves must be there: an empty golden file would compare equal to nothing.
+  CHECK(expected.at("summary").size() >= 10);
+  CHECK(expected.at("series").size() >= 8);
+  for (const auto& d : golden::differences(expected, actual)) FAIL_CHECK(d);
+}
+
+// The block of a page that a regen-golden.sh marker names: the lines between "<!-- golden: COMMAND -->" and
 // "<!-- golden: end -->", fences included.
 std::string readme_block(const std::string& readme, const std::string& command) {
   const std::string begin = "<!-- golden: " + command + " -->\n";
@@ -98,29 +120,18 @@ TEST_CASE("a changed, missing or new figure is a difference", "[golden]") {
 }
 
 TEST_CASE("every shipped scenario reproduces its golden summary and series", "[golden][scenarios]") {
-  TempDir dir;
-  std::size_t checked = 0;
-  for (const auto& scenario : shipped_scenarios()) {
-    INFO(scenario.filename().string()
-         << " (after an intended change of numbers: tools/scripts/regen-golden.sh)");
-    // Trace replays read ../shared/data, which a user's clone may not have.
-    if (!shared_data() && slurp(scenario).find("shared/data") != std::string::npos) continue;
-    const auto golden = golden::golden_file(source_dir(), scenario);
-    REQUIRE(std::filesystem::exists(golden));
-    const auto out = dir / (scenario.stem().string() + ".h5");
-    const auto r =
-        run_command(fleetwatt_binary().string() + " run " + scenario.string() + " -o " + out.string());
-    REQUIRE(r.exit_code == 0);
-    const auto expected = nlohmann::json::parse(slurp(golden));
-    const auto actual = golden::figures(out, r.out);
-    // The figures themselves must be there: an empty golden file would compare equal to nothing.
-    CHECK(expected.at("summary").size() >= 10);
-    CHECK(expected.at("series").size() >= 8);
-    for (const auto& d : golden::differences(expected, actual)) FAIL_CHECK(d);
-    std::filesystem::remove(out);
-    ++checked;
-  }
-  CHECK(checked >= 3);
+  const auto scenarios = golden_scenarios("workloads/scenarios");
+  CHECK(scenarios.size() >= 7);
+  for (const auto& scenario : scenarios) reproduces_golden_figures(scenario);
+}
+
+TEST_CASE("the examples that read the public measurements reproduce their golden figures",
+          "[golden][scenarios][shared]") {
+  FLEETWATT_REQUIRE_SHARED_DATA(data);
+  static_cast<void>(data);  // the scenarios name their files themselves
+  const auto scenarios = golden_scenarios("examples/public-data");
+  CHECK(scenarios.size() >= 1);
+  for (const auto& scenario : scenarios) reproduces_golden_figures(scenario);
 }
 
 TEST_CASE("the README prints the default day's golden figures", "[golden][readme]") {

@@ -83,7 +83,7 @@ TEST_CASE("The shipped clock model is the fit on the Zeus sweeps, and holds on a
   CHECK(clock_model().floor_fraction == Approx(fit.model.floor_fraction).margin(0.005));
   CHECK(clock_model().clock_bound_share == Approx(fit.model.clock_bound_share).margin(0.005));
 
-  // Errors in the README (mean relative error of time per epoch under a cap).
+  // Errors in docs/predictors.md (mean relative error of time per epoch under a cap).
   const double all_err = clock_model_error(clock_model(), all);
   WARN(fmt::format("clock model, fitted on all: {:.1f} % mean relative error of time under a cap",
                    100 * all_err));
@@ -99,7 +99,7 @@ TEST_CASE("The shipped clock model is the fit on the Zeus sweeps, and holds on a
     cube_sum += cube * static_cast<double>(s.samples.size());
     WARN(fmt::format("{}: left out {:.1f} %, fitted on all {:.1f} %, cube law {:.1f} %", s.gpu, 100 * held,
                      100 * clock_model_error(clock_model(), s.samples), 100 * cube));
-    // Guards just above the errors the README reports (18.1 %, 9.0 %, 19.6 %).
+    // Guards just above the errors docs/predictors.md reports (18.1 %, 9.0 %, 19.6 %).
     const double bound = s.gpu == std::string("a40") ? 0.19 : s.gpu == std::string("rtx6000") ? 0.10 : 0.205;
     CHECK(held < bound);
   }

@@ -438,8 +438,8 @@ TEST_CASE("Megatron-LM GPT-3 175B on 1,024 A100: the published step time within 
                   published_s, b.step_s, 100.0 * err, b.parallel->compute_s, b.bubble_s, b.tp_comm_s,
                   b.pp_comm_s, b.dp_comm_s));
   CHECK(std::abs(err) < 0.15);
-  // Pinned at the README's figure, so that a change of the model shows here (it was -18 % with FP32 GEMM
-  // curves moved to the BF16 ridge point, +86 % at the roofline's fitted constant).
+  // Pinned at docs/predictors.md's figure, so that a change of the model shows here (it was -18 % with FP32
+  // GEMM curves moved to the BF16 ridge point, +86 % at the roofline's fitted constant).
   CHECK(err == Approx(0.026).margin(0.01));
 }
 
@@ -478,8 +478,8 @@ TEST_CASE("Llama 3 405B on 8,192 and 16,384 H100 beside the report's MFU, not tu
         "compute {:.2f} s, bubble {:.2f} s ({:.0f} %), TP {:.2f} s, PP {:.3f} s, DP {:.3f} s",
         r.gpus, published_s, 100 * r.mfu, b.step_s, 100 * b.mfu, 100 * err, b.parallel->compute_s, b.bubble_s,
         100 * b.parallel->bubble_fraction, b.tp_comm_s, b.pp_comm_s, b.dp_comm_s));
-    // Pinned as the README shows them: 8,192 GPUs 8.5 % long; 16,384 GPUs 33 % long, its 16 micro-batches
-    // per replica leaving a 1F1B bubble of about 15 / 31 of the pipelined time.
+    // Pinned as docs/predictors.md shows them: 8,192 GPUs 8.5 % long; 16,384 GPUs 33 % long, its 16
+    // micro-batches per replica leaving a 1F1B bubble of about 15 / 31 of the pipelined time.
     CHECK(err == Approx(r.expected_error).margin(0.02));
     CHECK(b.parallel->bubble_fraction == Approx(r.gpus == 8192 ? 15.0 / 47.0 : 15.0 / 31.0).epsilon(0.05));
     // What the report describes that this job does not: its interleaved schedule (section 3.3.2, bubble
@@ -536,9 +536,9 @@ TEST_CASE("FP8 runs the layers' linear GEMMs in FP8, nothing else", "[models][st
   // The FP8 GEMM path reaches the MAMF figure's share of the FP8 peak (ml-engineering: H100 SXM 1,402.6 of
   // 1,979 TFLOP/s), the 16-bit path its fitted efficiency (vidur, XLA).
   CHECK(tensor_gemm_efficiency(default_tensor_gemm(), h100, Precision::fp8).rule == "MAMF");
-  // The step: published FP8 / BF16 step ratios of the same configurations are 0.63-0.74 (issue 30's
-  // held-out rows; Megatron-Bridge's B200 tables give 0.64-0.78 for Llama 3 70B and 405B); the model's
-  // for this one:
+  // The step: published FP8 / BF16 step ratios of the same configurations are 0.63-0.74 (H100
+  // BF16 and FP8 rows of the same configurations; Megatron-Bridge's B200 tables give 0.64-0.78 for Llama 3
+  // 70B and 405B); the model's for this one:
   const double ratio = b.step_s / a.step_s;
   INFO("FP8 / BF16 step " << ratio);
   CHECK(ratio > 0.63);

@@ -179,7 +179,7 @@ TEST_CASE("The step model against every published step fleetwatt can express", "
   }
   const double mean = sum / compared.size();
   CHECK(mean <= 0.10);
-  // The guard sits at the measured figure (README "Step time of 3D-parallel jobs").
+  // The guard sits at the measured figure (docs/predictors.md "Step time of LLM jobs").
   CHECK(mean == Approx(0.0426).margin(0.002));
 }
 
@@ -195,9 +195,9 @@ TEST_CASE("The built-in step calibration is the refit on the published steps", "
   CHECK(built_in.flash2_factor == Approx(fit.flash2_factor).epsilon(1e-5));
   CHECK(built_in.tp_overlap == Approx(fit.tp_overlap).margin(1e-6));
   CHECK(built_in.rows == fit.rows);
-  // Each source left out, the others fit, its mean |error| at the README's figures: Blackwell's rows 14.3 %
-  // when fitted on Hopper alone (the in-step GEMM factor of one architecture does not carry fully to the
-  // other), Megatron-Bridge's H100 rows 7.8 %, NeMo 24.07 3.4 %, the long-sequence runs 4.7 %.
+  // Each source left out, the others fit, its mean |error| at docs/predictors.md's figures: Blackwell's
+  // rows 14.3 % when fitted on Hopper alone (the in-step GEMM factor of one architecture does not carry fully
+  // to the other), Megatron-Bridge's H100 rows 7.8 %, NeMo 24.07 3.4 %, the long-sequence runs 4.7 %.
   REQUIRE(fit.loo_error.size() == 4);
   const std::map<std::string, double> measured{{"Megatron-Bridge Blackwell", 0.143},
                                                {"Megatron-Bridge H100", 0.0776},

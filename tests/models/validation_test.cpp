@@ -1,7 +1,7 @@
 // Validation of the default (datasheet) predictor on the measurements in ../shared/data, leaving one GPU out:
 // for each GPU, its constants are refitted on every other GPU's rows and its own rows are predicted. The
-// errors and the band's coverage are guarded a little above (within 20 % of) the figures the README reports;
-// the refit on all rows must reproduce the built-in constants (models/data/predictor_fit.toml).
+// errors and the band's coverage are guarded a little above (within 20 % of) the figures docs/predictors.md
+// reports; the refit on all rows must reproduce the built-in constants (models/data/predictor_fit.toml).
 #include <fmt/format.h>
 
 #include <catch2/catch.hpp>
@@ -53,7 +53,7 @@ const Validation& validation(const std::filesystem::path& data) {
 
 }  // namespace
 
-TEST_CASE("Leave-one-GPU-out errors stay at the figures the README reports", "[models][validation]") {
+TEST_CASE("Leave-one-GPU-out errors stay at the figures docs/predictors.md reports", "[models][validation]") {
   FLEETWATT_REQUIRE_SHARED_DATA(data);
   const Validation& v = validation(data);
   std::string report = "leave-one-GPU-out mean relative error (time, power)\n";
@@ -61,8 +61,8 @@ TEST_CASE("Leave-one-GPU-out errors stay at the figures the README reports", "[m
     report += fmt::format("  {:<16} n={:<4} time {:5.1f} %  power {}\n", g, e.n, 100 * e.time / e.n,
                           e.np ? fmt::format("{:5.1f} %", 100 * e.power / e.np) : "-");
   WARN(report);
-  // README, "How good is the default predictor": time and power MRE per GPU with at least 10 rows. Guards
-  // sit 20 % above those figures.
+  // docs/predictors.md, "How good is the default predictor": time and power MRE per GPU with at least 10
+  // rows. Guards sit 20 % above those figures.
   const std::map<std::string, std::pair<double, double>> reported{
       {"a100-pcie-40gb", {0.171, 0}}, {"a40", {0.470, 0.090}},
       {"gtx750ti", {0.760, 0.233}},   {"l4", {0.104, 0}},
@@ -82,7 +82,7 @@ TEST_CASE("The band covers about its level on GPUs it never saw", "[models][vali
   FLEETWATT_REQUIRE_SHARED_DATA(data);
   const Validation& v = validation(data);
   // Nested coverage: each left-out GPU's band from the other GPUs' left-out residuals only. Pooled over the
-  // left-out rows, the README reports 89.8 % (time) and 87.1 % (power) at the 80 % level.
+  // left-out rows, docs/predictors.md reports 89.8 % (time) and 87.1 % (power) at the 80 % level.
   double in_t = 0, n_t = 0, in_p = 0, n_p = 0;
   for (const auto& p : v.report.left_out) {
     const Measurement& m = *p.row->row;
@@ -186,7 +186,7 @@ TEST_CASE("No predictor reaches 15 % on the RTX 6000 left out: its host-bound ep
   // within that envelope) takes 1.3-2.4x as long on the same rows: its host is slower. A predictor fitted
   // without the RTX 6000 has no measurement of that host; give it the benefit of the doubt, up to 15 % above
   // the slower of the other two hosts, and its error on those rows alone is still more than 15 % of the RTX
-  // 6000's rows' total (README, "How good is the default predictor").
+  // 6000's rows' total (docs/predictors.md, "How good is the default predictor").
   FLEETWATT_REQUIRE_SHARED_DATA(data);
   const Validation& v = validation(data);
   // (GPU, workload, batch) -> time per epoch at the highest power limit measured (mean of the optimisers).
@@ -241,7 +241,8 @@ TEST_CASE("The fit's GEMM ratios come from the kernels of the GPUs it fits only"
   REQUIRE(v.set.gemms.size() == kernels.size());
   CHECK(v.set.gemms.size() == 977);
   // The T4 is the only Turing GPU with kernels: fitted without it, Turing (still fitted through the RTX
-  // 6000's rows) takes the pooled curve, ratio 1; with it, its own (0.83, README "GEMM efficiency by size").
+  // 6000's rows) takes the pooled curve, ratio 1; with it, its own (0.83, docs/predictors.md, "FP32 GEMM
+  // efficiency by size").
   std::vector<PreparedRow> without_t4;
   for (const auto& r : v.rows)
     if (r.gpu.id != "t4") without_t4.push_back(r);

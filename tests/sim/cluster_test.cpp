@@ -1,7 +1,9 @@
 // GPU ownership: allocation, release, free counts, and refusal of double booking.
 #include <catch2/catch.hpp>
+
 #include <stdexcept>
 
+#include "fleetwatt/core/assert.hpp"
 #include "fleetwatt/sim/cluster.hpp"
 
 using namespace fleetwatt::sim;
@@ -26,7 +28,7 @@ TEST_CASE("allocation and release keep per-node free counts", "[cluster]") {
 TEST_CASE("a GPU is never given to two jobs", "[cluster]") {
   Cluster c(1, 4);
   c.allocate(0, std::vector<GpuIndex>{1});
-  CHECK_THROWS_AS(c.allocate(1, std::vector<GpuIndex>{0, 1}), std::logic_error);
+  CHECK_THROWS_AS(c.allocate(1, std::vector<GpuIndex>{0, 1}), fleetwatt::InvariantError);
   CHECK(c.owner(0) == kNoJob);  // the refused allocation changed nothing
-  CHECK_THROWS_AS(c.release(1, std::vector<GpuIndex>{1}), std::logic_error);
+  CHECK_THROWS_AS(c.release(1, std::vector<GpuIndex>{1}), fleetwatt::InvariantError);
 }

@@ -1,6 +1,7 @@
 // Power accounting against a hand-worked example: one server, two GPUs, three power levels.
 #include <catch2/catch.hpp>
 
+#include "fleetwatt/core/assert.hpp"
 #include "fleetwatt/sim/power_ledger.hpp"
 #include "sim_test_support.hpp"
 
@@ -101,10 +102,10 @@ TEST_CASE("a ledger refuses to go back in time or to change after closing", "[le
   PowerLedger ledger(small_config());
   ledger.set_gpu_power(Time::from_seconds(2), std::vector<GpuIndex>{0}, 20);
   CHECK_THROWS_AS(ledger.set_gpu_power(Time::from_seconds(1), std::vector<GpuIndex>{0}, 20),
-                  std::logic_error);
+                  fleetwatt::InvariantError);
   ledger.close(Time::from_seconds(3));
   CHECK_THROWS_AS(ledger.set_gpu_power(Time::from_seconds(4), std::vector<GpuIndex>{0}, 20),
-                  std::logic_error);
+                  fleetwatt::InvariantError);
 }
 
 TEST_CASE("compensated sums keep a year of small increments exact", "[ledger]") {

@@ -1,4 +1,4 @@
-// Step-level power waveforms (issue 12 item 4): a job whose plan has steps runs each step as segments,
+// Step-level power waveforms: a job whose plan has steps runs each step as segments,
 // pipeline stages out of phase, a checkpoint every N steps and a start-up; one event per segment of the
 // job, never per GPU. Every expected number is worked out by hand from the plan below.
 #include <catch2/catch.hpp>

@@ -1,7 +1,7 @@
 // `fleetwatt export` end to end: the default day as a 15-min load profile (96 rows whose mean is the run's
-// mean facility power: the done-when of issue 13), 1-h rows as means of 15-min rows in fours, ISO time stamps
-// from a non-default [output] start, the job table, a comparison's per-policy series, and bad input (exit 2,
-// one line, no file). Also the grid metrics a run writes and prints.
+// mean facility power, to the last digit: what a planner's study sums), 1-h rows as means of 15-min rows in
+// fours, ISO time stamps from a non-default [output] start, the job table, a comparison's per-policy series,
+// and bad input (exit 2, one line, no file). Also the grid metrics a run writes and prints.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <fstream>
@@ -277,12 +277,13 @@ TEST_CASE("export refuses bad flags, missing files and the wrong kind of result 
   for (const char* opt : {"--interval", "--what", "--output"}) CHECK(help.out.find(opt) != std::string::npos);
 }
 
-TEST_CASE("the README's export examples on the default day run as written", "[cli][export][readme]") {
-  const std::string readme = slurp(source_dir() / "README.md");
+TEST_CASE("docs/cli.md's export examples on the default day run as written", "[cli][export][docs]") {
+  const std::string page = slurp(source_dir() / "docs" / "cli.md");
+  REQUIRE(!page.empty());
   TempDir dir;
   std::filesystem::copy_file(day_result(), dir / "day.h5");
   std::size_t ran = 0;
-  std::istringstream in(readme);
+  std::istringstream in(page);
   for (std::string line; std::getline(in, line);) {
     if (line.rfind("fleetwatt export day.h5 ", 0) != 0) continue;
     const std::string command = line.substr(0, line.find('#'));
@@ -296,7 +297,7 @@ TEST_CASE("the README's export examples on the default day run as written", "[cl
   // "96 rows: the day in 15-min means".
   REQUIRE(std::filesystem::exists(dir / "day.csv"));
   CHECK(lines_of(slurp(dir / "day.csv")).size() == 97);
-  CHECK(readme.find("fleetwatt export day.h5 --interval 15min -o day.csv") != std::string::npos);
+  CHECK(page.find("fleetwatt export day.h5 --interval 15min -o day.csv") != std::string::npos);
 }
 
 TEST_CASE("strings are UTF-8 in the file and come back as written", "[cli][export][utf8]") {

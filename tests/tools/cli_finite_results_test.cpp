@@ -1,6 +1,7 @@
-// Finite results (issue 16, item 6): every shipped scenario, and every input fuzzing or hostile values found
-// that still gives a result, writes a file whose numbers are all finite, except the datasets the README's
-// result table documents as NaN when a figure is not available, and those are NaN or finite, never inf.
+// Finite results: every shipped scenario, and every input fuzzing or hostile values found
+// that still gives a result, writes a file whose numbers are all finite, except the datasets the result
+// table of docs/results.md documents as NaN when a figure is not available, and those are NaN or finite,
+// never inf.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -21,8 +22,8 @@ using fleetwatt::results::ResultReader;
 
 namespace {
 
-// README, "Result file (HDF5)": the datasets that hold NaN where their figure is not available. Nothing else
-// may; these may hold NaN but not inf.
+// docs/results.md, "Result file (HDF5)": the datasets that hold NaN where their figure is not available.
+// Nothing else may; these may hold NaN but not inf.
 const std::set<std::string> kDocumentedNaN = {
     "/jobs/start_s",             // never started by the horizon
     "/jobs/end_s",               // not finished by the horizon
@@ -64,7 +65,7 @@ const std::set<std::string> kDocumentedNaN = {
     "/power_quality/band_share_0p1_1Hz",
     "/power_quality/band_share_1_5Hz",
     "/power_quality/band_share_5_20Hz",
-    // Band energies: NaN where the band share is (README: "NaN as the share").
+    // Band energies: NaN where the band share is (docs/results.md: "NaN as the share").
     "/power_quality/band_energy_0p01_0p1Hz_MW2",
     "/power_quality/band_energy_0p1_1Hz_MW2",
     "/power_quality/band_energy_1_5Hz_MW2",
@@ -88,21 +89,14 @@ std::string first_non_finite(const std::filesystem::path& file) {
   return "";
 }
 
-std::string read_text(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 }  // namespace
 
-TEST_CASE("every shipped scenario's result is finite but where the README documents NaN",
+TEST_CASE("every shipped scenario's result is finite but where docs/results.md documents NaN",
           "[cli][scenarios][finite]") {
   TempDir dir;
   std::size_t runs = 0;
   for (const auto& e : std::filesystem::directory_iterator(source_dir() / "workloads" / "scenarios")) {
     if (e.path().extension() != ".toml") continue;
-    // Trace replays read ../shared/data, which a user's clone may not have.
-    if (!shared_data() && read_text(e.path()).find("shared/data") != std::string::npos) continue;
     INFO(e.path().filename().string());
     const auto out = dir / (e.path().stem().string() + ".h5");
     const auto r =
@@ -111,7 +105,7 @@ TEST_CASE("every shipped scenario's result is finite but where the README docume
     CHECK(first_non_finite(out) == "");
     ++runs;
   }
-  CHECK(runs >= 5);  // the trace-free ones at least: day-fleet, llm-campus, presets, placements, weather
+  CHECK(runs >= 7);  // every shipped scenario runs from a clone alone
 }
 
 TEST_CASE("the check finds inf anywhere and NaN outside the documented datasets", "[finite]") {

@@ -1,4 +1,4 @@
-// Stopping every command (issue 16): SIGINT and SIGTERM end a command promptly with exit 128 + the signal
+// Stopping every command: SIGINT and SIGTERM end a command promptly with exit 128 + the signal
 // (130, 143) and leave no output file, whether the command polls a stop flag (run, compare, sweep) or is
 // ended by the signal handler itself (fit, trace, calibrate, ...); outputs that would overwrite one of the
 // command's inputs are refused; temporary files of dead processes are named in a warning.

@@ -1,4 +1,4 @@
-// A run killed with SIGKILL (issue 16): whatever the moment, the requested output name holds nothing, the
+// A run killed with SIGKILL: whatever the moment, the requested output name holds nothing, the
 // complete earlier result that was there, or the complete new one; never a partial file. SIGKILL cannot be
 // caught, so this holds only because results are written to a temporary file and renamed on success.
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// The shipped llm-campus scenario (issue 12 item 9) through the fleetwatt binary: it runs in under a minute
+// The shipped llm-campus scenario through the fleetwatt binary: it runs in under a minute
 // of CPU and 2 GiB; its 0.1 s facility series oscillates at the pretraining job's step period, swings by at
 // least 30 % of the job's peak power within its steps, and dips at every checkpoint, every 200 steps; its
 // servers draw what DGX H100s running training were measured to draw.

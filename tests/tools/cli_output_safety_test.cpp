@@ -1,4 +1,4 @@
-// Outputs on a full disk (issue 16): simulated with a file-size limit, a write fails and the command says so,
+// Outputs on a full disk: simulated with a file-size limit, a write fails and the command says so,
 // exits non-zero and leaves neither the output nor a temporary file.
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-// Plausibility of scenario numbers (issue 16): finite but absurd values (pue = 1e308, a 1e308 W GPU), idle
+// Plausibility of scenario numbers: finite but absurd values (pue = 1e308, a 1e308 W GPU), idle
 // above TDP, a valley above the peak and a peak below idle are refused with one located line and exit 2,
 // before anything runs; a PUE above 3 runs with a warning. Arrivals beyond the horizon, rates and warm-ups
 // no memory holds and epochs beyond the clock are refused at their key; late jobs are counted in a warning.

@@ -126,7 +126,7 @@ TEST_CASE("bad input in a region names the region file, line and key, and writes
   }
 }
 
-TEST_CASE("the README's region example runs: two sites, a coincident peak no higher than their peaks' sum",
+TEST_CASE("docs/cli.md's region example runs: two sites, a coincident peak no higher than their peaks' sum",
           "[cli][region]") {
   TempDir dir;
   const auto out = dir / "region.h5";

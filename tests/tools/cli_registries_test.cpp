@@ -1,7 +1,7 @@
 // Keys checked against the registries' declarations, end to end through the fleetwatt command: keys no
 // chosen component takes, misspelt policy tables, dotted paths in policy errors, deprecated spellings with
-// one warning each, compare's policy list, and `fleetwatt list` (plain and --markdown, which the README
-// carries verbatim).
+// one warning each, compare's policy list, and `fleetwatt list` (plain and --markdown, which
+// docs/components.md carries verbatim).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -166,19 +166,20 @@ TEST_CASE("fleetwatt list shows every registry's parameters with defaults and un
     CHECK(r.out.find(s) != std::string::npos);
 }
 
-TEST_CASE("the README's registry tables are fleetwatt list --markdown, verbatim", "[cli][list][readme]") {
-  std::ifstream in(source_dir() / "README.md");
+TEST_CASE("docs/components.md's registry tables are fleetwatt list --markdown, verbatim",
+          "[cli][list][docs]") {
+  std::ifstream in(source_dir() / "docs" / "components.md");
   REQUIRE(in);
   std::stringstream ss;
   ss << in.rdbuf();
-  const std::string readme = ss.str();
+  const std::string page = ss.str();
   const std::string begin = "<!-- fleetwatt list --markdown -->\n", end = "<!-- end -->";
-  const auto b = readme.find(begin);
+  const auto b = page.find(begin);
   REQUIRE(b != std::string::npos);
-  const auto e = readme.find(end, b);
+  const auto e = page.find(end, b);
   REQUIRE(e != std::string::npos);
   const auto r = run_command(fleetwatt_command() + " list --markdown");
   REQUIRE(r.exit_code == 0);
   // Regenerate with: fleetwatt list --markdown, pasted between the two marker comments.
-  CHECK(readme.substr(b + begin.size(), e - b - begin.size()) == r.out);
+  CHECK(page.substr(b + begin.size(), e - b - begin.size()) == r.out);
 }

@@ -84,8 +84,8 @@ TEST_CASE("the default day is a typical day: its 00:00 within 5 % of its 24:00",
   // The figure: the shipped scenario at its own seed. Its periodic warm-up (a whole day of the day's
   // own arrivals before 00:00) leaves the fleet at 00:00 as the day leaves it at 24:00, so the two differ
   // only by what a second copy of the day would still change (measured 0.6 % at the shipped seed, at most
-  // 2.0 % over seeds 1-12, README); 5 % is the bound, checked at four more seeds too. The same day
-  // with fresh ("continued") warm-up arrivals misses at the shipped seed by chance (0.943).
+  // 2.0 % over seeds 1-12, docs/scenario.md); 5 % is the bound, checked at four more seeds too. The
+  // same day with fresh ("continued") warm-up arrivals misses at the shipped seed by chance (0.943).
   TempDir dir;
   CHECK(std::fabs(day_ratio(dir, day_fleet(), 0) - 1.0) < 0.05);
   for (int seed = 1; seed <= 4; ++seed) {

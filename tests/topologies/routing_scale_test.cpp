@@ -1,6 +1,6 @@
 // Routes computed on demand from shared per-switch tables equal the routes of a stored all-pairs table
-// (the reference below: one full search per destination over the whole graph, as routing was before
-// issue 15), on small fat-trees, the other generated fabrics and a GraphML file; hop counts checked by
+// (the reference below: one full search per destination over the whole graph, the simplest correct
+// router), on small fat-trees, the other generated fabrics and a GraphML file; hop counts checked by
 // hand; and a router whose table budget forces evictions routes exactly as one that keeps every table.
 #include <catch2/catch.hpp>
 

@@ -102,7 +102,7 @@ TEST_CASE("a signal can start at a chosen timestamp", "[traces][shared]") {
 
 TEST_CASE("a signal value beyond +-1e6 after scaling is refused at its line and column",
           "[traces][bad-input]") {
-  // Issue 16: a value of 1e308 passed and made the run's carbon and cost NaN with exit status 0.
+  // A value of 1e308 once passed and made the run's carbon and cost NaN with exit status 0.
   auto error = [](const std::string& text, double scale) -> std::string {
     std::istringstream in(text);
     GridSignalOptions o;

@@ -1,5 +1,5 @@
 // [[fleet.group]] tables: node groups read into the scenario with their defaults, every misuse is refused
-// with a located message, and the README's heterogeneous-fleet example parses.
+// with a located message, and the heterogeneous-fleet example of docs/scenario.md parses.
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -69,18 +69,19 @@ TEST_CASE("node groups refuse top-level fleet sizes, bad fields and a topology",
             .find("asks for 9 GPUs but the largest node group has 8") != std::string::npos);
 }
 
-TEST_CASE("the README's heterogeneous fleet example parses", "[scenario][fleet][readme]") {
-  std::ifstream in(fleetwatt::test::source_dir() / "README.md");
+TEST_CASE("docs/scenario.md's heterogeneous fleet example parses", "[scenario][fleet][docs]") {
+  std::ifstream in(fleetwatt::test::source_dir() / "docs" / "scenario.md");
+  REQUIRE(in);
   std::stringstream ss;
   ss << in.rdbuf();
-  const std::string readme = ss.str();
-  const auto intro = readme.find("A heterogeneous fleet is a list of node groups");
+  const std::string page = ss.str();
+  const auto intro = page.find("A heterogeneous fleet is a list of node groups");
   REQUIRE(intro != std::string::npos);
-  const auto start = readme.find("```toml\n", intro);
-  const auto end = readme.find("```\n", start + 8);
+  const auto start = page.find("```toml\n", intro);
+  const auto end = page.find("```\n", start + 8);
   fleetwatt::test::TempDir dir;
   dir.write("my-gpus.toml", "");
-  const auto s = load_scenario(dir.write("fleet.toml", readme.substr(start + 8, end - start - 8) + kJobs));
+  const auto s = load_scenario(dir.write("fleet.toml", page.substr(start + 8, end - start - 8) + kJobs));
   REQUIRE(s.fleet.groups.size() == 2);
   CHECK(s.fleet.total_gpus() == 4 * 8 + 10 * 2);
 }

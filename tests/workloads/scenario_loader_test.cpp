@@ -67,13 +67,14 @@ node_interval_s = 60
   CHECK(s.workload.jobs[0].meta.precision == Precision::bf16);
   CHECK(s.workload.jobs[1].id == 2);
   CHECK(s.workload.jobs[1].phases == PhaseProfile{250, 20, 70, 2});
-  // README: "Relative paths resolve against the scenario file's folder" ([output] path included).
+  // docs/scenario.md: "Relative paths resolve against the scenario file's folder" ([output] path included).
   CHECK(s.output.path == std::filesystem::path("dir") / "out.h5");
   CHECK(s.output.facility_interval_s == 0.5);
 }
 
 TEST_CASE("the [output] path resolves against the scenario's folder, an absolute one stays", "[scenario]") {
-  // README: "Relative paths resolve against the scenario file's folder" (-o on the command line does not).
+  // docs/scenario.md: "Relative paths resolve against the scenario file's folder" (-o on the command line
+  // does not).
   auto s = parse_scenario(kJobs + "[output]\npath = \"r.h5\"\n", "a/b/s.toml");
   CHECK(s.output.path == std::filesystem::path("a/b") / "r.h5");
   CHECK(s.output.path_where.to_string() == "a/b/s.toml:6:1");  // where an unwritable path is reported
@@ -162,7 +163,7 @@ TEST_CASE("a generator's GPU counts beyond 32 bits are refused at their line", "
 
 TEST_CASE("a carbon factor beyond any grid's is refused at its line (it made carbon sums inf)",
           "[scenario][bad-input]") {
-  // Issue 16: carbon_kg_per_kwh = 1e308 passed and the run wrote inf carbon with exit status 0.
+  // carbon_kg_per_kwh = 1e308 once passed and the run wrote inf carbon with exit status 0.
   CHECK(error_of("[facility]\ncarbon_kg_per_kwh = 1e308\n" + kJobs) ==
         "bad.toml:2:1: facility.carbon_kg_per_kwh: must be between 0 and 10, got 1e+308");
   CHECK(error_of("[facility]\ncarbon_kg_per_kwh = 10\n" + kJobs) == "(no error)");

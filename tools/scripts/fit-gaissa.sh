@@ -1,5 +1,6 @@
 #!/bin/sh
-# Reproduces the README's fit figures on the public GAISSA SEAA 2023 data (../shared/data/gaissa-seaa2023):
+# Reproduces the fit figures of docs/calibration.md on the public GAISSA SEAA 2023 data
+# (../shared/data/gaissa-seaa2023):
 #  1. calibrate: segments each of the 25 RTX 3070 nvidia-smi logs and joins it with its run's metadata from
 #     dl-training-energy-consumption-dataset.csv (the k-th log of an architecture, in time order, is run k)
 #     into records (peak_W, peak_s, valley_W, valley_s per run);

@@ -1,6 +1,8 @@
 // Jobs' flows on the fabric and on storage, their epoch costs, and network power.
 #include "fleetwatt/topologies/fleet_network.hpp"
 
+#include "fleetwatt/core/assert.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -302,7 +304,7 @@ FlowNetwork& FleetNetwork::sends() {
 
 void FleetNetwork::remove_job(NetJob job) {
   auto& s = jobs_.at(job);
-  if (!s) throw std::logic_error("removing a job the network does not hold");
+  FLEETWATT_ASSERT(s, "removing a job the network does not hold");
   if (checkpoints_[job].writing) end_checkpoint(job);
   for (auto* c : {&s->allreduce, &s->dp, &s->dp_outer, &s->pp, &s->cp})
     if (*c) {
@@ -374,8 +376,8 @@ EpochCost FleetNetwork::epoch_cost(NetJob job) {
 
 double FleetNetwork::begin_checkpoint(NetJob job) {
   auto& c = checkpoints_.at(job);
-  if (!jobs_[job]) throw std::logic_error("checkpoint of a job the network does not hold");
-  if (c.writing) throw std::logic_error("checkpoint already in progress");
+  FLEETWATT_ASSERT(jobs_[job], "checkpoint of a job the network does not hold");
+  FLEETWATT_ASSERT(!c.writing, "checkpoint already in progress");
   // Data-parallel replicas hold the same state; each node writes its 1/n share (sharded checkpoints).
   if (!(c.write_bytes > 0.0)) return 0.0;
   c.writing = true;

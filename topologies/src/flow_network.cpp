@@ -1,6 +1,8 @@
 // Max-min fair sharing by progressive filling, recomputed per coupled component of changed flows.
 #include "fleetwatt/topologies/flow_network.hpp"
 
+#include "fleetwatt/core/assert.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <queue>
@@ -63,7 +65,7 @@ FlowId FlowNetwork::add_flow(std::span<const DirectedLink> path, double max_rate
 }
 
 void FlowNetwork::remove_flow(FlowId f) {
-  if (f >= flows_.size() || !flows_[f].alive) throw std::logic_error("removing a flow that is not live");
+  FLEETWATT_ASSERT(f < flows_.size() && flows_[f].alive, "removing a flow that is not live");
   Flow& flow = flows_[f];
   for (const DirectedLink l : flow.path) {
     const bool was = over(l);
@@ -82,7 +84,7 @@ void FlowNetwork::remove_flow(FlowId f) {
 
 double FlowNetwork::rate(FlowId f) {
   update();
-  if (f >= flows_.size() || !flows_[f].alive) throw std::logic_error("rate of a flow that is not live");
+  FLEETWATT_ASSERT(f < flows_.size() && flows_[f].alive, "rate of a flow that is not live");
   return flows_[f].rate;
 }
 
@@ -235,7 +237,7 @@ void FlowNetwork::fill(const std::vector<FlowId>& flows, const std::vector<Direc
     while (next_cap < caps_.size() && flows_[caps_[next_cap].second].frozen) ++next_cap;
     const double cap_level = next_cap < caps_.size() ? caps_[next_cap].first : kInf;
     if (cap_level <= link_level) {
-      if (cap_level == kInf) throw std::logic_error("progressive filling found no bound");
+      FLEETWATT_ASSERT(cap_level != kInf, "progressive filling found no bound");
       freeze(caps_[next_cap++].second, cap_level);
     } else {
       const DirectedLink l = heap_.front().link;

@@ -3,6 +3,8 @@
 // vertex, and ECMP path choice by walking the shortest-path DAG.
 #include "fleetwatt/topologies/routing.hpp"
 
+#include "fleetwatt/core/assert.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -495,7 +497,7 @@ void Router::next_hops(Vertex v, const Distances& d, std::int32_t dst_server, st
     if (src_server >= 0 && src_server != dst_server) into(src_server);
     if (lists > 1) std::sort(next.begin(), next.end());
   }
-  if (next.empty()) throw std::logic_error("shortest-path walk found no next hop");
+  FLEETWATT_ASSERT(!next.empty(), "shortest-path walk found no next hop");
 }
 
 double Router::latency(std::span<const DirectedLink> path) const {

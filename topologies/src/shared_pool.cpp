@@ -1,6 +1,8 @@
 // Max-min water level of one shared capacity among capped clients.
 #include "fleetwatt/topologies/shared_pool.hpp"
 
+#include "fleetwatt/core/assert.hpp"
+
 #include <limits>
 #include <stdexcept>
 
@@ -35,7 +37,7 @@ std::uint32_t SharedPool::add(double cap_Bps, std::uint32_t count) {
 }
 
 void SharedPool::remove(std::uint32_t id) {
-  if (id >= cap_.size() || cap_[id] == 0.0) throw std::logic_error("removing a pool client that is not live");
+  FLEETWATT_ASSERT(id < cap_.size() && cap_[id] != 0.0, "removing a pool client that is not live");
   const auto it = by_cap_.find(cap_[id]);
   it->second -= count_[id];
   if (it->second == 0) by_cap_.erase(it);
@@ -66,7 +68,7 @@ double SharedPool::level() {
 }
 
 double SharedPool::rate(std::uint32_t id) {
-  if (id >= cap_.size() || cap_[id] == 0.0) throw std::logic_error("rate of a pool client that is not live");
+  FLEETWATT_ASSERT(id < cap_.size() && cap_[id] != 0.0, "rate of a pool client that is not live");
   return std::min(cap_[id], level());
 }
 

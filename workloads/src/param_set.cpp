@@ -2,6 +2,8 @@
 // against the component's declaration (unknown keys, deprecated spellings, types) and its defaults.
 #include "fleetwatt/workloads/param_set.hpp"
 
+#include "fleetwatt/core/assert.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -221,7 +223,7 @@ const ParamSpec& ParamSet::spec(std::string_view key) const {
   if (specs_)
     for (const auto& s : *specs_)
       if (s.name == key) return s;
-  throw std::logic_error(
+  FLEETWATT_FAIL(
       fmt::format("{}: no declared parameter '{}' (read it from a checked set)", section_, std::string(key)));
 }
 

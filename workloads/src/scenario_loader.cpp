@@ -1,5 +1,5 @@
-// Scenario TOML -> typed Scenario. The only translation unit that knows the scenario schema; the README's
-// "Scenario reference" documents the same keys.
+// Scenario TOML -> typed Scenario. The only translation unit that knows the scenario schema; the
+// "Scenario reference" of docs/scenario.md documents the same keys.
 #include "fleetwatt/workloads/scenario_loader.hpp"
 #include "scenario_table.hpp"
 
@@ -863,7 +863,8 @@ Scenario parse_scenario_table(const toml::table& root, std::string text, const s
     s.smoothing = parse_smoothing_config(raw);
   }
   // The result path (given or the default) resolves against the scenario's folder, like every other path in
-  // it (README); `-o` on the command line is the user's own and stays relative to the current directory.
+  // it (docs/scenario.md); `-o` on the command line is the user's own and stays relative to the current
+  // directory.
   s.output.path = resolve(file, s.output.path.string());
   if (s.output.path_where.file.empty()) s.output.path_where = {name, 0, 0};
   // The topology's keys belong to topologies/ (parse_topology_config), like a predictor's parameters.

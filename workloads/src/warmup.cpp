@@ -1,8 +1,8 @@
 // The default warm-up. With ample room, the jobs running at time t are those that arrived in
 // (t - longest run time, t]: an infinite-server queue forgets its empty start exactly once it has run for
 // the longest run time. A real fleet queues at its daily peak, and its backlog needs more: twice the
-// longest run time leaves the fleet's state at 0 as it is for any longer warm-up (README, "Scenario
-// reference", has the measurement). A periodic warm-up repeats the window's own arrivals instead.
+// longest run time leaves the fleet's state at 0 as it is for any longer warm-up (docs/scenario.md,
+// "Scenario reference", has the measurement). A periodic warm-up repeats the window's own arrivals instead.
 #include "fleetwatt/workloads/warmup.hpp"
 
 #include <algorithm>
@@ -32,8 +32,8 @@ double default_warmup_s(const WorkloadConfig& w, const RuntimeEstimate& estimate
   if (!w.generator || w.generator->start_s != 0.0) return 0.0;
   const double s = kWarmupRuntimes * longest_generated_runtime_s(*w.generator, estimate);
   // A periodic warm-up rounds up to whole days, the period of the day/night cycle: on a one-day window every
-  // arrival then acts on the fleet at 0 as it does at the horizon (README, "Scenario reference", measures
-  // the difference against 13 h), and a longer window repeats only its last days.
+  // arrival then acts on the fleet at 0 as it does at the horizon (docs/scenario.md, "Scenario reference",
+  // measures the difference against 13 h), and a longer window repeats only its last days.
   if (w.periodic_warmup) return std::ceil(s / 86400.0) * 86400.0;
   return std::ceil(s / 3600.0) * 3600.0;
 }

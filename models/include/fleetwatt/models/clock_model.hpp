@@ -7,8 +7,8 @@
 // under a cap C < P runs at f = (C - F) / (P - F) and draws C. Only part of its time follows the clock
 // (the rest waits on memory, the host or the network), so it lasts beta / f + (1 - beta) times as long.
 // F / TDP and beta are fitted (least squares on relative time error) on the Zeus power-limit sweeps
-// (../shared/data/zeus-nsdi23: A40, Quadro RTX 6000, V100; 5 workloads, many batch sizes); the README
-// gives the fit, its errors leaving one GPU out, and the cube law it replaces.
+// (../shared/data/zeus-nsdi23: A40, Quadro RTX 6000, V100; 5 workloads, many batch sizes);
+// docs/predictors.md gives the fit, its errors leaving one GPU out, and the cube law it replaces.
 #pragma once
 
 #include <filesystem>

@@ -27,7 +27,7 @@ struct ComponentActivity {
   double pipeline_factor = 1.0;  ///< fraction of time the data pipeline keeps the GPU fed (0..1)
 };
 
-/// Constants of the model (defaults are assumptions stated in the README; the datasheet predictor's
+/// Constants of the model (defaults are assumptions stated in docs/components.md; the datasheet predictor's
 /// calibration overrides them).
 struct ComponentParams {
   double resident_floor_fraction = 0.18;  ///< draw above idle of a GPU holding a job, as a fraction of TDP

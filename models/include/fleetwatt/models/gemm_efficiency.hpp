@@ -3,11 +3,12 @@
 //   eta(d) = eta_max x d / (d + d_half),   d = the smallest of the GEMM's M, N and K
 // per architecture family, with a pooled curve for families without measurements. The smallest dimension was
 // chosen over the FLOPs per kernel (eta_max F / (F + F_half), the same curve as a fixed time per kernel) by
-// the leave-one-GPU-out error (README, "GEMM efficiency by size"). The roofline uses it for the matmul
-// classes of callers that know their GEMMs' shapes (the 3D-parallel step model); others keep the fitted
-// per-class constants, times each family's eta_max over the pooled one (RooflineConstants::family_gemm). The
-// data are FP32 kernels; 16-bit and TF32 GEMMs take the curve moved with their path's ridge point
-// (precision_curve). The built-in curves are models/data/gemm_efficiency.toml (compiled in).
+// the leave-one-GPU-out error (docs/predictors.md, "FP32 GEMM efficiency by size"). The roofline uses it for
+// the matmul classes of callers that know their GEMMs' shapes (the 3D-parallel step model); others keep the
+// fitted per-class constants, times each family's eta_max over the pooled one
+// (RooflineConstants::family_gemm). The data are FP32 kernels; 16-bit and TF32 GEMMs take the curve moved
+// with their path's ridge point (precision_curve). The built-in curves are models/data/gemm_efficiency.toml
+// (compiled in).
 #pragma once
 
 #include <filesystem>

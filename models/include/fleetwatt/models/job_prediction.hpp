@@ -18,7 +18,7 @@
 
 namespace fleetwatt::models {
 
-/// What to predict: `fleetwatt predict`'s options (README "predict"), with their defaults.
+/// What to predict: `fleetwatt predict`'s options (docs/predictors.md), with their defaults.
 struct PredictionRequest {
   std::string model, gpu = "a100-sxm-80gb", precision = "fp32", stack = "eager";
   std::optional<std::string> predictor;  ///< default: datasheet, or the scenario's
@@ -64,7 +64,7 @@ struct JobPrediction {
 /// predicts it.
 [[nodiscard]] JobPrediction predict_job(const PredictionRequest& request);
 
-/// The prediction as one JSON object (SI units; keys in README "predict --json").
+/// The prediction as one JSON object (SI units; keys in docs/predictors.md, "predict --json").
 [[nodiscard]] std::string prediction_json(const JobPrediction& p);
 
 }  // namespace fleetwatt::models

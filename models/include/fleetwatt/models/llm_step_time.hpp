@@ -1,5 +1,5 @@
 // Step time of a 3D-parallel (tensor x context x pipeline x data) training job as Megatron-LM and NeMo run it
-// (Narayanan et al., SC'21; README "Step time of 3D-parallel jobs"):
+// (Narayanan et al., SC'21; docs/predictors.md "Step time of LLM jobs"):
 //  - one pipeline stage holds its layers (blocks / pp, or the first / last stage's own), each GPU 1/tp of
 //    their work (tensor parallelism with sequence parallelism splits the GEMMs, the heads and the
 //    element-wise work) and 1/cp of the sequence (context parallelism: ring attention);

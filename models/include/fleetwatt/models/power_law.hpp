@@ -3,7 +3,8 @@
 // of peak v_max runs at efficiency eta = (c / t) / v_max; the law eta(c) = eta_max (1 - exp(-k c^alpha))
 // says small operations cannot fill the GPU. Durations follow as t(c) = c / (v_max eta(c)), and energy as a
 // linear regression on the durations of the operation types. Units of the paper's fitted tables (it does not
-// state them; see the README): c in GFLOP (1e9 FLOP, FLOP = 2 x MAC), eta_max in percent, durations in ms.
+// state them; see docs/predictors.md): c in GFLOP (1e9 FLOP, FLOP = 2 x MAC), eta_max in percent, durations
+// in ms.
 #pragma once
 
 #include <cstdint>

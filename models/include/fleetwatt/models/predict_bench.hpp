@@ -1,7 +1,7 @@
 // The predictor's speed workload (requirement: predicting 100,000 jobs on 10 GPU types stays under 2 s). One
 // definition of the jobs, shared by `fleetwatt bench` and the Google Benchmark in models/bench, so that the
-// README's figure and the benchmark time the same thing: varied zoo models, batch sizes, image and sequence
-// sizes and GPU counts, spread over 10 GPU presets, each predicted once.
+// figure of docs/development.md and the benchmark time the same thing: varied zoo models, batch sizes, image
+// and sequence sizes and GPU counts, spread over 10 GPU presets, each predicted once.
 #pragma once
 
 #include <cstddef>

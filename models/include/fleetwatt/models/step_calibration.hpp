@@ -12,8 +12,8 @@
 //  the
 //    layer's GEMMs (a job's tp_comm_overlap, on by default with the optimized stack).
 // The fit (models/step_calibration_fit.hpp) minimises the mean |ln(predicted / published)| over the rows
-// fleetwatt can express; leaving each source out gives the errors the README reports. The built-in values
-// are models/data/step_calibration.toml (compiled in; tools/scripts/fit-step-calibration.sh).
+// fleetwatt can express; leaving each source out gives the errors docs/predictors.md reports. The built-in
+// values are models/data/step_calibration.toml (compiled in; tools/scripts/fit-step-calibration.sh).
 #pragma once
 
 #include <map>

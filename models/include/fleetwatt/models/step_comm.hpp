@@ -1,7 +1,7 @@
 // A training step's communication from its traffic (workloads::StepTraffic) and the rates of the links it
 // crosses: the one set of formulas the predictor (links from the GPU preset and the node's NICs) and a
 // network model (rates from its flows on the job's placement) both use, so that the two agree exactly on an
-// uncongested fabric (README "3D-parallel jobs on a fabric").
+// uncongested fabric (docs/interconnect.md "3D-parallel jobs on a fabric").
 #pragma once
 
 #include "fleetwatt/workloads/job_spec.hpp"

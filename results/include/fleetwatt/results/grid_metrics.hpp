@@ -3,7 +3,7 @@
 // Pure functions of a facility power series (interval means, one interval length) and a wall clock, so a
 // run computes them while it streams and `fleetwatt report` can compute the same from a result file.
 //
-// Definitions (README, "Result file (HDF5)"):
+// Definitions (docs/results.md, "Result file (HDF5)"):
 //  - Windows are ALIGNED to the wall clock of [output] start, as tariffs bill demand: 15-min windows start at
 //    :00, :15, :30, :45, 1-h windows on the hour, days at local midnight. A window's mean is the
 //    overlap-weighted mean of the interval means it covers (exact when the interval divides the window). Only

@@ -3,7 +3,7 @@
 // bands (Welch's averaged periodograms, Eigen's FFT). Streamed one interval at a time in bounded memory, so a
 // run computes them while it writes its series.
 //
-// Definitions (README, "Result file (HDF5)", /power_quality):
+// Definitions (docs/results.md, "Result file (HDF5)", /power_quality):
 //  - Ramps: as the grid metrics (aligned_windows.hpp): the largest rise / fall between the means of two
 //    consecutive complete clock-aligned windows. NaN where the window is shorter than the interval.
 //  - Dynamic range over W: for each clock-aligned window of width W, max - min of the interval means whose

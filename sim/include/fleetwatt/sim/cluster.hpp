@@ -75,9 +75,9 @@ class Cluster {
   /// Free GPUs of a node, ascending.
   [[nodiscard]] std::vector<GpuIndex> free_gpus_of(NodeIndex n) const;
 
-  /// Gives the GPUs to `job`; throws std::logic_error if any is taken (a double booking is a bug).
+  /// Gives the GPUs to `job`; throws InvariantError if any is taken (a double booking is a bug).
   void allocate(JobIndex job, std::span<const GpuIndex> gpus);
-  /// Frees the GPUs of `job`; throws std::logic_error if one is not held by it.
+  /// Frees the GPUs of `job`; throws InvariantError if one is not held by it.
   void release(JobIndex job, std::span<const GpuIndex> gpus);
 
  private:

@@ -238,9 +238,6 @@ class Engine {
   /// Placement of job j within one node group of a GPU type it can run on (groups tried in order), in
   /// global GPU indices.
   [[nodiscard]] std::optional<Placement> place_in_group(JobIndex j) const;
-  /// Checks a job's plan on one GPU type (throws ConfigError naming the job; explicit phases above the TDP
-  /// are bad input) and caps a predicted part above the TDP at it, counting it in the summary.
-  void check_plan(const workloads::JobSpec& spec, workloads::EpochPlan& plan, const models::GpuHardware& gpu);
   /// Passes a change of network power (from `before_W`) to the ledger and the sink.
   void network_changed(double before_W);
 

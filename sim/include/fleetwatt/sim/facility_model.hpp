@@ -17,7 +17,8 @@
 //   facility = IT + L + F + C
 // Weather is a step function, IT power is piecewise constant between events, so facility power is
 // piecewise constant between both kinds of change: the ledger and the grid meter cut their integrals at
-// weather steps and stay exact. Parameter values and their sources: README "Facility cooling model".
+// weather steps and stay exact. Parameter values and their sources: docs/scenario.md
+// "Facility cooling model".
 #pragma once
 
 #include <cstddef>

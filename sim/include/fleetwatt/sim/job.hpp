@@ -85,8 +85,8 @@ struct Job {
   PeakSplit split;                  ///< the peak phase in progress (or last run)
   Duration peak;                    ///< profile durations on the integer clock
   Duration valley;
-  /// Step-level jobs (README "Step-level power waveform"): each peak phase drawn step by step, stage by
-  /// stage; the start-up before the first step.
+  /// Step-level jobs (docs/predictors.md "Step-level power waveform"): each peak phase drawn step by step,
+  /// stage by stage; the start-up before the first step.
   bool stepped = false;
   StepWave wave;
   Duration startup;

@@ -1,4 +1,4 @@
-// GPU power smoothing and burn of a running job ([smoothing], issue 12 item 7): what its GPUs draw instead of
+// GPU power smoothing and burn of a running job ([smoothing]): what its GPUs draw instead of
 // what the work needs. Both only add power (the work never waits), so a job's timing is unchanged and the
 // extra energy is exactly smoothed minus unsmoothed.
 //

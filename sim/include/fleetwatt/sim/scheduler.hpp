@@ -67,7 +67,8 @@ class SchedulerContext {
   /// Asks for another scheduling pass at time t (for policies that wait for a moment).
   virtual void wake_at(Time t) = 0;
 
-  // Power-aware controls (sim/policies). Contexts that do not support one throw std::logic_error.
+  // Power-aware controls (sim/policies). Contexts that do not support one throw InvariantError
+  // (core/assert.hpp).
   [[nodiscard]] virtual FleetPower fleet_power() const;
   /// Running jobs (paused ones included), in start order.
   [[nodiscard]] virtual std::span<const JobIndex> running() const;

@@ -1,4 +1,4 @@
-// The step-level power waveform of a synchronous training job (issue 12 item 4): one training step as each
+// The step-level power waveform of a synchronous training job: one training step as each
 // pipeline stage runs it. A step is compute, the pipeline bubble, exposed communication and exposed data
 // loading; stage k of a pipeline starts its compute k micro-batch slots after stage 0 (the fill) and waits
 // the other pp - 1 - k slots after it (the drain), so the stages draw out of phase, and all stages

@@ -40,7 +40,8 @@ struct EpochCost {
   double io_exposed_s = 0.0;    ///< the part not hidden behind compute
   double allreduce_s = 0.0;     ///< one step's all-reduce
   double read_share_Bps = 0.0;  ///< storage bandwidth the job gets
-  /// A step-level plan's traffic per step at the current shares (README "3D-parallel jobs on a fabric"):
+  /// A step-level plan's traffic per step at the current shares (docs/interconnect.md "3D-parallel jobs on a
+  /// fabric"):
   /// its data-parallel rings (those inside NVLink domains at the plan's time), its pipeline sends and its
   /// context-parallel sends, before the overlap rules of models/step_comm.hpp; `step_plan` says they hold
   /// (then comm_s and comm_exposed_s are not used).

@@ -1,6 +1,6 @@
 // Job interruptions ([failures]): the keys, their declared defaults (the one declaration the scenario check,
-// `fleetwatt list` and the README's table all read), and the default rate's source. The engine's side is
-// sim/src/engine_failures.cpp.
+// `fleetwatt list` and docs/components.md's table all read), and the default rate's source. The engine's side
+// is sim/src/engine_failures.cpp.
 #pragma once
 
 #include "fleetwatt/core/input_error.hpp"

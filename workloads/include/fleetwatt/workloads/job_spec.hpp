@@ -161,7 +161,7 @@ enum class CheckpointMode { sync, async };
 /// The mode named `name`; false when there is none.
 [[nodiscard]] bool parse_checkpoint_mode(std::string_view name, CheckpointMode& out) noexcept;
 
-/// A step-level job's schedule around its steps (README "Step-level power waveform").
+/// A step-level job's schedule around its steps (docs/predictors.md "Step-level power waveform").
 struct StepSchedule {
   Waveform waveform = Waveform::automatic;
   /// Training steps between checkpoints (0: one checkpoint per epoch, the plan's steps).
@@ -218,7 +218,7 @@ struct PhaseProfile {
 struct ModelMetadata {
   std::string model;              ///< zoo name ("resnet50", "vit-b16", ...) or empty
   double params = 0.0;            ///< trainable parameters
-  double flops_per_sample = 0.0;  ///< forward-pass FLOPs per sample (see README for the FLOP convention)
+  double flops_per_sample = 0.0;  ///< forward-pass FLOPs per sample (FLOP convention: docs/predictors.md)
   double training_flops_per_sample =
       0.0;                       ///< FLOPs of one sample's training step; 0: 3 x forward (full
                                  ///< backward); about 1 x forward when a frozen backbone is fine-tuned
@@ -251,9 +251,9 @@ inline constexpr std::size_t kCommGroups = 4;
 [[nodiscard]] const char* to_string(CommGroup g) noexcept;
 
 /// The traffic of one training step that may cross servers, per GPU, as the predictor planned it: what a
-/// network model re-times from the job's placement (README "3D-parallel jobs on a fabric"). The timing
-/// arithmetic that turns it into exposed seconds is models/step_comm.hpp, for the predictor and the network
-/// alike.
+/// network model re-times from the job's placement (docs/interconnect.md "3D-parallel jobs on a fabric"). The
+/// timing arithmetic that turns it into exposed seconds is models/step_comm.hpp, for the predictor and the
+/// network alike.
 struct StepTraffic {
   /// A ring collective over each group of `ranks` GPUs: `passes` ring passes (reduce-scatter 1, all-gather
   /// 1, all-reduce 2), each moving (ranks - 1) / ranks of `bytes` per GPU, `times` per step. `fabric`: its

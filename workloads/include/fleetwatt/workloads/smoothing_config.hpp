@@ -1,5 +1,5 @@
-// GPU power smoothing ([smoothing], issue 12 item 7): the keys, their declared defaults (the one declaration
-// the scenario check, `fleetwatt list` and the README's table all read) and what they stand for. The
+// GPU power smoothing ([smoothing]): the keys, their declared defaults (the one declaration
+// the scenario check, `fleetwatt list` and docs/components.md's table all read) and what they stand for. The
 // engine's side is sim/power_smoothing.hpp.
 //
 // The controls are NVIDIA's (NVML "Power Smoothing" profile parameters, Blackwell: percent TMP floor, ramp-up

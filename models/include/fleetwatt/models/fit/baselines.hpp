@@ -1,4 +1,4 @@
-// Baseline regressors compared with symbolic regression on the same features and splits (issue #4):
+// Baseline regressors compared with symbolic regression on the same features and splits:
 // ordinary least squares, ridge and lasso with the penalty chosen by 5-fold cross-validation over
 // 1e-4..10, gradient-boosted regression trees with depth, rate, tree count and subsample chosen by
 // cross-validation, and a small multilayer perceptron. Inputs are standardised features.
@@ -36,7 +36,7 @@ class OlsRegressor final : public Regressor {
   double b_ = 0.0;
 };
 
-/// The penalty grid of issue #4: 11 values log-spaced over [1e-4, 10].
+/// The penalty grid: 11 values log-spaced over [1e-4, 10].
 [[nodiscard]] std::vector<double> penalty_grid();
 
 /// Ridge (||y - Xw - b||^2 + alpha ||w||^2) or lasso ((1/2n)||y - Xw - b||^2 + alpha ||w||_1, coordinate

@@ -20,7 +20,8 @@ struct Scaler {
   [[nodiscard]] Eigen::MatrixXd transform(const Eigen::MatrixXd& x) const;
 };
 
-/// Metadata columns `fit` uses as features by default when present (issue #4's feature list).
+/// Metadata columns `fit` uses as features by default when present (the job metadata a site's telemetry comes
+/// with).
 [[nodiscard]] const std::vector<std::string>& default_feature_columns();
 /// Columns that are measurements, never features by default.
 [[nodiscard]] const std::vector<std::string>& measured_columns();

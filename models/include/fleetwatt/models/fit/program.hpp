@@ -11,7 +11,7 @@
 
 namespace fleetwatt::models::fit {
 
-/// Function set of issue #4 (gplearn's, with protected division, log, sqrt and inverse), then terminals.
+/// Function set (gplearn's, with protected division, log, sqrt and inverse), then terminals.
 enum class Op : std::uint8_t {
   add,
   sub,

@@ -23,7 +23,7 @@ struct GpConfig {
   int init_depth_max = 6;
   double const_min = -5.0;  ///< constants drawn uniformly from [const_min, const_max]
   double const_max = 5.0;
-  double p_crossover = 0.7;  ///< issue #4's operator probabilities; the rest is reproduction
+  double p_crossover = 0.7;  ///< gplearn's default operator probabilities; the rest is reproduction
   double p_subtree_mutation = 0.1;
   double p_hoist_mutation = 0.05;
   double p_point_mutation = 0.1;

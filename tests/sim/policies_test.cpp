@@ -5,9 +5,9 @@
 #include <cmath>
 #include <memory>
 
-#include "../sim/sim_test_support.hpp"
 #include "fleetwatt/models/clock_model.hpp"
 #include "fleetwatt/sim/policies.hpp"
+#include "sim_test_support.hpp"
 
 using namespace fleetwatt;
 using namespace fleetwatt::sim;

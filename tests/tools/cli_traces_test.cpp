@@ -139,7 +139,7 @@ TEST_CASE("trace fleet derives the shipped Alibaba 2023 fleet from its node list
   CHECK(expected.at("8xG2").first == 549);
   CHECK(expected.at("2xT4").first == 387);
   const auto fleet = slurp(dir / "fleet.toml");
-  const auto shipped = fleetwatt::workloads::load_scenario(source_dir() / "workloads" / "scenarios" /
+  const auto shipped = fleetwatt::workloads::load_scenario(source_dir() / "examples" / "public-data" /
                                                            "alibaba-2023-replay.toml");
   CHECK(shipped.fleet.nodes == 1213);
   CHECK(shipped.fleet.total_gpus() == 6212);

@@ -1,5 +1,5 @@
-// The README's scenario reference is a real scenario: it parses, so the documentation cannot drift from
-// the schema.
+// The scenario reference of docs/scenario.md is a real scenario: it parses, so the documentation cannot
+// drift from the schema.
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <sstream>
@@ -9,17 +9,18 @@
 
 using namespace fleetwatt;
 
-TEST_CASE("the README's scenario reference parses as a scenario", "[scenario][readme]") {
-  std::ifstream in(test::source_dir() / "README.md");
+TEST_CASE("docs/scenario.md's scenario reference parses as a scenario", "[scenario][docs]") {
+  std::ifstream in(test::source_dir() / "docs" / "scenario.md");
+  REQUIRE(in);
   std::stringstream ss;
   ss << in.rdbuf();
-  const std::string readme = ss.str();
-  const auto heading = readme.find("## Scenario reference");
+  const std::string page = ss.str();
+  const auto heading = page.find("## Scenario reference");
   REQUIRE(heading != std::string::npos);
-  const auto start = readme.find("```toml\n", heading);
+  const auto start = page.find("```toml\n", heading);
   REQUIRE(start != std::string::npos);
-  const auto end = readme.find("```\n", start + 8);
-  const std::string toml = readme.substr(start + 8, end - start - 8);
+  const auto end = page.find("```\n", start + 8);
+  const std::string toml = page.substr(start + 8, end - start - 8);
   test::TempDir dir;
   dir.write("my-gpus.toml", "");  // the reference names a user preset file
   dir.write("jobs.csv",
