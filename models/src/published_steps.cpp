@@ -17,6 +17,7 @@
 #include "fleetwatt/models/datasheet_predictor.hpp"
 #include "fleetwatt/models/gpu_hardware.hpp"
 #include "fleetwatt/models/model_zoo.hpp"
+#include "markdown_table.hpp"
 
 namespace fleetwatt::models {
 namespace {
@@ -37,20 +38,11 @@ std::string lower(std::string s) {
   return s;
 }
 
-/// The cells of a Markdown table row "| a | b |".
+/// The cells' texts of a Markdown table row "| a | b |".
 std::vector<std::string> pipe_cells(const std::string& line) {
-  std::vector<std::string> cells;
-  std::string cell;
-  const std::string body = trim(line);
-  for (std::size_t i = 1; i < body.size(); ++i) {
-    if (body[i] == '|') {
-      cells.push_back(trim(cell));
-      cell.clear();
-    } else {
-      cell += body[i];
-    }
-  }
-  return cells;
+  std::vector<std::string> texts;
+  for (auto& cell : markdown_cells(line)) texts.push_back(std::move(cell.text));
+  return texts;
 }
 
 bool separator_row(const std::string& line) {

@@ -16,6 +16,7 @@
 #include "fleetwatt/models/gpu_hardware.hpp"
 #include "fleetwatt/models/roofline.hpp"
 #include "fleetwatt/models/tensor_gemm.hpp"
+#include "markdown_table.hpp"
 
 namespace fleetwatt::models {
 namespace {
@@ -254,27 +255,6 @@ std::vector<std::string> mamf_presets(const std::string& accelerator) {
   return {};
 }
 
-/// One cell of a Markdown table row, trimmed, with its 1-based column in the line.
-struct Cell {
-  std::string text;
-  std::uint32_t column = 0;
-};
-
-std::vector<Cell> markdown_cells(const std::string& line) {
-  std::vector<Cell> cells;
-  std::size_t start = line.find('|');
-  while (start != std::string::npos) {
-    const std::size_t end = line.find('|', start + 1);
-    if (end == std::string::npos) break;
-    std::size_t a = start + 1, b = end;
-    while (a < b && std::isspace(static_cast<unsigned char>(line[a]))) ++a;
-    while (b > a && std::isspace(static_cast<unsigned char>(line[b - 1]))) --b;
-    cells.push_back({line.substr(a, b - a), static_cast<std::uint32_t>(a + 1)});
-    start = end;
-  }
-  return cells;
-}
-
 }  // namespace
 
 double TensorGemmSample::min_dim() const noexcept {
@@ -384,16 +364,16 @@ std::vector<MamfFigure> read_mamf(const std::filesystem::path& file) {
       continue;
     }
     if (!cells.empty() && cells.front().text.rfind(":-", 0) == 0) continue;  // the alignment row
-    const auto cell = [&](const char* name) -> const Cell* {
+    const auto cell = [&](const char* name) -> const MarkdownCell* {
       const std::size_t i = *col(name);
       return i < cells.size() ? &cells[i] : nullptr;
     };
-    const Cell* accel = cell("Accelerator");
-    const Cell* mamf = cell("MAMF");
+    const MarkdownCell* accel = cell("Accelerator");
+    const MarkdownCell* mamf = cell("MAMF");
     if (!accel || accel->text.empty() || !mamf || mamf->text.empty()) continue;  // blank or not measured
     const std::vector<std::string> gpus = mamf_presets(accel->text);
     if (gpus.empty()) continue;  // no preset
-    const auto number = [&](const Cell* c, const char* name) {
+    const auto number = [&](const MarkdownCell* c, const char* name) {
       const auto v = c ? core::parse_number(c->text) : std::nullopt;
       if (!v || !(*v > 0.0))
         throw ConfigError({file.string(), line_no, c ? c->column : 0}, name,
@@ -409,7 +389,7 @@ std::vector<MamfFigure> read_mamf(const std::filesystem::path& file) {
     }
     // The BF16 table has no H200 row: its H100 SXM row notes "H200 is the same" (the same tensor cores at
     // the same clocks; only the memory differs), so that figure stands for the H200 as well.
-    const Cell* notes = col("Notes") ? cell("Notes") : nullptr;
+    const MarkdownCell* notes = col("Notes") ? cell("Notes") : nullptr;
     if (notes && notes->text.find("H200 is the same") != std::string::npos) {
       f.gpu = "h200-sxm";
       from_notes.push_back(f);
