@@ -11,7 +11,7 @@
 #include "commands.hpp"
 #include "fleetwatt/core/csv_reader.hpp"
 #include "fleetwatt/models/gpu_hardware.hpp"
-#include "fleetwatt/models/power_law.hpp"
+#include "fleetwatt/models/power_law_fit.hpp"
 
 namespace fleetwatt::tools {
 

@@ -12,7 +12,7 @@
 #include <unsupported/Eigen/NonLinearOptimization>
 
 #include "fleetwatt/core/csv_reader.hpp"
-#include "fleetwatt/models/power_law.hpp"
+#include "fleetwatt/models/power_law_fit.hpp"
 
 namespace fleetwatt::models {
 

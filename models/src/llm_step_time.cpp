@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "fleetwatt/models/collective_fit.hpp"
+#include "fleetwatt/models/collectives.hpp"
 #include "fleetwatt/models/step_comm.hpp"
 #include "fleetwatt/models/tensor_gemm.hpp"
 

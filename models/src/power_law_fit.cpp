@@ -9,7 +9,7 @@
 #include <cmath>
 #include <unsupported/Eigen/NonLinearOptimization>
 
-#include "fleetwatt/models/power_law.hpp"
+#include "fleetwatt/models/power_law_fit.hpp"
 
 namespace fleetwatt::models {
 namespace {

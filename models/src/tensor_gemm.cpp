@@ -1,7 +1,7 @@
 // The tensor-core GEMM time model: the rule that gives any GPU its large-GEMM efficiency, the time of one
 // GEMM, the least-squares fit with its leave-one-GPU-out check, and the TOML file of the built-in fit (see
 // the header).
-#include "fleetwatt/models/tensor_gemm.hpp"
+#include "fleetwatt/models/tensor_gemm_fit.hpp"
 
 #include <fmt/format.h>
 

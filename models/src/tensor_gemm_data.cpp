@@ -15,7 +15,7 @@
 #include "fleetwatt/core/csv_reader.hpp"
 #include "fleetwatt/models/gpu_hardware.hpp"
 #include "fleetwatt/models/roofline.hpp"
-#include "fleetwatt/models/tensor_gemm.hpp"
+#include "fleetwatt/models/tensor_gemm_fit.hpp"
 #include "markdown_table.hpp"
 
 namespace fleetwatt::models {

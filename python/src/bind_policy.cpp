@@ -98,11 +98,11 @@ void bind_job_view(py::module_& m) {
           },
           "The run time the C++ policies assume (a capped job's phases stretched)")
       .def_property_readonly(
-          "peak_w", [](const J& v) { return v.job().profile.peak_W; }, "Per GPU")
-      .def_property_readonly("peak_s", [](const J& v) { return v.job().profile.peak_s; })
+          "peak_w", [](const J& v) { return v.job().peak_W(); }, "Per GPU")
+      .def_property_readonly("peak_s", [](const J& v) { return v.job().epoch.peak.seconds(); })
       .def_property_readonly(
-          "valley_w", [](const J& v) { return v.job().profile.valley_W; }, "Per GPU")
-      .def_property_readonly("valley_s", [](const J& v) { return v.job().profile.valley_s; })
+          "valley_w", [](const J& v) { return v.job().valley_W(); }, "Per GPU")
+      .def_property_readonly("valley_s", [](const J& v) { return v.job().epoch.valley.seconds(); })
       .def_property_readonly("deferrable", [](const J& v) { return v.job().spec.deferrable; })
       .def_property_readonly("deadline_s", [](const J& v) { return v.job().spec.deadline_s; })
       .def_property_readonly("limit_s", [](const J& v) { return v.job().spec.limit_s; })

@@ -131,7 +131,7 @@ void GymRun::observe(const sim::SchedulerContext& ctx, EnvState& s) const {
     double* slot = &o[kFleetFigures + kSlotFigures * k];
     slot[0] = job.spec.n_gpus;
     slot[1] = job.predicted_runtime().seconds() / 3600.0;
-    slot[2] = job.profile.peak_W;
+    slot[2] = job.peak_W();
     slot[3] = (s.now_s - job.spec.submit_s) / 3600.0;
     slot[4] = ctx.place(queue[k]) ? 1.0 : 0.0;
   }

@@ -107,10 +107,10 @@ void JobTable::create(const sim::Job* first) {
        [nan](const sim::Job& j) { return j.state == sim::JobState::finished ? j.end.seconds() : nan; });
   integer("epochs", "1", [](const sim::Job& j) { return std::int64_t{j.spec.epochs}; });
   integer("epochs_done", "1", [](const sim::Job& j) { return std::int64_t{j.epochs_done}; });
-  real("peak_W", "W per GPU", [](const sim::Job& j) { return j.profile.peak_W; });
-  real("peak_s", "s per epoch", [](const sim::Job& j) { return j.peak.seconds(); });
-  real("valley_W", "W per GPU", [](const sim::Job& j) { return j.profile.valley_W; });
-  real("valley_s", "s per epoch", [](const sim::Job& j) { return j.valley.seconds(); });
+  real("peak_W", "W per GPU", [](const sim::Job& j) { return j.peak_W(); });
+  real("peak_s", "s per epoch", [](const sim::Job& j) { return j.epoch.peak.seconds(); });
+  real("valley_W", "W per GPU", [](const sim::Job& j) { return j.valley_W(); });
+  real("valley_s", "s per epoch", [](const sim::Job& j) { return j.epoch.valley.seconds(); });
   real("energy_J", "J (all the job's GPUs, up to the horizon)", [](const sim::Job& j) { return j.energy_J; });
   // Where the job came from: trace id and status, and which fields were inferred rather than recorded.
   if (gpu_column_)

@@ -16,13 +16,13 @@ Duration estimated_runtime(const Job& job, EstimateSource source) {
   // A capped job's phases stretch as the clock model says, as they will in the engine.
   const auto& clock = models::clock_model();
   const double epoch_s =
-      job.peak.seconds() * clock.stretch(job.profile.peak_W, job.power_cap_W, job.gpu_tdp_W) +
-      job.valley.seconds() * clock.stretch(job.profile.valley_W, job.power_cap_W, job.gpu_tdp_W);
+      job.epoch.peak.seconds() * clock.stretch(job.peak_W(), job.power_cap_W, job.gpu_tdp_W) +
+      job.epoch.valley.seconds() * clock.stretch(job.valley_W(), job.power_cap_W, job.gpu_tdp_W);
   return Duration::from_seconds(epoch_s * job.spec.epochs);
 }
 
 double peak_increment_per_gpu_W(const Job& job, double gpu_idle_W, double extra_cap_W) {
-  double w = std::max(job.profile.peak_W, job.profile.valley_W);
+  double w = std::max(job.peak_W(), job.valley_W());
   double idle = gpu_idle_W;
   if (job.group != kNoGroup) {
     idle = job.gpu_idle_W;  // placed: its own type's phases and idle power

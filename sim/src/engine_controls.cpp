@@ -20,9 +20,9 @@ void Engine::Controls::recap(JobIndex j, double cap_W) {
   // The work left in the current phase is kept; only the pace at which it is done changes.
   e_.meter_.settle(e_.job_at(j), e_.queue_.now());
   e_.hold_steps(j);  // a step-level peak's segment clock goes on at the new pace from here
-  const Duration before = e_.phase_length(job, job.phase);
+  const Duration before = phase_length(job, job.phase);
   job.power_cap_W = cap_W;
-  const Duration after = e_.phase_length(job, job.phase);
+  const Duration after = phase_length(job, job.phase);
   if (before == after) {
     // Its segments above the cap still change (a step-level peak draws more than its mean at times).
     if (job.stepped && job.phase == JobPhase::peak && !job.paused) e_.draw_phase(j);

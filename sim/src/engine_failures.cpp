@@ -141,7 +141,7 @@ void Engine::Failures::strike(JobIndex j, bool random) {
   job.phase = JobPhase::restart;
   f.stage = JobFailures::Stage::delay;
   job.phase_start = now;
-  e_.meter_.draw(job, now, e_.phase_power(job));
+  e_.meter_.draw(job, now, phase_power(job, job.phase));
   job.phase_end = now + setup_.restart_delay;
   schedule_restart_step(j);
 }
@@ -163,8 +163,8 @@ void Engine::Failures::restart_step(JobIndex j) {
     // as writing it did (the job's checkpoint part as last simulated), near the floor at checkpoint power.
     f.stage = JobFailures::Stage::ramp;
     job.phase_start = now;
-    e_.meter_.draw(job, now, e_.phase_power(job));
-    job.phase_end = now + std::max(setup_.restart_ramp, job.valley);
+    e_.meter_.draw(job, now, phase_power(job, job.phase));
+    job.phase_end = now + std::max(setup_.restart_ramp, job.epoch.valley);
     schedule_restart_step(j);
     return;
   }

@@ -18,7 +18,8 @@ void Engine::plan_steps(Job& job) const {
   job.stepped = false;
   job.startup = Duration::zero();
   if (!(plan.steps > 0.0) || schedule.waveform == workloads::Waveform::epochs) return;
-  const StepShape shape = StepShape::of(job.split, plan.steps, job.spec.meta.parallel.pp, job.spec.n_gpus);
+  const StepShape shape =
+      StepShape::of(job.epoch.parts, plan.steps, job.spec.meta.parallel.pp, job.spec.n_gpus);
   if (shape.step() <= Duration::zero()) return;
   // Automatically only a model-parallel (tp, cp or pp above 1) job, the large synchronous kind whose steps
   // show at the site, and only a step longer than about two samples of the facility series: a shorter
@@ -39,8 +40,7 @@ void Engine::plan_steps(Job& job) const {
       schedule.checkpoint_every_steps > 0 ? schedule.checkpoint_every_steps : per_epoch, w.total_steps));
   // Its epochs become its checkpoint intervals; the last one runs the steps left.
   job.spec.epochs = static_cast<std::uint32_t>((w.total_steps + w.every - 1) / w.every);
-  job.peak = shape.step() * w.every;
-  job.profile.peak_s = job.peak.seconds();
+  job.epoch.peak = shape.step() * w.every;
   // A job matched to a recorded run time has its start-up inside that time already.
   // The default start-up reads the checkpoint back at the bandwidth it is written at (the write, not an
   // asynchronous checkpoint's copy to host memory).
@@ -55,7 +55,7 @@ void Engine::enter_startup(JobIndex j) {
   Job& job = job_at(j);
   job.phase = JobPhase::startup;
   job.phase_start = queue_.now();
-  const double w = phase_power(job);  // [smoothing]: raised to the floor
+  const double w = phase_power(job, job.phase);  // [smoothing]: raised to the floor
   meter_.draw(job, queue_.now(), job.smoothing.floored(w, job.power_cap_W), phase_stretch(job, job.phase), w);
   job.phase_end = queue_.now() + phase_length(job, JobPhase::startup);
   job.next_event = queue_.schedule_at(
@@ -69,14 +69,12 @@ void Engine::end_startup(JobIndex j) {
 
 void Engine::size_step_phase(Job& job) {
   auto& w = job.wave;
-  // With a network the split was re-timed for this phase: the step follows it.
+  // With a network the epoch's parts were re-timed for this phase: the step follows it.
   if (network_)
-    w.shape = StepShape::of(job.split, job.plan.steps, job.spec.meta.parallel.pp, job.spec.n_gpus);
+    w.shape = StepShape::of(job.epoch.parts, job.plan.steps, job.spec.meta.parallel.pp, job.spec.n_gpus);
   const std::uint64_t done = std::min<std::uint64_t>(std::uint64_t{job.epochs_done} * w.every, w.total_steps);
   w.steps_now = std::max<std::uint64_t>(1, std::min<std::uint64_t>(w.every, w.total_steps - done));
-  job.peak = w.shape.step() * static_cast<std::int64_t>(w.steps_now);
-  job.profile.peak_s = job.peak.seconds();
-  job.profile.peak_W = job.split.mean_W();
+  job.epoch.peak = w.shape.step() * static_cast<std::int64_t>(w.steps_now);
   w.done = Duration::zero();
   w.at = queue_.now();
   w.next_W.assign(w.shape.stages, 0.0);
@@ -94,7 +92,7 @@ void Engine::draw_phase(JobIndex j) {
   }
   // An epoch's peak, valley or start-up: one level, raised to the [smoothing] floor (the slew limits at
   // these rare transitions are left out: they change the draw for seconds every epoch).
-  const double w = phase_power(job);
+  const double w = phase_power(job, job.phase);
   meter_.draw(job, queue_.now(), job.smoothing.floored(w, job.power_cap_W), phase_stretch(job, job.phase), w);
 }
 

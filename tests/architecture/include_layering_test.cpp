@@ -1,13 +1,17 @@
 // The libraries depend one way, core -> workloads -> models -> topologies -> sim -> results: no file of a
 // library includes a header of a library after it (each folder's CMakeLists.txt says what it may include).
-// The link order alone would not catch it: a header-only use of a later library compiles and links.
+// The link order alone would not catch it: a header-only use of a later library compiles and links. Inside
+// models, the predictors read fitted constants and never include how they are fitted (the *_fit.hpp
+// headers, models/fit/).
 #include <catch2/catch.hpp>
 
 #include <array>
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "test_support.hpp"
 
@@ -43,6 +47,43 @@ std::vector<std::string> upward_includes(const std::filesystem::path& root, cons
   return found;
 }
 
+// The project files `start` includes, directly or through other project headers ("fleetwatt/LIB/x.hpp" from
+// LIB/include, a quoted local name beside the including file), relative to `root`.
+std::set<std::string> include_closure(const std::filesystem::path& root,
+                                      const std::vector<std::string>& start) {
+  static const std::regex include(R"re(^\s*#\s*include\s*"([^"]+)")re");
+  std::set<std::string> seen;
+  std::vector<std::string> todo(start.begin(), start.end());
+  while (!todo.empty()) {
+    const std::string file = todo.back();
+    todo.pop_back();
+    if (!seen.insert(file).second) continue;
+    std::ifstream in(root / file);
+    std::string line;
+    while (std::getline(in, line)) {
+      std::smatch m;
+      if (!std::regex_search(line, m, include)) continue;
+      const std::string name = m[1];
+      std::filesystem::path found;
+      if (name.rfind("fleetwatt/", 0) == 0) {
+        const auto lib = name.substr(10, name.find('/', 10) - 10);
+        found = std::filesystem::path(lib) / "include" / name;
+      } else {
+        found = std::filesystem::path(file).parent_path() / name;
+      }
+      if (std::filesystem::exists(root / found)) todo.push_back(found.lexically_normal().generic_string());
+    }
+  }
+  return seen;
+}
+
+// Whether a file is part of fitting: a *_fit header or source, or anything under models' fit folders.
+bool is_fitting(const std::string& file) {
+  const auto name = std::filesystem::path(file).stem().string();
+  return file.find("/fit/") != std::string::npos ||
+         (name.size() > 4 && name.compare(name.size() - 4, 4, "_fit") == 0);
+}
+
 }  // namespace
 
 TEST_CASE("no library includes a header of a library above it", "[architecture]") {
@@ -67,4 +108,27 @@ TEST_CASE("the layering check finds an include that points up", "[architecture]"
   std::filesystem::create_directories(dir / "results" / "src");
   std::ofstream(dir / "results" / "src" / "ok.cpp") << "#include \"fleetwatt/sim/engine.hpp\"\n";
   CHECK(upward_includes(dir.path(), "results").empty());
+}
+
+TEST_CASE("the predictors never include how their constants are fitted", "[architecture]") {
+  // The datasheet predictor and the ones built on it read the constants' headers (predictor_constants,
+  // tensor_gemm, collectives, step_calibration); the fitting (predictor_fit, tensor_gemm_fit, collective_fit,
+  // power_law_fit, models/fit/) sits above them and may change without touching a predictor.
+  const auto root = fleetwatt::test::source_dir();
+  const auto closure = include_closure(
+      root, {"models/src/datasheet_predictor.cpp", "models/src/table_predictor.cpp",
+             "models/src/banded_predictor.cpp", "models/src/first_principles_entries.cpp",
+             "models/src/llm_step_time.cpp", "models/src/step_comm.cpp", "models/src/roofline.cpp"});
+  REQUIRE(closure.count("models/include/fleetwatt/models/predictor_constants.hpp") == 1);
+  REQUIRE(closure.count("models/include/fleetwatt/models/tensor_gemm.hpp") == 1);
+  for (const auto& file : closure) {
+    INFO(file);
+    CHECK_FALSE(is_fitting(file));
+  }
+  // The check can fail: the fitting's own closure holds fitting.
+  const auto fitting = include_closure(root, {"models/src/predictor_fit.cpp"});
+  CHECK(fitting.count("models/include/fleetwatt/models/predictor_fit.hpp") == 1);
+  CHECK(is_fitting("models/include/fleetwatt/models/predictor_fit.hpp"));
+  CHECK(is_fitting("models/include/fleetwatt/models/fit/records.hpp"));
+  CHECK_FALSE(is_fitting("models/include/fleetwatt/models/predictor_constants.hpp"));
 }

@@ -7,7 +7,7 @@
 
 #include "fleetwatt/models/clock_model.hpp"
 #include "fleetwatt/models/gpu_hardware.hpp"
-#include "fleetwatt/models/power_law.hpp"
+#include "fleetwatt/models/power_law_fit.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::models;

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "fleetwatt/models/collective_fit.hpp"
+#include "fleetwatt/models/collectives.hpp"
 #include "fleetwatt/models/datasheet_predictor.hpp"
 #include "fleetwatt/models/gemm_efficiency.hpp"
 #include "fleetwatt/models/gpu_hardware.hpp"

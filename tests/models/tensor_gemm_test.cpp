@@ -2,7 +2,7 @@
 // recovering the parameters its kernels were timed with, the rule that gives any GPU its efficiency, the
 // time of one GEMM by hand, and the built-in fit against a refit on the shared data with its
 // leave-one-GPU-out errors.
-#include "fleetwatt/models/tensor_gemm.hpp"
+#include "fleetwatt/models/tensor_gemm_fit.hpp"
 
 #include <fmt/format.h>
 

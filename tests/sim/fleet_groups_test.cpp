@@ -129,7 +129,7 @@ TEST_CASE("jobs run on one group each with that type's phases, and their energy 
   // Job 1 on B: 2 GPUs x (80 W x 30 s + 40 W x 10 s) = 5,600 J, 40 s.
   CHECK(jobs[1].energy_J == Approx(5600.0));
   CHECK(jobs[1].end.seconds() == Approx(40.0));
-  CHECK(jobs[1].profile.peak_W == 80.0);
+  CHECK(jobs[1].peak_W() == 80.0);
   // Job 2 on A from 30 s: 4 x 2,500 J = 10,000 J, ends at 45 s.
   CHECK(jobs[2].start.seconds() == Approx(30.0));
   CHECK(jobs[2].end.seconds() == Approx(45.0));

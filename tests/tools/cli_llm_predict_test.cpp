@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <regex>
 
-#include "fleetwatt/models/collective_fit.hpp"
+#include "fleetwatt/models/collectives.hpp"
 #include "fleetwatt/models/gpu_hardware.hpp"
 #include "fleetwatt/results/result_reader.hpp"
 #include "test_support.hpp"

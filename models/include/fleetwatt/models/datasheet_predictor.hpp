@@ -6,8 +6,8 @@
 // compute (the steps' GPU work), comm (the exposed all-reduce, between idle and compute power), io
 // (loading stalls, at the resident floor) and checkpoint (the epoch's fixed end plus a checkpoint of
 // parameters and optimiser state over the storage bandwidth, at the resident floor). Constants come from the
-// joint fit on ../shared/data (models/predictor_fit.hpp), with a band calibrated leaving one GPU out. Jobs
-// that name only a class go to a fallback (the table predictor).
+// joint fit on ../shared/data (models/predictor_constants.hpp; fitted by models/predictor_fit.hpp), with a
+// band calibrated leaving one GPU out. Jobs that name only a class go to a fallback (the table predictor).
 #pragma once
 
 #include <memory>
@@ -21,15 +21,15 @@
 #include "fleetwatt/models/model_zoo.hpp"
 #include "fleetwatt/models/power_law.hpp"
 #include "fleetwatt/models/power_predictor.hpp"
-#include "fleetwatt/models/predictor_fit.hpp"
+#include "fleetwatt/models/predictor_constants.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
 #include "fleetwatt/models/roofline.hpp"
 #include "fleetwatt/models/training_io.hpp"
 
 namespace fleetwatt::models {
 
-/// Settings of the datasheet predictor. The physics' constants are the joint fit (models/predictor_fit.hpp);
-/// the rest are the training-I/O settings a scenario may change.
+/// Settings of the datasheet predictor. The physics' constants are the joint fit
+/// (models/predictor_constants.hpp); the rest are the training-I/O settings a scenario may change.
 struct DatasheetParams {
   PredictorFit fit = default_predictor_fit();  ///< roofline, power and band constants
   /// Loader workers per GPU when the job does not say (the training-I/O default).

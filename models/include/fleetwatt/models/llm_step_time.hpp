@@ -18,7 +18,7 @@
 //  - m = per-replica batch / micro-batch micro-batches through a 1F1B pipeline (interleaved over vp virtual
 //    stages): the slowest stage's slot sets the pace, the others fill and drain once (the bubble, / vp);
 //  - tensor-parallel collectives (4 all-reduce volumes per layer and micro-batch, 6 under full
-//    recomputation) at the measured NCCL bus bandwidth of the NVLink domain (models/collective_fit.hpp),
+//    recomputation) at the measured NCCL bus bandwidth of the NVLink domain (models/collectives.hpp),
 //    exposed; context-parallel KV blocks around the ring under the attention; pipeline sends exposed in the
 //    fill and drain; the data-parallel reduction over each data-parallel (x context-parallel) group of its
 //    tp x pp shard (reduce-scatter + all-gather once per step; ZeRO-3 / FSDP gathers the weights in forward

@@ -1,10 +1,11 @@
-// The default predictor's fitted constants and how they are fitted: one joint Levenberg-Marquardt fit of the
-// roofline's efficiencies, launch overhead, loading and epoch costs and of the power model's floors and
-// saturations on every measurement in ../shared/data (models/measurements.hpp), on log residuals, each GPU
-// weighted equally, with ridge penalties holding per-family and per-GPU factors near the pooled values.
-// Validation leaves one GPU out (fit on the others, predict it); the prediction band is split-conformal on
-// those left-out residuals. The built-in constants (models/data/predictor_fit.toml, compiled in) are what
-// `fleetwatt validate ../shared/data --fit -o models/data/predictor_fit.toml` writes; a test refits them.
+// How the default predictor's constants (models/predictor_constants.hpp) are fitted: one joint
+// Levenberg-Marquardt fit of the roofline's efficiencies, launch overhead, loading and epoch costs and of the
+// power model's floors and saturations on every measurement in ../shared/data (models/measurements.hpp), on
+// log residuals, each GPU weighted equally, with ridge penalties holding per-family and per-GPU factors near
+// the pooled values. Validation leaves one GPU out (fit on the others, predict it); the prediction band is
+// split-conformal on those left-out residuals. The built-in constants (models/data/predictor_fit.toml,
+// compiled in) are what `fleetwatt validate ../shared/data --fit -o models/data/predictor_fit.toml` writes; a
+// test refits them.
 #pragma once
 
 #include <functional>
@@ -17,42 +18,10 @@
 #include "fleetwatt/models/gemm_efficiency.hpp"
 #include "fleetwatt/models/measurements.hpp"
 #include "fleetwatt/models/power_predictor.hpp"
+#include "fleetwatt/models/predictor_constants.hpp"
 #include "fleetwatt/models/roofline.hpp"
 
 namespace fleetwatt::models {
-
-/// Band half-widths: quantiles of |ln(measured / predicted)| at `level`, per group ("seen/cnn",
-/// "unseen/transformer", ...: whether the GPU was in the fit, and the workload's power class).
-struct BandTable {
-  double level = 0.8;
-  std::set<std::string> seen_gpus;  ///< GPUs with measurements in the fit
-  std::map<std::string, double> time, power;
-};
-
-struct PredictorFit {
-  RooflineConstants time;
-  UtilisationPowerConstants power;
-  BandTable band;
-  std::string provenance;  ///< what it was fitted on (a line)
-  /// Nuisance constants of the fitting data, not of the predictor: the per-sample work (x the stated) of
-  /// workloads known only by FLOPs quoted at an unstated input size (GAISSA's Keras models). Only ratios
-  /// between GPUs of such a workload inform the physics; a workload seen on one GPU informs nothing else.
-  std::map<std::string, double> workload_work;
-};
-
-/// The built-in fit (models/data/predictor_fit.toml).
-[[nodiscard]] const PredictorFit& default_predictor_fit();
-/// Parses a fit file; throws core::ConfigError naming file, line and key.
-[[nodiscard]] PredictorFit parse_predictor_fit(std::string_view toml_text, const std::string& file);
-/// The TOML text parse_predictor_fit reads back (constants to 6 significant digits).
-[[nodiscard]] std::string format_predictor_fit(const PredictorFit& fit);
-
-/// The band group of a prediction (see BandTable).
-[[nodiscard]] std::string band_group(bool seen, PowerClass c);
-/// The calibrated band of a job of `c` on `gpu` (precisions other than FP32 and fused stacks are outside the
-/// fitted data: they take the unseen-GPU band).
-[[nodiscard]] PredictionBand prediction_band(const PredictorFit& fit, const GpuHardware& gpu, PowerClass c,
-                                             bool in_fitted_domain);
 
 /// What the predictor says of one measured configuration.
 struct RowPrediction {

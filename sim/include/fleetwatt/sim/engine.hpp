@@ -173,8 +173,11 @@ class Engine {
   class Controls;  ///< pause, caps, node sleep and wake (engine_controls.cpp)
   class Failures;  ///< interruptions, restarts and lost work (engine_failures.cpp)
   void arrive(JobIndex j);
+  // Job intake (engine_intake.cpp).
   /// Draws the next job from the source, predicts it and holds it; false when the source is exhausted.
   bool draw_job();
+  /// Gives the job the plan, epochs and dataset size of one GPU type's run, and decides its steps.
+  void take_run(Job& job, const TypedRun& run) const;
   /// Schedules the arrival of the next job not yet scheduled (drawing it), if it arrives before the horizon.
   void schedule_next_arrival();
   /// Hands the leading finished jobs to the job sink and drops them.
@@ -215,19 +218,20 @@ class Engine {
   bool hold_steps(JobIndex j);
   void enter_valley(JobIndex j);
   void end_epoch(JobIndex j);
+  // Checkpoints (engine_checkpoints.cpp).
+  /// Starts the checkpoint of the valley just entered; returns the valley's length (the plan's, or as the
+  /// fabric or an asynchronous write makes it).
+  [[nodiscard]] Duration begin_checkpoint(JobIndex j);
+  /// At the valley's end: the fabric's write ends, or an asynchronous one starts beside the next steps.
+  void end_checkpoint(JobIndex j);
   /// An asynchronous checkpoint's write, beside the next steps: on the fabric with a topology (at the
   /// shares of its start), else the plan's write time.
   void begin_background_write(JobIndex j);
   void end_background_write(JobIndex j);
   void finish_job(JobIndex j);
-  // A phase's power and length under the job's cap; the run-time limit (the controls use them too).
-  [[nodiscard]] double phase_power(const Job& job) const;
-  [[nodiscard]] double phase_power_at(const Job& job, JobPhase phase) const;
-  [[nodiscard]] Duration phase_length(const Job& job, JobPhase phase) const;
-  /// How much slower than planned the job's phase runs under its cap (the clock model; 1: no cap).
-  [[nodiscard]] double phase_stretch(const Job& job, JobPhase phase) const;
   void schedule_phase_end(JobIndex j);
   void stop_job(JobIndex j);
+  // The window's edges (engine_window.cpp).
   void close_at_horizon();
   /// At the first instant of the window [0, horizon): what the warm-up left (occupancy, the network's draw).
   void open_window();

@@ -78,13 +78,25 @@ struct NetworkHold {
   bool paused = false;       ///< flows removed while the job is suspended
 };
 
+/// One epoch as it runs, per GPU: the plan's peak parts with those the network owns re-timed (the value
+/// NetworkModel::next_epoch returns; without a network, the plan's own parts), and its peak and valley
+/// phases on the integer clock (a step-level job's peak: the steps to its next checkpoint; a valley: the
+/// checkpoint as the fabric or an asynchronous write lets it end). It is a value the engine sets, from the
+/// plan when the job takes a GPU type's run and anew at each phase, never a copy of the plan written into.
+struct EpochRun {
+  PeakSplit parts;
+  Duration peak;
+  Duration valley;
+  /// The plan's epoch, unchanged.
+  [[nodiscard]] static EpochRun of(const workloads::EpochPlan& plan);
+};
+
 struct Job {
   workloads::JobSpec spec;
-  workloads::EpochPlan plan;        ///< the predictor's per-GPU epoch plan on its GPU type
-  workloads::PhaseProfile profile;  ///< per-GPU, per epoch, as simulated (the plan's peak/valley view)
-  PeakSplit split;                  ///< the peak phase in progress (or last run)
-  Duration peak;                    ///< profile durations on the integer clock
-  Duration valley;
+  /// The predictor's per-GPU epoch plan on its GPU type: the job's only record of what it is, fixed while
+  /// it runs (re-taken only when a fleet of several GPU types starts it on a type of its own).
+  workloads::EpochPlan plan;
+  EpochRun epoch;  ///< the epoch in progress, or the last one run, as it runs
   /// Step-level jobs (docs/predictors.md "Step-level power waveform"): each peak phase drawn step by step,
   /// stage by stage; the start-up before the first step.
   bool stepped = false;
@@ -98,14 +110,14 @@ struct Job {
   Time end;
   Time phase_start;
   Placement gpus;
-  // The GPUs it runs on (set at start; before that, on a fleet of several GPU types, profile, peak, valley
-  // and spec.epochs are those of the reference type: the first node group's).
+  // The GPUs it runs on (set at start; before that, on a fleet of several GPU types, plan, epoch and
+  // spec.epochs are those of the reference type: the first node group's).
   std::uint32_t group = kNoGroup;  ///< node group of its GPUs (FleetLayout order)
   std::string gpu;                 ///< GPU preset id of its GPUs
   double gpu_idle_W = 0.0;         ///< idle power of each of its GPUs
   double gpu_tdp_W = 0.0;          ///< TDP of each of its GPUs (the clock model's scale)
   /// Several GPU types, before start: the highest per-GPU phase power over the types and the lowest idle
-  /// power, so power-aware policies bound what a start may add whatever type it gets (0: use profile).
+  /// power, so power-aware policies bound what a start may add whatever type it gets (0: use peak_W()).
   double queued_peak_W = 0.0;
   double queued_idle_W = 0.0;
   std::uint32_t epochs_done = 0;
@@ -149,9 +161,15 @@ struct Job {
   bool failures_on = false;   ///< the run has [failures] enabled (the job table then has their columns)
   JobFailures failures;
 
+  /// Per-GPU power of the peak phase as it runs (the time-weighted mean of its parts).
+  [[nodiscard]] double peak_W() const noexcept { return epoch.parts.mean_W(); }
+  /// Per-GPU power of the valley (checkpoint) phase: the plan's.
+  [[nodiscard]] double valley_W() const noexcept { return plan[workloads::PartKind::checkpoint].W; }
   /// Predicted run time on an idle fleet: start-up + epochs * (peak + valley) (a step-level job's last
   /// checkpoint interval counted whole).
-  [[nodiscard]] Duration predicted_runtime() const { return startup + (peak + valley) * spec.epochs; }
+  [[nodiscard]] Duration predicted_runtime() const {
+    return startup + (epoch.peak + epoch.valley) * spec.epochs;
+  }
   /// What the job will run given its limit: min(predicted run time, limit_s).
   [[nodiscard]] Duration expected_runtime() const {
     const Duration p = predicted_runtime();
@@ -160,5 +178,13 @@ struct Job {
     return l < p ? l : p;
   }
 };
+
+// A phase as the job runs it under its power cap (the engine, its controls and failures use these).
+/// What each of its GPUs draws in `phase`: the phase's power, at most the cap (a restart's delay: idle).
+[[nodiscard]] double phase_power(const Job& job, JobPhase phase);
+/// How much slower than planned it runs `phase` under its cap (the clock model; 1: no cap).
+[[nodiscard]] double phase_stretch(const Job& job, JobPhase phase);
+/// How long `phase` lasts under its cap.
+[[nodiscard]] Duration phase_length(const Job& job, JobPhase phase);
 
 }  // namespace fleetwatt::sim
