@@ -10,7 +10,7 @@
 namespace fleetwatt::models {
 
 void PredictorRegistry::add(PredictorEntry entry) {
-  entries_.push_back(std::move(entry));
+  entries_.add(std::move(entry));
 }
 
 PredictorRegistry PredictorRegistry::with_builtins() {
@@ -31,17 +31,10 @@ PredictorRegistry PredictorRegistry::with_builtins() {
 }
 
 std::unique_ptr<PowerPredictor> PredictorRegistry::make(const workloads::PredictorConfig& config) const {
-  for (const auto& e : entries_)
-    if (e.name == config.kind) {
-      workloads::PredictorConfig checked = config;
-      checked.params = config.params.checked(e.params);
-      return e.make(checked);
-    }
-  std::vector<std::string> names;
-  for (const auto& e : entries_) names.push_back(e.name);
-  throw workloads::ConfigError(
-      config.kind_origin, "predictor.kind",
-      fmt::format("unknown predictor '{}' (known: {})", config.kind, fmt::join(names, ", ")));
+  const auto& e = entries_.at(config.kind, config.kind_origin, "predictor.kind");
+  workloads::PredictorConfig checked = config;
+  checked.params = config.params.checked(e.params);
+  return e.make(checked);
 }
 
 }  // namespace fleetwatt::models

@@ -198,8 +198,8 @@ void Engine::enter_peak(JobIndex j) {
   job.phase_start = queue_.now();
   if (network_) {
     // This epoch's peak: the plan's compute + communication and I/O re-timed at the current shares.
-    job.epoch.parts = network_->next_epoch(job);
-    job.epoch.peak = Duration::from_seconds(job.epoch.parts.duration_s());
+    job.epoch.set_parts(network_->next_epoch(job));
+    job.epoch.peak = Duration::from_seconds(job.epoch.parts().duration_s());
   }
   if (job.stepped) size_step_phase(job);  // the steps to the next checkpoint
   draw_phase(j);

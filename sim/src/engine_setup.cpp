@@ -11,13 +11,13 @@
 
 namespace fleetwatt::sim {
 
-const std::vector<SchedulerEntry>& scheduler_entries() {
+const SchedulerRegistry& scheduler_entries() {
   // One explicit call per policy file of sim/policies/ (static self-registration is dropped by static
   // libraries); the order is the order `fleetwatt list` prints.
-  static const std::vector<SchedulerEntry> entries = {fifo_entry(),     sjf_entry(),    easy_entry(),
-                                                      powercap_entry(), carbon_entry(), consolidate_entry(),
-                                                      dr_entry()};
-  return entries;
+  static const SchedulerRegistry registry(
+      "policy", {fifo_entry(), sjf_entry(), easy_entry(), powercap_entry(), carbon_entry(),
+                 consolidate_entry(), dr_entry()});
+  return registry;
 }
 
 namespace {
@@ -39,28 +39,6 @@ workloads::ParamSpecs rack_params() {
            "servers",
            "rack size when the scenario has no [topology] (a topology gives its own racks)",
            {}}};
-}
-
-template <class T>
-const PolicyEntry<T>* find_entry(const std::vector<PolicyEntry<T>>& entries, const std::string& name) {
-  for (const auto& e : entries)
-    if (e.name == name) return &e;
-  return nullptr;
-}
-
-template <class T>
-std::string names_of(const std::vector<PolicyEntry<T>>& entries) {
-  std::vector<std::string> names;
-  for (const auto& e : entries) names.push_back(e.name);
-  return fmt::format("{}", fmt::join(names, ", "));
-}
-
-template <class T>
-const PolicyEntry<T>& entry_named(const std::vector<PolicyEntry<T>>& entries, const std::string& name,
-                                  const workloads::SourceLocation& where, const char* field) {
-  if (const auto* e = find_entry(entries, name)) return *e;
-  throw workloads::ConfigError(where, field,
-                               fmt::format("unknown policy '{}' (known: {})", name, names_of(entries)));
 }
 
 bool declares(const workloads::ParamSpecs& specs, const std::string& key) {
@@ -93,44 +71,47 @@ void check_idle_below_tdp(const models::GpuHardware& gpu, const workloads::Sourc
 
 }  // namespace
 
-const std::vector<PlacementEntry>& placement_entries() {
-  static const std::vector<PlacementEntry> entries = {
-      {"first_fit",
-       "lowest-numbered server with room; multi-server jobs take whole free servers first",
-       {},
-       [](const workloads::ParamSet&, const workloads::SchedulerConfig&) {
-         return std::make_unique<FirstFitPlacement>();
-       }},
-      {"pack", "fewest servers, then fewest racks (racks from [topology], else nodes_per_rack)",
-       rack_params(),
-       [](const workloads::ParamSet& p, const workloads::SchedulerConfig&) {
-         return std::make_unique<PackPlacement>(nodes_per_rack(p));
-       }},
-      {"spread", "across as many racks and servers as possible, one GPU per server in turn", rack_params(),
-       [](const workloads::ParamSet& p, const workloads::SchedulerConfig&) {
-         return std::make_unique<SpreadPlacement>(nodes_per_rack(p));
-       }},
-      {"topology_aware",
-       "best fit by topology: the tightest server, else the tightest rack, else fewest racks", rack_params(),
-       [](const workloads::ParamSet& p, const workloads::SchedulerConfig&) {
-         return std::make_unique<TopologyAwarePlacement>(nodes_per_rack(p));
-       }},
-  };
-  return entries;
+const PlacementRegistry& placement_entries() {
+  // Unknown names read "unknown policy" as the schedulers' do: both are [scheduler] policies.
+  static const PlacementRegistry registry(
+      "policy", {
+                    {"first_fit",
+                     "lowest-numbered server with room; multi-server jobs take whole free servers first",
+                     {},
+                     [](const workloads::ParamSet&, const workloads::SchedulerConfig&) {
+                       return std::make_unique<FirstFitPlacement>();
+                     }},
+                    {"pack", "fewest servers, then fewest racks (racks from [topology], else nodes_per_rack)",
+                     rack_params(),
+                     [](const workloads::ParamSet& p, const workloads::SchedulerConfig&) {
+                       return std::make_unique<PackPlacement>(nodes_per_rack(p));
+                     }},
+                    {"spread", "across as many racks and servers as possible, one GPU per server in turn",
+                     rack_params(),
+                     [](const workloads::ParamSet& p, const workloads::SchedulerConfig&) {
+                       return std::make_unique<SpreadPlacement>(nodes_per_rack(p));
+                     }},
+                    {"topology_aware",
+                     "best fit by topology: the tightest server, else the tightest rack, else fewest racks",
+                     rack_params(),
+                     [](const workloads::ParamSet& p, const workloads::SchedulerConfig&) {
+                       return std::make_unique<TopologyAwarePlacement>(nodes_per_rack(p));
+                     }},
+                });
+  return registry;
 }
 
 void check_scheduler_config(const workloads::SchedulerConfig& config) {
-  const auto& policy =
-      entry_named(scheduler_entries(), config.policy, config.policy_origin, "scheduler.policy");
+  const auto& policy = scheduler_entries().at(config.policy, config.policy_origin, "scheduler.policy");
   const auto& placement =
-      entry_named(placement_entries(), config.placement, config.placement_origin, "scheduler.placement");
+      placement_entries().at(config.placement, config.placement_origin, "scheduler.placement");
   // Every [scheduler.NAME] table is some policy's parameters (`fleetwatt compare` runs the others).
   for (const auto& [name, params] : config.policy_params) {
-    const auto* e = find_entry(scheduler_entries(), name);
+    const auto* e = scheduler_entries().find(name);
     if (!e)
       throw workloads::ConfigError(params.where(), params.section(),
                                    fmt::format("unknown policy table [scheduler.{}] (known policies: {})",
-                                               name, names_of(scheduler_entries())));
+                                               name, scheduler_entries().names()));
     (void)params.checked(e->params);
   }
   // The section's own keys: the chosen placement's, or the chosen policy's when it has no table (with a
@@ -155,7 +136,7 @@ void check_scheduler_config(const workloads::SchedulerConfig& config) {
 }
 
 workloads::ParamSet policy_params(const workloads::SchedulerConfig& config, const std::string& name) {
-  const auto& e = entry_named(scheduler_entries(), name, config.policy_origin, "scheduler.policy");
+  const auto& e = scheduler_entries().at(name, config.policy_origin, "scheduler.policy");
   if (auto it = config.policy_params.find(name); it != config.policy_params.end())
     return it->second.checked(e.params);
   workloads::ParamSet own = subset(config.params, e.params);
@@ -170,7 +151,7 @@ workloads::SchedulerConfig with_policy(const workloads::SchedulerConfig& config,
   workloads::SchedulerConfig out = config;
   out.policy = policy;
   if (policy != config.policy) {
-    const auto* placement = find_entry(placement_entries(), config.placement);
+    const auto* placement = placement_entries().find(config.placement);
     out.params = subset(config.params, placement ? placement->params : workloads::ParamSpecs{});
   }
   return out;
@@ -178,13 +159,12 @@ workloads::SchedulerConfig with_policy(const workloads::SchedulerConfig& config,
 
 std::unique_ptr<Scheduler> make_scheduler(const workloads::SchedulerConfig& config) {
   check_scheduler_config(config);
-  const auto& e = entry_named(scheduler_entries(), config.policy, config.policy_origin, "scheduler.policy");
+  const auto& e = scheduler_entries().at(config.policy, config.policy_origin, "scheduler.policy");
   return e.make(policy_params(config, config.policy), config);
 }
 
 std::unique_ptr<PlacementPolicy> make_placement(const workloads::SchedulerConfig& config) {
-  const auto& e =
-      entry_named(placement_entries(), config.placement, config.placement_origin, "scheduler.placement");
+  const auto& e = placement_entries().at(config.placement, config.placement_origin, "scheduler.placement");
   return e.make(subset(config.params, e.params).checked(e.params), config);
 }
 

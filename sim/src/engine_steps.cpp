@@ -19,7 +19,7 @@ void Engine::plan_steps(Job& job) const {
   job.startup = Duration::zero();
   if (!(plan.steps > 0.0) || schedule.waveform == workloads::Waveform::epochs) return;
   const StepShape shape =
-      StepShape::of(job.epoch.parts, plan.steps, job.spec.meta.parallel.pp, job.spec.n_gpus);
+      StepShape::of(job.epoch.parts(), plan.steps, job.spec.meta.parallel.pp, job.spec.n_gpus);
   if (shape.step() <= Duration::zero()) return;
   // Automatically only a model-parallel (tp, cp or pp above 1) job, the large synchronous kind whose steps
   // show at the site, and only a step longer than about two samples of the facility series: a shorter
@@ -71,7 +71,7 @@ void Engine::size_step_phase(Job& job) {
   auto& w = job.wave;
   // With a network the epoch's parts were re-timed for this phase: the step follows it.
   if (network_)
-    w.shape = StepShape::of(job.epoch.parts, job.plan.steps, job.spec.meta.parallel.pp, job.spec.n_gpus);
+    w.shape = StepShape::of(job.epoch.parts(), job.plan.steps, job.spec.meta.parallel.pp, job.spec.n_gpus);
   const std::uint64_t done = std::min<std::uint64_t>(std::uint64_t{job.epochs_done} * w.every, w.total_steps);
   w.steps_now = std::max<std::uint64_t>(1, std::min<std::uint64_t>(w.every, w.total_steps - done));
   job.epoch.peak = w.shape.step() * static_cast<std::int64_t>(w.steps_now);

@@ -35,8 +35,8 @@ PeakSplit PeakSplit::of(const workloads::EpochPlan& plan) noexcept {
 
 EpochRun EpochRun::of(const workloads::EpochPlan& plan) {
   EpochRun e;
-  e.parts = PeakSplit::of(plan);
-  e.peak = Duration::from_seconds(e.parts.duration_s());
+  e.set_parts(PeakSplit::of(plan));
+  e.peak = Duration::from_seconds(e.parts().duration_s());
   e.valley = Duration::from_seconds(plan[workloads::PartKind::checkpoint].s);
   return e;
 }

@@ -87,7 +87,7 @@ void JobMeter::settle(Job& job, Time t) const {
 void JobMeter::close_peak(Job& job) const {
   const double t = job.peak_phase_s, e = job.peak_phase_J;
   job.peak_phase_s = job.peak_phase_J = 0.0;
-  const PeakSplit& s = job.epoch.parts;
+  const PeakSplit& s = job.epoch.parts();
   const double total_s = s.duration_s();
   const double total_J = s.energy_J();
   if (!(total_s > 0.0) || !(total_J > 0.0)) {  // an empty split: all of it is compute

@@ -83,12 +83,27 @@ struct NetworkHold {
 /// phases on the integer clock (a step-level job's peak: the steps to its next checkpoint; a valley: the
 /// checkpoint as the fabric or an asynchronous write lets it end). It is a value the engine sets, from the
 /// plan when the job takes a GPU type's run and anew at each phase, never a copy of the plan written into.
-struct EpochRun {
-  PeakSplit parts;
-  Duration peak;
-  Duration valley;
+class EpochRun {
+ public:
   /// The plan's epoch, unchanged.
   [[nodiscard]] static EpochRun of(const workloads::EpochPlan& plan);
+  /// The peak's parts as they run, per GPU.
+  [[nodiscard]] const PeakSplit& parts() const noexcept { return parts_; }
+  /// Per-GPU power of the peak (the time-weighted mean of its parts, taken when they are set: every phase
+  /// change reads it).
+  [[nodiscard]] double peak_W() const noexcept { return peak_W_; }
+  /// Sets the peak's parts (the network's re-timing of this epoch).
+  void set_parts(const PeakSplit& parts) noexcept {
+    parts_ = parts;
+    peak_W_ = parts.mean_W();
+  }
+
+  Duration peak;
+  Duration valley;
+
+ private:
+  PeakSplit parts_;
+  double peak_W_ = 0.0;
 };
 
 struct Job {
@@ -162,7 +177,7 @@ struct Job {
   JobFailures failures;
 
   /// Per-GPU power of the peak phase as it runs (the time-weighted mean of its parts).
-  [[nodiscard]] double peak_W() const noexcept { return epoch.parts.mean_W(); }
+  [[nodiscard]] double peak_W() const noexcept { return epoch.peak_W(); }
   /// Per-GPU power of the valley (checkpoint) phase: the plan's.
   [[nodiscard]] double valley_W() const noexcept { return plan[workloads::PartKind::checkpoint].W; }
   /// Predicted run time on an idle fleet: start-up + epochs * (peak + valley) (a step-level job's last

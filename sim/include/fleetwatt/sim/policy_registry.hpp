@@ -1,6 +1,7 @@
-// Registries of scheduling and placement policies by name, each with a one-line description and the
-// declaration of its parameters, for the scenario's [scheduler] section and `fleetwatt list`. Built-ins
-// are registered by explicit calls (one per file of sim/policies/), never by static self-registration.
+// Registries of scheduling and placement policies by name (core/registry.hpp's shape), each with a one-line
+// description and the declaration of its parameters, for the scenario's [scheduler] section and `fleetwatt
+// list`. Built-ins are registered by explicit calls (one per file of sim/policies/), never by static
+// self-registration.
 #pragma once
 
 #include <functional>
@@ -8,30 +9,29 @@
 #include <string>
 #include <vector>
 
+#include "fleetwatt/core/registry.hpp"
 #include "fleetwatt/sim/scheduler.hpp"
 #include "fleetwatt/workloads/param_set.hpp"
 #include "fleetwatt/workloads/scenario.hpp"
 
 namespace fleetwatt::sim {
 
+/// Builds a policy from its parameters, already checked against its declared ones (defaults from there;
+/// every other key is an error).
 template <class T>
-struct PolicyEntry {
-  std::string name;
-  std::string description;
-  workloads::ParamSpecs params;  ///< what the policy reads; every other key is an error
-  /// Builds the policy from its parameters, already checked against `params` (defaults from there).
-  std::function<std::unique_ptr<T>(const workloads::ParamSet& params, const workloads::SchedulerConfig&)>
-      make;
-};
-
+using PolicyFactory =
+    std::function<std::unique_ptr<T>(const workloads::ParamSet& params, const workloads::SchedulerConfig&)>;
+template <class T>
+using PolicyEntry = core::RegistryEntry<PolicyFactory<T>>;
 using SchedulerEntry = PolicyEntry<Scheduler>;
 using PlacementEntry = PolicyEntry<PlacementPolicy>;
+using SchedulerRegistry = core::Registry<PolicyFactory<Scheduler>>;
+using PlacementRegistry = core::Registry<PolicyFactory<PlacementPolicy>>;
 
 /// Every built-in scheduler, in a stable order.
-[[nodiscard]] const std::vector<SchedulerEntry>& scheduler_entries();
+[[nodiscard]] const SchedulerRegistry& scheduler_entries();
 /// Every built-in placement policy, in a stable order.
-[[nodiscard]] const std::vector<PlacementEntry>& placement_entries();
-
+[[nodiscard]] const PlacementRegistry& placement_entries();
 /// Checks a [scheduler] section as a whole: every [scheduler.NAME] table names a known policy and holds
 /// only that policy's parameters; the section's own keys belong to the chosen policy or placement.
 /// Deprecated spellings are reported to the parameters' warning sink. Throws ConfigError otherwise.

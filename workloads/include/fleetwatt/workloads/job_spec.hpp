@@ -10,17 +10,10 @@
 #include <string_view>
 #include <utility>
 
-#include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/workloads/param_set.hpp"
 #include "fleetwatt/workloads/smoothing_mode.hpp"
 
 namespace fleetwatt::workloads {
-
-// The located error types live in core; workloads names them as its own so existing code reads on (the same
-// using-declarations stand in job_spec.hpp and param_set.hpp, which include neither one another).
-using core::ConfigError;
-using core::InputError;
-using core::SourceLocation;
-using core::TraceFormatError;
 
 /// Numeric precision a job trains in; predictors use it for throughput and power factors.
 enum class Precision { fp32, tf32, fp16, bf16, fp8 };

@@ -1,6 +1,6 @@
 // Typed access to a component's loosely typed scenario parameters, with located errors; checking them
 // against the component's declaration (unknown keys, deprecated spellings, types) and its defaults.
-#include "fleetwatt/workloads/param_set.hpp"
+#include "fleetwatt/core/param_set.hpp"
 
 #include "fleetwatt/core/assert.hpp"
 
@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <tuple>
 
-namespace fleetwatt::workloads {
+namespace fleetwatt::core {
 
 namespace {
 template <class... Ts>
@@ -268,4 +268,4 @@ std::string ParamSet::get_string(std::string_view key) const {
   missing(s);
 }
 
-}  // namespace fleetwatt::workloads
+}  // namespace fleetwatt::core

@@ -2,9 +2,9 @@
 // declared defaults and the dotted path of a missing parameter.
 #include <catch2/catch.hpp>
 
-#include "fleetwatt/workloads/param_set.hpp"
+#include "fleetwatt/core/param_set.hpp"
 
-using namespace fleetwatt::workloads;
+using namespace fleetwatt::core;
 
 namespace {
 
