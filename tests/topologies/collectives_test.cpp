@@ -27,7 +27,7 @@ Topology gpu_ring(std::uint32_t p, double B) {
 /// Leaf-spine fleet of 4-GPU NVSwitch nodes, one node per leaf (rack), with round numbers.
 TopologyConfig racks_config() {
   TopologyConfig c;
-  c.kind = FabricKind::leaf_spine;
+  c.kind = "leaf_spine";
   c.hosts_per_leaf = 1;
   c.spines = 1;
   c.nic_link = LinkSpec{50e9, 1e-6, 0, 0};

@@ -11,7 +11,7 @@ namespace {
 /// Ten single-GPU-node... rather: 16 nodes of 4 GPUs on a k = 4 fat-tree, storage of 2 x 10 GB/s.
 TopologyConfig config() {
   TopologyConfig c;
-  c.kind = FabricKind::fat_tree;
+  c.kind = "fat_tree";
   c.k = 4;
   c.storage.servers = 2;
   c.storage.link.bandwidth_Bps = 10e9;

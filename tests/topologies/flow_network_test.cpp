@@ -61,7 +61,7 @@ TEST_CASE("ECMP splits two equal flows over the two equal paths of a leaf-spine"
   // per leaf with NIC bandwidth 4b... uplink = 1 * 4b / (2 * 2) = b). Split, each flow gets a whole uplink b;
   // on one path they would share it at b/2.
   TopologyConfig c;
-  c.kind = FabricKind::leaf_spine;
+  c.kind = "leaf_spine";
   c.leaves = 2;
   c.spines = 2;
   c.hosts_per_leaf = 1;

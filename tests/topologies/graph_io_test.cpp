@@ -53,7 +53,7 @@ TEST_CASE("DOT reads vertex ids as names") {
 
 TEST_CASE("a written DOT file reads back to the same topology") {
   TopologyConfig c;
-  c.kind = FabricKind::leaf_spine;
+  c.kind = "leaf_spine";
   c.leaves = 2;
   c.hosts_per_leaf = 2;
   c.oversubscription = 2.0;

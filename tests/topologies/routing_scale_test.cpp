@@ -141,7 +141,7 @@ std::size_t compare_all(const Topology& t, RouteMetric m, std::size_t table_budg
   return n;
 }
 
-TopologyConfig config(FabricKind kind) {
+TopologyConfig config(std::string kind) {
   TopologyConfig c;
   c.kind = kind;
   c.storage.servers = 2;
@@ -152,7 +152,7 @@ TopologyConfig config(FabricKind kind) {
 
 TEST_CASE("on-demand routes equal the stored all-pairs routes on small fat-trees, both metrics") {
   for (const std::uint32_t k : {2u, 4u, 6u}) {
-    TopologyConfig c = config(FabricKind::fat_tree);
+    TopologyConfig c = config("fat_tree");
     c.k = k;
     c.node.nics = 2;
     const std::uint32_t nodes = k * k * k / 4;
@@ -165,17 +165,17 @@ TEST_CASE("on-demand routes equal the stored all-pairs routes on small fat-trees
 }
 
 TEST_CASE("on-demand routes equal the stored routes on leaf-spine, dragonfly, torus and ring fabrics") {
-  TopologyConfig ls = config(FabricKind::leaf_spine);
+  TopologyConfig ls = config("leaf_spine");
   ls.leaves = 3;
   ls.spines = 2;
   ls.hosts_per_leaf = 3;
-  TopologyConfig df = config(FabricKind::dragonfly);
+  TopologyConfig df = config("dragonfly");
   df.groups = 3;
   df.routers_per_group = 2;
   df.global_links = 1;
-  TopologyConfig torus = config(FabricKind::torus);
+  TopologyConfig torus = config("torus");
   torus.dims = {3, 2};
-  TopologyConfig ring = config(FabricKind::ring);
+  TopologyConfig ring = config("ring");
   ring.routers = 5;
   for (const auto& [c, nodes] : {std::pair{ls, 9u}, {df, 6u}, {torus, 6u}, {ring, 5u}}) {
     const Topology t = build_topology(c, nodes, 2);
@@ -188,7 +188,7 @@ TEST_CASE("fat-tree hop counts by hand, and ECMP path counts (k/2)^2 across pods
   // -> edge [-> aggregation [-> core -> aggregation] -> edge] -> NIC -> PCIe switch -> GPU:
   // 6 hops under one edge switch, 8 within a pod, 10 across pods; across pods there are 2 aggregation
   // switches up x 2 cores each = 4 = (k/2)^2 equal paths, within a pod 2.
-  TopologyConfig c = config(FabricKind::fat_tree);
+  TopologyConfig c = config("fat_tree");
   c.k = 4;
   c.storage.servers = 0;
   const Topology t = build_topology(c, 16, 1);
@@ -206,7 +206,7 @@ TEST_CASE("fat-tree hop counts by hand, and ECMP path counts (k/2)^2 across pods
 }
 
 TEST_CASE("a router with a one-table budget routes exactly as one that keeps every table") {
-  TopologyConfig c = config(FabricKind::fat_tree);
+  TopologyConfig c = config("fat_tree");
   c.k = 4;
   const Topology t = build_topology(c, 16, 2);
   Router small(t, RouteMetric::latency, 1), big(t, RouteMetric::latency);

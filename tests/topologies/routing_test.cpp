@@ -36,7 +36,7 @@ TEST_CASE("the latency metric takes a longer but faster path, the hop metric the
 
 TEST_CASE("ECMP sends consecutive flow keys over different equal paths, the same key over the same path") {
   TopologyConfig c;
-  c.kind = FabricKind::fat_tree;
+  c.kind = "fat_tree";
   c.k = 4;
   c.storage.servers = 0;
   const Topology t = build_topology(c, 16, 1);

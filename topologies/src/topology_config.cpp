@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "fabric_params.hpp"
 #include "fleetwatt/topologies/graph_io.hpp"
 
 namespace fleetwatt::topologies {
@@ -17,8 +18,12 @@ using workloads::ConfigError;
 using workloads::ParamSet;
 using workloads::ParamSpec;
 
-constexpr double kGbps = 1e9 / 8.0;  // bytes/s per Gb/s
-constexpr double kMicro = 1e-6;
+using params::choice;
+using params::computed;
+using params::count;
+using params::kGbps;
+using params::kMicro;
+using params::num;
 
 struct Reader {
   const ParamSet& p;
@@ -64,77 +69,7 @@ struct Reader {
   }
 };
 
-std::uint32_t smallest_fat_tree_k(std::uint32_t nodes) {
-  std::uint32_t k = 2;
-  while (static_cast<std::uint64_t>(k) * k * k / 4 < nodes) k += 2;
-  return k;
-}
-
 }  // namespace
-
-namespace {
-
-ParamSpec num(std::string name, double value, std::string unit, std::string doc) {
-  return {std::move(name), workloads::ParamType::number, value, "", std::move(unit), std::move(doc), {}};
-}
-ParamSpec count(std::string name, std::uint32_t value, std::string doc) {
-  return {std::move(name), workloads::ParamType::integer, std::int64_t{value}, "", "", std::move(doc), {}};
-}
-ParamSpec computed(std::string name, workloads::ParamType type, std::string shown, std::string unit,
-                   std::string doc) {
-  return {std::move(name), type, {}, std::move(shown), std::move(unit), std::move(doc), {}};
-}
-ParamSpec choice(std::string name, std::string value, std::string doc) {
-  return {std::move(name), workloads::ParamType::string, std::move(value), "", "", std::move(doc), {}};
-}
-
-}  // namespace
-
-// Each kind's own keys; defaults come from a default TopologyConfig, the same values the parser starts from.
-const std::vector<FabricKindInfo>& fabric_kinds() {
-  static const std::vector<FabricKindInfo> kinds = [] {
-    using workloads::ParamType;
-    const TopologyConfig d;
-    const auto hosts_per_router = count("hosts_per_router", d.hosts_per_router, "servers per router");
-    return std::vector<FabricKindInfo>{
-        {"fat_tree",
-         FabricKind::fat_tree,
-         "k-ary fat-tree: k^3/4 servers, 5k^2/4 switches",
-         {computed("k", ParamType::integer, "smallest that fits", "", "switch radix (even)")}},
-        {"leaf_spine",
-         FabricKind::leaf_spine,
-         "two tiers: every leaf linked to every spine",
-         {computed("leaves", ParamType::integer, "nodes / hosts_per_leaf", "", "leaf switches"),
-          count("spines", d.spines, "spine switches"),
-          count("hosts_per_leaf", d.hosts_per_leaf, "servers per leaf"),
-          num("oversubscription", d.oversubscription, "",
-              "leaf uplink = hosts_per_leaf x NIC bandwidth / oversubscription")}},
-        {"dragonfly",
-         FabricKind::dragonfly,
-         "groups of routers, all-to-all inside, global links between",
-         {computed("groups", ParamType::integer, "smallest that fits", "", "router groups"),
-          count("routers_per_group", d.routers_per_group, "routers in a group"),
-          count("global_links_per_router", d.global_links, "links to other groups per router"),
-          hosts_per_router}},
-        {"torus",
-         FabricKind::torus,
-         "1-, 2- or 3-D torus of routers",
-         {computed("dims", ParamType::numbers, "square 2-D that fits", "", "routers along each dimension"),
-          hosts_per_router}},
-        {"ring",
-         FabricKind::ring,
-         "a ring of routers",
-         {computed("routers", ParamType::integer, "nodes / hosts_per_router", "", "routers in the ring"),
-          hosts_per_router}},
-        {"file",
-         FabricKind::file,
-         "a fabric drawn by hand: file = \"fabric.graphml\" or \".dot\"",
-         {computed("file", ParamType::string, "required", "",
-                   "GraphML or DOT file, relative to the scenario")}},
-    };
-  }();
-  return kinds;
-}
 
 const workloads::ParamSpecs& topology_common_params() {
   static const workloads::ParamSpecs specs = [] {
@@ -187,7 +122,7 @@ const workloads::ParamSpecs& topology_common_params() {
 
 // The [topology] keys of the chosen kind: its own and the common ones. A key of another kind is an unknown
 // key here (it would do nothing), named with the kind it belongs to.
-static ParamSet checked_for_kind(const ParamSet& raw, const FabricKindInfo& kind) {
+static ParamSet checked_for_kind(const ParamSet& raw, const FabricKindEntry& kind) {
   workloads::ParamSpecs specs = topology_common_params();
   specs.insert(specs.end(), kind.params.begin(), kind.params.end());
   for (const auto& key : raw.keys_in_source_order()) {
@@ -215,19 +150,20 @@ TopologyConfig parse_topology_config(const ParamSet& raw, const std::filesystem:
   TopologyConfig c;
   c.where = raw.where_of("kind");
   // The kind first: it says which keys the table may hold.
-  const FabricKindInfo* kind = nullptr;
+  const FabricKindEntry* kind = nullptr;
   if (raw.has("file")) {
-    if (raw.has("kind") && raw.get_string("kind", "") != "file")
+    if (raw.has("kind") && raw.get_string("kind", "") != kFileFabric)
       throw ConfigError(raw.where_of("file"), raw.dotted("file"),
                         "give either a generator kind or a file, not both");
-    kind = &fabric_kinds().back();
+    kind = fabric_kinds().find(kFileFabric);
     c.where = raw.where_of("file");
   } else {
+    // A generator: `file` is named by its key, not as a kind.
     const std::string name = raw.get_string("kind", "fat_tree");
     std::vector<std::string> names;
     for (const auto& k : fabric_kinds()) {
-      if (k.name == name && k.kind != FabricKind::file) kind = &k;
-      if (k.kind != FabricKind::file) names.push_back(std::string(k.name));
+      if (k.name == name && k.name != kFileFabric) kind = &k;
+      if (k.name != kFileFabric) names.push_back(k.name);
     }
     if (!kind)
       throw ConfigError(raw.where_of("kind"), raw.dotted("kind"),
@@ -235,8 +171,8 @@ TopologyConfig parse_topology_config(const ParamSet& raw, const std::filesystem:
   }
   const ParamSet params = checked_for_kind(raw, *kind);
   const Reader r{params};
-  c.kind = kind->kind;
-  if (c.kind == FabricKind::file) {
+  c.kind = kind->name;
+  if (c.kind == kFileFabric) {
     c.file = params.get_string("file", "");
     if (c.file.is_relative()) c.file = scenario_dir / c.file;
   }
@@ -313,7 +249,7 @@ Topology build_topology(const TopologyConfig& config, std::uint32_t nodes, std::
   const auto fail = [&](const std::string& field, const std::string& message) {
     return ConfigError(config.where, fmt::format("topology.{}", field), message);
   };
-  if (config.kind == FabricKind::file) {
+  if (config.kind == kFileFabric) {
     Topology topo = read_topology_file(config.file);
     if (topo.gpus().size() != static_cast<std::size_t>(nodes) * gpus_per_node)
       throw fail("file", fmt::format("{} holds {} GPUs but the fleet has {} nodes x {} GPUs",
@@ -331,48 +267,8 @@ Topology build_topology(const TopologyConfig& config, std::uint32_t nodes, std::
 
   NetworkPorts ports;
   try {
-    switch (config.kind) {
-      case FabricKind::fat_tree:
-        ports = build_fat_tree(topo, config.k != 0 ? config.k : smallest_fat_tree_k(nodes), config.fabric);
-        break;
-      case FabricKind::leaf_spine: {
-        const std::uint32_t leaves =
-            config.leaves != 0 ? config.leaves : (nodes + config.hosts_per_leaf - 1) / config.hosts_per_leaf;
-        ports = build_leaf_spine(topo, leaves, config.spines, config.hosts_per_leaf,
-                                 config.nic_link.bandwidth_Bps * node.nics, config.oversubscription,
-                                 config.fabric);
-        break;
-      }
-      case FabricKind::dragonfly: {
-        const std::uint32_t per_group = config.routers_per_group * config.hosts_per_router;
-        const std::uint32_t groups = config.groups != 0
-                                         ? config.groups
-                                         : std::max<std::uint32_t>(1, (nodes + per_group - 1) / per_group);
-        ports = build_dragonfly(topo, groups, config.routers_per_group, config.hosts_per_router,
-                                config.global_links, config.fabric);
-        break;
-      }
-      case FabricKind::torus: {
-        std::vector<std::uint32_t> dims = config.dims;
-        if (dims.empty()) {
-          // A square 2-D torus just large enough.
-          const std::uint32_t routers = (nodes + config.hosts_per_router - 1) / config.hosts_per_router;
-          auto side = static_cast<std::uint32_t>(std::ceil(std::sqrt(static_cast<double>(routers))));
-          dims = {std::max<std::uint32_t>(side, 1), std::max<std::uint32_t>(side, 1)};
-        }
-        ports = build_torus(topo, dims, config.hosts_per_router, config.fabric);
-        break;
-      }
-      case FabricKind::ring: {
-        const std::uint32_t routers = config.routers != 0
-                                          ? config.routers
-                                          : (nodes + config.hosts_per_router - 1) / config.hosts_per_router;
-        ports = build_ring(topo, std::max<std::uint32_t>(routers, 1), config.hosts_per_router, config.fabric);
-        break;
-      }
-      case FabricKind::file:
-        break;
-    }
+    const auto& kind = fabric_kinds().at(config.kind, config.where, "topology.kind");
+    ports = kind.make(topo, config, nodes);
   } catch (const std::invalid_argument& e) {
     throw fail("kind", e.what());
   }

@@ -1,6 +1,7 @@
-// Topology generators: a GPU server (NVSwitch or PCIe), network fabrics (k-ary fat-tree, two-tier
-// leaf-spine with oversubscription, dragonfly, 2-D/3-D torus, ring) and a whole fleet = servers + a fabric +
-// storage. Scenarios describe generators, not elements; these functions build the elements.
+// What every topology is built from: a GPU server (NVSwitch or PCIe), switches, the fabric's common link
+// and switch figures, the ports servers and storage attach to, and storage. The fabric kinds (fat-tree,
+// leaf-spine, dragonfly, torus, ring) are in fabrics/, one header each (fabric_kinds.hpp lists them).
+// Scenarios describe generators, not elements; these functions build the elements.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +36,9 @@ struct NodeVertices {
 /// Adds server `node` to `topo`.
 NodeVertices build_node(Topology& topo, std::uint32_t node, const NodeSpec& spec);
 
+/// Adds a switch (or router) of `kind` in `rack` (-1: none) drawing idle_W always.
+Vertex add_switch(Topology& topo, VertexKind kind, std::string name, std::int32_t rack, double idle_W);
+
 /// Common parameters of a network fabric's switches and links.
 struct FabricSpec {
   LinkSpec link{50e9, 1e-6, 20.0, 26.0};  ///< switch-to-switch link (400 Gb/s; two ports' power)
@@ -46,31 +50,6 @@ struct NetworkPorts {
   std::vector<Vertex> host_ports;     ///< one entry per host slot: the switch a server's NICs link to
   std::vector<Vertex> storage_ports;  ///< switches storage servers link to (round robin)
 };
-
-/// k-ary fat-tree (Al-Fares et al. 2008): k pods of k/2 edge (leaf) and k/2 aggregation (spine) switches,
-/// (k/2)^2 core switches, k^3/4 host slots. k must be even and >= 2.
-NetworkPorts build_fat_tree(Topology& topo, std::uint32_t k, const FabricSpec& fabric);
-
-/// Two-tier leaf-spine: every leaf links to every spine. Each leaf has `hosts_per_leaf` host slots of
-/// `host_Bps`; its uplink capacity is hosts_per_leaf * host_Bps / oversubscription, split evenly over the
-/// spines (fabric.link.bandwidth_Bps is ignored).
-NetworkPorts build_leaf_spine(Topology& topo, std::uint32_t leaves, std::uint32_t spines,
-                              std::uint32_t hosts_per_leaf, double host_Bps, double oversubscription,
-                              const FabricSpec& fabric);
-
-/// Dragonfly (Kim et al. 2008): `groups` groups of `routers` routers, all-to-all inside a group; each router
-/// has `global_links` links to other groups, spread so that groups are joined as evenly as possible.
-NetworkPorts build_dragonfly(Topology& topo, std::uint32_t groups, std::uint32_t routers,
-                             std::uint32_t hosts_per_router, std::uint32_t global_links,
-                             const FabricSpec& fabric);
-
-/// Torus of 1 to 3 dimensions with wrap-around links; a router at every point, hosts_per_router hosts each.
-NetworkPorts build_torus(Topology& topo, const std::vector<std::uint32_t>& dims,
-                         std::uint32_t hosts_per_router, const FabricSpec& fabric);
-
-/// Ring of routers (a 1-D torus).
-NetworkPorts build_ring(Topology& topo, std::uint32_t routers, std::uint32_t hosts_per_router,
-                        const FabricSpec& fabric);
 
 /// Shared storage: servers that every GPU can read from and write to.
 struct StorageSpec {

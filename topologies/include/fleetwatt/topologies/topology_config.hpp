@@ -11,23 +11,13 @@
 
 #include "fleetwatt/models/training_io.hpp"
 #include "fleetwatt/topologies/builders.hpp"
+#include "fleetwatt/topologies/fabric_kinds.hpp"
 #include "fleetwatt/topologies/routing.hpp"
 #include "fleetwatt/topologies/topology.hpp"
 #include "fleetwatt/workloads/param_set.hpp"
 
 namespace fleetwatt::topologies {
 
-enum class FabricKind { fat_tree, leaf_spine, dragonfly, torus, ring, file };
-
-/// A fabric kind as a scenario names it ([topology] kind), with the parameters only it takes.
-struct FabricKindInfo {
-  std::string_view name;
-  FabricKind kind;
-  std::string_view description;
-  workloads::ParamSpecs params;  ///< this kind's own keys; every kind also takes topology_common_params()
-};
-/// Every kind [topology] accepts (`fleetwatt list` prints them); `file` last.
-[[nodiscard]] const std::vector<FabricKindInfo>& fabric_kinds();
 /// The [topology] keys every kind takes: servers' internals, link power, storage, routing, collectives, I/O.
 [[nodiscard]] const workloads::ParamSpecs& topology_common_params();
 enum class AllReduceAlgorithm { ring, tree, hierarchical };
@@ -36,7 +26,7 @@ enum class AllReduceAlgorithm { ring, tree, hierarchical };
 using models::TrainingIoConfig;
 
 struct TopologyConfig {
-  FabricKind kind = FabricKind::fat_tree;
+  std::string kind = "fat_tree";    ///< a fabric_kinds() name (kFileFabric: read from `file`)
   workloads::SourceLocation where;  ///< the [topology] table, for messages
   std::filesystem::path file;       ///< GraphML (.graphml/.xml) or DOT (.dot/.gv), kind = file
   // Fabric generators. 0 means "the smallest that holds the fleet".
