@@ -34,7 +34,7 @@ Engine::Engine(EngineSetup setup, std::unique_ptr<workloads::JobSource> source,
       scheduler_(std::move(scheduler)),
       placement_(std::move(placement)),
       context_(std::make_unique<Context>(*this)),
-      controls_(std::make_unique<Controls>(*this)),
+      runtime_(std::make_unique<Runtime>(*this)),
       queue_(Time::from_ns(-setup_.warmup.ns())),
       cluster_(layout_.blocks()),
       groups_(layout_, cluster_),
@@ -75,7 +75,10 @@ Engine::Engine(EngineSetup setup, std::unique_ptr<workloads::JobSource> source,
     ledger_.attach(bank_.get());  // runs without a result sink still see the batteries
   }
   ledger_.add_segment_observer([this](Time t0, Time t1, double it_W) { grid_->add(t0, t1, it_W); });
-  if (setup_.failures.enabled) failures_ = std::make_unique<Failures>(*this, setup_.failures);
+  if (setup_.failures.enabled) failures_ = std::make_unique<Failures>(*runtime_, setup_.failures);
+  controls_ = std::make_unique<Controls>(
+      *runtime_, failures_.get(),
+      FleetNodes{cluster_, groups_, ledger_, layout_, node_power_, [this] { request_schedule(); }});
   // One arrival is pending at a time, each scheduling the next: memory does not grow with the horizon's
   // arrivals. Arrivals have a priority of their own (engine_controls.hpp), so at one instant they still run
   // in job order and before a policy's wake-ups, as when every arrival was scheduled up front.

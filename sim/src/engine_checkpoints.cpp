@@ -3,7 +3,7 @@
 // the time it decides; the job's plan is never written into.
 #include <algorithm>
 
-#include "engine_controls.hpp"
+#include "event_priorities.hpp"
 #include "fleetwatt/sim/engine.hpp"
 #include "fleetwatt/sim/network_model.hpp"
 

@@ -1,13 +1,16 @@
-// What a scheduling policy sees of the engine and may ask of it (sim/scheduler.hpp's SchedulerContext):
-// the queue, the jobs, the cluster and the fleet's power; starts, wake-ups, and every control through the
-// engine's one controls object.
+// The engine's two adapters. Context: what a scheduling policy sees of the engine and may ask of it
+// (sim/scheduler.hpp's SchedulerContext): the queue, the jobs, the cluster and the fleet's power; starts,
+// wake-ups, and every control through the engine's one controls object. Runtime: what the controls and the
+// failures see (job_runtime.hpp).
 #pragma once
 
 #include <algorithm>
 
 #include "engine_controls.hpp"
+#include "event_priorities.hpp"
 #include "fleetwatt/sim/engine.hpp"
 #include "fleetwatt/sim/network_model.hpp"
+#include "job_runtime.hpp"
 
 namespace fleetwatt::sim {
 
@@ -45,6 +48,37 @@ class Engine::Context final : public SchedulerContext {
   void sleep_node(NodeIndex n, double sleep_W) override { e_.controls_->sleep_node(n, sleep_W); }
   void wake_node(NodeIndex n, Duration latency, double wake_energy_J) override {
     e_.controls_->wake_node(n, latency, wake_energy_J);
+  }
+
+ private:
+  Engine& e_;
+};
+
+class Engine::Runtime final : public JobRuntime {
+ public:
+  explicit Runtime(Engine& e) : e_(e) {}
+  EventQueue& queue() override { return e_.queue_; }
+  Time horizon() const override { return e_.setup_.horizon; }
+  bool holds(JobIndex j) const override { return e_.holds(j); }
+  Job& job(JobIndex j) override { return e_.held_job(j); }
+  std::deque<Job>& held_jobs() override { return e_.jobs_; }
+  JobMeter& meter() override { return e_.meter_; }
+  bool hold_steps(JobIndex j) override { return e_.hold_steps(j); }
+  void draw_phase(JobIndex j) override { e_.draw_phase(j); }
+  void schedule_phase_end(JobIndex j) override { e_.schedule_phase_end(j); }
+  void enter_peak(JobIndex j) override { e_.enter_peak(j); }
+  void stop_job(JobIndex j) override { e_.stop_job(j); }
+  void leave_network(Job& job) override {
+    if (!e_.network_) return;
+    const double before = e_.network_->power_W();
+    e_.network_->job_paused(job);
+    e_.network_changed(before);
+  }
+  void rejoin_network(Job& job) override {
+    if (!e_.network_) return;
+    const double before = e_.network_->power_W();
+    e_.network_->job_resumed(job);
+    e_.network_changed(before);
   }
 
  private:

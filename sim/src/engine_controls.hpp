@@ -1,23 +1,38 @@
-// The engine's controls behind one object: what a policy may do to running jobs and idle nodes - pause and
-// resume, cap a job's GPUs (now or from its start), put a node to sleep and wake it. The scheduler context
-// hands every such request to it; the event loop and the job state machine stay in engine.cpp.
+// What a policy may do to running jobs and idle nodes, behind one object: pause and resume, cap a job's GPUs
+// (now or from its start), put a node to sleep and wake it. The scheduler context hands every such request
+// to it. It reaches the jobs through the engine's JobRuntime and the nodes through the parts it is given,
+// nothing else of the engine.
 #pragma once
 
-#include "fleetwatt/sim/engine.hpp"
+#include <functional>
+#include <vector>
+
+#include "fleetwatt/sim/cluster.hpp"
+#include "fleetwatt/sim/fleet_layout.hpp"
+#include "fleetwatt/sim/group_views.hpp"
+#include "fleetwatt/sim/power_ledger.hpp"
+#include "fleetwatt/sim/scheduler.hpp"
+#include "job_runtime.hpp"
 
 namespace fleetwatt::sim {
 
-// Event priorities at one instant: completions and arrivals settle before the scheduler looks at the queue.
-// Arrivals come before a policy's wake-ups: each arrival is scheduled when the one before it arrives, so its
-// place among the instant's events must not depend on when it was scheduled.
-inline constexpr int kPhasePriority = 0;
-inline constexpr int kArrivalPriority = 1;
-inline constexpr int kWakePriority = 2;
-inline constexpr int kSchedulePriority = 10;
+class Failures;
 
-class Engine::Controls {
+/// The fleet's nodes as sleep and wake change them.
+struct FleetNodes {
+  Cluster& cluster;
+  GroupViews& groups;
+  PowerLedger& ledger;
+  const FleetLayout& layout;
+  std::vector<NodePower>& power;           ///< each node's state
+  std::function<void()> request_schedule;  ///< a woken node's GPUs are there to be placed
+};
+
+class Controls {
  public:
-  explicit Controls(Engine& e) : e_(e) {}
+  /// `failures`: null unless [failures] is enabled (a paused job cannot fail).
+  Controls(JobRuntime& jobs, Failures* failures, FleetNodes nodes)
+      : jobs_(jobs), failures_(failures), nodes_(std::move(nodes)) {}
 
   /// Suspends a running job in place: its GPUs stay allocated at idle power and its phase clock stops.
   void pause(JobIndex j);
@@ -34,7 +49,9 @@ class Engine::Controls {
   /// Changes a running job's GPU cap: the current phase's remaining work continues at the new pace.
   void recap(JobIndex j, double cap_W);
 
-  Engine& e_;
+  JobRuntime& jobs_;
+  Failures* failures_;
+  FleetNodes nodes_;
 };
 
 }  // namespace fleetwatt::sim

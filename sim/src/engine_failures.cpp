@@ -5,8 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "engine_controls.hpp"
-#include "fleetwatt/sim/network_model.hpp"
+#include "event_priorities.hpp"
 
 namespace fleetwatt::sim {
 
@@ -24,89 +23,89 @@ std::uint64_t mix(std::uint64_t x) {
 }
 }  // namespace
 
-double Engine::Failures::stream_uniform(std::uint64_t seed, std::int64_t job_id, std::uint64_t k) {
+double Failures::stream_uniform(std::uint64_t seed, std::int64_t job_id, std::uint64_t k) {
   // Counter-based: draw k of a job needs no state but k, so a job's stream costs 8 bytes, not a generator.
   const std::uint64_t x = mix(mix(mix(seed ^ kFailureStream) + static_cast<std::uint64_t>(job_id)) + k);
   return static_cast<double>(x >> 11) * 0x1.0p-53;
 }
 
 // Each job is marked failures_on as the engine draws it (the job table's columns).
-Engine::Failures::Failures(Engine& e, const FailureSetup& setup) : e_(e), setup_(setup) {}
+Failures::Failures(JobRuntime& jobs, const FailureSetup& setup) : jobs_(jobs), setup_(setup) {}
 
-double Engine::Failures::draw_gap_s(Job& job) const {
+double Failures::draw_gap_s(Job& job) const {
   const double rate = job.failures.rate_per_gpu_s * static_cast<double>(job.gpus.size());
   if (!(rate > 0.0)) return std::numeric_limits<double>::infinity();
   const double u = stream_uniform(setup_.seed, job.spec.id, job.failures.draws++);
   return -std::log1p(-u) / rate;  // exponential with mean 1 / rate
 }
 
-void Engine::Failures::job_started(JobIndex j) {
-  Job& job = e_.job_at(j);
+void Failures::job_started(JobIndex j) {
+  Job& job = jobs_.job(j);
   const double per_hour = job.spec.failure_rate_per_gpu_hour.value_or(setup_.rate_per_gpu_hour);
   job.failures.rate_per_gpu_s = per_hour / 3600.0;
   job.failures.left_s = draw_gap_s(job);
   expose(j);
 }
 
-void Engine::Failures::epoch_begun(JobIndex j) {
-  Job& job = e_.job_at(j);
-  job.failures.epoch_start = e_.queue_.now();
+void Failures::epoch_begun(JobIndex j) {
+  Job& job = jobs_.job(j);
+  job.failures.epoch_start = jobs_.queue().now();
   job.failures.epoch_paused = Duration::zero();
   job.failures.epoch_energy_J = job.energy_J;
 }
 
-void Engine::Failures::expose(JobIndex j) {
-  Job& job = e_.job_at(j);
+void Failures::expose(JobIndex j) {
+  Job& job = jobs_.job(j);
   auto& f = job.failures;
-  const Time now = e_.queue_.now();
+  const Time now = jobs_.queue().now();
   f.exposed = true;
   f.exposed_since = now;
   // A gap past the horizon never strikes in this run (and may not fit the integer clock): no event.
-  if (!(f.left_s < (e_.setup_.horizon - now).seconds())) return;
-  f.event = e_.queue_.schedule_at(
+  if (!(f.left_s < (jobs_.horizon() - now).seconds())) return;
+  f.event = jobs_.queue().schedule_at(
       now + Duration::from_seconds(f.left_s),
       [this, j] {
-        e_.job_at(j).failures.event = 0;
+        jobs_.job(j).failures.event = 0;
         strike(j, true);
       },
       kPhasePriority);
 }
 
-void Engine::Failures::cover(JobIndex j) {
-  Job& job = e_.job_at(j);
+void Failures::cover(JobIndex j) {
+  Job& job = jobs_.job(j);
   auto& f = job.failures;
   if (!f.exposed) return;
-  const Time now = e_.queue_.now();
+  const Time now = jobs_.queue().now();
   f.left_s = std::max(0.0, f.left_s - (now - f.exposed_since).seconds());
   f.exposure_gpu_s += static_cast<double>(job.gpus.size()) * window_seconds(f.exposed_since, now);
   f.exposed = false;
-  if (f.event) e_.queue_.cancel(f.event);
+  if (f.event) jobs_.queue().cancel(f.event);
   f.event = 0;
 }
 
-void Engine::Failures::paused(JobIndex j) {
+void Failures::paused(JobIndex j) {
   cover(j);
-  e_.job_at(j).failures.paused_at = e_.queue_.now();
+  jobs_.job(j).failures.paused_at = jobs_.queue().now();
 }
 
-void Engine::Failures::resumed(JobIndex j) {
-  Job& job = e_.job_at(j);
-  job.failures.epoch_paused += e_.queue_.now() - job.failures.paused_at;
+void Failures::resumed(JobIndex j) {
+  Job& job = jobs_.job(j);
+  job.failures.epoch_paused += jobs_.queue().now() - job.failures.paused_at;
   // A job paused during its restart resumes the restart; the exposure returns when the epoch does.
   if (job.phase != JobPhase::restart) expose(j);
 }
 
-void Engine::Failures::job_ended(JobIndex j) {
+void Failures::job_ended(JobIndex j) {
   cover(j);
-  e_.job_at(j).failures.stage = JobFailures::Stage::none;
+  jobs_.job(j).failures.stage = JobFailures::Stage::none;
 }
 
-void Engine::Failures::interrupt_at(JobIndex j, Time t) {
-  e_.queue_.schedule_at(
+void Failures::interrupt_at(JobIndex j, Time t) {
+  jobs_.queue().schedule_at(
       t,
       [this, j] {
-        if (!e_.holds(j)) return;  // finished and streamed away: nothing to interrupt
-        const Job& job = e_.job_at(j);
+        if (!jobs_.holds(j)) return;  // finished and streamed away: nothing to interrupt
+        const Job& job = jobs_.job(j);
         if (job.state == JobState::running && !job.paused &&
             (job.phase == JobPhase::peak || job.phase == JobPhase::valley))
           strike(j, false);
@@ -114,17 +113,18 @@ void Engine::Failures::interrupt_at(JobIndex j, Time t) {
       kPhasePriority);
 }
 
-void Engine::Failures::strike(JobIndex j, bool random) {
-  Job& job = e_.job_at(j);
+void Failures::strike(JobIndex j, bool random) {
+  Job& job = jobs_.job(j);
   auto& f = job.failures;
-  const Time now = e_.queue_.now();
-  e_.meter_.settle(job, now);
-  if (job.phase == JobPhase::peak) e_.meter_.close_peak(job);
+  const Time now = jobs_.queue().now();
+  jobs_.meter().settle(job, now);
+  if (job.phase == JobPhase::peak) jobs_.meter().close_peak(job);
   cover(j);
   if (random) f.left_s = draw_gap_s(job);  // this gap is spent; a scripted strike leaves the stream alone
-  e_.queue_.cancel(job.next_event);
+  jobs_.queue().cancel(job.next_event);
   job.next_event = 0;
-  e_.hold_steps(j);  // a step-level peak's next segment is cancelled too: the epoch is redone from its start
+  jobs_.hold_steps(
+      j);  // a step-level peak's next segment is cancelled too: the epoch is redone from its start
   if (now >= Time::zero()) {
     // Everything since the last checkpoint (the epoch's start) is redone; paused time held no work.
     ++f.interruptions;
@@ -132,57 +132,48 @@ void Engine::Failures::strike(JobIndex j, bool random) {
     f.lost_gpu_s += static_cast<double>(job.gpus.size()) * work.seconds();
     f.lost_J += job.energy_J - f.epoch_energy_J;
   }
-  if (e_.network_) {
-    // A failed job's all-reduce, reads and checkpoint write leave the links; they return at its restart.
-    const double before = e_.network_->power_W();
-    e_.network_->job_paused(job);
-    e_.network_changed(before);
-  }
+  // A failed job's all-reduce, reads and checkpoint write leave the links; they return at its restart.
+  jobs_.leave_network(job);
   job.phase = JobPhase::restart;
   f.stage = JobFailures::Stage::delay;
   job.phase_start = now;
-  e_.meter_.draw(job, now, phase_power(job, job.phase));
+  jobs_.meter().draw(job, now, phase_power(job, job.phase));
   job.phase_end = now + setup_.restart_delay;
   schedule_restart_step(j);
 }
 
-void Engine::Failures::schedule_restart_step(JobIndex j) {
-  Job& job = e_.job_at(j);
-  job.next_event = e_.queue_.schedule_at(
+void Failures::schedule_restart_step(JobIndex j) {
+  Job& job = jobs_.job(j);
+  job.next_event = jobs_.queue().schedule_at(
       job.phase_end, [this, j] { restart_step(j); }, kPhasePriority);
 }
 
-void Engine::Failures::restart_step(JobIndex j) {
-  Job& job = e_.job_at(j);
+void Failures::restart_step(JobIndex j) {
+  Job& job = jobs_.job(j);
   auto& f = job.failures;
-  const Time now = e_.queue_.now();
+  const Time now = jobs_.queue().now();
   job.next_event = 0;
-  e_.meter_.settle(job, now);
+  jobs_.meter().settle(job, now);
   if (f.stage == JobFailures::Stage::delay) {
     // The reload: the last checkpoint read back over the path it was written on takes at least as long
     // as writing it did (the job's checkpoint part as last simulated), near the floor at checkpoint power.
     f.stage = JobFailures::Stage::ramp;
     job.phase_start = now;
-    e_.meter_.draw(job, now, phase_power(job, job.phase));
+    jobs_.meter().draw(job, now, phase_power(job, job.phase));
     job.phase_end = now + std::max(setup_.restart_ramp, job.epoch.valley);
     schedule_restart_step(j);
     return;
   }
   f.stage = JobFailures::Stage::none;
-  if (e_.network_) {
-    const double before = e_.network_->power_W();
-    e_.network_->job_resumed(job);
-    e_.network_changed(before);
-  }
+  jobs_.rejoin_network(job);
   expose(j);
-  e_.enter_peak(j);  // the lost epoch again, from its start
+  jobs_.enter_peak(j);  // the lost epoch again, from its start
 }
 
-void Engine::Failures::close(Time horizon) {
-  RunSummary& s = e_.summary_;
+void Failures::close(Time horizon, RunSummary& s) {
   s.failures = true;
   s.failure_rate_per_gpu_hour = setup_.rate_per_gpu_hour;
-  for (auto& job : e_.jobs_) {
+  for (auto& job : jobs_.held_jobs()) {
     auto& f = job.failures;
     if (job.state == JobState::running && f.exposed) {
       f.exposure_gpu_s += static_cast<double>(job.gpus.size()) * window_seconds(f.exposed_since, horizon);
@@ -191,8 +182,7 @@ void Engine::Failures::close(Time horizon) {
   }
 }
 
-void Engine::Failures::account(const Job& job) {
-  RunSummary& s = e_.summary_;
+void Failures::account(const Job& job, RunSummary& s) {
   const auto& f = job.failures;
   s.interruptions += f.interruptions;
   s.failure_exposure_gpu_s += f.exposure_gpu_s;

@@ -7,12 +7,15 @@
 #pragma once
 
 #include "fleetwatt/sim/engine.hpp"
+#include "fleetwatt/sim/run_summary.hpp"
+#include "job_runtime.hpp"
 
 namespace fleetwatt::sim {
 
-class Engine::Failures {
+// It reaches the jobs through the engine's JobRuntime, nothing else of the engine.
+class Failures {
  public:
-  Failures(Engine& e, const FailureSetup& setup);
+  Failures(JobRuntime& jobs, const FailureSetup& setup);
 
   /// A job starts: its rate is fixed, its first gap drawn, its exposure begins.
   void job_started(JobIndex j);
@@ -28,10 +31,10 @@ class Engine::Failures {
   /// A scripted interruption at t (Engine::interrupt_at).
   void interrupt_at(JobIndex j, Time t);
   /// At the horizon: exposure of the jobs still running; the run's rate into the summary.
-  void close(Time horizon);
+  void close(Time horizon, RunSummary& summary);
   /// Adds a job's interruptions, exposure, lost work and restarts to the summary's totals (each job once, in
   /// job order: as it is dropped, or at the horizon).
-  void account(const Job& job);
+  static void account(const Job& job, RunSummary& summary);
 
   /// The uniform draw k of the failure stream of (seed, job id), in [0, 1) with 53 bits.
   [[nodiscard]] static double stream_uniform(std::uint64_t seed, std::int64_t job_id, std::uint64_t k);
@@ -48,7 +51,7 @@ class Engine::Failures {
   /// The next gap of the job's stream, in seconds of exposure (infinite at rate 0).
   [[nodiscard]] double draw_gap_s(Job& job) const;
 
-  Engine& e_;
+  JobRuntime& jobs_;
   FailureSetup setup_;
 };
 

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "engine_controls.hpp"
+#include "event_priorities.hpp"
 #include "fleetwatt/sim/engine.hpp"
 #include "job_intake.hpp"
 

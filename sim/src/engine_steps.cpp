@@ -7,7 +7,7 @@
 #include <cmath>
 #include <limits>
 
-#include "engine_controls.hpp"
+#include "event_priorities.hpp"
 #include "fleetwatt/sim/engine.hpp"
 
 namespace fleetwatt::sim {

@@ -18,7 +18,7 @@ void Engine::open_window() {
 }
 
 void Engine::account_job(Job& job) {
-  if (failures_) failures_->account(job);
+  if (failures_) Failures::account(job, summary_);
   if (smoothing_any_) summary_.smoothing_energy_J += job.smoothing_J;
 }
 
@@ -81,7 +81,7 @@ void Engine::close_at_horizon() {
     s.storage_change_J = bank_->stored_change_J();
   }
   s.events = queue_.events_run();
-  if (failures_) failures_->close(h);
+  if (failures_) failures_->close(h, summary_);
   // The jobs still held add their figures after those already dropped: every sum runs in job order.
   for (auto& job : jobs_) account_job(job);
   // [smoothing]: on when the table or some job asks for it; the extra energy of every job (account_job).

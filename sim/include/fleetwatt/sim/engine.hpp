@@ -108,6 +108,8 @@ struct Progress {
 };
 
 class NetworkModel;
+class Controls;  // pause, caps, node sleep and wake (engine_controls.hpp)
+class Failures;  // interruptions, restarts and lost work (engine_failures.hpp)
 
 class Engine {
  public:
@@ -169,9 +171,8 @@ class Engine {
   void interrupt_at(JobIndex j, Time t);
 
  private:
-  class Context;
-  class Controls;  ///< pause, caps, node sleep and wake (engine_controls.cpp)
-  class Failures;  ///< interruptions, restarts and lost work (engine_failures.cpp)
+  class Context;  ///< what a scheduling policy sees (engine_context.hpp)
+  class Runtime;  ///< what the controls and failures see: a JobRuntime (engine_context.hpp)
   void arrive(JobIndex j);
   // Job intake (engine_intake.cpp).
   /// Draws the next job from the source, predicts it and holds it; false when the source is exhausted.
@@ -235,10 +236,6 @@ class Engine {
   void close_at_horizon();
   /// At the first instant of the window [0, horizon): what the warm-up left (occupancy, the network's draw).
   void open_window();
-  /// Seconds of [a, b) that fall in the window (from 0 on): warm-up time counts nowhere.
-  [[nodiscard]] static double window_seconds(Time a, Time b) {
-    return (std::max(b, Time::zero()) - std::max(a, Time::zero())).seconds();
-  }
   /// Placement of job j within one node group of a GPU type it can run on (groups tried in order), in
   /// global GPU indices.
   [[nodiscard]] std::optional<Placement> place_in_group(JobIndex j) const;
@@ -262,6 +259,7 @@ class Engine {
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<PlacementPolicy> placement_;
   std::unique_ptr<Context> context_;
+  std::unique_ptr<Runtime> runtime_;
   std::unique_ptr<Controls> controls_;
   std::unique_ptr<Failures> failures_;  ///< null unless [failures] is enabled
   EventQueue queue_;

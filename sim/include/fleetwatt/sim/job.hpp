@@ -3,6 +3,7 @@
 // checkpoint intervals, each peak drawn step by step; with [failures], interruptions and restarts between).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -193,6 +194,11 @@ struct Job {
     return l < p ? l : p;
   }
 };
+
+/// Seconds of [a, b) that fall in the run's window (from 0 on): warm-up time counts nowhere.
+[[nodiscard]] inline double window_seconds(Time a, Time b) {
+  return (std::max(b, Time::zero()) - std::max(a, Time::zero())).seconds();
+}
 
 // A phase as the job runs it under its power cap (the engine, its controls and failures use these).
 /// What each of its GPUs draws in `phase`: the phase's power, at most the cap (a restart's delay: idle).
