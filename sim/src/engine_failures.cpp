@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "event_priorities.hpp"
+#include "fleetwatt/core/random.hpp"
 
 namespace fleetwatt::sim {
 
@@ -13,20 +14,14 @@ namespace {
 // Tags the failure streams apart from every other use of the seed (arrivals use the seed itself, the
 // warm-up seed ^ kWarmupStream).
 constexpr std::uint64_t kFailureStream = 0x6a09e667f3bcc909ULL;
-
-// splitmix64's finaliser (Steele, Lea and Flood, OOPSLA 2014): a bijection that spreads nearby keys.
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 }  // namespace
 
 double Failures::stream_uniform(std::uint64_t seed, std::int64_t job_id, std::uint64_t k) {
   // Counter-based: draw k of a job needs no state but k, so a job's stream costs 8 bytes, not a generator.
-  const std::uint64_t x = mix(mix(mix(seed ^ kFailureStream) + static_cast<std::uint64_t>(job_id)) + k);
-  return static_cast<double>(x >> 11) * 0x1.0p-53;
+  using core::splitmix64;
+  const std::uint64_t x =
+      splitmix64(splitmix64(splitmix64(seed ^ kFailureStream) + static_cast<std::uint64_t>(job_id)) + k);
+  return core::unit_interval(x);
 }
 
 // Each job is marked failures_on as the engine draws it (the job table's columns).

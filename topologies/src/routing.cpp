@@ -3,6 +3,8 @@
 // vertex, and ECMP path choice by walking the shortest-path DAG.
 #include "fleetwatt/topologies/routing.hpp"
 
+#include "fleetwatt/core/random.hpp"
+
 #include "fleetwatt/core/assert.hpp"
 
 #include <algorithm>
@@ -30,13 +32,8 @@ constexpr double kHopTieBreak_s = 1e-12;
 constexpr std::size_t kCacheLimit = 1 << 12;
 constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
 
-std::uint64_t mix(std::uint64_t x) {
-  // splitmix64 finaliser: spreads end-point pairs over the equal paths.
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+// splitmix64 spreads end-point pairs over the equal paths.
+using core::splitmix64;
 
 using HeapEntry = std::pair<double, Vertex>;
 using MinHeap = std::priority_queue<HeapEntry, std::vector<HeapEntry>, std::greater<>>;
@@ -452,7 +449,7 @@ double Router::append_path(Vertex a, Vertex b, std::uint64_t flow_key, std::vect
         fmt::format("no route from {} to {}", topo_.vertex(a).name, topo_.vertex(b).name));
   // Mixed-radix walk: at each branch point with n equal next hops, take key % n and divide the key by n, so
   // consecutive keys differ at the first branch point (paths spread evenly, deterministically).
-  std::uint64_t key = mix((static_cast<std::uint64_t>(a) << 32) ^ b) + flow_key;
+  std::uint64_t key = splitmix64((static_cast<std::uint64_t>(a) << 32) ^ b) + flow_key;
   auto& next = next_;
   const std::int32_t ds = server_[b], ss = server_[a];
   Vertex v = a;

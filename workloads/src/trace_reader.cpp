@@ -17,13 +17,7 @@ namespace fleetwatt::workloads {
 
 namespace {
 
-// SplitMix64 (Steele et al. 2014): decorrelates per-record seeds derived from one scenario seed.
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+using core::splitmix64;
 
 std::ifstream open(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);

@@ -1,9 +1,9 @@
 // Portable discrete draws for Random.
-#include "fleetwatt/workloads/random.hpp"
+#include "fleetwatt/core/random.hpp"
 
 #include <stdexcept>
 
-namespace fleetwatt::workloads {
+namespace fleetwatt::core {
 
 std::uint64_t Random::integer(std::uint64_t lo, std::uint64_t hi) {
   if (hi < lo) throw std::invalid_argument("Random::integer: empty range");
@@ -34,4 +34,4 @@ std::size_t Random::weighted(const std::vector<double>& weights) {
   return weights.size() - 1;
 }
 
-}  // namespace fleetwatt::workloads
+}  // namespace fleetwatt::core
