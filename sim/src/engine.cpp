@@ -108,6 +108,10 @@ void Engine::attach(PowerSink* sink) {
     sink_->network_change(queue_.now(), network_->power_W());
 }
 
+double Engine::network_power_W() const {
+  return network_->power_W();
+}
+
 void Engine::network_changed(double before_W) {
   const double after = network_->power_W();
   if (after == before_W) return;
@@ -157,11 +161,7 @@ void Engine::start_job(JobIndex j, Placement gpus) {
   }
   job.state = JobState::running;
   job.start = queue_.now();
-  if (network_) {
-    const double before = network_->power_W();
-    network_->job_started(job);
-    network_changed(before);
-  }
+  if (network_) change_network([&](NetworkModel& n) { n.job_started(job); });
   running_.push_back(j);
   // A recorded run time shorter than the predicted one (failed, cancelled jobs) stops the job mid-epoch.
   if (job.spec.limit_s) {
@@ -272,11 +272,7 @@ void Engine::finish_job(JobIndex j) {
   // A background checkpoint write still going ends with the job (its GPUs are released).
   end_background_write(j);
   meter_.draw(job, queue_.now(), job.gpu_idle_W);
-  if (network_) {
-    const double before = network_->power_W();
-    network_->job_finished(job);
-    network_changed(before);
-  }
+  if (network_) change_network([&](NetworkModel& n) { n.job_finished(job); });
   groups_.release(j, job.gpus);
   job.state = JobState::finished;
   job.phase = JobPhase::none;

@@ -21,22 +21,14 @@ Duration Engine::begin_checkpoint(JobIndex j) {
     double valley_s = std::max(plan[workloads::PartKind::checkpoint].s, wait);
     if (last) {
       end_background_write(j);
-      double write_s = plan.checkpoint_write_s;
-      if (network_) {
-        const double before = network_->power_W();
-        write_s = network_->begin_checkpoint(job);
-        network_changed(before);
-      }
-      valley_s += write_s;
+      valley_s += begin_checkpoint_write(job);
     }
     return Duration::from_seconds(valley_s);
   }
   if (network_) {
     // The checkpoint write is the valley's duration floor; a plan that states its write keeps its fixed
     // work beside the write the fabric gives.
-    const double before = network_->power_W();
-    const double checkpoint_s = network_->begin_checkpoint(job);
-    network_changed(before);
+    const double checkpoint_s = begin_checkpoint_write(job);
     const double part = plan[workloads::PartKind::checkpoint].s;
     return Duration::from_seconds(plan.checkpoint_bytes > 0.0
                                       ? plan.checkpoint_fixed_s() +
@@ -50,23 +42,15 @@ void Engine::end_checkpoint(JobIndex j) {
   Job& job = job_at(j);
   if (job.plan.checkpoint_async && job.epochs_done + 1 < job.spec.epochs) {
     begin_background_write(j);
-  } else if (network_) {
-    const double before = network_->power_W();
-    network_->end_checkpoint(job);
-    network_changed(before);
+  } else {
+    end_checkpoint_write(job);
   }
 }
 
 void Engine::begin_background_write(JobIndex j) {
   Job& job = job_at(j);
   end_background_write(j);  // the previous one ended by now: the valley waited for it
-  double write_s = job.plan.checkpoint_write_s;
-  if (network_) {
-    const double before = network_->power_W();
-    write_s = network_->begin_checkpoint(job);
-    network_changed(before);
-  }
-  job.write_end = queue_.now() + Duration::from_seconds(write_s);
+  job.write_end = queue_.now() + Duration::from_seconds(begin_checkpoint_write(job));
   job.write_event = queue_.schedule_at(
       job.write_end, [this, j] { end_background_write(j); }, kPhasePriority);
 }
@@ -76,11 +60,16 @@ void Engine::end_background_write(JobIndex j) {
   if (!job.write_event) return;
   queue_.cancel(job.write_event);  // a no-op when it is the event running now
   job.write_event = 0;
-  if (network_) {
-    const double before = network_->power_W();
-    network_->end_checkpoint(job);
-    network_changed(before);
-  }
+  end_checkpoint_write(job);
+}
+
+double Engine::begin_checkpoint_write(const Job& job) {
+  if (!network_) return job.plan.checkpoint_write_s;
+  return change_network([&](NetworkModel& n) { return n.begin_checkpoint(job); });
+}
+
+void Engine::end_checkpoint_write(const Job& job) {
+  if (network_) change_network([&](NetworkModel& n) { n.end_checkpoint(job); });
 }
 
 }  // namespace fleetwatt::sim

@@ -69,16 +69,10 @@ class Engine::Runtime final : public JobRuntime {
   void enter_peak(JobIndex j) override { e_.enter_peak(j); }
   void stop_job(JobIndex j) override { e_.stop_job(j); }
   void leave_network(Job& job) override {
-    if (!e_.network_) return;
-    const double before = e_.network_->power_W();
-    e_.network_->job_paused(job);
-    e_.network_changed(before);
+    if (e_.network_) e_.change_network([&](NetworkModel& n) { n.job_paused(job); });
   }
   void rejoin_network(Job& job) override {
-    if (!e_.network_) return;
-    const double before = e_.network_->power_W();
-    e_.network_->job_resumed(job);
-    e_.network_changed(before);
+    if (e_.network_) e_.change_network([&](NetworkModel& n) { n.job_resumed(job); });
   }
 
  private:

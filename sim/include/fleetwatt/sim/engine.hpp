@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "fleetwatt/core/event_queue.hpp"
@@ -229,6 +230,10 @@ class Engine {
   /// shares of its start), else the plan's write time.
   void begin_background_write(JobIndex j);
   void end_background_write(JobIndex j);
+  /// A checkpoint write begins: its seconds on the fabric at the current shares, else the plan's write time.
+  [[nodiscard]] double begin_checkpoint_write(const Job& job);
+  /// The fabric's write ends (nothing without a network).
+  void end_checkpoint_write(const Job& job);
   void finish_job(JobIndex j);
   void schedule_phase_end(JobIndex j);
   void stop_job(JobIndex j);
@@ -239,6 +244,22 @@ class Engine {
   /// Placement of job j within one node group of a GPU type it can run on (groups tried in order), in
   /// global GPU indices.
   [[nodiscard]] std::optional<Placement> place_in_group(JobIndex j) const;
+  /// Applies `change` to the network model, which must exist (a job started, finished, paused or resumed,
+  /// a checkpoint begun or ended), passes the network's change of power to the ledger and the sink, and
+  /// returns what `change` returns.
+  template <class Change>
+  decltype(auto) change_network(Change&& change) {
+    const double before = network_power_W();
+    if constexpr (std::is_void_v<std::invoke_result_t<Change, NetworkModel&>>) {
+      change(*network_);
+      network_changed(before);
+    } else {
+      auto result = change(*network_);
+      network_changed(before);
+      return result;
+    }
+  }
+  [[nodiscard]] double network_power_W() const;
   /// Passes a change of network power (from `before_W`) to the ledger and the sink.
   void network_changed(double before_W);
 
