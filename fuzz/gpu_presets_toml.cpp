@@ -1,5 +1,5 @@
 // Fuzz target: GPU preset files ([[gpu]] tables, models/data/gpu_presets.toml and users' own).
-#include "fleetwatt/models/gpu_hardware.hpp"
+#include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,5 +1,5 @@
 // Fuzz target: the predictor fit file (models/data/predictor_fit.toml and users' refits of it).
-#include "fleetwatt/models/predictor_fit.hpp"
+#include "fleetwatt/models/fit/predictor_fit.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

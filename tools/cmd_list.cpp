@@ -9,11 +9,11 @@
 #include <iostream>
 
 #include "commands.hpp"
-#include "fleetwatt/models/gpu_hardware.hpp"
-#include "fleetwatt/models/model_zoo.hpp"
-#include "fleetwatt/models/power_law.hpp"
+#include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
-#include "fleetwatt/models/table_predictor.hpp"
+#include "fleetwatt/models/predictors/table_predictor.hpp"
+#include "fleetwatt/models/training/power_law.hpp"
+#include "fleetwatt/models/zoo/model_zoo.hpp"
 #include "fleetwatt/sim/facility_model.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
 #include "fleetwatt/topologies/topology_config.hpp"

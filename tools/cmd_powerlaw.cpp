@@ -10,8 +10,8 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "fleetwatt/core/csv_reader.hpp"
-#include "fleetwatt/models/gpu_hardware.hpp"
-#include "fleetwatt/models/power_law_fit.hpp"
+#include "fleetwatt/models/fit/power_law_fit.hpp"
+#include "fleetwatt/models/hardware/gpu_hardware.hpp"
 
 namespace fleetwatt::tools {
 

@@ -14,10 +14,10 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "fleetwatt/core/text_output.hpp"
-#include "fleetwatt/models/gpu_hardware.hpp"
-#include "fleetwatt/models/measurements.hpp"
-#include "fleetwatt/models/predictor_fit.hpp"
-#include "fleetwatt/models/published_steps.hpp"
+#include "fleetwatt/models/fit/measurements.hpp"
+#include "fleetwatt/models/fit/predictor_fit.hpp"
+#include "fleetwatt/models/fit/published_steps.hpp"
+#include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/models/validation_report.hpp"
 
 namespace fleetwatt::tools {

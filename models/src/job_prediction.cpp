@@ -8,8 +8,8 @@
 #include <cstdlib>
 
 #include "fleetwatt/core/json_text.hpp"
-#include "fleetwatt/models/component_model.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
+#include "fleetwatt/models/predictors/component_model.hpp"
 #include "fleetwatt/workloads/scenario_loader.hpp"
 
 namespace fleetwatt::models {

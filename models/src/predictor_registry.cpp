@@ -3,9 +3,9 @@
 
 #include <fmt/format.h>
 
-#include "fleetwatt/models/datasheet_predictor.hpp"
 #include "fleetwatt/models/fit/sr_predictor.hpp"
-#include "fleetwatt/models/table_predictor.hpp"
+#include "fleetwatt/models/predictors/datasheet_predictor.hpp"
+#include "fleetwatt/models/predictors/table_predictor.hpp"
 
 namespace fleetwatt::models {
 

@@ -7,9 +7,9 @@
 #include <memory>
 #include <stdexcept>
 
-#include "fleetwatt/models/datasheet_predictor.hpp"
-#include "fleetwatt/models/predictor_fit.hpp"
+#include "fleetwatt/models/fit/predictor_fit.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
+#include "fleetwatt/models/predictors/datasheet_predictor.hpp"
 
 namespace fleetwatt::models {
 namespace {

@@ -1,10 +1,10 @@
 // The power and run-time estimates the policies share: a job's assumed run time, its peak increment over
 // idle per GPU, and the facility peak predicted with every running job at its peak. The cap law and the
 // headroom arithmetic of powercap and dr rest on these. What a cap does to power and time is the one clock
-// model's (models/clock_model.hpp), as in the engine.
+// model's (models/hardware/clock_model.hpp), as in the engine.
 #include <algorithm>
 
-#include "fleetwatt/models/clock_model.hpp"
+#include "fleetwatt/models/hardware/clock_model.hpp"
 #include "fleetwatt/sim/policies.hpp"
 
 namespace fleetwatt::sim {

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "fleetwatt/models/clock_model.hpp"
+#include "fleetwatt/models/hardware/clock_model.hpp"
 
 namespace fleetwatt::sim {
 
@@ -51,8 +51,9 @@ double phase_power(const Job& job, JobPhase phase) {
 
 double phase_stretch(const Job& job, JobPhase phase) {
   if (phase == JobPhase::restart) return 1.0;  // restart times are fixed, caps or not
-  // The one clock model (models/clock_model.hpp) says how much a cap stretches the phase; a step-level
-  // peak runs at the pace of its compute, whose clocks the cap lowers (the waits follow the compute).
+  // The one clock model (models/hardware/clock_model.hpp) says how much a cap stretches the phase; a
+  // step-level peak runs at the pace of its compute, whose clocks the cap lowers (the waits follow the
+  // compute).
   const double w = phase != JobPhase::peak ? job.valley_W()
                    : job.stepped           ? job.wave.shape.compute_W
                                            : job.peak_W();

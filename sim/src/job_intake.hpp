@@ -4,7 +4,7 @@
 // them; the checks live here so that they read as one list.
 #pragma once
 
-#include "fleetwatt/models/gpu_hardware.hpp"
+#include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/workloads/job_spec.hpp"
 
 #include <cstdint>

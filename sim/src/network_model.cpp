@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "fleetwatt/core/assert.hpp"
-#include "fleetwatt/models/step_comm.hpp"
+#include "fleetwatt/models/training/step_comm.hpp"
 
 namespace fleetwatt::sim {
 
@@ -45,7 +45,7 @@ PeakSplit NetworkModel::next_epoch(const Job& job) {
   if (cost.step_plan && base.traffic) {
     // A step-level plan: the fabric re-timed its data-parallel rings and its pipeline and context sends;
     // the tensor-parallel collectives (inside NVLink) keep the plan's time. The overlap rules are the
-    // predictor's own (models/step_comm.hpp), so an uncongested fabric gives the predicted step.
+    // predictor's own (models/training/step_comm.hpp), so an uncongested fabric gives the predicted step.
     using workloads::CommGroup;
     const double steps = base.steps;
     const auto& t = *base.traffic;

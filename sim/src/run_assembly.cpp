@@ -11,8 +11,8 @@
 #include <limits>
 
 #include "fleetwatt/core/time.hpp"
-#include "fleetwatt/models/banded_predictor.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
+#include "fleetwatt/models/predictors/banded_predictor.hpp"
 #include "fleetwatt/sim/job.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
 #include "fleetwatt/workloads/job_generator.hpp"

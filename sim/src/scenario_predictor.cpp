@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "fleetwatt/models/gpu_hardware.hpp"
+#include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/topologies/topology_config.hpp"
 
 namespace fleetwatt::sim {

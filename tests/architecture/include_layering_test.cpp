@@ -1,8 +1,8 @@
 // The libraries depend one way, core -> workloads -> models -> topologies -> sim -> results: no file of a
 // library includes a header of a library after it (each folder's CMakeLists.txt says what it may include).
 // The link order alone would not catch it: a header-only use of a later library compiles and links. Inside
-// models, the predictors read fitted constants and never include how they are fitted (the *_fit.hpp
-// headers, models/fit/).
+// models the rooms are ranked the same way (zoo -> hardware -> training -> predictors -> fit -> the registry
+// above them), so the predictors read fitted constants and never include how they are fitted (models/fit/).
 #include <catch2/catch.hpp>
 
 #include <array>
@@ -77,11 +77,54 @@ std::set<std::string> include_closure(const std::filesystem::path& root,
   return seen;
 }
 
-// Whether a file is part of fitting: a *_fit header or source, or anything under models' fit folders.
+// Whether a file is part of fitting: anything under models' fit folders.
 bool is_fitting(const std::string& file) {
-  const auto name = std::filesystem::path(file).stem().string();
-  return file.find("/fit/") != std::string::npos ||
-         (name.size() > 4 && name.compare(name.size() - 4, 4, "_fit") == 0);
+  return file.find("/fit/") != std::string::npos;
+}
+
+constexpr std::array<const char*, 5> kModelRooms = {"zoo", "hardware", "training", "predictors", "fit"};
+
+// The rank of a room of models by its name; a name that is no room (a file at the top of models) ranks
+// above them all.
+std::size_t room_rank(const std::string& room) {
+  for (std::size_t i = 0; i < kModelRooms.size(); ++i)
+    if (room == kModelRooms[i]) return i;
+  return kModelRooms.size();
+}
+
+// The room of a file of models, from its path relative to the root ("" at the top).
+std::string room_of(const std::filesystem::path& file) {
+  std::vector<std::string> parts;
+  for (const auto& p : file) parts.push_back(p.string());
+  // models/src/<room>/x.cpp, models/include/fleetwatt/models/<room>/x.hpp
+  if (parts.size() == 4 && parts[1] == "src") return parts[2];
+  if (parts.size() == 6 && parts[1] == "include") return parts[4];
+  return "";
+}
+
+// Every include of a file under models/ of a room that ranks above the file's own room: "file:line: the
+// include". A quoted name without a folder is beside the including file, in its room.
+std::vector<std::string> upward_room_includes(const std::filesystem::path& root) {
+  static const std::regex include(R"re(^\s*#\s*include\s*"fleetwatt/models/([^"]+)")re");
+  std::vector<std::string> found;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root / "models")) {
+    const auto ext = e.path().extension();
+    if (!e.is_regular_file() || (ext != ".cpp" && ext != ".hpp")) continue;
+    const auto file = std::filesystem::relative(e.path(), root);
+    if (*std::next(file.begin()) == "bench") continue;  // benchmarks sit above the library
+    const std::size_t own = room_rank(room_of(file));
+    std::ifstream in(e.path());
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+      std::smatch m;
+      if (!std::regex_search(line, m, include)) continue;
+      const std::string name = m[1];
+      const auto slash = name.find('/');
+      const std::string room = slash == std::string::npos ? "" : name.substr(0, slash);
+      if (room_rank(room) > own) found.push_back(file.string() + ":" + std::to_string(n) + ": " + line);
+    }
+  }
+  return found;
 }
 
 }  // namespace
@@ -110,25 +153,48 @@ TEST_CASE("the layering check finds an include that points up", "[architecture]"
   CHECK(upward_includes(dir.path(), "results").empty());
 }
 
-TEST_CASE("the predictors never include how their constants are fitted", "[architecture]") {
-  // The datasheet predictor and the ones built on it read the constants' headers (predictor_constants,
-  // tensor_gemm, collectives, step_calibration); the fitting (predictor_fit, tensor_gemm_fit, collective_fit,
-  // power_law_fit, models/fit/) sits above them and may change without touching a predictor.
+TEST_CASE("no room of models includes a room above it", "[architecture]") {
   const auto root = fleetwatt::test::source_dir();
-  const auto closure = include_closure(
-      root, {"models/src/datasheet_predictor.cpp", "models/src/table_predictor.cpp",
-             "models/src/banded_predictor.cpp", "models/src/first_principles_entries.cpp",
-             "models/src/llm_step_time.cpp", "models/src/step_comm.cpp", "models/src/roofline.cpp"});
-  REQUIRE(closure.count("models/include/fleetwatt/models/predictor_constants.hpp") == 1);
-  REQUIRE(closure.count("models/include/fleetwatt/models/tensor_gemm.hpp") == 1);
+  for (const auto& found : upward_room_includes(root)) FAIL_CHECK(found);
+  // The check can fail: a hardware file that includes a predictor, in a copy of the tree.
+  fleetwatt::test::TempDir dir;
+  std::filesystem::create_directories(dir / "models" / "src" / "hardware");
+  std::ofstream(dir / "models" / "src" / "hardware" / "bad.cpp")
+      << "#include \"fleetwatt/models/zoo/model_zoo.hpp\"\n"
+      << "#include \"fleetwatt/models/predictors/power_predictor.hpp\"\n"
+      << "#include \"fleetwatt/models/predictor_registry.hpp\"\n";
+  const auto found = upward_room_includes(dir.path());
+  REQUIRE(found.size() == 2);
+  CHECK(found[0] ==
+        "models/src/hardware/bad.cpp:2: #include \"fleetwatt/models/predictors/power_predictor.hpp\"");
+  CHECK(room_of("models/include/fleetwatt/models/fit/records.hpp") == "fit");
+  CHECK(room_of("models/src/predictor_registry.cpp").empty());
+}
+
+TEST_CASE("the predictors never include how their constants are fitted", "[architecture]") {
+  // The predictors and every room below them read the constants' headers (predictor_constants, tensor_gemm,
+  // collectives, step_calibration); the fitting (models/fit/) sits above them and may change without
+  // touching a predictor. Checked on the whole include closure, so a header of the library below that
+  // pointed back into fit would show too.
+  const auto root = fleetwatt::test::source_dir();
+  std::vector<std::string> start;
+  for (const char* room : {"zoo", "hardware", "training", "predictors"})
+    for (const auto& folder : {std::filesystem::path("models/src") / room,
+                               std::filesystem::path("models/include/fleetwatt/models") / room})
+      for (const auto& e : std::filesystem::directory_iterator(root / folder))
+        start.push_back((folder / e.path().filename()).generic_string());
+  REQUIRE(start.size() > 30);
+  const auto closure = include_closure(root, start);
+  REQUIRE(closure.count("models/include/fleetwatt/models/predictors/predictor_constants.hpp") == 1);
+  REQUIRE(closure.count("models/include/fleetwatt/models/hardware/tensor_gemm.hpp") == 1);
   for (const auto& file : closure) {
     INFO(file);
     CHECK_FALSE(is_fitting(file));
   }
   // The check can fail: the fitting's own closure holds fitting.
-  const auto fitting = include_closure(root, {"models/src/predictor_fit.cpp"});
-  CHECK(fitting.count("models/include/fleetwatt/models/predictor_fit.hpp") == 1);
-  CHECK(is_fitting("models/include/fleetwatt/models/predictor_fit.hpp"));
+  const auto fitting = include_closure(root, {"models/src/fit/predictor_fit.cpp"});
+  CHECK(fitting.count("models/include/fleetwatt/models/fit/predictor_fit.hpp") == 1);
+  CHECK(is_fitting("models/include/fleetwatt/models/fit/predictor_fit.hpp"));
   CHECK(is_fitting("models/include/fleetwatt/models/fit/records.hpp"));
-  CHECK_FALSE(is_fitting("models/include/fleetwatt/models/predictor_constants.hpp"));
+  CHECK_FALSE(is_fitting("models/include/fleetwatt/models/predictors/predictor_constants.hpp"));
 }

@@ -2,8 +2,8 @@
 // product of the two, as uncertainty() states).
 #include <catch2/catch.hpp>
 
-#include "fleetwatt/models/banded_predictor.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
+#include "fleetwatt/models/predictors/banded_predictor.hpp"
 
 using namespace fleetwatt;
 

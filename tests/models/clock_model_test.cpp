@@ -5,9 +5,10 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "fleetwatt/models/clock_model.hpp"
-#include "fleetwatt/models/gpu_hardware.hpp"
-#include "fleetwatt/models/power_law_fit.hpp"
+#include "fleetwatt/models/fit/clock_model_fit.hpp"
+#include "fleetwatt/models/fit/power_law_fit.hpp"
+#include "fleetwatt/models/hardware/clock_model.hpp"
+#include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::models;

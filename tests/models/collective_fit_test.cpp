@@ -1,7 +1,7 @@
 // Intra-node NCCL collectives: vidur's reader by hand, the fit recovering the parameters its timings were
 // made with (and its leave-one-GPU-out error worked out independently), the rule for GPUs without
 // measurements, and the built-in fit against a refit on the shared data.
-#include "fleetwatt/models/collective_fit.hpp"
+#include "fleetwatt/models/fit/collective_fit.hpp"
 
 #include <fmt/format.h>
 
@@ -13,7 +13,7 @@
 #include <tuple>
 
 #include "fleetwatt/core/median.hpp"
-#include "fleetwatt/models/gpu_hardware.hpp"
+#include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::models;

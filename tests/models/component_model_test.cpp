@@ -1,5 +1,5 @@
 // The component power model: P = P_idle + P_dyn + P_mem_io, E = P T, facility energy, uncertainty.
-#include "fleetwatt/models/component_model.hpp"
+#include "fleetwatt/models/predictors/component_model.hpp"
 
 #include <catch2/catch.hpp>
 

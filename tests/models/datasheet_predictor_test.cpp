@@ -1,6 +1,6 @@
 // The datasheet (default) predictor and the component predictor: the step model's equations by hand, the
 // trends the measurements show, power limits, fallbacks and refusals.
-#include "fleetwatt/models/datasheet_predictor.hpp"
+#include "fleetwatt/models/predictors/datasheet_predictor.hpp"
 
 #include <catch2/catch.hpp>
 #include <cmath>

@@ -2,8 +2,8 @@
 // worked by hand.
 #include <catch2/catch.hpp>
 
-#include "fleetwatt/models/datasheet_predictor.hpp"
-#include "fleetwatt/models/table_predictor.hpp"
+#include "fleetwatt/models/predictors/datasheet_predictor.hpp"
+#include "fleetwatt/models/predictors/table_predictor.hpp"
 #include "fleetwatt/workloads/job_classes.hpp"
 
 using namespace fleetwatt::models;

@@ -1,7 +1,7 @@
 // GEMM efficiency by size: the NeuSight per-operator reader (shapes and FLOPs by hand), the curve fit on
 // kernels made from a known curve, the class efficiency of mixed GEMMs, the built-in curves against a refit
 // on the shared data, and the roofline's use of a caller's GEMM efficiency.
-#include "fleetwatt/models/gemm_efficiency.hpp"
+#include "fleetwatt/models/fit/gemm_efficiency.hpp"
 
 #include <fmt/format.h>
 
@@ -10,8 +10,8 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "fleetwatt/models/gpu_hardware.hpp"
-#include "fleetwatt/models/roofline.hpp"
+#include "fleetwatt/models/hardware/gpu_hardware.hpp"
+#include "fleetwatt/models/hardware/roofline.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::models;

@@ -1,5 +1,5 @@
 // GPU presets: the built-in table parses, carries the datasheet figures, and user files are validated.
-#include "fleetwatt/models/gpu_hardware.hpp"
+#include "fleetwatt/models/hardware/gpu_hardware.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>

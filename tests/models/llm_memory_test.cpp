@@ -1,11 +1,11 @@
 // Memory per GPU against the ZeRO paper's worked example and Korthikanti et al.'s activation formulas, and
 // the datasheet predictor's refusal of a job that cannot fit.
-#include "fleetwatt/models/llm_memory.hpp"
+#include "fleetwatt/models/training/llm_memory.hpp"
 
 #include <catch2/catch.hpp>
 
-#include "fleetwatt/models/datasheet_predictor.hpp"
-#include "fleetwatt/models/gpu_hardware.hpp"
+#include "fleetwatt/models/hardware/gpu_hardware.hpp"
+#include "fleetwatt/models/predictors/datasheet_predictor.hpp"
 
 using namespace fleetwatt::models;
 using fleetwatt::workloads::ConfigError;

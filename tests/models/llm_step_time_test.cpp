@@ -1,6 +1,6 @@
 // The 3D-parallel step-time model: its communication, bubble and plan against hand calculations, and its
 // step times against measured and published figures (NeuSight's 4-GPU runs, Megatron-LM, Llama 3).
-#include "fleetwatt/models/llm_step_time.hpp"
+#include "fleetwatt/models/training/llm_step_time.hpp"
 
 #include <fmt/format.h>
 
@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "fleetwatt/models/collectives.hpp"
-#include "fleetwatt/models/datasheet_predictor.hpp"
-#include "fleetwatt/models/gemm_efficiency.hpp"
-#include "fleetwatt/models/gpu_hardware.hpp"
-#include "fleetwatt/models/step_calibration.hpp"
-#include "fleetwatt/models/tensor_gemm.hpp"
+#include "fleetwatt/models/fit/gemm_efficiency.hpp"
+#include "fleetwatt/models/hardware/collectives.hpp"
+#include "fleetwatt/models/hardware/gpu_hardware.hpp"
+#include "fleetwatt/models/hardware/tensor_gemm.hpp"
+#include "fleetwatt/models/predictors/datasheet_predictor.hpp"
+#include "fleetwatt/models/training/step_calibration.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::models;
@@ -100,8 +100,8 @@ TEST_CASE("A layer's GEMMs kernel by kernel: GPT-3 175B on A100 by hand", "[mode
   // layer on one of 8 GPUs (Megatron's column/row split): QKV 2048 x 4608 x 12288, output 2048 x 12288 x
   // 1536, MLP up 2048 x 6144 x 12288, down 2048 x 12288 x 6144 (M x N x K); each runs forward, and backward
   // twice at the same dimensions (input and weight gradients), and once more forward recomputed: 4 times.
-  // Its time is the tensor-core model's (models/tensor_gemm.hpp), times the step calibration's in-step
-  // factor (models/step_calibration.hpp).
+  // Its time is the tensor-core model's (models/hardware/tensor_gemm.hpp), times the step calibration's
+  // in-step factor (models/training/step_calibration.hpp).
   const DatasheetPredictor pred;
   const GpuHardware& a100 = gpu_preset("a100-sxm-80gb");
   const JobSpec job = llm_job("gpt3_175b", 1024, 1536, 2048, 8, 16, 1, Recompute::full, Precision::bf16);
@@ -150,7 +150,7 @@ TEST_CASE("GPT-3 175B on 1,024 A100: communication and bubble by hand", "[models
   CHECK(s.layers_per_stage == Approx(6.0));  // 96 layers / 16 stages
   // One layer boundary: b s h x 2 bytes = 1 x 2048 x 12288 x 2 = 50,331,648 B. Tensor parallel inside the
   // DGX: all-reduce volumes at vidur's measured NCCL figures for the A100 (its fitted intercept and bus
-  // bandwidth, models/collective_fit.hpp): alpha + 2 x 7/8 x V / bus each, 6 a layer (4, and 2 for the
+  // bandwidth, models/fit/collective_fit.hpp): alpha + 2 x 7/8 x V / bus each, 6 a layer (4, and 2 for the
   // recomputed forward), x 6 layers x 192 micro-batches.
   const double V = 2048.0 * 12288.0 * 2.0;
   const CollectiveLink link = all_reduce_link(default_collectives(), a100);

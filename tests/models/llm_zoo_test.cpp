@@ -2,7 +2,7 @@
 // rounding allows), and the training FLOPs per token, 6 N + 12 L s d_attention, worked out by hand.
 #include <catch2/catch.hpp>
 
-#include "fleetwatt/models/model_zoo.hpp"
+#include "fleetwatt/models/zoo/model_zoo.hpp"
 
 using namespace fleetwatt::models;
 

@@ -1,6 +1,6 @@
 // Measurement readers: the Zeus, GAISSA, NeuSight and fleetwatt records layouts turn into rows with the
 // mapping the validation tests use; a folder is read whole; malformed files are located errors.
-#include "fleetwatt/models/measurements.hpp"
+#include "fleetwatt/models/fit/measurements.hpp"
 
 #include <fmt/format.h>
 
@@ -8,8 +8,8 @@
 #include <map>
 
 #include "fleetwatt/models/fit/records.hpp"
-#include "fleetwatt/models/model_zoo.hpp"
 #include "fleetwatt/models/validation_report.hpp"
+#include "fleetwatt/models/zoo/model_zoo.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::models;

@@ -1,6 +1,6 @@
 // Model zoo counts against the published reference counts (torchvision / HuggingFace parameter totals, and
 // the MACs at 224 x 224 reported by torchvision's model documentation and the fvcore/ptflops counters).
-#include "fleetwatt/models/model_zoo.hpp"
+#include "fleetwatt/models/zoo/model_zoo.hpp"
 
 #include <catch2/catch.hpp>
 

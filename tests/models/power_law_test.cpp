@@ -1,6 +1,6 @@
 // The hardware-efficiency power law, its operation decompositions, the paper's presets, the
 // Levenberg-Marquardt fit and the OLS energy regression.
-#include "fleetwatt/models/power_law_fit.hpp"
+#include "fleetwatt/models/fit/power_law_fit.hpp"
 
 #include <catch2/catch.hpp>
 #include <cmath>

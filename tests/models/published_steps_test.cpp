@@ -1,7 +1,7 @@
 // Published LLM pre-training step times: the readers on small tables worked by hand, the shared files'
 // rows, the 3D-parallel step model against every row fleetwatt can express (the development set of its
 // calibration), and the built-in calibration against a refit.
-#include "fleetwatt/models/published_steps.hpp"
+#include "fleetwatt/models/fit/published_steps.hpp"
 
 #include <fmt/format.h>
 
@@ -12,7 +12,7 @@
 #include <fstream>
 #include <map>
 
-#include "fleetwatt/models/step_calibration.hpp"
+#include "fleetwatt/models/training/step_calibration.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::models;

@@ -1,11 +1,11 @@
 // The roofline step model and the power from the achieved fraction: a hand-made model on a hand-made GPU,
 // every figure worked out in the comments.
-#include "fleetwatt/models/roofline.hpp"
+#include "fleetwatt/models/hardware/roofline.hpp"
 
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "fleetwatt/models/clock_model.hpp"
+#include "fleetwatt/models/hardware/clock_model.hpp"
 
 using namespace fleetwatt::models;
 using fleetwatt::workloads::Precision;

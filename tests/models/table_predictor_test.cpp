@@ -1,8 +1,8 @@
 // The table predictor: built-in published classes, scenario classes, and linear scaling with dataset size.
 #include <catch2/catch.hpp>
 
-#include "fleetwatt/models/gpu_hardware.hpp"
-#include "fleetwatt/models/table_predictor.hpp"
+#include "fleetwatt/models/hardware/gpu_hardware.hpp"
+#include "fleetwatt/models/predictors/table_predictor.hpp"
 
 using namespace fleetwatt;
 

@@ -2,7 +2,7 @@
 // recovering the parameters its kernels were timed with, the rule that gives any GPU its efficiency, the
 // time of one GEMM by hand, and the built-in fit against a refit on the shared data with its
 // leave-one-GPU-out errors.
-#include "fleetwatt/models/tensor_gemm_fit.hpp"
+#include "fleetwatt/models/fit/tensor_gemm_fit.hpp"
 
 #include <fmt/format.h>
 
@@ -12,7 +12,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "fleetwatt/models/gpu_hardware.hpp"
+#include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::models;

@@ -1,7 +1,7 @@
 // Data-parallel step arithmetic and data loading, by hand.
 #include <catch2/catch.hpp>
 
-#include "fleetwatt/models/training_io.hpp"
+#include "fleetwatt/models/training/training_io.hpp"
 
 using namespace fleetwatt::models;
 using fleetwatt::workloads::ModelMetadata;

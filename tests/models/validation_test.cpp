@@ -9,8 +9,8 @@
 #include <map>
 #include <tuple>
 
-#include "fleetwatt/models/datasheet_predictor.hpp"
-#include "fleetwatt/models/predictor_fit.hpp"
+#include "fleetwatt/models/fit/predictor_fit.hpp"
+#include "fleetwatt/models/predictors/datasheet_predictor.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::models;

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <memory>
 
-#include "fleetwatt/models/clock_model.hpp"
+#include "fleetwatt/models/hardware/clock_model.hpp"
 #include "fleetwatt/sim/policies.hpp"
 #include "sim_test_support.hpp"
 

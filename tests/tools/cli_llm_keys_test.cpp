@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
-#include "fleetwatt/models/gpu_hardware.hpp"
+#include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::test;
@@ -242,8 +242,9 @@ TEST_CASE("bad LLM flags on the command line exit 2 naming the flag", "[cli][pre
   const auto heads = run_command(shaped + "layers=80,hidden=8192,heads=60,kv_heads=8");
   CHECK(heads.exit_code == 2);
   CHECK(heads.err.find("--model-shape: heads: 60 heads do not divide hidden 8192") != std::string::npos);
-  const auto gpu = run_command(fleetwatt_command() +
-                               " predict --model llama3_8b --gpu h900 --gpus 8 --batch 8 --seq 8192 --samples 8");
+  const auto gpu =
+      run_command(fleetwatt_command() +
+                  " predict --model llama3_8b --gpu h900 --gpus 8 --batch 8 --seq 8192 --samples 8");
   CHECK(gpu.exit_code == 2);
   CHECK(gpu.err.find("--gpu") != std::string::npos);
   CHECK(gpu.err.find("h900") != std::string::npos);

@@ -4,8 +4,8 @@
 #include <catch2/catch.hpp>
 #include <regex>
 
-#include "fleetwatt/models/collectives.hpp"
-#include "fleetwatt/models/gpu_hardware.hpp"
+#include "fleetwatt/models/hardware/collectives.hpp"
+#include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/results/result_reader.hpp"
 #include "test_support.hpp"
 

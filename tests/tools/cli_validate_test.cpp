@@ -9,8 +9,8 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
-#include "fleetwatt/models/datasheet_predictor.hpp"
-#include "fleetwatt/models/gpu_hardware.hpp"
+#include "fleetwatt/models/hardware/gpu_hardware.hpp"
+#include "fleetwatt/models/predictors/datasheet_predictor.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::test;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Refits the intra-node NCCL collective model on vidur's DGX timings in ../shared/data and writes
-# models/data/collectives.toml, compiled into the library (models/collective_fit.hpp). Run from the
+# models/data/collectives.toml, compiled into the library (models/fit/collective_fit.hpp). Run from the
 # repository root after a change to the reader or the fit; then rebuild. The fit runs inside the test that
 # checks the built-in fit against it. Usage: tools/scripts/fit-collectives.sh [build-dir]
 set -euo pipefail

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Refits the GEMM-size efficiency curves on NeuSight's per-operator labels in ../shared/data and writes
-# models/data/gemm_efficiency.toml, compiled into the library (models/gemm_efficiency.hpp). Run from the
+# models/data/gemm_efficiency.toml, compiled into the library (models/fit/gemm_efficiency.hpp). Run from the
 # repository root after a change to the GEMM reader or the fit; then rebuild. The fit runs inside the test
 # that checks the built-in curves against it. Usage: tools/scripts/fit-gemm-efficiency.sh [build-dir]
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Refits the 3D-parallel step model's calibration (models/step_calibration.hpp) on the published pre-training
+# Refits the 3D-parallel step model's calibration (models/training/step_calibration.hpp) on the published pre-training
 # step times in ../shared/data (NeMo, Megatron-Bridge) and writes models/data/step_calibration.toml, compiled
 # into the library. Run from the repository root after a change to the step model, the GEMM or collective
 # fits, or the published-step readers; then rebuild. A test checks the built-in file against a refit.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Refits the tensor-core GEMM time model on vidur's and XLA's kernels and the MAMF table in ../shared/data
-# and writes models/data/tensor_gemm.toml, compiled into the library (models/tensor_gemm.hpp). Run from the
+# and writes models/data/tensor_gemm.toml, compiled into the library (models/hardware/tensor_gemm.hpp). Run from the
 # repository root after a change to the readers or the fit; then rebuild. The fit runs inside the test that
 # checks the built-in fit against it. Usage: tools/scripts/fit-tensor-gemm.sh [build-dir]
 set -euo pipefail

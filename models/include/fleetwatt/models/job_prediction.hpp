@@ -9,10 +9,10 @@
 #include <string>
 #include <string_view>
 
-#include "fleetwatt/models/datasheet_predictor.hpp"
-#include "fleetwatt/models/gpu_hardware.hpp"
-#include "fleetwatt/models/model_zoo.hpp"
-#include "fleetwatt/models/power_predictor.hpp"
+#include "fleetwatt/models/hardware/gpu_hardware.hpp"
+#include "fleetwatt/models/predictors/datasheet_predictor.hpp"
+#include "fleetwatt/models/predictors/power_predictor.hpp"
+#include "fleetwatt/models/zoo/model_zoo.hpp"
 #include "fleetwatt/workloads/job_spec.hpp"
 #include "fleetwatt/workloads/scenario.hpp"
 

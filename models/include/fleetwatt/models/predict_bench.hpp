@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "fleetwatt/models/gpu_hardware.hpp"
-#include "fleetwatt/models/power_predictor.hpp"
+#include "fleetwatt/models/hardware/gpu_hardware.hpp"
+#include "fleetwatt/models/predictors/power_predictor.hpp"
 
 namespace fleetwatt::models {
 

@@ -1,24 +1,14 @@
-// Registry of predictors by name (core/registry.hpp's shape): one line of description, the declared
-// [predictor] parameters, a factory from the scenario's [predictor] section. `fleetwatt list` prints it.
+// Registry of predictors by name (core/registry.hpp's shape; entries from predictors/predictor_entry.hpp). It
+// sits above predictors/ and fit/ because it holds the fitted "sr" predictor too. `fleetwatt list` prints it.
 // Built-ins are registered by an explicit call (static self-registration is dropped by static libraries).
 #pragma once
 
-#include <functional>
 #include <memory>
-#include <string>
 #include <vector>
 
-#include "fleetwatt/core/registry.hpp"
-#include "fleetwatt/models/power_predictor.hpp"
-#include "fleetwatt/workloads/scenario.hpp"
+#include "fleetwatt/models/predictors/predictor_entry.hpp"
 
 namespace fleetwatt::models {
-
-/// Builds a predictor from the scenario's [predictor] section; config.params is already checked against the
-/// entry's declared parameters (defaults from there), which are what [predictor] may hold besides kind, band
-/// and classes.
-using PredictorFactory = std::function<std::unique_ptr<PowerPredictor>(const workloads::PredictorConfig&)>;
-using PredictorEntry = core::RegistryEntry<PredictorFactory>;
 
 class PredictorRegistry {
  public:

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "fleetwatt/models/measurements.hpp"
-#include "fleetwatt/models/power_predictor.hpp"
+#include "fleetwatt/models/fit/measurements.hpp"
+#include "fleetwatt/models/predictors/power_predictor.hpp"
 
 namespace fleetwatt::models {
 

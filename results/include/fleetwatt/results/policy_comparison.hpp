@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "fleetwatt/models/power_predictor.hpp"
+#include "fleetwatt/models/predictors/power_predictor.hpp"
 #include "fleetwatt/results/grid_metrics.hpp"
 #include "fleetwatt/results/power_quality.hpp"
 #include "fleetwatt/results/wall_clock.hpp"

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "fleetwatt/core/event_queue.hpp"
-#include "fleetwatt/models/gpu_hardware.hpp"
-#include "fleetwatt/models/power_predictor.hpp"
+#include "fleetwatt/models/hardware/gpu_hardware.hpp"
+#include "fleetwatt/models/predictors/power_predictor.hpp"
 #include "fleetwatt/sim/battery_bank.hpp"
 #include "fleetwatt/sim/cluster.hpp"
 #include "fleetwatt/sim/facility_model.hpp"

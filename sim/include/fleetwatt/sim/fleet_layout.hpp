@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "fleetwatt/models/gpu_hardware.hpp"
-#include "fleetwatt/models/power_predictor.hpp"
+#include "fleetwatt/models/hardware/gpu_hardware.hpp"
+#include "fleetwatt/models/predictors/power_predictor.hpp"
 #include "fleetwatt/sim/cluster.hpp"
 #include "fleetwatt/sim/power_ledger.hpp"
 #include "fleetwatt/workloads/job_spec.hpp"

@@ -10,7 +10,7 @@
 #include <optional>
 #include <vector>
 
-#include "fleetwatt/models/power_predictor.hpp"
+#include "fleetwatt/models/predictors/power_predictor.hpp"
 #include "fleetwatt/sim/engine.hpp"
 #include "fleetwatt/workloads/job_inference.hpp"
 #include "fleetwatt/workloads/job_source.hpp"

@@ -79,8 +79,8 @@ class SchedulerContext {
   /// Resumes a paused job where it stopped.
   virtual void resume(JobIndex j);
   /// Caps the per-GPU power of a job (0: no cap): phases above the cap draw the cap and stretch as the one
-  /// clock model says (models/clock_model.hpp, fitted on the Zeus sweeps). A queued job is capped from its
-  /// start; a running one from now, the rest of its current phase continuing at the new pace.
+  /// clock model says (models/hardware/clock_model.hpp, fitted on the Zeus sweeps). A queued job is capped
+  /// from its start; a running one from now, the rest of its current phase continuing at the new pace.
   virtual void set_power_cap(JobIndex j, double cap_W);
   [[nodiscard]] virtual NodePower node_power(NodeIndex n) const;
   /// Puts an idle, powered node to sleep: its GPUs draw nothing and the node draws sleep_W.

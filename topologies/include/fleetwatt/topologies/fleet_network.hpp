@@ -17,7 +17,7 @@
 #include <span>
 #include <vector>
 
-#include "fleetwatt/models/training_io.hpp"
+#include "fleetwatt/models/training/training_io.hpp"
 #include "fleetwatt/topologies/collectives.hpp"
 #include "fleetwatt/topologies/flow_network.hpp"
 #include "fleetwatt/topologies/routing.hpp"
@@ -43,8 +43,8 @@ struct EpochCost {
   /// A step-level plan's traffic per step at the current shares (docs/interconnect.md "3D-parallel jobs on a
   /// fabric"):
   /// its data-parallel rings (those inside NVLink domains at the plan's time), its pipeline sends and its
-  /// context-parallel sends, before the overlap rules of models/step_comm.hpp; `step_plan` says they hold
-  /// (then comm_s and comm_exposed_s are not used).
+  /// context-parallel sends, before the overlap rules of models/training/step_comm.hpp; `step_plan` says they
+  /// hold (then comm_s and comm_exposed_s are not used).
   bool step_plan = false;
   double dp_step_s = 0.0, pp_step_s = 0.0, cp_step_s = 0.0;
   /// compute + exposed communication + exposed I/O.

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fleetwatt/models/training_io.hpp"
+#include "fleetwatt/models/training/training_io.hpp"
 #include "fleetwatt/topologies/builders.hpp"
 #include "fleetwatt/topologies/fabric_kinds.hpp"
 #include "fleetwatt/topologies/routing.hpp"
@@ -22,7 +22,8 @@ namespace fleetwatt::topologies {
 [[nodiscard]] const workloads::ParamSpecs& topology_common_params();
 enum class AllReduceAlgorithm { ring, tree, hierarchical };
 
-/// The training-I/O parameters ([topology] keys) are the predictors' own set (models/training_io.hpp).
+/// The training-I/O parameters ([topology] keys) are the predictors' own set
+/// (models/training/training_io.hpp).
 using models::TrainingIoConfig;
 
 struct TopologyConfig {

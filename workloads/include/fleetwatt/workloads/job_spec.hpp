@@ -245,8 +245,8 @@ inline constexpr std::size_t kCommGroups = 4;
 
 /// The traffic of one training step that may cross servers, per GPU, as the predictor planned it: what a
 /// network model re-times from the job's placement (docs/interconnect.md "3D-parallel jobs on a fabric"). The
-/// timing arithmetic that turns it into exposed seconds is models/step_comm.hpp, for the predictor and the
-/// network alike.
+/// timing arithmetic that turns it into exposed seconds is models/training/step_comm.hpp, for the predictor
+/// and the network alike.
 struct StepTraffic {
   /// A ring collective over each group of `ranks` GPUs: `passes` ring passes (reduce-scatter 1, all-gather
   /// 1, all-reduce 2), each moving (ranks - 1) / ranks of `bytes` per GPU, `times` per step. `fabric`: its

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "fleetwatt/models/fit/sr_model.hpp"
-#include "fleetwatt/models/power_predictor.hpp"
+#include "fleetwatt/models/predictors/power_predictor.hpp"
 #include "fleetwatt/workloads/scenario.hpp"
 
 namespace fleetwatt::models::fit {

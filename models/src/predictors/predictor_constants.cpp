@@ -1,0 +1,160 @@
+// The default predictor's constants (models/predictors/predictor_constants.hpp): reading and writing their
+// TOML file, the built-in copy, and the calibrated band a prediction carries.
+#include "fleetwatt/models/predictors/predictor_constants.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+
+#include "embedded_predictor_fit.hpp"
+#include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/core/toml_table.hpp"
+
+namespace fleetwatt::models {
+namespace {
+
+constexpr std::array<const char*, kOpClasses> kEtaKeys{"eta_tensor", "eta_vector", "eta_memory_class",
+                                                       "eta_attention"};
+constexpr std::array<const char*, 4> kStackKeys{"stack_eager", "stack_amp", "stack_compiled",
+                                                "stack_optimized"};
+
+// ---------------------------------------------------------------------------------------------------------
+// File format
+
+void read_map(const core::TomlTable& t, const std::string& key, std::map<std::string, double>& out) {
+  const auto sub = t.table(key);
+  if (!sub) return;
+  for (const auto& [k, v] : sub->raw()) {
+    const auto d = v.value<double>();
+    if (!d || !(*d > 0.0))
+      throw core::ConfigError(sub->where(std::string(k.str())), sub->dotted(std::string(k.str())),
+                              "must be a positive number");
+    out[std::string(k.str())] = *d;
+  }
+}
+
+double need(const core::TomlTable& t, const std::string& key) {
+  const auto v = t.number(key);
+  if (!v) throw core::ConfigError(t.where(), t.dotted(key), "missing");
+  return *v;
+}
+
+std::string format_map(const std::string& header, const std::map<std::string, double>& m) {
+  std::string out = fmt::format("\n[{}]\n", header);
+  for (const auto& [k, v] : m) out += fmt::format("\"{}\" = {:.6g}\n", k, v);
+  return out;
+}
+
+}  // namespace
+
+PredictorFit parse_predictor_fit(std::string_view toml_text, const std::string& file) {
+  const toml::table root = core::parse_toml(toml_text, file);
+  const core::TomlTable top(root, "", file);
+  top.require_known({"provenance", "time", "power", "band", "workload_work"});
+  PredictorFit fit;
+  fit.provenance = top.string("provenance").value_or("");
+  const auto time = top.table("time");
+  const auto power = top.table("power");
+  const auto band = top.table("band");
+  if (!time || !power || !band)
+    throw core::ConfigError(top.where(), "time", "a fit file needs [time], [power] and [band]");
+  auto& tc = fit.time;
+  for (std::size_t c = 0; c < kOpClasses; ++c) tc.eta[c] = need(*time, kEtaKeys[c]);
+  tc.eta_memory = need(*time, "eta_memory");
+  tc.half_tensor_factor = need(*time, "half_tensor_factor");
+  tc.kernel_launch_s = need(*time, "kernel_launch_s");
+  tc.optimizer_bytes_per_param = need(*time, "optimizer_bytes_per_param");
+  tc.optimizer_kernels_per_tensor = need(*time, "optimizer_kernels_per_tensor");
+  for (std::size_t s = 0; s < 4; ++s) tc.stack_factor[s] = need(*time, kStackKeys[s]);
+  tc.data_s_per_pixel = need(*time, "data_s_per_pixel");
+  tc.data_s_per_sample = time->number("data_s_per_sample", 0.0);
+  tc.epoch_end_s = need(*time, "epoch_end_s");
+  read_map(*time, "family_compute", tc.family_compute);
+  read_map(*time, "family_memory", tc.family_memory);
+  read_map(*time, "family_gemm", tc.family_gemm);
+  auto& pc = fit.power;
+  pc.floor_hbm = need(*power, "floor_hbm");
+  pc.floor_gddr = need(*power, "floor_gddr");
+  for (std::size_t c = 0; c < kPowerClasses; ++c)
+    pc.saturation[c] = need(*power, fmt::format("saturation_{}", to_string(static_cast<PowerClass>(c))));
+  pc.exponent = need(*power, "exponent");
+  pc.memory_weight = need(*power, "memory_weight");
+  read_map(*power, "gpu_floor_w", pc.gpu_floor_W);
+  read_map(*power, "gpu_saturation", pc.gpu_saturation);
+  fit.band.level = need(*band, "level");
+  if (const auto seen = band->strings("seen_gpus")) fit.band.seen_gpus = {seen->begin(), seen->end()};
+  read_map(*band, "time", fit.band.time);
+  read_map(*band, "power", fit.band.power);
+  read_map(top, "workload_work", fit.workload_work);
+  return fit;
+}
+
+std::string format_predictor_fit(const PredictorFit& fit) {
+  std::string out =
+      "# The default predictor's fitted constants (models/fit/predictor_fit.hpp). Generated: do not edit; "
+      "run\n"
+      "# tools/scripts/fit-predictor.sh (fleetwatt validate ../shared/data --fit -o <this file>).\n";
+  out += fmt::format("provenance = \"{}\"\n\n[time]\n", fit.provenance);
+  const auto& tc = fit.time;
+  for (std::size_t c = 0; c < kOpClasses; ++c) out += fmt::format("{} = {:.6g}\n", kEtaKeys[c], tc.eta[c]);
+  out += fmt::format("eta_memory = {:.6g}\nhalf_tensor_factor = {:.6g}\nkernel_launch_s = {:.6g}\n",
+                     tc.eta_memory, tc.half_tensor_factor, tc.kernel_launch_s);
+  out += fmt::format("optimizer_bytes_per_param = {:.6g}\noptimizer_kernels_per_tensor = {:.6g}\n",
+                     tc.optimizer_bytes_per_param, tc.optimizer_kernels_per_tensor);
+  for (std::size_t s = 0; s < 4; ++s) out += fmt::format("{} = {:.6g}\n", kStackKeys[s], tc.stack_factor[s]);
+  out += fmt::format("data_s_per_pixel = {:.6g}\ndata_s_per_sample = {:.6g}\nepoch_end_s = {:.6g}\n",
+                     tc.data_s_per_pixel, tc.data_s_per_sample, tc.epoch_end_s);
+  out += format_map("time.family_compute", tc.family_compute);
+  out += format_map("time.family_memory", tc.family_memory);
+  out += format_map("time.family_gemm", tc.family_gemm);
+  const auto& pc = fit.power;
+  out += fmt::format("\n[power]\nfloor_hbm = {:.6g}\nfloor_gddr = {:.6g}\n", pc.floor_hbm, pc.floor_gddr);
+  for (std::size_t c = 0; c < kPowerClasses; ++c)
+    out += fmt::format("saturation_{} = {:.6g}\n", to_string(static_cast<PowerClass>(c)), pc.saturation[c]);
+  out += fmt::format("exponent = {:.6g}\nmemory_weight = {:.6g}\n", pc.exponent, pc.memory_weight);
+  out += format_map("power.gpu_floor_w", pc.gpu_floor_W);
+  out += format_map("power.gpu_saturation", pc.gpu_saturation);
+  out += fmt::format("\n[band]\nlevel = {:.6g}\nseen_gpus = [", fit.band.level);
+  bool first = true;
+  for (const auto& g : fit.band.seen_gpus)
+    out += fmt::format("{}\"{}\"", first ? "" : ", ", g), first = false;
+  out += "]\n";
+  out += format_map("band.time", fit.band.time);
+  out += format_map("band.power", fit.band.power);
+  if (!fit.workload_work.empty()) {
+    out +=
+        "\n# Nuisance constants of the fitting data (not used for jobs): per-sample work x the stated FLOPs "
+        "of\n"
+        "# workloads whose source quotes FLOPs at an input size it does not give.";
+    out += format_map("workload_work", fit.workload_work);
+  }
+  return out;
+}
+
+const PredictorFit& default_predictor_fit() {
+  static const PredictorFit fit = parse_predictor_fit(detail::kEmbeddedPredictorFit, "predictor_fit.toml");
+  return fit;
+}
+
+std::string band_group(bool seen, PowerClass c) {
+  return fmt::format("{}/{}", seen ? "seen" : "unseen", to_string(c));
+}
+
+PredictionBand prediction_band(const PredictorFit& fit, const GpuHardware& gpu, PowerClass c,
+                               bool in_fitted_domain) {
+  const bool seen = in_fitted_domain && fit.band.seen_gpus.count(gpu.id) > 0;
+  const std::string group = band_group(seen, c);
+  // A group without residuals (no such workload in the data) takes the widest band of its kind.
+  const auto half_width = [&](const std::map<std::string, double>& m) {
+    const auto it = m.find(group);
+    if (it != m.end()) return it->second;
+    double widest = 0.0;
+    for (const auto& [k, v] : m) widest = std::max(widest, v);
+    return widest;
+  };
+  const double qt = half_width(fit.band.time), qp = half_width(fit.band.power);
+  if (qt <= 0.0 && qp <= 0.0) return {};
+  return {fit.band.level, std::exp(-qt), std::exp(qt), std::exp(-qp), std::exp(qp)};
+}
+
+}  // namespace fleetwatt::models
