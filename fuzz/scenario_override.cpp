@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "fleetwatt/workloads/scenario_loader.hpp"
+#include "fleetwatt/runs/scenario_loader.hpp"
 #include "fuzz_support.hpp"
 
 namespace {
@@ -40,6 +40,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     begin = end + 1;
   }
   fuzz::expect_input_errors(
-      [&] { (void)workloads::parse_scenario(kBase, "/nonexistent-fuzz/scenario.toml", overrides); });
+      [&] { (void)runs::parse_scenario(kBase, "/nonexistent-fuzz/scenario.toml", overrides); });
   return 0;
 }

@@ -17,9 +17,9 @@
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/core/text_output.hpp"
 #include "fleetwatt/results/hdf5_error.hpp"
-#include "fleetwatt/results/output_estimate.hpp"
+#include "fleetwatt/runs/output_estimate.hpp"
+#include "fleetwatt/runs/scenario_loader.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
-#include "fleetwatt/workloads/scenario_loader.hpp"
 
 namespace fleetwatt::tools {
 
@@ -122,7 +122,7 @@ std::function<void(const sim::Progress&)> progress_printer() {
   };
 }
 
-void print_warnings(const workloads::Scenario& scenario) {
+void print_warnings(const runs::Scenario& scenario) {
   for (const auto& w : scenario.warnings->take_new()) {
     if (stderr_is_terminal()) std::cerr << "\r\033[K";
     std::cerr << "fleetwatt: warning: " << w << '\n';
@@ -206,8 +206,8 @@ void refuse_output_over_input(const CLI::App& command) {
   for (const CLI::App* sub : command.get_subcommands()) refuse_output_over_input(*sub);
 }
 
-void check_output_size(const sim::PreparedRun& run, std::uint64_t max_bytes) {
-  const results::OutputEstimate e = results::estimate_output(run);
+void check_output_size(const runs::PreparedRun& run, std::uint64_t max_bytes) {
+  const runs::OutputEstimate e = runs::estimate_output(run);
   if (e.bytes <= static_cast<double>(max_bytes)) return;
   constexpr double GiB = 1073741824.0;
   throw workloads::ConfigError(
@@ -248,10 +248,10 @@ void add_set_option(CLI::App& cmd, std::vector<std::string>& overrides) {
       ->allow_extra_args(false);
 }
 
-std::optional<workloads::Band> band_override(const std::string& band) {
-  if (band == "low") return workloads::Band::low;
-  if (band == "mid") return workloads::Band::mid;
-  if (band == "high") return workloads::Band::high;
+std::optional<models::Band> band_override(const std::string& band) {
+  if (band == "low") return models::Band::low;
+  if (band == "mid") return models::Band::mid;
+  if (band == "high") return models::Band::high;
   return std::nullopt;
 }
 

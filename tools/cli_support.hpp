@@ -1,6 +1,6 @@
 // Shared pieces of the subcommands: checking result paths before a run, Ctrl-C handling, progress lines on a
 // terminal, and the one place where bad-input exceptions become messages and exit codes. Runs themselves are
-// assembled by sim::prepare_run (fleetwatt/sim/run_assembly.hpp).
+// assembled by runs::prepare_run (fleetwatt/runs/run_assembly.hpp).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -16,9 +16,9 @@
 
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/core/json_text.hpp"
+#include "fleetwatt/runs/run_assembly.hpp"
+#include "fleetwatt/runs/scenario.hpp"
 #include "fleetwatt/sim/engine.hpp"
-#include "fleetwatt/sim/run_assembly.hpp"
-#include "fleetwatt/workloads/scenario.hpp"
 
 namespace fleetwatt::tools {
 
@@ -39,8 +39,8 @@ void refuse_output_over_input(const CLI::App& command);
 /// The default of --max-output: 10 GiB.
 inline constexpr std::uint64_t kDefaultMaxOutputBytes = 10ull << 30;
 /// Refuses (ConfigError naming the dominant [output] key, exit 2) a run whose result file would exceed
-/// `max_bytes` (results/output_estimate.hpp), before it is simulated.
-void check_output_size(const sim::PreparedRun& run, std::uint64_t max_bytes);
+/// `max_bytes` (runs/output_estimate.hpp), before it is simulated.
+void check_output_size(const runs::PreparedRun& run, std::uint64_t max_bytes);
 /// Adds --max-output SIZE (bytes, or with a unit: 500MB, 20GB; 1 KB = 1024 bytes) to `cmd`.
 void add_max_output_option(CLI::App& cmd, std::uint64_t& max_bytes);
 /// Warns on stderr of temporary files beside `target` left by processes that no longer run.
@@ -70,13 +70,13 @@ void check_output_path(const std::filesystem::path& path, const workloads::Sourc
                        const std::string& key, const std::filesystem::path& scenario_file);
 
 /// Prints the scenario's warnings not printed yet (deprecated spellings), one line each on stderr.
-void print_warnings(const workloads::Scenario& scenario);
+void print_warnings(const runs::Scenario& scenario);
 
 /// Adds `--set KEY=VALUE` (repeatable) to a command that loads a scenario: the assignments, in order, for
-/// workloads::load_scenario(file, overrides).
+/// runs::load_scenario(file, overrides).
 void add_set_option(CLI::App& cmd, std::vector<std::string>& overrides);
 
 /// Parses `--band low|mid|high` (already checked by the option's validator); empty: no override.
-std::optional<workloads::Band> band_override(const std::string& band);
+std::optional<models::Band> band_override(const std::string& band);
 
 }  // namespace fleetwatt::tools

@@ -27,8 +27,8 @@
 #include "fleetwatt/models/predict_bench.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
 #include "fleetwatt/results/result_writer.hpp"
-#include "fleetwatt/sim/run_assembly.hpp"
-#include "fleetwatt/workloads/scenario_loader.hpp"
+#include "fleetwatt/runs/run_assembly.hpp"
+#include "fleetwatt/runs/scenario_loader.hpp"
 
 namespace fleetwatt::tools {
 
@@ -56,7 +56,7 @@ constexpr double kTimeRatioGoal = 1.5, kMemoryRatioGoal = 2.0, kBigRunGoalMiB = 
 /// Scales a generated workload's fleet: nodes x factor (rounded) and arrivals x the same node ratio, so
 /// the load per GPU stays the scenario's. A fleet of node groups or a workload that is not generated is
 /// refused (exit 2): their scale is not one number.
-void scale_scenario(workloads::Scenario& s, double factor, const std::string& option) {
+void scale_scenario(runs::Scenario& s, double factor, const std::string& option) {
   const workloads::SourceLocation where{s.file.string(), 0, 0};
   if (!s.fleet.groups.empty())
     throw workloads::ConfigError(where, option,
@@ -175,7 +175,7 @@ int bench(const BenchOptions& o) {
 
   if (o.predict_jobs > 0) {
     // The default predictor as a scenario builds it (the registry, default [predictor] section).
-    const auto predictor = models::PredictorRegistry::with_builtins().make(workloads::PredictorConfig{});
+    const auto predictor = models::PredictorRegistry::with_builtins().make(models::PredictorConfig{});
     const auto w = models::predict_bench_workload(o.predict_jobs);
     const auto p = models::run_predict_bench(*predictor, w);
     const std::string label = o.predict_jobs % 1000 == 0 ? fmt::format("predict-{}k", o.predict_jobs / 1000)
@@ -186,7 +186,7 @@ int bench(const BenchOptions& o) {
   }
 
   const auto t0 = std::chrono::steady_clock::now();
-  workloads::Scenario scenario = workloads::load_scenario(o.scenario, o.overrides);
+  runs::Scenario scenario = runs::load_scenario(o.scenario, o.overrides);
   if (o.scale != 1.0) scale_scenario(scenario, o.scale, "--scale");
   if (o.no_topology) scenario.topology.reset();
   std::filesystem::path out = o.output.empty()
@@ -195,9 +195,9 @@ int bench(const BenchOptions& o) {
                                   : std::filesystem::path(o.output);
   if (!o.no_output) check_output_path(out, {}, "-o", scenario.file);
   // As `fleetwatt run`: generated jobs drawn as the run goes, finished ones streamed to the file.
-  sim::PreparedRun r = sim::prepare_streamed_run(std::move(scenario));
+  runs::PreparedRun r = runs::prepare_streamed_run(std::move(scenario));
   print_warnings(r.scenario);
-  const auto engine_ptr = sim::make_engine_taking_jobs(r);
+  const auto engine_ptr = runs::make_engine_taking_jobs(r);
   sim::Engine& engine = *engine_ptr;
   std::optional<results::ResultWriter> writer;
   if (!o.no_output) {
@@ -272,7 +272,7 @@ ChildRun run_in_child(const BenchOptions& o) {
 
 int network_scaling(const BenchOptions& o) {
   // Check the scenario and both scalings here, so that bad input is one line and exit 2 before any run.
-  workloads::Scenario s = workloads::load_scenario(o.scenario, o.overrides);
+  runs::Scenario s = runs::load_scenario(o.scenario, o.overrides);
   if (!s.topology)
     throw workloads::ConfigError({s.file.string(), 0, 0}, "--network-scaling",
                                  "the scenario has no [topology]");

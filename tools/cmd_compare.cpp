@@ -10,10 +10,10 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "fleetwatt/core/text_output.hpp"
-#include "fleetwatt/results/policy_comparison.hpp"
+#include "fleetwatt/runs/policy_comparison.hpp"
+#include "fleetwatt/runs/run_assembly.hpp"
+#include "fleetwatt/runs/scenario_loader.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
-#include "fleetwatt/sim/run_assembly.hpp"
-#include "fleetwatt/workloads/scenario_loader.hpp"
 
 namespace fleetwatt::tools {
 
@@ -59,11 +59,11 @@ int compare(const CompareOptions& o) {
       throw workloads::ConfigError({}, "--policies",
                                    fmt::format("unknown policy '{}' (known: {})", p, fmt::join(names, ", ")));
   }
-  workloads::Scenario scenario = workloads::load_scenario(o.scenario, o.overrides);
+  runs::Scenario scenario = runs::load_scenario(o.scenario, o.overrides);
   // Before any policy runs: an unwritable result file must not cost the whole comparison.
   if (!o.output.empty()) check_output_path(o.output, {}, "-o", scenario.file);
   if (!o.csv.empty()) check_output_path(o.csv, {}, "--csv", scenario.file);
-  sim::PreparedRun r = sim::prepare_run(std::move(scenario), {o.seed, std::nullopt});
+  runs::PreparedRun r = runs::prepare_run(std::move(scenario), {o.seed, std::nullopt});
   // Every compared policy built once before the runs: its parameter errors and warnings come first.
   for (const auto& p : policies) (void)sim::make_scheduler(sim::with_policy(r.scenario.scheduler, p));
   print_warnings(r.scenario);
@@ -71,7 +71,7 @@ int compare(const CompareOptions& o) {
   r.setup.node_interval = sim::Duration::from_seconds(std::max(3600.0, r.scenario.workload.horizon_s));
   if (o.facility_interval_s) r.setup.facility_interval = sim::Duration::from_seconds(*o.facility_interval_s);
   const unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-  const auto rows = results::compare_policies(r, policies, threads, &stop_flag());
+  const auto rows = runs::compare_policies(r, policies, threads, &stop_flag());
   if (!o.quiet) std::cout << results::format_comparison(rows);
   if (!o.csv.empty()) {
     core::write_text_output(o.csv, "--csv",

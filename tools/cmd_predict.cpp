@@ -11,12 +11,11 @@
 #include "commands.hpp"
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
-#include "fleetwatt/models/job_prediction.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
 #include "fleetwatt/models/predictors/datasheet_predictor.hpp"
 #include "fleetwatt/models/zoo/model_zoo.hpp"
-#include "fleetwatt/sim/scenario_predictor.hpp"
-#include "fleetwatt/workloads/scenario_loader.hpp"
+#include "fleetwatt/runs/job_prediction.hpp"
+#include "fleetwatt/runs/scenario_loader.hpp"
 
 namespace fleetwatt::tools {
 namespace {
@@ -24,14 +23,14 @@ namespace {
 using workloads::ConfigError;
 
 /// The request and how to print it.
-struct PredictOptions : models::PredictionRequest {
+struct PredictOptions : runs::PredictionRequest {
   bool json = false;
 };
 
 int predict(const PredictOptions& o) {
-  const models::JobPrediction r = models::predict_job(o);
+  const runs::JobPrediction r = runs::predict_job(o);
   if (o.json) {
-    std::cout << models::prediction_json(r) << '\n';
+    std::cout << runs::prediction_json(r) << '\n';
     return 0;
   }
   const workloads::PhaseProfile& p = r.profile;
@@ -257,7 +256,6 @@ void add_predict_command(CLI::App& app, Action& action) {
   cmd->add_option("--scenario", o->scenario, "Take the job, GPU, PUE and predictor from this scenario TOML");
   cmd->add_option("--job", o->job_id, "With --scenario: the id of the job to predict (default: the first)");
   cmd->add_flag("--json", o->json, "Print one JSON object (SI units) instead of text");
-  o->scenario_predictor = [](const workloads::Scenario& s) { return sim::scenario_predictor_config(s); };
   cmd->callback([&action, o] { action = [o] { return predict(*o); }; });
 }
 

@@ -5,9 +5,9 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
-#include "fleetwatt/sim/run_assembly.hpp"
-#include "fleetwatt/workloads/region.hpp"
-#include "fleetwatt/workloads/scenario_loader.hpp"
+#include "fleetwatt/runs/region.hpp"
+#include "fleetwatt/runs/run_assembly.hpp"
+#include "fleetwatt/runs/scenario_loader.hpp"
 #include "region_run.hpp"
 #include "scenario_run.hpp"
 
@@ -26,9 +26,9 @@ struct RunOptions {
 
 int run_scenario(const RunOptions& o) {
   // A region file ([[site]] tables) runs its sites, each as a scenario would run (tools/region_run.hpp).
-  if (workloads::is_region_file(o.scenario))
+  if (runs::is_region_file(o.scenario))
     return run_region({o.scenario, o.output, o.seed, o.band, o.overrides, o.quiet, o.max_output});
-  workloads::Scenario scenario = workloads::load_scenario(o.scenario, o.overrides);
+  runs::Scenario scenario = runs::load_scenario(o.scenario, o.overrides);
   // -o is relative to the current directory; the scenario's [output] path was resolved against its folder.
   const bool given = !o.output.empty();
   const std::filesystem::path out = given ? std::filesystem::path(o.output) : scenario.output.path;
@@ -36,7 +36,7 @@ int run_scenario(const RunOptions& o) {
   check_output_path(out, given ? workloads::SourceLocation{} : scenario.output.path_where,
                     given ? "-o" : "output.path", scenario.file);
   // Generated jobs are drawn as the run goes: memory follows the running and queued jobs.
-  sim::PreparedRun r = sim::prepare_streamed_run(std::move(scenario), {o.seed, band_override(o.band)});
+  runs::PreparedRun r = runs::prepare_streamed_run(std::move(scenario), {o.seed, band_override(o.band)});
   print_warnings(r.scenario);
   check_output_size(r, o.max_output);
   const std::string summary = simulate_to_file(r, out, progress_printer(), &stop_flag());

@@ -20,8 +20,8 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "fleetwatt/results/sweep_index.hpp"
-#include "fleetwatt/sim/run_assembly.hpp"
-#include "fleetwatt/workloads/scenario_loader.hpp"
+#include "fleetwatt/runs/run_assembly.hpp"
+#include "fleetwatt/runs/scenario_loader.hpp"
 #include "scenario_run.hpp"
 #include "sweep_distribute.hpp"
 #include "sweep_plan.hpp"
@@ -111,8 +111,8 @@ MemberOutcome run_member(const SweepOptions& o, const SweepMember& m, const fs::
     // The sweep's own --set first, then the member's: the order `fleetwatt run --set ...` would apply.
     std::vector<std::string> sets = o.overrides;
     sets.insert(sets.end(), m.overrides.begin(), m.overrides.end());
-    sim::PreparedRun r =
-        sim::prepare_run(workloads::load_scenario(o.scenario, sets), {m.seed, band_override(m.band)});
+    runs::PreparedRun r =
+        runs::prepare_run(runs::load_scenario(o.scenario, sets), {m.seed, band_override(m.band)});
     check_output_size(r, o.max_output);
     (void)simulate_to_file(r, file, {}, &stop_flag());
   } catch (const sim::Interrupted&) {
@@ -173,7 +173,7 @@ int sweep(const SweepOptions& o, const Distribution& d) {
   const fs::path out = o.output;
   const fs::path dir = members_dir(out);
   std::vector<SweepMember> members;
-  std::optional<workloads::Scenario> base_scenario;
+  std::optional<runs::Scenario> base_scenario;
   std::map<std::size_t, MemberOutcome> earlier;
   std::vector<std::size_t> todo;
   try {
@@ -188,7 +188,7 @@ int sweep(const SweepOptions& o, const Distribution& d) {
     members = expand_sweep(axes);
     // The scenario with the sweep's own --set must be good before any member runs: its errors are the
     // sweep's (exit 2, nothing written); only the grid's values may fail member by member.
-    base_scenario = workloads::load_scenario(o.scenario, o.overrides);
+    base_scenario = runs::load_scenario(o.scenario, o.overrides);
     check_output_path(out, {}, "-o", base_scenario->file);
     prepare_members(o, dir, plan_text(o, read_file(o.scenario), members), lead, earlier);
     for (const auto& m : members) {
@@ -202,7 +202,7 @@ int sweep(const SweepOptions& o, const Distribution& d) {
   }
   // Another rank could not start (rank 0 says why).
   if (!d.all_ranks(true)) return kExitBadInput;
-  const workloads::Scenario& base = *base_scenario;
+  const runs::Scenario& base = *base_scenario;
   if (lead) print_warnings(base);
 
   std::map<std::size_t, MemberOutcome> outcomes;

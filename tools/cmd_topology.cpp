@@ -9,10 +9,11 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "fleetwatt/core/text_output.hpp"
+#include "fleetwatt/runs/engine_setup.hpp"
+#include "fleetwatt/runs/scenario_loader.hpp"
 #include "fleetwatt/sim/engine.hpp"
 #include "fleetwatt/topologies/fleet_network.hpp"
 #include "fleetwatt/topologies/graph_io.hpp"
-#include "fleetwatt/workloads/scenario_loader.hpp"
 
 namespace fleetwatt::tools {
 
@@ -24,8 +25,8 @@ struct TopologyOptions {
 };
 
 int describe(const TopologyOptions& o) {
-  const auto scenario = workloads::load_scenario(o.scenario);
-  const auto setup = sim::engine_setup(scenario);
+  const auto scenario = runs::load_scenario(o.scenario);
+  const auto setup = runs::engine_setup(scenario);
   if (!setup.topology)
     throw workloads::ConfigError({scenario.file.string(), 0, 0}, "topology",
                                  "the scenario has no [topology] section");

@@ -12,8 +12,8 @@
 #include "fleetwatt/core/time.hpp"
 #include "fleetwatt/results/region_index.hpp"
 #include "fleetwatt/results/wall_clock.hpp"
-#include "fleetwatt/sim/run_assembly.hpp"
-#include "fleetwatt/workloads/region.hpp"
+#include "fleetwatt/runs/region.hpp"
+#include "fleetwatt/runs/run_assembly.hpp"
 #include "scenario_run.hpp"
 #include "version.hpp"
 
@@ -24,7 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // The common base's interval: [region] interval_s, else the coarsest site's facility interval.
-std::int64_t region_interval_ns(const workloads::Region& region) {
+std::int64_t region_interval_ns(const runs::Region& region) {
   if (region.interval_s > 0.0) return core::Duration::from_seconds(region.interval_s).ns();
   std::int64_t w = 0;
   for (const auto& s : region.sites)
@@ -34,7 +34,7 @@ std::int64_t region_interval_ns(const workloads::Region& region) {
 
 // Before anything runs: the sites' windows (from each [output] start, horizon_s long) must share a whole
 // interval of the base.
-void check_common_window(const workloads::Region& region, std::int64_t interval_ns) {
+void check_common_window(const runs::Region& region, std::int64_t interval_ns) {
   std::vector<results::SiteWindow> windows;
   for (const auto& s : region.sites)
     windows.push_back({s.scenario.output.start_unix_s * 1'000'000'000,
@@ -56,14 +56,14 @@ void check_common_window(const workloads::Region& region, std::int64_t interval_
 
 int run_region(const RegionRunOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
-  workloads::Region region = workloads::load_region(o.region, o.overrides, o.seed);
+  runs::Region region = runs::load_region(o.region, o.overrides, o.seed);
   const fs::path out = o.output.empty() ? fs::path(region.file.stem().string() + ".h5") : fs::path(o.output);
   check_output_path(out, {}, "-o", region.file);
   const std::int64_t interval_ns = region_interval_ns(region);
   check_common_window(region, interval_ns);
-  std::vector<sim::PreparedRun> runs;
+  std::vector<runs::PreparedRun> runs;
   for (auto& site : region.sites) {
-    runs.push_back(sim::prepare_run(std::move(site.scenario), {std::nullopt, band_override(o.band)}));
+    runs.push_back(runs::prepare_run(std::move(site.scenario), {std::nullopt, band_override(o.band)}));
     for (const auto& w : runs.back().scenario.warnings->take_new())
       std::cerr << "fleetwatt: warning: site " << site.name << ": " << w << '\n';
     check_output_size(runs.back(), o.max_output);

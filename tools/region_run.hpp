@@ -1,4 +1,4 @@
-// `fleetwatt run REGION.toml`: a region file ([[site]] tables, workloads/region.hpp) runs each site as an
+// `fleetwatt run REGION.toml`: a region file ([[site]] tables, runs/region.hpp) runs each site as an
 // independent engine, one after another in this process, into OUTPUT.sites/NAME.h5, then writes OUTPUT: the
 // sites' table, links to their files and the region's summed series and coincident peak.
 #pragma once

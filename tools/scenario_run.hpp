@@ -7,15 +7,15 @@
 #include <functional>
 #include <string>
 
+#include "fleetwatt/runs/run_assembly.hpp"
 #include "fleetwatt/sim/engine.hpp"
-#include "fleetwatt/sim/run_assembly.hpp"
 
 namespace fleetwatt::tools {
 
 /// Simulates a prepared run and writes its result file at `out` (under a temporary name, renamed when the
 /// run succeeded); `stop` interrupts it (sim::Interrupted, no file). Returns the summary as `fleetwatt run`
 /// prints it.
-std::string simulate_to_file(sim::PreparedRun& r, const std::filesystem::path& out,
+std::string simulate_to_file(runs::PreparedRun& r, const std::filesystem::path& out,
                              const std::function<void(const sim::Progress&)>& progress,
                              const std::atomic<bool>* stop);
 

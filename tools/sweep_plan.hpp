@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fleetwatt/workloads/scenario.hpp"
+#include "fleetwatt/runs/scenario.hpp"
 
 namespace fleetwatt::tools {
 

@@ -12,7 +12,7 @@
 namespace fleetwatt::core {
 
 SourceLocation location_of(const toml::source_region& r, const std::string& file) {
-  // A node parsed from another source than `file` (a command-line override, workloads/scenario_override.hpp)
+  // A node parsed from another source than `file` (a command-line override, runs/scenario_override.hpp)
   // is named by that source alone: its line and column are those of a one-line snippet, not of the file.
   if (r.path && !r.path->empty() && *r.path != file) return {*r.path, 0, 0};
   return {file, static_cast<std::uint32_t>(r.begin.line), static_cast<std::uint32_t>(r.begin.column)};

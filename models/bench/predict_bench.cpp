@@ -11,7 +11,7 @@ namespace {
 void bm_predict_100k(benchmark::State& state) {
   // Built as a scenario builds its predictor: the registry's datasheet with the default [predictor] section.
   const auto predictor =
-      fleetwatt::models::PredictorRegistry::with_builtins().make(fleetwatt::workloads::PredictorConfig{});
+      fleetwatt::models::PredictorRegistry::with_builtins().make(fleetwatt::models::PredictorConfig{});
   const auto w = fleetwatt::models::predict_bench_workload(static_cast<std::size_t>(state.range(0)));
   for (auto _ : state) {
     const auto r = fleetwatt::models::run_predict_bench(*predictor, w);

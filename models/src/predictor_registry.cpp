@@ -18,21 +18,20 @@ PredictorRegistry PredictorRegistry::with_builtins() {
   r.add({"table",
          "per-class measured phase profiles ([predictor.classes.NAME]; built-in vit, bert on A800)",
          {},
-         [](const workloads::PredictorConfig& c) -> std::unique_ptr<PowerPredictor> {
+         [](const models::PredictorConfig& c) -> std::unique_ptr<PowerPredictor> {
            return std::make_unique<TablePredictor>(c.classes);
          }});
   for (auto& e : first_principles_predictor_entries()) r.add(std::move(e));
   r.add({"sr", "a site's fitted symbolic-regression formulas (a model file from `fleetwatt fit`)",
-         fit::SrPredictor::params(),
-         [](const workloads::PredictorConfig& c) -> std::unique_ptr<PowerPredictor> {
+         fit::SrPredictor::params(), [](const models::PredictorConfig& c) -> std::unique_ptr<PowerPredictor> {
            return fit::SrPredictor::from_config(c);
          }});
   return r;
 }
 
-std::unique_ptr<PowerPredictor> PredictorRegistry::make(const workloads::PredictorConfig& config) const {
+std::unique_ptr<PowerPredictor> PredictorRegistry::make(const models::PredictorConfig& config) const {
   const auto& e = entries_.at(config.kind, config.kind_origin, "predictor.kind");
-  workloads::PredictorConfig checked = config;
+  models::PredictorConfig checked = config;
   checked.params = config.params.checked(e.params);
   return e.make(checked);
 }

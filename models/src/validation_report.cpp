@@ -132,7 +132,7 @@ std::function<Prediction(const Measurement&)> registry_predictor(const std::stri
     known = true;
     for (const auto& spec : e.params) takes_limit = takes_limit || spec.name == "power_limit_w";
   }
-  workloads::PredictorConfig base;
+  models::PredictorConfig base;
   base.kind = kind;
   base.kind_origin = {"command line", 0, 0};
   if (!known) (void)registry.make(base);  // throws the ConfigError listing the known predictors
@@ -142,7 +142,7 @@ std::function<Prediction(const Measurement&)> registry_predictor(const std::stri
     const double limit = takes_limit ? m.power_limit_W : 0.0;
     auto& slot = (*cache)[limit];
     if (!slot) {
-      workloads::PredictorConfig config = base;
+      models::PredictorConfig config = base;
       if (limit > 0.0) config.params.set("power_limit_w", {limit, m.where});
       slot = registry.make(config);
     }

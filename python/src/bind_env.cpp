@@ -25,9 +25,8 @@ py::dict as_dict(const EnvState& s) {
 
 void bind_env(py::module_& m) {
   py::class_<GymRun>(m, "GymRun", "One episode of the Gym-style loop (use fleetwatt.Env)")
-      .def(
-          py::init<workloads::Scenario, std::optional<std::uint64_t>, std::filesystem::path, std::uint32_t>(),
-          py::arg("scenario"), py::arg("seed"), py::arg("output"), py::arg("slots"))
+      .def(py::init<runs::Scenario, std::optional<std::uint64_t>, std::filesystem::path, std::uint32_t>(),
+           py::arg("scenario"), py::arg("seed"), py::arg("output"), py::arg("slots"))
       .def("start",
            [](GymRun& r) {
              EnvState s;

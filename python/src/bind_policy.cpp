@@ -9,8 +9,8 @@
 #include <cmath>
 
 #include "bindings.hpp"
-#include "fleetwatt/results/run_to_file.hpp"
 #include "fleetwatt/results/summary_report.hpp"
+#include "fleetwatt/runs/run_to_file.hpp"
 #include "fleetwatt/sim/policies.hpp"
 #include "python_policy.hpp"
 #include "run_interruptibly.hpp"
@@ -319,24 +319,24 @@ void bind_policy(py::module_& m) {
   bind_context(m);
   m.def(
       "run_policy_to_file",
-      [](const workloads::Scenario& scenario, py::object policy, std::optional<std::uint64_t> seed,
+      [](const runs::Scenario& scenario, py::object policy, std::optional<std::uint64_t> seed,
          const std::filesystem::path& out) {
         std::string text;
-        sim::PreparedRun r;
+        runs::PreparedRun r;
         {
           py::gil_scoped_release release;
-          r = sim::prepare_run(scenario, {seed, std::nullopt});
+          r = runs::prepare_run(scenario, {seed, std::nullopt});
         }
         auto owned = std::make_unique<PythonPolicy>(std::move(policy));
         PythonPolicy* adapter = owned.get();
         run_interruptibly([&](const std::atomic<bool>& stop) {
-          results::RunToFileOptions o;
+          runs::RunToFileOptions o;
           o.stop = &stop;
           o.version = FLEETWATT_VERSION;
           o.git_commit = FLEETWATT_GIT_COMMIT;
           o.scheduler = std::move(owned);
           o.before_run = [adapter](sim::Engine& e) { adapter->set_engine(&e); };
-          const auto done = results::run_to_file(r, out, std::move(o));
+          const auto done = runs::run_to_file(r, out, std::move(o));
           text = results::format_summary(done.summary, done.grid, done.clock, done.quality);
         });
         return text;

@@ -1,5 +1,5 @@
 // fleetwatt.predict(): one job's prediction in process, from the same request and JSON text as
-// `fleetwatt predict --json` (models/job_prediction.hpp), with keyword names for the command's flags.
+// `fleetwatt predict --json` (runs/job_prediction.hpp), with keyword names for the command's flags.
 #include <fmt/format.h>
 #include <pybind11/stl.h>
 
@@ -7,9 +7,8 @@
 #include <limits>
 
 #include "bindings.hpp"
-#include "fleetwatt/models/job_prediction.hpp"
-#include "fleetwatt/sim/scenario_predictor.hpp"
-#include "fleetwatt/workloads/scenario.hpp"
+#include "fleetwatt/runs/job_prediction.hpp"
+#include "fleetwatt/runs/scenario.hpp"
 
 namespace py = pybind11;
 
@@ -61,8 +60,8 @@ std::string shape_text(const std::string& key, const py::handle& v) {
   return out;
 }
 
-models::PredictionRequest request_of(const py::dict& options) {
-  models::PredictionRequest r;
+runs::PredictionRequest request_of(const py::dict& options) {
+  runs::PredictionRequest r;
   r.origin = kOrigin;
   r.keyword_names = true;
   for (const auto& [k, v] : options) {
@@ -149,7 +148,6 @@ models::PredictionRequest request_of(const py::dict& options) {
           "predictor, "
           "pue, scenario, job, gpu_file");
   }
-  r.scenario_predictor = [](const workloads::Scenario& s) { return sim::scenario_predictor_config(s); };
   return r;
 }
 
@@ -158,9 +156,7 @@ models::PredictionRequest request_of(const py::dict& options) {
 void bind_predict(py::module_& m) {
   m.def(
       "predict_json",
-      [](const py::dict& options) {
-        return models::prediction_json(models::predict_job(request_of(options)));
-      },
+      [](const py::dict& options) { return runs::prediction_json(runs::predict_job(request_of(options))); },
       py::arg("options"),
       "`fleetwatt predict --json`'s text for keyword options (fleetwatt.predict wraps it)");
 }

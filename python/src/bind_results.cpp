@@ -8,10 +8,10 @@
 #include <thread>
 
 #include "bindings.hpp"
-#include "fleetwatt/results/policy_comparison.hpp"
 #include "fleetwatt/results/result_reader.hpp"
-#include "fleetwatt/results/run_to_file.hpp"
 #include "fleetwatt/results/summary_report.hpp"
+#include "fleetwatt/runs/policy_comparison.hpp"
+#include "fleetwatt/runs/run_to_file.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
 #include "python_policy.hpp"
 #include "run_interruptibly.hpp"
@@ -31,7 +31,7 @@ py::array_t<T> to_numpy(std::vector<T>&& v) {
 }
 
 // `fleetwatt run`'s summary text (as printed), from a finished run.
-std::string summary_text(const results::RunOutcome& done) {
+std::string summary_text(const runs::RunOutcome& done) {
   return results::format_summary(done.summary, done.grid, done.clock, done.quality);
 }
 
@@ -40,20 +40,20 @@ std::string summary_text(const results::RunOutcome& done) {
 void bind_results(py::module_& m) {
   m.def(
       "run_to_file",
-      [](const workloads::Scenario& scenario, std::optional<std::uint64_t> seed,
+      [](const runs::Scenario& scenario, std::optional<std::uint64_t> seed,
          const std::filesystem::path& out) {
         std::string text;
-        sim::PreparedRun r;
+        runs::PreparedRun r;
         {
           py::gil_scoped_release release;
-          r = sim::prepare_run(scenario, {seed, std::nullopt});
+          r = runs::prepare_run(scenario, {seed, std::nullopt});
         }
         run_interruptibly([&](const std::atomic<bool>& stop) {
-          results::RunToFileOptions o;
+          runs::RunToFileOptions o;
           o.stop = &stop;
           o.version = FLEETWATT_VERSION;
           o.git_commit = FLEETWATT_GIT_COMMIT;
-          text = summary_text(results::run_to_file(r, out, std::move(o)));
+          text = summary_text(runs::run_to_file(r, out, std::move(o)));
         });
         return text;
       },
@@ -63,7 +63,7 @@ void bind_results(py::module_& m) {
 
   m.def(
       "compare_csv",
-      [](const workloads::Scenario& scenario, const py::list& policies, std::optional<std::uint64_t> seed,
+      [](const runs::Scenario& scenario, const py::list& policies, std::optional<std::uint64_t> seed,
          unsigned threads) {
         // Built-in policies by name run as `fleetwatt compare` runs them (in parallel); Python policies
         // (objects with schedule(ctx)) run one after the other, as each needs the GIL at every scheduling
@@ -88,12 +88,12 @@ void bind_results(py::module_& m) {
         std::ostringstream csv;
         run_interruptibly([&](const std::atomic<bool>& stop) {
           // As `fleetwatt compare`: one prepared workload, no node series, each policy built first.
-          sim::PreparedRun r = sim::prepare_run(scenario, {seed, std::nullopt});
+          runs::PreparedRun r = runs::prepare_run(scenario, {seed, std::nullopt});
           for (const auto& p : names) (void)sim::make_scheduler(sim::with_policy(r.scenario.scheduler, p));
           r.setup.node_interval =
               sim::Duration::from_seconds(std::max(3600.0, r.scenario.workload.horizon_s));
           const unsigned n = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
-          std::vector<results::ComparisonRow> built = results::compare_policies(r, names, n, &stop);
+          std::vector<results::ComparisonRow> built = runs::compare_policies(r, names, n, &stop);
           std::vector<results::ComparisonRow> rows;
           for (std::size_t i = 0, b = 0; i < objects.size(); ++i) {
             if (!objects[i]) {
@@ -102,7 +102,7 @@ void bind_results(py::module_& m) {
             }
             PythonPolicy* adapter = objects[i].get();
             const std::string name(adapter->name());
-            rows.push_back(results::run_policy(
+            rows.push_back(runs::run_policy(
                 r, name, std::move(objects[i]), [adapter](sim::Engine& e) { adapter->set_engine(&e); },
                 &stop));
           }

@@ -5,8 +5,8 @@
 
 #include "bindings.hpp"
 #include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/runs/scenario_loader.hpp"
 #include "fleetwatt/sim/engine.hpp"
-#include "fleetwatt/workloads/scenario_loader.hpp"
 
 namespace py = pybind11;
 
@@ -39,33 +39,32 @@ void bind_errors(py::module_& m) {
 }
 
 void bind_scenario(py::module_& m) {
-  py::class_<workloads::Scenario>(m, "Scenario",
-                                  "A scenario as the loader read it (fleetwatt.load_scenario builds one)")
-      .def_property_readonly("file", [](const workloads::Scenario& s) { return s.file.string(); })
+  py::class_<runs::Scenario>(m, "Scenario",
+                             "A scenario as the loader read it (fleetwatt.load_scenario builds one)")
+      .def_property_readonly("file", [](const runs::Scenario& s) { return s.file.string(); })
       .def_property_readonly(
-          "text", [](const workloads::Scenario& s) { return s.text; },
+          "text", [](const runs::Scenario& s) { return s.text; },
           "The TOML text (with overrides, the overridden document)")
-      .def_property_readonly("seed", [](const workloads::Scenario& s) { return s.seed; })
+      .def_property_readonly("seed", [](const runs::Scenario& s) { return s.seed; })
       .def_property_readonly(
-          "scheduler", [](const workloads::Scenario& s) { return s.scheduler.policy; },
+          "scheduler", [](const runs::Scenario& s) { return s.scheduler.policy; },
           "The [scheduler] policy's name")
-      .def_property_readonly("horizon_s", [](const workloads::Scenario& s) { return s.workload.horizon_s; })
-      .def_property_readonly("output_path",
-                             [](const workloads::Scenario& s) { return s.output.path.string(); })
+      .def_property_readonly("horizon_s", [](const runs::Scenario& s) { return s.workload.horizon_s; })
+      .def_property_readonly("output_path", [](const runs::Scenario& s) { return s.output.path.string(); })
       .def(
-          "take_warnings", [](const workloads::Scenario& s) { return s.warnings->take_new(); },
+          "take_warnings", [](const runs::Scenario& s) { return s.warnings->take_new(); },
           "Warnings about the scenario not returned before (the command line prints them on stderr)")
-      .def("__repr__", [](const workloads::Scenario& s) {
+      .def("__repr__", [](const runs::Scenario& s) {
         return "<fleetwatt.Scenario " + s.file.string() + ", scheduler " + s.scheduler.policy + ">";
       });
   m.def(
       "load_scenario",
       [](const std::filesystem::path& file, const std::vector<std::pair<std::string, std::string>>& set) {
-        // The command line's --set mechanism (workloads/scenario_override.hpp): "key=value" assignments,
+        // The command line's --set mechanism (runs/scenario_override.hpp): "key=value" assignments,
         // whose errors name this function instead of the command line's flag.
         std::vector<std::string> overrides;
         for (const auto& [k, v] : set) overrides.push_back(k + "=" + v);
-        return workloads::load_scenario(file, overrides, "load_scenario");
+        return runs::load_scenario(file, overrides, "load_scenario");
       },
       py::arg("file"), py::arg("overrides") = std::vector<std::pair<std::string, std::string>>{},
       "Loads a scenario; overrides are (dotted key, TOML value text) pairs");

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "fleetwatt/results/run_to_file.hpp"
 #include "fleetwatt/results/summary_report.hpp"
+#include "fleetwatt/runs/run_to_file.hpp"
 #include "version.hpp"
 
 namespace fleetwatt::python {
@@ -25,7 +25,7 @@ class GymScheduler final : public sim::Scheduler {
 
 }  // namespace
 
-GymRun::GymRun(workloads::Scenario scenario, std::optional<std::uint64_t> seed, std::filesystem::path output,
+GymRun::GymRun(runs::Scenario scenario, std::optional<std::uint64_t> seed, std::filesystem::path output,
                std::uint32_t slots)
     : scenario_(std::move(scenario)), seed_(seed), output_(std::move(output)), slots_(slots) {}
 
@@ -41,7 +41,7 @@ void GymRun::close() {
 
 EnvState GymRun::start() {
   // Prepared here, on the caller's thread: a bad scenario is the caller's error at once.
-  auto run = std::make_shared<sim::PreparedRun>(sim::prepare_run(scenario_, {seed_, std::nullopt}));
+  auto run = std::make_shared<runs::PreparedRun>(runs::prepare_run(scenario_, {seed_, std::nullopt}));
   horizon_s_ = run->setup.horizon.seconds();
   // Facility power with every server and GPU at full power: the observation's scale for power.
   const auto groups = sim::fleet_groups(run->setup);
@@ -50,7 +50,7 @@ EnvState GymRun::start() {
   max_facility_W_ = std::max(1.0, full * run->setup.pue);
   thread_ = std::thread([this, run] {
     try {
-      results::RunToFileOptions o;
+      runs::RunToFileOptions o;
       o.version = FLEETWATT_VERSION;
       o.git_commit = FLEETWATT_GIT_COMMIT;
       o.stop = &stop_;
@@ -59,7 +59,7 @@ EnvState GymRun::start() {
         engine_ = &e;
         e.observe_power([this](sim::Time t0, sim::Time t1, double it_W) { add_it_energy(t0, t1, it_W); });
       };
-      const auto done = results::run_to_file(*run, output_, std::move(o));
+      const auto done = runs::run_to_file(*run, output_, std::move(o));
       std::lock_guard lock(mutex_);
       summary_text_ = results::format_summary(done.summary, done.grid, done.clock, done.quality);
       state_.done = true;

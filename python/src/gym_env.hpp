@@ -16,8 +16,8 @@
 #include <thread>
 #include <vector>
 
+#include "fleetwatt/runs/scenario.hpp"
 #include "fleetwatt/sim/engine.hpp"
-#include "fleetwatt/workloads/scenario.hpp"
 
 namespace fleetwatt::python {
 
@@ -37,7 +37,7 @@ class GymRun {
   /// Observation layout: 7 fleet and grid figures, then `slots` x 5 figures of the first queued jobs.
   static constexpr std::size_t kFleetFigures = 7, kSlotFigures = 5;
 
-  GymRun(workloads::Scenario scenario, std::optional<std::uint64_t> seed, std::filesystem::path output,
+  GymRun(runs::Scenario scenario, std::optional<std::uint64_t> seed, std::filesystem::path output,
          std::uint32_t slots);
   /// Stops a run still going (no result file) and joins its thread.
   ~GymRun() { close(); }
@@ -61,7 +61,7 @@ class GymRun {
   void observe(const sim::SchedulerContext& ctx, EnvState& s) const;
   void add_it_energy(sim::Time t0, sim::Time t1, double it_W);
 
-  workloads::Scenario scenario_;
+  runs::Scenario scenario_;
   std::optional<std::uint64_t> seed_;
   std::filesystem::path output_;
   std::uint32_t slots_;

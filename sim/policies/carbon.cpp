@@ -103,25 +103,24 @@ void CarbonAwareScheduler::schedule(SchedulerContext& ctx) {
 }
 
 SchedulerEntry carbon_entry() {
-  return {
-      "carbon",
-      "carbon-aware deferral of deferrable jobs within their deadlines; needs [grid.carbon]",
-      {{"threshold",
-        workloads::ParamType::number,
-        {},
-        "the signal's mean",
-        "signal units",
-        "deferrable jobs wait while the intensity is above it",
-        {}}},
-      [](const workloads::ParamSet& p, const workloads::SchedulerConfig& c) -> std::unique_ptr<Scheduler> {
-        if (!c.carbon)
-          throw workloads::ConfigError(c.policy_origin, "scheduler.policy",
-                                       "the carbon policy needs a carbon signal: add [grid.carbon]");
-        const auto& s = *c.carbon;
-        const double span = s.times().back() - s.times().front();
-        const double mean = span > 0.0 ? s.mean(s.times().front(), s.times().back()) : s.values().front();
-        return std::make_unique<CarbonAwareScheduler>(c.carbon, p.get_double("threshold", mean));
-      }};
+  return {"carbon",
+          "carbon-aware deferral of deferrable jobs within their deadlines; needs [grid.carbon]",
+          {{"threshold",
+            workloads::ParamType::number,
+            {},
+            "the signal's mean",
+            "signal units",
+            "deferrable jobs wait while the intensity is above it",
+            {}}},
+          [](const workloads::ParamSet& p, const sim::SchedulerConfig& c) -> std::unique_ptr<Scheduler> {
+            if (!c.carbon)
+              throw workloads::ConfigError(c.policy_origin, "scheduler.policy",
+                                           "the carbon policy needs a carbon signal: add [grid.carbon]");
+            const auto& s = *c.carbon;
+            const double span = s.times().back() - s.times().front();
+            const double mean = span > 0.0 ? s.mean(s.times().front(), s.times().back()) : s.values().front();
+            return std::make_unique<CarbonAwareScheduler>(c.carbon, p.get_double("threshold", mean));
+          }};
 }
 
 }  // namespace fleetwatt::sim

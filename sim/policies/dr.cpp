@@ -125,7 +125,7 @@ SchedulerEntry dr_entry() {
            "cap: lowest GPU cap, as a fraction of TDP",
            {}},
       },
-      [](const workloads::ParamSet& p, const workloads::SchedulerConfig&) -> std::unique_ptr<Scheduler> {
+      [](const workloads::ParamSet& p, const sim::SchedulerConfig&) -> std::unique_ptr<Scheduler> {
         const double start_s = p.get_double("start_s"), end_s = p.get_double("end_s");
         const double target_W = p.get_positive("target_w");
         const std::string action = p.get_string("action");

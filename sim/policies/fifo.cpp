@@ -32,7 +32,7 @@ SchedulerEntry fifo_entry() {
   return {"fifo",
           "first in, first out; the queue head blocks everything behind it",
           {},
-          [](const workloads::ParamSet&, const workloads::SchedulerConfig&) {
+          [](const workloads::ParamSet&, const sim::SchedulerConfig&) {
             return std::make_unique<FifoScheduler>();
           }};
 }

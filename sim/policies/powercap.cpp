@@ -59,7 +59,7 @@ SchedulerEntry powercap_entry() {
                "gpu_cap: lowest GPU cap, as a fraction of TDP",
                {}},
           },
-          [](const workloads::ParamSet& p, const workloads::SchedulerConfig&) -> std::unique_ptr<Scheduler> {
+          [](const workloads::ParamSet& p, const sim::SchedulerConfig&) -> std::unique_ptr<Scheduler> {
             const double cap_W = p.get_positive("cap_w");
             const std::string mode = p.get_string("mode");
             if (mode != "queue" && mode != "gpu_cap")

@@ -42,7 +42,7 @@ SchedulerEntry sjf_entry() {
   return {"sjf",
           "shortest predicted job first",
           {estimate_param()},
-          [](const workloads::ParamSet& p, const workloads::SchedulerConfig&) {
+          [](const workloads::ParamSet& p, const sim::SchedulerConfig&) {
             return std::make_unique<SjfScheduler>(estimate_source(p));
           }};
 }

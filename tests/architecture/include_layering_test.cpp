@@ -1,8 +1,9 @@
-// The libraries depend one way, core -> workloads -> models -> topologies -> sim -> results: no file of a
-// library includes a header of a library after it (each folder's CMakeLists.txt says what it may include).
-// The link order alone would not catch it: a header-only use of a later library compiles and links. Inside
-// models the rooms are ranked the same way (zoo -> hardware -> training -> predictors -> fit -> the registry
-// above them), so the predictors read fitted constants and never include how they are fitted (models/fit/).
+// The libraries depend one way, core -> workloads -> models -> topologies -> sim -> results -> runs: no file
+// of a library includes a header of a library after it (each folder's CMakeLists.txt says what it may
+// include). The link order alone would not catch it: a header-only use of a later library compiles and links.
+// Inside models the rooms are ranked the same way (zoo -> hardware -> training -> predictors -> fit -> the
+// registry above them), so the predictors read fitted constants and never include how they are fitted
+// (models/fit/).
 #include <catch2/catch.hpp>
 
 #include <array>
@@ -17,8 +18,8 @@
 
 namespace {
 
-constexpr std::array<const char*, 6> kLibraries = {"core",       "workloads", "models",
-                                                   "topologies", "sim",       "results"};
+constexpr std::array<const char*, 7> kLibraries = {"core", "workloads", "models", "topologies",
+                                                   "sim",  "results",   "runs"};
 
 std::size_t rank_of(const std::string& library) {
   for (std::size_t i = 0; i < kLibraries.size(); ++i)

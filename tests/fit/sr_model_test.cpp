@@ -103,7 +103,7 @@ TEST_CASE("the sr predictor turns job metadata into the square wave", "[sr_model
   f.upsert(linear("valley_W", "gpus", 60, 0, 4, 1));
   save_sr_model(dir / "site.toml", f);
 
-  fleetwatt::workloads::PredictorConfig cfg;
+  fleetwatt::models::PredictorConfig cfg;
   cfg.kind = "sr";
   cfg.params = fleetwatt::workloads::ParamSet("predictor", {(dir / "scenario.toml").string(), 3, 1});
   cfg.params.set("path", {std::string("site.toml"), {(dir / "scenario.toml").string(), 4, 8}});

@@ -8,7 +8,7 @@
 using namespace fleetwatt;
 
 TEST_CASE("band runs scale a job's durations and powers by its own calibrated band", "[band]") {
-  workloads::PredictorConfig config;  // the default predictor
+  models::PredictorConfig config;  // the default predictor
   workloads::JobSpec job;
   job.n_gpus = 4;
   job.meta.model = "resnet50";
@@ -17,9 +17,9 @@ TEST_CASE("band runs scale a job's durations and powers by its own calibrated ba
   job.meta.dataset_samples = 100000;
   const auto& gpu = models::gpu_preset("a100-sxm-80gb");
   const auto registry = models::PredictorRegistry::with_builtins();
-  auto mid = models::at_band(registry.make(config), workloads::Band::mid);
-  auto low = models::at_band(registry.make(config), workloads::Band::low);
-  auto high = models::at_band(registry.make(config), workloads::Band::high);
+  auto mid = models::at_band(registry.make(config), models::Band::mid);
+  auto low = models::at_band(registry.make(config), models::Band::low);
+  auto high = models::at_band(registry.make(config), models::Band::high);
   const auto m = mid->predict(job, gpu);
   const auto u = mid->uncertainty(job, gpu);
   REQUIRE(u.low > 0.0);

@@ -25,7 +25,7 @@ TEST_CASE("the predict benchmark's jobs all predict, over 10 GPU types", "[model
   // Jobs go round-robin over the GPUs: job i on GPU i mod 10.
   CHECK(w.gpu_of[0] == 0);
   CHECK(w.gpu_of[13] == 3);
-  const auto predictor = models::PredictorRegistry::with_builtins().make(workloads::PredictorConfig{});
+  const auto predictor = models::PredictorRegistry::with_builtins().make(models::PredictorConfig{});
   const auto r = models::run_predict_bench(*predictor, w);  // throws if a job does not fit its GPU
   CHECK(r.jobs == 3000);
   CHECK(r.energy_J > 0.0);

@@ -29,8 +29,8 @@ TEST_CASE("phase durations scale linearly with the dataset, powers do not", "[ta
 }
 
 TEST_CASE("scenario classes add to and override the built-ins", "[table]") {
-  workloads::JobClassConfig mine{"mine", {100, 10, 50, 1}, 1000, {}};
-  workloads::JobClassConfig vit{"vit", {200, 20, 60, 2}, 0, {}};
+  models::JobClassConfig mine{"mine", {100, 10, 50, 1}, 1000, {}};
+  models::JobClassConfig vit{"vit", {200, 20, 60, 2}, 0, {}};
   models::TablePredictor t({mine, vit});
   workloads::JobSpec j;
   j.job_class = "mine";

@@ -7,9 +7,9 @@
 
 #include "fleetwatt/results/result_reader.hpp"
 #include "fleetwatt/results/result_writer.hpp"
-#include "fleetwatt/results/run_to_file.hpp"
-#include "fleetwatt/sim/run_assembly.hpp"
-#include "fleetwatt/workloads/scenario_loader.hpp"
+#include "fleetwatt/runs/run_assembly.hpp"
+#include "fleetwatt/runs/run_to_file.hpp"
+#include "fleetwatt/runs/scenario_loader.hpp"
 #include "test_support.hpp"
 #include "tools/result_files_equal.hpp"
 
@@ -47,7 +47,7 @@ node_interval_s = 60
   return s;
 }
 
-results::WriterLayout layout_of(const sim::PreparedRun& r, const sim::Engine& e) {
+results::WriterLayout layout_of(const runs::PreparedRun& r, const sim::Engine& e) {
   return {r.setup.nodes,
           r.setup.gpus_per_node,
           r.scenario.output.facility_interval_s,
@@ -60,9 +60,9 @@ results::WriterLayout layout_of(const sim::PreparedRun& r, const sim::Engine& e)
 }
 
 /// The run written as before streaming: every job kept in the engine, the table written whole at the end.
-void write_whole(const workloads::Scenario& s, const std::filesystem::path& out) {
-  auto r = sim::prepare_run(s);
-  const auto engine = sim::make_engine(r);
+void write_whole(const runs::Scenario& s, const std::filesystem::path& out) {
+  auto r = runs::prepare_run(s);
+  const auto engine = runs::make_engine(r);
   results::ResultWriter w(out, layout_of(r, *engine));
   engine->attach(&w);
   engine->run();
@@ -72,11 +72,11 @@ void write_whole(const workloads::Scenario& s, const std::filesystem::path& out)
   w.commit();
 }
 
-void write_streamed(const workloads::Scenario& s, const std::filesystem::path& out, std::size_t block_rows) {
-  auto r = sim::prepare_run(s);
-  results::RunToFileOptions o;
+void write_streamed(const runs::Scenario& s, const std::filesystem::path& out, std::size_t block_rows) {
+  auto r = runs::prepare_run(s);
+  runs::RunToFileOptions o;
   o.job_block_rows = block_rows;
-  (void)results::run_to_file(r, out, std::move(o));
+  (void)runs::run_to_file(r, out, std::move(o));
 }
 
 /// Records what the engine hands over: each job's index and whether it had finished.
@@ -97,7 +97,7 @@ TEST_CASE("the streamed job table equals the whole one at block boundaries", "[r
   for (const int n : {0, 1, 4, 5, 9}) {
     INFO(n << " jobs, blocks of " << kBlock);
     test::TempDir dir;
-    const auto prepared = workloads::parse_scenario(scenario(n), dir / "s.toml");
+    const auto prepared = runs::parse_scenario(scenario(n), dir / "s.toml");
     write_whole(prepared, dir / "whole.h5");
     write_streamed(prepared, dir / "block.h5", kBlock);
     write_streamed(prepared, dir / "default.h5", results::kJobBlockRows);
@@ -113,8 +113,8 @@ TEST_CASE("the streamed job table equals the whole one at block boundaries", "[r
 TEST_CASE("the engine hands finished jobs over in job order and holds the rest", "[results][jobs]") {
   test::TempDir dir;
   const int n = 9;
-  auto prepared = sim::prepare_run(workloads::parse_scenario(scenario(n, 20), dir / "s.toml"));
-  const auto engine = sim::make_engine(prepared);
+  auto prepared = runs::prepare_run(runs::parse_scenario(scenario(n, 20), dir / "s.toml"));
+  const auto engine = runs::make_engine(prepared);
   RecordingJobSink sink;
   engine->stream_jobs(&sink);
   engine->run();
@@ -125,8 +125,8 @@ TEST_CASE("the engine hands finished jobs over in job order and holds the rest",
   CHECK(engine->jobs().size() == static_cast<std::size_t>(n));
   // With job 0 done at 720 s, the finished prefix goes: all 9 jobs (the last, submitted at 240 s, runs at
   // most 3 epochs) end before 900 s.
-  auto short_first = sim::prepare_run(workloads::parse_scenario(scenario(n), dir / "s.toml"));
-  const auto e2 = sim::make_engine(short_first);
+  auto short_first = runs::prepare_run(runs::parse_scenario(scenario(n), dir / "s.toml"));
+  const auto e2 = runs::make_engine(short_first);
   RecordingJobSink sink2;
   e2->stream_jobs(&sink2);
   e2->run();
@@ -148,10 +148,10 @@ TEST_CASE("a long run of the default fleet streams the job table it would have w
   test::TempDir dir;
   // 30 h of the shipped default fleet (its 13 h warm-up before): about 6,900 jobs, so blocks of 7 rows
   // cross hundreds of block boundaries while jobs finish out of order.
-  auto s = workloads::load_scenario(
-      std::filesystem::path(FLEETWATT_SOURCE_DIR) / "workloads/scenarios/day-fleet.toml",
-      {"workload.horizon_s=108000", "output.gpu_changes=false", "output.node_interval_s=3600",
-       "output.facility_interval_s=60"});
+  auto s =
+      runs::load_scenario(std::filesystem::path(FLEETWATT_SOURCE_DIR) / "workloads/scenarios/day-fleet.toml",
+                          {"workload.horizon_s=108000", "output.gpu_changes=false",
+                           "output.node_interval_s=3600", "output.facility_interval_s=60"});
   const auto& prepared = s;
   write_whole(prepared, dir / "whole.h5");
   write_streamed(prepared, dir / "block.h5", 7);

@@ -5,9 +5,9 @@
 
 #include <cmath>
 
-#include "fleetwatt/results/policy_comparison.hpp"
-#include "fleetwatt/sim/run_assembly.hpp"
-#include "fleetwatt/workloads/scenario_loader.hpp"
+#include "fleetwatt/runs/policy_comparison.hpp"
+#include "fleetwatt/runs/run_assembly.hpp"
+#include "fleetwatt/runs/scenario_loader.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt;
@@ -59,11 +59,11 @@ facility_interval_s = 60
 TEST_CASE("every policy runs the same jobs, energy, cap and deadline invariants hold", "[policies]") {
   test::TempDir dir;
   const auto csv = dir.write("carbon.csv", "offset_time,value\n0,200\n21600,400\n64800,200\n");
-  const auto s = workloads::parse_scenario(scenario(csv), (dir / "s.toml").string());
-  const auto in = sim::prepare_run(s);
+  const auto s = runs::parse_scenario(scenario(csv), (dir / "s.toml").string());
+  const auto in = runs::prepare_run(s);
   REQUIRE(in.jobs.size() > 100);
   const std::vector<std::string> policies{"fifo", "sjf", "easy", "powercap", "carbon", "consolidate", "dr"};
-  const auto rows = results::compare_policies(in, policies, 2);
+  const auto rows = runs::compare_policies(in, policies, 2);
   REQUIRE(rows.size() == policies.size());
   for (const auto& r : rows) {
     INFO("policy " << r.policy);
@@ -106,7 +106,7 @@ TEST_CASE("carbon of a constant load is its energy times the mean intensity", "[
   test::TempDir dir;
   const auto csv = dir.write("carbon.csv", "offset_time,value\n0,200\n21600,400\n64800,200\n");
   const auto price = dir.write("price.csv", "time,value\n0,100\n43200,50\n");  // currency/MWh
-  auto s = workloads::parse_scenario(R"(
+  auto s = runs::parse_scenario(R"(
 [fleet]
 nodes = 1
 gpus_per_node = 8
@@ -126,9 +126,9 @@ file = ")" + csv.string() + R"("
 [grid.price]
 file = ")" + price.string() + R"("
 )",
-                                     (dir / "s.toml").string());
-  const auto in = sim::prepare_run(s);
-  const auto row = results::run_policy(in, "fifo");
+                                (dir / "s.toml").string());
+  const auto in = runs::prepare_run(s);
+  const auto row = runs::run_policy(in, "fifo");
   const double kwh = 880.0 * 1.2 * 24.0 / 1000.0;
   CHECK(row.carbon_kg == Approx(kwh * 300.0 / 1000.0).epsilon(1e-12));
   // Price 100 per MWh for 12 h, then 50: mean 75 per MWh.
@@ -151,7 +151,7 @@ file = ")" + price.string() + R"("
   CHECK(kg == Approx(row.carbon_kg).epsilon(1e-9));  // a plain sum of 86,400 terms
   CHECK(cost == Approx(row.cost).epsilon(1e-9));
   // `fleetwatt run` integrates the same way: the engine's own summary.
-  const auto engine_ptr = sim::make_engine(in);
+  const auto engine_ptr = runs::make_engine(in);
   sim::Engine& engine = *engine_ptr;
   engine.run();
   CHECK(engine.summary().carbon_kg == Approx(kwh * 300.0 / 1000.0).epsilon(1e-12));
@@ -164,9 +164,9 @@ TEST_CASE("a demand-response event by GPU caps holds its target, every job still
   std::string text = scenario(csv);
   const std::string target = "target_w = 9500.0\n";
   text.replace(text.find(target), target.size(), target + "action = \"cap\"\n");
-  const auto s = workloads::parse_scenario(text, (dir / "s.toml").string());
-  const auto in = sim::prepare_run(s);
-  const auto rows = results::compare_policies(in, {"fifo", "dr"}, 2);
+  const auto s = runs::parse_scenario(text, (dir / "s.toml").string());
+  const auto in = runs::prepare_run(s);
+  const auto rows = runs::compare_policies(in, {"fifo", "dr"}, 2);
   const auto& dr = rows[1];
   for (std::size_t i = 0; i < dr.facility_t_s.size(); ++i)
     if (dr.facility_t_s[i] >= 90000 && dr.facility_t_s[i] + 60 <= 97200)

@@ -4,9 +4,9 @@
 
 #include <cmath>
 
+#include "fleetwatt/runs/run_assembly.hpp"
 #include "fleetwatt/sim/engine.hpp"
 #include "fleetwatt/sim/policies.hpp"
-#include "fleetwatt/sim/run_assembly.hpp"
 #include "fleetwatt/workloads/job_generator.hpp"
 #include "fleetwatt/workloads/job_inference.hpp"
 
@@ -72,7 +72,7 @@ sim::EngineSetup two_groups(double horizon_s, double pue = 1.5) {
 std::unique_ptr<sim::Engine> engine(sim::EngineSetup setup, std::vector<workloads::JobSpec> jobs,
                                     const models::PowerPredictor& p,
                                     const std::string& placement = "first_fit") {
-  workloads::SchedulerConfig c;
+  sim::SchedulerConfig c;
   c.placement = placement;
   return std::make_unique<sim::Engine>(std::move(setup), std::move(jobs), p, sim::make_scheduler(c),
                                        sim::make_placement(c));
@@ -203,7 +203,7 @@ TEST_CASE("a job matched to a recorded run time runs that long on a non-referenc
   auto matched = [&](std::int64_t id, std::uint32_t n) {
     auto j = job(id, n, 1);
     j.inferred |= workloads::inferred::dataset_samples | workloads::inferred::epochs;
-    (void)workloads::match_runtime(j, 1000.0, sim::runtime_estimate(p, s.gpu), {});
+    (void)workloads::match_runtime(j, 1000.0, runs::runtime_estimate(p, s.gpu), {});
     return j;
   };
   auto e = engine(s, {matched(0, 2), matched(1, 1)}, p);

@@ -11,12 +11,13 @@
 
 using namespace fleetwatt;
 using namespace fleetwatt::sim;
+using namespace fleetwatt::runs;
 
 namespace {
 
 // Fleet: `nodes` x `gpus` A800 GPUs idling at 50 W, 100 W of node base power, PUE 1.
-workloads::Scenario fleet(int nodes, int gpus, double horizon_s = 10000) {
-  return workloads::parse_scenario(
+runs::Scenario fleet(int nodes, int gpus, double horizon_s = 10000) {
+  return runs::parse_scenario(
       "[fleet]\nnodes = " + std::to_string(nodes) + "\ngpus_per_node = " + std::to_string(gpus) +
           "\ngpu = \"a800\"\ngpu_idle_w = 50\nnode_base_w = 100\n"
           "[workload]\nhorizon_s = " +
@@ -47,8 +48,7 @@ struct Run {
 
 // The fleet prepared as `fleetwatt run` prepares it, then these jobs in place of its placeholder job and a
 // scheduler configured in code.
-Run run(const workloads::Scenario& s, std::vector<workloads::JobSpec> jobs,
-        std::unique_ptr<Scheduler> scheduler) {
+Run run(const runs::Scenario& s, std::vector<workloads::JobSpec> jobs, std::unique_ptr<Scheduler> scheduler) {
   Run r;
   r.prepared = prepare_run(s);
   r.prepared.jobs = std::move(jobs);

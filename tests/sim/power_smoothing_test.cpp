@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "fleetwatt/sim/engine.hpp"
+#include "fleetwatt/sim/policy_registry.hpp"
 #include "fleetwatt/sim/power_smoothing.hpp"
 #include "sim_test_support.hpp"
 
@@ -77,7 +78,7 @@ std::unique_ptr<sim::Engine> step_engine(std::uint32_t n, std::uint32_t pp, sim:
   j.schedule.waveform = workloads::Waveform::steps;
   j.schedule.checkpoint_every_steps = 5;
   j.schedule.startup_s = 2.0;
-  workloads::SchedulerConfig c;
+  sim::SchedulerConfig c;
   return std::make_unique<sim::Engine>(std::move(setup), std::vector<workloads::JobSpec>{j}, predictor,
                                        sim::make_scheduler(c), sim::make_placement(c));
 }

@@ -5,22 +5,22 @@
 #include <string>
 #include <vector>
 
+#include "fleetwatt/runs/run_assembly.hpp"
+#include "fleetwatt/runs/scenario_loader.hpp"
 #include "fleetwatt/sim/engine.hpp"
 #include "fleetwatt/sim/power_sink.hpp"
-#include "fleetwatt/sim/run_assembly.hpp"
-#include "fleetwatt/workloads/scenario_loader.hpp"
 
 namespace fleetwatt::test {
 
 /// A prepared run (scenario, setup, predictor, jobs) and its engine, built as `fleetwatt run` builds them.
-struct TestRun : sim::PreparedRun {
+struct TestRun : runs::PreparedRun {
   std::unique_ptr<sim::Engine> engine;
 };
 
 inline TestRun make_run(const std::string& toml) {
   TestRun r;
-  static_cast<sim::PreparedRun&>(r) = sim::prepare_run(workloads::parse_scenario(toml, "test.toml"));
-  r.engine = sim::make_engine(r);
+  static_cast<runs::PreparedRun&>(r) = runs::prepare_run(runs::parse_scenario(toml, "test.toml"));
+  r.engine = runs::make_engine(r);
   return r;
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "fleetwatt/sim/engine.hpp"
+#include "fleetwatt/sim/policy_registry.hpp"
 #include "sim_test_support.hpp"
 
 using namespace fleetwatt;
@@ -62,7 +63,7 @@ workloads::JobSpec llm_job(std::uint32_t n, workloads::Waveform w = workloads::W
 
 std::unique_ptr<sim::Engine> engine(sim::EngineSetup setup, std::vector<workloads::JobSpec> jobs,
                                     const models::PowerPredictor& p) {
-  workloads::SchedulerConfig c;
+  sim::SchedulerConfig c;
   return std::make_unique<sim::Engine>(std::move(setup), std::move(jobs), p, sim::make_scheduler(c),
                                        sim::make_placement(c));
 }

@@ -19,7 +19,7 @@ std::string scenario(double warmup_s, double submit_s) {
 }
 
 struct Ran {
-  sim::PreparedRun run;
+  runs::PreparedRun run;
   std::unique_ptr<sim::Engine> engine;
   RecordingSink sink;
 };
@@ -28,9 +28,9 @@ struct Ran {
 /// generator's warm-up jobs have them).
 std::unique_ptr<Ran> run(double warmup_s, double submit_s) {
   auto r = std::make_unique<Ran>();
-  r->run = sim::prepare_run(workloads::parse_scenario(scenario(warmup_s, 0), "w.toml"));
+  r->run = runs::prepare_run(runs::parse_scenario(scenario(warmup_s, 0), "w.toml"));
   r->run.jobs.at(0).submit_s = submit_s;
-  r->engine = sim::make_engine(r->run);
+  r->engine = runs::make_engine(r->run);
   r->engine->attach(&r->sink);
   r->engine->run();
   return r;

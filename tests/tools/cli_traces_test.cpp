@@ -10,10 +10,11 @@
 #include <map>
 
 #include "fleetwatt/results/result_reader.hpp"
-#include "fleetwatt/workloads/scenario_loader.hpp"
+#include "fleetwatt/runs/scenario_loader.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::test;
+using namespace fleetwatt::runs;
 
 namespace {
 
@@ -139,8 +140,8 @@ TEST_CASE("trace fleet derives the shipped Alibaba 2023 fleet from its node list
   CHECK(expected.at("8xG2").first == 549);
   CHECK(expected.at("2xT4").first == 387);
   const auto fleet = slurp(dir / "fleet.toml");
-  const auto shipped = fleetwatt::workloads::load_scenario(source_dir() / "examples" / "public-data" /
-                                                           "alibaba-2023-replay.toml");
+  const auto shipped =
+      fleetwatt::runs::load_scenario(source_dir() / "examples" / "public-data" / "alibaba-2023-replay.toml");
   CHECK(shipped.fleet.nodes == 1213);
   CHECK(shipped.fleet.total_gpus() == 6212);
   REQUIRE(shipped.fleet.groups.size() == expected.size());

@@ -3,11 +3,12 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
+#include "fleetwatt/runs/engine_setup.hpp"
+#include "fleetwatt/runs/run_assembly.hpp"
+#include "fleetwatt/runs/scenario_loader.hpp"
 #include "fleetwatt/sim/engine.hpp"
 #include "fleetwatt/sim/network_model.hpp"
-#include "fleetwatt/sim/run_assembly.hpp"
 #include "fleetwatt/topologies/graph_io.hpp"
-#include "fleetwatt/workloads/scenario_loader.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt;
@@ -15,14 +16,14 @@ using namespace fleetwatt;
 namespace {
 
 // The scenario prepared and run as `fleetwatt run` does.
-struct Run : sim::PreparedRun {
+struct Run : runs::PreparedRun {
   std::unique_ptr<sim::Engine> engine;
 };
 
-Run run(const workloads::Scenario& s) {
+Run run(const runs::Scenario& s) {
   Run r;
-  static_cast<sim::PreparedRun&>(r) = sim::prepare_run(s);
-  r.engine = sim::make_engine(r);
+  static_cast<runs::PreparedRun&>(r) = runs::prepare_run(s);
+  r.engine = runs::make_engine(r);
   r.engine->run();
   return r;
 }
@@ -85,7 +86,7 @@ double exposed(double B) {
 }  // namespace
 
 TEST_CASE("an epoch's peak is compute plus the exposed part of the ring all-reduce") {
-  const auto r = run(workloads::parse_scenario(with(""), "two.toml"));
+  const auto r = run(runs::parse_scenario(with(""), "two.toml"));
   const auto& job = r.engine->jobs().at(0);
   REQUIRE(job.state == sim::JobState::finished);
   // Ring all-reduce over p = 2 GPUs: 2(p-1)/p * S / B + 2(p-1)(alpha + path latency), B = PCIe 32 GB/s (the
@@ -106,7 +107,7 @@ TEST_CASE("an epoch's peak is compute plus the exposed part of the ring all-redu
 }
 
 TEST_CASE("the network's idle and active power are part of IT energy") {
-  const auto with_net = run(workloads::parse_scenario(with(""), "two.toml"));
+  const auto with_net = run(runs::parse_scenario(with(""), "two.toml"));
   const auto& job = with_net.engine->jobs().at(0);
   const double busy_s = (job.end - job.start).seconds();
   // 1 leaf + 1 spine at 250 W, the leaf-spine link and two NIC links at 2 x 10 W idle, two NICs at 15 W;
@@ -124,7 +125,7 @@ TEST_CASE("rings of two jobs sharing a saturated link stretch both jobs' epochs"
   // uplink 50) = 32 GB/s; together the rings share the uplinks at 25 GB/s each. Shares are taken at epoch
   // starts: job 1's first epoch began before job 2 started (alone); every later epoch is shared.
   const auto r =
-      run(workloads::parse_scenario(two_jobs_spread("[scheduler]\nplacement = \"spread\"\n"), "four.toml"));
+      run(runs::parse_scenario(two_jobs_spread("[scheduler]\nplacement = \"spread\"\n"), "four.toml"));
   const auto& jobs = r.engine->jobs();
   REQUIRE(jobs.size() == 2);
   CHECK(exposed(25e9) > exposed(32e9));
@@ -134,8 +135,8 @@ TEST_CASE("rings of two jobs sharing a saturated link stretch both jobs' epochs"
 
 TEST_CASE("the shipped spread scenario shows longer epochs, more communication and more energy than packed") {
   const auto dir = fleetwatt::test::source_dir() / "workloads" / "scenarios";
-  const auto packed = run(workloads::load_scenario(dir / "placement-packed.toml"));
-  const auto spread = run(workloads::load_scenario(dir / "placement-spread.toml"));
+  const auto packed = run(runs::load_scenario(dir / "placement-packed.toml"));
+  const auto spread = run(runs::load_scenario(dir / "placement-spread.toml"));
   const auto& pj = packed.engine->jobs();
   const auto& sj = spread.engine->jobs();
   REQUIRE(pj.size() == sj.size());
@@ -154,8 +155,8 @@ TEST_CASE("the shipped spread scenario shows longer epochs, more communication a
 }
 
 TEST_CASE("a bad [topology] key in a scenario is a ConfigError at its line") {
-  const auto s = workloads::parse_scenario(with("fabric = \"mesh\""), "bad.toml");
-  CHECK_THROWS_WITH(sim::engine_setup(s), Catch::Contains("bad.toml:") && Catch::Contains("fabric"));
+  const auto s = runs::parse_scenario(with("fabric = \"mesh\""), "bad.toml");
+  CHECK_THROWS_WITH(runs::engine_setup(s), Catch::Contains("bad.toml:") && Catch::Contains("fabric"));
 }
 
 TEST_CASE(
@@ -187,10 +188,10 @@ TEST_CASE("a paused job's flows leave the links: the other ring runs alone meanw
   // Job 1's second epoch begins at about 114 s while job 2 is paused: its ring has the uplinks to itself
   // (32 GB/s) instead of sharing them (25 GB/s). Job 2's first epoch was shared; its second runs after job
   // 1 has finished, alone.
-  const auto r = run(workloads::parse_scenario(
-      two_jobs_spread("[scheduler]\npolicy = \"dr\"\nplacement = \"spread\"\n"
-                      "[scheduler.dr]\nstart_s = 50\nend_s = 500\ntarget_w = 1900\n"),
-      "four.toml"));
+  const auto r = run(
+      runs::parse_scenario(two_jobs_spread("[scheduler]\npolicy = \"dr\"\nplacement = \"spread\"\n"
+                                           "[scheduler.dr]\nstart_s = 50\nend_s = 500\ntarget_w = 1900\n"),
+                           "four.toml"));
   const auto& jobs = r.engine->jobs();
   REQUIRE(jobs.size() == 2);
   REQUIRE(jobs[0].paused_gpu_seconds == 0.0);
@@ -203,13 +204,13 @@ TEST_CASE("a failed job's flows leave the network while it restarts and return w
           "[failures]") {
   // The two-server job above, interrupted 50 s into its first peak (rate 0: only this scripted failure):
   // 60 s idle, then a 30 s reload (longer than its 10 s checkpoint), then both epochs again from the start.
-  auto s = workloads::parse_scenario(
+  auto s = runs::parse_scenario(
       with("") +
           "[failures]\nenabled = true\nrate_per_gpu_hour = 0\nrestart_delay_s = 60\nrestart_ramp_s = 30\n",
       "two.toml");
   Run r;
-  static_cast<sim::PreparedRun&>(r) = sim::prepare_run(s);
-  r.engine = sim::make_engine(r);
+  static_cast<runs::PreparedRun&>(r) = runs::prepare_run(s);
+  r.engine = runs::make_engine(r);
   r.engine->interrupt_at(0, sim::Time::from_seconds(50));
   r.engine->run();
   const auto& job = r.engine->jobs().at(0);

@@ -5,11 +5,12 @@
 #include <algorithm>
 #include <sstream>
 
-#include "fleetwatt/workloads/scenario_loader.hpp"
+#include "fleetwatt/runs/scenario_loader.hpp"
 #include "fleetwatt/workloads/trace.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::workloads;
+using namespace fleetwatt::runs;
 
 namespace {
 

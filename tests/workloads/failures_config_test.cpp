@@ -2,10 +2,11 @@
 // bad input refused with the file, line:column and dotted key.
 #include <catch2/catch.hpp>
 
-#include "fleetwatt/workloads/scenario_loader.hpp"
+#include "fleetwatt/runs/scenario_loader.hpp"
 #include "scenario_test_support.hpp"
 
 using namespace fleetwatt::workloads;
+using namespace fleetwatt::runs;
 using fleetwatt::test::error_of;
 using fleetwatt::test::kJobs;
 

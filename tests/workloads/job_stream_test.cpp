@@ -5,11 +5,12 @@
 
 #include <filesystem>
 
+#include "fleetwatt/runs/scenario_loader.hpp"
 #include "fleetwatt/workloads/job_generator.hpp"
 #include "fleetwatt/workloads/job_stream.hpp"
-#include "fleetwatt/workloads/scenario_loader.hpp"
 
 using namespace fleetwatt::workloads;
+using namespace fleetwatt::runs;
 
 namespace {
 std::vector<JobSpec> drain(JobSource& source) {
@@ -49,9 +50,9 @@ TEST_CASE("the scenario's job stream is build_workload's workload in its order",
     Scenario s =
         load_scenario(std::filesystem::path(FLEETWATT_SOURCE_DIR) / "workloads/scenarios/day-fleet.toml");
     s.workload.warmup_s = 46800.0;
-    REQUIRE(streamable(s));
-    ScenarioJobStream stream(s);
-    const auto built = build_workload(s);
+    REQUIRE(streamable(s.workload));
+    ScenarioJobStream stream(s.workload, s.seed);
+    const auto built = build_workload(s.workload, s.seed);
     CHECK(stream.size() == built.size());
     const auto streamed = drain(stream);
     check_same(streamed, built);
@@ -96,8 +97,8 @@ n_gpus = [1, 2]
 epochs = [1, 5]
 )";
     const Scenario s = parse_scenario(text, "s.toml");
-    ScenarioJobStream stream(s);
-    const auto built = build_workload(s);
+    ScenarioJobStream stream(s.workload, s.seed);
+    const auto built = build_workload(s.workload, s.seed);
     const auto streamed = drain(stream);
     check_same(streamed, built);
     CHECK(stream.size() == built.size());

@@ -8,11 +8,12 @@
 #include <utility>
 #include <vector>
 
-#include "fleetwatt/workloads/scenario_loader.hpp"
+#include "fleetwatt/runs/scenario_loader.hpp"
 #include "scenario_test_support.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::workloads;
+using namespace fleetwatt::runs;
 using fleetwatt::test::error_of;
 using fleetwatt::test::kJobs;
 

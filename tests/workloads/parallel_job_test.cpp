@@ -2,10 +2,11 @@
 // global_batch_tokens): what they set, and each inconsistency refused at its line, column and key.
 #include <catch2/catch.hpp>
 
-#include "fleetwatt/workloads/scenario_loader.hpp"
+#include "fleetwatt/runs/scenario_loader.hpp"
 #include "scenario_test_support.hpp"
 
 using namespace fleetwatt::workloads;
+using namespace fleetwatt::runs;
 using fleetwatt::test::error_of;
 
 namespace {

@@ -1,13 +1,14 @@
-// `--set key=value` overrides (workloads/scenario_override.hpp): values of every TOML kind land where the
+// `--set key=value` overrides (runs/scenario_override.hpp): values of every TOML kind land where the
 // dotted key says, arrays are indexed from 0, and every bad assignment or bad overridden value is refused
 // with one message naming the assignment and the key, not a line of the file.
 #include <catch2/catch.hpp>
 
-#include "fleetwatt/workloads/scenario_loader.hpp"
-#include "fleetwatt/workloads/scenario_override.hpp"
+#include "fleetwatt/runs/scenario_loader.hpp"
+#include "fleetwatt/runs/scenario_override.hpp"
 #include "scenario_test_support.hpp"
 
 using namespace fleetwatt::workloads;
+using namespace fleetwatt::runs;
 using fleetwatt::test::kJobs;
 
 namespace {

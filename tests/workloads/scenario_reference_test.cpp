@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "fleetwatt/workloads/scenario_loader.hpp"
+#include "fleetwatt/runs/scenario_loader.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt;
@@ -25,7 +25,7 @@ TEST_CASE("docs/scenario.md's scenario reference parses as a scenario", "[scenar
   dir.write("my-gpus.toml", "");  // the reference names a user preset file
   dir.write("jobs.csv",
             "job_id,submit_s,n_gpus,epochs,peak_s,peak_W,valley_s,valley_W\n100,0,4,2,10,250,1,60\n");
-  auto s = workloads::load_scenario(dir.write("reference.toml", toml));
+  auto s = runs::load_scenario(dir.write("reference.toml", toml));
   CHECK(s.fleet.nodes == 1000);
   CHECK(s.workload.jobs.size() == 2);
   REQUIRE(s.workload.generator);

@@ -3,14 +3,14 @@
 
 #include <string>
 
-#include "fleetwatt/workloads/scenario_loader.hpp"
+#include "fleetwatt/runs/scenario_loader.hpp"
 
 namespace fleetwatt::test {
 
 /// The message of the ConfigError that parsing `toml` (as "bad.toml") throws, or "(no error)".
 inline std::string error_of(const std::string& toml) {
   try {
-    (void)workloads::parse_scenario(toml, "bad.toml");
+    (void)runs::parse_scenario(toml, "bad.toml");
   } catch (const workloads::ConfigError& e) {
     return e.what();
   }

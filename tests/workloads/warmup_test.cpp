@@ -6,12 +6,14 @@
 #include <cmath>
 #include <numbers>
 
+#include "fleetwatt/runs/scenario_loader.hpp"
 #include "fleetwatt/workloads/job_generator.hpp"
 #include "fleetwatt/workloads/replay.hpp"
 #include "fleetwatt/workloads/warmup.hpp"
 #include "scenario_test_support.hpp"
 
 using namespace fleetwatt::workloads;
+using namespace fleetwatt::runs;
 using fleetwatt::test::error_of;
 using fleetwatt::test::kJobs;
 
@@ -71,9 +73,9 @@ TEST_CASE("the default warm-up is 2 x the longest generated run time, in whole h
 TEST_CASE("warm-up arrivals lie between -warmup and 0, in order, and leave the window's jobs as they were",
           "[warmup]") {
   Scenario s = parse_scenario(generated(), "s.toml");
-  const auto without = build_workload(s);
+  const auto without = build_workload(s.workload, s.seed);
   s.workload.warmup_s = 6 * 3600.0;
-  const auto with = build_workload(s);
+  const auto with = build_workload(s.workload, s.seed);
   REQUIRE(with.size() > without.size());
   const std::size_t warm = with.size() - without.size();
   for (std::size_t i = 0; i < with.size(); ++i) {
@@ -129,9 +131,11 @@ rate_per_hour = 10
 )";
   Scenario s = parse_scenario(text, "p.toml");
   CHECK(default_warmup_s(s.workload, {}) == 0.0);  // presets keep 0 unless told
-  const auto without = build_scenario_workload(s, {});
+  const auto without = build_scenario_workload(s.workload, s.seed,
+                                               static_cast<std::uint32_t>(s.fleet.largest_group_gpus()), {});
   s.workload.warmup_s = 86400.0;
-  const auto with = build_scenario_workload(s, {});
+  const auto with = build_scenario_workload(s.workload, s.seed,
+                                            static_cast<std::uint32_t>(s.fleet.largest_group_gpus()), {});
   std::vector<JobSpec> window, warm;
   for (const auto& j : with) (j.submit_s < 0 ? warm : window).push_back(j);
   REQUIRE(window.size() == without.size());
@@ -196,9 +200,9 @@ TEST_CASE("a periodic warm-up lasts whole days by default and leaves the window'
   s.workload.horizon_s = 86400.0;
   const RuntimeEstimate four_times = [&](const JobSpec& j) { return 4 * estimate(j); };
   CHECK(default_warmup_s(s.workload, four_times) == 2 * 86400.0);
-  const auto without = build_workload(s);
+  const auto without = build_workload(s.workload, s.seed);
   s.workload.warmup_s = 86400.0;
-  const auto with = build_workload(s);
+  const auto with = build_workload(s.workload, s.seed);
   // One whole day before 0: every window job once more, 86,400 s earlier, ids after the window's.
   REQUIRE(with.size() == 2 * without.size());
   for (std::size_t i = 0; i < without.size(); ++i) {

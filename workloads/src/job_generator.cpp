@@ -105,20 +105,19 @@ std::vector<JobSpec> generate_warmup_jobs(const GeneratorConfig& c, std::uint64_
   return jobs;
 }
 
-std::vector<JobSpec> build_workload(const Scenario& s) {
-  std::vector<JobSpec> jobs = s.workload.jobs;
-  if (s.workload.generator) {
+std::vector<JobSpec> build_workload(const WorkloadConfig& w, std::uint64_t seed) {
+  std::vector<JobSpec> jobs = w.jobs;
+  if (w.generator) {
     std::int64_t next = 1;
     for (const auto& j : jobs) next = std::max(next, j.id + 1);
-    auto generated = generate_jobs(*s.workload.generator, s.seed, next);
+    auto generated = generate_jobs(*w.generator, seed, next);
     // Warm-up arrivals (ids after the window's, which stay those of a run without one) lead up to a
     // generator that opens with the window; one that starts later begins from an empty fleet by choice.
-    const double warmup_s = s.workload.warmup_s.value_or(0.0);
-    if (s.workload.generator->start_s == 0.0 && warmup_s > 0.0) {
+    const double warmup_s = w.warmup_s.value_or(0.0);
+    if (w.generator->start_s == 0.0 && warmup_s > 0.0) {
       next += static_cast<std::int64_t>(generated.size());
-      auto warmup = s.workload.periodic_warmup
-                        ? periodic_warmup_jobs(generated, s.workload.horizon_s, warmup_s, next)
-                        : generate_warmup_jobs(*s.workload.generator, s.seed, warmup_s, next);
+      auto warmup = w.periodic_warmup ? periodic_warmup_jobs(generated, w.horizon_s, warmup_s, next)
+                                      : generate_warmup_jobs(*w.generator, seed, warmup_s, next);
       generated.insert(generated.begin(), std::make_move_iterator(warmup.begin()),
                        std::make_move_iterator(warmup.end()));
     }

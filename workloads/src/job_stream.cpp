@@ -9,45 +9,44 @@
 
 namespace fleetwatt::workloads {
 
-bool streamable(const Scenario& s) noexcept {
-  return !s.workload.trace && !s.workload.preset;
+bool streamable(const WorkloadConfig& w) noexcept {
+  return !w.trace && !w.preset;
 }
 
-ScenarioJobStream::ScenarioJobStream(const Scenario& s) : fixed_(s.workload.jobs) {
+ScenarioJobStream::ScenarioJobStream(const WorkloadConfig& w, std::uint64_t seed) : fixed_(w.jobs) {
   // build_workload stable-sorts [explicit, warm-up, window] by submit time: the same order is a merge of
   // the three, each in its own order (explicit ones stable-sorted), taking ties in that order.
   std::stable_sort(fixed_.begin(), fixed_.end(),
                    [](const JobSpec& a, const JobSpec& b) { return a.submit_s < b.submit_s; });
   any_smoothing_ = std::any_of(fixed_.begin(), fixed_.end(), smooths_itself);
   size_ = fixed_.size();
-  if (!s.workload.generator) return;
-  const GeneratorConfig& g = *s.workload.generator;
+  if (!w.generator) return;
+  const GeneratorConfig& g = *w.generator;
   std::int64_t next = 1;
   for (const auto& j : fixed_) next = std::max(next, j.id + 1);
   // The warm-up's ids follow the window's, so the window is counted first: its stream drawn once, dropped.
   // A periodic warm-up repeats the window's jobs, so they are kept from that count (warmup.hpp).
-  const double warmup_s = s.workload.warmup_s.value_or(0.0);
+  const double warmup_s = w.warmup_s.value_or(0.0);
   const bool warm = g.start_s == 0.0 && warmup_s > 0.0;
   std::vector<JobSpec> window_jobs;
   std::uint64_t window = 0;
-  for (ArrivalStream count(g, s.seed, next);;) {
+  for (ArrivalStream count(g, seed, next);;) {
     auto j = count.next();
     if (!j) break;
     ++window;
     // Only the window's last warmup_s are repeated (all of it when the warm-up is longer than the window):
     // memory for the copies, not for the whole horizon.
-    if (warm && s.workload.periodic_warmup && j->submit_s >= s.workload.horizon_s - warmup_s)
+    if (warm && w.periodic_warmup && j->submit_s >= w.horizon_s - warmup_s)
       window_jobs.push_back(std::move(*j));
   }
   size_ += window;
   if (warm) {
     const std::int64_t first = next + static_cast<std::int64_t>(window);
-    warmup_ = s.workload.periodic_warmup
-                  ? periodic_warmup_jobs(window_jobs, s.workload.horizon_s, warmup_s, first)
-                  : generate_warmup_jobs(g, s.seed, warmup_s, first);
+    warmup_ = w.periodic_warmup ? periodic_warmup_jobs(window_jobs, w.horizon_s, warmup_s, first)
+                                : generate_warmup_jobs(g, seed, warmup_s, first);
     size_ += warmup_.size();
   }
-  window_.emplace(g, s.seed, next);
+  window_.emplace(g, seed, next);
   window_next_ = window_->next();
 }
 

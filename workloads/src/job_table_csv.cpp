@@ -362,7 +362,7 @@ std::vector<RawJob> parse_job_table(std::istream& in, RecordErrors& errors) {
       errors.bad(job.line, "peak_W", "explicit phases need all of peak_W, peak_s, valley_W and valley_s");
       continue;
     }
-    // The split must fit the job's GPUs, as a scenario job's must (workloads/scenario_loader.cpp).
+    // The split must fit the job's GPUs, as a scenario job's must (runs/src/scenario_loader.cpp).
     if (const auto& par = s.meta.parallel; s.n_gpus > 0 && par.dp(s.n_gpus) == 0) {
       errors.bad(job.line, par.cp > 1 ? "cp" : "tp",
                  fmt::format("n_gpus {} is not a multiple of tp x cp x pp = {} x {} x {}", s.n_gpus, par.tp,

@@ -32,37 +32,36 @@ TraceOptions trace_options(const TraceConfig& c, std::uint64_t seed, std::uint32
   return o;
 }
 
-std::vector<JobSpec> build_scenario_workload(const Scenario& s, const RuntimeEstimate& estimate) {
-  std::vector<JobSpec> jobs = build_workload(s);
-  // Larger jobs clip to what one job can get: the whole fleet, or with node groups the largest group.
-  const auto fleet_gpus = static_cast<std::uint32_t>(s.fleet.largest_group_gpus());
+std::vector<JobSpec> build_scenario_workload(const WorkloadConfig& w, std::uint64_t seed,
+                                             std::uint32_t fleet_gpus, const RuntimeEstimate& estimate) {
+  std::vector<JobSpec> jobs = build_workload(w, seed);
   int sources = (!jobs.empty() ? 1 : 0);
-  if (s.workload.trace) {
-    auto o = trace_options(*s.workload.trace, s.seed, fleet_gpus);
+  if (w.trace) {
+    auto o = trace_options(*w.trace, seed, fleet_gpus);
     o.estimate = estimate;
-    auto r = read_trace(s.workload.trace->file, o);
+    auto r = read_trace(w.trace->file, o);
     jobs.insert(jobs.end(), std::make_move_iterator(r.jobs.begin()), std::make_move_iterator(r.jobs.end()));
     ++sources;
   }
-  if (s.workload.preset) {
-    const auto& p = *s.workload.preset;
+  if (w.preset) {
+    const auto& p = *w.preset;
     auto generated =
         generate_preset_jobs(cluster_preset(p.cluster), {p.mean_rate_per_s, p.start_s, p.end_s, fleet_gpus},
-                             s.seed, 0, {}, estimate);
+                             seed, 0, {}, estimate);
     // An explicit warm-up before a preset that opens with the window: its arrivals over [-warmup, 0) from a
     // stream of their own (the rate is constant, so drawing them forwards is as good as backwards), ids
     // after the window's, which stay as without one.
-    const double warmup_s = s.workload.warmup_s.value_or(0.0);
-    if (p.start_s == 0.0 && warmup_s > 0.0 && !s.workload.periodic_warmup) {
+    const double warmup_s = w.warmup_s.value_or(0.0);
+    if (p.start_s == 0.0 && warmup_s > 0.0 && !w.periodic_warmup) {
       auto warmup = generate_preset_jobs(
-          cluster_preset(p.cluster), {p.mean_rate_per_s, -warmup_s, 0.0, fleet_gpus}, s.seed ^ kWarmupStream,
+          cluster_preset(p.cluster), {p.mean_rate_per_s, -warmup_s, 0.0, fleet_gpus}, seed ^ kWarmupStream,
           static_cast<std::int64_t>(generated.size()), {}, estimate);
       generated.insert(generated.end(), std::make_move_iterator(warmup.begin()),
                        std::make_move_iterator(warmup.end()));
     }
     // Deferrable marking, as for traces: a seeded share, deadline after the drawn run time (the window's
     // jobs first, so a warm-up leaves their marks as they were).
-    Random rng(s.seed ^ 0x5deece66dULL);
+    Random rng(seed ^ 0x5deece66dULL);
     for (auto& j : generated) {
       if (rng.uniform() < p.deferrable_fraction) {
         j.deferrable = true;
@@ -71,9 +70,9 @@ std::vector<JobSpec> build_scenario_workload(const Scenario& s, const RuntimeEst
       }
     }
     // A periodic warm-up repeats the window's jobs, deferrable marks and all, so it is made after marking.
-    if (p.start_s == 0.0 && warmup_s > 0.0 && s.workload.periodic_warmup) {
-      auto warmup = periodic_warmup_jobs(generated, s.workload.horizon_s, warmup_s,
-                                         static_cast<std::int64_t>(generated.size()));
+    if (p.start_s == 0.0 && warmup_s > 0.0 && w.periodic_warmup) {
+      auto warmup =
+          periodic_warmup_jobs(generated, w.horizon_s, warmup_s, static_cast<std::int64_t>(generated.size()));
       generated.insert(generated.end(), std::make_move_iterator(warmup.begin()),
                        std::make_move_iterator(warmup.end()));
     }

@@ -75,7 +75,7 @@ workloads::ParamSpecs SrPredictor::params() {
            {}}};
 }
 
-std::unique_ptr<SrPredictor> SrPredictor::from_config(const workloads::PredictorConfig& config) {
+std::unique_ptr<SrPredictor> SrPredictor::from_config(const models::PredictorConfig& config) {
   const workloads::ParamSet params = config.params.checked(SrPredictor::params());
   if (!params.has("path"))
     throw ConfigError(config.kind_origin, "predictor.path", "the sr predictor needs path = \"MODEL.toml\"");

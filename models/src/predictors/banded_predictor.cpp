@@ -5,11 +5,11 @@ namespace fleetwatt::models {
 
 EpochPlan BandedPredictor::plan(const JobSpec& job, const GpuHardware& gpu) const {
   EpochPlan p = inner_->plan(job, gpu);
-  if (band_ == workloads::Band::mid) return p;
+  if (band_ == models::Band::mid) return p;
   // A calibrated band moves time and power to their own ends (their product is the energy band).
   const PredictionBand b = inner_->band(job, gpu);
   if (b.level > 0.0) {
-    const bool low = band_ == workloads::Band::low;
+    const bool low = band_ == models::Band::low;
     p.each_part([&](workloads::EpochPart& part) {
       part.s *= low ? b.time_low : b.time_high;
       part.W *= low ? b.power_low : b.power_high;
@@ -17,13 +17,13 @@ EpochPlan BandedPredictor::plan(const JobSpec& job, const GpuHardware& gpu) cons
     return p;
   }
   const UncertaintyBand u = inner_->uncertainty(job, gpu);
-  const double factor = band_ == workloads::Band::low ? 1.0 - u.low : 1.0 + u.high;
+  const double factor = band_ == models::Band::low ? 1.0 - u.low : 1.0 + u.high;
   p.each_part([&](workloads::EpochPart& part) { part.W *= factor; });
   return p;
 }
 
-std::unique_ptr<PowerPredictor> at_band(std::unique_ptr<PowerPredictor> inner, workloads::Band band) {
-  if (band == workloads::Band::mid) return inner;
+std::unique_ptr<PowerPredictor> at_band(std::unique_ptr<PowerPredictor> inner, models::Band band) {
+  if (band == models::Band::mid) return inner;
   return std::make_unique<BandedPredictor>(std::move(inner), band);
 }
 

@@ -125,7 +125,7 @@ std::vector<PredictorEntry> first_principles_predictor_entries() {
        "kernel launches, the all-reduce and data loading; power from the achieved fraction of the roofline "
        "between resident floor and saturation, capped by the clock model; constants and band fitted on the "
        "shared measurements; job classes fall back to the table",
-       datasheet_params(), [](const workloads::PredictorConfig& c) -> std::unique_ptr<PowerPredictor> {
+       datasheet_params(), [](const models::PredictorConfig& c) -> std::unique_ptr<PowerPredictor> {
          const auto& p = c.params;
          DatasheetParams d;
          d.power_limit_W = p.has("power_limit_w") ? p.get_positive("power_limit_w", 0.0) : 0.0;
@@ -152,7 +152,7 @@ std::vector<PredictorEntry> first_principles_predictor_entries() {
       {"component",
        "explainer's component model: FLOPs at an assumed MFU, P = P_idle + P_dyn + P_mem_io at an assumed "
        "utilisation; job classes fall back to the table",
-       component_params(), [](const workloads::PredictorConfig& c) -> std::unique_ptr<PowerPredictor> {
+       component_params(), [](const models::PredictorConfig& c) -> std::unique_ptr<PowerPredictor> {
          const auto& p = c.params;
          ComponentPredictorParams d;
          d.mfu = fraction(p, "mfu");

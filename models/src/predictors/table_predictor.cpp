@@ -8,14 +8,14 @@
 
 namespace fleetwatt::models {
 
-std::vector<workloads::JobClassConfig> TablePredictor::builtin_classes() {
-  std::vector<workloads::JobClassConfig> v;
+std::vector<models::JobClassConfig> TablePredictor::builtin_classes() {
+  std::vector<models::JobClassConfig> v;
   for (const auto& c : workloads::builtin_job_classes())
     v.push_back({c.name, c.reference, c.reference_samples, {fmt::format("built-in class {}", c.name), 0, 0}});
   return v;
 }
 
-TablePredictor::TablePredictor(const std::vector<workloads::JobClassConfig>& classes) {
+TablePredictor::TablePredictor(const std::vector<models::JobClassConfig>& classes) {
   for (auto& c : builtin_classes()) classes_[c.name] = c;
   for (const auto& c : classes) classes_[c.name] = c;
 }
@@ -26,7 +26,7 @@ std::vector<std::string> TablePredictor::class_names() const {
   return names;
 }
 
-const workloads::JobClassConfig& TablePredictor::job_class(const std::string& name) const {
+const models::JobClassConfig& TablePredictor::job_class(const std::string& name) const {
   auto it = classes_.find(name);
   if (it == classes_.end()) throw std::out_of_range(name);
   return it->second;

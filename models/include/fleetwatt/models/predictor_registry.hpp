@@ -19,7 +19,7 @@ class PredictorRegistry {
   [[nodiscard]] const std::vector<PredictorEntry>& entries() const noexcept { return entries_.entries(); }
   /// Builds the configured predictor; an unknown kind, or a parameter the kind does not declare, is a
   /// ConfigError listing the known ones.
-  [[nodiscard]] std::unique_ptr<PowerPredictor> make(const workloads::PredictorConfig& config) const;
+  [[nodiscard]] std::unique_ptr<PowerPredictor> make(const models::PredictorConfig& config) const;
 
  private:
   core::Registry<PredictorFactory> entries_{"predictor"};

@@ -34,7 +34,6 @@
 #include "fleetwatt/topologies/topology_config.hpp"
 #include "fleetwatt/workloads/grid_signal.hpp"
 #include "fleetwatt/workloads/job_source.hpp"
-#include "fleetwatt/workloads/scenario.hpp"
 
 namespace fleetwatt::sim {
 
@@ -307,12 +306,5 @@ class Engine {
   PowerSink* sink_ = nullptr;
   std::unique_ptr<BatteryBank> bank_;  ///< between the ledger and sink_ when there are batteries
 };
-
-/// The engine setup a scenario describes (GPU preset with the scenario's overrides).
-[[nodiscard]] EngineSetup engine_setup(const workloads::Scenario& scenario);
-
-/// Scheduler and placement policies by name; unknown names are ConfigErrors at the scenario's location.
-[[nodiscard]] std::unique_ptr<Scheduler> make_scheduler(const workloads::SchedulerConfig& config);
-[[nodiscard]] std::unique_ptr<PlacementPolicy> make_placement(const workloads::SchedulerConfig& config);
 
 }  // namespace fleetwatt::sim

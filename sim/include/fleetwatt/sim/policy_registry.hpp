@@ -11,8 +11,8 @@
 
 #include "fleetwatt/core/registry.hpp"
 #include "fleetwatt/sim/scheduler.hpp"
+#include "fleetwatt/sim/scheduler_config.hpp"
 #include "fleetwatt/workloads/param_set.hpp"
-#include "fleetwatt/workloads/scenario.hpp"
 
 namespace fleetwatt::sim {
 
@@ -20,7 +20,7 @@ namespace fleetwatt::sim {
 /// every other key is an error).
 template <class T>
 using PolicyFactory =
-    std::function<std::unique_ptr<T>(const workloads::ParamSet& params, const workloads::SchedulerConfig&)>;
+    std::function<std::unique_ptr<T>(const workloads::ParamSet& params, const sim::SchedulerConfig&)>;
 template <class T>
 using PolicyEntry = core::RegistryEntry<PolicyFactory<T>>;
 using SchedulerEntry = PolicyEntry<Scheduler>;
@@ -35,16 +35,18 @@ using PlacementRegistry = core::Registry<PolicyFactory<PlacementPolicy>>;
 /// Checks a [scheduler] section as a whole: every [scheduler.NAME] table names a known policy and holds
 /// only that policy's parameters; the section's own keys belong to the chosen policy or placement.
 /// Deprecated spellings are reported to the parameters' warning sink. Throws ConfigError otherwise.
-void check_scheduler_config(const workloads::SchedulerConfig& config);
+void check_scheduler_config(const sim::SchedulerConfig& config);
 
 /// The parameters policy `name` reads: its [scheduler.NAME] table, else (for the scenario's chosen policy)
 /// the section's own keys that the policy declares. Checked against the policy's declaration.
-[[nodiscard]] workloads::ParamSet policy_params(const workloads::SchedulerConfig& config,
-                                                const std::string& name);
+[[nodiscard]] workloads::ParamSet policy_params(const sim::SchedulerConfig& config, const std::string& name);
 
 /// The same [scheduler] section with another policy chosen (`fleetwatt compare`): the section's own keys
 /// of the scenario's policy stay with it, the placement's are kept.
-[[nodiscard]] workloads::SchedulerConfig with_policy(const workloads::SchedulerConfig& config,
-                                                     const std::string& policy);
+[[nodiscard]] sim::SchedulerConfig with_policy(const sim::SchedulerConfig& config, const std::string& policy);
+
+/// Scheduler and placement policies by name; unknown names are ConfigErrors at the scenario's location.
+[[nodiscard]] std::unique_ptr<Scheduler> make_scheduler(const SchedulerConfig& config);
+[[nodiscard]] std::unique_ptr<PlacementPolicy> make_placement(const SchedulerConfig& config);
 
 }  // namespace fleetwatt::sim

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "fleetwatt/workloads/job_spec.hpp"
-#include "fleetwatt/workloads/scenario.hpp"
+#include "fleetwatt/workloads/workload_config.hpp"
 
 namespace fleetwatt::workloads {
 
@@ -30,8 +30,8 @@ inline constexpr double kMaxExpectedArrivals = 1e8;
 /// The generator's instantaneous arrival rate (jobs/s) at time t.
 [[nodiscard]] double arrival_rate(const GeneratorConfig& config, double t_s);
 
-/// Every job of the scenario: explicit ones, then generated ones (with the warm-up's, when the workload has
-/// one), sorted by submit time (stable).
-[[nodiscard]] std::vector<JobSpec> build_workload(const Scenario& scenario);
+/// Every job of a workload (drawn with `seed`): explicit ones, then generated ones (with the warm-up's, when
+/// the workload has one), sorted by submit time (stable).
+[[nodiscard]] std::vector<JobSpec> build_workload(const WorkloadConfig& workload, std::uint64_t seed);
 
 }  // namespace fleetwatt::workloads

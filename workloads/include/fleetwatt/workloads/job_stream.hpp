@@ -12,7 +12,7 @@
 #include "fleetwatt/workloads/job_source.hpp"
 #include "fleetwatt/workloads/job_spec.hpp"
 #include "fleetwatt/workloads/random.hpp"
-#include "fleetwatt/workloads/scenario.hpp"
+#include "fleetwatt/workloads/workload_config.hpp"
 
 namespace fleetwatt::workloads {
 
@@ -36,12 +36,12 @@ class ArrivalStream {
 
 /// Whether a scenario's workload can be drawn as the run goes: generated and explicit jobs (a trace or a
 /// preset is read and matched whole).
-[[nodiscard]] bool streamable(const Scenario& scenario) noexcept;
+[[nodiscard]] bool streamable(const WorkloadConfig& workload) noexcept;
 
 /// The workload of a streamable scenario (whose warmup_s is settled), in build_workload's order.
 class ScenarioJobStream final : public JobSource {
  public:
-  explicit ScenarioJobStream(const Scenario& scenario);
+  ScenarioJobStream(const WorkloadConfig& workload, std::uint64_t seed);
   [[nodiscard]] std::optional<JobSpec> next() override;
   [[nodiscard]] bool any_job_smoothing() const override { return any_smoothing_; }
   /// Jobs in all (counted up front by drawing the arrivals once without keeping them).

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "fleetwatt/workloads/job_inference.hpp"
-#include "fleetwatt/workloads/scenario.hpp"
 #include "fleetwatt/workloads/trace.hpp"
+#include "fleetwatt/workloads/workload_config.hpp"
 
 namespace fleetwatt::workloads {
 
@@ -14,10 +14,12 @@ namespace fleetwatt::workloads {
 [[nodiscard]] TraceOptions trace_options(const TraceConfig& config, std::uint64_t seed,
                                          std::uint32_t fleet_gpus);
 
-/// Every job of the scenario: explicit and [workload.generator] jobs (build_workload), then the replayed
+/// Every job of a workload drawn with `seed` on a fleet whose largest job gets `fleet_gpus` (larger jobs
+/// clip): explicit and [workload.generator] jobs (build_workload), then the replayed
 /// trace and the preset's jobs, sorted by submit time (stable) and renumbered 0..n-1 when more than one
 /// source contributes. `estimate` may be empty (no run-time matching).
-[[nodiscard]] std::vector<JobSpec> build_scenario_workload(const Scenario& scenario,
+[[nodiscard]] std::vector<JobSpec> build_scenario_workload(const WorkloadConfig& workload, std::uint64_t seed,
+                                                           std::uint32_t fleet_gpus,
                                                            const RuntimeEstimate& estimate);
 
 }  // namespace fleetwatt::workloads

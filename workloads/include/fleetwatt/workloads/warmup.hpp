@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "fleetwatt/workloads/job_inference.hpp"
-#include "fleetwatt/workloads/scenario.hpp"
+#include "fleetwatt/workloads/workload_config.hpp"
 
 namespace fleetwatt::workloads {
 

@@ -12,7 +12,7 @@
 
 #include "fleetwatt/models/fit/sr_model.hpp"
 #include "fleetwatt/models/predictors/power_predictor.hpp"
-#include "fleetwatt/workloads/scenario.hpp"
+#include "fleetwatt/models/predictors/predictor_config.hpp"
 
 namespace fleetwatt::models::fit {
 
@@ -25,7 +25,7 @@ class SrPredictor final : public PowerPredictor {
   /// peak_W/peak_s models and for features a job cannot supply.
   explicit SrPredictor(const std::filesystem::path& model_file);
   /// From the scenario's [predictor] section (its parameters: params()).
-  [[nodiscard]] static std::unique_ptr<SrPredictor> from_config(const workloads::PredictorConfig& config);
+  [[nodiscard]] static std::unique_ptr<SrPredictor> from_config(const models::PredictorConfig& config);
   /// The declared [predictor] parameters of kind "sr".
   [[nodiscard]] static workloads::ParamSpecs params();
 

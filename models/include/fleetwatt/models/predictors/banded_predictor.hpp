@@ -5,13 +5,13 @@
 #include <memory>
 
 #include "fleetwatt/models/predictors/power_predictor.hpp"
-#include "fleetwatt/workloads/scenario.hpp"
+#include "fleetwatt/models/predictors/predictor_config.hpp"
 
 namespace fleetwatt::models {
 
 class BandedPredictor final : public PowerPredictor {
  public:
-  BandedPredictor(std::unique_ptr<PowerPredictor> inner, workloads::Band band)
+  BandedPredictor(std::unique_ptr<PowerPredictor> inner, models::Band band)
       : inner_(std::move(inner)), band_(band) {}
 
   [[nodiscard]] std::string_view name() const override { return inner_->name(); }
@@ -29,11 +29,11 @@ class BandedPredictor final : public PowerPredictor {
 
  private:
   std::unique_ptr<PowerPredictor> inner_;
-  workloads::Band band_;
+  models::Band band_;
 };
 
 /// The scenario's predictor at its band: `inner` itself for mid, wrapped otherwise.
 [[nodiscard]] std::unique_ptr<PowerPredictor> at_band(std::unique_ptr<PowerPredictor> inner,
-                                                      workloads::Band band);
+                                                      models::Band band);
 
 }  // namespace fleetwatt::models

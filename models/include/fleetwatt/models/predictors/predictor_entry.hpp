@@ -8,14 +8,14 @@
 
 #include "fleetwatt/core/registry.hpp"
 #include "fleetwatt/models/predictors/power_predictor.hpp"
-#include "fleetwatt/workloads/scenario.hpp"
+#include "fleetwatt/models/predictors/predictor_config.hpp"
 
 namespace fleetwatt::models {
 
 /// Builds a predictor from the scenario's [predictor] section; config.params is already checked against the
 /// entry's declared parameters (defaults from there), which are what [predictor] may hold besides kind, band
 /// and classes.
-using PredictorFactory = std::function<std::unique_ptr<PowerPredictor>(const workloads::PredictorConfig&)>;
+using PredictorFactory = std::function<std::unique_ptr<PowerPredictor>(const models::PredictorConfig&)>;
 using PredictorEntry = core::RegistryEntry<PredictorFactory>;
 
 }  // namespace fleetwatt::models

@@ -1,5 +1,5 @@
 // A scenario's predictor configuration with its fleet's and fabric's links (see the header).
-#include "fleetwatt/sim/scenario_predictor.hpp"
+#include "fleetwatt/runs/scenario_predictor.hpp"
 
 #include <fmt/format.h>
 
@@ -8,10 +8,13 @@
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/topologies/topology_config.hpp"
 
-namespace fleetwatt::sim {
+namespace fleetwatt::runs {
 
-workloads::PredictorConfig scenario_predictor_config(const workloads::Scenario& s) {
-  workloads::PredictorConfig c = s.predictor;
+// Assembling a run speaks the engine's vocabulary (setups, jobs, times) throughout.
+using namespace sim;
+
+models::PredictorConfig scenario_predictor_config(const runs::Scenario& s) {
+  models::PredictorConfig c = s.predictor;
   const bool datasheet = c.kind == "datasheet", component = c.kind == "component";
   if (!datasheet && !component) return c;
   const workloads::SourceLocation at =
@@ -59,4 +62,4 @@ workloads::PredictorConfig scenario_predictor_config(const workloads::Scenario& 
   return c;
 }
 
-}  // namespace fleetwatt::sim
+}  // namespace fleetwatt::runs

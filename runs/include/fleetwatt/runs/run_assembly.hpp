@@ -11,23 +11,23 @@
 #include <vector>
 
 #include "fleetwatt/models/predictors/power_predictor.hpp"
+#include "fleetwatt/runs/scenario.hpp"
 #include "fleetwatt/sim/engine.hpp"
 #include "fleetwatt/workloads/job_inference.hpp"
 #include "fleetwatt/workloads/job_source.hpp"
-#include "fleetwatt/workloads/scenario.hpp"
 
-namespace fleetwatt::sim {
+namespace fleetwatt::runs {
 
 /// What the command line may change in a scenario before it runs.
 struct RunOverrides {
-  std::optional<std::uint64_t> seed;    ///< --seed: replaces the scenario's seed
-  std::optional<workloads::Band> band;  ///< --band: replaces the scenario's [predictor] band
+  std::optional<std::uint64_t> seed;  ///< --seed: replaces the scenario's seed
+  std::optional<models::Band> band;   ///< --band: replaces the scenario's [predictor] band
 };
 
 /// Everything one run needs. An engine built from it refers to `predictor`: keep the run alive as long.
 struct PreparedRun {
-  workloads::Scenario scenario;  ///< with the overrides applied
-  EngineSetup setup;
+  runs::Scenario scenario;  ///< with the overrides applied
+  sim::EngineSetup setup;
   std::unique_ptr<models::PowerPredictor> predictor;  ///< the registry's, at the scenario's band
   std::vector<workloads::JobSpec> jobs;               ///< every job; empty when `streamed`
   /// The jobs are drawn as the run goes (prepare_streamed_run): every engine made from the run draws them
@@ -43,15 +43,14 @@ struct PreparedRun {
 
 /// Applies the overrides, then builds the setup, the predictor and every job of the scenario (trace and
 /// preset jobs matched on the reference GPU type, the first group's).
-[[nodiscard]] PreparedRun prepare_run(workloads::Scenario scenario, const RunOverrides& overrides = {});
+[[nodiscard]] PreparedRun prepare_run(runs::Scenario scenario, const RunOverrides& overrides = {});
 /// The same for a scenario file.
 [[nodiscard]] PreparedRun prepare_run(const std::filesystem::path& scenario_file,
                                       const RunOverrides& overrides = {});
 /// As prepare_run, but a workload of generated and explicit jobs is not built: engines draw it as they run,
 /// so memory follows the running and queued jobs, not the horizon's (a trace or preset is built as above).
 /// A bad generated job then fails when it is drawn, during the run.
-[[nodiscard]] PreparedRun prepare_streamed_run(workloads::Scenario scenario,
-                                               const RunOverrides& overrides = {});
+[[nodiscard]] PreparedRun prepare_streamed_run(runs::Scenario scenario, const RunOverrides& overrides = {});
 
 /// The run's jobs as an engine takes them: a fresh stream of a streamed run, else its list (copied, or moved
 /// out of the run with `take`).
@@ -59,16 +58,16 @@ struct PreparedRun {
 [[nodiscard]] std::unique_ptr<workloads::JobSource> take_job_source(PreparedRun& run);
 
 /// The engine of a prepared run (a copy of its jobs), with the scenario's scheduler and placement.
-[[nodiscard]] std::unique_ptr<Engine> make_engine(const PreparedRun& run);
+[[nodiscard]] std::unique_ptr<sim::Engine> make_engine(const PreparedRun& run);
 /// The same, moving the run's jobs into the engine (run.jobs is left empty): a run simulated once need not
 /// hold its workload twice.
-[[nodiscard]] std::unique_ptr<Engine> make_engine_taking_jobs(PreparedRun& run);
+[[nodiscard]] std::unique_ptr<sim::Engine> make_engine_taking_jobs(PreparedRun& run);
 /// The same with another [scheduler] configuration (a policy comparison runs each policy this way).
-[[nodiscard]] std::unique_ptr<Engine> make_engine(const PreparedRun& run,
-                                                  const workloads::SchedulerConfig& scheduler);
+[[nodiscard]] std::unique_ptr<sim::Engine> make_engine(const PreparedRun& run,
+                                                       const sim::SchedulerConfig& scheduler);
 /// The same with policy objects built in code (tests of a policy's own parameters).
-[[nodiscard]] std::unique_ptr<Engine> make_engine(const PreparedRun& run,
-                                                  std::unique_ptr<Scheduler> scheduler,
-                                                  std::unique_ptr<PlacementPolicy> placement);
+[[nodiscard]] std::unique_ptr<sim::Engine> make_engine(const PreparedRun& run,
+                                                       std::unique_ptr<sim::Scheduler> scheduler,
+                                                       std::unique_ptr<sim::PlacementPolicy> placement);
 
-}  // namespace fleetwatt::sim
+}  // namespace fleetwatt::runs

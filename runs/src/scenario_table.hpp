@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "fleetwatt/workloads/scenario.hpp"
+#include "fleetwatt/runs/scenario.hpp"
 
-namespace fleetwatt::workloads {
+namespace fleetwatt::runs {
 
 /// `root` read as a scenario whose text is `text` (kept in results) and whose paths resolve against `file`'s
 /// folder. Keys in messages are `key_prefix.key`; `extra_keys` are allowed at the top beside the scenario's
@@ -20,4 +20,4 @@ namespace fleetwatt::workloads {
                                             const std::filesystem::path& file, const std::string& key_prefix,
                                             const std::vector<std::string>& extra_keys);
 
-}  // namespace fleetwatt::workloads
+}  // namespace fleetwatt::runs

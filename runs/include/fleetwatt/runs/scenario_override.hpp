@@ -9,7 +9,7 @@
 
 #include <toml++/toml.h>
 
-namespace fleetwatt::workloads {
+namespace fleetwatt::runs {
 
 /// Applies one assignment `key=value` to `root` (a parsed scenario).
 ///
@@ -26,4 +26,4 @@ void apply_override(toml::table& root, std::string_view assignment, std::string_
 /// The key of an assignment (the text before the first '='), blanks trimmed; the whole text without '='.
 [[nodiscard]] std::string override_key(std::string_view assignment);
 
-}  // namespace fleetwatt::workloads
+}  // namespace fleetwatt::runs

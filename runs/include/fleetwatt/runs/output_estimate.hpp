@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <string>
 
-#include "fleetwatt/sim/run_assembly.hpp"
+#include "fleetwatt/runs/run_assembly.hpp"
 
-namespace fleetwatt::results {
+namespace fleetwatt::runs {
 
 struct OutputEstimate {
   std::uint64_t facility_rows = 0;  ///< facility intervals in [0, horizon)
@@ -21,6 +21,6 @@ struct OutputEstimate {
   std::string dominant_key;
 };
 
-[[nodiscard]] OutputEstimate estimate_output(const sim::PreparedRun& run);
+[[nodiscard]] OutputEstimate estimate_output(const runs::PreparedRun& run);
 
-}  // namespace fleetwatt::results
+}  // namespace fleetwatt::runs

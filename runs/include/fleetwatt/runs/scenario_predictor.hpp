@@ -6,14 +6,14 @@
 // the checkpoint storage bandwidth its storage servers' (storage_servers x storage_gbps).
 #pragma once
 
-#include "fleetwatt/workloads/scenario.hpp"
+#include "fleetwatt/runs/scenario.hpp"
 
-namespace fleetwatt::sim {
+namespace fleetwatt::runs {
 
 /// `s.predictor` with the fleet's and the fabric's links filled in for a predictor that declares them
 /// (datasheet: gpus_per_node, internode_gbytes_per_s, storage_gbytes_per_s; component: the storage). A key
 /// the [topology] settles and the [predictor] table also gives is refused (ConfigError at that key): the
 /// two would plan and run the same job on different links.
-[[nodiscard]] workloads::PredictorConfig scenario_predictor_config(const workloads::Scenario& s);
+[[nodiscard]] models::PredictorConfig scenario_predictor_config(const runs::Scenario& s);
 
-}  // namespace fleetwatt::sim
+}  // namespace fleetwatt::runs

@@ -1,6 +1,6 @@
 // One job's prediction without a simulation (job_prediction.hpp): the request checked as the scenario's
 // job keys are, the predictor's plan and working, and the JSON text of `fleetwatt predict --json`.
-#include "fleetwatt/models/job_prediction.hpp"
+#include "fleetwatt/runs/job_prediction.hpp"
 
 #include <fmt/format.h>
 
@@ -10,9 +10,12 @@
 #include "fleetwatt/core/json_text.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
 #include "fleetwatt/models/predictors/component_model.hpp"
-#include "fleetwatt/workloads/scenario_loader.hpp"
+#include "fleetwatt/runs/scenario_loader.hpp"
+#include "fleetwatt/runs/scenario_predictor.hpp"
 
-namespace fleetwatt::models {
+namespace fleetwatt::runs {
+
+using namespace models;
 namespace {
 
 using workloads::ConfigError;
@@ -99,7 +102,7 @@ workloads::ModelShape parse_model_shape(const PredictionRequest& o) {
 }
 
 /// The job, GPU, PUE and predictor configuration, from a scenario file or from the options.
-JobPrediction build_request(const PredictionRequest& o, workloads::PredictorConfig& config) {
+JobPrediction build_request(const PredictionRequest& o, models::PredictorConfig& config) {
   JobPrediction r;
   std::vector<GpuHardware> user_gpus;
   if (!o.gpu_file.empty()) user_gpus = load_gpu_preset_file(o.gpu_file);
@@ -112,7 +115,7 @@ JobPrediction build_request(const PredictionRequest& o, workloads::PredictorConf
     }
   };
   if (!o.scenario.empty()) {
-    const workloads::Scenario s = workloads::load_scenario(o.scenario);
+    const runs::Scenario s = runs::load_scenario(o.scenario);
     if (s.workload.jobs.empty())
       throw ConfigError({o.scenario, 0, 0}, "workload.jobs",
                         "the scenario lists no [[workload.jobs]] to predict");
@@ -129,7 +132,9 @@ JobPrediction build_request(const PredictionRequest& o, workloads::PredictorConf
     if (s.fleet.gpu_idle_W) r.gpu.idle_W = *s.fleet.gpu_idle_W;
     if (s.fleet.gpu_tdp_W) r.gpu.tdp_W = *s.fleet.gpu_tdp_W;
     r.pue = s.facility.pue;
-    config = o.scenario_predictor ? o.scenario_predictor(s) : s.predictor;
+    // The [predictor] table as the run assembles it: with what [fleet] and [topology] say of the NVLink
+    // domain, the NICs and the storage servers, so predict and run plan the job on the same links.
+    config = scenario_predictor_config(s);
     return r;
   }
   if (o.batch == 0 || !(o.samples > 0.0))
@@ -227,7 +232,7 @@ std::string PredictionRequest::option_name(std::string_view flag) const {
 }
 
 JobPrediction predict_job(const PredictionRequest& o) {
-  workloads::PredictorConfig config;
+  models::PredictorConfig config;
   JobPrediction r = build_request(o, config);
   if (o.predictor) {
     config.kind = o.predictor.value_or("datasheet");
@@ -385,4 +390,4 @@ std::string prediction_json(const JobPrediction& r) {
   return out + "}";
 }
 
-}  // namespace fleetwatt::models
+}  // namespace fleetwatt::runs

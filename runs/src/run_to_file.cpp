@@ -1,20 +1,25 @@
 // A run streamed into its result file (see run_to_file.hpp).
-#include "fleetwatt/results/run_to_file.hpp"
+#include "fleetwatt/runs/run_to_file.hpp"
 
 #include "fleetwatt/results/result_writer.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
 
-namespace fleetwatt::results {
+namespace fleetwatt::runs {
 
-RunOutcome run_to_file(sim::PreparedRun& r, const std::filesystem::path& out, RunToFileOptions o) {
+using namespace results;
+
+// Assembling a run speaks the engine's vocabulary (setups, jobs, times) throughout.
+using namespace sim;
+
+RunOutcome run_to_file(runs::PreparedRun& r, const std::filesystem::path& out, RunToFileOptions o) {
   std::unique_ptr<sim::Engine> engine_ptr;
   if (o.scheduler) {
     // The scenario's placement stays: a policy in code chooses jobs, the configured placement their GPUs.
     engine_ptr =
-        std::make_unique<sim::Engine>(r.setup, sim::take_job_source(r), *r.predictor, std::move(o.scheduler),
+        std::make_unique<sim::Engine>(r.setup, runs::take_job_source(r), *r.predictor, std::move(o.scheduler),
                                       sim::make_placement(r.scenario.scheduler));
   } else {
-    engine_ptr = sim::make_engine_taking_jobs(r);
+    engine_ptr = runs::make_engine_taking_jobs(r);
   }
   sim::Engine& engine = *engine_ptr;
   WriterLayout layout{r.setup.nodes,
@@ -42,4 +47,4 @@ RunOutcome run_to_file(sim::PreparedRun& r, const std::filesystem::path& out, Ru
   return {engine.summary(), writer.grid_metrics(), writer.power_quality(), layout.clock};
 }
 
-}  // namespace fleetwatt::results
+}  // namespace fleetwatt::runs

@@ -1,28 +1,20 @@
-// Running several scheduling policies on one identical workload and tabulating what each costs: job times,
-// utilisation, IT and facility energy, peak and p95 facility power, carbon and electricity cost. Carbon
-// and cost integrate the facility power exactly against the grid signals of the setup (step interpolation),
-// per facility interval and in total.
+// The comparison of several policies' runs on one workload as a table: one row per policy (job times,
+// utilisation, energy, peak and p95 facility power, carbon, cost, the policy's own figures) and what the
+// HDF5 file keeps of each run. runs/policy_comparison.hpp runs the engines that fill the rows.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <filesystem>
-#include <functional>
-#include <memory>
 #include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "fleetwatt/models/predictors/power_predictor.hpp"
 #include "fleetwatt/results/grid_metrics.hpp"
 #include "fleetwatt/results/power_quality.hpp"
 #include "fleetwatt/results/wall_clock.hpp"
 #include "fleetwatt/sim/cluster.hpp"
-#include "fleetwatt/sim/engine.hpp"
-#include "fleetwatt/sim/run_assembly.hpp"
-#include "fleetwatt/workloads/grid_signal.hpp"
-#include "fleetwatt/workloads/scenario.hpp"
+#include "fleetwatt/sim/job.hpp"
 
 namespace fleetwatt::results {
 
@@ -56,26 +48,6 @@ struct ComparisonRow {
   std::vector<double> facility_carbon_kg, facility_cost;  ///< per facility interval
   std::vector<sim::Job> jobs;
 };
-
-/// Runs one policy (by registry name) on the prepared run's jobs. The scenario's [scheduler] is the base
-/// configuration (placement, carbon signal, per-policy [scheduler.NAME] parameters); the run's setup may be
-/// changed before (compare keeps no node series and may set its own facility interval). A raised `stop`
-/// ends the run (sim::Interrupted).
-[[nodiscard]] ComparisonRow run_policy(const sim::PreparedRun& run, const std::string& policy,
-                                       const std::atomic<bool>* stop = nullptr);
-/// The same with a policy object built outside the registry (a Python policy), whose row is named `name`,
-/// with the scenario's placement; `before_run` (if set) sees the engine before it runs.
-[[nodiscard]] ComparisonRow run_policy(const sim::PreparedRun& run, const std::string& name,
-                                       std::unique_ptr<sim::Scheduler> scheduler,
-                                       const std::function<void(sim::Engine&)>& before_run = {},
-                                       const std::atomic<bool>* stop = nullptr);
-
-/// Runs every policy, up to `threads` at a time; rows in the order of `policies`. A raised `stop` ends
-/// every run (sim::Interrupted, after the threads have returned).
-[[nodiscard]] std::vector<ComparisonRow> compare_policies(const sim::PreparedRun& run,
-                                                          const std::vector<std::string>& policies,
-                                                          unsigned threads,
-                                                          const std::atomic<bool>* stop = nullptr);
 
 /// The column names of the comparison table, in order.
 [[nodiscard]] const std::vector<std::string>& comparison_columns();

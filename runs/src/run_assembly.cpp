@@ -1,6 +1,8 @@
 // Run assembly: scenario + overrides -> setup, predictor at its band, workload; prepared run -> engine.
-#include "fleetwatt/sim/run_assembly.hpp"
-#include "fleetwatt/sim/scenario_predictor.hpp"
+#include "fleetwatt/runs/run_assembly.hpp"
+
+#include "fleetwatt/runs/engine_setup.hpp"
+#include "fleetwatt/runs/scenario_predictor.hpp"
 
 #include <fmt/format.h>
 
@@ -13,15 +15,18 @@
 #include "fleetwatt/core/time.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
 #include "fleetwatt/models/predictors/banded_predictor.hpp"
+#include "fleetwatt/runs/scenario_loader.hpp"
 #include "fleetwatt/sim/job.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
 #include "fleetwatt/workloads/job_generator.hpp"
 #include "fleetwatt/workloads/job_stream.hpp"
 #include "fleetwatt/workloads/replay.hpp"
-#include "fleetwatt/workloads/scenario_loader.hpp"
 #include "fleetwatt/workloads/warmup.hpp"
 
-namespace fleetwatt::sim {
+namespace fleetwatt::runs {
+
+// Assembling a run speaks the engine's vocabulary (setups, jobs, times) throughout.
+using namespace sim;
 
 workloads::RuntimeEstimate runtime_estimate(const models::PowerPredictor& predictor,
                                             const models::GpuHardware& gpu) {
@@ -83,8 +88,7 @@ void check_memory_need(double jobs, const workloads::WorkloadConfig& w) {
 
 // Jobs submitted at or after the horizon never run: say how many, once, so a trace or job list cut short by
 // the horizon does not pass unnoticed.
-void warn_jobs_after_horizon(const std::vector<workloads::JobSpec>& jobs,
-                             const workloads::Scenario& scenario) {
+void warn_jobs_after_horizon(const std::vector<workloads::JobSpec>& jobs, const runs::Scenario& scenario) {
   const double horizon_s = scenario.workload.horizon_s;
   const auto late = std::count_if(jobs.begin(), jobs.end(),
                                   [&](const workloads::JobSpec& j) { return j.submit_s >= horizon_s; });
@@ -99,7 +103,7 @@ void warn_jobs_after_horizon(const std::vector<workloads::JobSpec>& jobs,
 }
 
 /// prepare_run, with the job list built unless `stream` and the workload can be drawn as the run goes.
-PreparedRun prepare(workloads::Scenario scenario, const RunOverrides& overrides, bool stream) {
+PreparedRun prepare(runs::Scenario scenario, const RunOverrides& overrides, bool stream) {
   PreparedRun r;
   r.scenario = std::move(scenario);
   if (overrides.seed) r.scenario.seed = *overrides.seed;
@@ -128,41 +132,45 @@ PreparedRun prepare(workloads::Scenario scenario, const RunOverrides& overrides,
   const double expected_jobs = check_expected_arrivals(workload);
   // Trace and preset jobs match their recorded run times to this predictor's estimate on the reference type;
   // the engine matches them again on the type each one starts on.
-  if (stream && workloads::streamable(r.scenario)) {
+  if (stream && workloads::streamable(r.scenario.workload)) {
     // Drawn as the run goes and dropped when written: memory follows the running jobs, not their number.
     r.streamed = true;
-    r.job_count = workloads::ScenarioJobStream(r.scenario).size();
+    r.job_count = workloads::ScenarioJobStream(r.scenario.workload, r.scenario.seed).size();
     warn_jobs_after_horizon(r.scenario.workload.jobs, r.scenario);
     return r;
   }
   check_memory_need(expected_jobs, workload);
-  r.jobs = workloads::build_scenario_workload(r.scenario, estimate);
+  r.jobs = workloads::build_scenario_workload(
+      r.scenario.workload, r.scenario.seed, static_cast<std::uint32_t>(r.scenario.fleet.largest_group_gpus()),
+      estimate);
   r.job_count = r.jobs.size();
   warn_jobs_after_horizon(r.jobs, r.scenario);
   return r;
 }
 }  // namespace
 
-PreparedRun prepare_run(workloads::Scenario scenario, const RunOverrides& overrides) {
+PreparedRun prepare_run(runs::Scenario scenario, const RunOverrides& overrides) {
   return prepare(std::move(scenario), overrides, false);
 }
 
-PreparedRun prepare_streamed_run(workloads::Scenario scenario, const RunOverrides& overrides) {
+PreparedRun prepare_streamed_run(runs::Scenario scenario, const RunOverrides& overrides) {
   return prepare(std::move(scenario), overrides, true);
 }
 
 std::unique_ptr<workloads::JobSource> job_source(const PreparedRun& run) {
-  if (run.streamed) return std::make_unique<workloads::ScenarioJobStream>(run.scenario);
+  if (run.streamed)
+    return std::make_unique<workloads::ScenarioJobStream>(run.scenario.workload, run.scenario.seed);
   return std::make_unique<workloads::JobList>(run.jobs);
 }
 
 std::unique_ptr<workloads::JobSource> take_job_source(PreparedRun& run) {
-  if (run.streamed) return std::make_unique<workloads::ScenarioJobStream>(run.scenario);
+  if (run.streamed)
+    return std::make_unique<workloads::ScenarioJobStream>(run.scenario.workload, run.scenario.seed);
   return std::make_unique<workloads::JobList>(std::move(run.jobs));
 }
 
 PreparedRun prepare_run(const std::filesystem::path& scenario_file, const RunOverrides& overrides) {
-  return prepare_run(workloads::load_scenario(scenario_file), overrides);
+  return prepare_run(runs::load_scenario(scenario_file), overrides);
 }
 
 std::unique_ptr<Engine> make_engine_taking_jobs(PreparedRun& run) {
@@ -175,7 +183,7 @@ std::unique_ptr<Engine> make_engine(const PreparedRun& run) {
   return make_engine(run, run.scenario.scheduler);
 }
 
-std::unique_ptr<Engine> make_engine(const PreparedRun& run, const workloads::SchedulerConfig& scheduler) {
+std::unique_ptr<Engine> make_engine(const PreparedRun& run, const sim::SchedulerConfig& scheduler) {
   return make_engine(run, make_scheduler(scheduler), make_placement(scheduler));
 }
 
@@ -185,4 +193,4 @@ std::unique_ptr<Engine> make_engine(const PreparedRun& run, std::unique_ptr<Sche
                                   std::move(placement));
 }
 
-}  // namespace fleetwatt::sim
+}  // namespace fleetwatt::runs

@@ -1,9 +1,12 @@
 // The result file's size before the run (output_estimate.hpp), from the layout result_writer.cpp writes.
-#include "fleetwatt/results/output_estimate.hpp"
+#include "fleetwatt/runs/output_estimate.hpp"
 
 #include <cmath>
 
-namespace fleetwatt::results {
+namespace fleetwatt::runs {
+
+// Assembling a run speaks the engine's vocabulary (setups, jobs, times) throughout.
+using namespace sim;
 
 namespace {
 // /facility holds time_s, it_power_W, facility_power_W, pue, energy_J, carbon_kg and cost: 7 doubles per
@@ -20,7 +23,7 @@ std::uint64_t intervals(sim::Time horizon, sim::Duration interval) {
 }
 }  // namespace
 
-OutputEstimate estimate_output(const sim::PreparedRun& run) {
+OutputEstimate estimate_output(const runs::PreparedRun& run) {
   OutputEstimate e;
   for (const auto& g : sim::fleet_groups(run.setup)) e.nodes += g.nodes;
   e.facility_rows = intervals(run.setup.horizon, run.setup.facility_interval);
@@ -34,4 +37,4 @@ OutputEstimate estimate_output(const sim::PreparedRun& run) {
   return e;
 }
 
-}  // namespace fleetwatt::results
+}  // namespace fleetwatt::runs

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,10 +12,10 @@
 #include "fleetwatt/models/predictors/datasheet_predictor.hpp"
 #include "fleetwatt/models/predictors/power_predictor.hpp"
 #include "fleetwatt/models/zoo/model_zoo.hpp"
+#include "fleetwatt/runs/scenario.hpp"
 #include "fleetwatt/workloads/job_spec.hpp"
-#include "fleetwatt/workloads/scenario.hpp"
 
-namespace fleetwatt::models {
+namespace fleetwatt::runs {
 
 /// What to predict: `fleetwatt predict`'s options (docs/predictors.md), with their defaults.
 struct PredictionRequest {
@@ -32,10 +31,6 @@ struct PredictionRequest {
   /// (keys as a scenario's; experts, top_k, gated_mlp too); the model is then named by `model` or "custom".
   std::string model_shape;
   std::optional<bool> tp_comm_overlap;  ///< unset: on with the optimized stack
-  /// The predictor configuration of a scenario job (`scenario`): its [predictor] table as the run assembles
-  /// it (sim::scenario_predictor_config adds what its [fleet] and [topology] say: the NVLink domain, the
-  /// NICs and the storage servers); unset: the [predictor] table as written.
-  std::function<workloads::PredictorConfig(const workloads::Scenario&)> scenario_predictor;
   double samples = 0.0, params = 0.0, flops = 0.0, pue = 1.0, power_limit = 0.0;
 
   /// Where errors say the request came from, and how they name an option: the command line names
@@ -48,15 +43,15 @@ struct PredictionRequest {
 /// The request resolved and predicted.
 struct JobPrediction {
   workloads::JobSpec job;
-  GpuHardware gpu;
+  models::GpuHardware gpu;
   double pue = 1.0;
   std::string predictor;  ///< the predictor's name
   workloads::EpochPlan plan;
   workloads::PhaseProfile profile;
-  UncertaintyBand band;
-  PredictionBand pband;
-  std::optional<StepBreakdown> step;  ///< the datasheet working, for a job with model metadata
-  std::optional<ModelCount> counts;
+  models::UncertaintyBand band;
+  models::PredictionBand pband;
+  std::optional<models::StepBreakdown> step;  ///< the datasheet working, for a job with model metadata
+  std::optional<models::ModelCount> counts;
   double epoch_s = 0.0, total_s = 0.0, gpu_energy_J = 0.0, facility_energy_J = 0.0;
 };
 
@@ -67,4 +62,4 @@ struct JobPrediction {
 /// The prediction as one JSON object (SI units; keys in docs/predictors.md, "predict --json").
 [[nodiscard]] std::string prediction_json(const JobPrediction& p);
 
-}  // namespace fleetwatt::models
+}  // namespace fleetwatt::runs

@@ -1,6 +1,6 @@
 // Reading a region file: the [[site]] tables, each read as a scenario by the scenario loader itself (inline,
 // with its keys named under site[i]), or loaded from its scenario file with its `set` assignments.
-#include "fleetwatt/workloads/region.hpp"
+#include "fleetwatt/runs/region.hpp"
 
 #include <fmt/format.h>
 
@@ -11,11 +11,16 @@
 #include <sstream>
 
 #include "fleetwatt/core/toml_table.hpp"
-#include "fleetwatt/workloads/scenario_loader.hpp"
-#include "fleetwatt/workloads/scenario_override.hpp"
+#include "fleetwatt/runs/scenario_loader.hpp"
+#include "fleetwatt/runs/scenario_override.hpp"
 #include "scenario_table.hpp"
 
-namespace fleetwatt::workloads {
+namespace fleetwatt::runs {
+
+// A scenario is read into the job vocabulary (specs, phases, precisions, traces) throughout.
+using namespace workloads;
+using models::Band;
+using models::JobClassConfig;
 
 namespace {
 
@@ -130,4 +135,4 @@ Region parse_region(std::string_view text, const std::filesystem::path& file,
   return r;
 }
 
-}  // namespace fleetwatt::workloads
+}  // namespace fleetwatt::runs

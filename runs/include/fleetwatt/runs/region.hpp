@@ -12,9 +12,9 @@
 #include <string_view>
 #include <vector>
 
-#include "fleetwatt/workloads/scenario.hpp"
+#include "fleetwatt/runs/scenario.hpp"
 
-namespace fleetwatt::workloads {
+namespace fleetwatt::runs {
 
 struct RegionSite {
   std::string name;       ///< unique in the region; its result file's stem
@@ -48,4 +48,4 @@ struct Region {
                                   const std::vector<std::string>& overrides,
                                   std::optional<std::uint64_t> seed);
 
-}  // namespace fleetwatt::workloads
+}  // namespace fleetwatt::runs

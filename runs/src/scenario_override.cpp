@@ -1,7 +1,7 @@
 // `--set key=value` overrides written into a parsed scenario (see scenario_override.hpp). Every node written
 // here carries the assignment as its source name, so the scenario's own checks report errors about it as
 // coming from the command line rather than from a line of the file.
-#include "fleetwatt/workloads/scenario_override.hpp"
+#include "fleetwatt/runs/scenario_override.hpp"
 
 #include <fmt/format.h>
 
@@ -12,7 +12,7 @@
 
 #include "fleetwatt/core/input_error.hpp"
 
-namespace fleetwatt::workloads {
+namespace fleetwatt::runs {
 namespace {
 
 using core::ConfigError;
@@ -188,4 +188,4 @@ void apply_override(toml::table& root, std::string_view assignment, std::string_
   }
 }
 
-}  // namespace fleetwatt::workloads
+}  // namespace fleetwatt::runs

@@ -13,11 +13,11 @@
 #include "fleetwatt/results/power_quality.hpp"
 #include "fleetwatt/results/result_writer.hpp"
 #include "fleetwatt/results/wall_clock.hpp"
+#include "fleetwatt/runs/run_assembly.hpp"
 #include "fleetwatt/sim/engine.hpp"
-#include "fleetwatt/sim/run_assembly.hpp"
 #include "fleetwatt/sim/run_summary.hpp"
 
-namespace fleetwatt::results {
+namespace fleetwatt::runs {
 
 struct RunToFileOptions {
   std::function<void(const sim::Progress&)> on_progress;  ///< progress lines (none when empty)
@@ -30,21 +30,21 @@ struct RunToFileOptions {
   std::function<void(sim::Engine&)> before_run;
   /// Job-table rows appended to /jobs at a time as finished jobs stream out (the file is the same for any
   /// value; tests set small ones to cross block boundaries).
-  std::size_t job_block_rows = kJobBlockRows;
+  std::size_t job_block_rows = results::kJobBlockRows;
 };
 
 /// What the printed summary needs of a finished run.
 struct RunOutcome {
   sim::RunSummary summary;
-  GridMetrics grid;
-  PowerQuality quality;
-  WallClock clock;
+  results::GridMetrics grid;
+  results::PowerQuality quality;
+  results::WallClock clock;
 };
 
 /// Builds the engine (every job predicted first: a bad job fails before any file exists), streams the run
 /// into `out` (a temporary file renamed onto it at the end: an interrupted or failed run leaves nothing)
 /// and writes the job table, fleet, summary and provenance. Moves the run's jobs into the engine.
-[[nodiscard]] RunOutcome run_to_file(sim::PreparedRun& run, const std::filesystem::path& out,
+[[nodiscard]] RunOutcome run_to_file(runs::PreparedRun& run, const std::filesystem::path& out,
                                      RunToFileOptions options);
 
-}  // namespace fleetwatt::results
+}  // namespace fleetwatt::runs

@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "fleetwatt/workloads/scenario.hpp"
+#include "fleetwatt/runs/scenario.hpp"
 
-namespace fleetwatt::workloads {
+namespace fleetwatt::runs {
 
 /// Loads and validates a scenario file (and the jobs CSV it names).
 [[nodiscard]] Scenario load_scenario(const std::filesystem::path& file);
@@ -17,7 +17,7 @@ namespace fleetwatt::workloads {
 /// Parses scenario text; `file` names it in messages and anchors relative paths.
 [[nodiscard]] Scenario parse_scenario(std::string_view text, const std::filesystem::path& file);
 
-/// The same with `--set key=value` overrides (workloads/scenario_override.hpp) applied, in order, to the
+/// The same with `--set key=value` overrides (runs/scenario_override.hpp) applied, in order, to the
 /// parsed TOML before it is checked. An error about an overridden key names the assignment, not the file.
 /// The scenario's text (kept in result files) is the file's, followed by a comment listing the overrides.
 /// `origin` names where the overrides come from in messages: "--set" on the command line,
@@ -29,4 +29,4 @@ namespace fleetwatt::workloads {
                                       const std::vector<std::string>& overrides,
                                       std::string_view origin = "--set");
 
-}  // namespace fleetwatt::workloads
+}  // namespace fleetwatt::runs

@@ -1,6 +1,6 @@
 // Scenario TOML -> typed Scenario. The only translation unit that knows the scenario schema; the
 // "Scenario reference" of docs/scenario.md documents the same keys.
-#include "fleetwatt/workloads/scenario_loader.hpp"
+#include "fleetwatt/runs/scenario_loader.hpp"
 #include "scenario_table.hpp"
 
 #include <fmt/format.h>
@@ -14,13 +14,18 @@
 
 #include "fleetwatt/core/timestamp.hpp"
 #include "fleetwatt/core/toml_table.hpp"
+#include "fleetwatt/runs/scenario_override.hpp"
 #include "fleetwatt/workloads/cluster_presets.hpp"
 #include "fleetwatt/workloads/job_generator.hpp"
 #include "fleetwatt/workloads/jobs_csv.hpp"
-#include "fleetwatt/workloads/scenario_override.hpp"
 #include "fleetwatt/workloads/trace.hpp"
 
-namespace fleetwatt::workloads {
+namespace fleetwatt::runs {
+
+// A scenario is read into the job vocabulary (specs, phases, precisions, traces) throughout.
+using namespace workloads;
+using models::Band;
+using models::JobClassConfig;
 namespace {
 
 using core::location_of;
@@ -933,4 +938,4 @@ Scenario load_scenario(const std::filesystem::path& file, const std::vector<std:
   return parse_scenario(ss.str(), file, overrides, origin);
 }
 
-}  // namespace fleetwatt::workloads
+}  // namespace fleetwatt::runs

@@ -1,0 +1,47 @@
+// Running several scheduling policies on one identical workload and what each costs: job times,
+// utilisation, IT and facility energy, peak and p95 facility power, carbon and electricity cost (a row of
+// results/comparison_table.hpp each). Carbon and cost integrate the facility power exactly against the grid
+// signals of the setup (step interpolation), per facility interval and in total.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fleetwatt/models/predictors/power_predictor.hpp"
+#include "fleetwatt/results/comparison_table.hpp"
+#include "fleetwatt/runs/run_assembly.hpp"
+#include "fleetwatt/runs/scenario.hpp"
+#include "fleetwatt/sim/cluster.hpp"
+#include "fleetwatt/sim/engine.hpp"
+#include "fleetwatt/workloads/grid_signal.hpp"
+
+namespace fleetwatt::runs {
+
+/// Runs one policy (by registry name) on the prepared run's jobs. The scenario's [scheduler] is the base
+/// configuration (placement, carbon signal, per-policy [scheduler.NAME] parameters); the run's setup may be
+/// changed before (compare keeps no node series and may set its own facility interval). A raised `stop`
+/// ends the run (sim::Interrupted).
+[[nodiscard]] results::ComparisonRow run_policy(const runs::PreparedRun& run, const std::string& policy,
+                                                const std::atomic<bool>* stop = nullptr);
+/// The same with a policy object built outside the registry (a Python policy), whose row is named `name`,
+/// with the scenario's placement; `before_run` (if set) sees the engine before it runs.
+[[nodiscard]] results::ComparisonRow run_policy(const runs::PreparedRun& run, const std::string& name,
+                                                std::unique_ptr<sim::Scheduler> scheduler,
+                                                const std::function<void(sim::Engine&)>& before_run = {},
+                                                const std::atomic<bool>* stop = nullptr);
+
+/// Runs every policy, up to `threads` at a time; rows in the order of `policies`. A raised `stop` ends
+/// every run (sim::Interrupted, after the threads have returned).
+[[nodiscard]] std::vector<results::ComparisonRow> compare_policies(const runs::PreparedRun& run,
+                                                                   const std::vector<std::string>& policies,
+                                                                   unsigned threads,
+                                                                   const std::atomic<bool>* stop = nullptr);
+
+}  // namespace fleetwatt::runs

@@ -1,0 +1,162 @@
+// Policy comparison: one engine per policy on copies of the same jobs, and the row of figures each run gives
+// (results/comparison_table.hpp writes the table).
+#include "fleetwatt/runs/policy_comparison.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <numeric>
+#include <thread>
+
+#include "fleetwatt/sim/policy_registry.hpp"
+#include "fleetwatt/workloads/trace.hpp"
+
+namespace fleetwatt::runs {
+
+using namespace results;
+
+// Assembling a run speaks the engine's vocabulary (setups, jobs, times) throughout.
+using namespace sim;
+using results::ComparisonRow;
+
+namespace {
+
+// Keeps the facility series (interval means) of one run.
+class FacilitySeries final : public sim::PowerSink {
+ public:
+  void facility_sample(sim::Time start, double, double facility_W, double) override {
+    t.push_back(start.seconds());
+    w.push_back(facility_W);
+  }
+  void node_samples(sim::Time, std::span<const double>) override {}
+  void gpu_change(sim::Time, std::span<const sim::GpuIndex>, double) override {}
+  void grid_sample(sim::Time, double carbon_kg, double cost) override {
+    carbon.push_back(carbon_kg);
+    price.push_back(cost);
+  }
+  std::vector<double> t, w, carbon, price;
+};
+
+double mean_of(const std::vector<double>& v) {
+  return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+}
+
+}  // namespace
+
+namespace {
+
+/// Runs the engine and tabulates its run as the row named `policy`.
+ComparisonRow row_of_run(const runs::PreparedRun& run, sim::Engine& engine, const std::string& policy,
+                         const std::atomic<bool>* stop) {
+  FacilitySeries series;
+  engine.attach(&series);
+  engine.run({}, 200000, stop);
+
+  ComparisonRow r;
+  r.policy = policy;
+  const auto& s = engine.summary();
+  r.jobs_total = s.jobs_total;
+  r.jobs_done = s.jobs_finished;
+  r.gpu_util = s.gpu_utilisation;
+  r.it_energy_J = s.it_energy_J;
+  r.facility_energy_J = s.facility_energy_J;
+  r.peak_facility_W = s.peak_facility_W;
+  r.wall_s = s.wall_s;
+  r.carbon_kg = s.carbon_kg;  // the engine's grid meter: the sums of the carbon and cost series
+  r.cost = s.cost;
+  r.smoothing_energy_J = s.smoothing_energy_J;
+  std::vector<double> jct, wait;
+  double first_submit = std::numeric_limits<double>::infinity(), last_end = 0.0, lost = 0.0;
+  for (const auto& j : engine.jobs()) {
+    first_submit = std::min(first_submit, j.submit.seconds());
+    if (j.state == sim::JobState::running || j.state == sim::JobState::finished)
+      wait.push_back((j.start - j.submit).seconds());
+    if (j.state == sim::JobState::finished) {
+      jct.push_back((j.end - j.submit).seconds());
+      last_end = std::max(last_end, j.end.seconds());
+    }
+    lost += j.paused_gpu_seconds + j.capped_gpu_seconds;
+    // A miss: finished after its deadline, or unfinished at a horizon past its deadline.
+    if (j.spec.deadline_s && j.spec.deferrable &&
+        (j.state == sim::JobState::finished ? j.end.seconds() > *j.spec.deadline_s + 1e-9
+                                            : s.horizon_s > *j.spec.deadline_s))
+      ++r.deadline_misses;
+  }
+  r.jct_mean_s = mean_of(jct);
+  r.jct_p50_s = workloads::quantile(jct, 0.50);
+  r.jct_p99_s = workloads::quantile(jct, 0.99);
+  r.wait_mean_s = mean_of(wait);
+  r.makespan_s = jct.empty() ? 0.0 : last_end - first_submit;
+  r.lost_gpu_hours = lost / 3600.0;
+  r.metrics = engine.scheduler_metrics();
+  // The series' own energy: each interval mean times its length (the last interval ends at the horizon).
+  for (std::size_t i = 0; i < series.t.size(); ++i) {
+    const double end = i + 1 < series.t.size() ? series.t[i + 1] : s.horizon_s;
+    r.series_energy_J += series.w[i] * (end - series.t[i]);
+  }
+  std::vector<double> w = series.w;
+  r.p95_facility_W = workloads::quantile(w, 0.95);
+  r.facility_interval_s = run.setup.facility_interval.seconds();
+  r.clock = {run.scenario.output.start_unix_s, run.scenario.output.start_utc_offset_s};
+  r.start_text = run.scenario.output.start;
+  r.grid =
+      grid_metrics(series.w, {run.setup.facility_interval.ns(), r.clock, run.scenario.grid.system_peak_hours},
+                   core::Duration::from_seconds(s.horizon_s).ns());
+  r.quality = power_quality(series.w, run.setup.facility_interval.ns(), r.clock,
+                            core::Duration::from_seconds(s.horizon_s).ns());
+  r.facility_t_s = std::move(series.t);
+  r.facility_W = std::move(series.w);
+  r.facility_carbon_kg = std::move(series.carbon);
+  r.facility_cost = std::move(series.price);
+  r.jobs.assign(engine.jobs().begin(), engine.jobs().end());
+  return r;
+}
+
+}  // namespace
+
+ComparisonRow run_policy(const runs::PreparedRun& run, const std::string& policy,
+                         const std::atomic<bool>* stop) {
+  const auto engine = runs::make_engine(run, sim::with_policy(run.scenario.scheduler, policy));
+  return row_of_run(run, *engine, policy, stop);
+}
+
+ComparisonRow run_policy(const runs::PreparedRun& run, const std::string& name,
+                         std::unique_ptr<sim::Scheduler> scheduler,
+                         const std::function<void(sim::Engine&)>& before_run, const std::atomic<bool>* stop) {
+  const auto engine =
+      runs::make_engine(run, std::move(scheduler), sim::make_placement(run.scenario.scheduler));
+  if (before_run) before_run(*engine);
+  return row_of_run(run, *engine, name, stop);
+}
+
+std::vector<ComparisonRow> compare_policies(const runs::PreparedRun& run,
+                                            const std::vector<std::string>& policies, unsigned threads,
+                                            const std::atomic<bool>* stop) {
+  std::vector<ComparisonRow> rows(policies.size());
+  std::vector<std::exception_ptr> errors(policies.size());
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i; (i = next++) < policies.size();) {
+      try {
+        rows[i] = run_policy(run, policies[i], stop);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  const unsigned n = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(policies.size())));
+  std::vector<std::thread> pool;
+  for (unsigned k = 1; k < n; ++k) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  return rows;
+}
+
+}  // namespace fleetwatt::runs
