@@ -22,10 +22,10 @@ MAX_BYTES = 16384
 
 # target: (repository globs, test sources whose string literals are seeds, shared-data globs)
 SOURCES = {
-    "scenario_toml": (["workloads/scenarios/*.toml"], ["tests/workloads/*.cpp", "tests/tools/cli_*.cpp"], []),
+    "scenario_toml": (["examples/scenarios/*.toml"], ["tests/jobs/*.cpp", "tests/tools/cli_*.cpp"], []),
     "region_toml": (["examples/region-*.toml"], ["tests/tools/cli_region_test.cpp"], []),
     "scenario_override": ([], [], []),
-    "jobs_csv": ([], ["tests/workloads/jobs_csv_test.cpp"], []),
+    "jobs_csv": ([], ["tests/jobs/jobs_csv_test.cpp"], []),
     "trace_philly": (["tests/traces/philly_sample.json"], ["tests/traces/trace_philly_test.cpp"], []),
     "trace_pai2020": ([], [], []),  # joined below from the job and task tables
     "trace_pai2020_sim": (["tests/traces/pai_sim_sample.csv"], ["tests/traces/trace_formats_test.cpp"], []),
@@ -34,7 +34,7 @@ SOURCES = {
     "trace_swf": (["tests/traces/sample.swf"], ["tests/traces/trace_formats_test.cpp"], []),
     "trace_fleetwatt_csv": ([], ["tests/traces/job_table_csv_test.cpp", "tests/traces/trace_reader_test.cpp"], []),
     "grid_signal_csv": ([], ["tests/traces/grid_signal_test.cpp"], ["grid-carbon-*/*.csv"]),
-    "weather_csv": (["workloads/weather/*.csv"], ["tests/workloads/weather_csv_test.cpp"], []),
+    "weather_csv": (["examples/weather/*.csv"], ["tests/examples/weather_csv_test.cpp"], []),
     "power_log": ([], ["tests/fit/telemetry_test.cpp"], ["zeus-nsdi23/profile_data/*.csv"]),
     "records_csv": ([], ["tests/fit/records_test.cpp", "tests/fit/dataset_test.cpp"],
                     ["gaissa-seaa2023/*.csv"]),

@@ -1,4 +1,4 @@
-// Fuzz target: `--set key=value` overrides (workloads/scenario_override). Each line of the input is one
+// Fuzz target: `--set key=value` overrides (runs/scenario_override). Each line of the input is one
 // assignment, applied in order to a small valid scenario that has tables, arrays of tables and a generator
 // to address, and the result goes through the scenario's checks as a command's --set would.
 #include <string>

@@ -2,5 +2,5 @@
 #include "trace_format.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  return fleetwatt::fuzz::fuzz_trace(fleetwatt::workloads::TraceFormat::alibaba2023, data, size);
+  return fleetwatt::fuzz::fuzz_trace(fleetwatt::jobs::TraceFormat::alibaba2023, data, size);
 }

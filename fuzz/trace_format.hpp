@@ -4,16 +4,16 @@
 
 #include <sstream>
 
-#include "fleetwatt/workloads/trace.hpp"
+#include "fleetwatt/jobs/trace.hpp"
 #include "fuzz_support.hpp"
 
 namespace fleetwatt::fuzz {
 
-inline int fuzz_trace(workloads::TraceFormat format, const std::uint8_t* data, std::size_t size) {
-  workloads::TraceOptions options;
+inline int fuzz_trace(jobs::TraceFormat format, const std::uint8_t* data, std::size_t size) {
+  jobs::TraceOptions options;
   options.format = format;
   std::istringstream in{std::string(as_text(data, size))};
-  expect_input_errors([&] { (void)workloads::read_trace(in, "fuzz-trace", options); });
+  expect_input_errors([&] { (void)jobs::read_trace(in, "fuzz-trace", options); });
   return 0;
 }
 

@@ -72,7 +72,7 @@ bool stderr_is_terminal() {
 int guarded(const std::function<int()>& body) {
   try {
     return body();
-  } catch (const workloads::InputError& e) {
+  } catch (const jobs::InputError& e) {
     if (stderr_is_terminal()) std::cerr << "\r\033[K";
     std::cerr << "fleetwatt: error: " << e.what() << '\n';
     return kExitBadInput;
@@ -129,11 +129,11 @@ void print_warnings(const runs::Scenario& scenario) {
   }
 }
 
-void check_output_path(const std::filesystem::path& path, const workloads::SourceLocation& where,
+void check_output_path(const std::filesystem::path& path, const jobs::SourceLocation& where,
                        const std::string& key, const std::filesystem::path& scenario_file) {
   namespace fs = std::filesystem;
   auto refuse = [&](const std::string& why) {
-    throw workloads::ConfigError(where, key, fmt::format("{}: {}", path.string(), why));
+    throw jobs::ConfigError(where, key, fmt::format("{}: {}", path.string(), why));
   };
   std::error_code ec;
   const auto status = fs::status(path, ec);
@@ -198,7 +198,7 @@ void refuse_output_over_input(const CLI::App& command) {
       if (value != "-") warn_stale_temporaries(value);
       for (const auto& [name, input] : inputs)
         if (fs::equivalent(value, input, ec))
-          throw workloads::ConfigError(
+          throw jobs::ConfigError(
               {}, flag_of(*o),
               fmt::format("{}: is the {} this command reads; give another file name", value, name));
     }
@@ -210,7 +210,7 @@ void check_output_size(const runs::PreparedRun& run, std::uint64_t max_bytes) {
   const runs::OutputEstimate e = runs::estimate_output(run);
   if (e.bytes <= static_cast<double>(max_bytes)) return;
   constexpr double GiB = 1073741824.0;
-  throw workloads::ConfigError(
+  throw jobs::ConfigError(
       {run.scenario.file.string(), 0, 0}, e.dominant_key,
       fmt::format("the result file would hold about {:.3g} GiB uncompressed ({} facility intervals, {} "
                   "servers x {} node "

@@ -66,7 +66,7 @@ std::function<void(const sim::Progress&)> progress_printer();
 /// folder or one where no file can be created, something other than a regular file, or the scenario file
 /// itself. Nothing is left behind. `where` and `key` say where the path came from ("-o" on the command line,
 /// or the scenario's [output] path); the message names the path.
-void check_output_path(const std::filesystem::path& path, const workloads::SourceLocation& where,
+void check_output_path(const std::filesystem::path& path, const jobs::SourceLocation& where,
                        const std::string& key, const std::filesystem::path& scenario_file);
 
 /// Prints the scenario's warnings not printed yet (deprecated spellings), one line each on stderr.

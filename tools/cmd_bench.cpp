@@ -34,7 +34,7 @@ namespace fleetwatt::tools {
 
 namespace {
 struct BenchOptions {
-  std::string scenario = "workloads/scenarios/day-fleet.toml";
+  std::string scenario = "examples/scenarios/day-fleet.toml";
   std::string output;
   bool no_output = false;
   std::uint64_t queue_events = 2'000'000;
@@ -57,17 +57,15 @@ constexpr double kTimeRatioGoal = 1.5, kMemoryRatioGoal = 2.0, kBigRunGoalMiB = 
 /// the load per GPU stays the scenario's. A fleet of node groups or a workload that is not generated is
 /// refused (exit 2): their scale is not one number.
 void scale_scenario(runs::Scenario& s, double factor, const std::string& option) {
-  const workloads::SourceLocation where{s.file.string(), 0, 0};
+  const jobs::SourceLocation where{s.file.string(), 0, 0};
   if (!s.fleet.groups.empty())
-    throw workloads::ConfigError(where, option,
-                                 "scaling needs a fleet of one node kind, not [[fleet.group]]");
+    throw jobs::ConfigError(where, option, "scaling needs a fleet of one node kind, not [[fleet.group]]");
   if (!s.workload.generator || !s.workload.jobs.empty() || s.workload.trace || s.workload.preset)
-    throw workloads::ConfigError(where, option,
-                                 "scaling needs a [workload.generator] workload and nothing else");
+    throw jobs::ConfigError(where, option, "scaling needs a [workload.generator] workload and nothing else");
   const double nodes = std::round(static_cast<double>(s.fleet.nodes) * factor);
   if (!(nodes >= 1.0 && nodes <= 1e7))
-    throw workloads::ConfigError(where, option,
-                                 fmt::format("{} x {} nodes is out of range", factor, s.fleet.nodes));
+    throw jobs::ConfigError(where, option,
+                            fmt::format("{} x {} nodes is out of range", factor, s.fleet.nodes));
   s.workload.generator->mean_rate_per_s *= nodes / static_cast<double>(s.fleet.nodes);
   s.fleet.nodes = static_cast<std::uint32_t>(nodes);
 }
@@ -274,8 +272,7 @@ int network_scaling(const BenchOptions& o) {
   // Check the scenario and both scalings here, so that bad input is one line and exit 2 before any run.
   runs::Scenario s = runs::load_scenario(o.scenario, o.overrides);
   if (!s.topology)
-    throw workloads::ConfigError({s.file.string(), 0, 0}, "--network-scaling",
-                                 "the scenario has no [topology]");
+    throw jobs::ConfigError({s.file.string(), 0, 0}, "--network-scaling", "the scenario has no [topology]");
   const double base_nodes = static_cast<double>(s.fleet.nodes);
   scale_scenario(s, o.network_scaling, "--network-scaling");
   // The large run: --network-gpus GPUs in nodes of the scenario's size (25,000 for the default day).

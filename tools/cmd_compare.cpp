@@ -47,7 +47,7 @@ std::vector<std::string> split_names(const std::string& list) {
 int compare(const CompareOptions& o) {
   // A flag has no file position: the error names the flag alone.
   const auto policies = split_names(o.policies);
-  if (policies.empty()) throw workloads::ConfigError({}, "--policies", "no policy named");
+  if (policies.empty()) throw jobs::ConfigError({}, "--policies", "no policy named");
   for (const auto& p : policies) {
     bool known = false;
     std::vector<std::string> names;
@@ -56,8 +56,8 @@ int compare(const CompareOptions& o) {
       names.push_back(e.name);
     }
     if (!known)
-      throw workloads::ConfigError({}, "--policies",
-                                   fmt::format("unknown policy '{}' (known: {})", p, fmt::join(names, ", ")));
+      throw jobs::ConfigError({}, "--policies",
+                              fmt::format("unknown policy '{}' (known: {})", p, fmt::join(names, ", ")));
   }
   runs::Scenario scenario = runs::load_scenario(o.scenario, o.overrides);
   // Before any policy runs: an unwritable result file must not cost the whole comparison.

@@ -37,7 +37,7 @@ struct ExportOptions {
 constexpr std::size_t kChunk = 1u << 20;
 
 [[noreturn]] void refuse(const std::string& where, const std::string& field, const std::string& message) {
-  throw workloads::ConfigError({where, 0, 0}, field, message);
+  throw jobs::ConfigError({where, 0, 0}, field, message);
 }
 
 /// A number as CSV text: the shortest form that reads back to the same double; NaN as an empty field.

@@ -16,10 +16,10 @@
 #include "commands.hpp"
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/core/text_output.hpp"
+#include "fleetwatt/jobs/random.hpp"
 #include "fleetwatt/models/fit/baselines.hpp"
 #include "fleetwatt/models/fit/evaluation.hpp"
 #include "fleetwatt/models/fit/sr_model.hpp"
-#include "fleetwatt/workloads/random.hpp"
 #include "version.hpp"
 
 namespace fleetwatt::tools {
@@ -62,7 +62,7 @@ std::string version_text() {
 int run_bench(const FitOptions& o) {
   // A population of random programs (gplearn's initialisation) over random standardised features.
   const int nf = 5;
-  workloads::Random rng(o.gp.seed);
+  jobs::Random rng(o.gp.seed);
   Eigen::MatrixXd x(o.bench_rows, nf);
   for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = rng.uniform(-2, 2);
   Eigen::VectorXd y = x.col(0).array().square() + x.col(1).array();

@@ -9,17 +9,17 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "fleetwatt/jobs/trace.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
 #include "fleetwatt/models/predictors/table_predictor.hpp"
 #include "fleetwatt/models/training/power_law.hpp"
 #include "fleetwatt/models/zoo/model_zoo.hpp"
 #include "fleetwatt/sim/facility_model.hpp"
+#include "fleetwatt/sim/failures_config.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
+#include "fleetwatt/sim/smoothing_config.hpp"
 #include "fleetwatt/topologies/topology_config.hpp"
-#include "fleetwatt/workloads/failures_config.hpp"
-#include "fleetwatt/workloads/smoothing_config.hpp"
-#include "fleetwatt/workloads/trace.hpp"
 #include "list_format.hpp"
 
 namespace fleetwatt::tools {
@@ -56,18 +56,18 @@ std::vector<ListSection> registry_sections() {
   for (const auto& k : sim::cooling_kinds()) cooling.entries.push_back({k.name, k.description, k.params});
   cooling.entries.push_back({"(every kind)", "keys every [facility] takes", sim::facility_common_params()});
   ListSection& traces = out.emplace_back(ListSection{"trace formats ([workload.trace] format)", {}});
-  for (const auto& f : workloads::trace_format_entries())
+  for (const auto& f : jobs::trace_format_entries())
     traces.entries.push_back({f.name, f.description, f.params});
   traces.entries.push_back(
-      {"(every format)", "keys every [workload.trace] takes", workloads::trace_common_params()});
+      {"(every format)", "keys every [workload.trace] takes", jobs::trace_common_params()});
   ListSection& failures = out.emplace_back(ListSection{"job interruptions ([failures])", {}});
   failures.entries.push_back({"failures",
                               "interruptions of running jobs, restarts and lost work (off unless enabled)",
-                              workloads::failure_params()});
+                              sim::failure_params()});
   ListSection& smoothing = out.emplace_back(ListSection{"GPU power smoothing ([smoothing])", {}});
   smoothing.entries.push_back(
       {"smoothing", "a floor and slew limits on running jobs' GPUs, or burn to the floor (off unless a mode)",
-       workloads::smoothing_params()});
+       sim::smoothing_params()});
   return out;
 }
 

@@ -26,16 +26,16 @@ struct PowerLawOptions {
 
 std::ifstream open_csv(const std::string& file) {
   std::ifstream in(file);
-  if (!in) throw workloads::TraceFormatError({file, 0, 0}, "", "cannot open file");
+  if (!in) throw jobs::TraceFormatError({file, 0, 0}, "", "cannot open file");
   return in;
 }
 
-workloads::Precision precision_of(const std::string& p) {
-  if (p == "tf32") return workloads::Precision::tf32;
-  if (p == "fp16") return workloads::Precision::fp16;
-  if (p == "bf16") return workloads::Precision::bf16;
-  if (p == "fp8") return workloads::Precision::fp8;
-  return workloads::Precision::fp32;
+jobs::Precision precision_of(const std::string& p) {
+  if (p == "tf32") return jobs::Precision::tf32;
+  if (p == "fp16") return jobs::Precision::fp16;
+  if (p == "bf16") return jobs::Precision::bf16;
+  if (p == "fp8") return jobs::Precision::fp8;
+  return jobs::Precision::fp32;
 }
 
 int fit_laws(const PowerLawOptions& o) {
@@ -51,7 +51,7 @@ int fit_laws(const PowerLawOptions& o) {
     const double c = csv.number(*row, "flops");
     const double t = csv.number(*row, "seconds");
     if (!(c > 0) || !(t > 0))
-      throw workloads::TraceFormatError(csv.where(*row, 0), "flops", "FLOPs and seconds must be positive");
+      throw jobs::TraceFormatError(csv.where(*row, 0), "flops", "FLOPs and seconds must be positive");
     samples[op].first.push_back(c);
     samples[op].second.push_back(t);
   }
@@ -70,7 +70,7 @@ int fit_laws(const PowerLawOptions& o) {
     try {
       f = models::fit_power_law(s.first, s.second, vmax);
     } catch (const models::FitError& e) {
-      throw workloads::TraceFormatError({o.file, 0, 0}, "op " + op, e.what());
+      throw jobs::TraceFormatError({o.file, 0, 0}, "op " + op, e.what());
     }
     if (o.json) {
       json += fmt::format(
@@ -96,7 +96,7 @@ int fit_energy(const PowerLawOptions& o) {
   for (const auto& h : csv.header())
     if (h != o.target) regressors.push_back(h);
   if (regressors.empty())
-    throw workloads::TraceFormatError({o.file, 1, 1}, "", "no regressor columns besides the target");
+    throw jobs::TraceFormatError({o.file, 1, 1}, "", "no regressor columns besides the target");
   std::vector<std::vector<double>> x;
   std::vector<double> e;
   while (auto row = csv.next()) {
@@ -109,7 +109,7 @@ int fit_energy(const PowerLawOptions& o) {
   try {
     reg = models::fit_energy_regression(x, e, regressors);
   } catch (const models::FitError& err) {
-    throw workloads::TraceFormatError({o.file, 0, 0}, o.target, err.what());
+    throw jobs::TraceFormatError({o.file, 0, 0}, o.target, err.what());
   }
   if (o.json) {
     std::string j = fmt::format("{{\"r_squared\": {}, \"observations\": {}, \"coefficients\": {{",

@@ -20,7 +20,7 @@
 namespace fleetwatt::tools {
 namespace {
 
-using workloads::ConfigError;
+using jobs::ConfigError;
 
 /// The request and how to print it.
 struct PredictOptions : runs::PredictionRequest {
@@ -33,7 +33,7 @@ int predict(const PredictOptions& o) {
     std::cout << runs::prediction_json(r) << '\n';
     return 0;
   }
-  const workloads::PhaseProfile& p = r.profile;
+  const jobs::PhaseProfile& p = r.profile;
   const auto& step = r.step;
   const auto& counts = r.counts;
   const auto& band = r.band;
@@ -71,7 +71,7 @@ int predict(const PredictOptions& o) {
         par.zero >= 3 && par.shard_group(par.dp(r.job.n_gpus)) < par.dp(r.job.n_gpus)
             ? fmt::format(" sharded in {}", par.shard_group(par.dp(r.job.n_gpus)))
             : "",
-        workloads::to_string(par.recompute), workloads::to_string(r.job.meta.attention));
+        jobs::to_string(par.recompute), jobs::to_string(r.job.meta.attention));
   }
   if (step && step->parallel) {
     const auto& ps = *step->parallel;
@@ -93,7 +93,7 @@ int predict(const PredictOptions& o) {
     std::cout << fmt::format(
         "checkpoint {:.4g} GB by {} GPUs: the GPUs wait {:.4g} s ({}), the write takes {:.4g} s\n",
         step->checkpoint_bytes / 1e9, step->checkpoint_writers, step->checkpoint_s,
-        workloads::to_string(r.job.schedule.checkpoint), step->checkpoint_write_s);
+        jobs::to_string(r.job.schedule.checkpoint), step->checkpoint_write_s);
   }
   if (step) {
     std::cout << fmt::format(
@@ -132,10 +132,9 @@ int predict(const PredictOptions& o) {
   std::cout << fmt::format(
       "parts      compute {:.1f} s at {:.1f} W, comm {:.1f} s at {:.1f} W, io {:.1f} s at {:.1f} W, "
       "bubble {:.1f} s at {:.1f} W, checkpoint {:.1f} s at {:.1f} W\n",
-      plan[workloads::PartKind::compute].s, plan[workloads::PartKind::compute].W,
-      plan[workloads::PartKind::comm].s, plan[workloads::PartKind::comm].W, plan[workloads::PartKind::io].s,
-      plan[workloads::PartKind::io].W, plan.bubble.s, plan.bubble.W, plan[workloads::PartKind::checkpoint].s,
-      plan[workloads::PartKind::checkpoint].W);
+      plan[jobs::PartKind::compute].s, plan[jobs::PartKind::compute].W, plan[jobs::PartKind::comm].s,
+      plan[jobs::PartKind::comm].W, plan[jobs::PartKind::io].s, plan[jobs::PartKind::io].W, plan.bubble.s,
+      plan.bubble.W, plan[jobs::PartKind::checkpoint].s, plan[jobs::PartKind::checkpoint].W);
   std::cout << fmt::format("epoch      {:.1f} s, average {:.1f} W per GPU\n", epoch_s, p.mean_W());
   std::cout << fmt::format("total      {:.1f} s ({:.2f} h)\n", total_s, total_s / 3600.0);
   std::cout << fmt::format(

@@ -35,7 +35,7 @@ struct ReportOptions {
 
 // Refuses, with one line, a result file that is missing or that fleetwatt did not write.
 void check_result_file(const fs::path& file) {
-  auto refuse = [&](const std::string& why) { throw workloads::ConfigError({file.string()}, "", why); };
+  auto refuse = [&](const std::string& why) { throw jobs::ConfigError({file.string()}, "", why); };
   std::error_code ec;
   if (!fs::exists(file, ec)) refuse("file not found");
   if (!fs::is_regular_file(file, ec)) refuse("is not a regular file");
@@ -98,7 +98,7 @@ int report(const ReportOptions& o) {
   fs::path out = o.output.empty() ? fs::path(result).replace_extension(".html") : fs::path(o.output);
   std::error_code ec;
   if (fs::equivalent(out, result, ec))
-    throw workloads::ConfigError({}, "-o", fmt::format("{}: is the result file itself", out.string()));
+    throw jobs::ConfigError({}, "-o", fmt::format("{}: is the result file itself", out.string()));
   check_output_path(out, {}, "-o", result);
   const std::string python = report_python();
   if (stderr_is_terminal()) std::cerr << fmt::format("fleetwatt report: drawing {} ...\n", result.string());

@@ -33,7 +33,7 @@ int run_scenario(const RunOptions& o) {
   const bool given = !o.output.empty();
   const std::filesystem::path out = given ? std::filesystem::path(o.output) : scenario.output.path;
   // Before the workload is built and simulated: an unwritable result path must not cost a whole run.
-  check_output_path(out, given ? workloads::SourceLocation{} : scenario.output.path_where,
+  check_output_path(out, given ? jobs::SourceLocation{} : scenario.output.path_where,
                     given ? "-o" : "output.path", scenario.file);
   // Generated jobs are drawn as the run goes: memory follows the running and queued jobs.
   runs::PreparedRun r = runs::prepare_streamed_run(std::move(scenario), {o.seed, band_override(o.band)});

@@ -28,8 +28,8 @@ int describe(const TopologyOptions& o) {
   const auto scenario = runs::load_scenario(o.scenario);
   const auto setup = runs::engine_setup(scenario);
   if (!setup.topology)
-    throw workloads::ConfigError({scenario.file.string(), 0, 0}, "topology",
-                                 "the scenario has no [topology] section");
+    throw jobs::ConfigError({scenario.file.string(), 0, 0}, "topology",
+                            "the scenario has no [topology] section");
   auto topo = topologies::build_topology(*setup.topology, setup.nodes, setup.gpus_per_node);
   if (!o.dot.empty()) {
     if (o.dot == "-") {

@@ -10,8 +10,8 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "fleetwatt/core/text_output.hpp"
-#include "fleetwatt/workloads/job_table_csv.hpp"
-#include "fleetwatt/workloads/trace.hpp"
+#include "fleetwatt/jobs/job_table_csv.hpp"
+#include "fleetwatt/jobs/trace.hpp"
 #include "trace_fleet.hpp"
 
 namespace fleetwatt::tools {
@@ -31,14 +31,14 @@ struct TraceCliOptions {
   bool list_skipped = false;
 };
 
-workloads::TraceRead read(const TraceCliOptions& o) {
-  workloads::TraceOptions t;
+jobs::TraceRead read(const TraceCliOptions& o) {
+  jobs::TraceOptions t;
   if (!o.format.empty()) {
-    t.format = workloads::parse_trace_format(o.format, {"--format", 0, 0});
-  } else if (auto g = workloads::guess_trace_format(o.file)) {
+    t.format = jobs::parse_trace_format(o.format, {"--format", 0, 0});
+  } else if (auto g = jobs::guess_trace_format(o.file)) {
     t.format = *g;
   } else {
-    throw workloads::ConfigError({o.file, 0, 0}, "--format", "cannot tell the trace format; give --format");
+    throw jobs::ConfigError({o.file, 0, 0}, "--format", "cannot tell the trace format; give --format");
   }
   t.strict = o.strict;
   t.from_s = o.from_s;
@@ -47,14 +47,14 @@ workloads::TraceRead read(const TraceCliOptions& o) {
   t.pai_task_table = o.task_table;
   t.swf_procs_per_gpu = o.procs_per_gpu;
   t.seed = o.seed;
-  return workloads::read_trace(o.file, t);
+  return jobs::read_trace(o.file, t);
 }
 
 std::string hours(double s) {
   return fmt::format("{:.1f} h", s / 3600.0);
 }
 
-void report_skipped(const workloads::TraceRead& r, bool all) {
+void report_skipped(const jobs::TraceRead& r, bool all) {
   const std::size_t show = all ? r.skipped.size() : std::min<std::size_t>(r.skipped.size(), 5);
   for (std::size_t i = 0; i < show; ++i)
     std::cerr << fmt::format("fleetwatt: skipped {}: {}: {}\n", r.skipped[i].where.to_string(),
@@ -67,7 +67,7 @@ void report_skipped(const workloads::TraceRead& r, bool all) {
 int stats(const TraceCliOptions& o) {
   const auto r = read(o);
   report_skipped(r, o.list_skipped);
-  const auto s = workloads::trace_stats(r.jobs);
+  const auto s = jobs::trace_stats(r.jobs);
   auto line = [](const std::string& k, const std::string& v) {
     std::cout << fmt::format("  {:<28}{}\n", k, v);
   };
@@ -78,11 +78,10 @@ int stats(const TraceCliOptions& o) {
   line("never ran (dropped)", fmt::format("{}", r.no_runtime));
   line("outside window (dropped)", fmt::format("{}", r.outside_window));
   line("GPU jobs", fmt::format("{}", s.jobs));
-  for (auto st :
-       {workloads::JobStatus::completed, workloads::JobStatus::failed, workloads::JobStatus::cancelled,
-        workloads::JobStatus::running, workloads::JobStatus::unknown})
+  for (auto st : {jobs::JobStatus::completed, jobs::JobStatus::failed, jobs::JobStatus::cancelled,
+                  jobs::JobStatus::running, jobs::JobStatus::unknown})
     if (s.by_status[static_cast<int>(st)] > 0)
-      line(fmt::format("  {}", workloads::to_string(st)),
+      line(fmt::format("  {}", jobs::to_string(st)),
            fmt::format(
                "{} ({:.1f} %)", s.by_status[static_cast<int>(st)],
                100.0 * static_cast<double>(s.by_status[static_cast<int>(st)]) / static_cast<double>(s.jobs)));
@@ -105,7 +104,7 @@ int convert(const TraceCliOptions& o) {
   const auto r = read(o);
   report_skipped(r, o.list_skipped);
   core::write_text_output(o.output, "--output",
-                          [&](std::ostream& out) { workloads::write_job_table_csv(out, r.jobs); });
+                          [&](std::ostream& out) { jobs::write_job_table_csv(out, r.jobs); });
   std::cout << fmt::format("{} jobs written to {}\n", r.jobs.size(), o.output);
   return 0;
 }

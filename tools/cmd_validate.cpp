@@ -23,7 +23,7 @@
 namespace fleetwatt::tools {
 namespace {
 
-using workloads::ConfigError;
+using jobs::ConfigError;
 
 struct ValidateOptions {
   std::string measurements;
@@ -54,7 +54,7 @@ std::string table_line(const std::string& gpu, const models::ErrorSummary& s) {
 
 /// A published row's job as the keys of a scenario's [[workload.jobs]] table (JSON): with `[predictor]
 /// internode_gbytes_per_s` = the row's fabric, `fleetwatt predict --scenario` gives the row's prediction.
-std::string scenario_job_json(const workloads::JobSpec& j) {
+std::string scenario_job_json(const jobs::JobSpec& j) {
   static constexpr const char* kPrecision[] = {"fp32", "tf32", "fp16", "bf16", "fp8"};
   const auto& m = j.meta;
   const auto& p = m.parallel;
@@ -63,8 +63,8 @@ std::string scenario_job_json(const workloads::JobSpec& j) {
       "\"seq\": {}, \"global_batch\": {}, \"dataset_samples\": {}, \"precision\": \"{}\", \"stack\": \"{}\", "
       "\"attention\": \"{}\"",
       json_string(m.model), j.n_gpus, p.tp, p.pp, p.cp, p.vp, p.zero, m.input_size, m.batch_size,
-      m.dataset_samples, kPrecision[static_cast<int>(m.precision)], workloads::to_string(m.stack),
-      workloads::to_string(m.attention));
+      m.dataset_samples, kPrecision[static_cast<int>(m.precision)], jobs::to_string(m.stack),
+      jobs::to_string(m.attention));
   if (p.micro_batch > 0) out += fmt::format(", \"micro_batch\": {}", p.micro_batch);
   if (p.first_stage_layers > 0) out += fmt::format(", \"first_stage_layers\": {}", p.first_stage_layers);
   if (p.last_stage_layers > 0) out += fmt::format(", \"last_stage_layers\": {}", p.last_stage_layers);

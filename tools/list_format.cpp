@@ -30,7 +30,7 @@ void wrap(std::string& out, std::size_t col, const std::string& text, std::size_
   out += '\n';
 }
 
-std::string param_text(const workloads::ParamSpec& p) {
+std::string param_text(const jobs::ParamSpec& p) {
   std::string attrs = p.unit;
   const std::string shown = p.default_shown();
   if (shown == "required")

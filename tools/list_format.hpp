@@ -7,14 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "fleetwatt/workloads/param_set.hpp"
+#include "fleetwatt/jobs/param_set.hpp"
 
 namespace fleetwatt::tools {
 
 struct ListEntry {
   std::string name;
   std::string description;
-  workloads::ParamSpecs params;
+  jobs::ParamSpecs params;
 };
 
 struct ListSection {

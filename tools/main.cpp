@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.footer(
       "Run 'fleetwatt COMMAND --help' for a command's options. Example:\n"
-      "  fleetwatt run workloads/scenarios/day-fleet.toml -o day.h5");
+      "  fleetwatt run examples/scenarios/day-fleet.toml -o day.h5");
   fleetwatt::tools::Action action;
   fleetwatt::tools::add_run_command(app, action);
   fleetwatt::tools::add_bench_command(app, action);

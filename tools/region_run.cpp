@@ -41,8 +41,8 @@ void check_common_window(const runs::Region& region, std::int64_t interval_ns) {
                        core::Duration::from_seconds(s.scenario.workload.horizon_s).ns()});
   const auto [start, end] = results::common_window(windows);
   if (end - start < interval_ns)
-    throw workloads::ConfigError(
-        region.interval_where.file.empty() ? workloads::SourceLocation{region.file.string(), 0, 0}
+    throw jobs::ConfigError(
+        region.interval_where.file.empty() ? jobs::SourceLocation{region.file.string(), 0, 0}
                                            : region.interval_where,
         "region.interval_s",
         fmt::format(
@@ -73,7 +73,7 @@ int run_region(const RegionRunOptions& o) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (!fs::is_directory(dir))
-    throw workloads::ConfigError({}, "-o", fmt::format("{}: cannot create the sites' folder", dir.string()));
+    throw jobs::ConfigError({}, "-o", fmt::format("{}: cannot create the sites' folder", dir.string()));
 
   std::vector<results::SweepMemberRow> rows;
   std::vector<results::SiteSeries> series;

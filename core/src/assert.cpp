@@ -13,8 +13,8 @@ namespace {
 std::string_view repository_path(std::string_view file) {
   std::size_t from =
       0;  // after the last of our folders' names in the path (the checkout's own may repeat one)
-  for (const std::string_view folder :
-       {"/core/", "/workloads/", "/models/", "/topologies/", "/sim/", "/results/", "/tools/", "/python/"})
+  for (const std::string_view folder : {"/core/", "/jobs/", "/models/", "/topologies/", "/sim/", "/results/",
+                                        "/runs/", "/tools/", "/python/"})
     if (const auto at = file.rfind(folder); at != std::string_view::npos) from = std::max(from, at + 1);
   return file.substr(from);
 }

@@ -4,6 +4,8 @@
 #include "fleetwatt/core/time.hpp"
 
 #include <fmt/format.h>
+
+#include <cctype>
 #include <charconv>
 #include <cmath>
 
@@ -237,6 +239,19 @@ std::int64_t CsvReader::integer(const CsvRow& row, std::string_view col, std::in
     throw TraceFormatError(where(row, index_of(col)), std::string(col),
                            fmt::format("expected an integer in [{}, {}], got {}", lo, hi, text(row, col)));
   return static_cast<std::int64_t>(v);
+}
+
+std::string lower_case(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::optional<std::size_t> find_column(const std::vector<std::string>& header, std::string_view name) {
+  const std::string want = lower_case(name);
+  for (std::size_t i = 0; i < header.size(); ++i)
+    if (lower_case(header[i]) == want) return i;
+  return std::nullopt;
 }
 
 }  // namespace fleetwatt::core

@@ -25,7 +25,7 @@ def best_of(n, f):
 
 
 if __name__ == "__main__":
-    scenario = fleetwatt.load_scenario(sys.argv[1] if len(sys.argv) > 1 else "workloads/scenarios/day-fleet.toml")
+    scenario = fleetwatt.load_scenario(sys.argv[1] if len(sys.argv) > 1 else "examples/scenarios/day-fleet.toml")
     spec = importlib.util.spec_from_file_location("fifo", HERE / "fifo.py")
     fifo = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(fifo)

@@ -61,7 +61,7 @@ class GreedyCarbon(fleetwatt.Scheduler):
 
 
 if __name__ == "__main__":
-    scenario = sys.argv[1] if len(sys.argv) > 1 else "workloads/scenarios/pai-preset-policies.toml"
+    scenario = sys.argv[1] if len(sys.argv) > 1 else "examples/scenarios/pai-preset-policies.toml"
     fifo = fleetwatt.run(scenario)
     green = fleetwatt.run(scenario, scheduler=GreedyCarbon())
     print(green)

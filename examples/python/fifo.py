@@ -24,5 +24,5 @@ class Fifo(fleetwatt.Scheduler):
 
 
 if __name__ == "__main__":
-    scenario = sys.argv[1] if len(sys.argv) > 1 else "workloads/scenarios/day-fleet.toml"
+    scenario = sys.argv[1] if len(sys.argv) > 1 else "examples/scenarios/day-fleet.toml"
     print(fleetwatt.run(scenario, scheduler=Fifo()))

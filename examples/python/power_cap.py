@@ -78,7 +78,7 @@ class PowerCap(fleetwatt.Scheduler):
 
 
 if __name__ == "__main__":
-    scenario = sys.argv[1] if len(sys.argv) > 1 else "workloads/scenarios/pai-preset-policies.toml"
+    scenario = sys.argv[1] if len(sys.argv) > 1 else "examples/scenarios/pai-preset-policies.toml"
     cap_w = float(sys.argv[2]) if len(sys.argv) > 2 else 11000.0
     r = fleetwatt.run(scenario, scheduler=PowerCap(cap_w))
     print(r)

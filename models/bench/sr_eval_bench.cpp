@@ -2,8 +2,8 @@
 // node-row evaluations per second, on one and two threads, for populations built as gplearn does.
 #include <benchmark/benchmark.h>
 
+#include "fleetwatt/jobs/random.hpp"
 #include "fleetwatt/models/fit/symbolic_regression.hpp"
-#include "fleetwatt/workloads/random.hpp"
 
 namespace {
 
@@ -13,7 +13,7 @@ void bm_evaluate_population(benchmark::State& state) {
   const auto rows = static_cast<Eigen::Index>(state.range(0));
   const int threads = static_cast<int>(state.range(1));
   const int nf = 5;
-  fleetwatt::workloads::Random rng(1);
+  fleetwatt::jobs::Random rng(1);
   Eigen::MatrixXd x(rows, nf);
   for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = rng.uniform(-2, 2);
   const Eigen::VectorXd y = x.col(0).array().square() + x.col(1).array();

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <string_view>
 
-#include "fleetwatt/workloads/random.hpp"
+#include "fleetwatt/jobs/random.hpp"
 
 namespace fleetwatt::models {
 namespace {
@@ -47,7 +47,7 @@ constexpr std::array<std::string_view, 10> kGpus{
 PredictBenchWorkload predict_bench_workload(std::size_t n_jobs, std::uint64_t seed) {
   PredictBenchWorkload w;
   for (const auto id : kGpus) w.gpus.push_back(find_gpu(id));
-  workloads::Random rng(seed);
+  jobs::Random rng(seed);
   w.jobs.reserve(n_jobs);
   w.gpu_of.reserve(n_jobs);
   for (std::size_t i = 0; i < n_jobs; ++i) {

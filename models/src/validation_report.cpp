@@ -103,8 +103,8 @@ ValidationReport validate_measurements(const MeasurementSet& set,
   return report;
 }
 
-workloads::JobSpec as_predicted(const Measurement& m) {
-  workloads::JobSpec job = m.job;
+jobs::JobSpec as_predicted(const Measurement& m) {
+  jobs::JobSpec job = m.job;
   auto& meta = job.meta;
   if (m.shape) {
     // A model measured in another shape than the zoo's: the job's own parameters and FLOPs.
@@ -148,9 +148,9 @@ std::function<Prediction(const Measurement&)> registry_predictor(const std::stri
     }
     GpuHardware gpu = find_gpu(m.gpu, extra);
     if (m.tdp_W > 0.0) gpu.tdp_W = m.tdp_W;
-    const workloads::JobSpec job = as_predicted(m);
-    const workloads::EpochPlan plan = slot->plan(job, gpu);
-    const workloads::PhaseProfile profile = plan.profile();
+    const jobs::JobSpec job = as_predicted(m);
+    const jobs::EpochPlan plan = slot->plan(job, gpu);
+    const jobs::PhaseProfile profile = plan.profile();
     Prediction p;
     p.epoch_s = profile.epoch_s();
     p.avg_power_W = profile.mean_W();

@@ -5,7 +5,7 @@ The engine is fleetwatt's C++ one (the _fleetwatt extension): a run from here wr
 `fleetwatt run` writes, and results are read back through the C++ result reader. See docs/python.md.
 
     import fleetwatt
-    r = fleetwatt.run(fleetwatt.load_scenario("workloads/scenarios/day-fleet.toml"))
+    r = fleetwatt.run(fleetwatt.load_scenario("examples/scenarios/day-fleet.toml"))
     r.facility["facility_power_W"].max(), r.jobs.shape, r.summary["facility_energy_J"]
 """
 

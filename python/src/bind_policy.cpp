@@ -61,7 +61,7 @@ const char* phase_name(sim::JobPhase p) {
   return "none";
 }
 
-std::optional<double> signal_at(const std::shared_ptr<const workloads::GridSignal>& s, sim::Time now) {
+std::optional<double> signal_at(const std::shared_ptr<const sim::GridSignal>& s, sim::Time now) {
   if (!s) return std::nullopt;
   return s->at(now.seconds());
 }

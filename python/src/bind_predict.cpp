@@ -17,8 +17,8 @@ namespace {
 
 constexpr const char* kOrigin = "predict()";
 
-workloads::ConfigError keyword_error(const std::string& key, const std::string& message) {
-  return workloads::ConfigError({kOrigin, 0, 0}, key, message);
+jobs::ConfigError keyword_error(const std::string& key, const std::string& message) {
+  return jobs::ConfigError({kOrigin, 0, 0}, key, message);
 }
 
 std::string as_text(const std::string& key, const py::handle& v) {

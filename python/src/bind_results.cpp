@@ -76,7 +76,7 @@ void bind_results(py::module_& m) {
             const auto name = p.cast<std::string>();
             bool known = false;
             for (const auto& e : sim::scheduler_entries()) known = known || e.name == name;
-            if (!known) throw workloads::ConfigError({}, "policies", "unknown policy '" + name + "'");
+            if (!known) throw jobs::ConfigError({}, "policies", "unknown policy '" + name + "'");
             names.push_back(name);
           } else {
             if (!py::hasattr(p, "schedule"))

@@ -31,6 +31,6 @@ def binary():
 def day_cli(tmp_path_factory, binary):
     """The default day run by the fleetwatt command: (result path, printed summary)."""
     out = tmp_path_factory.mktemp("cli") / "day.h5"
-    p = subprocess.run([binary, "run", str(ROOT / "workloads/scenarios/day-fleet.toml"), "-o", str(out)],
+    p = subprocess.run([binary, "run", str(ROOT / "examples/scenarios/day-fleet.toml"), "-o", str(out)],
                        capture_output=True, text=True, check=True)
     return str(out), p.stdout

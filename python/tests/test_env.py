@@ -7,7 +7,7 @@ import fleetwatt
 
 from conftest import ROOT
 
-DAY = str(ROOT / "workloads/scenarios/day-fleet.toml")
+DAY = str(ROOT / "examples/scenarios/day-fleet.toml")
 # The default day at a tenth of its size (100 servers, a tenth of the arrivals): a day in a few seconds.
 SMALL_DAY = {"fleet.nodes": 100, "workload.generator.rate_per_hour": 15.2}
 
@@ -38,7 +38,7 @@ def test_random_policy_for_a_day():
 def test_always_start_the_head_is_fifo():
     # Action 1 at every decision point starts the queue head whenever it fits... and otherwise a later job:
     # the loop only stops where some slot fits. With slots=1 that is exactly FIFO.
-    scenario = fleetwatt.load_scenario(ROOT / "workloads/scenarios/pai-preset-policies.toml")
+    scenario = fleetwatt.load_scenario(ROOT / "examples/scenarios/pai-preset-policies.toml")
     env = fleetwatt.Env(scenario, slots=1, reward="jobs")
     env.reset()
     done = False

@@ -11,7 +11,7 @@ import fleetwatt
 
 from conftest import ROOT
 
-PAI = str(ROOT / "workloads/scenarios/pai-preset-policies.toml")
+PAI = str(ROOT / "examples/scenarios/pai-preset-policies.toml")
 
 
 def example(name):

@@ -16,7 +16,7 @@ def python_blocks(page):
 
 
 def run_in_scratch(page, blocks, tmp_path, monkeypatch):
-    for d in ("workloads", "examples"):
+    for d in ("examples",):
         os.symlink(ROOT / d, tmp_path / d)
     monkeypatch.chdir(tmp_path)
     namespace = {}

@@ -54,7 +54,7 @@ def test_two_jobs_by_hand(two_jobs):
 def test_default_day_matches_the_command(day_cli, root):
     cli_path, cli_text = day_cli
     cli = fleetwatt.open(cli_path)
-    r = fleetwatt.run(fleetwatt.load_scenario(root / "workloads/scenarios/day-fleet.toml"))
+    r = fleetwatt.run(fleetwatt.load_scenario(root / "examples/scenarios/day-fleet.toml"))
     assert r.summary["facility_energy_J"] == cli.summary["facility_energy_J"]
     assert same(r.summary, cli.summary) and len(r.summary) > 40
     pd.testing.assert_frame_equal(r.jobs, cli.jobs)
@@ -72,7 +72,7 @@ def test_default_day_matches_the_command(day_cli, root):
 
 def test_done_when_one_liner(day_cli, root):
     # The line, from the repository root with the documented PYTHONPATH (ctest sets it).
-    line = ("import fleetwatt; r = fleetwatt.run(fleetwatt.load_scenario('workloads/scenarios/day-fleet.toml'));"
+    line = ("import fleetwatt; r = fleetwatt.run(fleetwatt.load_scenario('examples/scenarios/day-fleet.toml'));"
             " print(r.jobs.shape, r.summary['facility_energy_J'])")
     p = subprocess.run([sys.executable, "-c", line], cwd=root, capture_output=True, text=True, check=True)
     cli = fleetwatt.open(day_cli[0])
@@ -164,7 +164,7 @@ def test_predict_llm_job_and_scenario_job_are_the_commands_json(binary, root):
     assert got == json.loads(p.stdout)
     assert got["tp"] == 8 and got["dp"] == 32 and got["step_s"] > 0
     assert got["vp"] == 2 and got["last_stage_layers"] == 17 and got["first_stage_layers"] == 0
-    scenario = root / "workloads/scenarios/llm-campus.toml"
+    scenario = root / "examples/scenarios/llm-campus.toml"
     p = subprocess.run([binary, "predict", "--json", "--scenario", str(scenario), "--job", "1"],
                        capture_output=True, text=True, check=True)
     assert fleetwatt.predict(scenario=scenario, job=1) == json.loads(p.stdout)
@@ -233,7 +233,7 @@ def test_predict_errors_name_the_keyword():
 
 
 def test_compare_is_the_commands_table(binary, root, tmp_path):
-    scenario = root / "workloads/scenarios/pai-preset-policies.toml"
+    scenario = root / "examples/scenarios/pai-preset-policies.toml"
     df = fleetwatt.compare(scenario, policies=["fifo", "sjf"])
     assert list(df.index) == ["fifo", "sjf"]
     csv = tmp_path / "cmp.csv"
@@ -252,7 +252,7 @@ def test_gil_is_released_while_the_engine_runs(root):
     done = threading.Event()
 
     def simulate():
-        fleetwatt.run(root / "workloads/scenarios/day-fleet.toml")
+        fleetwatt.run(root / "examples/scenarios/day-fleet.toml")
         done.set()
 
     t = threading.Thread(target=simulate)
@@ -268,7 +268,7 @@ def test_ctrl_c_stops_a_run_cleanly(root, tmp_path):
     out = tmp_path / "day.h5"
     # Ten days of the default fleet: seconds of simulation, so the signal at 0.5 s always falls inside the
     # run (the one default day once ended before it on a fast build, and the interrupt hit the test).
-    scenario = fleetwatt.load_scenario(root / "workloads/scenarios/day-fleet.toml",
+    scenario = fleetwatt.load_scenario(root / "examples/scenarios/day-fleet.toml",
                                        **{"workload.horizon_s": 864000})
     timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()

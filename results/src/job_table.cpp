@@ -119,9 +119,9 @@ void JobTable::create(const sim::Job* first) {
   text("trace_id", "text: the job's id in its source trace",
        [](const sim::Job& j) { return j.spec.trace_id; });
   text("status", "text: unknown|completed|failed|cancelled|running|pending in the source",
-       [](const sim::Job& j) { return std::string(workloads::to_string(j.spec.status)); });
+       [](const sim::Job& j) { return std::string(jobs::to_string(j.spec.status)); });
   text("inferred", "text: comma-separated fields drawn from priors, not recorded",
-       [](const sim::Job& j) { return workloads::inferred_names(j.spec.inferred); });
+       [](const sim::Job& j) { return jobs::inferred_names(j.spec.inferred); });
   real("recorded_runtime_s", "s (NaN: none recorded)",
        [nan](const sim::Job& j) { return j.spec.recorded_runtime_s.value_or(nan); });
   real("limit_s", "s after start at which the job is stopped (NaN: none)",
@@ -132,11 +132,11 @@ void JobTable::create(const sim::Job* first) {
   real("comm_s", "s of exposed communication", [](const sim::Job& j) { return j.comm_s; });
   // A step-level job's exposed communication by parallel group (0 for other jobs): tensor parallel inside
   // NVLink keeps the plan's time; the others grow where the fabric is congested.
-  for (std::size_t g = 0; g < workloads::kCommGroups; ++g) {
-    const auto group = static_cast<workloads::CommGroup>(g);
-    real(fmt::format("{}_comm_s", workloads::to_string(group)),
+  for (std::size_t g = 0; g < jobs::kCommGroups; ++g) {
+    const auto group = static_cast<jobs::CommGroup>(g);
+    real(fmt::format("{}_comm_s", jobs::to_string(group)),
          fmt::format("s of exposed {}-parallel communication (part of comm_s; step-level plans)",
-                     workloads::to_string(group)),
+                     jobs::to_string(group)),
          [g](const sim::Job& j) { return j.comm_group_s[g]; });
   }
   real("io_s", "s of exposed data loading", [](const sim::Job& j) { return j.io_s; });

@@ -9,9 +9,9 @@
 
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/sim/facility_model.hpp"
+#include "fleetwatt/sim/grid_signal.hpp"
+#include "fleetwatt/sim/weather.hpp"
 #include "fleetwatt/topologies/topology_config.hpp"
-#include "fleetwatt/workloads/grid_signal.hpp"
-#include "fleetwatt/workloads/weather.hpp"
 
 namespace fleetwatt::runs {
 
@@ -21,10 +21,10 @@ namespace {
 
 // A GPU idling above its TDP (an idle override above the preset's TDP, or the reverse) would make every
 // job lower its node's power: refused, at the fleet's gpu key (the override may be on either side).
-void check_idle_below_tdp(const models::GpuHardware& gpu, const workloads::SourceLocation& where,
+void check_idle_below_tdp(const models::GpuHardware& gpu, const jobs::SourceLocation& where,
                           const std::string& field) {
   if (gpu.idle_W > gpu.tdp_W)
-    throw workloads::ConfigError(
+    throw jobs::ConfigError(
         where, field,
         fmt::format("{} idles at {:g} W, above its TDP of {:g} W", gpu.id, gpu.idle_W, gpu.tdp_W));
 }
@@ -38,12 +38,11 @@ EngineSetup engine_setup(const runs::Scenario& s) {
   // A user's preset file (validated with file:line:column errors) may add GPUs or redefine built-ins.
   const auto user = s.fleet.gpu_file.empty() ? std::vector<models::GpuHardware>{}
                                              : models::load_gpu_preset_file(s.fleet.gpu_file);
-  auto find = [&user](const std::string& id, const workloads::SourceLocation& where,
-                      const std::string& field) {
+  auto find = [&user](const std::string& id, const jobs::SourceLocation& where, const std::string& field) {
     try {
       return models::find_gpu(id, user);
     } catch (const std::out_of_range& err) {
-      throw workloads::ConfigError(where, field, err.what());
+      throw jobs::ConfigError(where, field, err.what());
     }
   };
   if (s.fleet.groups.empty()) {
@@ -77,8 +76,8 @@ EngineSetup engine_setup(const runs::Scenario& s) {
         cooling_design(s.facility.cooling, s.facility.cooling_origin, s.facility.cooling_params);
     if (s.facility.cooling != "constant") {
       e.cooling = design;
-      e.weather = std::make_shared<const workloads::Weather>(
-          workloads::read_weather_csv(s.facility.weather_csv, s.facility.weather_start));
+      e.weather = std::make_shared<const sim::Weather>(
+          sim::read_weather_csv(s.facility.weather_csv, s.facility.weather_start));
     }
   }
   e.carbon_kg_per_J = s.facility.carbon_kg_per_J;
@@ -102,14 +101,14 @@ EngineSetup engine_setup(const runs::Scenario& s) {
   }
   e.carbon_signal = s.scheduler.carbon;
   if (s.grid.price)
-    e.price_signal = std::make_shared<const workloads::GridSignal>(
-        workloads::read_grid_signal_csv(s.grid.price->file, s.grid.price->options));
+    e.price_signal = std::make_shared<const sim::GridSignal>(
+        sim::read_grid_signal_csv(s.grid.price->file, s.grid.price->options));
   e.horizon = Time::from_seconds(s.workload.horizon_s);
   try {
     e.warmup = Duration::from_seconds(s.workload.warmup_s.value_or(0.0));
   } catch (const std::out_of_range&) {
-    throw workloads::ConfigError(s.workload.warmup_where, "workload.warmup_s",
-                                 "too long for the simulated clock (at most ~292 years)");
+    throw jobs::ConfigError(s.workload.warmup_where, "workload.warmup_s",
+                            "too long for the simulated clock (at most ~292 years)");
   }
   e.facility_interval = Duration::from_seconds(s.output.facility_interval_s);
   e.node_interval = Duration::from_seconds(s.output.node_interval_s);
@@ -134,8 +133,8 @@ EngineSetup engine_setup(const runs::Scenario& s) {
       e.failures.restart_delay = Duration::from_seconds(s.failures.restart_delay_s);
       e.failures.restart_ramp = Duration::from_seconds(s.failures.restart_ramp_s);
     } catch (const std::out_of_range&) {
-      throw workloads::ConfigError(s.failures.where, "failures",
-                                   "restart times too long for the simulated clock (at most ~292 years)");
+      throw jobs::ConfigError(s.failures.where, "failures",
+                              "restart times too long for the simulated clock (at most ~292 years)");
     }
     e.failures.seed = s.seed;
   }
@@ -147,12 +146,11 @@ EngineSetup engine_setup(const runs::Scenario& s) {
   try {
     e.smoothing.hysteresis = Duration::from_seconds(s.smoothing.hysteresis_s);
   } catch (const std::out_of_range&) {
-    throw workloads::ConfigError(s.smoothing.where, "smoothing.hysteresis_s",
-                                 "too long for the simulated clock (at most ~292 years)");
+    throw jobs::ConfigError(s.smoothing.where, "smoothing.hysteresis_s",
+                            "too long for the simulated clock (at most ~292 years)");
   }
   if (e.facility_interval <= Duration::zero() || e.node_interval <= Duration::zero())
-    throw workloads::ConfigError({s.file.string(), 0, 0}, "output",
-                                 "sampling intervals must be at least 1 ns");
+    throw jobs::ConfigError({s.file.string(), 0, 0}, "output", "sampling intervals must be at least 1 ns");
   return e;
 }
 

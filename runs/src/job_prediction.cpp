@@ -18,8 +18,8 @@ namespace fleetwatt::runs {
 using namespace models;
 namespace {
 
-using workloads::ConfigError;
-using workloads::Precision;
+using jobs::ConfigError;
+using jobs::Precision;
 
 ConfigError option_error(const PredictionRequest& o, std::string_view flag, const std::string& message) {
   return ConfigError({o.origin, 0, 0}, o.option_name(flag), message);
@@ -58,8 +58,8 @@ void check_ranges(const PredictionRequest& o) {
 }
 
 /// The --model-shape text: comma-separated key=value pairs of a scenario's model-shape keys.
-workloads::ModelShape parse_model_shape(const PredictionRequest& o) {
-  workloads::ModelShape s;
+jobs::ModelShape parse_model_shape(const PredictionRequest& o) {
+  jobs::ModelShape s;
   std::size_t at = 0;
   const std::string& text = o.model_shape;
   while (at <= text.size()) {
@@ -106,8 +106,7 @@ JobPrediction build_request(const PredictionRequest& o, models::PredictorConfig&
   JobPrediction r;
   std::vector<GpuHardware> user_gpus;
   if (!o.gpu_file.empty()) user_gpus = load_gpu_preset_file(o.gpu_file);
-  const auto find = [&](const std::string& id, const workloads::SourceLocation& where,
-                        const std::string& key) {
+  const auto find = [&](const std::string& id, const jobs::SourceLocation& where, const std::string& key) {
     try {
       return find_gpu(id, user_gpus);
     } catch (const std::out_of_range& e) {
@@ -119,7 +118,7 @@ JobPrediction build_request(const PredictionRequest& o, models::PredictorConfig&
     if (s.workload.jobs.empty())
       throw ConfigError({o.scenario, 0, 0}, "workload.jobs",
                         "the scenario lists no [[workload.jobs]] to predict");
-    const workloads::JobSpec* job = &s.workload.jobs.front();
+    const jobs::JobSpec* job = &s.workload.jobs.front();
     if (o.job_id) {
       job = nullptr;
       for (const auto& j : s.workload.jobs)
@@ -170,20 +169,20 @@ JobPrediction build_request(const PredictionRequest& o, models::PredictorConfig&
   m.input_size = o.image ? o.image : o.seq;
   m.workers = o.workers;
   m.precision = parse_precision(o);
-  if (!workloads::parse_software_stack(o.stack, m.stack))
+  if (!jobs::parse_software_stack(o.stack, m.stack))
     throw option_error(o, "stack",
                        fmt::format("'{}' is not one of eager, amp, compiled, optimized", o.stack));
-  // The 3D-parallel split, checked as the scenario's job keys are (workloads/scenario_loader.cpp).
+  // The 3D-parallel split, checked as the scenario's job keys are (runs/src/scenario_loader.cpp).
   auto& par = m.parallel;
   par.tp = o.tp, par.pp = o.pp, par.cp = o.cp, par.vp = o.vp, par.ep = o.ep, par.zero = o.zero;
   par.fsdp_shard_size = o.fsdp_shard_size;
   par.tp_comm_overlap = o.tp_comm_overlap;
-  if (!workloads::parse_rank_order(o.rank_order, par.order))
+  if (!jobs::parse_rank_order(o.rank_order, par.order))
     throw option_error(o, "rank-order",
                        fmt::format("'{}' is not one of tp-cp-dp-pp, tp-cp-pp-dp", o.rank_order));
-  if (!workloads::parse_attention(o.attention, m.attention))
+  if (!jobs::parse_attention(o.attention, m.attention))
     throw option_error(o, "attention", fmt::format("'{}' is not one of fused, flash2, eager", o.attention));
-  if (!workloads::parse_checkpoint_mode(o.checkpoint, r.job.schedule.checkpoint))
+  if (!jobs::parse_checkpoint_mode(o.checkpoint, r.job.schedule.checkpoint))
     throw option_error(o, "checkpoint", fmt::format("'{}' is not one of sync, async", o.checkpoint));
   par.micro_batch = o.micro_batch;
   par.first_stage_layers = o.first_stage_layers, par.last_stage_layers = o.last_stage_layers;
@@ -191,7 +190,7 @@ JobPrediction build_request(const PredictionRequest& o, models::PredictorConfig&
     std::replace(key.begin(), key.end(), '_', '-');  // the flag's spelling; option_error gives the keyword's
     throw option_error(o, key, why);
   }
-  if (!workloads::parse_recompute(o.recompute, par.recompute))
+  if (!jobs::parse_recompute(o.recompute, par.recompute))
     throw option_error(o, "recompute", fmt::format("'{}' is not one of none, selective, full", o.recompute));
   const std::uint32_t dp = par.dp(o.gpus);
   if (dp == 0)
@@ -272,7 +271,7 @@ JobPrediction predict_job(const PredictionRequest& o) {
 }
 
 std::string prediction_json(const JobPrediction& r) {
-  const workloads::PhaseProfile& p = r.profile;
+  const jobs::PhaseProfile& p = r.profile;
   const auto& step = r.step;
   const auto& counts = r.counts;
   const auto& band = r.band;
@@ -328,10 +327,10 @@ std::string prediction_json(const JobPrediction& r) {
   num("cp", r.job.meta.parallel.cp);
   num("zero", r.job.meta.parallel.zero);
   num("fsdp_shard_size", r.job.meta.parallel.shard_group(r.job.meta.parallel.dp(r.job.n_gpus)));
-  str("recompute", workloads::to_string(r.job.meta.parallel.recompute));
-  str("attention", workloads::to_string(r.job.meta.attention));
-  str("rank_order", workloads::to_string(r.job.meta.parallel.order));
-  str("checkpoint", workloads::to_string(r.job.schedule.checkpoint));
+  str("recompute", jobs::to_string(r.job.meta.parallel.recompute));
+  str("attention", jobs::to_string(r.job.meta.attention));
+  str("rank_order", jobs::to_string(r.job.meta.parallel.order));
+  str("checkpoint", jobs::to_string(r.job.schedule.checkpoint));
   if (counts && counts->blocks > 0)
     num("training_flops_per_token", counts->training_flops_per_token(counts->input_size));
   if (step) {
@@ -378,9 +377,9 @@ std::string prediction_json(const JobPrediction& r) {
   }
   // The epoch's parts, per GPU, summing to epoch_s.
   std::string parts;
-  for (std::size_t k = 0; k < workloads::kPartKinds; ++k) {
-    const auto kind = static_cast<workloads::PartKind>(k);
-    parts += fmt::format("{}\"{}\": {{\"s\": {}, \"W\": {}}}", k ? ", " : "", workloads::to_string(kind),
+  for (std::size_t k = 0; k < jobs::kPartKinds; ++k) {
+    const auto kind = static_cast<jobs::PartKind>(k);
+    parts += fmt::format("{}\"{}\": {{\"s\": {}, \"W\": {}}}", k ? ", " : "", jobs::to_string(kind),
                          plan[kind].s, plan[kind].W);
   }
   parts += fmt::format(", \"bubble\": {{\"s\": {}, \"W\": {}}}", plan.bubble.s, plan.bubble.W);

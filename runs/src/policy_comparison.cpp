@@ -13,8 +13,8 @@
 #include <numeric>
 #include <thread>
 
+#include "fleetwatt/jobs/trace.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
-#include "fleetwatt/workloads/trace.hpp"
 
 namespace fleetwatt::runs {
 
@@ -88,8 +88,8 @@ ComparisonRow row_of_run(const runs::PreparedRun& run, sim::Engine& engine, cons
       ++r.deadline_misses;
   }
   r.jct_mean_s = mean_of(jct);
-  r.jct_p50_s = workloads::quantile(jct, 0.50);
-  r.jct_p99_s = workloads::quantile(jct, 0.99);
+  r.jct_p50_s = jobs::quantile(jct, 0.50);
+  r.jct_p99_s = jobs::quantile(jct, 0.99);
   r.wait_mean_s = mean_of(wait);
   r.makespan_s = jct.empty() ? 0.0 : last_end - first_submit;
   r.lost_gpu_hours = lost / 3600.0;
@@ -100,7 +100,7 @@ ComparisonRow row_of_run(const runs::PreparedRun& run, sim::Engine& engine, cons
     r.series_energy_J += series.w[i] * (end - series.t[i]);
   }
   std::vector<double> w = series.w;
-  r.p95_facility_W = workloads::quantile(w, 0.95);
+  r.p95_facility_W = jobs::quantile(w, 0.95);
   r.facility_interval_s = run.setup.facility_interval.seconds();
   r.clock = {run.scenario.output.start_unix_s, run.scenario.output.start_utc_offset_s};
   r.start_text = run.scenario.output.start;

@@ -18,7 +18,7 @@
 namespace fleetwatt::runs {
 
 // A scenario is read into the job vocabulary (specs, phases, precisions, traces) throughout.
-using namespace workloads;
+using namespace jobs;
 using models::Band;
 using models::JobClassConfig;
 

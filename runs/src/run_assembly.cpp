@@ -13,25 +13,25 @@
 #include <limits>
 
 #include "fleetwatt/core/time.hpp"
+#include "fleetwatt/jobs/job_generator.hpp"
+#include "fleetwatt/jobs/job_stream.hpp"
+#include "fleetwatt/jobs/replay.hpp"
+#include "fleetwatt/jobs/warmup.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
 #include "fleetwatt/models/predictors/banded_predictor.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
 #include "fleetwatt/sim/job.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
-#include "fleetwatt/workloads/job_generator.hpp"
-#include "fleetwatt/workloads/job_stream.hpp"
-#include "fleetwatt/workloads/replay.hpp"
-#include "fleetwatt/workloads/warmup.hpp"
 
 namespace fleetwatt::runs {
 
 // Assembling a run speaks the engine's vocabulary (setups, jobs, times) throughout.
 using namespace sim;
 
-workloads::RuntimeEstimate runtime_estimate(const models::PowerPredictor& predictor,
-                                            const models::GpuHardware& gpu) {
+jobs::RuntimeEstimate runtime_estimate(const models::PowerPredictor& predictor,
+                                       const models::GpuHardware& gpu) {
   // `gpu` is copied: the estimate outlives the setup it came from while the workload is built.
-  return [&predictor, gpu](const workloads::JobSpec& j) {
+  return [&predictor, gpu](const jobs::JobSpec& j) {
     const auto p = j.phases ? *j.phases : predictor.predict(j, gpu);
     return p.epoch_s() * j.epochs;
   };
@@ -40,7 +40,7 @@ workloads::RuntimeEstimate runtime_estimate(const models::PowerPredictor& predic
 namespace {
 /// Memory per job of a run that holds its whole job list: its JobSpec and the engine's Job (their heap parts,
 /// plans and GPU lists, are small against these; measured: 674 MB for 278 k generated jobs, 2.4 kB each).
-constexpr double kBytesPerJob = static_cast<double>(sizeof(workloads::JobSpec) + sizeof(Job));
+constexpr double kBytesPerJob = static_cast<double>(sizeof(jobs::JobSpec) + sizeof(Job));
 
 double physical_memory_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
@@ -49,9 +49,9 @@ double physical_memory_bytes() {
 
 // The jobs a workload is expected to hold (explicit jobs, and a generator's or preset's arrivals, window
 // and warm-up together), checked before any is drawn: each source is bounded by kMaxExpectedArrivals at its
-// table (workloads/job_generator.hpp), but a long continued warm-up at a high rate, or a periodic one's
+// table (jobs/job_generator.hpp), but a long continued warm-up at a high rate, or a periodic one's
 // copies, add to them. Returns the expectation.
-double check_expected_arrivals(const workloads::WorkloadConfig& w) {
+double check_expected_arrivals(const jobs::WorkloadConfig& w) {
   const double warmup_s = w.warmup_s.value_or(0.0);
   double expected = 0.0;
   auto add = [&](double rate_per_s, double start_s, double end_s) {
@@ -63,22 +63,22 @@ double check_expected_arrivals(const workloads::WorkloadConfig& w) {
   if (w.generator) add(w.generator->mean_rate_per_s, w.generator->start_s, w.generator->end_s);
   if (w.preset) add(w.preset->mean_rate_per_s, w.preset->start_s, w.preset->end_s);
   expected += static_cast<double>(w.jobs.size());
-  if (expected > workloads::kMaxExpectedArrivals)
-    throw workloads::ConfigError(
+  if (expected > jobs::kMaxExpectedArrivals)
+    throw jobs::ConfigError(
         w.warmup_where, "workload.warmup_s",
         fmt::format("{:.3g} jobs expected over the warm-up and the window, more than the {:.0e} a run may "
                     "draw; shorten warmup_s or lower the rate",
-                    expected, workloads::kMaxExpectedArrivals));
+                    expected, jobs::kMaxExpectedArrivals));
   return expected;
 }
 
 // A run that holds its whole job list (a trace, a preset, compare, sweep and Python runs) keeps a JobSpec and
 // the engine's Job for every job to the end: they must fit this machine's memory.
-void check_memory_need(double jobs, const workloads::WorkloadConfig& w) {
+void check_memory_need(double jobs, const jobs::WorkloadConfig& w) {
   const double need = jobs * kBytesPerJob;
   const double have = physical_memory_bytes();
   if (have > 0.0 && need > have)
-    throw workloads::ConfigError(
+    throw jobs::ConfigError(
         w.warmup_where, "workload",
         fmt::format(
             "{:.3g} jobs, held to the end of the run, need up to {:.3g} GiB of memory (~{:.0f} bytes "
@@ -88,10 +88,10 @@ void check_memory_need(double jobs, const workloads::WorkloadConfig& w) {
 
 // Jobs submitted at or after the horizon never run: say how many, once, so a trace or job list cut short by
 // the horizon does not pass unnoticed.
-void warn_jobs_after_horizon(const std::vector<workloads::JobSpec>& jobs, const runs::Scenario& scenario) {
+void warn_jobs_after_horizon(const std::vector<jobs::JobSpec>& jobs, const runs::Scenario& scenario) {
   const double horizon_s = scenario.workload.horizon_s;
   const auto late = std::count_if(jobs.begin(), jobs.end(),
-                                  [&](const workloads::JobSpec& j) { return j.submit_s >= horizon_s; });
+                                  [&](const jobs::JobSpec& j) { return j.submit_s >= horizon_s; });
   if (late == 0) return;
   double first = std::numeric_limits<double>::infinity();
   for (const auto& j : jobs)
@@ -118,9 +118,9 @@ PreparedRun prepare(runs::Scenario scenario, const RunOverrides& overrides, bool
   // The warm-up, when the scenario leaves it out: long enough for generated jobs to fill the fleet.
   auto& workload = r.scenario.workload;
   if (!workload.warmup_s) {
-    const double warmup_s = workloads::default_warmup_s(workload, estimate);
+    const double warmup_s = jobs::default_warmup_s(workload, estimate);
     if (!(warmup_s <= core::kMaxInputSeconds))
-      throw workloads::ConfigError(
+      throw jobs::ConfigError(
           workload.warmup_where, "workload.warmup_s",
           fmt::format("the default warm-up, 2 x the longest job the generator can draw, would be {:.3g} s, "
                       "beyond the {:.0e} s a run can simulate: lower the mix's epochs or dataset_samples, or "
@@ -132,17 +132,17 @@ PreparedRun prepare(runs::Scenario scenario, const RunOverrides& overrides, bool
   const double expected_jobs = check_expected_arrivals(workload);
   // Trace and preset jobs match their recorded run times to this predictor's estimate on the reference type;
   // the engine matches them again on the type each one starts on.
-  if (stream && workloads::streamable(r.scenario.workload)) {
+  if (stream && jobs::streamable(r.scenario.workload)) {
     // Drawn as the run goes and dropped when written: memory follows the running jobs, not their number.
     r.streamed = true;
-    r.job_count = workloads::ScenarioJobStream(r.scenario.workload, r.scenario.seed).size();
+    r.job_count = jobs::ScenarioJobStream(r.scenario.workload, r.scenario.seed).size();
     warn_jobs_after_horizon(r.scenario.workload.jobs, r.scenario);
     return r;
   }
   check_memory_need(expected_jobs, workload);
-  r.jobs = workloads::build_scenario_workload(
-      r.scenario.workload, r.scenario.seed, static_cast<std::uint32_t>(r.scenario.fleet.largest_group_gpus()),
-      estimate);
+  r.jobs = jobs::build_scenario_workload(r.scenario.workload, r.scenario.seed,
+                                         static_cast<std::uint32_t>(r.scenario.fleet.largest_group_gpus()),
+                                         estimate);
   r.job_count = r.jobs.size();
   warn_jobs_after_horizon(r.jobs, r.scenario);
   return r;
@@ -157,16 +157,16 @@ PreparedRun prepare_streamed_run(runs::Scenario scenario, const RunOverrides& ov
   return prepare(std::move(scenario), overrides, true);
 }
 
-std::unique_ptr<workloads::JobSource> job_source(const PreparedRun& run) {
+std::unique_ptr<jobs::JobSource> job_source(const PreparedRun& run) {
   if (run.streamed)
-    return std::make_unique<workloads::ScenarioJobStream>(run.scenario.workload, run.scenario.seed);
-  return std::make_unique<workloads::JobList>(run.jobs);
+    return std::make_unique<jobs::ScenarioJobStream>(run.scenario.workload, run.scenario.seed);
+  return std::make_unique<jobs::JobList>(run.jobs);
 }
 
-std::unique_ptr<workloads::JobSource> take_job_source(PreparedRun& run) {
+std::unique_ptr<jobs::JobSource> take_job_source(PreparedRun& run) {
   if (run.streamed)
-    return std::make_unique<workloads::ScenarioJobStream>(run.scenario.workload, run.scenario.seed);
-  return std::make_unique<workloads::JobList>(std::move(run.jobs));
+    return std::make_unique<jobs::ScenarioJobStream>(run.scenario.workload, run.scenario.seed);
+  return std::make_unique<jobs::JobList>(std::move(run.jobs));
 }
 
 PreparedRun prepare_run(const std::filesystem::path& scenario_file, const RunOverrides& overrides) {

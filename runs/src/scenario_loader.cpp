@@ -14,25 +14,29 @@
 
 #include "fleetwatt/core/timestamp.hpp"
 #include "fleetwatt/core/toml_table.hpp"
+#include "fleetwatt/jobs/cluster_presets.hpp"
+#include "fleetwatt/jobs/job_generator.hpp"
+#include "fleetwatt/jobs/jobs_csv.hpp"
+#include "fleetwatt/jobs/trace.hpp"
 #include "fleetwatt/runs/scenario_override.hpp"
-#include "fleetwatt/workloads/cluster_presets.hpp"
-#include "fleetwatt/workloads/job_generator.hpp"
-#include "fleetwatt/workloads/jobs_csv.hpp"
-#include "fleetwatt/workloads/trace.hpp"
 
 namespace fleetwatt::runs {
 
 // A scenario is read into the job vocabulary (specs, phases, precisions, traces) throughout.
-using namespace workloads;
+using namespace jobs;
 using models::Band;
 using models::JobClassConfig;
+using sim::GridSignal;
+using sim::parse_failure_config;
+using sim::parse_smoothing_config;
+using sim::read_grid_signal_csv;
 namespace {
 
 using core::location_of;
 using core::TomlTable;
 
 // Scalars and numeric arrays of `t` whose keys are not in `taken`, as a ParamSet for a component's
-// registry (which checks them). Here rather than in core: ParamSet is a workloads type.
+// registry (which checks them). Here rather than in core: the loader is its one user.
 ParamSet params_except(const TomlTable& t, const std::vector<std::string>& taken) {
   ParamSet p(t.path(), t.where());
   for (const auto& [k, v] : t.raw()) {
@@ -304,7 +308,7 @@ SchedulerConfig parse_scheduler(const TomlTable& t) {
   return s;
 }
 
-/// Keys of a model given by its shape (workloads::ModelShape).
+/// Keys of a model given by its shape (jobs::ModelShape).
 const std::vector<std::string> kShapeKeys = {"layers", "hidden",  "heads", "kv_heads", "ffn_hidden",
                                              "vocab",  "experts", "top_k", "gated_mlp"};
 
@@ -411,7 +415,7 @@ void parse_parallelism(const TomlTable& t, JobSpec& j) {
     if (t.has("zero") && par.zero != 3) t.fail("fsdp", "fsdp = true is ZeRO stage 3; it contradicts zero");
     par.zero = 3;
   }
-  if (auto r = t.string("recompute"); r && !workloads::parse_recompute(*r, par.recompute))
+  if (auto r = t.string("recompute"); r && !jobs::parse_recompute(*r, par.recompute))
     t.fail("recompute", fmt::format("unknown recompute '{}' (known: none, selective, full)", *r));
   par.fsdp_shard_size = count_key(t, "fsdp_shard_size", 0);
   par.tp_comm_overlap = t.boolean("tp_comm_overlap");
@@ -855,13 +859,13 @@ Scenario parse_scenario_table(const toml::table& root, std::string text, const s
     s.scheduler.carbon =
         std::make_shared<const GridSignal>(read_grid_signal_csv(s.grid.carbon->file, s.grid.carbon->options));
   if (auto t = top.table("output")) s.output = parse_output(*t);
-  // [failures]: checked against its declaration (workloads/failures_config.hpp), like a component's keys.
+  // [failures]: checked against its declaration (sim/failures_config.hpp), like a component's keys.
   if (auto t = top.table("failures")) {
     ParamSet raw = params_except(*t, {});
     raw.set_warnings(s.warnings);
     s.failures = parse_failure_config(raw);
   }
-  // [smoothing]: the same (workloads/smoothing_config.hpp).
+  // [smoothing]: the same (sim/smoothing_config.hpp).
   if (auto t = top.table("smoothing")) {
     ParamSet raw = params_except(*t, {});
     raw.set_warnings(s.warnings);

@@ -17,7 +17,7 @@ models::PredictorConfig scenario_predictor_config(const runs::Scenario& s) {
   models::PredictorConfig c = s.predictor;
   const bool datasheet = c.kind == "datasheet", component = c.kind == "component";
   if (!datasheet && !component) return c;
-  const workloads::SourceLocation at =
+  const jobs::SourceLocation at =
       s.fleet.groups.empty() ? s.fleet.gpu_origin : s.fleet.groups.front().gpu_origin;
   const std::uint32_t per_node =
       s.fleet.groups.empty() ? s.fleet.gpus_per_node : s.fleet.groups.front().gpus_per_node;
@@ -37,8 +37,8 @@ models::PredictorConfig scenario_predictor_config(const runs::Scenario& s) {
   const topologies::TopologyConfig t = topologies::parse_topology_config(*s.topology, s.file.parent_path());
   const auto settle = [&](const char* key, double value, const char* why) {
     if (c.params.has(key))
-      throw workloads::ConfigError(c.params.where_of(key), c.params.dotted(key),
-                                   fmt::format("the [topology] sets it ({}); give it there, not here", why));
+      throw jobs::ConfigError(c.params.where_of(key), c.params.dotted(key),
+                              fmt::format("the [topology] sets it ({}); give it there, not here", why));
     c.params.set(key, {value, s.topology->where()});
   };
   if (datasheet && per_node > 0) {

@@ -106,16 +106,16 @@ SchedulerEntry carbon_entry() {
   return {"carbon",
           "carbon-aware deferral of deferrable jobs within their deadlines; needs [grid.carbon]",
           {{"threshold",
-            workloads::ParamType::number,
+            jobs::ParamType::number,
             {},
             "the signal's mean",
             "signal units",
             "deferrable jobs wait while the intensity is above it",
             {}}},
-          [](const workloads::ParamSet& p, const sim::SchedulerConfig& c) -> std::unique_ptr<Scheduler> {
+          [](const jobs::ParamSet& p, const sim::SchedulerConfig& c) -> std::unique_ptr<Scheduler> {
             if (!c.carbon)
-              throw workloads::ConfigError(c.policy_origin, "scheduler.policy",
-                                           "the carbon policy needs a carbon signal: add [grid.carbon]");
+              throw jobs::ConfigError(c.policy_origin, "scheduler.policy",
+                                      "the carbon policy needs a carbon signal: add [grid.carbon]");
             const auto& s = *c.carbon;
             const double span = s.times().back() - s.times().front();
             const double mean = span > 0.0 ? s.mean(s.times().front(), s.times().back()) : s.values().front();

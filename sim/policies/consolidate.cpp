@@ -55,7 +55,7 @@ std::vector<std::pair<std::string, double>> ConsolidatingScheduler::metrics() co
 }
 
 SchedulerEntry consolidate_entry() {
-  using workloads::ParamType;
+  using jobs::ParamType;
   return {
       "consolidate",
       "energy-aware consolidation: idle nodes sleep",
@@ -65,7 +65,7 @@ SchedulerEntry consolidate_entry() {
           {"wake_latency_s", ParamType::number, 120.0, "", "s", "time for a node to wake", {}},
           {"wake_energy_j", ParamType::number, 30000.0, "", "J", "energy of one wake-up", {"wake_energy_J"}},
       },
-      [](const workloads::ParamSet& p, const sim::SchedulerConfig&) {
+      [](const jobs::ParamSet& p, const sim::SchedulerConfig&) {
         return std::make_unique<ConsolidatingScheduler>(
             p.get_double("idle_timeout_s"), p.get_double("sleep_w"), p.get_double("wake_latency_s"),
             p.get_double("wake_energy_j"));

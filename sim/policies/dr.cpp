@@ -101,7 +101,7 @@ std::vector<std::pair<std::string, double>> DemandResponseScheduler::metrics() c
 }
 
 SchedulerEntry dr_entry() {
-  using workloads::ParamType;
+  using jobs::ParamType;
   return {
       "dr",
       "demand response: the facility at or under target_w between start_s and end_s",
@@ -125,17 +125,17 @@ SchedulerEntry dr_entry() {
            "cap: lowest GPU cap, as a fraction of TDP",
            {}},
       },
-      [](const workloads::ParamSet& p, const sim::SchedulerConfig&) -> std::unique_ptr<Scheduler> {
+      [](const jobs::ParamSet& p, const sim::SchedulerConfig&) -> std::unique_ptr<Scheduler> {
         const double start_s = p.get_double("start_s"), end_s = p.get_double("end_s");
         const double target_W = p.get_positive("target_w");
         const std::string action = p.get_string("action");
         if (action != "pause" && action != "cap")
-          throw workloads::ConfigError(p.where_of("action"), p.dotted("action"),
-                                       fmt::format("'{}' is not pause or cap", action));
+          throw jobs::ConfigError(p.where_of("action"), p.dotted("action"),
+                                  fmt::format("'{}' is not pause or cap", action));
         const double floor = p.get_double("min_cap_fraction");
         if (!(floor > 0.0 && floor <= 1.0))
-          throw workloads::ConfigError(p.where_of("min_cap_fraction"), p.dotted("min_cap_fraction"),
-                                       fmt::format("must be in (0, 1], got {}", floor));
+          throw jobs::ConfigError(p.where_of("min_cap_fraction"), p.dotted("min_cap_fraction"),
+                                  fmt::format("must be in (0, 1], got {}", floor));
         return std::make_unique<DemandResponseScheduler>(
             start_s, end_s, target_W,
             action == "cap" ? DemandResponseScheduler::Action::cap : DemandResponseScheduler::Action::pause,

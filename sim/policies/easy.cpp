@@ -49,7 +49,7 @@ SchedulerEntry easy_entry() {
   return {"easy",
           "EASY backfilling with a reservation for the queue head",
           {estimate_param()},
-          [](const workloads::ParamSet& p, const sim::SchedulerConfig&) {
+          [](const jobs::ParamSet& p, const sim::SchedulerConfig&) {
             return std::make_unique<EasyBackfillScheduler>(estimate_source(p));
           }};
 }

@@ -29,12 +29,11 @@ void fifo_pass(SchedulerContext& ctx) {
 }
 
 SchedulerEntry fifo_entry() {
-  return {"fifo",
-          "first in, first out; the queue head blocks everything behind it",
-          {},
-          [](const workloads::ParamSet&, const sim::SchedulerConfig&) {
-            return std::make_unique<FifoScheduler>();
-          }};
+  return {
+      "fifo",
+      "first in, first out; the queue head blocks everything behind it",
+      {},
+      [](const jobs::ParamSet&, const sim::SchedulerConfig&) { return std::make_unique<FifoScheduler>(); }};
 }
 
 }  // namespace fleetwatt::sim

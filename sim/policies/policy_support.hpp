@@ -15,8 +15,8 @@ std::vector<JobIndex> queue_copy(const SchedulerContext& ctx);
 void fifo_pass(SchedulerContext& ctx);
 
 /// sjf's and easy's `estimate` parameter, and its value.
-const workloads::ParamSpec& estimate_param();
-EstimateSource estimate_source(const workloads::ParamSet& params);
+const jobs::ParamSpec& estimate_param();
+EstimateSource estimate_source(const jobs::ParamSet& params);
 
 SchedulerEntry fifo_entry();
 SchedulerEntry sjf_entry();

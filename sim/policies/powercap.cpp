@@ -38,8 +38,8 @@ void PowerCapScheduler::schedule(SchedulerContext& ctx) {
 }
 
 SchedulerEntry powercap_entry() {
-  using workloads::ParamSpec;
-  using workloads::ParamType;
+  using jobs::ParamSpec;
+  using jobs::ParamType;
   return {"powercap",
           "facility power cap: jobs start only while the predicted facility peak stays under cap_w",
           {
@@ -59,12 +59,12 @@ SchedulerEntry powercap_entry() {
                "gpu_cap: lowest GPU cap, as a fraction of TDP",
                {}},
           },
-          [](const workloads::ParamSet& p, const sim::SchedulerConfig&) -> std::unique_ptr<Scheduler> {
+          [](const jobs::ParamSet& p, const sim::SchedulerConfig&) -> std::unique_ptr<Scheduler> {
             const double cap_W = p.get_positive("cap_w");
             const std::string mode = p.get_string("mode");
             if (mode != "queue" && mode != "gpu_cap")
-              throw workloads::ConfigError(p.where_of("mode"), p.dotted("mode"),
-                                           fmt::format("'{}' is not queue or gpu_cap", mode));
+              throw jobs::ConfigError(p.where_of("mode"), p.dotted("mode"),
+                                      fmt::format("'{}' is not queue or gpu_cap", mode));
             return std::make_unique<PowerCapScheduler>(cap_W, mode == "gpu_cap",
                                                        p.get_double("min_cap_fraction"));
           }};

@@ -18,18 +18,18 @@ void SjfScheduler::schedule(SchedulerContext& ctx) {
     if (auto p = ctx.place(j)) ctx.start(j, std::move(*p));
 }
 
-EstimateSource estimate_source(const workloads::ParamSet& p) {
+EstimateSource estimate_source(const jobs::ParamSet& p) {
   const std::string s = p.get_string("estimate");
   if (s == "predictor") return EstimateSource::predictor;
   if (s == "user") return EstimateSource::user;
-  throw workloads::ConfigError(p.where_of("estimate"), p.dotted("estimate"),
-                               fmt::format("'{}' is not predictor or user", s));
+  throw jobs::ConfigError(p.where_of("estimate"), p.dotted("estimate"),
+                          fmt::format("'{}' is not predictor or user", s));
 }
 
-const workloads::ParamSpec& estimate_param() {
-  static const workloads::ParamSpec spec{
+const jobs::ParamSpec& estimate_param() {
+  static const jobs::ParamSpec spec{
       "estimate",
-      workloads::ParamType::string,
+      jobs::ParamType::string,
       std::string("predictor"),
       "",
       "",
@@ -42,7 +42,7 @@ SchedulerEntry sjf_entry() {
   return {"sjf",
           "shortest predicted job first",
           {estimate_param()},
-          [](const workloads::ParamSet& p, const sim::SchedulerConfig&) {
+          [](const jobs::ParamSet& p, const sim::SchedulerConfig&) {
             return std::make_unique<SjfScheduler>(estimate_source(p));
           }};
 }

@@ -18,13 +18,12 @@
 
 namespace fleetwatt::sim {
 
-Engine::Engine(EngineSetup setup, std::vector<workloads::JobSpec> specs,
-               const models::PowerPredictor& predictor, std::unique_ptr<Scheduler> scheduler,
-               std::unique_ptr<PlacementPolicy> placement)
-    : Engine(std::move(setup), std::make_unique<workloads::JobList>(std::move(specs)), predictor,
+Engine::Engine(EngineSetup setup, std::vector<jobs::JobSpec> specs, const models::PowerPredictor& predictor,
+               std::unique_ptr<Scheduler> scheduler, std::unique_ptr<PlacementPolicy> placement)
+    : Engine(std::move(setup), std::make_unique<jobs::JobList>(std::move(specs)), predictor,
              std::move(scheduler), std::move(placement)) {}
 
-Engine::Engine(EngineSetup setup, std::unique_ptr<workloads::JobSource> source,
+Engine::Engine(EngineSetup setup, std::unique_ptr<jobs::JobSource> source,
                const models::PowerPredictor& predictor, std::unique_ptr<Scheduler> scheduler,
                std::unique_ptr<PlacementPolicy> placement)
     : setup_(std::move(setup)),
@@ -44,7 +43,7 @@ Engine::Engine(EngineSetup setup, std::unique_ptr<workloads::JobSource> source,
   const auto& groups = layout_.groups();
   if (groups.size() > 1) {
     if (setup_.topology && !cluster_.uniform())
-      throw workloads::ConfigError(
+      throw jobs::ConfigError(
           {}, "topology", "a [topology] needs nodes of one size; these node groups differ in GPUs per node");
   }
   // [smoothing]: on when the table or some job asks for it (the job table's column is decided here).

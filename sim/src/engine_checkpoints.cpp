@@ -18,7 +18,7 @@ Duration Engine::begin_checkpoint(JobIndex j) {
     // previous checkpoint's write if it is still going (torch and NeMo finish one before the next). The
     // last one's write ends the job: training finalises its checkpoint before it lets go of the GPUs.
     const double wait = job.write_end > queue_.now() ? (job.write_end - queue_.now()).seconds() : 0.0;
-    double valley_s = std::max(plan[workloads::PartKind::checkpoint].s, wait);
+    double valley_s = std::max(plan[jobs::PartKind::checkpoint].s, wait);
     if (last) {
       end_background_write(j);
       valley_s += begin_checkpoint_write(job);
@@ -29,7 +29,7 @@ Duration Engine::begin_checkpoint(JobIndex j) {
     // The checkpoint write is the valley's duration floor; a plan that states its write keeps its fixed
     // work beside the write the fabric gives.
     const double checkpoint_s = begin_checkpoint_write(job);
-    const double part = plan[workloads::PartKind::checkpoint].s;
+    const double part = plan[jobs::PartKind::checkpoint].s;
     return Duration::from_seconds(plan.checkpoint_bytes > 0.0
                                       ? plan.checkpoint_fixed_s() +
                                             std::max(plan.checkpoint_write_s, checkpoint_s)

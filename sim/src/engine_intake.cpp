@@ -21,12 +21,12 @@ void Engine::take_run(Job& job, const TypedRun& r) const {
 
 bool Engine::draw_job() {
   if (!source_) return false;
-  std::optional<workloads::JobSpec> next = source_->next();
+  std::optional<jobs::JobSpec> next = source_->next();
   if (!next) {
     source_.reset();
     return false;
   }
-  workloads::JobSpec& spec = *next;
+  jobs::JobSpec& spec = *next;
   const auto& groups = layout_.groups();
   const auto& types = layout_.types();
   check_job_size(spec, cluster_.gpus(), layout_.largest_group_gpus());
@@ -39,7 +39,7 @@ bool Engine::draw_job() {
     // Every type's run up front, so a bad job fails here, before anything is written. A type the
     // predictor refuses the job on is left out for it; a job no type (with a group large enough) can
     // run is refused.
-    std::optional<workloads::ConfigError> first_error;
+    std::optional<jobs::ConfigError> first_error;
     std::uint32_t largest = 0;
     bool any = false;
     for (std::uint32_t t = 0; t < types.size(); ++t) {
@@ -48,7 +48,7 @@ bool Engine::draw_job() {
       try {
         typed_.push_back(run_on_type(spec, gpu, predictor_));
         if (check_plan(spec, typed_.back().plan, gpu, predictor_.name())) ++summary_.capped_predictions;
-      } catch (const workloads::ConfigError& e) {
+      } catch (const jobs::ConfigError& e) {
         if (!first_error) first_error = e;
         if (typed_.size() < jobs_.size() * types.size() + t + 1) typed_.emplace_back();
         ok = false;
@@ -64,7 +64,7 @@ bool Engine::draw_job() {
     }
     if (!any) throw *first_error;
     if (spec.n_gpus > largest)
-      throw workloads::ConfigError(
+      throw jobs::ConfigError(
           spec.class_origin, "n_gpus",
           fmt::format("job {} asks for {} GPUs; the largest node group of a GPU type it can run on has {}",
                       spec.id, spec.n_gpus, largest));

@@ -17,7 +17,7 @@ void Engine::plan_steps(Job& job) const {
   const auto& schedule = job.spec.schedule;
   job.stepped = false;
   job.startup = Duration::zero();
-  if (!(plan.steps > 0.0) || schedule.waveform == workloads::Waveform::epochs) return;
+  if (!(plan.steps > 0.0) || schedule.waveform == jobs::Waveform::epochs) return;
   const StepShape shape =
       StepShape::of(job.epoch.parts(), plan.steps, job.spec.meta.parallel.pp, job.spec.n_gpus);
   if (shape.step() <= Duration::zero()) return;
@@ -27,8 +27,7 @@ void Engine::plan_steps(Job& job) const {
   // events. Data-parallel jobs keep their epochs unless they ask for steps.
   const auto& par = job.spec.meta.parallel;
   const Duration threshold = setup_.step_waveform_min.value_or(setup_.facility_interval * 2);
-  if (schedule.waveform == workloads::Waveform::automatic &&
-      (par.replica_gpus() <= 1 || shape.step() < threshold))
+  if (schedule.waveform == jobs::Waveform::automatic && (par.replica_gpus() <= 1 || shape.step() < threshold))
     return;
   auto& w = job.wave;
   w = StepWave{};
@@ -45,7 +44,7 @@ void Engine::plan_steps(Job& job) const {
   // The default start-up reads the checkpoint back at the bandwidth it is written at (the write, not an
   // asynchronous checkpoint's copy to host memory).
   const double read_back = plan.checkpoint_bytes > 0.0 ? plan.checkpoint_fixed_s() + plan.checkpoint_write_s
-                                                       : plan[workloads::PartKind::checkpoint].s;
+                                                       : plan[jobs::PartKind::checkpoint].s;
   const double startup_s = job.spec.matched_runtime_s ? 0.0 : read_back;
   job.startup = Duration::from_seconds(schedule.startup_s.value_or(startup_s));
   job.stepped = true;

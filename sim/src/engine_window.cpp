@@ -87,7 +87,7 @@ void Engine::close_at_horizon() {
   // [smoothing]: on when the table or some job asks for it; the extra energy of every job (account_job).
   s.smoothing = smoothing_any_;
   if (s.smoothing) {
-    s.smoothing_mode = workloads::to_string(setup_.smoothing.mode);
+    s.smoothing_mode = jobs::to_string(setup_.smoothing.mode);
     s.smoothing_floor_fraction = setup_.smoothing.floor_fraction;
   }
 }

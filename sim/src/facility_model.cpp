@@ -36,8 +36,8 @@
 namespace fleetwatt::sim {
 namespace {
 
-using workloads::ParamSpec;
-using workloads::ParamType;
+using jobs::ParamSpec;
+using jobs::ParamType;
 
 constexpr double kZeroCelsius = 273.15;
 
@@ -47,7 +47,7 @@ ParamSpec per_design(std::string name, std::string unit, std::string doc, double
                    std::move(unit), std::move(doc),    {}};
 }
 
-workloads::ParamSpecs weather_params() {
+jobs::ParamSpecs weather_params() {
   const CoolingDesign a = cooling_preset("air"), l = cooling_preset("liquid");
   return {
       {"design",
@@ -143,8 +143,8 @@ const std::vector<CoolingKind>& cooling_kinds() {
   return kinds;
 }
 
-const workloads::ParamSpecs& facility_common_params() {
-  static const workloads::ParamSpecs specs{
+const jobs::ParamSpecs& facility_common_params() {
+  static const jobs::ParamSpecs specs{
       {"cooling", ParamType::string, std::string("constant"), "", "", "cooling kind (this table)", {}},
       {"pue", ParamType::number, 1.0, "", "", "constant cooling: facility power / IT power", {}},
       {"carbon_kg_per_kwh",
@@ -172,35 +172,35 @@ const workloads::ParamSpecs& facility_common_params() {
   return specs;
 }
 
-CoolingDesign cooling_design(const std::string& kind, const workloads::SourceLocation& kind_origin,
-                             const workloads::ParamSet& raw) {
+CoolingDesign cooling_design(const std::string& kind, const jobs::SourceLocation& kind_origin,
+                             const jobs::ParamSet& raw) {
   const CoolingKind* k = nullptr;
   for (const auto& c : cooling_kinds())
     if (c.name == kind) k = &c;
   if (!k) {
     std::string names;
     for (const auto& c : cooling_kinds()) names += (names.empty() ? "" : ", ") + c.name;
-    throw workloads::ConfigError(kind_origin, "facility.cooling",
-                                 fmt::format("unknown kind '{}' (known: {})", kind, names));
+    throw jobs::ConfigError(kind_origin, "facility.cooling",
+                            fmt::format("unknown kind '{}' (known: {})", kind, names));
   }
-  const workloads::ParamSet p = raw.checked(k->params);
+  const jobs::ParamSet p = raw.checked(k->params);
   if (kind == "constant") return {};
   const std::string design = p.get_string("design");
   if (design != "air" && design != "liquid")
-    throw workloads::ConfigError(p.where_of("design"), p.dotted("design"),
-                                 fmt::format("'{}' is not air or liquid", design));
+    throw jobs::ConfigError(p.where_of("design"), p.dotted("design"),
+                            fmt::format("'{}' is not air or liquid", design));
   CoolingDesign d = cooling_preset(design);
   const std::string condenser = p.get_string("condenser");
   if (condenser != "dry" && condenser != "wet")
-    throw workloads::ConfigError(p.where_of("condenser"), p.dotted("condenser"),
-                                 fmt::format("'{}' is not dry or wet", condenser));
+    throw jobs::ConfigError(p.where_of("condenser"), p.dotted("condenser"),
+                            fmt::format("'{}' is not dry or wet", condenser));
   d.wet_bulb = condenser == "wet";
   if (p.has("design_it_kw")) d.design_it_W = p.get_positive("design_it_kw", 0.0) * 1e3;
   auto fraction = [&](const char* key, double& v) {
     if (!p.has(key)) return;
     v = p.get_double(key, v);
     if (!(v >= 0.0 && v <= 1.0))
-      throw workloads::ConfigError(p.where_of(key), p.dotted(key), fmt::format("{:g} is outside 0..1", v));
+      throw jobs::ConfigError(p.where_of(key), p.dotted(key), fmt::format("{:g} is outside 0..1", v));
   };
   fraction("ups_fixed_fraction", d.ups_fixed);
   fraction("ups_proportional_fraction", d.ups_proportional);
@@ -218,25 +218,23 @@ CoolingDesign cooling_design(const std::string& kind, const workloads::SourceLoc
   if (p.has("chiller_cop_rated")) d.chiller_cop_rated = p.get_positive("chiller_cop_rated", 0.0);
   if (p.has("min_lift_k")) d.min_lift_k = p.get_positive("min_lift_k", 0.0);
   if (!(d.no_free_cooling_c > d.free_cooling_c))
-    throw workloads::ConfigError(
-        p.where_of(p.has("no_free_cooling_c") ? "no_free_cooling_c" : "free_cooling_c"),
-        p.dotted("no_free_cooling_c"),
-        fmt::format("{:g} degC must be above free_cooling_c ({:g} degC)", d.no_free_cooling_c,
-                    d.free_cooling_c));
+    throw jobs::ConfigError(p.where_of(p.has("no_free_cooling_c") ? "no_free_cooling_c" : "free_cooling_c"),
+                            p.dotted("no_free_cooling_c"),
+                            fmt::format("{:g} degC must be above free_cooling_c ({:g} degC)",
+                                        d.no_free_cooling_c, d.free_cooling_c));
   if (!(d.rated_outdoor_c + d.condenser_approach_k - d.rated_evaporator_c > 0.0))
-    throw workloads::ConfigError(p.where(), p.dotted("rated_outdoor_c"),
-                                 "the rating condition needs condensing above evaporating");
+    throw jobs::ConfigError(p.where(), p.dotted("rated_outdoor_c"),
+                            "the rating condition needs condensing above evaporating");
   return d;
 }
 
-FacilityModel::FacilityModel(CoolingDesign design, const workloads::Weather& weather)
-    : design_(std::move(design)) {
+FacilityModel::FacilityModel(CoolingDesign design, const sim::Weather& weather) : design_(std::move(design)) {
   if (!(design_.design_it_W > 0.0))
     throw std::invalid_argument("facility model: design IT power must be positive");
   if (weather.t_s.empty()) throw std::invalid_argument("facility model: no weather");
   if (design_.wet_bulb && !weather.has_wet_bulb())
-    throw workloads::ConfigError({weather.source, 0, 0}, "facility.condenser",
-                                 "condenser = \"wet\" needs a wet_bulb_c or relative_humidity_pct column");
+    throw jobs::ConfigError({weather.source, 0, 0}, "facility.condenser",
+                            "condenser = \"wet\" needs a wet_bulb_c or relative_humidity_pct column");
   const auto& temps = design_.wet_bulb ? weather.wet_bulb_C : weather.dry_bulb_C;
   start_.reserve(weather.t_s.size());
   for (std::size_t k = 0; k < weather.t_s.size(); ++k) {

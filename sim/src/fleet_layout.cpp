@@ -1,12 +1,12 @@
 // Node groups, GPU types and a job's run per type for heterogeneous fleets.
 #include "fleetwatt/sim/fleet_layout.hpp"
 
-#include "fleetwatt/workloads/job_classes.hpp"
+#include "fleetwatt/jobs/job_classes.hpp"
 
 #include <fmt/format.h>
 #include <stdexcept>
 
-#include "fleetwatt/workloads/job_inference.hpp"
+#include "fleetwatt/jobs/job_inference.hpp"
 
 namespace fleetwatt::sim {
 
@@ -58,24 +58,23 @@ std::string FleetLayout::describe(std::uint32_t g) const {
                      grp.gpus_per_node, grp.gpu.id, grp.gpu.idle_W, grp.node_base_W);
 }
 
-workloads::EpochPlan plan_job(const workloads::JobSpec& spec, const models::GpuHardware& gpu,
-                              const models::PowerPredictor& predictor) {
+jobs::EpochPlan plan_job(const jobs::JobSpec& spec, const models::GpuHardware& gpu,
+                         const models::PowerPredictor& predictor) {
   // Explicit phases hold on every type, whatever the predictor; their traffic comes from the job's (or its
   // class's) metadata.
-  if (spec.phases)
-    return workloads::EpochPlan::from_profile(*spec.phases, workloads::with_class_defaults(spec));
+  if (spec.phases) return jobs::EpochPlan::from_profile(*spec.phases, jobs::with_class_defaults(spec));
   return predictor.plan(spec, gpu);
 }
 
-TypedRun run_on_type(const workloads::JobSpec& spec, const models::GpuHardware& gpu,
+TypedRun run_on_type(const jobs::JobSpec& spec, const models::GpuHardware& gpu,
                      const models::PowerPredictor& predictor) {
   if (spec.phases || !spec.matched_runtime_s)
     return {plan_job(spec, gpu, predictor), spec.epochs, spec.meta.dataset_samples};
-  static const workloads::InferenceConfig inference{};
-  workloads::JobSpec copy = spec;
-  (void)workloads::match_runtime(
+  static const jobs::InferenceConfig inference{};
+  jobs::JobSpec copy = spec;
+  (void)jobs::match_runtime(
       copy, *spec.matched_runtime_s,
-      [&](const workloads::JobSpec& j) { return predictor.predict(j, gpu).epoch_s() * j.epochs; }, inference);
+      [&](const jobs::JobSpec& j) { return predictor.predict(j, gpu).epoch_s() * j.epochs; }, inference);
   return {predictor.plan(copy, gpu), copy.epochs, copy.meta.dataset_samples};
 }
 

@@ -15,16 +15,16 @@ GridMeter::GridMeter(const GridMeterConfig& config, std::function<void(Time, dou
 void GridMeter::integrate(Time t0, Time t1, double facility_W) {
   // J x g/kWh / (3.6e6 J/kWh) / (1000 g/kg); J x currency/MWh / (3.6e9 J/MWh).
   if (config_.carbon) {
-    workloads::SignalIntegrator piece(*config_.carbon);
+    sim::SignalIntegrator piece(*config_.carbon);
     piece.add(t0.seconds(), t1.seconds(), facility_W);
-    carbon_.add(piece.total() / workloads::kJoulesPerKwh / 1000.0);
+    carbon_.add(piece.total() / sim::kJoulesPerKwh / 1000.0);
   } else {
     carbon_.add(facility_W * (t1 - t0).seconds() * config_.carbon_kg_per_J);
   }
   if (config_.price) {
-    workloads::SignalIntegrator piece(*config_.price);
+    sim::SignalIntegrator piece(*config_.price);
     piece.add(t0.seconds(), t1.seconds(), facility_W);
-    cost_.add(piece.total() / (1000.0 * workloads::kJoulesPerKwh));
+    cost_.add(piece.total() / (1000.0 * sim::kJoulesPerKwh));
   }
 }
 

@@ -22,8 +22,8 @@ const char* to_string(JobState s) noexcept {
   return "?";
 }
 
-PeakSplit PeakSplit::of(const workloads::EpochPlan& plan) noexcept {
-  using workloads::PartKind;
+PeakSplit PeakSplit::of(const jobs::EpochPlan& plan) noexcept {
+  using jobs::PartKind;
   PeakSplit s;
   s.compute_s = plan[PartKind::compute].s, s.compute_W = plan[PartKind::compute].W;
   s.comm_s = plan[PartKind::comm].s, s.comm_W = plan[PartKind::comm].W;
@@ -33,11 +33,11 @@ PeakSplit PeakSplit::of(const workloads::EpochPlan& plan) noexcept {
   return s;
 }
 
-EpochRun EpochRun::of(const workloads::EpochPlan& plan) {
+EpochRun EpochRun::of(const jobs::EpochPlan& plan) {
   EpochRun e;
   e.set_parts(PeakSplit::of(plan));
   e.peak = Duration::from_seconds(e.parts().duration_s());
-  e.valley = Duration::from_seconds(plan[workloads::PartKind::checkpoint].s);
+  e.valley = Duration::from_seconds(plan[jobs::PartKind::checkpoint].s);
   return e;
 }
 

@@ -4,8 +4,8 @@
 // them; the checks live here so that they read as one list.
 #pragma once
 
+#include "fleetwatt/jobs/job_spec.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
-#include "fleetwatt/workloads/job_spec.hpp"
 
 #include <cstdint>
 #include <string_view>
@@ -14,13 +14,12 @@ namespace fleetwatt::sim {
 
 /// A job asks for at least one GPU, no more than the fleet has, and no more than its largest node group
 /// holds (a job runs within one group).
-void check_job_size(const workloads::JobSpec& spec, std::uint32_t fleet_gpus,
-                    std::uint32_t largest_group_gpus);
+void check_job_size(const jobs::JobSpec& spec, std::uint32_t fleet_gpus, std::uint32_t largest_group_gpus);
 
 /// Checks a job's plan on one GPU type: explicit phases are the user's numbers and must fit the GPU; a
 /// predicted plan must be finite, positive and representable by the clock. A predicted part above the TDP
 /// (a fitted formula far outside its data, say) is capped at it; returns whether any was.
-[[nodiscard]] bool check_plan(const workloads::JobSpec& spec, workloads::EpochPlan& plan,
+[[nodiscard]] bool check_plan(const jobs::JobSpec& spec, jobs::EpochPlan& plan,
                               const models::GpuHardware& gpu, std::string_view predictor);
 
 }  // namespace fleetwatt::sim

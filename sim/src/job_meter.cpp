@@ -11,7 +11,7 @@ namespace {
 /// (tp-cp-pp-dp: a stage's GPUs repeat every tp x cp x pp ranks); empty when it does.
 std::vector<GpuIndex> stage_major_gpus(const Job& job, std::size_t stages) {
   const auto& par = job.spec.meta.parallel;
-  if (par.order != workloads::RankOrder::tp_cp_pp_dp || stages != par.pp || stages < 2) return {};
+  if (par.order != jobs::RankOrder::tp_cp_pp_dp || stages != par.pp || stages < 2) return {};
   const std::uint32_t dp = par.dp(static_cast<std::uint32_t>(job.gpus.size()));
   if (dp == 0) return {};
   std::vector<GpuIndex> out;
@@ -98,8 +98,7 @@ void JobMeter::close_peak(Job& job) const {
   job.compute_s += t * s.compute_s / total_s;
   job.bubble_s += t * s.bubble_s / total_s;
   job.comm_s += t * s.comm_s / total_s;
-  for (std::size_t g = 0; g < workloads::kCommGroups; ++g)
-    job.comm_group_s[g] += t * s.comm_by_group[g] / total_s;
+  for (std::size_t g = 0; g < jobs::kCommGroups; ++g) job.comm_group_s[g] += t * s.comm_by_group[g] / total_s;
   job.io_s += t * s.io_s / total_s;
   job.compute_J += e * s.compute_W * s.compute_s / total_J;
   job.bubble_J += e * s.bubble_W * s.bubble_s / total_J;

@@ -31,7 +31,7 @@ void NetworkModel::attach(Job& job) {
 }
 
 PeakSplit NetworkModel::next_epoch(const Job& job) {
-  using workloads::PartKind;
+  using jobs::PartKind;
   FLEETWATT_ASSERT(job.network.active && !job.network.paused, "epoch of a job not on the network");
   const auto cost = net_->epoch_cost(job.network.handle);
   const auto& t = net_->config().training;
@@ -46,7 +46,7 @@ PeakSplit NetworkModel::next_epoch(const Job& job) {
     // A step-level plan: the fabric re-timed its data-parallel rings and its pipeline and context sends;
     // the tensor-parallel collectives (inside NVLink) keep the plan's time. The overlap rules are the
     // predictor's own (models/training/step_comm.hpp), so an uncongested fabric gives the predicted step.
-    using workloads::CommGroup;
+    using jobs::CommGroup;
     const double steps = base.steps;
     const auto& t = *base.traffic;
     auto& g = s.comm_by_group;

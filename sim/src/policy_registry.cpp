@@ -23,17 +23,17 @@ const SchedulerRegistry& scheduler_entries() {
 namespace {
 
 /// Rack size for rack-aware placement when the scenario has no topology.
-std::uint32_t nodes_per_rack(const workloads::ParamSet& p) {
+std::uint32_t nodes_per_rack(const jobs::ParamSet& p) {
   const auto n = p.get_int("nodes_per_rack");
   if (n < 1 || n > 1'000'000)
-    throw workloads::ConfigError(p.where_of("nodes_per_rack"), p.dotted("nodes_per_rack"),
-                                 fmt::format("must be a positive integer, got {}", n));
+    throw jobs::ConfigError(p.where_of("nodes_per_rack"), p.dotted("nodes_per_rack"),
+                            fmt::format("must be a positive integer, got {}", n));
   return static_cast<std::uint32_t>(n);
 }
 
-workloads::ParamSpecs rack_params() {
+jobs::ParamSpecs rack_params() {
   return {{"nodes_per_rack",
-           workloads::ParamType::integer,
+           jobs::ParamType::integer,
            std::int64_t{16},
            "",
            "servers",
@@ -41,7 +41,7 @@ workloads::ParamSpecs rack_params() {
            {}}};
 }
 
-bool declares(const workloads::ParamSpecs& specs, const std::string& key) {
+bool declares(const jobs::ParamSpecs& specs, const std::string& key) {
   for (const auto& s : specs) {
     if (s.name == key) return true;
     for (const auto& a : s.aliases)
@@ -51,8 +51,8 @@ bool declares(const workloads::ParamSpecs& specs, const std::string& key) {
 }
 
 // The section's own keys that `specs` declares, as a set of its own (same section, same sink).
-workloads::ParamSet subset(const workloads::ParamSet& all, const workloads::ParamSpecs& specs) {
-  workloads::ParamSet out(all.section(), all.where());
+jobs::ParamSet subset(const jobs::ParamSet& all, const jobs::ParamSpecs& specs) {
+  jobs::ParamSet out(all.section(), all.where());
   out.set_warnings(all.warnings());
   for (const auto& [k, v] : all.values())
     if (declares(specs, k)) out.set(k, v);
@@ -68,23 +68,23 @@ const PlacementRegistry& placement_entries() {
                     {"first_fit",
                      "lowest-numbered server with room; multi-server jobs take whole free servers first",
                      {},
-                     [](const workloads::ParamSet&, const sim::SchedulerConfig&) {
+                     [](const jobs::ParamSet&, const sim::SchedulerConfig&) {
                        return std::make_unique<FirstFitPlacement>();
                      }},
                     {"pack", "fewest servers, then fewest racks (racks from [topology], else nodes_per_rack)",
                      rack_params(),
-                     [](const workloads::ParamSet& p, const sim::SchedulerConfig&) {
+                     [](const jobs::ParamSet& p, const sim::SchedulerConfig&) {
                        return std::make_unique<PackPlacement>(nodes_per_rack(p));
                      }},
                     {"spread", "across as many racks and servers as possible, one GPU per server in turn",
                      rack_params(),
-                     [](const workloads::ParamSet& p, const sim::SchedulerConfig&) {
+                     [](const jobs::ParamSet& p, const sim::SchedulerConfig&) {
                        return std::make_unique<SpreadPlacement>(nodes_per_rack(p));
                      }},
                     {"topology_aware",
                      "best fit by topology: the tightest server, else the tightest rack, else fewest racks",
                      rack_params(),
-                     [](const workloads::ParamSet& p, const sim::SchedulerConfig&) {
+                     [](const jobs::ParamSet& p, const sim::SchedulerConfig&) {
                        return std::make_unique<TopologyAwarePlacement>(nodes_per_rack(p));
                      }},
                 });
@@ -99,24 +99,23 @@ void check_scheduler_config(const sim::SchedulerConfig& config) {
   for (const auto& [name, params] : config.policy_params) {
     const auto* e = scheduler_entries().find(name);
     if (!e)
-      throw workloads::ConfigError(params.where(), params.section(),
-                                   fmt::format("unknown policy table [scheduler.{}] (known policies: {})",
-                                               name, scheduler_entries().names()));
+      throw jobs::ConfigError(params.where(), params.section(),
+                              fmt::format("unknown policy table [scheduler.{}] (known policies: {})", name,
+                                          scheduler_entries().names()));
     (void)params.checked(e->params);
   }
   // The section's own keys: the chosen placement's, or the chosen policy's when it has no table (with a
   // table, the policy reads only the table: a key of it written here would do nothing).
   const bool has_table = config.policy_params.count(config.policy) > 0;
-  workloads::ParamSpecs known = placement.params;
+  jobs::ParamSpecs known = placement.params;
   if (!has_table) known.insert(known.end(), policy.params.begin(), policy.params.end());
   for (const auto& key : config.params.keys_in_source_order()) {
     if (has_table && declares(policy.params, key))
-      throw workloads::ConfigError(
-          config.params.where_of(key), config.params.dotted(key),
-          fmt::format("write it in [scheduler.{}], which holds policy {}'s parameters", policy.name,
-                      policy.name));
+      throw jobs::ConfigError(config.params.where_of(key), config.params.dotted(key),
+                              fmt::format("write it in [scheduler.{}], which holds policy {}'s parameters",
+                                          policy.name, policy.name));
     if (known.empty())
-      throw workloads::ConfigError(
+      throw jobs::ConfigError(
           config.params.where_of(key), config.params.dotted(key),
           has_table ? fmt::format("unknown key (placement {} takes no parameters)", placement.name)
                     : fmt::format("unknown key (policy {} and placement {} take no parameters)", policy.name,
@@ -125,11 +124,11 @@ void check_scheduler_config(const sim::SchedulerConfig& config) {
   (void)config.params.checked(known);
 }
 
-workloads::ParamSet policy_params(const sim::SchedulerConfig& config, const std::string& name) {
+jobs::ParamSet policy_params(const sim::SchedulerConfig& config, const std::string& name) {
   const auto& e = scheduler_entries().at(name, config.policy_origin, "scheduler.policy");
   if (auto it = config.policy_params.find(name); it != config.policy_params.end())
     return it->second.checked(e.params);
-  workloads::ParamSet own = subset(config.params, e.params);
+  jobs::ParamSet own = subset(config.params, e.params);
   // Nothing written in [scheduler] itself: a missing parameter belongs in [scheduler.NAME].
   if (own.empty())
     own.set_section(config.params.section().empty() ? "scheduler." + name
@@ -142,7 +141,7 @@ sim::SchedulerConfig with_policy(const sim::SchedulerConfig& config, const std::
   out.policy = policy;
   if (policy != config.policy) {
     const auto* placement = placement_entries().find(config.placement);
-    out.params = subset(config.params, placement ? placement->params : workloads::ParamSpecs{});
+    out.params = subset(config.params, placement ? placement->params : jobs::ParamSpecs{});
   }
   return out;
 }

@@ -1,4 +1,4 @@
-// The libraries depend one way, core -> workloads -> models -> topologies -> sim -> results -> runs: no file
+// The libraries depend one way, core -> jobs -> models -> topologies -> sim -> results -> runs: no file
 // of a library includes a header of a library after it (each folder's CMakeLists.txt says what it may
 // include). The link order alone would not catch it: a header-only use of a later library compiles and links.
 // Inside models the rooms are ranked the same way (zoo -> hardware -> training -> predictors -> fit -> the
@@ -18,8 +18,8 @@
 
 namespace {
 
-constexpr std::array<const char*, 7> kLibraries = {"core", "workloads", "models", "topologies",
-                                                   "sim",  "results",   "runs"};
+constexpr std::array<const char*, 7> kLibraries = {"core", "jobs",    "models", "topologies",
+                                                   "sim",  "results", "runs"};
 
 std::size_t rank_of(const std::string& library) {
   for (std::size_t i = 0; i < kLibraries.size(); ++i)

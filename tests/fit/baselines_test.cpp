@@ -2,13 +2,13 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "fleetwatt/jobs/random.hpp"
 #include "fleetwatt/models/fit/baselines.hpp"
-#include "fleetwatt/workloads/random.hpp"
 
 using namespace fleetwatt::models::fit;
 
 TEST_CASE("OLS recovers an exact linear law", "[baselines]") {
-  fleetwatt::workloads::Random rng(1);
+  fleetwatt::jobs::Random rng(1);
   Eigen::MatrixXd x(30, 2);
   Eigen::VectorXd y(30);
   for (int i = 0; i < 30; ++i) {
@@ -54,7 +54,7 @@ TEST_CASE("ridge and lasso match their one-feature closed forms", "[baselines]")
 }
 
 TEST_CASE("gradient-boosted trees learn a step and the MLP a smooth curve", "[baselines]") {
-  fleetwatt::workloads::Random rng(2);
+  fleetwatt::jobs::Random rng(2);
   const int n = 120;
   Eigen::MatrixXd x(n, 1);
   Eigen::VectorXd step(n), curve(n);
@@ -80,7 +80,7 @@ TEST_CASE("gradient-boosted trees learn a step and the MLP a smooth curve", "[ba
 
 TEST_CASE("cross-validation prefers the penalty that generalises", "[baselines]") {
   // Pure noise target: a heavy penalty predicts the mean, which cross-validates best.
-  fleetwatt::workloads::Random rng(3);
+  fleetwatt::jobs::Random rng(3);
   Eigen::MatrixXd x(40, 6);
   Eigen::VectorXd y(40);
   for (int i = 0; i < 40; ++i) {

@@ -4,13 +4,13 @@
 #include <cmath>
 
 #include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/jobs/random.hpp"
 #include "fleetwatt/models/fit/dataset.hpp"
-#include "fleetwatt/workloads/random.hpp"
 
 using namespace fleetwatt::models::fit;
 
 namespace {
-double gauss(fleetwatt::workloads::Random& rng) {
+double gauss(fleetwatt::jobs::Random& rng) {
   const double u1 = 1.0 - rng.uniform(), u2 = rng.uniform();
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
 }
@@ -42,7 +42,7 @@ TEST_CASE("Pearson correlation is +1, -1 and 0 where it must be", "[dataset]") {
 
 TEST_CASE("KSG mutual information matches the Gaussian closed form", "[dataset]") {
   // For a bivariate normal with correlation rho, I = -1/2 ln(1 - rho^2): 0.830 nats at rho = 0.9.
-  fleetwatt::workloads::Random rng(5);
+  fleetwatt::jobs::Random rng(5);
   const int n = 1000;
   Eigen::VectorXd x(n), y(n), z(n);
   for (int i = 0; i < n; ++i) {
@@ -60,7 +60,7 @@ TEST_CASE("KSG mutual information matches the Gaussian closed form", "[dataset]"
 }
 
 TEST_CASE("feature selection keeps a nonlinear dependence Pearson misses and drops noise", "[dataset]") {
-  fleetwatt::workloads::Random rng(9);
+  fleetwatt::jobs::Random rng(9);
   Dataset d;
   d.target = "y";
   d.features = {"u", "noise"};

@@ -1,8 +1,8 @@
 // Tests of the evaluation protocol: split sizes, error measures, Table 3 and Table 4 layouts.
 #include <catch2/catch.hpp>
 
+#include "fleetwatt/jobs/random.hpp"
 #include "fleetwatt/models/fit/evaluation.hpp"
-#include "fleetwatt/workloads/random.hpp"
 
 using namespace fleetwatt::models::fit;
 
@@ -27,7 +27,7 @@ TEST_CASE("MSE and MRE are computed as defined", "[evaluation]") {
 }
 
 TEST_CASE("a linear law is evaluated over repeated splits and transferred across groups", "[evaluation]") {
-  fleetwatt::workloads::Random rng(1);
+  fleetwatt::jobs::Random rng(1);
   Dataset d;
   d.target = "y";
   d.features = {"a", "b"};

@@ -4,8 +4,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "fleetwatt/jobs/random.hpp"
 #include "fleetwatt/models/fit/sr_model.hpp"
-#include "fleetwatt/workloads/random.hpp"
 #include "test_support.hpp"
 
 using fleetwatt::test::run_command;
@@ -18,7 +18,7 @@ std::string bin() {
 
 /// Records of y = 2 flops + 3 params (+ a constant column), 40 rows.
 std::string linear_records() {
-  fleetwatt::workloads::Random rng(3);
+  fleetwatt::jobs::Random rng(3);
   std::string csv = "model,flops,params,batch_size,peak_W\n";
   for (int i = 0; i < 40; ++i) {
     const double f = rng.uniform(1, 10), p = rng.uniform(1, 10);

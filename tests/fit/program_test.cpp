@@ -3,9 +3,9 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "fleetwatt/jobs/random.hpp"
 #include "fleetwatt/models/fit/program.hpp"
 #include "fleetwatt/models/fit/symbolic_regression.hpp"
-#include "fleetwatt/workloads/random.hpp"
 
 using namespace fleetwatt::models::fit;
 
@@ -35,7 +35,7 @@ TEST_CASE("protected functions follow gplearn's definitions", "[program]") {
 }
 
 TEST_CASE("the compiled evaluator agrees with the row-by-row interpreter on random programs", "[program]") {
-  fleetwatt::workloads::Random rng(4);
+  fleetwatt::jobs::Random rng(4);
   Eigen::MatrixXd x(50, 3);
   for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = rng.uniform(-3, 3);
   Evaluator ev(x);
@@ -67,7 +67,7 @@ TEST_CASE("a hand-built program evaluates to its closed form", "[program]") {
 TEST_CASE("formulas print and parse back to programs with identical values", "[program]") {
   GpConfig cfg;
   const std::vector<std::string> names{"flops", "batch size", "x"};
-  fleetwatt::workloads::Random rng(8);
+  fleetwatt::jobs::Random rng(8);
   Eigen::MatrixXd x(20, 3);
   for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = rng.uniform(-2, 2);
   for (std::uint64_t s = 0; s < 300; ++s) {

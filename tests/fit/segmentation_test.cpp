@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "fleetwatt/jobs/random.hpp"
 #include "fleetwatt/models/fit/segmentation.hpp"
-#include "fleetwatt/workloads/random.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::models::fit;
@@ -12,7 +12,7 @@ using namespace fleetwatt::models::fit;
 namespace {
 
 /// Gaussian noise by Box-Muller over the portable uniform generator.
-double gauss(fleetwatt::workloads::Random& rng) {
+double gauss(fleetwatt::jobs::Random& rng) {
   const double u1 = 1.0 - rng.uniform(), u2 = rng.uniform();
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
 }
@@ -25,7 +25,7 @@ struct Square {
 /// idle, then `cycles` x (peak, valley) with the last valley replaced by idle, sampled at 1 Hz.
 Square square_wave(double idle_W, double peak_W, double valley_W, std::size_t idle_n, std::size_t peak_n,
                    std::size_t valley_n, int cycles, double noise_frac, std::uint64_t seed) {
-  fleetwatt::workloads::Random rng(seed);
+  fleetwatt::jobs::Random rng(seed);
   Square sq;
   auto add = [&](double level, std::size_t count) {
     if (!sq.series.power_W.empty()) sq.edges.push_back(sq.series.power_W.size());

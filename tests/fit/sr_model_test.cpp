@@ -105,11 +105,11 @@ TEST_CASE("the sr predictor turns job metadata into the square wave", "[sr_model
 
   fleetwatt::models::PredictorConfig cfg;
   cfg.kind = "sr";
-  cfg.params = fleetwatt::workloads::ParamSet("predictor", {(dir / "scenario.toml").string(), 3, 1});
+  cfg.params = fleetwatt::jobs::ParamSet("predictor", {(dir / "scenario.toml").string(), 3, 1});
   cfg.params.set("path", {std::string("site.toml"), {(dir / "scenario.toml").string(), 4, 8}});
   const auto pred = fleetwatt::models::PredictorRegistry::with_builtins().make(cfg);
   CHECK(pred->name() == "sr");
-  fleetwatt::workloads::JobSpec job;
+  fleetwatt::jobs::JobSpec job;
   job.meta.flops_per_sample = 3e9;  // z = 2
   job.meta.dataset_samples = 2e5;   // z = 2
   job.n_gpus = 4;

@@ -3,10 +3,10 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "fleetwatt/jobs/random.hpp"
 #include "fleetwatt/models/fit/dataset.hpp"
 #include "fleetwatt/models/fit/evaluation.hpp"
 #include "fleetwatt/models/fit/symbolic_regression.hpp"
-#include "fleetwatt/workloads/random.hpp"
 
 using namespace fleetwatt::models::fit;
 
@@ -17,7 +17,7 @@ struct Data {
 };
 Data sample(int n, std::uint64_t seed, double (*f)(double, double), double lo1, double hi1, double lo2,
             double hi2) {
-  fleetwatt::workloads::Random rng(seed);
+  fleetwatt::jobs::Random rng(seed);
   Data d{Eigen::MatrixXd(n, 2), Eigen::VectorXd(n)};
   for (int i = 0; i < n; ++i) {
     d.x(i, 0) = rng.uniform(lo1, hi1);

@@ -25,7 +25,7 @@ std::string slurp(const std::filesystem::path& p) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// The scenarios of one folder: the shipped ones (workloads/scenarios, they run from a clone alone) or the
+// The scenarios of one folder: the shipped ones (examples/scenarios, they run from a clone alone) or the
 // examples that read the public measurements in ../shared/data (examples/public-data).
 std::vector<std::filesystem::path> golden_scenarios(const char* folder) {
   std::vector<std::filesystem::path> out;
@@ -120,7 +120,7 @@ TEST_CASE("a changed, missing or new figure is a difference", "[golden]") {
 }
 
 TEST_CASE("every shipped scenario reproduces its golden summary and series", "[golden][scenarios]") {
-  const auto scenarios = golden_scenarios("workloads/scenarios");
+  const auto scenarios = golden_scenarios("examples/scenarios");
   CHECK(scenarios.size() >= 7);
   for (const auto& scenario : scenarios) reproduces_golden_figures(scenario);
 }
@@ -136,11 +136,11 @@ TEST_CASE("the examples that read the public measurements reproduce their golden
 
 TEST_CASE("the README prints the default day's golden figures", "[golden][readme]") {
   const auto readme = slurp(source_dir() / "README.md");
-  const std::string block = readme_block(readme, "fleetwatt run workloads/scenarios/day-fleet.toml");
+  const std::string block = readme_block(readme, "fleetwatt run examples/scenarios/day-fleet.toml");
   INFO("README block of the default day (tools/scripts/regen-golden.sh writes it):\n" << block);
   REQUIRE(!block.empty());
   const auto golden =
-      nlohmann::json::parse(slurp(golden::golden_file(source_dir(), "workloads/scenarios/day-fleet.toml")));
+      nlohmann::json::parse(slurp(golden::golden_file(source_dir(), "examples/scenarios/day-fleet.toml")));
   const auto& s = golden.at("summary");
   const auto& p = golden.at("printed");
   auto at = [&s](const char* name) { return s.at(name).get<double>(); };

@@ -9,7 +9,7 @@ using namespace fleetwatt;
 
 TEST_CASE("band runs scale a job's durations and powers by its own calibrated band", "[band]") {
   models::PredictorConfig config;  // the default predictor
-  workloads::JobSpec job;
+  jobs::JobSpec job;
   job.n_gpus = 4;
   job.meta.model = "resnet50";
   job.meta.batch_size = 256;

@@ -6,11 +6,11 @@
 #include <cmath>
 
 using namespace fleetwatt::models;
-using fleetwatt::workloads::ConfigError;
-using fleetwatt::workloads::JobSpec;
-using fleetwatt::workloads::PartKind;
-using fleetwatt::workloads::PhaseProfile;
-using fleetwatt::workloads::Precision;
+using fleetwatt::jobs::ConfigError;
+using fleetwatt::jobs::JobSpec;
+using fleetwatt::jobs::PartKind;
+using fleetwatt::jobs::PhaseProfile;
+using fleetwatt::jobs::Precision;
 
 namespace {
 JobSpec resnet_job(std::uint32_t batch, std::uint32_t gpus = 1) {
@@ -196,7 +196,7 @@ TEST_CASE("The component predictor times FLOPs at its assumed utilisation", "[mo
 
 TEST_CASE("A zoo model with its own FLOPs scales its activations with them", "[models][datasheet]") {
   // Half the FLOPs (e.g. a smaller image): half the activation elements.
-  fleetwatt::workloads::ModelMetadata meta;
+  fleetwatt::jobs::ModelMetadata meta;
   meta.model = "resnet50";
   meta.flops_per_sample = resnet(50).forward_flops / 2;
   const ModelCount m = resolve_model(meta, {});

@@ -2,12 +2,12 @@
 // worked by hand.
 #include <catch2/catch.hpp>
 
+#include "fleetwatt/jobs/job_classes.hpp"
 #include "fleetwatt/models/predictors/datasheet_predictor.hpp"
 #include "fleetwatt/models/predictors/table_predictor.hpp"
-#include "fleetwatt/workloads/job_classes.hpp"
 
 using namespace fleetwatt::models;
-using fleetwatt::workloads::JobSpec;
+using fleetwatt::jobs::JobSpec;
 
 TEST_CASE("A plan's peak is its steps at their time-weighted power and its valley the checkpoint") {
   EpochPlan p;
@@ -23,7 +23,7 @@ TEST_CASE("A plan's peak is its steps at their time-weighted power and its valle
   CHECK(p.epoch_s() == 110);
   CHECK(p.epoch_energy_J() == Approx(v.epoch_energy_J()));
   // A measured square wave round-trips exactly.
-  const fleetwatt::workloads::PhaseProfile measured{291.06, 182.58, 62.23, 6.41};
+  const fleetwatt::jobs::PhaseProfile measured{291.06, 182.58, 62.23, 6.41};
   CHECK(EpochPlan::from_profile(measured).profile() == measured);
 }
 

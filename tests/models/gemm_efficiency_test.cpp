@@ -16,7 +16,7 @@
 
 using namespace fleetwatt::models;
 using fleetwatt::core::ConfigError;
-using fleetwatt::workloads::Precision;
+using fleetwatt::jobs::Precision;
 
 namespace {
 

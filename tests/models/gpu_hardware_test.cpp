@@ -7,8 +7,8 @@
 #include "test_support.hpp"
 
 using namespace fleetwatt::models;
-using fleetwatt::workloads::ConfigError;
-using fleetwatt::workloads::Precision;
+using fleetwatt::jobs::ConfigError;
+using fleetwatt::jobs::Precision;
 
 TEST_CASE("Every preset the issue names is built in", "[models][presets]") {
   for (const char* id : {"h100-sxm", "h100-pcie", "a100-sxm-80gb", "a100-pcie-40gb", "a800", "v100", "p100",

@@ -8,11 +8,11 @@
 #include "fleetwatt/models/predictors/datasheet_predictor.hpp"
 
 using namespace fleetwatt::models;
-using fleetwatt::workloads::ConfigError;
-using fleetwatt::workloads::JobSpec;
-using fleetwatt::workloads::Parallelism;
-using fleetwatt::workloads::Precision;
-using fleetwatt::workloads::Recompute;
+using fleetwatt::jobs::ConfigError;
+using fleetwatt::jobs::JobSpec;
+using fleetwatt::jobs::Parallelism;
+using fleetwatt::jobs::Precision;
+using fleetwatt::jobs::Recompute;
 
 TEST_CASE("ZeRO stages reproduce the paper's 7.5B example on 64 GPUs", "[models][memory]") {
   // Rajbhandari et al. 2020, figure 1: Psi = 7.5B, K = 12, N_d = 64. Baseline (2 + 2 + K) Psi = 120 GB;

@@ -20,11 +20,11 @@
 #include "test_support.hpp"
 
 using namespace fleetwatt::models;
-using fleetwatt::workloads::JobSpec;
-using fleetwatt::workloads::PartKind;
-using fleetwatt::workloads::Precision;
-using fleetwatt::workloads::Recompute;
-using fleetwatt::workloads::SoftwareStack;
+using fleetwatt::jobs::JobSpec;
+using fleetwatt::jobs::PartKind;
+using fleetwatt::jobs::Precision;
+using fleetwatt::jobs::Recompute;
+using fleetwatt::jobs::SoftwareStack;
 
 namespace {
 
@@ -195,7 +195,7 @@ TEST_CASE("GPT-3 175B on 1,024 A100: communication and bubble by hand", "[models
   CHECK(plan.steps == 1.0);
   CHECK(plan[PartKind::compute].s == Approx(s.compute_s));
   CHECK(plan[PartKind::comm].s == Approx(s.comm_s));
-  using fleetwatt::workloads::CommGroup;
+  using fleetwatt::jobs::CommGroup;
   CHECK(plan.comm_by_group[static_cast<std::size_t>(CommGroup::tp)] == Approx(s.tp_comm_s));
   CHECK(plan.comm_by_group[static_cast<std::size_t>(CommGroup::pp)] == Approx(s.pp_comm_s));
   CHECK(plan.comm_by_group[static_cast<std::size_t>(CommGroup::dp)] == Approx(s.dp_comm_s));
@@ -248,7 +248,7 @@ TEST_CASE("The interleaved schedule divides the bubble by its virtual stages", "
   try {
     (void)pred.explain(too_fine, a100);
     FAIL("expected a ConfigError");
-  } catch (const fleetwatt::workloads::ConfigError& e) {
+  } catch (const fleetwatt::jobs::ConfigError& e) {
     CHECK(e.field() == "vp");
     CHECK_THAT(e.what(), Catch::Contains("16 x 7 chunks exceed gpt3_175b's 96 layers"));
   }
@@ -310,14 +310,14 @@ TEST_CASE("Uneven stages: the slowest sets the pace and the others fill and drai
   try {
     (void)pred.explain(bad, a100);
     FAIL("expected a ConfigError");
-  } catch (const fleetwatt::workloads::ConfigError& x) {
+  } catch (const fleetwatt::jobs::ConfigError& x) {
     CHECK(x.field() == "first_stage_layers");
     CHECK_THAT(x.what(), Catch::Contains("leave 90 of gpt3_175b's 96 layers for the other 7 stage(s)"));
   }
   bad.meta.parallel.first_stage_layers = 50, bad.meta.parallel.last_stage_layers = 50;
-  CHECK_THROWS_AS(pred.explain(bad, a100), fleetwatt::workloads::ConfigError);
+  CHECK_THROWS_AS(pred.explain(bad, a100), fleetwatt::jobs::ConfigError);
   // Without a pipeline the keys have nothing to set.
-  fleetwatt::workloads::Parallelism one;
+  fleetwatt::jobs::Parallelism one;
   one.last_stage_layers = 3;
   CHECK(one.pipeline_key_problem().first == "last_stage_layers");
   CHECK(one.pipeline_key_problem().second ==
@@ -513,9 +513,9 @@ TEST_CASE("Fused attention: the causal half at a head-width GEMM's rate, no s^2 
   // scores' 5 a s^2 b bytes a layer in memory (Korthikanti et al.). FlashAttention-2 runs fused at its own,
   // slower factor.
   // At 8,192 tokens those are 5 x 32 x 8192^2 x 32 bytes = 344 GB: the job no longer fits.
-  j.meta.attention = fleetwatt::workloads::Attention::eager;
+  j.meta.attention = fleetwatt::jobs::Attention::eager;
   CHECK_THROWS_WITH(pred.explain(j, h100), Catch::Contains("activations"));
-  j.meta.attention = fleetwatt::workloads::Attention::flash2;
+  j.meta.attention = fleetwatt::jobs::Attention::flash2;
   const StepBreakdown f2 = pred.explain(j, h100);
   CHECK(f2.parallel->attention_s / fused.parallel->attention_s ==
         Approx(default_step_calibration().flash2_factor / default_step_calibration().attention_factor));
@@ -621,7 +621,7 @@ TEST_CASE("Hybrid sharding by hand: gathers within the shard group, an all-reduc
   try {
     (void)pred.explain(j, h100);
     FAIL("expected a ConfigError");
-  } catch (const fleetwatt::workloads::ConfigError& e) {
+  } catch (const fleetwatt::jobs::ConfigError& e) {
     CHECK(e.field() == "fsdp_shard_size");
     CHECK_THAT(e.what(), Catch::Contains("does not divide the data-parallel degree 64"));
   }
@@ -649,7 +649,7 @@ TEST_CASE("One step model: the micro-batch changes the pipeline, not the kernels
   try {
     (void)pred.explain(uneven, h100);
     FAIL("expected a ConfigError");
-  } catch (const fleetwatt::workloads::ConfigError& e) {
+  } catch (const fleetwatt::jobs::ConfigError& e) {
     CHECK(e.field() == "pp");
     CHECK_THAT(e.what(), Catch::Contains("126 layers do not divide among 8 pipeline stages (15.75 each)") &&
                              Catch::Contains("first_stage_layers"));
@@ -679,7 +679,7 @@ TEST_CASE("Checkpoints: every shard's bytes over the shared storage, or the copy
   // Asynchronously the GPUs wait for their shard's copy to host memory (13.2 GB at the PCIe figure's
   // 64 GB/s: 0.206 s); the write's 8.47 s go on beside the next steps.
   j.meta.parallel.zero = 1;
-  j.schedule.checkpoint = fleetwatt::workloads::CheckpointMode::async;
+  j.schedule.checkpoint = fleetwatt::jobs::CheckpointMode::async;
   const StepBreakdown a = pred.explain(j, h100);
   CHECK(a.checkpoint_s == Approx(70553706496.0 * 12.0 / 64.0 / 64e9));
   CHECK(a.checkpoint_write_s == Approx(s.checkpoint_s));

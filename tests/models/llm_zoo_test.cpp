@@ -155,7 +155,7 @@ TEST_CASE("Nemotron, Grok-1, Mixtral 8x22B and NeMo's GPT-3 5B / 20B against the
 
 TEST_CASE("A decoder given by its shape counts as the zoo model of that shape", "[models][zoo][llm]") {
   // Llama 3 70B by its shape (report table 3): the same parameters, FLOPs and work as the zoo's.
-  fleetwatt::workloads::ModelShape s;
+  fleetwatt::jobs::ModelShape s;
   s.layers = 80, s.hidden = 8192, s.heads = 64, s.kv_heads = 8, s.ffn_hidden = 28672, s.vocab = 128256;
   const ModelCount a = decoder_from_shape(s, 8192, "custom"), b = count_model("llama3_70b", 8192);
   CHECK(a.params == b.params);
@@ -167,7 +167,7 @@ TEST_CASE("A decoder given by its shape counts as the zoo model of that shape", 
   CHECK_THROWS_WITH(count_model("llama3_70b", 131073), Catch::Contains("1..131072"));
   // A plain feed-forward (gated_mlp = false) has two matrices: Nemotron-3 8B's shape gives its count less
   // the LayerNorm biases the shape does not carry (2 x 4096 per norm, 2 norms per layer, and the final).
-  fleetwatt::workloads::ModelShape n;
+  fleetwatt::jobs::ModelShape n;
   n.layers = 32, n.hidden = 4096, n.heads = 32, n.ffn_hidden = 16384, n.vocab = 256000, n.gated = false;
   CHECK(decoder_from_shape(n, 4096, "n").params == count_model("nemotron3_8b").params - 65.0 * 4096.0);
   // A shape that cannot be: heads not dividing hidden.

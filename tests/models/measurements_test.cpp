@@ -13,7 +13,7 @@
 #include "test_support.hpp"
 
 using namespace fleetwatt::models;
-using fleetwatt::workloads::ConfigError;
+using fleetwatt::jobs::ConfigError;
 
 namespace {
 
@@ -112,8 +112,8 @@ TEST_CASE("A Zeus row maps to the job of the validation test", "[models][measure
   CHECK(v100.rows.front().gpu == "v100-pcie-32gb");
   // PyTorch of 2022 ran FP32 matmuls and convolutions on TF32 tensor cores where the GPU has them (the A40),
   // not on the V100.
-  CHECK(m->job.meta.precision == fleetwatt::workloads::Precision::tf32);
-  CHECK(v100.rows.front().job.meta.precision == fleetwatt::workloads::Precision::fp32);
+  CHECK(m->job.meta.precision == fleetwatt::jobs::Precision::tf32);
+  CHECK(v100.rows.front().job.meta.precision == fleetwatt::jobs::Precision::fp32);
   REQUIRE(!v100.skipped.empty());
   CHECK(v100.skipped.front().why.find("deepspeech2") != std::string::npos);
 }
@@ -140,11 +140,11 @@ TEST_CASE("A GAISSA row maps to the job of the validation test", "[models][measu
   CHECK(m->tdp_W == 60.0);
   CHECK(m->power_limit_W == 0.0);
   // The Maxwell board has no TF32; the RTX 3070 (TensorFlow >= 2.4's default) runs FP32 convolutions as TF32.
-  CHECK(m->job.meta.stack == fleetwatt::workloads::SoftwareStack::eager);
-  CHECK(m->job.meta.precision == fleetwatt::workloads::Precision::fp32);
+  CHECK(m->job.meta.stack == fleetwatt::jobs::SoftwareStack::eager);
+  CHECK(m->job.meta.precision == fleetwatt::jobs::Precision::fp32);
   bool rtx3070_tf32 = false;
   for (const auto& r : set.rows)
-    if (r.gpu == "rtx3070") rtx3070_tf32 = r.job.meta.precision == fleetwatt::workloads::Precision::tf32;
+    if (r.gpu == "rtx3070") rtx3070_tf32 = r.job.meta.precision == fleetwatt::jobs::Precision::tf32;
   CHECK(rtx3070_tf32);
 }
 
@@ -213,7 +213,7 @@ TEST_CASE("NeuSight multi-GPU and fused runs", "[models][measurements]") {
   const MeasurementSet set = read_measurements(dir.path());
   REQUIRE(set.rows.size() == 1);
   CHECK(set.rows[0].gpu == "l4");
-  CHECK(set.rows[0].job.meta.stack == fleetwatt::workloads::SoftwareStack::compiled);
+  CHECK(set.rows[0].job.meta.stack == fleetwatt::jobs::SoftwareStack::compiled);
   CHECK(set.rows[0].step_s == Approx(0.5));
   CHECK(set.rows[0].inference);
   REQUIRE(set.skipped.size() == 1);

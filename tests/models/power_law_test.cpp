@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "fleetwatt/workloads/random.hpp"
+#include "fleetwatt/jobs/random.hpp"
 
 using namespace fleetwatt::models;
 
@@ -90,7 +90,7 @@ TEST_CASE("The paper's presets are available by id", "[models][power_law]") {
 namespace {
 /// Samples (FLOPs, seconds) of `law` from 1 MFLOP to 100 GFLOP, with relative noise of `noise`.
 void sample(const PowerLaw& law, double vmax, double noise, std::vector<double>& c, std::vector<double>& t) {
-  fleetwatt::workloads::Random rng(7);
+  fleetwatt::jobs::Random rng(7);
   for (double e = 6.0; e <= 11.0; e += 0.25) {
     const double flops = std::pow(10.0, e);
     c.push_back(flops);
@@ -156,7 +156,7 @@ TEST_CASE("OLS energy regression matches the closed-form simple regression", "[m
 TEST_CASE("OLS recovers the paper's coefficients from noiseless durations", "[models][power_law]") {
   std::vector<std::vector<double>> rows;
   std::vector<double> e;
-  fleetwatt::workloads::Random rng(3);
+  fleetwatt::jobs::Random rng(3);
   for (int i = 0; i < 12; ++i) {
     const double p = rng.uniform(5, 80), s = rng.uniform(0.2, 2), m = rng.uniform(0.2, 2);
     rows.push_back({p, s, m});

@@ -16,7 +16,7 @@
 #include "test_support.hpp"
 
 using namespace fleetwatt::models;
-using fleetwatt::workloads::Precision;
+using fleetwatt::jobs::Precision;
 
 namespace {
 
@@ -143,14 +143,14 @@ TEST_CASE("A published row as a job: the long-sequence model beyond its context,
   CHECK(j.meta.shape.layers == 32);
   CHECK(j.meta.shape.hidden == 4096);
   CHECK(j.meta.input_size == 131072);
-  CHECK(j.meta.attention == fleetwatt::workloads::Attention::flash2);  // NeMo up to 24.07
+  CHECK(j.meta.attention == fleetwatt::jobs::Attention::flash2);  // NeMo up to 24.07
   // Llama 3.1 405B's 126 layers on 8 stages: (126 + 2) / 8 = 16 per stage counting the embedding and the
   // loss as a layer each, so 15 on the first and the last.
   r.zoo = "llama31_405b", r.source = "Megatron-Bridge 25.11", r.seq = 8192, r.parallel.pp = 8;
   const auto k = published_step_job(r);
   CHECK(k.meta.parallel.first_stage_layers == 15);
   CHECK(k.meta.parallel.last_stage_layers == 15);
-  CHECK(k.meta.attention == fleetwatt::workloads::Attention::fused);
+  CHECK(k.meta.attention == fleetwatt::jobs::Attention::fused);
   CHECK_FALSE(k.meta.shape.given());
 }
 

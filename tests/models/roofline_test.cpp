@@ -8,8 +8,8 @@
 #include "fleetwatt/models/hardware/clock_model.hpp"
 
 using namespace fleetwatt::models;
-using fleetwatt::workloads::Precision;
-using fleetwatt::workloads::SoftwareStack;
+using fleetwatt::jobs::Precision;
+using fleetwatt::jobs::SoftwareStack;
 
 namespace {
 

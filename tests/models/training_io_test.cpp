@@ -4,8 +4,8 @@
 #include "fleetwatt/models/training/training_io.hpp"
 
 using namespace fleetwatt::models;
-using fleetwatt::workloads::ModelMetadata;
-using fleetwatt::workloads::Precision;
+using fleetwatt::jobs::ModelMetadata;
+using fleetwatt::jobs::Precision;
 
 TEST_CASE("gradient bytes are params times bytes per element of the gradient precision") {
   ModelMetadata m;

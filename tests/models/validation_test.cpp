@@ -159,7 +159,7 @@ TEST_CASE("Refitting on the shared data reproduces the built-in constants", "[mo
 TEST_CASE("A tiny-batch job sits near the floor the Zeus V100 file measured", "[models][validation]") {
   // Zeus V100 (../shared/data/zeus-nsdi23/summary_power_v100.csv): ShuffleNetV2 on CIFAR-100 at batch 8 draws
   // 39.1-39.4 W at the 250 W limit (adadelta, adam): the GPU waits on kernel launches.
-  fleetwatt::workloads::JobSpec job;
+  fleetwatt::jobs::JobSpec job;
   job.meta.model = "shufflenet_v2";
   job.meta.input_size = 32;
   job.meta.batch_size = 8;

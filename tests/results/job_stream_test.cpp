@@ -149,7 +149,7 @@ TEST_CASE("a long run of the default fleet streams the job table it would have w
   // 30 h of the shipped default fleet (its 13 h warm-up before): about 6,900 jobs, so blocks of 7 rows
   // cross hundreds of block boundaries while jobs finish out of order.
   auto s =
-      runs::load_scenario(std::filesystem::path(FLEETWATT_SOURCE_DIR) / "workloads/scenarios/day-fleet.toml",
+      runs::load_scenario(std::filesystem::path(FLEETWATT_SOURCE_DIR) / "examples/scenarios/day-fleet.toml",
                           {"workload.horizon_s=108000", "output.gpu_changes=false",
                            "output.node_interval_s=3600", "output.facility_interval_s=60"});
   const auto& prepared = s;

@@ -168,7 +168,7 @@ TEST_CASE("a job naming an unknown class fails before the run, naming file, line
   try {
     (void)make_run(toml);
     FAIL("expected a ConfigError");
-  } catch (const fleetwatt::workloads::ConfigError& e) {
+  } catch (const fleetwatt::jobs::ConfigError& e) {
     CHECK(std::string(e.what()).find("test.toml:12:1") != std::string::npos);
     CHECK(std::string(e.what()).find("unknown job class 'resnet'") != std::string::npos);
     CHECK(std::string(e.what()).find("vit") != std::string::npos);

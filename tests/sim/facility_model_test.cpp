@@ -13,8 +13,8 @@ using Catch::Matchers::WithinRel;
 
 namespace {
 
-workloads::Weather steps(std::vector<double> t_s, std::vector<double> dry_C) {
-  workloads::Weather w;
+sim::Weather steps(std::vector<double> t_s, std::vector<double> dry_C) {
+  sim::Weather w;
   w.t_s = std::move(t_s);
   w.dry_bulb_C = std::move(dry_C);
   w.source = "test";
@@ -131,22 +131,22 @@ TEST_CASE("a weather step that falls inside an interval splits it, samples stay 
 }
 
 TEST_CASE("cooling keys are checked by the kind's declaration", "[facility]") {
-  auto params = [](std::initializer_list<std::pair<const char*, workloads::ParamValue>> kv) {
-    workloads::ParamSet p("facility", {"s.toml", 3, 1});
+  auto params = [](std::initializer_list<std::pair<const char*, jobs::ParamValue>> kv) {
+    jobs::ParamSet p("facility", {"s.toml", 3, 1});
     for (const auto& [k, v] : kv) p.set(k, v);
     return p;
   };
-  const workloads::SourceLocation at{"s.toml", 4, 1};
+  const jobs::SourceLocation at{"s.toml", 4, 1};
   CHECK(cooling_design("weather", at, params({})).design == "air");
   CHECK(cooling_design("weather", at, params({{"design", {std::string("liquid"), at}}})).evaporator_c ==
         30.0);
   const auto d = cooling_design("weather", at, params({{"evaporator_c", {14.0, at}}}));
   CHECK(d.evaporator_c == 14.0);
   CHECK(d.fan_pump == 0.08);
-  auto message = [&](const std::string& kind, const workloads::ParamSet& p) -> std::string {
+  auto message = [&](const std::string& kind, const jobs::ParamSet& p) -> std::string {
     try {
       (void)cooling_design(kind, at, p);
-    } catch (const workloads::ConfigError& e) {
+    } catch (const jobs::ConfigError& e) {
       return e.what();
     }
     return "no error";

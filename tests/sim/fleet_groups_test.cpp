@@ -4,11 +4,11 @@
 
 #include <cmath>
 
+#include "fleetwatt/jobs/job_generator.hpp"
+#include "fleetwatt/jobs/job_inference.hpp"
 #include "fleetwatt/runs/run_assembly.hpp"
 #include "fleetwatt/sim/engine.hpp"
 #include "fleetwatt/sim/policies.hpp"
-#include "fleetwatt/workloads/job_generator.hpp"
-#include "fleetwatt/workloads/job_inference.hpp"
 
 using namespace fleetwatt;
 
@@ -27,10 +27,10 @@ models::GpuHardware gpu(const std::string& id, double idle_W, double tdp_W) {
 class ByTypePredictor final : public models::PowerPredictor {
  public:
   std::string_view name() const override { return "by_type"; }
-  workloads::EpochPlan plan(const workloads::JobSpec& job, const models::GpuHardware& g) const override {
+  jobs::EpochPlan plan(const jobs::JobSpec& job, const models::GpuHardware& g) const override {
     const double s = job.meta.dataset_samples / 100.0;
-    if (g.id == "typea") return workloads::EpochPlan::from_profile({200.0, s, 100.0, 5.0});
-    return workloads::EpochPlan::from_profile({80.0, 3.0 * s, 40.0, 10.0});
+    if (g.id == "typea") return jobs::EpochPlan::from_profile({200.0, s, 100.0, 5.0});
+    return jobs::EpochPlan::from_profile({80.0, 3.0 * s, 40.0, 10.0});
   }
 };
 
@@ -39,15 +39,15 @@ class ByTypePredictor final : public models::PowerPredictor {
 class PickyPredictor final : public models::PowerPredictor {
  public:
   std::string_view name() const override { return "picky"; }
-  workloads::EpochPlan plan(const workloads::JobSpec& job, const models::GpuHardware& g) const override {
+  jobs::EpochPlan plan(const jobs::JobSpec& job, const models::GpuHardware& g) const override {
     if (job.meta.dataset_samples > 50000.0 || (g.id == "typeb" && job.meta.dataset_samples > 5000.0))
-      throw workloads::ConfigError({"picky", 1, 1}, "model", "does not fit " + g.id);
+      throw jobs::ConfigError({"picky", 1, 1}, "model", "does not fit " + g.id);
     return ByTypePredictor{}.plan(job, g);
   }
 };
 
-workloads::JobSpec job(std::int64_t id, std::uint32_t n_gpus, std::uint32_t epochs, double submit_s = 0.0) {
-  workloads::JobSpec j;
+jobs::JobSpec job(std::int64_t id, std::uint32_t n_gpus, std::uint32_t epochs, double submit_s = 0.0) {
+  jobs::JobSpec j;
   j.id = id;
   j.n_gpus = n_gpus;
   j.epochs = epochs;
@@ -69,7 +69,7 @@ sim::EngineSetup two_groups(double horizon_s, double pue = 1.5) {
   return s;
 }
 
-std::unique_ptr<sim::Engine> engine(sim::EngineSetup setup, std::vector<workloads::JobSpec> jobs,
+std::unique_ptr<sim::Engine> engine(sim::EngineSetup setup, std::vector<jobs::JobSpec> jobs,
                                     const models::PowerPredictor& p,
                                     const std::string& placement = "first_fit") {
   sim::SchedulerConfig c;
@@ -162,7 +162,7 @@ TEST_CASE("a job larger than every node group is refused before the run", "[sim]
   try {
     (void)engine(two_groups(100.0), {job(7, 9, 1)}, p);
     FAIL("expected a ConfigError");
-  } catch (const workloads::ConfigError& e) {
+  } catch (const jobs::ConfigError& e) {
     CHECK(std::string(e.what()).find("largest has 8") != std::string::npos);
   }
 }
@@ -175,8 +175,8 @@ TEST_CASE("no placement policy mixes GPU types in one job", "[sim][fleet]") {
     // Three groups, two sharing type A: 3 x 4 (A), 2 x 2 (B), 2 x 8 (A).
     s.groups.push_back({"c", 2, 8, gpu("typea", 50.0, 300.0), 100.0});
     s.groups[0].nodes = 3;
-    std::vector<workloads::JobSpec> jobs;
-    workloads::Random rng(11);
+    std::vector<jobs::JobSpec> jobs;
+    jobs::Random rng(11);
     for (int i = 0; i < 200; ++i)
       jobs.push_back(job(i, 1 + static_cast<std::uint32_t>(rng.uniform() * 12.0), 1, 5.0 * i));
     auto e = engine(s, jobs, p, placement);
@@ -202,8 +202,8 @@ TEST_CASE("a job matched to a recorded run time runs that long on a non-referenc
   // (A).
   auto matched = [&](std::int64_t id, std::uint32_t n) {
     auto j = job(id, n, 1);
-    j.inferred |= workloads::inferred::dataset_samples | workloads::inferred::epochs;
-    (void)workloads::match_runtime(j, 1000.0, runs::runtime_estimate(p, s.gpu), {});
+    j.inferred |= jobs::inferred::dataset_samples | jobs::inferred::epochs;
+    (void)jobs::match_runtime(j, 1000.0, runs::runtime_estimate(p, s.gpu), {});
     return j;
   };
   auto e = engine(s, {matched(0, 2), matched(1, 1)}, p);
@@ -226,8 +226,8 @@ TEST_CASE("a job matched to a recorded run time runs that long on a non-referenc
 
 TEST_CASE("a heterogeneous run is deterministic", "[sim][fleet]") {
   ByTypePredictor p;
-  std::vector<workloads::JobSpec> jobs;
-  workloads::Random rng(5);
+  std::vector<jobs::JobSpec> jobs;
+  jobs::Random rng(5);
   for (int i = 0; i < 100; ++i)
     jobs.push_back(job(i, 1 + static_cast<std::uint32_t>(rng.uniform() * 8.0), 2, 3.0 * i));
   auto a = engine(two_groups(600.0), jobs, p, "pack");

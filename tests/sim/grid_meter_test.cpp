@@ -20,8 +20,8 @@ Time at(double s) {
 TEST_CASE("carbon and cost are cut at interval boundaries and integrate each step of the signals", "[grid]") {
   // Carbon 360 g/kWh until t = 15 s, then 720; price 3600 per MWh throughout. PUE 2.
   // 1 g/kWh x 1 J = 1 / 3.6e6 g, so 360 g/kWh x 1 J = 1e-4 g = 1e-7 kg; 3600/MWh x 1 J = 1e-6.
-  const workloads::GridSignal carbon({0.0, 15.0}, {360.0, 720.0}, "g/kWh");
-  const workloads::GridSignal price({0.0}, {3600.0}, "USD/MWh");
+  const sim::GridSignal carbon({0.0, 15.0}, {360.0, 720.0}, "g/kWh");
+  const sim::GridSignal price({0.0}, {3600.0}, "USD/MWh");
   std::vector<Sample> out;
   sim::GridMeter meter({Duration::from_seconds(10), 2.0, &carbon, 0.0, &price},
                        [&](Time t, double kg, double cost) {

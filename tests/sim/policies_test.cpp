@@ -25,14 +25,14 @@ runs::Scenario fleet(int nodes, int gpus, double horizon_s = 10000) {
       "t.toml");
 }
 
-workloads::JobSpec job(std::int64_t id, double submit, std::uint32_t gpus, double seconds,
-                       std::uint32_t epochs = 1, double valley_s = 0.0) {
-  workloads::JobSpec j;
+jobs::JobSpec job(std::int64_t id, double submit, std::uint32_t gpus, double seconds,
+                  std::uint32_t epochs = 1, double valley_s = 0.0) {
+  jobs::JobSpec j;
   j.id = id;
   j.submit_s = submit;
   j.n_gpus = gpus;
   j.epochs = epochs;
-  j.phases = workloads::PhaseProfile{300.0, seconds, 80.0, valley_s};
+  j.phases = jobs::PhaseProfile{300.0, seconds, 80.0, valley_s};
   return j;
 }
 
@@ -48,7 +48,7 @@ struct Run {
 
 // The fleet prepared as `fleetwatt run` prepares it, then these jobs in place of its placeholder job and a
 // scheduler configured in code.
-Run run(const runs::Scenario& s, std::vector<workloads::JobSpec> jobs, std::unique_ptr<Scheduler> scheduler) {
+Run run(const runs::Scenario& s, std::vector<jobs::JobSpec> jobs, std::unique_ptr<Scheduler> scheduler) {
   Run r;
   r.prepared = prepare_run(s);
   r.prepared.jobs = std::move(jobs);
@@ -88,8 +88,8 @@ TEST_CASE("shortest predicted job first lets short jobs overtake", "[policies]")
 TEST_CASE("EASY backfills jobs that end before the head's reservation", "[policies]") {
   // A (2 GPUs, 100 s) runs; head B needs all 4 GPUs: reserved at 100 s. C (2 GPUs, 50 s) ends at 52 s, before
   // the reservation: backfilled at 2 s. D (2 GPUs, 200 s) would delay B: it waits until B ends at 110 s.
-  const std::vector<workloads::JobSpec> jobs{job(1, 0, 2, 100), job(2, 1, 4, 10), job(3, 2, 2, 50),
-                                             job(4, 3, 2, 200)};
+  const std::vector<jobs::JobSpec> jobs{job(1, 0, 2, 100), job(2, 1, 4, 10), job(3, 2, 2, 50),
+                                        job(4, 3, 2, 200)};
   auto easy = run(fleet(1, 4), jobs, std::make_unique<EasyBackfillScheduler>());
   CHECK(easy[3].start.seconds() == 2.0);
   CHECK(easy[2].start.seconds() == 100.0);
@@ -142,8 +142,8 @@ TEST_CASE("GPU power capping stretches a job by the clock model instead of queue
 
 TEST_CASE("carbon-aware deferral waits for a low-intensity hour within the deadline", "[policies]") {
   // 500 g/kWh for the first 100 s, then 100 g/kWh; threshold 300.
-  auto signal = std::make_shared<const workloads::GridSignal>(std::vector<double>{0, 100},
-                                                              std::vector<double>{500, 100}, "g/kWh");
+  auto signal = std::make_shared<const sim::GridSignal>(std::vector<double>{0, 100},
+                                                        std::vector<double>{500, 100}, "g/kWh");
   auto a = job(1, 0, 1, 10), b = job(2, 0, 1, 10), c = job(3, 0, 1, 10);
   b.deferrable = true;
   b.deadline_s = 1000;
@@ -162,8 +162,8 @@ TEST_CASE("a waiting deferrable job holds its GPUs for its latest start, so late
   // 150 s) ends before that and starts at once; B (1 GPU, 500 s, submitted at 10 s) would still hold a GPU at
   // 200 s, leaving D one of its two: B waits. D starts at 200 s (its latest start) and meets its deadline; B
   // follows when D ends. Without the hold B would start at 10 s and D at 510 s, missing it.
-  auto signal = std::make_shared<const workloads::GridSignal>(std::vector<double>{0},
-                                                              std::vector<double>{500}, "g/kWh");
+  auto signal =
+      std::make_shared<const sim::GridSignal>(std::vector<double>{0}, std::vector<double>{500}, "g/kWh");
   auto d = job(1, 0, 2, 100), a = job(2, 0, 1, 150), b = job(3, 10, 1, 500);
   d.deferrable = true;
   d.deadline_s = 300;
@@ -177,8 +177,8 @@ TEST_CASE("a waiting deferrable job holds its GPUs for its latest start, so late
 TEST_CASE("in a low-intensity hour a deferrable job with little slack starts at once", "[policies]") {
   // Intensity below the threshold: D (2 GPUs, 100 s, deadline 150 s, latest start 50 s) is not deferred, and
   // its own deadline must not hold it back: it starts at 0 on the free node.
-  auto signal = std::make_shared<const workloads::GridSignal>(std::vector<double>{0},
-                                                              std::vector<double>{100}, "g/kWh");
+  auto signal =
+      std::make_shared<const sim::GridSignal>(std::vector<double>{0}, std::vector<double>{100}, "g/kWh");
   auto d = job(1, 0, 2, 100);
   d.deferrable = true;
   d.deadline_s = 150;

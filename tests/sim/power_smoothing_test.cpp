@@ -24,7 +24,7 @@ Duration s(double seconds) {
 /// 100 W, communication 1 s at 200 W, loading 0.5 s at 80 W: 1,590 J per GPU over a 6 s step.
 const std::vector<sim::PowerLevel> kStep{{s(3.0), 400.0}, {s(4.5), 100.0}, {s(5.5), 200.0}, {s(6.0), 80.0}};
 
-sim::PowerSmoothing smoothing(workloads::SmoothingMode mode, double up_W_per_s = 1000.0) {
+sim::PowerSmoothing smoothing(jobs::SmoothingMode mode, double up_W_per_s = 1000.0) {
   sim::PowerSmoothing p;
   p.mode = mode;
   p.floor_W = 250.0;  // 0.5 x a 500 W TDP
@@ -44,9 +44,9 @@ double energy_of(const std::vector<sim::PowerRamp>& ramps) {
 class StepPredictor final : public models::PowerPredictor {
  public:
   std::string_view name() const override { return "steps"; }
-  workloads::EpochPlan plan(const workloads::JobSpec&, const models::GpuHardware&) const override {
-    using workloads::PartKind;
-    workloads::EpochPlan p;
+  jobs::EpochPlan plan(const jobs::JobSpec&, const models::GpuHardware&) const override {
+    using jobs::PartKind;
+    jobs::EpochPlan p;
     p[PartKind::compute] = {30.0, 400.0};
     p[PartKind::comm] = {10.0, 200.0};
     p[PartKind::io] = {5.0, 80.0};
@@ -70,20 +70,20 @@ std::unique_ptr<sim::Engine> step_engine(std::uint32_t n, std::uint32_t pp, sim:
   setup.horizon = sim::Time::from_seconds(100.0);
   setup.facility_interval = s(0.5);
   setup.smoothing = smooth;
-  workloads::JobSpec j;
+  jobs::JobSpec j;
   j.id = 1;
   j.n_gpus = n;
   j.epochs = 1;
   j.meta.parallel.pp = pp;
-  j.schedule.waveform = workloads::Waveform::steps;
+  j.schedule.waveform = jobs::Waveform::steps;
   j.schedule.checkpoint_every_steps = 5;
   j.schedule.startup_s = 2.0;
   sim::SchedulerConfig c;
-  return std::make_unique<sim::Engine>(std::move(setup), std::vector<workloads::JobSpec>{j}, predictor,
+  return std::make_unique<sim::Engine>(std::move(setup), std::vector<jobs::JobSpec>{j}, predictor,
                                        sim::make_scheduler(c), sim::make_placement(c));
 }
 
-sim::SmoothingSetup setup_of(workloads::SmoothingMode mode) {
+sim::SmoothingSetup setup_of(jobs::SmoothingMode mode) {
   return {mode, 0.5, 1000.0, 100.0, s(0.5)};  // floor 250 W on a 500 W TDP
 }
 
@@ -92,7 +92,7 @@ const StepPredictor kSteps;
 }  // namespace
 
 TEST_CASE("burn raises every level below the floor to it, nothing else", "[smoothing]") {
-  const auto r = sim::smooth_periodic(kStep, smoothing(workloads::SmoothingMode::burn), 0.0);
+  const auto r = sim::smooth_periodic(kStep, smoothing(jobs::SmoothingMode::burn), 0.0);
   REQUIRE(r.size() == 4);
   CHECK(r[0].W0 == 400.0);
   for (std::size_t i = 1; i < 4; ++i) CHECK((r[i].W0 == 250.0 && r[i].W1 == 250.0));
@@ -101,7 +101,7 @@ TEST_CASE("burn raises every level below the floor to it, nothing else", "[smoot
   // Under a 200 W cap the floor is the cap: everything at 200 W.
   const auto capped_kstep =
       std::vector<sim::PowerLevel>{{s(3.0), 200.0}, {s(4.5), 100.0}, {s(5.5), 200.0}, {s(6.0), 80.0}};
-  CHECK(energy_of(sim::smooth_periodic(capped_kstep, smoothing(workloads::SmoothingMode::burn), 200.0)) ==
+  CHECK(energy_of(sim::smooth_periodic(capped_kstep, smoothing(jobs::SmoothingMode::burn), 200.0)) ==
         Approx(1200.0).epsilon(1e-12));
 }
 
@@ -110,7 +110,7 @@ TEST_CASE("smooth: hold, then ramp down to the floor, periodic from the first st
   // 0.5 s hysteresis after the drop at 3 s, falls at 100 W/s to the 250 W floor (1.5 s: 3.5 -> 5.0 s, cut at
   // the 4.5 s level boundary where it is at 300 W), then the floor. Per GPU and step:
   // 400 x 3 + 400 x 0.5 + (400 + 250) / 2 x 1.5 + 250 x 1 = 2,137.5 J.
-  const auto r = sim::smooth_periodic(kStep, smoothing(workloads::SmoothingMode::smooth), 0.0);
+  const auto r = sim::smooth_periodic(kStep, smoothing(jobs::SmoothingMode::smooth), 0.0);
   REQUIRE(r.size() == 6);
   CHECK((r[0].begin == s(0.0) && r[0].end == s(3.0) && r[0].W0 == 400.0 && r[0].W1 == 400.0));
   CHECK((r[1].begin == s(3.0) && r[1].end == s(3.5) && r[1].W0 == 400.0 && r[1].W1 == 400.0));
@@ -128,14 +128,14 @@ TEST_CASE("smooth: a slow ramp up remembers only part of the peak", "[smoothing]
   // low part left it: 0.5 s held, then 2.5 s at 100 W/s, more than enough) to 310 W. The GPU draws the
   // compute's 400 W meanwhile (the work is never held back); then 310 W for 0.5 s, 310 -> 250 W over 0.6 s,
   // and the floor: 1,200 + 155 + 168 + 250 x 1.9 = 1,998 J.
-  const auto r = sim::smooth_periodic(kStep, smoothing(workloads::SmoothingMode::smooth, 20.0), 0.0);
+  const auto r = sim::smooth_periodic(kStep, smoothing(jobs::SmoothingMode::smooth, 20.0), 0.0);
   CHECK(r[1].W0 == Approx(310.0).epsilon(1e-12));
   CHECK(r[2].end == s(4.1));
   CHECK(energy_of(r) == Approx(1998.0).epsilon(1e-12));
 }
 
 TEST_CASE("ramps cut into midpoint pieces keep each piece's energy the trapezoid's", "[smoothing]") {
-  const auto r = sim::smooth_periodic(kStep, smoothing(workloads::SmoothingMode::smooth), 0.0);
+  const auto r = sim::smooth_periodic(kStep, smoothing(jobs::SmoothingMode::smooth), 0.0);
   const auto pieces = sim::discretise(r, s(0.1));
   // The ramp over [3.5, 4.5) in 10 pieces of 0.1 s: the first at its midpoint 3.55 s, 400 - 100 x 0.05 =
   // 395 W, whose 39.5 J are the trapezoid (400 + 390) / 2 x 0.1 exactly.
@@ -162,7 +162,7 @@ TEST_CASE("ramps cut into midpoint pieces keep each piece's energy the trapezoid
 
 TEST_CASE("a smoothed job runs the same timeline, and its extra energy is smoothed minus unsmoothed",
           "[smoothing][engine]") {
-  auto plain = step_engine(8, 1, setup_of(workloads::SmoothingMode::off), kSteps);
+  auto plain = step_engine(8, 1, setup_of(jobs::SmoothingMode::off), kSteps);
   plain->run();
   const auto& p = plain->jobs().front();
   REQUIRE(p.end.seconds() == 70.0);
@@ -174,9 +174,9 @@ TEST_CASE("a smoothed job runs the same timeline, and its extra energy is smooth
     // 0.5 x 170 = 360 J, x 10 steps; both checkpoints and the start-up at 90 W raised to 250 W: 2 x 4 x 160 +
     // 2 x 160 = 1,600 J. 3,600 + 1,600 = 5,200 J per GPU, x 16 GPUs = 83,200 J. Every stage draws the same
     // levels, shifted: the sum is the same as one stage's.
-    auto plain16 = step_engine(16, 4, setup_of(workloads::SmoothingMode::off), kSteps);
+    auto plain16 = step_engine(16, 4, setup_of(jobs::SmoothingMode::off), kSteps);
     plain16->run();
-    auto burn = step_engine(16, 4, setup_of(workloads::SmoothingMode::burn), kSteps);
+    auto burn = step_engine(16, 4, setup_of(jobs::SmoothingMode::burn), kSteps);
     burn->run();
     const auto& b = burn->jobs().front();
     CHECK(b.end == plain16->jobs().front().end);
@@ -188,7 +188,7 @@ TEST_CASE("a smoothed job runs the same timeline, and its extra energy is smooth
   SECTION("smooth, one stage") {
     // Per GPU and step 2,137.5 - 1,590 = 547.5 J (above), x 10; checkpoints and start-up as for burn, 1,600
     // J: 7,075 J per GPU, x 8 = 56,600 J.
-    auto smooth = step_engine(8, 1, setup_of(workloads::SmoothingMode::smooth), kSteps);
+    auto smooth = step_engine(8, 1, setup_of(jobs::SmoothingMode::smooth), kSteps);
     smooth->run();
     const auto& m = smooth->jobs().front();
     CHECK(m.end == p.end);

@@ -20,9 +20,9 @@ namespace {
 class StepPredictor final : public models::PowerPredictor {
  public:
   std::string_view name() const override { return "steps"; }
-  workloads::EpochPlan plan(const workloads::JobSpec&, const models::GpuHardware&) const override {
-    using workloads::PartKind;
-    workloads::EpochPlan p;
+  jobs::EpochPlan plan(const jobs::JobSpec&, const models::GpuHardware&) const override {
+    using jobs::PartKind;
+    jobs::EpochPlan p;
     p[PartKind::compute] = {30.0, 400.0};
     p[PartKind::comm] = {10.0, 200.0};
     p[PartKind::io] = {5.0, 80.0};
@@ -49,8 +49,8 @@ sim::EngineSetup fleet(std::uint32_t nodes, double horizon_s = 100.0) {
 }
 
 /// One epoch of 10 steps on `n` GPUs in 4 pipeline stages, a checkpoint every 5 steps, a 2 s start-up.
-workloads::JobSpec llm_job(std::uint32_t n, workloads::Waveform w = workloads::Waveform::automatic) {
-  workloads::JobSpec j;
+jobs::JobSpec llm_job(std::uint32_t n, jobs::Waveform w = jobs::Waveform::automatic) {
+  jobs::JobSpec j;
   j.id = 1;
   j.n_gpus = n;
   j.epochs = 1;
@@ -61,7 +61,7 @@ workloads::JobSpec llm_job(std::uint32_t n, workloads::Waveform w = workloads::W
   return j;
 }
 
-std::unique_ptr<sim::Engine> engine(sim::EngineSetup setup, std::vector<workloads::JobSpec> jobs,
+std::unique_ptr<sim::Engine> engine(sim::EngineSetup setup, std::vector<jobs::JobSpec> jobs,
                                     const models::PowerPredictor& p) {
   sim::SchedulerConfig c;
   return std::make_unique<sim::Engine>(std::move(setup), std::move(jobs), p, sim::make_scheduler(c),
@@ -176,7 +176,7 @@ TEST_CASE("/gpus/changes gets a step-level job's mean unless step segments are a
 TEST_CASE("waveform epochs, or a step shorter than the threshold, keeps the epoch square wave",
           "[engine][steps]") {
   test::RecordingSink epochs, slow;
-  auto a = engine(fleet(2), {llm_job(16, workloads::Waveform::epochs)}, kSteps);
+  auto a = engine(fleet(2), {llm_job(16, jobs::Waveform::epochs)}, kSteps);
   auto setup = fleet(2);
   setup.step_waveform_min = sim::Duration::from_seconds(10.0);  // above the 6 s step
   auto b = engine(setup, {llm_job(16)}, kSteps);
@@ -221,7 +221,7 @@ TEST_CASE("same step-level run, same series", "[engine][steps]") {
 TEST_CASE("a pipeline stage's GPUs follow the job's rank order", "[engine][steps]") {
   // 16 GPUs, tp 2 x pp 4 x dp 2. tp-cp-dp-pp (the default): stage k is ranks 4k .. 4k + 3. tp-cp-pp-dp:
   // rank r is in stage (r / 2) mod 4, so ranks 0, 1, 8, 9 are stage 0 and ranks 2, 3, 10, 11 stage 1.
-  const auto gpu_draws = [](workloads::RankOrder order, std::vector<double>& f_it) {
+  const auto gpu_draws = [](jobs::RankOrder order, std::vector<double>& f_it) {
     auto setup = fleet(2);
     setup.step_gpu_changes = true;
     auto job = llm_job(16);
@@ -237,8 +237,8 @@ TEST_CASE("a pipeline stage's GPUs follow the job's rank order", "[engine][steps
     return by_gpu;
   };
   std::vector<double> it_default, it_pp_inner;
-  const auto a = gpu_draws(workloads::RankOrder::tp_cp_dp_pp, it_default);
-  const auto b = gpu_draws(workloads::RankOrder::tp_cp_pp_dp, it_pp_inner);
+  const auto a = gpu_draws(jobs::RankOrder::tp_cp_dp_pp, it_default);
+  const auto b = gpu_draws(jobs::RankOrder::tp_cp_pp_dp, it_pp_inner);
   CHECK(a[0] == a[3]);
   CHECK(a[0] != a[4]);
   CHECK(b[0] == b[9]);

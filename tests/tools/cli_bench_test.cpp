@@ -73,7 +73,7 @@ TEST_CASE("bench refuses to scale what it cannot, with one line and status 2", "
   CHECK(r.err.find("plain.toml: --network-scaling: the scenario has no [topology]") != std::string::npos);
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   r = run_command(fleetwatt_command() + " bench " +
-                  (source_dir() / "workloads/scenarios/placement-packed.toml").string() +
+                  (source_dir() / "examples/scenarios/placement-packed.toml").string() +
                   " --scale 2 --predict-jobs 0");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("--scale: scaling needs a [workload.generator] workload") != std::string::npos);

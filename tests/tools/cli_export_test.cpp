@@ -44,7 +44,7 @@ const std::filesystem::path& day_result() {
     const auto out = dir / "day.h5";
     const auto r =
         run_command(fleetwatt_command() + " run -q " +
-                    (source_dir() / "workloads/scenarios/day-fleet.toml").string() + " -o " + out.string());
+                    (source_dir() / "examples/scenarios/day-fleet.toml").string() + " -o " + out.string());
     REQUIRE(r.exit_code == 0);
     return out;
   }();

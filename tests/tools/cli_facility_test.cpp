@@ -23,7 +23,7 @@ std::string small(const std::string& facility) {
 
 TEST_CASE("the shipped year: summer-afternoon PUE above winter-night PUE", "[cli][facility]") {
   TempDir dir;
-  const auto scenario = source_dir() / "workloads/scenarios/year-weather.toml";
+  const auto scenario = source_dir() / "examples/scenarios/year-weather.toml";
   auto r = run_command(fleetwatt_command() + " run " + scenario.string() + " -o " + (dir / "y.h5").string());
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("PUE") != std::string::npos);

@@ -95,7 +95,7 @@ TEST_CASE("every shipped scenario's result is finite but where docs/results.md d
           "[cli][scenarios][finite]") {
   TempDir dir;
   std::size_t runs = 0;
-  for (const auto& e : std::filesystem::directory_iterator(source_dir() / "workloads" / "scenarios")) {
+  for (const auto& e : std::filesystem::directory_iterator(source_dir() / "examples" / "scenarios")) {
     if (e.path().extension() != ".toml") continue;
     INFO(e.path().filename().string());
     const auto out = dir / (e.path().stem().string() + ".h5");

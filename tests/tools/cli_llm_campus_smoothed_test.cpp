@@ -23,7 +23,7 @@ Campus run_campus(const TempDir& dir, const std::string& file, const std::string
   const auto out = dir / name;
   const auto r =
       run_command(fleetwatt_binary().string() + " run -q " +
-                  (source_dir() / "workloads/scenarios" / file).string() + extra + " -o " + out.string());
+                  (source_dir() / "examples/scenarios" / file).string() + extra + " -o " + out.string());
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   fleetwatt::results::ResultReader h5(out);
@@ -84,7 +84,7 @@ TEST_CASE("llm-campus-smoothed: 0.1-5 Hz band energy at most 20 % of llm-campus'
 
 TEST_CASE("[smoothing] keys are checked: one line, exit 2, no output", "[cli][smoothing]") {
   TempDir dir;
-  const auto scenario = source_dir() / "workloads/scenarios/llm-campus-smoothed.toml";
+  const auto scenario = source_dir() / "examples/scenarios/llm-campus-smoothed.toml";
   const auto out = dir / "bad.h5";
   const auto refuse = [&](const std::string& set, const std::string& says) {
     const auto r = run_command(fleetwatt_binary().string() + " run -q " + scenario.string() + " --set '" +

@@ -35,7 +35,7 @@ std::pair<double, double> range_in(const std::vector<double>& t, const std::vect
 TEST_CASE("llm-campus: fast, small, and the pretraining job's steps and checkpoints show at 0.1 s",
           "[cli][steps][campus]") {
   TempDir dir;
-  const auto scenario = source_dir() / "workloads/scenarios/llm-campus.toml";
+  const auto scenario = source_dir() / "examples/scenarios/llm-campus.toml";
   const auto out = dir / "campus.h5";
   rusage before{};
   getrusage(RUSAGE_CHILDREN, &before);

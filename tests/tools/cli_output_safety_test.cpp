@@ -83,7 +83,7 @@ valley_s = 100
 
 TEST_CASE("a run whose result would exceed --max-output is refused before it runs", "[cli][outputs]") {
   fleetwatt::test::TempDir dir;
-  const auto day = source_dir() / "workloads" / "scenarios" / "day-fleet.toml";
+  const auto day = source_dir() / "examples" / "scenarios" / "day-fleet.toml";
   const auto out = dir / "x.h5";
   // The default day: 1,000 servers; node samples every 0.01 s over 86,400 s are 8,640,000 intervals, so the
   // node series alone is 1,001 x 8.64e6 x 8 B = 69.2 GB = 64.4 GiB, above the default 10 GiB.

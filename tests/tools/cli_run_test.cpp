@@ -167,7 +167,7 @@ TEST_CASE("an interrupted run leaves no result file", "[cli]") {
 TEST_CASE("every shipped scenario runs", "[cli][scenarios]") {
   TempDir dir;
   std::size_t n = 0;
-  for (const auto& e : std::filesystem::directory_iterator(source_dir() / "workloads" / "scenarios")) {
+  for (const auto& e : std::filesystem::directory_iterator(source_dir() / "examples" / "scenarios")) {
     if (e.path().extension() != ".toml") continue;
     // Shipped scenarios run from a clone alone: nothing they read lies outside the repository.
     std::ifstream text(e.path());

@@ -148,7 +148,7 @@ TEST_CASE("Under congestion only the fabric's parts grow", "[cli][steps][fabric]
 
 TEST_CASE("llm-campus: the pretraining job's run step is the predicted one", "[cli][steps][campus]") {
   TempDir dir;
-  const auto scenario = source_dir() / "workloads/scenarios/llm-campus.toml";
+  const auto scenario = source_dir() / "examples/scenarios/llm-campus.toml";
   const auto p = predict(scenario.string(), 1);
   const auto out = dir / "campus.h5";
   const auto r = run_command(fleetwatt_command() + " run -q " + scenario.string() + " -o " + out.string());

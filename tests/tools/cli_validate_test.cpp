@@ -45,11 +45,11 @@ std::string fmt_pct(double v) {
 std::pair<double, double> expected_mre() {
   double time = 0.0, power = 0.0;
   for (const Row& r : kRows) {
-    fleetwatt::workloads::JobSpec job;
+    fleetwatt::jobs::JobSpec job;
     job.meta.model = "resnet50", job.meta.input_size = 224, job.meta.dataset_samples = 1281167;
     job.meta.batch_size = r.batch;
     // Zeus's PyTorch ran FP32 convolutions on the A40's TF32 tensor cores (the reader says so).
-    job.meta.precision = fleetwatt::workloads::Precision::tf32;
+    job.meta.precision = fleetwatt::jobs::Precision::tf32;
     DatasheetParams params;
     params.power_limit_W = r.limit;
     const auto p = DatasheetPredictor(params).predict(job, gpu_preset("a40"));

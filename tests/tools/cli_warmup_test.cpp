@@ -18,7 +18,7 @@ using fleetwatt::results::ResultReader;
 
 namespace {
 std::filesystem::path day_fleet() {
-  return source_dir() / "workloads/scenarios/day-fleet.toml";
+  return source_dir() / "examples/scenarios/day-fleet.toml";
 }
 
 /// The default day with `line` set in its [workload] table (added, or replacing the key's line).

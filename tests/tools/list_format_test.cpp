@@ -23,13 +23,7 @@ const std::vector<tools::ListSection> kSections = {
      {{"fifo", "first in, first out", {}},
       {"a_policy_named_at_length",
        "a description long enough to wrap onto a second line at forty columns",
-       {{"threshold_w",
-         workloads::ParamType::number,
-         250.0,
-         "",
-         "W",
-         "the level above which jobs wait",
-         {}}}}}}};
+       {{"threshold_w", jobs::ParamType::number, 250.0, "", "W", "the level above which jobs wait", {}}}}}}};
 
 }  // namespace
 

@@ -4,7 +4,7 @@
 #include "fleetwatt/topologies/fleet_network.hpp"
 
 using namespace fleetwatt::topologies;
-using fleetwatt::workloads::ModelMetadata;
+using fleetwatt::jobs::ModelMetadata;
 
 namespace {
 

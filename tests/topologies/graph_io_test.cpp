@@ -10,7 +10,7 @@
 #include "test_support.hpp"
 
 using namespace fleetwatt::topologies;
-using fleetwatt::workloads::ConfigError;
+using fleetwatt::jobs::ConfigError;
 
 namespace {
 const std::string kGraphml =

@@ -134,7 +134,7 @@ TEST_CASE("rings of two jobs sharing a saturated link stretch both jobs' epochs"
 }
 
 TEST_CASE("the shipped spread scenario shows longer epochs, more communication and more energy than packed") {
-  const auto dir = fleetwatt::test::source_dir() / "workloads" / "scenarios";
+  const auto dir = fleetwatt::test::source_dir() / "examples" / "scenarios";
   const auto packed = run(runs::load_scenario(dir / "placement-packed.toml"));
   const auto spread = run(runs::load_scenario(dir / "placement-spread.toml"));
   const auto& pj = packed.engine->jobs();
@@ -163,7 +163,7 @@ TEST_CASE(
     "fleetwatt topology describes the default fleet's fabric, writes DOT, and refuses a scenario without "
     "one") {
   const auto fw = fleetwatt::test::fleetwatt_binary().string();
-  const auto day = (fleetwatt::test::source_dir() / "workloads" / "scenarios" / "day-fleet.toml").string();
+  const auto day = (fleetwatt::test::source_dir() / "examples" / "scenarios" / "day-fleet.toml").string();
   // 1000 servers need a k = 16 fat-tree: (k/2)^2 = 64 core and k^2/2 = 128 aggregation and 128 edge switches.
   const auto r = fleetwatt::test::run_command(fw + " topology " + day);
   CHECK(r.exit_code == 0);

@@ -4,10 +4,10 @@
 #include "fleetwatt/topologies/topology_config.hpp"
 
 using namespace fleetwatt::topologies;
-using fleetwatt::workloads::ConfigError;
-using fleetwatt::workloads::ParamSet;
-using fleetwatt::workloads::ParamValue;
-using fleetwatt::workloads::SourceLocation;
+using fleetwatt::jobs::ConfigError;
+using fleetwatt::jobs::ParamSet;
+using fleetwatt::jobs::ParamValue;
+using fleetwatt::jobs::SourceLocation;
 
 namespace {
 struct TableBuilder {

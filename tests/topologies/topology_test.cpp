@@ -4,8 +4,8 @@
 #include "fleetwatt/topologies/topology.hpp"
 
 using namespace fleetwatt::topologies;
-using fleetwatt::workloads::ConfigError;
-using fleetwatt::workloads::SourceLocation;
+using fleetwatt::jobs::ConfigError;
+using fleetwatt::jobs::SourceLocation;
 
 namespace {
 Vertex add(Topology& t, VertexKind k, const std::string& name, int node = kNoNode) {

@@ -10,11 +10,11 @@
 #include <numeric>
 #include <sstream>
 
-#include "fleetwatt/workloads/cluster_presets.hpp"
-#include "fleetwatt/workloads/trace.hpp"
+#include "fleetwatt/jobs/cluster_presets.hpp"
+#include "fleetwatt/jobs/trace.hpp"
 #include "test_support.hpp"
 
-using namespace fleetwatt::workloads;
+using namespace fleetwatt::jobs;
 
 namespace {
 

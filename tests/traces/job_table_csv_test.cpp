@@ -3,10 +3,10 @@
 
 #include <sstream>
 
-#include "fleetwatt/workloads/job_table_csv.hpp"
-#include "fleetwatt/workloads/trace.hpp"
+#include "fleetwatt/jobs/job_table_csv.hpp"
+#include "fleetwatt/jobs/trace.hpp"
 
-using namespace fleetwatt::workloads;
+using namespace fleetwatt::jobs;
 
 TEST_CASE("a job table round-trips every JobSpec field", "[traces]") {
   JobSpec a;

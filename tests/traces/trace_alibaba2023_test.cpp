@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <sstream>
 
+#include "fleetwatt/jobs/trace.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
-#include "fleetwatt/workloads/trace.hpp"
 #include "test_support.hpp"
 
-using namespace fleetwatt::workloads;
+using namespace fleetwatt::jobs;
 using namespace fleetwatt::runs;
 
 namespace {

@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <sstream>
 
-#include "fleetwatt/workloads/trace.hpp"
+#include "fleetwatt/jobs/trace.hpp"
 
-using namespace fleetwatt::workloads;
+using namespace fleetwatt::jobs;
 
 namespace {
 

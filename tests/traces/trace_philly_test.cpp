@@ -8,10 +8,10 @@
 #include <string>
 #include <tuple>
 
-#include "fleetwatt/workloads/trace.hpp"
+#include "fleetwatt/jobs/trace.hpp"
 #include "test_support.hpp"
 
-using namespace fleetwatt::workloads;
+using namespace fleetwatt::jobs;
 
 namespace {
 

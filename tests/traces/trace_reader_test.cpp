@@ -5,9 +5,9 @@
 #include <cmath>
 #include <filesystem>
 
-#include "fleetwatt/workloads/trace.hpp"
+#include "fleetwatt/jobs/trace.hpp"
 
-using namespace fleetwatt::workloads;
+using namespace fleetwatt::jobs;
 
 namespace {
 

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Regenerates every figure of a scenario that the repository keeps, from the build's own fleetwatt:
-#  1. tests/golden/<scenario>.json for each workloads/scenarios/*.toml (the shipped scenarios, which run from a
+#  1. tests/golden/<scenario>.json for each examples/scenarios/*.toml (the shipped scenarios, which run from a
 #     clone alone) and each examples/public-data/*.toml (which read ../shared/data): its /summary values,
 #     series statistics and printed counts (fleetwatt_golden_stats, the code the golden test compares with);
 #  2. the printed blocks of README.md and docs/*.md: the lines between "<!-- golden: COMMAND -->" and
 #     "<!-- golden: end -->", where COMMAND is `fleetwatt run|compare FOLDER/NAME.toml [options]` with FOLDER
-#     workloads/scenarios or examples/public-data (run from the repository root; a plain `run` block reuses
+#     examples/scenarios or examples/public-data (run from the repository root; a plain `run` block reuses
 #     step 1's run).
 # Every marker is checked before anything runs or is written; a bad one names its file and line (exit 2).
 # A scenario that reads ../shared/data keeps its golden file and its blocks as they were when that folder is
@@ -22,8 +22,8 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   exit 2
 fi
 cd "$root"
-scenario_dirs=(workloads/scenarios examples/public-data)
-folders='(workloads/scenarios|examples/public-data)'
+scenario_dirs=(examples/scenarios examples/public-data)
+folders='(examples/scenarios|examples/public-data)'
 marker_re="^fleetwatt (run|compare) $folders/[A-Za-z0-9_-]+\\.toml( [A-Za-z0-9_,=.-]+)*\$"
 plain_run_re="^fleetwatt run $folders/([A-Za-z0-9_-]+)\\.toml\$"
 docs=(README.md)
@@ -57,7 +57,7 @@ for doc in "${docs[@]}"; do
       cmd=${cmd% -->}
       if [[ ! $cmd =~ $marker_re ]]; then
         echo "regen-golden: $doc:$line_no: '$cmd' is not 'fleetwatt run|compare" \
-          "workloads/scenarios/NAME.toml|examples/public-data/NAME.toml ...'" >&2
+          "examples/scenarios/NAME.toml|examples/public-data/NAME.toml ...'" >&2
         exit 2
       fi
       scenario=${cmd#fleetwatt * }

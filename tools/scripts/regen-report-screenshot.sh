@@ -23,7 +23,7 @@ fw="$build/tools/fleetwatt"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$root"
-"$fw" run -q workloads/scenarios/day-fleet.toml -o "$tmp/day-fleet.h5"
+"$fw" run -q examples/scenarios/day-fleet.toml -o "$tmp/day-fleet.h5"
 "$fw" report "$tmp/day-fleet.h5" -o "$tmp/day-fleet.html" >/dev/null
 /usr/bin/chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
   --disable-background-networking --disable-component-update --disable-sync --hide-scrollbars \

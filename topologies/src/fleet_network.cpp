@@ -36,11 +36,11 @@ struct FleetNetwork::JobState {
   std::optional<PlacedCollective> allreduce;
   /// A step-level plan's traffic (its groups' rings and sends that leave the NVLink domains).
   bool step_plan = false;
-  workloads::StepTraffic traffic;
+  jobs::StepTraffic traffic;
   std::optional<PlacedCollective> dp, dp_outer, pp, cp;
   std::vector<std::uint32_t> gpus;
   std::vector<std::uint32_t> nodes;  ///< distinct, ascending
-  workloads::ModelMetadata meta;
+  jobs::ModelMetadata meta;
 };
 
 FleetNetwork::FleetNetwork(Topology topology, TopologyConfig config)
@@ -132,8 +132,8 @@ void FleetNetwork::use_storage(int delta) {
   }
 }
 
-NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const workloads::EpochPlan& plan) {
-  const workloads::ModelMetadata& meta = plan.model;
+NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const jobs::EpochPlan& plan) {
+  const jobs::ModelMetadata& meta = plan.model;
   auto s = std::make_unique<JobState>();
   s->gpus = gpus;
   std::sort(s->gpus.begin(), s->gpus.end());
@@ -141,8 +141,8 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const workl
   for (const auto gpu : s->gpus) s->nodes.push_back(node_of_gpu(gpu));
   s->nodes.erase(std::unique(s->nodes.begin(), s->nodes.end()), s->nodes.end());
   s->meta = meta;
-  s->compute_s = plan[workloads::PartKind::compute].s;
-  s->step_plan = plan.steps > 0.0 && plan.traffic && *plan.traffic != workloads::StepTraffic{};
+  s->compute_s = plan[jobs::PartKind::compute].s;
+  s->step_plan = plan.steps > 0.0 && plan.traffic && *plan.traffic != jobs::StepTraffic{};
   if (s->step_plan) s->traffic = *plan.traffic;
   const auto n_gpus = static_cast<std::uint32_t>(s->gpus.size());
   const std::uint32_t batch = meta.batch_size != 0 ? meta.batch_size : kDefaultBatchPerGpu * n_gpus;
@@ -228,13 +228,11 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const workl
 }
 
 void FleetNetwork::add_step_traffic(JobState& s, NetJob id, std::uint64_t key) {
-  const workloads::Parallelism& par = s.meta.parallel;
+  const jobs::Parallelism& par = s.meta.parallel;
   const auto n = static_cast<std::uint32_t>(s.gpus.size());
   const std::uint32_t dp = par.dp(n);
   if (dp == 0) return;  // the plan's split does not fit these GPUs: nothing to lay out
-  const auto vertex = [&](const workloads::RankCoords& c) {
-    return topo_.gpus().at(s.gpus[par.rank(c, dp)]);
-  };
+  const auto vertex = [&](const jobs::RankCoords& c) { return topo_.gpus().at(s.gpus[par.rank(c, dp)]); };
   const auto& t = s.traffic;
   const auto place = [&](std::optional<PlacedCollective>& out, Collective c, FlowNetwork& plane,
                          std::uint32_t group) {
@@ -341,11 +339,11 @@ EpochCost FleetNetwork::epoch_cost(NetJob job) {
     // The plan's rings and sends: those on the fabric at the current rates, the others as planned.
     const auto& t = s.traffic;
     c.step_plan = true;
-    const auto ring = [&](const workloads::StepTraffic::Ring& r, std::optional<PlacedCollective>& placed) {
+    const auto ring = [&](const jobs::StepTraffic::Ring& r, std::optional<PlacedCollective>& placed) {
       if (!r.fabric) return r.plan_s;
       return std::max(r.floor_s, placed ? r.times * placed->time(alpha) : 0.0);
     };
-    const auto sends = [&](const workloads::StepTraffic::Sends& x, std::optional<PlacedCollective>& placed) {
+    const auto sends = [&](const jobs::StepTraffic::Sends& x, std::optional<PlacedCollective>& placed) {
       if (!x.fabric) return x.plan_s;
       return placed ? x.count * placed->time(alpha) : 0.0;
     };

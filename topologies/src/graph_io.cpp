@@ -23,8 +23,8 @@ namespace fleetwatt::topologies {
 
 namespace {
 
-using workloads::ConfigError;
-using workloads::SourceLocation;
+using jobs::ConfigError;
+using jobs::SourceLocation;
 
 struct RawAttrs {
   std::map<std::string, std::string> attrs;

@@ -61,10 +61,10 @@ Topology::NamedGraph& Topology::NamedGraph::operator=(NamedGraph&& other) noexce
 
 Topology::NamedGraph::~NamedGraph() = default;
 
-Vertex Topology::add_vertex(VertexProps props, const workloads::SourceLocation& where) {
+Vertex Topology::add_vertex(VertexProps props, const jobs::SourceLocation& where) {
   if (props.name.empty()) props.name = fmt::format("{}{}", to_string(props.kind), vertex_count());
   if (named_.by_name.find(std::string_view(props.name)) != named_.by_name.end())
-    throw workloads::ConfigError(where, "topology", fmt::format("duplicate vertex name '{}'", props.name));
+    throw jobs::ConfigError(where, "topology", fmt::format("duplicate vertex name '{}'", props.name));
   const Vertex v = boost::add_vertex(std::move(props), *named_.graph);
   named_.by_name.insert(v);
   indexed_ = false;
@@ -157,7 +157,7 @@ std::int32_t Topology::rack_of_node(std::uint32_t node) const {
   return -1;
 }
 
-void Topology::validate(const workloads::SourceLocation& where) const {
+void Topology::validate(const jobs::SourceLocation& where) const {
   for (std::uint32_t id = 0; id < link_count(); ++id) {
     const auto& s = link(id);
     // Not a structured binding: clang 14 cannot capture one in the lambda below.
@@ -166,32 +166,32 @@ void Topology::validate(const workloads::SourceLocation& where) const {
       return fmt::format("link {} -- {}", (*named_.graph)[a].name, (*named_.graph)[b].name);
     };
     if (!(s.bandwidth_Bps > 0.0) || !std::isfinite(s.bandwidth_Bps))
-      throw workloads::ConfigError(
-          where, "bandwidth", fmt::format("{}: bandwidth must be positive, got {}", name(), s.bandwidth_Bps));
+      throw jobs::ConfigError(where, "bandwidth",
+                              fmt::format("{}: bandwidth must be positive, got {}", name(), s.bandwidth_Bps));
     if (!(s.latency_s >= 0.0))
-      throw workloads::ConfigError(where, "latency",
-                                   fmt::format("{}: latency must be >= 0, got {}", name(), s.latency_s));
+      throw jobs::ConfigError(where, "latency",
+                              fmt::format("{}: latency must be >= 0, got {}", name(), s.latency_s));
     if (!(s.idle_W >= 0.0) || !(s.active_W >= 0.0))
-      throw workloads::ConfigError(where, "power", fmt::format("{}: port power must be >= 0", name()));
+      throw jobs::ConfigError(where, "power", fmt::format("{}: port power must be >= 0", name()));
   }
   std::vector<int> component(vertex_count());
-  if (vertex_count() == 0) throw workloads::ConfigError(where, "topology", "the topology has no vertices");
+  if (vertex_count() == 0) throw jobs::ConfigError(where, "topology", "the topology has no vertices");
   boost::connected_components(*named_.graph, component.data());
   std::optional<int> main_component;
   for (const Vertex v : boost::make_iterator_range(boost::vertices(*named_.graph))) {
     const auto& p = (*named_.graph)[v];
     if (p.kind != VertexKind::gpu && p.kind != VertexKind::storage) continue;
     if (p.kind == VertexKind::gpu && p.node < 0)
-      throw workloads::ConfigError(where, "node", fmt::format("GPU '{}' has no node index", p.name));
+      throw jobs::ConfigError(where, "node", fmt::format("GPU '{}' has no node index", p.name));
     if (!main_component) {
       main_component = component[v];
     } else if (component[v] != *main_component) {
-      throw workloads::ConfigError(
+      throw jobs::ConfigError(
           where, "topology",
           fmt::format("{} '{}' is disconnected from the other GPUs and storage", to_string(p.kind), p.name));
     }
   }
-  if (!main_component) throw workloads::ConfigError(where, "topology", "the topology has no GPUs");
+  if (!main_component) throw jobs::ConfigError(where, "topology", "the topology has no GPUs");
 }
 
 }  // namespace fleetwatt::topologies

@@ -14,9 +14,9 @@ namespace fleetwatt::topologies {
 
 namespace {
 
-using workloads::ConfigError;
-using workloads::ParamSet;
-using workloads::ParamSpec;
+using jobs::ConfigError;
+using jobs::ParamSet;
+using jobs::ParamSpec;
 
 using params::choice;
 using params::computed;
@@ -71,12 +71,12 @@ struct Reader {
 
 }  // namespace
 
-const workloads::ParamSpecs& topology_common_params() {
-  static const workloads::ParamSpecs specs = [] {
-    using workloads::ParamType;
+const jobs::ParamSpecs& topology_common_params() {
+  static const jobs::ParamSpecs specs = [] {
+    using jobs::ParamType;
     const TopologyConfig d;
     const TrainingIoConfig& t = d.training;
-    return workloads::ParamSpecs{
+    return jobs::ParamSpecs{
         choice("kind", "fat_tree", "fat_tree, leaf_spine, dragonfly, torus, ring or file"),
         choice("node_fabric", "nvswitch", "nvswitch, or pcie (two GPUs per PCIe switch)"),
         count("nics_per_node", d.node.nics, "NICs per server"),
@@ -123,7 +123,7 @@ const workloads::ParamSpecs& topology_common_params() {
 // The [topology] keys of the chosen kind: its own and the common ones. A key of another kind is an unknown
 // key here (it would do nothing), named with the kind it belongs to.
 static ParamSet checked_for_kind(const ParamSet& raw, const FabricKindEntry& kind) {
-  workloads::ParamSpecs specs = topology_common_params();
+  jobs::ParamSpecs specs = topology_common_params();
   specs.insert(specs.end(), kind.params.begin(), kind.params.end());
   for (const auto& key : raw.keys_in_source_order()) {
     const auto& value = raw.values().at(key);
@@ -254,7 +254,7 @@ Topology build_topology(const TopologyConfig& config, std::uint32_t nodes, std::
     if (topo.gpus().size() != static_cast<std::size_t>(nodes) * gpus_per_node)
       throw fail("file", fmt::format("{} holds {} GPUs but the fleet has {} nodes x {} GPUs",
                                      config.file.string(), topo.gpus().size(), nodes, gpus_per_node));
-    topo.validate(workloads::SourceLocation{config.file.string(), 0, 0});
+    topo.validate(jobs::SourceLocation{config.file.string(), 0, 0});
     topo.shrink_to_fit();
     return topo;
   }

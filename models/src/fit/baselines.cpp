@@ -8,11 +8,11 @@
 #include <limits>
 #include <numeric>
 
-#include "fleetwatt/workloads/random.hpp"
+#include "fleetwatt/jobs/random.hpp"
 
 namespace fleetwatt::models::fit {
 
-using workloads::Random;
+using jobs::Random;
 
 Eigen::MatrixXd take_rows(const Eigen::MatrixXd& x, const std::vector<Eigen::Index>& rows) {
   Eigen::MatrixXd out(static_cast<Eigen::Index>(rows.size()), x.cols());

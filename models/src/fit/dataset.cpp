@@ -7,7 +7,7 @@
 #include <numeric>
 
 #include "fleetwatt/core/input_error.hpp"
-#include "fleetwatt/workloads/random.hpp"
+#include "fleetwatt/jobs/random.hpp"
 
 namespace fleetwatt::models::fit {
 
@@ -143,7 +143,7 @@ double digamma(double x) {
          f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f / 132))));
 }
 
-double gauss(workloads::Random& rng) {
+double gauss(jobs::Random& rng) {
   const double u1 = 1.0 - rng.uniform(), u2 = rng.uniform();
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
 }
@@ -152,7 +152,7 @@ double gauss(workloads::Random& rng) {
 double mutual_information_knn(const Eigen::VectorXd& a, const Eigen::VectorXd& b, int k, std::uint64_t seed) {
   const Eigen::Index n = a.size();
   if (n <= k) return 0.0;
-  workloads::Random rng(seed);
+  jobs::Random rng(seed);
   auto prepare = [&](const Eigen::VectorXd& v) {
     Eigen::VectorXd s = v;
     const double sd = std::sqrt((v.array() - v.mean()).square().mean());

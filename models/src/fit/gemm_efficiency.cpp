@@ -118,8 +118,8 @@ GemmEfficiencyFit fit_gemm_efficiency(const std::vector<GemmSample>& samples,
   return fit;
 }
 
-GemmCurve precision_curve(const GemmCurve& fp32, const GpuHardware& gpu, workloads::Precision precision) {
-  using workloads::Precision;
+GemmCurve precision_curve(const GemmCurve& fp32, const GpuHardware& gpu, jobs::Precision precision) {
+  using jobs::Precision;
   const double fp32_peak = matmul_peak_flops(gpu, Precision::fp32);
   const double peak = matmul_peak_flops(gpu, precision);
   double bytes = 4.0;  // FP32 and TF32 operands

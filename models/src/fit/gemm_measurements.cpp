@@ -80,7 +80,7 @@ void read_csv(const fs::path& file, std::vector<GemmSample>& out) {
        {"op", "target", "input_shapes", "output_shape", "latency", "fw_latency", "bw_latency"})
     if (!reader.column(col)) return;
   const GpuHardware hw = find_gpu(gpu);
-  const double peak = matmul_peak_flops(hw, workloads::Precision::fp32);
+  const double peak = matmul_peak_flops(hw, jobs::Precision::fp32);
   while (const auto row = reader.next()) {
     const std::string& op = reader.text(*row, "op");
     const std::string& target = reader.text(*row, "target");

@@ -27,8 +27,8 @@ namespace {
 /// The math an "FP32" run of these sources used: PyTorch before 1.12 (Zeus, 2022: allow_tf32 defaulted on for
 /// matmuls and cuDNN convolutions) and TensorFlow from 2.4 (GAISSA's Keras runs) execute FP32 matmuls and
 /// convolutions on TF32 tensor cores where the GPU has them (Ampere and later); NeuSight turned TF32 off.
-workloads::Precision default_fp32_math(const std::string& gpu) {
-  return find_gpu(gpu).tf32_flops > 0.0 ? workloads::Precision::tf32 : workloads::Precision::fp32;
+jobs::Precision default_fp32_math(const std::string& gpu) {
+  return find_gpu(gpu).tf32_flops > 0.0 ? jobs::Precision::tf32 : jobs::Precision::fp32;
 }
 
 namespace fs = std::filesystem;
@@ -36,7 +36,7 @@ using core::ConfigError;
 using core::CsvReader;
 using core::CsvRow;
 using core::SourceLocation;
-using workloads::JobSpec;
+using jobs::JobSpec;
 
 const char* const kZeusHeader =
     "dataset,network,batch_size,optimizer,power_limit,time_per_epoch,average_power";
@@ -256,7 +256,7 @@ void read_records(const fs::path& file, MeasurementSet& out) {
     m.job.meta.workers = static_cast<std::uint32_t>(num("workers"));
     m.job.epochs = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(num("epochs")));
     m.job.n_gpus = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(num("gpus")));
-    workloads::PhaseProfile p;
+    jobs::PhaseProfile p;
     p.peak_W = num("peak_W"), p.peak_s = num("peak_s"), p.valley_W = num("valley_W"),
     p.valley_s = num("valley_s");
     for (const char* col :
@@ -354,8 +354,8 @@ void read_neusight_file(const fs::path& file, MeasurementSet& out) {
   meta.batch_size = batch;
   meta.input_size = seq;
   meta.dataset_samples = batch;  // one step
-  meta.precision = workloads::Precision::fp32;
-  if (fusion) meta.stack = workloads::SoftwareStack::compiled;
+  meta.precision = jobs::Precision::fp32;
+  if (fusion) meta.stack = jobs::SoftwareStack::compiled;
   if (inference && m.shape)
     meta.training_flops_per_sample = transformer(*m.shape).forward_flops;
   else if (inference && is_zoo_model(meta.model))

@@ -18,8 +18,8 @@
 namespace fleetwatt::models {
 namespace {
 
-using workloads::Precision;
-using workloads::SoftwareStack;
+using jobs::Precision;
+using jobs::SoftwareStack;
 
 // ---------------------------------------------------------------------------------------------------------
 // Fitting

@@ -98,11 +98,11 @@ void set_precision(PublishedStep& r, const std::string& printed) {
   r.precision_name = printed;
   const std::string p = lower(printed);
   if (p.rfind("bf16", 0) == 0) {
-    r.precision = workloads::Precision::bf16, r.precision_supported = true;
+    r.precision = jobs::Precision::bf16, r.precision_supported = true;
   } else if (p.rfind("fp8", 0) == 0) {
-    r.precision = workloads::Precision::fp8, r.precision_supported = true;
+    r.precision = jobs::Precision::fp8, r.precision_supported = true;
   } else {
-    r.precision = workloads::Precision::fp8, r.precision_supported = false;
+    r.precision = jobs::Precision::fp8, r.precision_supported = false;
   }
 }
 
@@ -110,7 +110,7 @@ void set_precision(PublishedStep& r, const std::string& printed) {
 /// (nemo/collections/common/metrics/perf_metrics.py, FLOPsMeasurementCallback): gbs s L h^2 (12 + 12 g / a
 /// + 18 f / h + 12 s / h + 6 V / (L h)), g the query groups, a the heads, f the feed-forward width, V the
 /// vocabulary; attention counted whole, recomputation not.
-double nemo_llama_flops(const workloads::ModelShape& m, double gbs, double s) {
+double nemo_llama_flops(const jobs::ModelShape& m, double gbs, double s) {
   const double L = m.layers, h = m.hidden, a = m.heads, g = m.kv_heads > 0 ? m.kv_heads : m.heads;
   const double f = m.ffn_hidden, V = m.vocab;
   return gbs * s * L * h * h * (12.0 + 12.0 * g / a + 18.0 * f / h + 12.0 * s / h + 6.0 * V / (L * h));
@@ -352,8 +352,8 @@ std::vector<PublishedStep> read_published_steps(const fs::path& path) {
   return out;
 }
 
-workloads::JobSpec published_step_job(const PublishedStep& row) {
-  workloads::JobSpec j;
+jobs::JobSpec published_step_job(const PublishedStep& row) {
+  jobs::JobSpec j;
   j.n_gpus = row.gpus;
   j.class_origin = row.where;
   auto& m = j.meta;
@@ -367,7 +367,7 @@ workloads::JobSpec published_step_job(const PublishedStep& row) {
   m.dataset_samples = row.global_batch;  // one step per epoch
   m.input_size = row.seq;
   m.precision = row.precision;
-  m.stack = workloads::SoftwareStack::optimized;
+  m.stack = jobs::SoftwareStack::optimized;
   m.parallel = row.parallel;
   // Layers that do not divide among the stages (Llama 3.1 405B's 126 on 8 or 16): Megatron-Bridge counts the
   // embedding and the loss as a layer each of the first and last stage (account_for_embedding_in_pipeline_
@@ -380,7 +380,7 @@ workloads::JobSpec published_step_job(const PublishedStep& row) {
   }
   // NeMo up to 24.07 ran FlashAttention-2: its launcher set NVTE_FUSED_ATTN=0 ("Disable cudnn FA until we've
   // tested it more", conf/config.yaml); Megatron-Bridge runs Transformer Engine's cuDNN fused attention.
-  m.attention = row.source.rfind("NeMo", 0) == 0 ? workloads::Attention::flash2 : workloads::Attention::fused;
+  m.attention = row.source.rfind("NeMo", 0) == 0 ? jobs::Attention::flash2 : jobs::Attention::fused;
   return j;
 }
 

@@ -1,7 +1,7 @@
 // The "sr" predictor: model-file loading for the simulator and metadata -> feature mapping.
 #include "fleetwatt/models/fit/sr_predictor.hpp"
 
-#include "fleetwatt/workloads/job_classes.hpp"
+#include "fleetwatt/jobs/job_classes.hpp"
 
 #include <fmt/format.h>
 
@@ -65,9 +65,9 @@ SrPredictor::SrPredictor(const std::filesystem::path& model_file)
   }
 }
 
-workloads::ParamSpecs SrPredictor::params() {
+jobs::ParamSpecs SrPredictor::params() {
   return {{"path",
-           workloads::ParamType::string,
+           jobs::ParamType::string,
            {},
            "required",
            "",
@@ -76,7 +76,7 @@ workloads::ParamSpecs SrPredictor::params() {
 }
 
 std::unique_ptr<SrPredictor> SrPredictor::from_config(const models::PredictorConfig& config) {
-  const workloads::ParamSet params = config.params.checked(SrPredictor::params());
+  const jobs::ParamSet params = config.params.checked(SrPredictor::params());
   if (!params.has("path"))
     throw ConfigError(config.kind_origin, "predictor.path", "the sr predictor needs path = \"MODEL.toml\"");
   std::filesystem::path p = params.get_string("path");
@@ -108,7 +108,7 @@ double SrPredictor::eval(const SrTargetModel& m, const JobSpec& job) const {
 
 EpochPlan SrPredictor::plan(const JobSpec& job, const GpuHardware& /*gpu*/) const {
   // Fitted on a site's measured phases: the peak (communication and loading included) counts as compute.
-  const auto meta = workloads::with_class_defaults(job);
+  const auto meta = jobs::with_class_defaults(job);
   if (job.phases) return EpochPlan::from_profile(*job.phases, meta);
   PhaseProfile p;
   p.peak_W = eval(*peak_W_, job);

@@ -10,11 +10,11 @@
 #include <unsupported/Eigen/NonLinearOptimization>
 #include <unsupported/Eigen/NumericalDiff>
 
-#include "fleetwatt/workloads/random.hpp"
+#include "fleetwatt/jobs/random.hpp"
 
 namespace fleetwatt::models::fit {
 
-using workloads::Random;
+using jobs::Random;
 
 namespace {
 

@@ -24,7 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 using core::ConfigError;
 using core::SourceLocation;
-using workloads::Precision;
+using jobs::Precision;
 
 std::string read_text(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);

@@ -17,7 +17,7 @@
 namespace fleetwatt::models {
 namespace {
 
-using workloads::Precision;
+using jobs::Precision;
 
 bool sixteen_bit(Precision p) {
   return p == Precision::fp16 || p == Precision::bf16;

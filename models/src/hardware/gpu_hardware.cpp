@@ -18,7 +18,7 @@ namespace {
 
 using core::ConfigError;
 using core::SourceLocation;
-using workloads::Precision;
+using jobs::Precision;
 
 const std::vector<std::string> kKeys{"id",
                                      "name",

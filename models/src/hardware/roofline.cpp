@@ -11,7 +11,7 @@
 namespace fleetwatt::models {
 namespace {
 
-using workloads::Precision;
+using jobs::Precision;
 
 double lookup(const std::map<std::string, double>& m, const std::string& key, double fallback) {
   const auto it = m.find(key);
@@ -102,7 +102,7 @@ std::array<OpWork, kOpClasses> generic_ops(const ModelCount& m) noexcept {
   return ops;
 }
 
-StepInputs step_inputs(const workloads::JobSpec& job, const ModelCount& model, double power_limit_W,
+StepInputs step_inputs(const jobs::JobSpec& job, const ModelCount& model, double power_limit_W,
                        std::uint32_t default_workers) {
   const auto& meta = job.meta;
   StepInputs in;
@@ -130,9 +130,9 @@ double matmul_peak_flops(const GpuHardware& gpu, Precision precision) noexcept {
   return gpu.gemm_peak_flops(precision) * scale;
 }
 
-bool in_fitted_domain(const workloads::ModelMetadata& meta) noexcept {
+bool in_fitted_domain(const jobs::ModelMetadata& meta) noexcept {
   return (meta.precision == Precision::fp32 || meta.precision == Precision::tf32) &&
-         (meta.stack == workloads::SoftwareStack::eager || meta.stack == workloads::SoftwareStack::compiled);
+         (meta.stack == jobs::SoftwareStack::eager || meta.stack == jobs::SoftwareStack::compiled);
 }
 
 double resident_floor(const GpuHardware& gpu, const UtilisationPowerConstants& power) noexcept {

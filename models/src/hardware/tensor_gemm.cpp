@@ -17,7 +17,7 @@
 namespace fleetwatt::models {
 namespace {
 
-using workloads::Precision;
+using jobs::Precision;
 
 /// The architecture family of a built-in preset ("" when there is none of that id).
 std::string preset_arch(const std::string& id) {
@@ -38,7 +38,7 @@ std::optional<double> median_of(const std::map<std::string, double>& values, Kee
 }  // namespace
 
 TensorGemmEfficiency tensor_gemm_efficiency(const TensorGemmFit& fit, const GpuHardware& gpu,
-                                            workloads::Precision precision) {
+                                            jobs::Precision precision) {
   if (precision == Precision::fp32)
     throw std::invalid_argument("tensor-core GEMM efficiency: FP32 GEMMs take the NeuSight curves");
   if (fit.eta_max.empty()) throw std::invalid_argument("tensor-core GEMM efficiency: the fit has no GPU");
@@ -66,7 +66,7 @@ TensorGemmEfficiency tensor_gemm_efficiency(const TensorGemmFit& fit, const GpuH
   return e;
 }
 
-double tensor_gemm_seconds(const TensorGemmFit& fit, const GpuHardware& gpu, workloads::Precision precision,
+double tensor_gemm_seconds(const TensorGemmFit& fit, const GpuHardware& gpu, jobs::Precision precision,
                            double m, double n, double k, double batch) {
   const double eta = tensor_gemm_efficiency(fit, gpu, precision).eta_max;
   const double d = std::min({m, n, k});

@@ -10,7 +10,7 @@ EpochPlan BandedPredictor::plan(const JobSpec& job, const GpuHardware& gpu) cons
   const PredictionBand b = inner_->band(job, gpu);
   if (b.level > 0.0) {
     const bool low = band_ == models::Band::low;
-    p.each_part([&](workloads::EpochPart& part) {
+    p.each_part([&](jobs::EpochPart& part) {
       part.s *= low ? b.time_low : b.time_high;
       part.W *= low ? b.power_low : b.power_high;
     });
@@ -18,7 +18,7 @@ EpochPlan BandedPredictor::plan(const JobSpec& job, const GpuHardware& gpu) cons
   }
   const UncertaintyBand u = inner_->uncertainty(job, gpu);
   const double factor = band_ == models::Band::low ? 1.0 - u.low : 1.0 + u.high;
-  p.each_part([&](workloads::EpochPart& part) { part.W *= factor; });
+  p.each_part([&](jobs::EpochPart& part) { part.W *= factor; });
   return p;
 }
 

@@ -15,8 +15,8 @@ ComponentPower component_power(const GpuHardware& gpu, const ComponentActivity& 
   ComponentPower p;
   p.idle_W = resident_floor_W(gpu, params);
   const double headroom = gpu.tdp_W - p.idle_W;
-  const bool half = a.precision == workloads::Precision::fp16 || a.precision == workloads::Precision::bf16 ||
-                    a.precision == workloads::Precision::fp8;
+  const bool half = a.precision == jobs::Precision::fp16 || a.precision == jobs::Precision::bf16 ||
+                    a.precision == jobs::Precision::fp8;
   const double precision_factor = half ? params.fp16_power_factor : 1.0;
   // A starved pipeline idles the SMs and the memory alike.
   const double fed = unit(a.pipeline_factor);

@@ -7,13 +7,13 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "fleetwatt/workloads/job_classes.hpp"
+#include "fleetwatt/jobs/job_classes.hpp"
 
 namespace fleetwatt::models {
 namespace {
 
-using workloads::ConfigError;
-using workloads::Precision;
+using jobs::ConfigError;
+using jobs::Precision;
 
 /// MACs per activation element of a typical CNN (ResNet-50: 4.09 G / 22.2 M = 184): estimates the activations
 /// of a model known only by its FLOPs.
@@ -39,8 +39,8 @@ void check_job(const JobSpec& job) {
 
 /// The job's metadata with the resolved model's figures where the job is silent: the traffic the network
 /// sees comes from the same parameters and input size the prediction used.
-workloads::ModelMetadata resolved_metadata(const JobSpec& job, const ModelCount& m) {
-  workloads::ModelMetadata meta = workloads::with_class_defaults(job);
+jobs::ModelMetadata resolved_metadata(const JobSpec& job, const ModelCount& m) {
+  jobs::ModelMetadata meta = jobs::with_class_defaults(job);
   if (meta.params == 0.0) meta.params = m.params;
   if (meta.input_size == 0) meta.input_size = m.input_size;
   return meta;
@@ -53,7 +53,7 @@ double valley_seconds(double params, double bytes_per_param, double storage_Bps,
 
 }  // namespace
 
-ModelCount resolve_model(const workloads::ModelMetadata& meta, const workloads::SourceLocation& where) {
+ModelCount resolve_model(const jobs::ModelMetadata& meta, const jobs::SourceLocation& where) {
   ModelCount m;
   if (meta.shape.given()) {
     // A decoder given by its shape: Llama's layout with its widths, at the job's sequence length.
@@ -147,7 +147,7 @@ StepBreakdown DatasheetPredictor::explain(const JobSpec& job, const GpuHardware&
   mj.precision = in.precision;
   mj.training = in.pass_factor > 1.0;
   mj.inference_bytes_per_param = p.inference_state_bytes_per_param;
-  mj.attention = s.model.blocks > 0 ? meta.attention : workloads::Attention::eager;
+  mj.attention = s.model.blocks > 0 ? meta.attention : jobs::Attention::eager;
   s.memory = memory_per_gpu(s.model, mj);
   s.memory_need_bytes = s.memory.total();
   if (p.check_memory && s.memory_need_bytes > gpu.memory_bytes)
@@ -160,7 +160,7 @@ StepBreakdown DatasheetPredictor::explain(const JobSpec& job, const GpuHardware&
             s.model.name, s.memory_need_bytes / 1073741824.0, s.memory.weights / 1073741824.0,
             s.memory.gradients / 1073741824.0, s.memory.optimizer / 1073741824.0,
             s.memory.activations / 1073741824.0, par.tp, par.cp, par.pp, mj.dp, par.zero,
-            par.micro_batch_of(mj.per_replica_batch), workloads::to_string(par.recompute), gpu.id,
+            par.micro_batch_of(mj.per_replica_batch), jobs::to_string(par.recompute), gpu.id,
             gpu.memory_bytes / 1073741824.0));
 
   TrainingIoConfig io;
@@ -182,7 +182,7 @@ StepBreakdown DatasheetPredictor::explain(const JobSpec& job, const GpuHardware&
   const double writer_bytes = s.checkpoint_bytes / s.checkpoint_writers;
   const double storage = p.storage_Bps > 0.0 ? p.storage_Bps : 1e9 * s.checkpoint_writers;
   s.checkpoint_write_s = std::max(s.checkpoint_bytes / storage, writer_bytes / inter);
-  const bool async = job.schedule.checkpoint == workloads::CheckpointMode::async;
+  const bool async = job.schedule.checkpoint == jobs::CheckpointMode::async;
   const double host = p.host_Bps > 0.0 ? p.host_Bps : gpu.pcie_bw_Bps;
   // Asynchronously the GPUs wait only for their shard's copy to host memory (every GPU holds a shard or a
   // replica's copy of one).
@@ -226,12 +226,12 @@ StepBreakdown DatasheetPredictor::explain(const JobSpec& job, const GpuHardware&
     // Waiting for the pipeline to fill or drain, a stage GPU holds its context at the resident floor.
     plan.bubble = {steps * s.bubble_s, r.floor_W};
     plan.steps = steps;
-    using workloads::CommGroup;
+    using jobs::CommGroup;
     plan.comm_by_group[static_cast<std::size_t>(CommGroup::tp)] = steps * ps.tp_comm_s;
     plan.comm_by_group[static_cast<std::size_t>(CommGroup::cp)] = steps * ps.cp_comm_s;
     plan.comm_by_group[static_cast<std::size_t>(CommGroup::pp)] = steps * ps.pp_comm_s;
     plan.comm_by_group[static_cast<std::size_t>(CommGroup::dp)] = steps * ps.dp_comm_s;
-    plan.traffic = std::make_shared<const workloads::StepTraffic>(ps.traffic);
+    plan.traffic = std::make_shared<const jobs::StepTraffic>(ps.traffic);
   } else {
     s.roofline = roofline_step(s.model, in, gpu, p.fit.time, p.fit.power);
     const RooflineStep& r = s.roofline;
@@ -270,7 +270,7 @@ StepBreakdown DatasheetPredictor::explain(const JobSpec& job, const GpuHardware&
 }
 
 EpochPlan DatasheetPredictor::plan(const JobSpec& job, const GpuHardware& gpu) const {
-  if (job.phases) return EpochPlan::from_profile(*job.phases, workloads::with_class_defaults(job));
+  if (job.phases) return EpochPlan::from_profile(*job.phases, jobs::with_class_defaults(job));
   if (!has_metadata(job)) {
     if (fallback_) return fallback_->plan(job, gpu);
     throw ConfigError(job.class_origin, "model",
@@ -332,7 +332,7 @@ ComponentPredictor::ComponentPredictor(ComponentPredictorParams params,
     : params_(std::move(params)), fallback_(std::move(class_fallback)) {}
 
 EpochPlan ComponentPredictor::plan(const JobSpec& job, const GpuHardware& gpu) const {
-  if (job.phases) return EpochPlan::from_profile(*job.phases, workloads::with_class_defaults(job));
+  if (job.phases) return EpochPlan::from_profile(*job.phases, jobs::with_class_defaults(job));
   if (!DatasheetPredictor::has_metadata(job)) {
     if (fallback_) return fallback_->plan(job, gpu);
     throw ConfigError(job.class_origin, "model",

@@ -10,13 +10,13 @@
 namespace fleetwatt::models {
 namespace {
 
-using workloads::ParamSpec;
-using workloads::ParamSpecs;
-using workloads::ParamType;
+using jobs::ParamSpec;
+using jobs::ParamSpecs;
+using jobs::ParamType;
 
-double fraction(const workloads::ParamSet& p, const char* key) {
+double fraction(const jobs::ParamSet& p, const char* key) {
   const double v = p.get_double(key);
-  if (v < 0.0 || v > 1.0) throw workloads::ConfigError(p.where_of(key), p.dotted(key), "must lie in [0, 1]");
+  if (v < 0.0 || v > 1.0) throw jobs::ConfigError(p.where_of(key), p.dotted(key), "must lie in [0, 1]");
   return v;
 }
 
@@ -135,8 +135,8 @@ std::vector<PredictorEntry> first_principles_predictor_entries() {
          if (p.has("gpus_per_node")) {
            const double per_node = p.get_positive("gpus_per_node");
            if (per_node != std::floor(per_node) || per_node > 1e6)
-             throw workloads::ConfigError(p.where_of("gpus_per_node"), p.dotted("gpus_per_node"),
-                                          fmt::format("must be a whole number of GPUs, got {}", per_node));
+             throw jobs::ConfigError(p.where_of("gpus_per_node"), p.dotted("gpus_per_node"),
+                                     fmt::format("must be a whole number of GPUs, got {}", per_node));
            d.gpus_per_node = static_cast<std::uint32_t>(per_node);
          }
          if (p.has("internode_gbytes_per_s"))
@@ -144,8 +144,8 @@ std::vector<PredictorEntry> first_principles_predictor_entries() {
          if (p.has("host_gbytes_per_s")) d.host_Bps = p.get_positive("host_gbytes_per_s") * 1e9;
          if (p.has("epoch_end_s")) d.epoch_end_s = p.get_double("epoch_end_s");
          if (d.epoch_end_s && *d.epoch_end_s < 0.0)
-           throw workloads::ConfigError(p.where_of("epoch_end_s"), p.dotted("epoch_end_s"),
-                                        "must not be negative");
+           throw jobs::ConfigError(p.where_of("epoch_end_s"), p.dotted("epoch_end_s"),
+                                   "must not be negative");
          return std::make_unique<DatasheetPredictor>(d, std::make_unique<TablePredictor>(c.classes));
        }});
   out.push_back(
@@ -156,8 +156,7 @@ std::vector<PredictorEntry> first_principles_predictor_entries() {
          const auto& p = c.params;
          ComponentPredictorParams d;
          d.mfu = fraction(p, "mfu");
-         if (d.mfu == 0.0)
-           throw workloads::ConfigError(p.where_of("mfu"), p.dotted("mfu"), "must be positive");
+         if (d.mfu == 0.0) throw jobs::ConfigError(p.where_of("mfu"), p.dotted("mfu"), "must be positive");
          d.utilisation = fraction(p, "utilisation");
          d.memory_activity = fraction(p, "memory_activity");
          d.fusion_factor = p.get_positive("fusion_factor");

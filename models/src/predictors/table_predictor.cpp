@@ -1,8 +1,8 @@
 // Class-based phase profiles. Built-in classes come from the one job-class table
-// (workloads/job_classes.hpp): the per-epoch measurements of a 4-GPU A800 study.
+// (jobs/job_classes.hpp): the per-epoch measurements of a 4-GPU A800 study.
 #include "fleetwatt/models/predictors/table_predictor.hpp"
 
-#include "fleetwatt/workloads/job_classes.hpp"
+#include "fleetwatt/jobs/job_classes.hpp"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@ namespace fleetwatt::models {
 
 std::vector<models::JobClassConfig> TablePredictor::builtin_classes() {
   std::vector<models::JobClassConfig> v;
-  for (const auto& c : workloads::builtin_job_classes())
+  for (const auto& c : jobs::builtin_job_classes())
     v.push_back({c.name, c.reference, c.reference_samples, {fmt::format("built-in class {}", c.name), 0, 0}});
   return v;
 }
@@ -36,14 +36,14 @@ EpochPlan TablePredictor::plan(const JobSpec& job, const GpuHardware& /*gpu*/) c
   // The measured peak is all compute: the reference runs' own all-reduce (4 GPUs on one NVLink node) is
   // about 0.1 % of it, so a network model adds the placement's communication on top without counting it
   // twice in any way that matters. The traffic comes from the class's metadata.
-  const auto meta = workloads::with_class_defaults(job);
+  const auto meta = jobs::with_class_defaults(job);
   if (job.phases) return EpochPlan::from_profile(*job.phases, meta);
   if (job.job_class.empty())
-    throw workloads::ConfigError(job.class_origin, "class",
-                                 fmt::format("job {} has neither a class nor phase values", job.id));
+    throw jobs::ConfigError(job.class_origin, "class",
+                            fmt::format("job {} has neither a class nor phase values", job.id));
   auto it = classes_.find(job.job_class);
   if (it == classes_.end())
-    throw workloads::ConfigError(
+    throw jobs::ConfigError(
         job.class_origin, "class",
         fmt::format("unknown job class '{}' (known: {})", job.job_class, fmt::join(class_names(), ", ")));
   const auto& c = it->second;

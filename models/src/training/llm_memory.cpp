@@ -7,8 +7,8 @@
 
 namespace fleetwatt::models {
 
-using workloads::Precision;
-using workloads::Recompute;
+using jobs::Precision;
+using jobs::Recompute;
 
 StateBytes training_state_bytes(Precision p) noexcept {
   if (p == Precision::fp32 || p == Precision::tf32) return {4.0, 4.0, 8.0};
@@ -25,11 +25,11 @@ MemoryBreakdown zero_model_state(double params, std::uint32_t dp, std::uint32_t 
 }
 
 double activation_bytes_per_layer(double s, double b, double h, double a, std::uint32_t t, Recompute r,
-                                  workloads::Attention attention) {
+                                  jobs::Attention attention) {
   const double tp = std::max<std::uint32_t>(t, 1);
   switch (r) {
     case Recompute::none:
-      if (attention != workloads::Attention::eager) return 34.0 * s * b * h / tp;
+      if (attention != jobs::Attention::eager) return 34.0 * s * b * h / tp;
       return s * b * h * (34.0 + 5.0 * a * s / h) / tp;
     case Recompute::selective:
       return 34.0 * s * b * h / tp;

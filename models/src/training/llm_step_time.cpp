@@ -17,9 +17,9 @@
 namespace fleetwatt::models {
 namespace {
 
-using workloads::Precision;
-using workloads::Recompute;
-using workloads::StepTraffic;
+using jobs::Precision;
+using jobs::Recompute;
+using jobs::StepTraffic;
 
 /// Bytes per element of activations and of their gradients on the wire: 16-bit for every tensor-core
 /// training precision (FP8 keeps 16-bit activations between layers), FP32 otherwise.
@@ -225,7 +225,7 @@ double model_flops_per_step(const ModelCount& model, double global_batch, std::u
 }
 
 double model_flops_utilisation(double model_flops, double step_s, std::uint32_t n_gpus,
-                               const GpuHardware& gpu, workloads::Precision precision) {
+                               const GpuHardware& gpu, jobs::Precision precision) {
   const double peak = gpu.peak_flops(precision);
   return step_s > 0.0 && peak > 0.0 ? model_flops / (step_s * n_gpus * peak) : 0.0;
 }
@@ -269,7 +269,7 @@ ParallelStep parallel_step(const ModelCount& model, const ParallelStepJob& job, 
   in.updates_weights = false;
   in.host_loading = false;
   in.tensor_cores = tensor_cores;
-  if (job.attention == workloads::Attention::eager)
+  if (job.attention == jobs::Attention::eager)
     in.gemm_efficiency = eager_attention_efficiency(model, gpu, precision);
 
   // Links: the NVLink domain (its measured NCCL bus bandwidth) and the inter-node bandwidth per GPU.
@@ -288,7 +288,7 @@ ParallelStep parallel_step(const ModelCount& model, const ParallelStepJob& job, 
   const double tokens = s.micro_batch * seq / cp;  // per GPU and micro-batch
   const double boundary_bytes = s.micro_batch * layer_elements(model, seq) / cp * act_bytes;
   // Ranks apart of consecutive members of each group (Parallelism::order; tp innermost, then cp).
-  const bool dp_inner = par.order == workloads::RankOrder::tp_cp_dp_pp;
+  const bool dp_inner = par.order == jobs::RankOrder::tp_cp_dp_pp;
   const std::uint64_t cp_stride = par.tp,
                       dp_stride = par.tp * static_cast<std::uint64_t>(par.cp) * (dp_inner ? 1 : par.pp),
                       pp_stride = par.tp * static_cast<std::uint64_t>(par.cp) * (dp_inner ? s.dp : 1);
@@ -301,7 +301,7 @@ ParallelStep parallel_step(const ModelCount& model, const ParallelStepJob& job, 
   double tp_per_layer = 0.0;
   if (par.tp > 1) {
     // Transformer Engine's comm overlap hides the calibrated share behind the layer's GEMMs.
-    const bool overlap = par.tp_comm_overlap.value_or(in.stack == workloads::SoftwareStack::optimized);
+    const bool overlap = par.tp_comm_overlap.value_or(in.stack == jobs::SoftwareStack::optimized);
     const double count = (training ? 4.0 + (par.recompute == Recompute::full ? 2.0 : 0.0) : 2.0) *
                          (overlap ? 1.0 - job.calibration.tp_overlap : 1.0);
     const double bytes = tokens * model.d_model * act_bytes;
@@ -333,7 +333,7 @@ ParallelStep parallel_step(const ModelCount& model, const ParallelStepJob& job, 
   // the keys before them (half of s on average: the causal mask, balanced over the cp ranks), two GEMMs of
   // width d_head; backward 2.5 x forward.
   GemmTime attn_t;
-  const bool fused = job.attention != workloads::Attention::eager;
+  const bool fused = job.attention != jobs::Attention::eager;
   if (tensor_cores && fused) {
     const double a = model.d_attention > 0 ? model.d_attention : model.d_model, d_head = a / model.heads;
     const double batch = s.micro_batch * model.heads / tp, q = static_cast<double>(seq) / cp, kv = seq / 2.0;
@@ -381,9 +381,8 @@ ParallelStep parallel_step(const ModelCount& model, const ParallelStepJob& job, 
       sin.known_class_s[static_cast<std::size_t>(OpClass::tensor)] = out.gemm_s;
       sin.known_class_s[mem] = out.elementwise_s;
       if (fused) {
-        const double kernel = job.attention == workloads::Attention::flash2
-                                  ? job.calibration.flash2_factor
-                                  : job.calibration.attention_factor;
+        const double kernel = job.attention == jobs::Attention::flash2 ? job.calibration.flash2_factor
+                                                                       : job.calibration.attention_factor;
         out.attention_s = held * (attn_passes + recompute_attn) * attn_t.s * kernel;
         sin.known_class_s[static_cast<std::size_t>(OpClass::attention)] = out.attention_s;
       }

@@ -7,26 +7,25 @@
 
 namespace fleetwatt::models {
 
-double gradient_element_bytes(workloads::Precision p) noexcept {
+double gradient_element_bytes(jobs::Precision p) noexcept {
   switch (p) {
-    case workloads::Precision::fp32:
-    case workloads::Precision::tf32:
+    case jobs::Precision::fp32:
+    case jobs::Precision::tf32:
       return 4.0;
-    case workloads::Precision::fp16:
-    case workloads::Precision::bf16:
-    case workloads::Precision::fp8:
+    case jobs::Precision::fp16:
+    case jobs::Precision::bf16:
+    case jobs::Precision::fp8:
       return 2.0;
   }
   return 4.0;
 }
 
-double gradient_bytes(double params, workloads::Precision precision,
-                      const TrainingIoConfig& config) noexcept {
+double gradient_bytes(double params, jobs::Precision precision, const TrainingIoConfig& config) noexcept {
   const double per = config.gradient_bytes > 0.0 ? config.gradient_bytes : gradient_element_bytes(precision);
   return params * per;
 }
 
-double gradient_bytes(const workloads::ModelMetadata& meta, const TrainingIoConfig& config) noexcept {
+double gradient_bytes(const jobs::ModelMetadata& meta, const TrainingIoConfig& config) noexcept {
   return gradient_bytes(meta.params, meta.precision, config);
 }
 
@@ -50,7 +49,7 @@ bool is_text_model(const std::string& model) {
 }
 }  // namespace
 
-double bytes_per_sample(const workloads::ModelMetadata& meta, const TrainingIoConfig& config) noexcept {
+double bytes_per_sample(const jobs::ModelMetadata& meta, const TrainingIoConfig& config) noexcept {
   if (config.bytes_per_sample > 0.0) return config.bytes_per_sample;
   const double s = meta.input_size;
   if (s <= 0.0) return 0.0;
@@ -78,7 +77,7 @@ LoadingCost epoch_loading(double samples, double sample_bytes, double share_Bps,
   return c;
 }
 
-double checkpoint_bytes(const workloads::ModelMetadata& meta, const TrainingIoConfig& config) noexcept {
+double checkpoint_bytes(const jobs::ModelMetadata& meta, const TrainingIoConfig& config) noexcept {
   return meta.params * config.checkpoint_bytes_per_param;
 }
 

@@ -97,7 +97,7 @@ ModelCount llama_decoder(const DecoderShape& s, std::string name) {
   return m;
 }
 
-ModelCount decoder_from_shape(const workloads::ModelShape& shape, std::uint32_t seq, std::string name) {
+ModelCount decoder_from_shape(const jobs::ModelShape& shape, std::uint32_t seq, std::string name) {
   if (const auto [key, why] = shape.problem(); !key.empty())
     throw std::invalid_argument(fmt::format("{}: {}", key, why));
   DecoderShape s;
@@ -110,10 +110,10 @@ ModelCount decoder_from_shape(const workloads::ModelShape& shape, std::uint32_t 
   return llama_decoder(s, std::move(name));
 }
 
-std::optional<workloads::ModelShape> zoo_model_shape(std::string_view name) {
+std::optional<jobs::ModelShape> zoo_model_shape(std::string_view name) {
   const auto d = detail::llm_shape(name);
   if (!d) return std::nullopt;
-  workloads::ModelShape s;
+  jobs::ModelShape s;
   s.layers = d->layers, s.hidden = d->d_model, s.heads = d->heads, s.kv_heads = d->kv_heads;
   s.ffn_hidden = d->d_ff, s.vocab = d->vocab, s.experts = d->experts, s.top_k = d->active_experts;
   s.gated = d->gated;

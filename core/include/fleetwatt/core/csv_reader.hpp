@@ -90,4 +90,10 @@ class CsvReader {
 /// The whole string as an integer; a number with a zero fraction ("4.0") is accepted, |v| <= 9e15.
 [[nodiscard]] std::optional<std::int64_t> parse_integer(std::string_view text) noexcept;
 
+/// `s` in lower case (ASCII).
+[[nodiscard]] std::string lower_case(std::string_view s);
+/// Index of the column named `name` in a header, ignoring case (ASCII), if present.
+[[nodiscard]] std::optional<std::size_t> find_column(const std::vector<std::string>& header,
+                                                     std::string_view name);
+
 }  // namespace fleetwatt::core

@@ -1,6 +1,6 @@
 // Simulated time: integer nanoseconds since scenario start. A floating-point clock needs epsilons and loses
 // short phases late in long runs; int64 ns spans ~292 years exactly. Seconds appear only at the boundary.
-// Part of core (below workloads) so that every library can name a time; sim re-exports it as sim::Time.
+// Part of core (below jobs) so that every library can name a time; sim re-exports it as sim::Time.
 #pragma once
 
 #include <compare>

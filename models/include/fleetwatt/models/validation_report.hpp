@@ -63,7 +63,7 @@ struct ValidationReport {
 /// The row's run as a job the predictors take: where the source ran a model in another shape than the zoo's
 /// (Measurement::shape), the job carries that shape's parameters and FLOPs; where it quotes FLOPs at an
 /// unstated input size, the built-in fit's estimate of the work (PredictorFit::workload_work) applies.
-[[nodiscard]] workloads::JobSpec as_predicted(const Measurement& m);
+[[nodiscard]] jobs::JobSpec as_predicted(const Measurement& m);
 
 /// A predictor function for validate_measurements from a registry predictor: `kind` built once per
 /// distinct power limit (power_limit_w set where the predictor declares it), the row's GPU preset (from

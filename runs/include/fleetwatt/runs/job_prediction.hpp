@@ -8,12 +8,12 @@
 #include <string>
 #include <string_view>
 
+#include "fleetwatt/jobs/job_spec.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/models/predictors/datasheet_predictor.hpp"
 #include "fleetwatt/models/predictors/power_predictor.hpp"
 #include "fleetwatt/models/zoo/model_zoo.hpp"
 #include "fleetwatt/runs/scenario.hpp"
-#include "fleetwatt/workloads/job_spec.hpp"
 
 namespace fleetwatt::runs {
 
@@ -42,12 +42,12 @@ struct PredictionRequest {
 
 /// The request resolved and predicted.
 struct JobPrediction {
-  workloads::JobSpec job;
+  jobs::JobSpec job;
   models::GpuHardware gpu;
   double pue = 1.0;
   std::string predictor;  ///< the predictor's name
-  workloads::EpochPlan plan;
-  workloads::PhaseProfile profile;
+  jobs::EpochPlan plan;
+  jobs::PhaseProfile profile;
   models::UncertaintyBand band;
   models::PredictionBand pband;
   std::optional<models::StepBreakdown> step;  ///< the datasheet working, for a job with model metadata
@@ -55,7 +55,7 @@ struct JobPrediction {
   double epoch_s = 0.0, total_s = 0.0, gpu_energy_J = 0.0, facility_energy_J = 0.0;
 };
 
-/// Checks the request (workloads::ConfigError naming the option, or the scenario's file and key) and
+/// Checks the request (jobs::ConfigError naming the option, or the scenario's file and key) and
 /// predicts it.
 [[nodiscard]] JobPrediction predict_job(const PredictionRequest& request);
 

@@ -20,7 +20,7 @@
 #include "fleetwatt/runs/scenario.hpp"
 #include "fleetwatt/sim/cluster.hpp"
 #include "fleetwatt/sim/engine.hpp"
-#include "fleetwatt/workloads/grid_signal.hpp"
+#include "fleetwatt/sim/grid_signal.hpp"
 
 namespace fleetwatt::runs {
 

@@ -10,11 +10,11 @@
 #include <optional>
 #include <vector>
 
+#include "fleetwatt/jobs/job_inference.hpp"
+#include "fleetwatt/jobs/job_source.hpp"
 #include "fleetwatt/models/predictors/power_predictor.hpp"
 #include "fleetwatt/runs/scenario.hpp"
 #include "fleetwatt/sim/engine.hpp"
-#include "fleetwatt/workloads/job_inference.hpp"
-#include "fleetwatt/workloads/job_source.hpp"
 
 namespace fleetwatt::runs {
 
@@ -29,17 +29,17 @@ struct PreparedRun {
   runs::Scenario scenario;  ///< with the overrides applied
   sim::EngineSetup setup;
   std::unique_ptr<models::PowerPredictor> predictor;  ///< the registry's, at the scenario's band
-  std::vector<workloads::JobSpec> jobs;               ///< every job; empty when `streamed`
+  std::vector<jobs::JobSpec> jobs;                    ///< every job; empty when `streamed`
   /// The jobs are drawn as the run goes (prepare_streamed_run): every engine made from the run draws them
-  /// afresh from the scenario (workloads/job_stream.hpp), the same jobs each time.
+  /// afresh from the scenario (jobs/job_stream.hpp), the same jobs each time.
   bool streamed = false;
   std::uint64_t job_count = 0;  ///< jobs in all (listed or streamed)
 };
 
 /// A job's run time under `predictor` on `gpu`: its explicit phases or the prediction, times its epochs.
 /// Trace and preset jobs are matched to their recorded run times with it.
-[[nodiscard]] workloads::RuntimeEstimate runtime_estimate(const models::PowerPredictor& predictor,
-                                                          const models::GpuHardware& gpu);
+[[nodiscard]] jobs::RuntimeEstimate runtime_estimate(const models::PowerPredictor& predictor,
+                                                     const models::GpuHardware& gpu);
 
 /// Applies the overrides, then builds the setup, the predictor and every job of the scenario (trace and
 /// preset jobs matched on the reference GPU type, the first group's).
@@ -54,8 +54,8 @@ struct PreparedRun {
 
 /// The run's jobs as an engine takes them: a fresh stream of a streamed run, else its list (copied, or moved
 /// out of the run with `take`).
-[[nodiscard]] std::unique_ptr<workloads::JobSource> job_source(const PreparedRun& run);
-[[nodiscard]] std::unique_ptr<workloads::JobSource> take_job_source(PreparedRun& run);
+[[nodiscard]] std::unique_ptr<jobs::JobSource> job_source(const PreparedRun& run);
+[[nodiscard]] std::unique_ptr<jobs::JobSource> take_job_source(PreparedRun& run);
 
 /// The engine of a prepared run (a copy of its jobs), with the scenario's scheduler and placement.
 [[nodiscard]] std::unique_ptr<sim::Engine> make_engine(const PreparedRun& run);

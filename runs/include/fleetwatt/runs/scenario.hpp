@@ -13,25 +13,25 @@
 
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/core/param_set.hpp"
+#include "fleetwatt/jobs/job_spec.hpp"
+#include "fleetwatt/jobs/workload_config.hpp"
 #include "fleetwatt/models/predictors/predictor_config.hpp"
+#include "fleetwatt/sim/failures_config.hpp"
+#include "fleetwatt/sim/grid_signal.hpp"
 #include "fleetwatt/sim/scheduler_config.hpp"
-#include "fleetwatt/workloads/failures_config.hpp"
-#include "fleetwatt/workloads/grid_signal.hpp"
-#include "fleetwatt/workloads/job_spec.hpp"
-#include "fleetwatt/workloads/smoothing_config.hpp"
-#include "fleetwatt/workloads/workload_config.hpp"
+#include "fleetwatt/sim/smoothing_config.hpp"
 
 namespace fleetwatt::runs {
 
 using core::ParamSet;
 using core::SourceLocation;
 using core::WarningSink;
+using jobs::WorkloadConfig;
 using models::PredictorConfig;
+using sim::FailureConfig;
+using sim::GridSignalOptions;
 using sim::SchedulerConfig;
-using workloads::FailureConfig;
-using workloads::GridSignalOptions;
-using workloads::SmoothingConfig;
-using workloads::WorkloadConfig;
+using sim::SmoothingConfig;
 
 /// One [[fleet.group]]: identical nodes of one GPU type.
 struct FleetGroupConfig {

@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "fleetwatt/core/time.hpp"
+#include "fleetwatt/sim/grid_signal.hpp"
 #include "fleetwatt/sim/power_ledger.hpp"
 #include "fleetwatt/sim/power_sink.hpp"
 #include "fleetwatt/sim/site_battery.hpp"
-#include "fleetwatt/workloads/grid_signal.hpp"
 
 namespace fleetwatt::sim {
 
@@ -22,9 +22,9 @@ struct BatteryBankConfig {
   double import_limit_W = 0.0;  ///< 0: none (hours over it are then 0)
   Duration interval = Duration::from_ns(1'000'000'000);
   Time horizon = Time::zero();
-  const workloads::GridSignal* carbon = nullptr;  ///< g/kWh; null: carbon_kg_per_J
+  const sim::GridSignal* carbon = nullptr;  ///< g/kWh; null: carbon_kg_per_J
   double carbon_kg_per_J = 0.0;
-  const workloads::GridSignal* price = nullptr;  ///< currency/MWh; null: no cost
+  const sim::GridSignal* price = nullptr;  ///< currency/MWh; null: no cost
 };
 
 class BatteryBank final : public PowerSink {

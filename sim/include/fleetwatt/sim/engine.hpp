@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "fleetwatt/core/event_queue.hpp"
+#include "fleetwatt/jobs/job_source.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/models/predictors/power_predictor.hpp"
 #include "fleetwatt/sim/battery_bank.hpp"
@@ -23,6 +24,7 @@
 #include "fleetwatt/sim/facility_model.hpp"
 #include "fleetwatt/sim/fleet_layout.hpp"
 #include "fleetwatt/sim/grid_meter.hpp"
+#include "fleetwatt/sim/grid_signal.hpp"
 #include "fleetwatt/sim/group_views.hpp"
 #include "fleetwatt/sim/job.hpp"
 #include "fleetwatt/sim/job_meter.hpp"
@@ -32,8 +34,6 @@
 #include "fleetwatt/sim/run_summary.hpp"
 #include "fleetwatt/sim/scheduler.hpp"
 #include "fleetwatt/topologies/topology_config.hpp"
-#include "fleetwatt/workloads/grid_signal.hpp"
-#include "fleetwatt/workloads/job_source.hpp"
 
 namespace fleetwatt::sim {
 
@@ -43,7 +43,7 @@ class Interrupted : public std::runtime_error {
   Interrupted() : std::runtime_error("interrupted") {}
 };
 
-/// Job interruptions ([failures], workloads/failures_config.hpp), on the engine's clock; off unless enabled.
+/// Job interruptions ([failures], sim/failures_config.hpp), on the engine's clock; off unless enabled.
 struct FailureSetup {
   bool enabled = false;
   double rate_per_gpu_hour = 0.0;  ///< a job's own failure_rate_per_gpu_hour overrides it
@@ -65,7 +65,7 @@ struct EngineSetup {
   /// Weather-driven cooling ([facility] cooling = "weather"): the design (design_it_W 0: the fleet's peak
   /// IT power) and its weather. None: facility = IT x pue.
   std::optional<CoolingDesign> cooling;
-  std::shared_ptr<const workloads::Weather> weather;
+  std::shared_ptr<const sim::Weather> weather;
   /// On-site batteries ([[facility.battery]]) and the interconnection limit ([grid] import_limit_kw, 0:
   /// none).
   std::vector<BatteryConfig> batteries;
@@ -85,8 +85,8 @@ struct EngineSetup {
   std::optional<topologies::TopologyConfig> topology;  ///< the interconnect ([topology]); none: no network
   /// Grid signals ([grid.carbon] g/kWh, [grid.price] currency/MWh): when given, the summary's carbon and
   /// cost integrate facility power exactly against them (carbon_kg_per_J is then unused).
-  std::shared_ptr<const workloads::GridSignal> carbon_signal;
-  std::shared_ptr<const workloads::GridSignal> price_signal;
+  std::shared_ptr<const sim::GridSignal> carbon_signal;
+  std::shared_ptr<const sim::GridSignal> price_signal;
   /// Several node groups ([[fleet.group]]), in scenario order; they replace nodes, gpus_per_node, gpu and
   /// node_base_W (which then describe the fleet's totals and its reference, first, group). Empty: one group.
   std::vector<FleetGroup> groups;
@@ -115,13 +115,12 @@ class Engine {
  public:
   /// Predicts every job's phases up front (a bad job fails here, before anything is written).
   /// `predictor` must outlive the engine.
-  Engine(EngineSetup setup, std::vector<workloads::JobSpec> jobs, const models::PowerPredictor& predictor,
+  Engine(EngineSetup setup, std::vector<jobs::JobSpec> jobs, const models::PowerPredictor& predictor,
          std::unique_ptr<Scheduler> scheduler, std::unique_ptr<PlacementPolicy> placement);
   /// Takes the jobs from `source`: a list in memory is predicted up front as above; a stream is drawn one
   /// job ahead of the arrivals (a bad generated job then fails during the run, before the file is kept).
-  Engine(EngineSetup setup, std::unique_ptr<workloads::JobSource> source,
-         const models::PowerPredictor& predictor, std::unique_ptr<Scheduler> scheduler,
-         std::unique_ptr<PlacementPolicy> placement);
+  Engine(EngineSetup setup, std::unique_ptr<jobs::JobSource> source, const models::PowerPredictor& predictor,
+         std::unique_ptr<Scheduler> scheduler, std::unique_ptr<PlacementPolicy> placement);
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
@@ -268,10 +267,10 @@ class Engine {
   /// back and dropped at the front).
   std::deque<Job> jobs_;
   JobIndex first_job_ = 0;
-  std::unique_ptr<workloads::JobSource> source_;  ///< null once exhausted
-  JobIndex drawn_ = 0;                            ///< jobs drawn from the source
-  JobIndex next_arrival_ = 0;                     ///< the first job whose arrival is not yet scheduled
-  bool arrivals_done_ = false;                    ///< a job at or after the horizon was reached
+  std::unique_ptr<jobs::JobSource> source_;  ///< null once exhausted
+  JobIndex drawn_ = 0;                       ///< jobs drawn from the source
+  JobIndex next_arrival_ = 0;                ///< the first job whose arrival is not yet scheduled
+  bool arrivals_done_ = false;               ///< a job at or after the horizon was reached
   JobSink* job_sink_ = nullptr;
   bool smoothing_any_ = false;  ///< [smoothing] on, or some job smooths itself
   std::uint64_t jobs_total_ = 0, jobs_arrived_ = 0;

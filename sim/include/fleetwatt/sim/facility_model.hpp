@@ -26,8 +26,8 @@
 #include <vector>
 
 #include "fleetwatt/core/time.hpp"
-#include "fleetwatt/workloads/param_set.hpp"
-#include "fleetwatt/workloads/weather.hpp"
+#include "fleetwatt/jobs/param_set.hpp"
+#include "fleetwatt/sim/weather.hpp"
 
 namespace fleetwatt::sim {
 
@@ -59,22 +59,21 @@ struct CoolingDesign {
 struct CoolingKind {
   std::string name;
   std::string description;
-  workloads::ParamSpecs params;
+  jobs::ParamSpecs params;
 };
 
 /// Every cooling kind, in a stable order ("constant" first, the default).
 [[nodiscard]] const std::vector<CoolingKind>& cooling_kinds();
 /// The keys every cooling kind shares ([facility] pue, weather_csv, ...), for `fleetwatt list`.
-[[nodiscard]] const workloads::ParamSpecs& facility_common_params();
+[[nodiscard]] const jobs::ParamSpecs& facility_common_params();
 
 /// The preset of design "air" or "liquid" (nothing overridden, design_it_W 0).
 [[nodiscard]] CoolingDesign cooling_preset(const std::string& design);
 /// Checks `params` against kind `kind`'s declaration (ConfigError at the first unknown key or bad value)
 /// and returns the design: the preset named by `design`, with the keys given overriding it.
 /// `kind_origin` is where the kind was named, for an unknown one.
-[[nodiscard]] CoolingDesign cooling_design(const std::string& kind,
-                                           const workloads::SourceLocation& kind_origin,
-                                           const workloads::ParamSet& params);
+[[nodiscard]] CoolingDesign cooling_design(const std::string& kind, const jobs::SourceLocation& kind_origin,
+                                           const jobs::ParamSet& params);
 
 /// What facility power is made of at one IT power and one outdoor temperature (W).
 struct FacilityBreakdown {
@@ -87,7 +86,7 @@ class FacilityModel {
  public:
   /// `design.design_it_W` must be positive. Throws ConfigError when the design needs a wet bulb and the
   /// weather has none, or when its numbers cannot work (T_none <= T_free, a COP <= 0, ...).
-  FacilityModel(CoolingDesign design, const workloads::Weather& weather);
+  FacilityModel(CoolingDesign design, const sim::Weather& weather);
 
   /// Facility power at IT power `it_W` and condenser-side outdoor temperature `outdoor_C`.
   [[nodiscard]] FacilityBreakdown breakdown(double it_W, double outdoor_C) const;

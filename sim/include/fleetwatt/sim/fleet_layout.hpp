@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "fleetwatt/jobs/job_spec.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/models/predictors/power_predictor.hpp"
 #include "fleetwatt/sim/cluster.hpp"
 #include "fleetwatt/sim/power_ledger.hpp"
-#include "fleetwatt/workloads/job_spec.hpp"
 
 namespace fleetwatt::sim {
 
@@ -60,20 +60,20 @@ class FleetLayout {
 
 /// A job's run on one GPU type: its per-GPU phases and its epoch count and dataset size there.
 struct TypedRun {
-  workloads::EpochPlan plan;
+  jobs::EpochPlan plan;
   std::uint32_t epochs = 1;
   double dataset_samples = 0.0;
 };
 
 /// The job's epoch plan on `gpu`: its explicit phases (compute peak, checkpoint valley), else the
 /// predictor's plan.
-[[nodiscard]] workloads::EpochPlan plan_job(const workloads::JobSpec& spec, const models::GpuHardware& gpu,
-                                            const models::PowerPredictor& predictor);
+[[nodiscard]] jobs::EpochPlan plan_job(const jobs::JobSpec& spec, const models::GpuHardware& gpu,
+                                       const models::PowerPredictor& predictor);
 
 /// The job on `gpu`: explicit phases as given (they hold on every type), else the predictor's. A job whose
 /// epochs were chosen to match a recorded run time (JobSpec::matched_runtime_s) is matched again on this
-/// type (workloads::match_runtime), so it runs that long on whichever type it gets.
-[[nodiscard]] TypedRun run_on_type(const workloads::JobSpec& spec, const models::GpuHardware& gpu,
+/// type (jobs::match_runtime), so it runs that long on whichever type it gets.
+[[nodiscard]] TypedRun run_on_type(const jobs::JobSpec& spec, const models::GpuHardware& gpu,
                                    const models::PowerPredictor& predictor);
 
 }  // namespace fleetwatt::sim

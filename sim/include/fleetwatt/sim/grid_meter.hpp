@@ -8,17 +8,17 @@
 #include <functional>
 
 #include "fleetwatt/core/time.hpp"
+#include "fleetwatt/sim/grid_signal.hpp"
 #include "fleetwatt/sim/power_ledger.hpp"
-#include "fleetwatt/workloads/grid_signal.hpp"
 
 namespace fleetwatt::sim {
 
 struct GridMeterConfig {
   Duration interval = Duration::from_ns(1'000'000'000);  ///< the facility series' interval
   double pue = 1.0;
-  const workloads::GridSignal* carbon = nullptr;  ///< g/kWh; null: `carbon_kg_per_J` throughout
+  const sim::GridSignal* carbon = nullptr;  ///< g/kWh; null: `carbon_kg_per_J` throughout
   double carbon_kg_per_J = 0.0;
-  const workloads::GridSignal* price = nullptr;  ///< currency per MWh; null: no cost
+  const sim::GridSignal* price = nullptr;  ///< currency per MWh; null: no cost
   /// Weather-driven cooling: facility power from the model, spans cut at its weather steps. Null: IT x pue.
   const FacilityModel* facility = nullptr;
 };

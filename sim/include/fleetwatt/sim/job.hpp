@@ -10,10 +10,10 @@
 
 #include "fleetwatt/core/event_queue.hpp"
 #include "fleetwatt/core/time.hpp"
+#include "fleetwatt/jobs/job_spec.hpp"
 #include "fleetwatt/sim/cluster.hpp"
 #include "fleetwatt/sim/power_smoothing.hpp"
 #include "fleetwatt/sim/step_waveform.hpp"
-#include "fleetwatt/workloads/job_spec.hpp"
 
 namespace fleetwatt::sim {
 
@@ -30,8 +30,8 @@ enum class JobPhase { none, startup, peak, valley, restart };
 struct PeakSplit {
   double compute_s = 0.0, comm_s = 0.0, io_s = 0.0, bubble_s = 0.0;
   double compute_W = 0.0, comm_W = 0.0, io_W = 0.0, bubble_W = 0.0;
-  /// A step-level plan's comm_s by parallel group (workloads::CommGroup); zero for an epoch-level plan.
-  std::array<double, workloads::kCommGroups> comm_by_group{};
+  /// A step-level plan's comm_s by parallel group (jobs::CommGroup); zero for an epoch-level plan.
+  std::array<double, jobs::kCommGroups> comm_by_group{};
   [[nodiscard]] double duration_s() const noexcept { return compute_s + comm_s + io_s + bubble_s; }
   [[nodiscard]] double energy_J() const noexcept {
     return compute_W * compute_s + comm_W * comm_s + io_W * io_s + bubble_W * bubble_s;
@@ -42,7 +42,7 @@ struct PeakSplit {
     return (comm_s > 0.0 || io_s > 0.0 || bubble_s > 0.0) && t > 0.0 ? energy_J() / t : compute_W;
   }
   /// The peak parts of a plan as they stand.
-  [[nodiscard]] static PeakSplit of(const workloads::EpochPlan& plan) noexcept;
+  [[nodiscard]] static PeakSplit of(const jobs::EpochPlan& plan) noexcept;
 };
 
 /// A job's interruptions ([failures], sim/src/engine_failures.cpp). Failures strike only while the job runs
@@ -87,7 +87,7 @@ struct NetworkHold {
 class EpochRun {
  public:
   /// The plan's epoch, unchanged.
-  [[nodiscard]] static EpochRun of(const workloads::EpochPlan& plan);
+  [[nodiscard]] static EpochRun of(const jobs::EpochPlan& plan);
   /// The peak's parts as they run, per GPU.
   [[nodiscard]] const PeakSplit& parts() const noexcept { return parts_; }
   /// Per-GPU power of the peak (the time-weighted mean of its parts, taken when they are set: every phase
@@ -108,10 +108,10 @@ class EpochRun {
 };
 
 struct Job {
-  workloads::JobSpec spec;
+  jobs::JobSpec spec;
   /// The predictor's per-GPU epoch plan on its GPU type: the job's only record of what it is, fixed while
   /// it runs (re-taken only when a fleet of several GPU types starts it on a type of its own).
-  workloads::EpochPlan plan;
+  jobs::EpochPlan plan;
   EpochRun epoch;  ///< the epoch in progress, or the last one run, as it runs
   /// Step-level jobs (docs/predictors.md "Step-level power waveform"): each peak phase drawn step by step,
   /// stage by stage; the start-up before the first step.
@@ -163,7 +163,7 @@ struct Job {
   // job's.
   double compute_s = 0.0, comm_s = 0.0, io_s = 0.0, checkpoint_s = 0.0, bubble_s = 0.0, startup_s = 0.0;
   /// comm_s of a step-level plan by parallel group (tensor-, context-, pipeline-, data-parallel).
-  std::array<double, workloads::kCommGroups> comm_group_s{};
+  std::array<double, jobs::kCommGroups> comm_group_s{};
   double compute_J = 0.0, comm_J = 0.0, io_J = 0.0, checkpoint_J = 0.0, bubble_J = 0.0, startup_J = 0.0;
   double peak_phase_s = 0.0, peak_phase_J = 0.0;  ///< time and GPU energy of the peak phase in progress
   /// [smoothing] (sim/power_smoothing.hpp): what its GPUs draw over the work's own draw, set at start; a
@@ -180,7 +180,7 @@ struct Job {
   /// Per-GPU power of the peak phase as it runs (the time-weighted mean of its parts).
   [[nodiscard]] double peak_W() const noexcept { return epoch.peak_W(); }
   /// Per-GPU power of the valley (checkpoint) phase: the plan's.
-  [[nodiscard]] double valley_W() const noexcept { return plan[workloads::PartKind::checkpoint].W; }
+  [[nodiscard]] double valley_W() const noexcept { return plan[jobs::PartKind::checkpoint].W; }
   /// Predicted run time on an idle fleet: start-up + epochs * (peak + valley) (a step-level job's last
   /// checkpoint interval counted whole).
   [[nodiscard]] Duration predicted_runtime() const {

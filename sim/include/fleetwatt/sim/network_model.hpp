@@ -9,11 +9,11 @@
 #include <memory>
 #include <vector>
 
+#include "fleetwatt/jobs/job_spec.hpp"
 #include "fleetwatt/sim/cluster.hpp"
 #include "fleetwatt/sim/job.hpp"
 #include "fleetwatt/topologies/fleet_network.hpp"
 #include "fleetwatt/topologies/topology_config.hpp"
-#include "fleetwatt/workloads/job_spec.hpp"
 
 namespace fleetwatt::sim {
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "fleetwatt/sim/grid_signal.hpp"
 #include "fleetwatt/sim/policy_registry.hpp"
 #include "fleetwatt/sim/scheduler.hpp"
-#include "fleetwatt/workloads/grid_signal.hpp"
 
 namespace fleetwatt::sim {
 
@@ -72,13 +72,13 @@ class PowerCapScheduler final : public Scheduler {
 /// (conservative backfilling), so the deadlines hold whenever the estimates do.
 class CarbonAwareScheduler final : public Scheduler {
  public:
-  CarbonAwareScheduler(std::shared_ptr<const workloads::GridSignal> signal, double threshold)
+  CarbonAwareScheduler(std::shared_ptr<const sim::GridSignal> signal, double threshold)
       : signal_(std::move(signal)), threshold_(threshold) {}
   [[nodiscard]] std::string_view name() const override { return "carbon"; }
   void schedule(SchedulerContext& ctx) override;
 
  private:
-  std::shared_ptr<const workloads::GridSignal> signal_;
+  std::shared_ptr<const sim::GridSignal> signal_;
   double threshold_;
 };
 

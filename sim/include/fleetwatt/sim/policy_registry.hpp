@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "fleetwatt/core/registry.hpp"
+#include "fleetwatt/jobs/param_set.hpp"
 #include "fleetwatt/sim/scheduler.hpp"
 #include "fleetwatt/sim/scheduler_config.hpp"
-#include "fleetwatt/workloads/param_set.hpp"
 
 namespace fleetwatt::sim {
 
@@ -20,7 +20,7 @@ namespace fleetwatt::sim {
 /// every other key is an error).
 template <class T>
 using PolicyFactory =
-    std::function<std::unique_ptr<T>(const workloads::ParamSet& params, const sim::SchedulerConfig&)>;
+    std::function<std::unique_ptr<T>(const jobs::ParamSet& params, const sim::SchedulerConfig&)>;
 template <class T>
 using PolicyEntry = core::RegistryEntry<PolicyFactory<T>>;
 using SchedulerEntry = PolicyEntry<Scheduler>;
@@ -39,7 +39,7 @@ void check_scheduler_config(const sim::SchedulerConfig& config);
 
 /// The parameters policy `name` reads: its [scheduler.NAME] table, else (for the scenario's chosen policy)
 /// the section's own keys that the policy declares. Checked against the policy's declaration.
-[[nodiscard]] workloads::ParamSet policy_params(const sim::SchedulerConfig& config, const std::string& name);
+[[nodiscard]] jobs::ParamSet policy_params(const sim::SchedulerConfig& config, const std::string& name);
 
 /// The same [scheduler] section with another policy chosen (`fleetwatt compare`): the section's own keys
 /// of the scenario's policy stay with it, the placement's are kept.

@@ -21,12 +21,12 @@
 #include <vector>
 
 #include "fleetwatt/core/time.hpp"
+#include "fleetwatt/jobs/smoothing_mode.hpp"
 #include "fleetwatt/sim/step_waveform.hpp"
-#include "fleetwatt/workloads/smoothing_mode.hpp"
 
 namespace fleetwatt::sim {
 
-using workloads::SmoothingMode;
+using jobs::SmoothingMode;
 
 /// [smoothing] on the engine's clock; a job's own mode overrides `mode`.
 struct SmoothingSetup {

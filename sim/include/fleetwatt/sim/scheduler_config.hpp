@@ -9,12 +9,12 @@
 
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/core/param_set.hpp"
-#include "fleetwatt/workloads/grid_signal.hpp"
+#include "fleetwatt/sim/grid_signal.hpp"
 
 namespace fleetwatt::sim {
 
 struct SchedulerConfig {
-  std::shared_ptr<const workloads::GridSignal>
+  std::shared_ptr<const sim::GridSignal>
       carbon;  ///< the scenario's [grid.carbon] signal, for carbon-aware policies
   std::string policy = "fifo";
   core::SourceLocation policy_origin;

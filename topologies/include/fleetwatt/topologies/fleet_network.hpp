@@ -17,6 +17,7 @@
 #include <span>
 #include <vector>
 
+#include "fleetwatt/jobs/job_spec.hpp"
 #include "fleetwatt/models/training/training_io.hpp"
 #include "fleetwatt/topologies/collectives.hpp"
 #include "fleetwatt/topologies/flow_network.hpp"
@@ -24,7 +25,6 @@
 #include "fleetwatt/topologies/shared_pool.hpp"
 #include "fleetwatt/topologies/topology.hpp"
 #include "fleetwatt/topologies/topology_config.hpp"
-#include "fleetwatt/workloads/job_spec.hpp"
 
 namespace fleetwatt::topologies {
 
@@ -63,13 +63,13 @@ class FleetNetwork {
   /// over the GPUs in ascending order as its rank order says; an epoch-level plan's whole gradients ring
   /// over all its GPUs. Reads and checkpoints from the plan's model and checkpoint bytes. Returns a handle
   /// for the other calls.
-  NetJob add_job(const std::vector<std::uint32_t>& gpus, const workloads::EpochPlan& plan);
+  NetJob add_job(const std::vector<std::uint32_t>& gpus, const jobs::EpochPlan& plan);
   /// An epoch-level job known by its model and its epoch's compute time (a plan of that one part).
-  NetJob add_job(const std::vector<std::uint32_t>& gpus, const workloads::ModelMetadata& meta,
+  NetJob add_job(const std::vector<std::uint32_t>& gpus, const jobs::ModelMetadata& meta,
                  double epoch_compute_s) {
-    workloads::EpochPlan plan;
+    jobs::EpochPlan plan;
     plan.model = meta;
-    plan[workloads::PartKind::compute].s = epoch_compute_s;
+    plan[jobs::PartKind::compute].s = epoch_compute_s;
     return add_job(gpus, plan);
   }
   /// Removes a job (and its checkpoint, if one is in progress).

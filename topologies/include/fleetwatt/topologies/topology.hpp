@@ -14,7 +14,7 @@
 
 #include <boost/graph/adjacency_list.hpp>
 
-#include "fleetwatt/workloads/param_set.hpp"  // workloads::SourceLocation and ConfigError (core's types)
+#include "fleetwatt/jobs/param_set.hpp"  // jobs::SourceLocation and ConfigError (core's types)
 
 namespace fleetwatt::topologies {
 
@@ -68,7 +68,7 @@ class Topology {
   Topology() = default;
 
   /// Adds a vertex; names must be unique (a duplicate is a ConfigError at `where`).
-  Vertex add_vertex(VertexProps props, const workloads::SourceLocation& where = {});
+  Vertex add_vertex(VertexProps props, const jobs::SourceLocation& where = {});
   /// Adds a full-duplex link; returns its id.
   std::uint32_t add_link(Vertex a, Vertex b, const LinkSpec& spec);
 
@@ -106,7 +106,7 @@ class Topology {
   /// Checks that every link has positive bandwidth and non-negative latency and power, that the GPUs and
   /// storage servers are all connected to each other, and that GPUs carry node indices. Throws ConfigError
   /// naming `where` and the offending vertex or link.
-  void validate(const workloads::SourceLocation& where) const;
+  void validate(const jobs::SourceLocation& where) const;
 
  private:
   void index_gpus() const;

@@ -9,17 +9,17 @@
 #include <string_view>
 #include <vector>
 
+#include "fleetwatt/jobs/param_set.hpp"
 #include "fleetwatt/models/training/training_io.hpp"
 #include "fleetwatt/topologies/builders.hpp"
 #include "fleetwatt/topologies/fabric_kinds.hpp"
 #include "fleetwatt/topologies/routing.hpp"
 #include "fleetwatt/topologies/topology.hpp"
-#include "fleetwatt/workloads/param_set.hpp"
 
 namespace fleetwatt::topologies {
 
 /// The [topology] keys every kind takes: servers' internals, link power, storage, routing, collectives, I/O.
-[[nodiscard]] const workloads::ParamSpecs& topology_common_params();
+[[nodiscard]] const jobs::ParamSpecs& topology_common_params();
 enum class AllReduceAlgorithm { ring, tree, hierarchical };
 
 /// The training-I/O parameters ([topology] keys) are the predictors' own set
@@ -27,9 +27,9 @@ enum class AllReduceAlgorithm { ring, tree, hierarchical };
 using models::TrainingIoConfig;
 
 struct TopologyConfig {
-  std::string kind = "fat_tree";    ///< a fabric_kinds() name (kFileFabric: read from `file`)
-  workloads::SourceLocation where;  ///< the [topology] table, for messages
-  std::filesystem::path file;       ///< GraphML (.graphml/.xml) or DOT (.dot/.gv), kind = file
+  std::string kind = "fat_tree";  ///< a fabric_kinds() name (kFileFabric: read from `file`)
+  jobs::SourceLocation where;     ///< the [topology] table, for messages
+  std::filesystem::path file;     ///< GraphML (.graphml/.xml) or DOT (.dot/.gv), kind = file
   // Fabric generators. 0 means "the smallest that holds the fleet".
   std::uint32_t k = 0;                                        ///< fat_tree
   std::uint32_t leaves = 0, spines = 4, hosts_per_leaf = 16;  ///< leaf_spine
@@ -52,7 +52,7 @@ struct TopologyConfig {
 /// Reads the [topology] table; keys the chosen kind does not take (its own and the common ones) and bad
 /// values are ConfigErrors at the key's location.
 /// `scenario_dir` anchors a relative `file`.
-[[nodiscard]] TopologyConfig parse_topology_config(const workloads::ParamSet& params,
+[[nodiscard]] TopologyConfig parse_topology_config(const jobs::ParamSet& params,
                                                    const std::filesystem::path& scenario_dir);
 
 /// Builds and validates the fleet: `nodes` servers of `gpus_per_node` GPUs on the configured fabric, plus

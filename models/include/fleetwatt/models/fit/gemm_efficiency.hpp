@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/jobs/job_spec.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
-#include "fleetwatt/workloads/job_spec.hpp"
 
 namespace fleetwatt::models {
 
@@ -87,7 +87,7 @@ struct GemmEfficiencyFit {
 /// proportion to peak x bytes per element / bandwidth: d_half x (peak of the path / FP32 matmul peak) x
 /// (bytes per element / 4). On the A100 in BF16: x 16 x 1/2 = x 8. FP32 returns the curve unchanged.
 [[nodiscard]] GemmCurve precision_curve(const GemmCurve& fp32, const GpuHardware& gpu,
-                                        workloads::Precision precision);
+                                        jobs::Precision precision);
 
 /// One GEMM of a layer: its smallest dimension and its share of the class's FLOPs (any unit).
 struct GemmShare {

@@ -11,22 +11,22 @@
 #include <string>
 #include <vector>
 
+#include "fleetwatt/jobs/job_spec.hpp"
 #include "fleetwatt/models/fit/gemm_efficiency.hpp"
 #include "fleetwatt/models/zoo/model_zoo.hpp"
-#include "fleetwatt/workloads/job_spec.hpp"
 
 namespace fleetwatt::models {
 
 /// One measured configuration.
 struct Measurement {
-  std::string source;               ///< layout: "zeus", "gaissa", "neusight", "records"
-  workloads::SourceLocation where;  ///< file and line (or the JSON file) it came from
-  std::string gpu;                  ///< preset id of the GPU it ran on
-  std::string workload;             ///< what ran, for grouping ("resnet50/imagenet", "bert_large-train")
+  std::string source;          ///< layout: "zeus", "gaissa", "neusight", "records"
+  jobs::SourceLocation where;  ///< file and line (or the JSON file) it came from
+  std::string gpu;             ///< preset id of the GPU it ran on
+  std::string workload;        ///< what ran, for grouping ("resnet50/imagenet", "bert_large-train")
   /// The run as a job: model metadata (zoo name, input size, batch, samples per epoch, precision; for
   /// inference or a frozen backbone training_flops_per_sample = forward FLOPs) and GPU count. For per-step
   /// measurements dataset_samples equals the global batch (one step per "epoch").
-  workloads::JobSpec job;
+  jobs::JobSpec job;
   bool inference = false;      ///< forward passes only
   double power_limit_W = 0.0;  ///< the GPU's power limit in the run; 0: its default (TDP)
   double step_s = 0.0;         ///< measured seconds per step; 0: not measured
@@ -50,7 +50,7 @@ struct Measurement {
 
 /// What could not be used, and why (a row of an unknown workload, a GPU without a preset, ...).
 struct SkippedMeasurement {
-  workloads::SourceLocation where;
+  jobs::SourceLocation where;
   std::string why;
 };
 

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/jobs/job_spec.hpp"
 #include "fleetwatt/models/training/step_calibration.hpp"
-#include "fleetwatt/workloads/job_spec.hpp"
 
 namespace fleetwatt::models {
 
@@ -29,12 +29,12 @@ struct PublishedStep {
   std::string system;          ///< the source's system ("DGX-H100")
   std::string gpu;             ///< fleetwatt's preset ("h100-sxm"); empty when none
   std::string precision_name;  ///< as printed ("FP8-CS", "BF16", "MXFP8")
-  workloads::Precision precision = workloads::Precision::bf16;
+  jobs::Precision precision = jobs::Precision::bf16;
   bool precision_supported = false;  ///< BF16 and FP8 (current or delayed scaling): what fleetwatt models
   std::uint32_t gpus = 0;
   std::uint32_t global_batch = 0;  ///< sequences
   std::uint32_t seq = 0;
-  workloads::Parallelism parallel;  ///< tp, pp, cp, vp, ep, micro_batch, zero 3 with fsdp_shard_size for FSDP
+  jobs::Parallelism parallel;  ///< tp, pp, cp, vp, ep, micro_batch, zero 3 with fsdp_shard_size for FSDP
   double tokens_per_s_per_gpu = 0.0;  ///< 0 when the source gives only TFLOP/s
   double model_tflops_per_gpu = 0.0;
   double step_s = 0.0;  ///< the published step time (see the header)
@@ -57,7 +57,7 @@ struct PublishedStep {
 /// context for NeMo's long-sequence runs), GPUs, global batch as one step per epoch, sequence, precision,
 /// the optimized stack (Transformer Engine, fused kernels), its split with the distributed optimizer (ZeRO
 /// 1; FSDP rows ZeRO-3 over the data-parallel group) and no recomputation (the benchmark recipes' default).
-[[nodiscard]] workloads::JobSpec published_step_job(const PublishedStep& row);
+[[nodiscard]] jobs::JobSpec published_step_job(const PublishedStep& row);
 
 /// One published step time beside the datasheet predictor's.
 struct StepComparison {

@@ -45,7 +45,7 @@ struct SrModelFile {
   void upsert(SrTargetModel model);
 };
 
-/// Loads and validates a model file; throws workloads::ConfigError with file, line and column.
+/// Loads and validates a model file; throws jobs::ConfigError with file, line and column.
 [[nodiscard]] SrModelFile load_sr_model(const std::filesystem::path& path);
 /// The same from the file's text; `source` names it in messages.
 [[nodiscard]] SrModelFile parse_sr_model(std::string_view text, const std::string& source);

@@ -27,7 +27,7 @@ class SrPredictor final : public PowerPredictor {
   /// From the scenario's [predictor] section (its parameters: params()).
   [[nodiscard]] static std::unique_ptr<SrPredictor> from_config(const models::PredictorConfig& config);
   /// The declared [predictor] parameters of kind "sr".
-  [[nodiscard]] static workloads::ParamSpecs params();
+  [[nodiscard]] static jobs::ParamSpecs params();
 
   [[nodiscard]] std::string_view name() const override { return "sr"; }
   [[nodiscard]] EpochPlan plan(const JobSpec& job, const GpuHardware& gpu) const override;

@@ -43,7 +43,7 @@ struct PowerTrace {
   [[nodiscard]] const GpuPowerSeries& gpu(int index) const;
 };
 
-/// Reads a power log; throws workloads::TraceFormatError naming the file, line, column and field of a bad
+/// Reads a power log; throws jobs::TraceFormatError naming the file, line, column and field of a bad
 /// record (no power column, a non-numeric value, time running backwards).
 [[nodiscard]] PowerTrace read_power_trace(const std::filesystem::path& path);
 /// Same, from a stream; `source` names it in messages.

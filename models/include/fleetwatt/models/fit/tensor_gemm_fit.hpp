@@ -17,7 +17,7 @@ struct TensorGemmSample {
   core::SourceLocation where;  ///< file and line of the row or entry
   std::string gpu;             ///< preset id
   std::string source;          ///< "vidur" or "openxla": each has its own fixed time per kernel
-  workloads::Precision precision = workloads::Precision::bf16;
+  jobs::Precision precision = jobs::Precision::bf16;
   double batch = 1, m = 0, n = 0, k = 0;
   double flops = 0;       ///< 2 batch M N K
   double seconds = 0;     ///< measured time of the kernel
@@ -32,7 +32,7 @@ struct TensorGemmSample {
 /// One row of the MAMF table: the best matmul rate measured on an accelerator in one precision.
 struct MamfFigure {
   std::string gpu;  ///< preset id
-  workloads::Precision precision = workloads::Precision::bf16;
+  jobs::Precision precision = jobs::Precision::bf16;
   double flops = 0;         ///< the MAMF, FLOP/s
   double peak_flops = 0;    ///< the table's "Theory" figure, FLOP/s
   std::string accelerator;  ///< the table's name for it, as printed

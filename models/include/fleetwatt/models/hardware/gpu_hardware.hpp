@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fleetwatt/workloads/job_spec.hpp"
+#include "fleetwatt/jobs/job_spec.hpp"
 
 namespace fleetwatt::models {
 
@@ -40,9 +40,9 @@ struct GpuHardware {
   std::uint32_t nvlink_domain_gpus = 0;
 
   /// Peak dense throughput for a precision, falling back to the nearest supported one.
-  [[nodiscard]] double peak_flops(workloads::Precision p) const noexcept;
+  [[nodiscard]] double peak_flops(jobs::Precision p) const noexcept;
   /// Peak of the GEMM path for a precision (FP32 on matrix units where the GPU has them).
-  [[nodiscard]] double gemm_peak_flops(workloads::Precision p) const noexcept;
+  [[nodiscard]] double gemm_peak_flops(jobs::Precision p) const noexcept;
 };
 
 /// The built-in preset with this id; throws std::out_of_range listing the known ids when there is none.
@@ -55,7 +55,7 @@ struct GpuHardware {
 [[nodiscard]] std::string gpu_preset_ids(const std::vector<GpuHardware>& extra = {});
 
 /// Parses presets in the format of models/data/gpu_presets.toml ([[gpu]] tables). `file` names the text in
-/// messages. Throws workloads::ConfigError naming file, line, column and key for a malformed entry.
+/// messages. Throws jobs::ConfigError naming file, line, column and key for a malformed entry.
 [[nodiscard]] std::vector<GpuHardware> parse_gpu_presets(std::string_view toml_text, const std::string& file);
 /// Reads a user's preset file (same format as the built-in one).
 [[nodiscard]] std::vector<GpuHardware> load_gpu_preset_file(const std::filesystem::path& file);

@@ -21,9 +21,9 @@
 #include <map>
 #include <string>
 
+#include "fleetwatt/jobs/job_spec.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/models/zoo/model_zoo.hpp"
-#include "fleetwatt/workloads/job_spec.hpp"
 
 namespace fleetwatt::models {
 
@@ -81,8 +81,8 @@ struct StepInputs {
   double per_gpu_batch = 1.0;
   double pass_factor = 3.0;  ///< work of the step / forward work (3: forward + backward; 1: forward only)
   bool updates_weights = true;
-  workloads::Precision precision = workloads::Precision::fp32;
-  workloads::SoftwareStack stack = workloads::SoftwareStack::eager;
+  jobs::Precision precision = jobs::Precision::fp32;
+  jobs::SoftwareStack stack = jobs::SoftwareStack::eager;
   bool host_loading = true;        ///< a host data loader feeds the steps (false: synthetic inputs)
   double pixels_per_sample = 0.0;  ///< host-decoded input pixels x channels per sample (0: not images)
   double workers_per_gpu = 4.0;
@@ -132,14 +132,14 @@ struct RooflineStep {
 /// The step inputs of a job (its own figures, the resolved model's where silent): batch per GPU, pass factor
 /// from the training FLOPs (1 for a frozen backbone or inference), precision, stack, host-decoded pixels of
 /// zoo image models, loader workers per GPU (`default_workers` when the job does not say).
-[[nodiscard]] StepInputs step_inputs(const workloads::JobSpec& job, const ModelCount& model,
-                                     double power_limit_W, std::uint32_t default_workers);
+[[nodiscard]] StepInputs step_inputs(const jobs::JobSpec& job, const ModelCount& model, double power_limit_W,
+                                     std::uint32_t default_workers);
 /// The matmul peak a GEMM of `precision` runs against: the datasheet's (FP32 matrix units where a GPU has
 /// them), halved for FP32 on GA10x / AD10x boards whose printed FP32 peak counts a shared second datapath.
-[[nodiscard]] double matmul_peak_flops(const GpuHardware& gpu, workloads::Precision precision) noexcept;
+[[nodiscard]] double matmul_peak_flops(const GpuHardware& gpu, jobs::Precision precision) noexcept;
 /// True for what the fitting data cover: FP32 with the eager or compiled stack (other precisions and stacks
 /// rest on documented rules, and their band is the unseen-GPU one).
-[[nodiscard]] bool in_fitted_domain(const workloads::ModelMetadata& meta) noexcept;
+[[nodiscard]] bool in_fitted_domain(const jobs::ModelMetadata& meta) noexcept;
 
 /// The resident floor of `gpu`: its preset's measured resident_W, else the fit's floor for it, else the rule.
 [[nodiscard]] double resident_floor(const GpuHardware& gpu, const UtilisationPowerConstants& power) noexcept;

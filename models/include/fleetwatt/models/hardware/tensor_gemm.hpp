@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/jobs/job_spec.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
-#include "fleetwatt/workloads/job_spec.hpp"
 
 namespace fleetwatt::models {
 
@@ -63,12 +63,12 @@ struct TensorGemmEfficiency {
 /// fp8_ratio ("<16-bit rule> x fp8_ratio"); a GPU without an FP8 path runs FP8 at its 16-bit rate and gets
 /// the 16-bit value. FP32 throws std::invalid_argument (FP32 keeps the NeuSight curves).
 [[nodiscard]] TensorGemmEfficiency tensor_gemm_efficiency(const TensorGemmFit& fit, const GpuHardware& gpu,
-                                                          workloads::Precision precision);
+                                                          jobs::Precision precision);
 
 /// Seconds of one GEMM (batch x M x N x K) by the model above, peak = matmul_peak_flops(gpu, precision)
 /// (models/hardware/roofline.hpp), t0 = fit.t0_s. Throws std::invalid_argument for FP32.
 [[nodiscard]] double tensor_gemm_seconds(const TensorGemmFit& fit, const GpuHardware& gpu,
-                                         workloads::Precision precision, double m, double n, double k,
+                                         jobs::Precision precision, double m, double n, double k,
                                          double batch = 1.0);
 
 /// The built-in fit (models/data/tensor_gemm.toml).

@@ -8,9 +8,9 @@
 // ten: E = P * T = 4 * 520 W * 36000 s = 74.88 MJ = 20.8 kWh. The physics is used here.
 #pragma once
 
+#include "fleetwatt/jobs/job_spec.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/models/predictors/power_predictor.hpp"
-#include "fleetwatt/workloads/job_spec.hpp"
 
 namespace fleetwatt::models {
 
@@ -22,7 +22,7 @@ inline constexpr double kIoBoundUtilisationLow = 0.20, kIoBoundUtilisationHigh =
 struct ComponentActivity {
   double utilisation = 0.8;      ///< SM busy fraction (0..1)
   double memory_activity = 0.5;  ///< fraction of the memory/I-O power budget in use (0..1)
-  workloads::Precision precision = workloads::Precision::fp32;
+  jobs::Precision precision = jobs::Precision::fp32;
   double fusion_factor = 1.0;    ///< < 1 when fused kernels cut the dynamic power per unit of work
   double pipeline_factor = 1.0;  ///< fraction of time the data pipeline keeps the GPU fed (0..1)
 };

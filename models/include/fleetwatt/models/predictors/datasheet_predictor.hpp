@@ -95,10 +95,9 @@ struct StepBreakdown {
 };
 
 /// A job's model counts: the zoo model it names (at its input size) with any figure the job gives overriding
-/// the zoo's, or the job's own parameters and FLOPs. Throws workloads::ConfigError (at `where`) when it has
+/// the zoo's, or the job's own parameters and FLOPs. Throws jobs::ConfigError (at `where`) when it has
 /// neither, or names an unknown model (listing the known ones).
-[[nodiscard]] ModelCount resolve_model(const workloads::ModelMetadata& meta,
-                                       const workloads::SourceLocation& where);
+[[nodiscard]] ModelCount resolve_model(const jobs::ModelMetadata& meta, const jobs::SourceLocation& where);
 
 class DatasheetPredictor final : public PowerPredictor {
  public:

@@ -8,16 +8,16 @@
 #include <string>
 #include <string_view>
 
+#include "fleetwatt/jobs/job_spec.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
-#include "fleetwatt/workloads/job_spec.hpp"
 
 namespace fleetwatt::models {
 
-using workloads::EpochPart;
-using workloads::EpochPlan;
-using workloads::JobSpec;
-using workloads::PartKind;
-using workloads::PhaseProfile;
+using jobs::EpochPart;
+using jobs::EpochPlan;
+using jobs::JobSpec;
+using jobs::PartKind;
+using jobs::PhaseProfile;
 
 /// Relative uncertainty of a prediction: energy lies in [mid * (1 - low), mid * (1 + high)].
 struct UncertaintyBand {
@@ -41,7 +41,7 @@ class PowerPredictor {
   /// Registry name of this predictor ("table", ...).
   [[nodiscard]] virtual std::string_view name() const = 0;
 
-  /// The plan of one epoch of `job` on `gpu` (per GPU). Throws workloads::ConfigError (located at the
+  /// The plan of one epoch of `job` on `gpu` (per GPU). Throws jobs::ConfigError (located at the
   /// job's class_origin) when the job lacks what this predictor needs.
   [[nodiscard]] virtual EpochPlan plan(const JobSpec& job, const GpuHardware& gpu) const = 0;
 

@@ -7,14 +7,14 @@
 
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/core/param_set.hpp"
-#include "fleetwatt/workloads/job_spec.hpp"
+#include "fleetwatt/jobs/job_spec.hpp"
 
 namespace fleetwatt::models {
 
 /// A job class for class-based predictors: a measured per-epoch phase profile at a reference dataset size.
 struct JobClassConfig {
   std::string name;
-  workloads::PhaseProfile reference;
+  jobs::PhaseProfile reference;
   double reference_samples = 0.0;
   core::SourceLocation where;
 };

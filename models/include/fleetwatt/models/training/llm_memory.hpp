@@ -7,8 +7,8 @@
 
 #include <cstdint>
 
+#include "fleetwatt/jobs/job_spec.hpp"
 #include "fleetwatt/models/zoo/model_zoo.hpp"
-#include "fleetwatt/workloads/job_spec.hpp"
 
 namespace fleetwatt::models {
 
@@ -20,7 +20,7 @@ struct StateBytes {
   double gradients = 2.0;
   double optimizer = 12.0;
 };
-[[nodiscard]] StateBytes training_state_bytes(workloads::Precision p) noexcept;
+[[nodiscard]] StateBytes training_state_bytes(jobs::Precision p) noexcept;
 
 /// Memory per GPU, bytes, by what holds it.
 struct MemoryBreakdown {
@@ -44,18 +44,18 @@ struct MemoryBreakdown {
 /// attention never stores the scores: 34 s b h / t without recomputation too. s: sequence length (per
 /// context-parallel GPU), b: micro-batch (sequences), h: hidden width, a: attention heads.
 [[nodiscard]] double activation_bytes_per_layer(double s, double b, double h, double a, std::uint32_t t,
-                                                workloads::Recompute r,
-                                                workloads::Attention attention = workloads::Attention::eager);
+                                                jobs::Recompute r,
+                                                jobs::Attention attention = jobs::Attention::eager);
 
 /// The memory-check inputs of one job.
 struct MemoryJob {
-  workloads::Parallelism parallel;
+  jobs::Parallelism parallel;
   std::uint32_t dp = 1;            ///< data-parallel degree (n_gpus / (tp pp))
   double per_replica_batch = 1.0;  ///< global batch / dp, samples (sequences)
-  workloads::Precision precision = workloads::Precision::fp32;
+  jobs::Precision precision = jobs::Precision::fp32;
   bool training = true;  ///< false: forward-only work keeps the weights only
   double inference_bytes_per_param = 4.0;
-  workloads::Attention attention = workloads::Attention::eager;  ///< fused: no s^2 activations
+  jobs::Attention attention = jobs::Attention::eager;  ///< fused: no s^2 activations
 };
 
 /// Memory per GPU of `model` run as `job`. Model state: the shared parameters are split over tp x pp and the

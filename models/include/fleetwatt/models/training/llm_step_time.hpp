@@ -35,23 +35,23 @@
 #include <cstdint>
 #include <string>
 
+#include "fleetwatt/jobs/job_spec.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/models/hardware/roofline.hpp"
 #include "fleetwatt/models/training/step_calibration.hpp"
 #include "fleetwatt/models/training/training_io.hpp"
 #include "fleetwatt/models/zoo/model_zoo.hpp"
-#include "fleetwatt/workloads/job_spec.hpp"
 
 namespace fleetwatt::models {
 
 /// How one job's step is split and where its traffic goes.
 struct ParallelStepJob {
-  workloads::Parallelism parallel;
+  jobs::Parallelism parallel;
   std::uint32_t n_gpus = 1;
   double global_batch = 1.0;  ///< sequences (samples) per step
   std::uint32_t seq = 0;      ///< tokens per sequence (0: the model's input size)
   StepInputs step;            ///< per-sample work inputs (precision, stack, pass factor, power limit)
-  workloads::Attention attention = workloads::Attention::fused;
+  jobs::Attention attention = jobs::Attention::fused;
   std::uint32_t gpus_per_node = 8;  ///< GPUs of one NVLink domain
   double internode_Bps = 0.0;       ///< per GPU, per direction, across domains; 0: the GPU's PCIe figure
   TrainingIoConfig io;              ///< overlap, backward share, collective latency, gradient bytes
@@ -93,7 +93,7 @@ struct ParallelStep {
   /// the inter-node figure.
   double tp_link_Bps = 0.0, cp_link_Bps = 0.0, pp_link_Bps = 0.0, dp_link_Bps = 0.0, dp_outer_link_Bps = 0.0;
   /// What of it leaves the NVLink domain (a network model re-times these; the rest keeps its time here).
-  workloads::StepTraffic traffic;
+  jobs::StepTraffic traffic;
   bool dp_crosses = false, dp_outer_crosses = false, pp_crosses = false, cp_crosses = false;
 };
 
@@ -116,13 +116,13 @@ struct ParallelStep {
 
 /// Model-FLOPs utilisation: model FLOPs per step / (step time x GPUs x the GPU's peak for the precision).
 [[nodiscard]] double model_flops_utilisation(double model_flops, double step_s, std::uint32_t n_gpus,
-                                             const GpuHardware& gpu, workloads::Precision precision);
+                                             const GpuHardware& gpu, jobs::Precision precision);
 
 /// True for a job whose GEMMs parallel_step times kernel by kernel on the tensor cores: a transformer with
 /// its shape in a 16-bit, TF32 or FP8 precision. FP32 keeps the roofline's fitted constants, which also
 /// carry what its classes do besides their GEMMs in eager FP32 runs (NeuSight's among them). The datasheet
 /// predictor gives every such job the 3D-parallel step, whatever its split.
-[[nodiscard]] bool tensor_core_step(const ModelCount& model, workloads::Precision precision) noexcept;
+[[nodiscard]] bool tensor_core_step(const ModelCount& model, jobs::Precision precision) noexcept;
 
 /// Whether a group of a job's ranks spans several NVLink domains of `domain` GPUs when the job is placed on
 /// whole domains in rank order: the group of rank 0 whose members lie `stride` ranks apart, `count` of

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "fleetwatt/workloads/job_spec.hpp"
+#include "fleetwatt/jobs/job_spec.hpp"
 
 namespace fleetwatt::models {
 
@@ -29,13 +29,12 @@ struct TrainingIoConfig {
 
 /// Bytes per gradient element: fp32 and tf32 keep fp32 gradients (4); fp16, bf16 and fp8 training reduce
 /// gradients in 16-bit (2).
-[[nodiscard]] double gradient_element_bytes(workloads::Precision p) noexcept;
+[[nodiscard]] double gradient_element_bytes(jobs::Precision p) noexcept;
 
 /// Gradient bytes all-reduced per step: params * bytes per element (config override, else the precision's).
-[[nodiscard]] double gradient_bytes(const workloads::ModelMetadata& meta,
-                                    const TrainingIoConfig& config) noexcept;
+[[nodiscard]] double gradient_bytes(const jobs::ModelMetadata& meta, const TrainingIoConfig& config) noexcept;
 /// The same for `params` parameters trained in `precision`.
-[[nodiscard]] double gradient_bytes(double params, workloads::Precision precision,
+[[nodiscard]] double gradient_bytes(double params, jobs::Precision precision,
                                     const TrainingIoConfig& config) noexcept;
 
 /// ceil(samples / global batch); at least 1.
@@ -49,7 +48,7 @@ struct TrainingIoConfig {
 /// Dataset bytes per sample: the config's bytes_per_sample, else 3 * input_size^2 * jpeg_ratio (an RGB
 /// image of that side, compressed), else 4 bytes per token when the input is a sequence (a language model
 /// by name - bert, gpt, llama, t5, ... - or a size above 1024).
-[[nodiscard]] double bytes_per_sample(const workloads::ModelMetadata& meta,
+[[nodiscard]] double bytes_per_sample(const jobs::ModelMetadata& meta,
                                       const TrainingIoConfig& config) noexcept;
 
 struct LoadingCost {
@@ -66,7 +65,7 @@ struct LoadingCost {
                                         std::uint32_t prefetch_depth, std::uint64_t steps) noexcept;
 
 /// Checkpoint size: params * checkpoint_bytes_per_param (weights + optimiser state).
-[[nodiscard]] double checkpoint_bytes(const workloads::ModelMetadata& meta,
+[[nodiscard]] double checkpoint_bytes(const jobs::ModelMetadata& meta,
                                       const TrainingIoConfig& config) noexcept;
 
 }  // namespace fleetwatt::models

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fleetwatt/workloads/job_spec.hpp"
+#include "fleetwatt/jobs/job_spec.hpp"
 
 namespace fleetwatt::models {
 
@@ -170,12 +170,12 @@ struct DecoderShape {
 /// Counts of a decoder given by its shape (a scenario's model keys, `predict --model-shape`) at `seq` tokens:
 /// Llama's layout with the shape's widths, heads, experts and feed-forward kind; no context limit (the
 /// shape states none). Throws std::invalid_argument for a shape that cannot be (ModelShape::problem).
-[[nodiscard]] ModelCount decoder_from_shape(const workloads::ModelShape& shape, std::uint32_t seq,
+[[nodiscard]] ModelCount decoder_from_shape(const jobs::ModelShape& shape, std::uint32_t seq,
                                             std::string name);
 /// The shape of a Llama- or Nemotron-layout zoo decoder ("llama2_7b"), to run it beyond its trained
 /// context as long-sequence training extends it; nullopt for other models. Layout details the shape does
 /// not carry (norm biases, tied embeddings) are Llama's.
-[[nodiscard]] std::optional<workloads::ModelShape> zoo_model_shape(std::string_view name);
+[[nodiscard]] std::optional<jobs::ModelShape> zoo_model_shape(std::string_view name);
 
 /// NeuMF (neural collaborative filtering, He et al. 2017): GMF and MLP embeddings of `factors` and
 /// factors x 2^(mlp_layers - 1), an MLP tower halving down to `factors`, one output. Defaults: MovieLens-1M.
