@@ -97,12 +97,11 @@ CollectiveFit parse_collectives(std::string_view toml_text, const std::string& f
 
 std::string format_collectives(const CollectiveFit& fit) {
   std::string out =
-      "# Intra-node NCCL collectives (models/fit/collective_fit.hpp): all_reduce t = alpha + 2 (n - 1) / n "
-      "bytes "
-      "/\n"
-      "# (fraction nvlink), send_recv t = alpha + bytes / (fraction nvlink), nvlink the preset's NVLink "
-      "bandwidth\n"
-      "# per direction. Generated: do not edit; run tools/scripts/fit-collectives.sh.\n";
+      "# Intra-node NCCL collectives (models/hardware/collectives.hpp):\n"
+      "# all_reduce t = alpha + 2 (n - 1) / n bytes / (fraction nvlink),\n"
+      "# send_recv t = alpha + bytes / (fraction nvlink),\n"
+      "# nvlink the preset's NVLink bandwidth per direction.\n"
+      "# Generated: do not edit; run tools/scripts/fit-collectives.sh.\n";
   out += fmt::format("provenance = \"{}\"\n", fit.provenance);
   for (const auto& [name, links] :
        {std::pair{"all_reduce", &fit.all_reduce}, std::pair{"send_recv", &fit.send_recv}})

@@ -115,10 +115,8 @@ TensorGemmFit parse_tensor_gemm(std::string_view toml_text, const std::string& f
 
 std::string format_tensor_gemm(const TensorGemmFit& fit) {
   std::string out =
-      "# Tensor-core GEMM time (models/hardware/tensor_gemm.hpp): t = F / (eta_max peak) (1 + d_half / d) + "
-      "t0, d "
-      "the\n"
-      "# smallest of M, N, K. Generated: do not edit; run tools/scripts/fit-tensor-gemm.sh.\n";
+      "# Tensor-core GEMM time (models/hardware/tensor_gemm.hpp): t = F / (eta_max peak) (1 + d_half / d)\n"
+      "# + t0, d the smallest of M, N, K. Generated: do not edit; run tools/scripts/fit-tensor-gemm.sh.\n";
   out += fmt::format("provenance = \"{}\"\n", fit.provenance);
   out += fmt::format("d_half = {:.6g}  # elements\n", fit.d_half);
   out += fmt::format("t0_s = {:.6g}  # per kernel: the vidur source's\n", fit.t0_s);
