@@ -22,19 +22,19 @@ MAX_BYTES = 16384
 
 # target: (repository globs, test sources whose string literals are seeds, shared-data globs)
 SOURCES = {
-    "scenario_toml": (["examples/scenarios/*.toml"], ["tests/jobs/*.cpp", "tests/tools/cli_*.cpp"], []),
+    "scenario_toml": (["examples/scenarios/*.toml"], ["tests/runs/*.cpp", "tests/tools/cli_*.cpp"], []),
     "region_toml": (["examples/region-*.toml"], ["tests/tools/cli_region_test.cpp"], []),
     "scenario_override": ([], [], []),
     "jobs_csv": ([], ["tests/jobs/jobs_csv_test.cpp"], []),
-    "trace_philly": (["tests/traces/philly_sample.json"], ["tests/traces/trace_philly_test.cpp"], []),
+    "trace_philly": (["tests/jobs/traces/philly_sample.json"], ["tests/jobs/trace_philly_test.cpp"], []),
     "trace_pai2020": ([], [], []),  # joined below from the job and task tables
-    "trace_pai2020_sim": (["tests/traces/pai_sim_sample.csv"], ["tests/traces/trace_formats_test.cpp"], []),
-    "trace_alibaba2023": ([], ["tests/traces/trace_alibaba2023_test.cpp"], ["alibaba-gpu-v2023/openb_pod_list_*.csv"]),
-    "trace_helios": (["tests/traces/helios_sample.csv"], ["tests/traces/trace_formats_test.cpp"], []),
-    "trace_swf": (["tests/traces/sample.swf"], ["tests/traces/trace_formats_test.cpp"], []),
-    "trace_fleetwatt_csv": ([], ["tests/traces/job_table_csv_test.cpp", "tests/traces/trace_reader_test.cpp"], []),
-    "grid_signal_csv": ([], ["tests/traces/grid_signal_test.cpp"], ["grid-carbon-*/*.csv"]),
-    "weather_csv": (["examples/weather/*.csv"], ["tests/examples/weather_csv_test.cpp"], []),
+    "trace_pai2020_sim": (["tests/jobs/traces/pai_sim_sample.csv"], ["tests/jobs/trace_formats_test.cpp"], []),
+    "trace_alibaba2023": ([], ["tests/jobs/trace_alibaba2023_test.cpp"], ["alibaba-gpu-v2023/openb_pod_list_*.csv"]),
+    "trace_helios": (["tests/jobs/traces/helios_sample.csv"], ["tests/jobs/trace_formats_test.cpp"], []),
+    "trace_swf": (["tests/jobs/traces/sample.swf"], ["tests/jobs/trace_formats_test.cpp"], []),
+    "trace_fleetwatt_csv": ([], ["tests/jobs/job_table_csv_test.cpp", "tests/jobs/trace_reader_test.cpp"], []),
+    "grid_signal_csv": ([], ["tests/sim/grid_signal_test.cpp"], ["grid-carbon-*/*.csv"]),
+    "weather_csv": (["examples/weather/*.csv"], ["tests/sim/weather_csv_test.cpp"], []),
     "power_log": ([], ["tests/fit/telemetry_test.cpp"], ["zeus-nsdi23/profile_data/*.csv"]),
     "records_csv": ([], ["tests/fit/records_test.cpp", "tests/fit/dataset_test.cpp"],
                     ["gaissa-seaa2023/*.csv"]),
@@ -95,8 +95,8 @@ def main():
         for g in shared_globs:
             seeds += [head(p) for p in sorted(glob.glob(os.path.join(SHARED, g)))]
         if target == "trace_pai2020":
-            jobs = open(os.path.join(ROOT, "tests/traces/pai_job_table.csv"), "rb").read()
-            tasks = open(os.path.join(ROOT, "tests/traces/pai_task_table.csv"), "rb").read()
+            jobs = open(os.path.join(ROOT, "tests/jobs/traces/pai_job_table.csv"), "rb").read()
+            tasks = open(os.path.join(ROOT, "tests/jobs/traces/pai_task_table.csv"), "rb").read()
             seeds.append(jobs + b"\0" + tasks)
         folder = os.path.join(out, target)
         os.makedirs(folder, exist_ok=True)

@@ -1,7 +1,7 @@
 // Fuzz target: the GraphML topology reader (Boost.Graph's parser, then fleetwatt's checks).
 #include <sstream>
 
-#include "fleetwatt/topologies/graph_io.hpp"
+#include "fleetwatt/topologies/graph/graph_io.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,7 +1,7 @@
 // Fuzz target: the grid signal reader (carbon intensity, price) with its default column choice.
 #include <sstream>
 
-#include "fleetwatt/sim/grid_signal.hpp"
+#include "fleetwatt/sim/power/grid_signal.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

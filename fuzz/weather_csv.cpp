@@ -1,7 +1,7 @@
 // Fuzz target: the weather CSV reader (dry bulb, wet bulb or humidity over time).
 #include <sstream>
 
-#include "fleetwatt/sim/weather.hpp"
+#include "fleetwatt/sim/power/weather.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -16,10 +16,10 @@
 
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/core/text_output.hpp"
-#include "fleetwatt/results/hdf5_error.hpp"
+#include "fleetwatt/results/hdf5/hdf5_error.hpp"
 #include "fleetwatt/runs/output_estimate.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
-#include "fleetwatt/sim/policy_registry.hpp"
+#include "fleetwatt/sim/policies/policy_registry.hpp"
 
 namespace fleetwatt::tools {
 

@@ -18,7 +18,7 @@
 #include "fleetwatt/core/json_text.hpp"
 #include "fleetwatt/runs/run_assembly.hpp"
 #include "fleetwatt/runs/scenario.hpp"
-#include "fleetwatt/sim/engine.hpp"
+#include "fleetwatt/sim/engine/engine.hpp"
 
 namespace fleetwatt::tools {
 

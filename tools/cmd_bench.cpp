@@ -26,7 +26,7 @@
 #include "fleetwatt/core/median.hpp"
 #include "fleetwatt/models/predict_bench.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
-#include "fleetwatt/results/result_writer.hpp"
+#include "fleetwatt/results/hdf5/result_writer.hpp"
 #include "fleetwatt/runs/run_assembly.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
 

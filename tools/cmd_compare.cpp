@@ -13,7 +13,7 @@
 #include "fleetwatt/runs/policy_comparison.hpp"
 #include "fleetwatt/runs/run_assembly.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
-#include "fleetwatt/sim/policy_registry.hpp"
+#include "fleetwatt/sim/policies/policy_registry.hpp"
 
 namespace fleetwatt::tools {
 

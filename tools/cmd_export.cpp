@@ -18,9 +18,9 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "fleetwatt/core/text_output.hpp"
-#include "fleetwatt/results/resample.hpp"
-#include "fleetwatt/results/result_reader.hpp"
-#include "fleetwatt/results/wall_clock.hpp"
+#include "fleetwatt/results/hdf5/result_reader.hpp"
+#include "fleetwatt/results/metrics/resample.hpp"
+#include "fleetwatt/results/metrics/wall_clock.hpp"
 
 namespace fleetwatt::tools {
 

@@ -15,11 +15,11 @@
 #include "fleetwatt/models/predictors/table_predictor.hpp"
 #include "fleetwatt/models/training/power_law.hpp"
 #include "fleetwatt/models/zoo/model_zoo.hpp"
-#include "fleetwatt/sim/facility_model.hpp"
-#include "fleetwatt/sim/failures_config.hpp"
-#include "fleetwatt/sim/policy_registry.hpp"
-#include "fleetwatt/sim/smoothing_config.hpp"
-#include "fleetwatt/topologies/topology_config.hpp"
+#include "fleetwatt/sim/engine/failures_config.hpp"
+#include "fleetwatt/sim/fleet/smoothing_config.hpp"
+#include "fleetwatt/sim/policies/policy_registry.hpp"
+#include "fleetwatt/sim/power/facility_model.hpp"
+#include "fleetwatt/topologies/fabrics/topology_config.hpp"
 #include "list_format.hpp"
 
 namespace fleetwatt::tools {
@@ -56,8 +56,7 @@ std::vector<ListSection> registry_sections() {
   for (const auto& k : sim::cooling_kinds()) cooling.entries.push_back({k.name, k.description, k.params});
   cooling.entries.push_back({"(every kind)", "keys every [facility] takes", sim::facility_common_params()});
   ListSection& traces = out.emplace_back(ListSection{"trace formats ([workload.trace] format)", {}});
-  for (const auto& f : jobs::trace_format_entries())
-    traces.entries.push_back({f.name, f.description, f.params});
+  for (const auto& f : jobs::trace_formats()) traces.entries.push_back({f.name, f.description, f.params});
   traces.entries.push_back(
       {"(every format)", "keys every [workload.trace] takes", jobs::trace_common_params()});
   ListSection& failures = out.emplace_back(ListSection{"job interruptions ([failures])", {}});

@@ -17,8 +17,9 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "fleetwatt/core/file_text.hpp"
 #include "fleetwatt/core/text_output.hpp"
-#include "fleetwatt/results/result_reader.hpp"
+#include "fleetwatt/results/hdf5/result_reader.hpp"
 
 extern char** environ;
 
@@ -113,8 +114,7 @@ int report(const ReportOptions& o) {
                                          FLEETWATT_REPORT_SCRIPT, status));
   }
   fs::rename(temp, out);
-  std::ifstream in(out);
-  const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string page = core::read_file_text(out).value_or("");
   std::cout << fmt::format("fleetwatt report: {} ({} figures, {:.0f} KB) from {}\n", out.string(),
                            count_of(page, "<figure>"), static_cast<double>(page.size()) / 1024.0,
                            result.string());

@@ -19,7 +19,8 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
-#include "fleetwatt/results/sweep_index.hpp"
+#include "fleetwatt/core/file_text.hpp"
+#include "fleetwatt/results/hdf5/sweep_index.hpp"
 #include "fleetwatt/runs/run_assembly.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
 #include "scenario_run.hpp"
@@ -67,10 +68,7 @@ std::string plan_text(const SweepOptions& o, const std::string& scenario_text,
 }
 
 std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return core::read_file_text(p).value_or("");
 }
 
 // journal.tsv: "index TAB status TAB rank TAB wall_s TAB error" per line; later lines win.

@@ -11,9 +11,9 @@
 #include "fleetwatt/core/text_output.hpp"
 #include "fleetwatt/runs/engine_setup.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
-#include "fleetwatt/sim/engine.hpp"
-#include "fleetwatt/topologies/fleet_network.hpp"
-#include "fleetwatt/topologies/graph_io.hpp"
+#include "fleetwatt/sim/engine/engine.hpp"
+#include "fleetwatt/topologies/flows/fleet_network.hpp"
+#include "fleetwatt/topologies/graph/graph_io.hpp"
 
 namespace fleetwatt::tools {
 

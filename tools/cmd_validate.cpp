@@ -13,6 +13,7 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "fleetwatt/core/file_text.hpp"
 #include "fleetwatt/core/text_output.hpp"
 #include "fleetwatt/models/fit/measurements.hpp"
 #include "fleetwatt/models/fit/predictor_fit.hpp"
@@ -89,11 +90,9 @@ int validate_steps(const ValidateOptions& o) {
   const std::vector<models::PublishedStep> rows = models::read_published_steps(o.measurements);
   models::StepCalibration calibration = models::default_step_calibration();
   if (!o.step_calibration.empty()) {
-    std::ifstream in(o.step_calibration);
-    if (!in) throw ConfigError({o.step_calibration, 0, 0}, "--step-calibration", "cannot be read");
-    std::stringstream text;
-    text << in.rdbuf();
-    calibration = models::parse_step_calibration(text.str(), o.step_calibration);
+    const auto text = core::read_file_text(o.step_calibration);
+    if (!text) throw ConfigError({o.step_calibration, 0, 0}, "--step-calibration", "cannot be read");
+    calibration = models::parse_step_calibration(*text, o.step_calibration);
   }
   if (o.fit) {
     // The step model's calibration refitted on these rows, each source also left out.

@@ -10,8 +10,8 @@
 
 #include "cli_support.hpp"
 #include "fleetwatt/core/time.hpp"
-#include "fleetwatt/results/region_index.hpp"
-#include "fleetwatt/results/wall_clock.hpp"
+#include "fleetwatt/results/hdf5/region_index.hpp"
+#include "fleetwatt/results/metrics/wall_clock.hpp"
 #include "fleetwatt/runs/region.hpp"
 #include "fleetwatt/runs/run_assembly.hpp"
 #include "scenario_run.hpp"

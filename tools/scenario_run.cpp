@@ -3,7 +3,7 @@
 // as `fleetwatt run` prints it.
 #include "scenario_run.hpp"
 
-#include "fleetwatt/results/summary_report.hpp"
+#include "fleetwatt/results/metrics/summary_report.hpp"
 #include "fleetwatt/runs/run_to_file.hpp"
 #include "version.hpp"
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "fleetwatt/runs/run_assembly.hpp"
-#include "fleetwatt/sim/engine.hpp"
+#include "fleetwatt/sim/engine/engine.hpp"
 
 namespace fleetwatt::tools {
 

@@ -14,7 +14,7 @@
 #include <sstream>
 #include <thread>
 
-#include "fleetwatt/sim/engine.hpp"
+#include "fleetwatt/sim/engine/engine.hpp"
 #include "sweep_distribute.hpp"
 
 namespace fleetwatt::tools {

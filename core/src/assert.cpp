@@ -9,7 +9,7 @@ namespace fleetwatt {
 
 namespace {
 
-// "/home/x/fleetwatt/sim/src/engine.cpp" -> "sim/src/engine.cpp": the part a maintainer opens.
+// "/home/x/fleetwatt/sim/src/engine.cpp" -> "sim/src/engine/engine.cpp": the part a maintainer opens.
 std::string_view repository_path(std::string_view file) {
   std::size_t from =
       0;  // after the last of our folders' names in the path (the checkout's own may repeat one)

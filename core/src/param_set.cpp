@@ -247,6 +247,13 @@ double ParamSet::get_positive(std::string_view key) const {
   return get_double(s.name);
 }
 
+double ParamSet::get_non_negative(std::string_view key) const {
+  const double v = get_double(key);
+  if (has(key) && !(v >= 0.0))
+    throw ConfigError(where_of(key), dotted(key), fmt::format("must be zero or more, got {}", v));
+  return v;
+}
+
 std::int64_t ParamSet::get_int(std::string_view key) const {
   const ParamSpec& s = spec(key);
   if (has(key)) return get_int(key, 0);

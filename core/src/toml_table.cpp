@@ -1,6 +1,7 @@
 // Located reads from toml++ tables, and parsing with syntax errors turned into located ConfigErrors.
 #include "fleetwatt/core/toml_table.hpp"
 
+#include "fleetwatt/core/file_text.hpp"
 #include "fleetwatt/core/time.hpp"
 
 #include <fmt/format.h>
@@ -28,11 +29,9 @@ toml::table parse_toml(std::string_view text, const std::string& file) {
 
 toml::table parse_toml_file(const std::filesystem::path& path) {
   // Read the bytes ourselves so that an unreadable file gets the same one-line error as a bad one.
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError({path.string(), 0, 0}, "file", "cannot be opened");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_toml(text.str(), path.string());
+  const auto text = read_file_text(path);
+  if (!text) throw ConfigError({path.string(), 0, 0}, "file", "cannot be opened");
+  return parse_toml(*text, path.string());
 }
 
 const char* toml_kind_name(const toml::node& n) noexcept {

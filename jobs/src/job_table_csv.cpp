@@ -312,6 +312,7 @@ std::vector<RawJob> parse_job_table(std::istream& in, RecordErrors& errors) {
           bad(fmt::format("unknown recompute '{}' (none, selective, full)", v));
       } else if (name == "peak_W" || name == "peak_s" || name == "valley_W" || name == "valley_s") {
         if (!s.phases) s.phases = PhaseProfile{};
+        s.power_key_suffix = "_W";
         const double x = number(0.0);
         if (name == "peak_W")
           s.phases->peak_W = x, have_phase[0] = true;

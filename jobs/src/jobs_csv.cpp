@@ -38,6 +38,7 @@ std::vector<JobSpec> read_jobs_csv(std::istream& in, const std::string& name) {
       throw TraceFormatError(csv.where(*row, *csv.column("peak_s")), "peak_s",
                              "an epoch needs a positive duration (peak_s + valley_s > 0)");
     j.phases = p;
+    j.power_key_suffix = "_W";
     // The optional stack column: metadata only here (the phases are given), kept so the job reads as
     // written wherever it is shown or written back; an empty cell is the default, eager.
     if (stack_col && !csv.text(*row, "stack").empty() &&

@@ -99,64 +99,78 @@ TraceRead finish(std::vector<trace_detail::RawJob> raw, std::vector<SkippedRecor
   return out;
 }
 
-std::vector<trace_detail::RawJob> parse_stream(std::istream& in, const TraceOptions& options,
-                                               trace_detail::RecordErrors& errors) {
-  using namespace trace_detail;
-  switch (options.format) {
-    case TraceFormat::fleetwatt_csv:
-      return parse_job_table(in, errors);
-    case TraceFormat::philly:
-      return parse_philly(in, errors);
-    case TraceFormat::pai2020_sim:
-      return parse_pai2020_sim(in, errors);
-    case TraceFormat::alibaba2023:
-      return parse_alibaba2023(in, errors);
-    case TraceFormat::helios:
-      return parse_helios(in, errors);
-    case TraceFormat::swf:
-      if (!(options.swf_procs_per_gpu > 0.0))
-        throw std::invalid_argument("swf_procs_per_gpu must be positive");
-      return parse_swf(in, errors, options.swf_procs_per_gpu);
-    case TraceFormat::pai2020:
-      break;
-  }
-  errors.fatal(0, "format", "pai2020 joins two tables: read it from a file (the task table beside it)");
-}
-
 }  // namespace
 
-const std::vector<TraceFormatEntry>& trace_format_entries() {
-  static const std::vector<TraceFormatEntry> entries = {
-      {TraceFormat::fleetwatt_csv,
-       "fleetwatt_csv",
-       "fleetwatt's job table: one job per row, every job field",
-       {}},
-      {TraceFormat::philly, "philly", "Microsoft Philly cluster_job_log (JSON jobs with attempts)", {}},
-      {TraceFormat::pai2020,
-       "pai2020",
-       "Alibaba PAI 2020 job table joined with its task table (headerless CSVs)",
-       {{"pai_task_table",
-         ParamType::string,
-         {},
-         "pai_task_table.csv beside the file",
-         "",
-         "the task table, relative to the scenario",
-         {}}}},
-      {TraceFormat::pai2020_sim, "pai2020_sim", "Alibaba PAI 2020 simulator CSV", {}},
-      {TraceFormat::alibaba2023, "alibaba2023", "Alibaba GPU 2023 openb_pod_list CSV (GPU sharing)", {}},
-      {TraceFormat::helios, "helios", "SenseTime Helios cluster_log.csv", {}},
-      {TraceFormat::swf,
-       "swf",
-       "Standard Workload Format (Parallel Workloads Archive)",
-       {{"swf_procs_per_gpu",
-         ParamType::number,
-         1.0,
-         "",
-         "processors",
-         "GPUs = ceil(processors / this)",
-         {}}}},
-  };
-  return entries;
+const TraceFormats& trace_formats() {
+  using trace_detail::RawJob;
+  using trace_detail::RecordErrors;
+  // In the order of TraceFormat: an entry's index is its format.
+  static const TraceFormats formats(
+      "trace format",
+      {
+          {"fleetwatt_csv",
+           "fleetwatt's job table: one job per row, every job field",
+           {},
+           [](std::istream& in, const TraceOptions&, RecordErrors& e) {
+             return trace_detail::parse_job_table(in, e);
+           }},
+          {"philly",
+           "Microsoft Philly cluster_job_log (JSON jobs with attempts)",
+           {},
+           [](std::istream& in, const TraceOptions&, RecordErrors& e) {
+             return trace_detail::parse_philly(in, e);
+           }},
+          {"pai2020",
+           "Alibaba PAI 2020 job table joined with its task table (headerless CSVs)",
+           {{"pai_task_table",
+             ParamType::string,
+             {},
+             "pai_task_table.csv beside the file",
+             "",
+             "the task table, relative to the scenario",
+             {}}},
+           // Two tables: read_trace(file) joins them; a single stream cannot hold both.
+           [](std::istream&, const TraceOptions&, RecordErrors& e) -> std::vector<RawJob> {
+             e.fatal(0, "format", "pai2020 joins two tables: read it from a file (the task table beside it)");
+           }},
+          {"pai2020_sim",
+           "Alibaba PAI 2020 simulator CSV",
+           {},
+           [](std::istream& in, const TraceOptions&, RecordErrors& e) {
+             return trace_detail::parse_pai2020_sim(in, e);
+           }},
+          {"alibaba2023",
+           "Alibaba GPU 2023 openb_pod_list CSV (GPU sharing)",
+           {},
+           [](std::istream& in, const TraceOptions&, RecordErrors& e) {
+             return trace_detail::parse_alibaba2023(in, e);
+           }},
+          {"helios",
+           "SenseTime Helios cluster_log.csv",
+           {},
+           [](std::istream& in, const TraceOptions&, RecordErrors& e) {
+             return trace_detail::parse_helios(in, e);
+           }},
+          {"swf",
+           "Standard Workload Format (Parallel Workloads Archive)",
+           {{"swf_procs_per_gpu",
+             ParamType::number,
+             1.0,
+             "",
+             "processors",
+             "GPUs = ceil(processors / this)",
+             {}}},
+           [](std::istream& in, const TraceOptions& options, RecordErrors& e) {
+             if (!(options.swf_procs_per_gpu > 0.0))
+               throw std::invalid_argument("swf_procs_per_gpu must be positive");
+             return trace_detail::parse_swf(in, e, options.swf_procs_per_gpu);
+           }},
+      });
+  return formats;
+}
+
+const TraceFormatEntry& trace_format_entry(TraceFormat f) {
+  return trace_formats().entries()[static_cast<std::size_t>(f)];
 }
 
 const ParamSpecs& trace_common_params() {
@@ -203,23 +217,18 @@ const ParamSpecs& trace_common_params() {
 }
 
 const char* to_string(TraceFormat f) noexcept {
-  for (const auto& e : trace_format_entries())
-    if (e.format == f) return e.name.c_str();
-  return "unknown";
+  return trace_format_entry(f).name.c_str();
 }
 
 std::vector<std::string> trace_format_names() {
   std::vector<std::string> names;
-  for (const auto& e : trace_format_entries()) names.push_back(e.name);
+  for (const auto& e : trace_formats()) names.push_back(e.name);
   return names;
 }
 
 TraceFormat parse_trace_format(std::string_view name, const SourceLocation& where) {
-  for (const auto& e : trace_format_entries())
-    if (name == e.name) return e.format;
-  throw ConfigError(
-      where, "format",
-      fmt::format("unknown trace format '{}' (known: {})", name, fmt::join(trace_format_names(), ", ")));
+  const auto& formats = trace_formats();
+  return static_cast<TraceFormat>(&formats.at(name, where, "format") - formats.entries().data());
 }
 
 std::optional<TraceFormat> guess_trace_format(const std::filesystem::path& file) {
@@ -245,7 +254,7 @@ std::optional<TraceFormat> guess_trace_format(const std::filesystem::path& file)
 TraceRead read_trace(std::istream& in, const std::string& name, const TraceOptions& options) {
   std::vector<SkippedRecord> skipped;
   trace_detail::RecordErrors errors(name, options.strict, skipped);
-  auto raw = parse_stream(in, options, errors);
+  auto raw = trace_format_entry(options.format).make(in, options, errors);
   return finish(std::move(raw), std::move(skipped), options, options.format == TraceFormat::fleetwatt_csv,
                 name);
 }

@@ -9,9 +9,9 @@
 #include <cmath>
 
 #include "bindings.hpp"
-#include "fleetwatt/results/summary_report.hpp"
+#include "fleetwatt/results/metrics/summary_report.hpp"
 #include "fleetwatt/runs/run_to_file.hpp"
-#include "fleetwatt/sim/policies.hpp"
+#include "fleetwatt/sim/policies/policies.hpp"
 #include "python_policy.hpp"
 #include "run_interruptibly.hpp"
 #include "version.hpp"

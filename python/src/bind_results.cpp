@@ -8,11 +8,11 @@
 #include <thread>
 
 #include "bindings.hpp"
-#include "fleetwatt/results/result_reader.hpp"
-#include "fleetwatt/results/summary_report.hpp"
+#include "fleetwatt/results/hdf5/result_reader.hpp"
+#include "fleetwatt/results/metrics/summary_report.hpp"
 #include "fleetwatt/runs/policy_comparison.hpp"
 #include "fleetwatt/runs/run_to_file.hpp"
-#include "fleetwatt/sim/policy_registry.hpp"
+#include "fleetwatt/sim/policies/policy_registry.hpp"
 #include "python_policy.hpp"
 #include "run_interruptibly.hpp"
 #include "version.hpp"

@@ -6,7 +6,7 @@
 #include "bindings.hpp"
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
-#include "fleetwatt/sim/engine.hpp"
+#include "fleetwatt/sim/engine/engine.hpp"
 
 namespace py = pybind11;
 

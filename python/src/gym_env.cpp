@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "fleetwatt/results/summary_report.hpp"
+#include "fleetwatt/results/metrics/summary_report.hpp"
 #include "fleetwatt/runs/run_to_file.hpp"
 #include "version.hpp"
 

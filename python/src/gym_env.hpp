@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "fleetwatt/runs/scenario.hpp"
-#include "fleetwatt/sim/engine.hpp"
+#include "fleetwatt/sim/engine/engine.hpp"
 
 namespace fleetwatt::python {
 

@@ -7,8 +7,8 @@
 
 #include <memory>
 
-#include "fleetwatt/sim/engine.hpp"
-#include "fleetwatt/sim/scheduler.hpp"
+#include "fleetwatt/sim/engine/engine.hpp"
+#include "fleetwatt/sim/policies/scheduler.hpp"
 
 namespace fleetwatt::python {
 

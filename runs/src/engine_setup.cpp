@@ -8,15 +8,22 @@
 #include <stdexcept>
 
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
-#include "fleetwatt/sim/facility_model.hpp"
-#include "fleetwatt/sim/grid_signal.hpp"
-#include "fleetwatt/sim/weather.hpp"
-#include "fleetwatt/topologies/topology_config.hpp"
+#include "fleetwatt/sim/power/facility_model.hpp"
+#include "fleetwatt/sim/power/grid_signal.hpp"
+#include "fleetwatt/sim/power/weather.hpp"
+#include "fleetwatt/topologies/fabrics/topology_config.hpp"
 
 namespace fleetwatt::runs {
 
-// Assembling a run speaks the engine's vocabulary (setups, jobs, times) throughout.
-using namespace sim;
+using sim::BatteryConfig;
+using sim::BatteryMode;
+using sim::cooling_design;
+using sim::CoolingDesign;
+using sim::Duration;
+using sim::EngineSetup;
+using sim::FleetGroup;
+using sim::Time;
+
 namespace {
 
 // A GPU idling above its TDP (an idle override above the preset's TDP, or the reverse) would make every

@@ -15,7 +15,18 @@
 
 namespace fleetwatt::runs {
 
-using namespace models;
+using models::DatasheetPredictor;
+using models::facility_energy_J;
+using models::find_gpu;
+using models::GpuHardware;
+using models::is_zoo_model;
+using models::load_gpu_preset_file;
+using models::ParallelStep;
+using models::PredictorRegistry;
+using models::resolve_model;
+using models::zoo_entries;
+using models::zoo_names;
+
 namespace {
 
 using jobs::ConfigError;

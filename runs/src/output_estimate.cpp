@@ -5,9 +5,6 @@
 
 namespace fleetwatt::runs {
 
-// Assembling a run speaks the engine's vocabulary (setups, jobs, times) throughout.
-using namespace sim;
-
 namespace {
 // /facility holds time_s, it_power_W, facility_power_W, pue, energy_J, carbon_kg and cost: 7 doubles per
 // interval; /nodes/power_W one double per server per interval (plus its time); a /jobs row holds some forty

@@ -14,15 +14,12 @@
 #include <thread>
 
 #include "fleetwatt/jobs/trace.hpp"
-#include "fleetwatt/sim/policy_registry.hpp"
+#include "fleetwatt/sim/policies/policy_registry.hpp"
 
 namespace fleetwatt::runs {
 
-using namespace results;
-
-// Assembling a run speaks the engine's vocabulary (setups, jobs, times) throughout.
-using namespace sim;
 using results::ComparisonRow;
+using results::grid_metrics;
 
 namespace {
 

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "fleetwatt/core/file_text.hpp"
 #include "fleetwatt/core/toml_table.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
 #include "fleetwatt/runs/scenario_override.hpp"
@@ -17,19 +18,16 @@
 
 namespace fleetwatt::runs {
 
-// A scenario is read into the job vocabulary (specs, phases, precisions, traces) throughout.
-using namespace jobs;
+using jobs::ConfigError;
 using models::Band;
 using models::JobClassConfig;
 
 namespace {
 
 std::string read_text(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ConfigError({file.string(), 0, 0}, "", "cannot open region file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  auto text = core::read_file_text(file);
+  if (!text) throw ConfigError({file.string(), 0, 0}, "", "cannot open region file");
+  return std::move(*text);
 }
 
 // A site's name becomes a file name and an HDF5 link name: letters, digits, '-', '_' and '.' only.
@@ -52,11 +50,8 @@ bool is_region_text(std::string_view text) {
 }
 
 bool is_region_file(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return false;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return is_region_text(ss.str());
+  const auto text = core::read_file_text(file);
+  return text && is_region_text(*text);
 }
 
 Region load_region(const std::filesystem::path& file, const std::vector<std::string>& overrides,

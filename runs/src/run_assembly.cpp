@@ -20,13 +20,16 @@
 #include "fleetwatt/models/predictor_registry.hpp"
 #include "fleetwatt/models/predictors/banded_predictor.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
-#include "fleetwatt/sim/job.hpp"
-#include "fleetwatt/sim/policy_registry.hpp"
+#include "fleetwatt/sim/fleet/job.hpp"
+#include "fleetwatt/sim/policies/policy_registry.hpp"
 
 namespace fleetwatt::runs {
 
-// Assembling a run speaks the engine's vocabulary (setups, jobs, times) throughout.
-using namespace sim;
+using sim::Duration;
+using sim::Engine;
+using sim::Job;
+using sim::PlacementPolicy;
+using sim::Scheduler;
 
 jobs::RuntimeEstimate runtime_estimate(const models::PowerPredictor& predictor,
                                        const models::GpuHardware& gpu) {

@@ -1,15 +1,13 @@
 // A run streamed into its result file (see run_to_file.hpp).
 #include "fleetwatt/runs/run_to_file.hpp"
 
-#include "fleetwatt/results/result_writer.hpp"
-#include "fleetwatt/sim/policy_registry.hpp"
+#include "fleetwatt/results/hdf5/result_writer.hpp"
+#include "fleetwatt/sim/policies/policy_registry.hpp"
 
 namespace fleetwatt::runs {
 
-using namespace results;
-
-// Assembling a run speaks the engine's vocabulary (setups, jobs, times) throughout.
-using namespace sim;
+using results::ResultWriter;
+using results::WriterLayout;
 
 RunOutcome run_to_file(runs::PreparedRun& r, const std::filesystem::path& out, RunToFileOptions o) {
   std::unique_ptr<sim::Engine> engine_ptr;

@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "fleetwatt/core/file_text.hpp"
 #include "fleetwatt/core/timestamp.hpp"
 #include "fleetwatt/core/toml_table.hpp"
 #include "fleetwatt/jobs/cluster_presets.hpp"
@@ -22,14 +23,40 @@
 
 namespace fleetwatt::runs {
 
-// A scenario is read into the job vocabulary (specs, phases, precisions, traces) throughout.
-using namespace jobs;
+using jobs::cluster_preset;
+using jobs::ConfigError;
+using jobs::GeneratorConfig;
+using jobs::guess_trace_format;
+using jobs::JobSpec;
+using jobs::kMaxExpectedArrivals;
+using jobs::MixEntry;
+using jobs::ModelMetadata;
+using jobs::ParamSpecs;
+using jobs::ParamValue;
+using jobs::parse_attention;
+using jobs::parse_checkpoint_mode;
+using jobs::parse_rank_order;
+using jobs::parse_smoothing_mode;
+using jobs::parse_trace_format;
+using jobs::parse_waveform;
+using jobs::PhaseProfile;
+using jobs::Precision;
+using jobs::PresetConfig;
+using jobs::read_jobs_csv;
+using jobs::SoftwareStack;
+using jobs::StepSchedule;
+using jobs::trace_common_params;
+using jobs::trace_format_entry;
+using jobs::trace_formats;
+using jobs::TraceConfig;
+using jobs::TraceFormat;
 using models::Band;
 using models::JobClassConfig;
 using sim::GridSignal;
 using sim::parse_failure_config;
 using sim::parse_smoothing_config;
 using sim::read_grid_signal_csv;
+
 namespace {
 
 using core::location_of;
@@ -626,8 +653,9 @@ TraceConfig parse_trace(const TomlTable& t, const std::filesystem::path& scenari
     format = guess_trace_format(c.file);
   }
   ParamSpecs specs = trace_common_params();
-  for (const auto& e : trace_format_entries())
-    if (!format || e.format == *format) specs.insert(specs.end(), e.params.begin(), e.params.end());
+  for (const auto& e : trace_formats())
+    if (!format || &e == &trace_format_entry(*format))
+      specs.insert(specs.end(), e.params.begin(), e.params.end());
   const ParamSet p = raw.checked(specs);
   const auto at_least = [&p](const char* key, double lo, bool strict) {
     const double v = p.get_double(key);
@@ -935,11 +963,9 @@ Scenario load_scenario(const std::filesystem::path& file) {
 
 Scenario load_scenario(const std::filesystem::path& file, const std::vector<std::string>& overrides,
                        std::string_view origin) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ConfigError({file.string(), 0, 0}, "", "cannot open scenario file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_scenario(ss.str(), file, overrides, origin);
+  const auto text = core::read_file_text(file);
+  if (!text) throw ConfigError({file.string(), 0, 0}, "", "cannot open scenario file");
+  return parse_scenario(*text, file, overrides, origin);
 }
 
 }  // namespace fleetwatt::runs

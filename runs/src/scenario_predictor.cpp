@@ -6,12 +6,9 @@
 #include <algorithm>
 
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
-#include "fleetwatt/topologies/topology_config.hpp"
+#include "fleetwatt/topologies/fabrics/topology_config.hpp"
 
 namespace fleetwatt::runs {
-
-// Assembling a run speaks the engine's vocabulary (setups, jobs, times) throughout.
-using namespace sim;
 
 models::PredictorConfig scenario_predictor_config(const runs::Scenario& s) {
   models::PredictorConfig c = s.predictor;

@@ -1,9 +1,10 @@
 // The libraries depend one way, core -> jobs -> models -> topologies -> sim -> results -> runs: no file
 // of a library includes a header of a library after it (each folder's CMakeLists.txt says what it may
 // include). The link order alone would not catch it: a header-only use of a later library compiles and links.
-// Inside models the rooms are ranked the same way (zoo -> hardware -> training -> predictors -> fit -> the
-// registry above them), so the predictors read fitted constants and never include how they are fitted
-// (models/fit/).
+// Inside a library its rooms are ranked the same way (models: zoo -> hardware -> training -> predictors ->
+// fit -> the registry above them, so the predictors read fitted constants and never include how they are
+// fitted; topologies: graph -> fabrics -> flows; sim: fleet -> power -> policies -> engine; results: metrics
+// -> hdf5).
 #include <catch2/catch.hpp>
 
 #include <array>
@@ -83,37 +84,51 @@ bool is_fitting(const std::string& file) {
   return file.find("/fit/") != std::string::npos;
 }
 
-constexpr std::array<const char*, 5> kModelRooms = {"zoo", "hardware", "training", "predictors", "fit"};
-
-// The rank of a room of models by its name; a name that is no room (a file at the top of models) ranks
-// above them all.
-std::size_t room_rank(const std::string& room) {
-  for (std::size_t i = 0; i < kModelRooms.size(); ++i)
-    if (room == kModelRooms[i]) return i;
-  return kModelRooms.size();
+// The rooms of each library that has them, lowest first: a room may include only itself and the rooms
+// before it; a file at the top of its library (none but models' registry and services) ranks above them all.
+struct Rooms {
+  const char* library;
+  std::vector<std::string> rooms;
+};
+const std::vector<Rooms>& library_rooms() {
+  static const std::vector<Rooms> rooms = {
+      {"models", {"zoo", "hardware", "training", "predictors", "fit"}},
+      {"topologies", {"graph", "fabrics", "flows"}},
+      {"sim", {"fleet", "power", "policies", "engine"}},
+      {"results", {"metrics", "hdf5"}},
+  };
+  return rooms;
 }
 
-// The room of a file of models, from its path relative to the root ("" at the top).
+// The rank of a room of `rooms` by its name; a name that is no room (a file at the top) ranks above them all.
+std::size_t room_rank(const std::vector<std::string>& rooms, const std::string& room) {
+  for (std::size_t i = 0; i < rooms.size(); ++i)
+    if (room == rooms[i]) return i;
+  return rooms.size();
+}
+
+// The room of a file of a library, from its path relative to the root ("" at the top).
 std::string room_of(const std::filesystem::path& file) {
   std::vector<std::string> parts;
   for (const auto& p : file) parts.push_back(p.string());
-  // models/src/<room>/x.cpp, models/include/fleetwatt/models/<room>/x.hpp
+  // LIB/src/<room>/x.cpp, LIB/include/fleetwatt/LIB/<room>/x.hpp
   if (parts.size() == 4 && parts[1] == "src") return parts[2];
   if (parts.size() == 6 && parts[1] == "include") return parts[4];
   return "";
 }
 
-// Every include of a file under models/ of a room that ranks above the file's own room: "file:line: the
+// Every include of a file under `library`/ of a room that ranks above the file's own room: "file:line: the
 // include". A quoted name without a folder is beside the including file, in its room.
-std::vector<std::string> upward_room_includes(const std::filesystem::path& root) {
-  static const std::regex include(R"re(^\s*#\s*include\s*"fleetwatt/models/([^"]+)")re");
+std::vector<std::string> upward_room_includes(const std::filesystem::path& root, const Rooms& library) {
+  const std::regex include(std::string(R"re(^\s*#\s*include\s*"fleetwatt/)re") + library.library +
+                           R"re(/([^"]+)")re");
   std::vector<std::string> found;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(root / "models")) {
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root / library.library)) {
     const auto ext = e.path().extension();
     if (!e.is_regular_file() || (ext != ".cpp" && ext != ".hpp")) continue;
     const auto file = std::filesystem::relative(e.path(), root);
     if (*std::next(file.begin()) == "bench") continue;  // benchmarks sit above the library
-    const std::size_t own = room_rank(room_of(file));
+    const std::size_t own = room_rank(library.rooms, room_of(file));
     std::ifstream in(e.path());
     std::string line;
     for (int n = 1; std::getline(in, line); ++n) {
@@ -122,7 +137,8 @@ std::vector<std::string> upward_room_includes(const std::filesystem::path& root)
       const std::string name = m[1];
       const auto slash = name.find('/');
       const std::string room = slash == std::string::npos ? "" : name.substr(0, slash);
-      if (room_rank(room) > own) found.push_back(file.string() + ":" + std::to_string(n) + ": " + line);
+      if (room_rank(library.rooms, room) > own)
+        found.push_back(file.string() + ":" + std::to_string(n) + ": " + line);
     }
   }
   return found;
@@ -143,31 +159,45 @@ TEST_CASE("the layering check finds an include that points up", "[architecture]"
   fleetwatt::test::TempDir dir;
   std::filesystem::create_directories(dir / "core" / "src");
   std::ofstream(dir / "core" / "src" / "bad.cpp")
-      << "// a test file\n#include \"fleetwatt/sim/engine.hpp\"\n";
+      << "// a test file\n#include \"fleetwatt/sim/engine/engine.hpp\"\n";
   std::ofstream(dir / "core" / "src" / "good.cpp") << "#include \"fleetwatt/core/time.hpp\"\n";
   const auto found = upward_includes(dir.path(), "core");
   REQUIRE(found.size() == 1);
-  CHECK(found[0] == "core/src/bad.cpp:2: #include \"fleetwatt/sim/engine.hpp\"");
+  CHECK(found[0] == "core/src/bad.cpp:2: #include \"fleetwatt/sim/engine/engine.hpp\"");
   // Including a library below is what a folder may do.
   std::filesystem::create_directories(dir / "results" / "src");
-  std::ofstream(dir / "results" / "src" / "ok.cpp") << "#include \"fleetwatt/sim/engine.hpp\"\n";
+  std::ofstream(dir / "results" / "src" / "ok.cpp") << "#include \"fleetwatt/sim/engine/engine.hpp\"\n";
   CHECK(upward_includes(dir.path(), "results").empty());
 }
 
-TEST_CASE("no room of models includes a room above it", "[architecture]") {
+TEST_CASE("no room of a library includes a room above it", "[architecture]") {
   const auto root = fleetwatt::test::source_dir();
-  for (const auto& found : upward_room_includes(root)) FAIL_CHECK(found);
-  // The check can fail: a hardware file that includes a predictor, in a copy of the tree.
+  for (const auto& library : library_rooms()) {
+    INFO(library.library);
+    // Every room is a folder of the library (a renamed room would leave the check looking at nothing).
+    for (const auto& room : library.rooms)
+      CHECK(std::filesystem::is_directory(root / library.library / "src" / room));
+    for (const auto& found : upward_room_includes(root, library)) FAIL_CHECK(found);
+  }
+  // The check can fail: a hardware file that includes a predictor, and a power file that includes the
+  // engine, in a copy of the tree.
   fleetwatt::test::TempDir dir;
   std::filesystem::create_directories(dir / "models" / "src" / "hardware");
   std::ofstream(dir / "models" / "src" / "hardware" / "bad.cpp")
       << "#include \"fleetwatt/models/zoo/model_zoo.hpp\"\n"
       << "#include \"fleetwatt/models/predictors/power_predictor.hpp\"\n"
       << "#include \"fleetwatt/models/predictor_registry.hpp\"\n";
-  const auto found = upward_room_includes(dir.path());
+  const auto found = upward_room_includes(dir.path(), library_rooms()[0]);
   REQUIRE(found.size() == 2);
   CHECK(found[0] ==
         "models/src/hardware/bad.cpp:2: #include \"fleetwatt/models/predictors/power_predictor.hpp\"");
+  std::filesystem::create_directories(dir / "sim" / "include" / "fleetwatt" / "sim" / "power");
+  std::ofstream(dir / "sim" / "include" / "fleetwatt" / "sim" / "power" / "bad.hpp")
+      << "#include \"fleetwatt/sim/fleet/cluster.hpp\"\n"
+      << "#include \"fleetwatt/sim/engine/engine.hpp\"\n";
+  const auto up = upward_room_includes(dir.path(), library_rooms()[2]);
+  REQUIRE(up.size() == 1);
+  CHECK(up[0] == "sim/include/fleetwatt/sim/power/bad.hpp:2: #include \"fleetwatt/sim/engine/engine.hpp\"");
   CHECK(room_of("models/include/fleetwatt/models/fit/records.hpp") == "fit");
   CHECK(room_of("models/src/predictor_registry.cpp").empty());
 }

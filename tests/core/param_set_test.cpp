@@ -31,6 +31,18 @@ TEST_CASE("a checked set reads its declared defaults where a key is absent", "[p
   CHECK(c.get_double("min_cap_fraction") == 0.5);
 }
 
+TEST_CASE("a number of zero or more is checked where the set gives it", "[param_set]") {
+  auto p = table();
+  p.set("cap_w", {0.0, {"s.toml", 8, 1}});
+  p.set("min_cap_fraction", {-0.25, {"s.toml", 9, 3}});
+  const auto c = p.checked(kSpecs);
+  CHECK(c.get_non_negative("cap_w") == 0.0);
+  CHECK_THROWS_WITH(c.get_non_negative("min_cap_fraction"),
+                    "s.toml:9:3: scheduler.powercap.min_cap_fraction: must be zero or more, got -0.25");
+  // Absent: the declared default, as get_double gives it.
+  CHECK(table().checked(kSpecs).get_non_negative("min_cap_fraction") == 0.5);
+}
+
 TEST_CASE("a required parameter that is absent is missing at the dotted path where it belongs",
           "[param_set]") {
   const auto c = table().checked(kSpecs);

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "fleetwatt/results/result_reader.hpp"
+#include "fleetwatt/results/hdf5/result_reader.hpp"
 
 namespace fleetwatt::golden {
 

@@ -6,11 +6,11 @@
 #include <cmath>
 #include <numbers>
 
+#include "../runs/scenario_test_support.hpp"
 #include "fleetwatt/jobs/job_generator.hpp"
 #include "fleetwatt/jobs/replay.hpp"
 #include "fleetwatt/jobs/warmup.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
-#include "scenario_test_support.hpp"
 
 using namespace fleetwatt::jobs;
 using namespace fleetwatt::runs;

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <vector>
 
-#include "fleetwatt/results/grid_metrics.hpp"
-#include "fleetwatt/results/wall_clock.hpp"
+#include "fleetwatt/results/metrics/grid_metrics.hpp"
+#include "fleetwatt/results/metrics/wall_clock.hpp"
 
 using namespace fleetwatt::results;
 using Catch::Detail::Approx;

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "fleetwatt/results/result_reader.hpp"
-#include "fleetwatt/results/result_writer.hpp"
+#include "fleetwatt/results/hdf5/result_reader.hpp"
+#include "fleetwatt/results/hdf5/result_writer.hpp"
 #include "fleetwatt/runs/run_assembly.hpp"
 #include "fleetwatt/runs/run_to_file.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"

@@ -6,7 +6,7 @@
 #include <numbers>
 #include <vector>
 
-#include "fleetwatt/results/power_quality.hpp"
+#include "fleetwatt/results/metrics/power_quality.hpp"
 
 using namespace fleetwatt::results;
 

@@ -2,7 +2,7 @@
 // the time every site covers, summed; the coincident peak against the sum of the sites' own peaks.
 #include <catch2/catch.hpp>
 
-#include "fleetwatt/results/region_index.hpp"
+#include "fleetwatt/results/hdf5/region_index.hpp"
 
 using namespace fleetwatt::results;
 

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <vector>
 
-#include "fleetwatt/results/resample.hpp"
+#include "fleetwatt/results/metrics/resample.hpp"
 
 using namespace fleetwatt::results;
 using Catch::Detail::Approx;

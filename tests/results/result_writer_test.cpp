@@ -5,8 +5,8 @@
 #include <fstream>
 
 #include "../sim/sim_test_support.hpp"
-#include "fleetwatt/results/result_reader.hpp"
-#include "fleetwatt/results/result_writer.hpp"
+#include "fleetwatt/results/hdf5/result_reader.hpp"
+#include "fleetwatt/results/hdf5/result_writer.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt;

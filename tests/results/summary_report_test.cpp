@@ -1,7 +1,7 @@
 // Report units: SI totals shown in kWh, MW and tonnes.
 #include <catch2/catch.hpp>
 
-#include "fleetwatt/results/summary_report.hpp"
+#include "fleetwatt/results/metrics/summary_report.hpp"
 
 using namespace fleetwatt;
 

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "fleetwatt/core/assert.hpp"
-#include "fleetwatt/sim/cluster.hpp"
+#include "fleetwatt/sim/fleet/cluster.hpp"
 
 using namespace fleetwatt::sim;
 

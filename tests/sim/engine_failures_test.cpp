@@ -11,32 +11,12 @@
 using fleetwatt::sim::Time;
 using fleetwatt::test::make_run;
 using fleetwatt::test::RecordingSink;
+namespace test = fleetwatt::test;
 
 namespace {
-// One job on all 8 GPUs (2 servers x 4, no server base power): 3 epochs of 100 s at 300 W then a 10 s
-// checkpoint at 100 W; idle 50 W. Without failures it runs [0, 330) and uses 3 x 8 x (300 x 100 + 100 x 10)
-// = 744,000 J.
-const std::string kOneJob = R"(
-[fleet]
-nodes = 2
-gpus_per_node = 4
-gpu = "a800"
-gpu_idle_w = 50
-node_base_w = 0
-[workload]
-horizon_s = 1000
-[[workload.jobs]]
-n_gpus = 8
-epochs = 3
-peak_w = 300
-peak_s = 100
-valley_w = 100
-valley_s = 10
-)";
-
 // Rate 0: only scripted interruptions. A restart idles 60 s, then reloads for 30 s (or the checkpoint time).
 std::string with_failures(double ramp_s) {
-  return kOneJob +
+  return test::kOneJobScenario +
          "[failures]\nenabled = true\nrate_per_gpu_hour = 0\nrestart_delay_s = 60\nrestart_ramp_s = " +
          std::to_string(ramp_s) + "\n";
 }
@@ -53,7 +33,7 @@ long poisson_quantile(double mu, double p) {
 }  // namespace
 
 TEST_CASE("without an interruption the job runs 330 s and uses 744 kJ", "[engine][failures]") {
-  auto run = make_run(kOneJob);
+  auto run = make_run(test::kOneJobScenario);
   run.engine->run();
   const auto& job = run.engine->jobs().front();
   CHECK(job.end.seconds() == 330.0);

@@ -2,9 +2,9 @@
 // and the grid meter's exact integrals across weather steps and events, and the declaration's key checks.
 #include <catch2/catch.hpp>
 
-#include "fleetwatt/sim/facility_model.hpp"
-#include "fleetwatt/sim/grid_meter.hpp"
-#include "fleetwatt/sim/power_ledger.hpp"
+#include "fleetwatt/sim/power/facility_model.hpp"
+#include "fleetwatt/sim/power/grid_meter.hpp"
+#include "fleetwatt/sim/power/power_ledger.hpp"
 #include "sim_test_support.hpp"
 
 using namespace fleetwatt;

@@ -2,7 +2,7 @@
 // bad input refused with the file, line:column and dotted key.
 #include <catch2/catch.hpp>
 
-#include "../jobs/scenario_test_support.hpp"
+#include "../runs/scenario_test_support.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
 
 using namespace fleetwatt::sim;

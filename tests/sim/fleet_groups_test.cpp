@@ -7,8 +7,8 @@
 #include "fleetwatt/jobs/job_generator.hpp"
 #include "fleetwatt/jobs/job_inference.hpp"
 #include "fleetwatt/runs/run_assembly.hpp"
-#include "fleetwatt/sim/engine.hpp"
-#include "fleetwatt/sim/policies.hpp"
+#include "fleetwatt/sim/engine/engine.hpp"
+#include "fleetwatt/sim/policies/policies.hpp"
 
 using namespace fleetwatt;
 

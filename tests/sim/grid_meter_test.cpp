@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 #include <vector>
 
-#include "fleetwatt/sim/grid_meter.hpp"
+#include "fleetwatt/sim/power/grid_meter.hpp"
 
 using namespace fleetwatt;
 using sim::Duration;

@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "fleetwatt/sim/grid_signal.hpp"
+#include "fleetwatt/sim/power/grid_signal.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::sim;

@@ -1,7 +1,7 @@
 // First-fit placement on a small fleet, against hand-worked expectations.
 #include <catch2/catch.hpp>
 
-#include "fleetwatt/sim/scheduler.hpp"
+#include "fleetwatt/sim/policies/scheduler.hpp"
 
 using namespace fleetwatt::sim;
 

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "fleetwatt/models/hardware/clock_model.hpp"
-#include "fleetwatt/sim/policies.hpp"
+#include "fleetwatt/sim/policies/policies.hpp"
 #include "sim_test_support.hpp"
 
 using namespace fleetwatt;

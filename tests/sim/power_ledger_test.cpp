@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "fleetwatt/core/assert.hpp"
-#include "fleetwatt/sim/power_ledger.hpp"
+#include "fleetwatt/sim/power/power_ledger.hpp"
 #include "sim_test_support.hpp"
 
 using namespace fleetwatt::sim;

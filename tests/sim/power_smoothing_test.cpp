@@ -6,9 +6,9 @@
 #include <cmath>
 #include <vector>
 
-#include "fleetwatt/sim/engine.hpp"
-#include "fleetwatt/sim/policy_registry.hpp"
-#include "fleetwatt/sim/power_smoothing.hpp"
+#include "fleetwatt/sim/engine/engine.hpp"
+#include "fleetwatt/sim/fleet/power_smoothing.hpp"
+#include "fleetwatt/sim/policies/policy_registry.hpp"
 #include "sim_test_support.hpp"
 
 using namespace fleetwatt;
@@ -40,23 +40,6 @@ double energy_of(const std::vector<sim::PowerRamp>& ramps) {
   return e;
 }
 
-/// Per GPU: the start-up, peak steps and checkpoints of the step-level plan below.
-class StepPredictor final : public models::PowerPredictor {
- public:
-  std::string_view name() const override { return "steps"; }
-  jobs::EpochPlan plan(const jobs::JobSpec&, const models::GpuHardware&) const override {
-    using jobs::PartKind;
-    jobs::EpochPlan p;
-    p[PartKind::compute] = {30.0, 400.0};
-    p[PartKind::comm] = {10.0, 200.0};
-    p[PartKind::io] = {5.0, 80.0};
-    p[PartKind::checkpoint] = {4.0, 90.0};
-    p.bubble = {15.0, 100.0};
-    p.steps = 10.0;
-    return p;
-  }
-};
-
 /// 10 steps of 6 s on `n` GPUs in `pp` stages, a 4 s checkpoint at 90 W after every 5 steps, a 2 s start-up
 /// at 90 W: it ends at 2 + 2 x (5 x 6 + 4) = 70 s. GPUs idle 50 W, TDP 500 W; 0.5 s facility samples.
 std::unique_ptr<sim::Engine> step_engine(std::uint32_t n, std::uint32_t pp, sim::SmoothingSetup smooth,
@@ -87,7 +70,7 @@ sim::SmoothingSetup setup_of(jobs::SmoothingMode mode) {
   return {mode, 0.5, 1000.0, 100.0, s(0.5)};  // floor 250 W on a 500 W TDP
 }
 
-const StepPredictor kSteps;
+const test::StepPredictor kSteps;
 
 }  // namespace
 
@@ -203,23 +186,7 @@ TEST_CASE("epoch-level jobs: the floor under their valleys, and a job's own mode
           "[smoothing][engine]") {
   // 8 GPUs (a800: TDP 400 W), 3 epochs of 100 s at 300 W then a 10 s checkpoint at 100 W. Floor 0.5 x 400 =
   // 200 W: each checkpoint costs 8 x 10 x 100 = 8,000 J more, 24,000 J for three; the peaks are above it.
-  const std::string base = R"(
-[fleet]
-nodes = 2
-gpus_per_node = 4
-gpu = "a800"
-gpu_idle_w = 50
-node_base_w = 0
-[workload]
-horizon_s = 1000
-[[workload.jobs]]
-n_gpus = 8
-epochs = 3
-peak_w = 300
-peak_s = 100
-valley_w = 100
-valley_s = 10
-)";
+  const std::string& base = test::kOneJobScenario;
   auto run = test::make_run(base + "[smoothing]\nmode = \"burn\"\nfloor_fraction = 0.5\n");
   run.engine->run();
   const auto& job = run.engine->jobs().front();

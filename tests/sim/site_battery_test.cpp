@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "fleetwatt/sim/site_battery.hpp"
+#include "fleetwatt/sim/power/site_battery.hpp"
 
 using namespace fleetwatt::sim;
 using Catch::Matchers::WithinAbs;

@@ -6,32 +6,13 @@
 #include <algorithm>
 #include <cmath>
 
-#include "fleetwatt/sim/engine.hpp"
-#include "fleetwatt/sim/policy_registry.hpp"
+#include "fleetwatt/sim/engine/engine.hpp"
+#include "fleetwatt/sim/policies/policy_registry.hpp"
 #include "sim_test_support.hpp"
 
 using namespace fleetwatt;
 
 namespace {
-
-/// Per step: compute 3 s at 400 W, pipeline bubble 1.5 s at 100 W, exposed communication 1 s at 200 W,
-/// exposed loading 0.5 s at 80 W (a 6 s step, 1,590 J per GPU, a mean of 265 W); 10 steps per epoch, and
-/// a 4 s checkpoint at 90 W.
-class StepPredictor final : public models::PowerPredictor {
- public:
-  std::string_view name() const override { return "steps"; }
-  jobs::EpochPlan plan(const jobs::JobSpec&, const models::GpuHardware&) const override {
-    using jobs::PartKind;
-    jobs::EpochPlan p;
-    p[PartKind::compute] = {30.0, 400.0};
-    p[PartKind::comm] = {10.0, 200.0};
-    p[PartKind::io] = {5.0, 80.0};
-    p[PartKind::checkpoint] = {4.0, 90.0};
-    p.bubble = {15.0, 100.0};
-    p.steps = 10.0;
-    return p;
-  }
-};
 
 /// `nodes` x 8 GPUs (idle 50 W, TDP 500 W), no node base power, PUE 1, 0.5 s facility samples.
 sim::EngineSetup fleet(std::uint32_t nodes, double horizon_s = 100.0) {
@@ -68,7 +49,7 @@ std::unique_ptr<sim::Engine> engine(sim::EngineSetup setup, std::vector<jobs::Jo
                                        sim::make_placement(c));
 }
 
-const StepPredictor kSteps;
+const test::StepPredictor kSteps;
 
 }  // namespace
 

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "fleetwatt/core/input_error.hpp"
-#include "fleetwatt/sim/weather.hpp"
+#include "fleetwatt/sim/power/weather.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::sim;

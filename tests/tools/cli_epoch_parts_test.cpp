@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "fleetwatt/results/result_reader.hpp"
+#include "fleetwatt/results/hdf5/result_reader.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::test;

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <numeric>
 
-#include "fleetwatt/results/result_reader.hpp"
+#include "fleetwatt/results/hdf5/result_reader.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::test;

@@ -7,7 +7,7 @@
 #include <set>
 #include <sstream>
 
-#include "fleetwatt/results/result_reader.hpp"
+#include "fleetwatt/results/hdf5/result_reader.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::test;

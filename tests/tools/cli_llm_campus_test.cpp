@@ -9,7 +9,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "fleetwatt/results/result_reader.hpp"
+#include "fleetwatt/results/hdf5/result_reader.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::test;

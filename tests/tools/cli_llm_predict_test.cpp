@@ -6,7 +6,7 @@
 
 #include "fleetwatt/models/hardware/collectives.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
-#include "fleetwatt/results/result_reader.hpp"
+#include "fleetwatt/results/hdf5/result_reader.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::test;

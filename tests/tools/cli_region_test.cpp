@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "fleetwatt/results/result_reader.hpp"
+#include "fleetwatt/results/hdf5/result_reader.hpp"
 #include "result_files_equal.hpp"
 #include "sweep_test_support.hpp"
 

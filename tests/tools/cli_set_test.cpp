@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
-#include "fleetwatt/results/result_reader.hpp"
+#include "fleetwatt/results/hdf5/result_reader.hpp"
 #include "result_files_equal.hpp"
 #include "test_support.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "fleetwatt/results/result_reader.hpp"
+#include "fleetwatt/results/hdf5/result_reader.hpp"
 #include "result_files_equal.hpp"
 #include "sweep_table.hpp"
 #include "sweep_test_support.hpp"
@@ -77,7 +77,8 @@ TEST_CASE("a member with a bad override is recorded with its error and the sweep
   CHECK_FALSE(ResultReader(index).has("/members/m000000/summary/facility_energy_J"));
 }
 
-TEST_CASE("a resumed sweep runs only the members not done, and refuses another sweep's members", "[cli][sweep]") {
+TEST_CASE("a resumed sweep runs only the members not done, and refuses another sweep's members",
+          "[cli][sweep]") {
   TempDir dir;
   const auto s = dir.write("s.toml", kSweepScenario);
   const auto index = dir / "sweep.h5";

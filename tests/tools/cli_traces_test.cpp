@@ -9,7 +9,7 @@
 
 #include <map>
 
-#include "fleetwatt/results/result_reader.hpp"
+#include "fleetwatt/results/hdf5/result_reader.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
 #include "test_support.hpp"
 

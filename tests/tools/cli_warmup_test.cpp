@@ -10,7 +10,7 @@
 #include <numeric>
 #include <sstream>
 
-#include "fleetwatt/results/result_reader.hpp"
+#include "fleetwatt/results/hdf5/result_reader.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::test;

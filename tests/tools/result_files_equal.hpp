@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "fleetwatt/results/result_reader.hpp"
+#include "fleetwatt/results/hdf5/result_reader.hpp"
 
 namespace fleetwatt::test {
 

@@ -2,8 +2,8 @@
 // tests in fabrics/.
 #include <catch2/catch.hpp>
 
-#include "fleetwatt/topologies/builders.hpp"
-#include "fleetwatt/topologies/routing.hpp"
+#include "fleetwatt/topologies/graph/builders.hpp"
+#include "fleetwatt/topologies/graph/routing.hpp"
 
 using namespace fleetwatt::topologies;
 

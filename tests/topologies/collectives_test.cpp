@@ -2,8 +2,8 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
-#include "fleetwatt/topologies/collectives.hpp"
-#include "fleetwatt/topologies/topology_config.hpp"
+#include "fleetwatt/topologies/fabrics/topology_config.hpp"
+#include "fleetwatt/topologies/flows/collectives.hpp"
 
 using namespace fleetwatt::topologies;
 

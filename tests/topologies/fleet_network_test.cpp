@@ -1,7 +1,7 @@
 // The simulator's view of the network: jobs' epoch costs under sharing, checkpoints, and network power.
 #include <catch2/catch.hpp>
 
-#include "fleetwatt/topologies/fleet_network.hpp"
+#include "fleetwatt/topologies/flows/fleet_network.hpp"
 
 using namespace fleetwatt::topologies;
 using fleetwatt::jobs::ModelMetadata;

@@ -2,10 +2,10 @@
 #include <catch2/catch.hpp>
 
 #include "fleetwatt/core/assert.hpp"
-#include "fleetwatt/topologies/flow_network.hpp"
-#include "fleetwatt/topologies/routing.hpp"
-#include "fleetwatt/topologies/shared_pool.hpp"
-#include "fleetwatt/topologies/topology_config.hpp"
+#include "fleetwatt/topologies/fabrics/topology_config.hpp"
+#include "fleetwatt/topologies/flows/flow_network.hpp"
+#include "fleetwatt/topologies/flows/shared_pool.hpp"
+#include "fleetwatt/topologies/graph/routing.hpp"
 
 using namespace fleetwatt::topologies;
 

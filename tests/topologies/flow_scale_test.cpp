@@ -7,9 +7,9 @@
 #include <limits>
 #include <random>
 
-#include "fleetwatt/topologies/collectives.hpp"
-#include "fleetwatt/topologies/flow_network.hpp"
-#include "fleetwatt/topologies/shared_pool.hpp"
+#include "fleetwatt/topologies/flows/collectives.hpp"
+#include "fleetwatt/topologies/flows/flow_network.hpp"
+#include "fleetwatt/topologies/flows/shared_pool.hpp"
 
 using namespace fleetwatt::topologies;
 

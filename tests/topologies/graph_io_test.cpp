@@ -3,9 +3,9 @@
 
 #include <sstream>
 
-#include "fleetwatt/topologies/builders.hpp"
-#include "fleetwatt/topologies/graph_io.hpp"
-#include "fleetwatt/topologies/topology_config.hpp"
+#include "fleetwatt/topologies/fabrics/topology_config.hpp"
+#include "fleetwatt/topologies/graph/builders.hpp"
+#include "fleetwatt/topologies/graph/graph_io.hpp"
 #include "graphml_head.hpp"
 #include "test_support.hpp"
 

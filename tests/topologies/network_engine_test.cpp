@@ -6,9 +6,9 @@
 #include "fleetwatt/runs/engine_setup.hpp"
 #include "fleetwatt/runs/run_assembly.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
-#include "fleetwatt/sim/engine.hpp"
-#include "fleetwatt/sim/network_model.hpp"
-#include "fleetwatt/topologies/graph_io.hpp"
+#include "fleetwatt/sim/engine/engine.hpp"
+#include "fleetwatt/sim/fleet/network_model.hpp"
+#include "fleetwatt/topologies/graph/graph_io.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt;

@@ -12,9 +12,9 @@
 #include <set>
 #include <sstream>
 
-#include "fleetwatt/topologies/graph_io.hpp"
-#include "fleetwatt/topologies/routing.hpp"
-#include "fleetwatt/topologies/topology_config.hpp"
+#include "fleetwatt/topologies/fabrics/topology_config.hpp"
+#include "fleetwatt/topologies/graph/graph_io.hpp"
+#include "fleetwatt/topologies/graph/routing.hpp"
 #include "graphml_head.hpp"
 
 using namespace fleetwatt::topologies;

@@ -3,8 +3,8 @@
 
 #include <set>
 
-#include "fleetwatt/topologies/routing.hpp"
-#include "fleetwatt/topologies/topology_config.hpp"
+#include "fleetwatt/topologies/fabrics/topology_config.hpp"
+#include "fleetwatt/topologies/graph/routing.hpp"
 
 using namespace fleetwatt::topologies;
 

@@ -1,7 +1,7 @@
 // The [topology] table: keys, units, defaults, and errors located at the offending key.
 #include <catch2/catch.hpp>
 
-#include "fleetwatt/topologies/topology_config.hpp"
+#include "fleetwatt/topologies/fabrics/topology_config.hpp"
 
 using namespace fleetwatt::topologies;
 using fleetwatt::jobs::ConfigError;

@@ -3,7 +3,7 @@
 
 #include <set>
 
-#include "fleetwatt/sim/topology_placement.hpp"
+#include "fleetwatt/sim/policies/topology_placement.hpp"
 
 using namespace fleetwatt::sim;
 

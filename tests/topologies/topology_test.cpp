@@ -1,7 +1,7 @@
 // The graph type: names, kinds, GPU order, and validation errors.
 #include <catch2/catch.hpp>
 
-#include "fleetwatt/topologies/topology.hpp"
+#include "fleetwatt/topologies/graph/topology.hpp"
 
 using namespace fleetwatt::topologies;
 using fleetwatt::jobs::ConfigError;

@@ -14,6 +14,7 @@
 #include <regex>
 #include <sstream>
 
+#include "fleetwatt/core/csv_reader.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/models/predictors/datasheet_predictor.hpp"
 #include "fleetwatt/models/zoo/model_zoo.hpp"
@@ -30,11 +31,6 @@ std::string trim(std::string s) {
   const auto not_space = [](unsigned char c) { return !std::isspace(c); };
   s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
   s.erase(std::find_if(s.rbegin(), s.rend(), not_space).base(), s.end());
-  return s;
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
 
@@ -73,7 +69,7 @@ std::uint32_t count_cell(const std::string& cell, std::uint32_t fallback, const 
                          const std::string& column) {
   const auto v = first_number(cell);
   if (!v) {
-    if (lower(trim(cell)) == "n/a" || trim(cell).empty()) return fallback;
+    if (core::lower_case(trim(cell)) == "n/a" || trim(cell).empty()) return fallback;
     throw ConfigError(where, column, fmt::format("expected a whole number, found '{}'", cell));
   }
   if (*v < 0.0 || *v > 4294967295.0 || *v != std::floor(*v))
@@ -85,7 +81,7 @@ std::uint32_t count_cell(const std::string& cell, std::uint32_t fallback, const 
 int column(const std::vector<std::string>& header, const std::string& key) {
   for (std::size_t i = 0; i < header.size(); ++i) {
     std::string h;
-    for (const char c : lower(header[i]))
+    for (const char c : core::lower_case(header[i]))
       if (!std::isspace(static_cast<unsigned char>(c)) && c != '*') h += c;
     if (h == key) return static_cast<int>(i);
   }
@@ -96,7 +92,7 @@ int column(const std::vector<std::string>& header, const std::string& key) {
 /// what fleetwatt models; block-scaled MXFP8 and NVFP4 are not.
 void set_precision(PublishedStep& r, const std::string& printed) {
   r.precision_name = printed;
-  const std::string p = lower(printed);
+  const std::string p = core::lower_case(printed);
   if (p.rfind("bf16", 0) == 0) {
     r.precision = jobs::Precision::bf16, r.precision_supported = true;
   } else if (p.rfind("fp8", 0) == 0) {
@@ -200,7 +196,7 @@ void read_markdown(const fs::path& file, const std::string& default_source, cons
       continue;
     }
     if (line.rfind("### ", 0) == 0) {
-      const std::string h = lower(line);
+      const std::string h = core::lower_case(line);
       pretraining = h.find("pre-training") != std::string::npos || h.find("pretraining") != std::string::npos;
       model.clear();
       if (!default_system.empty()) system = default_system;
@@ -302,7 +298,7 @@ void read_long_sequence(const fs::path& file, std::vector<PublishedStep>& out) {
 std::string zoo_name_for_published_model(const std::string& name) {
   // Normalised: lower case, '-' and '.' as '_' ("LLAMA3.1_405B" -> "llama3_1_405b").
   std::string n;
-  for (const char c : lower(trim(name))) n += (c == '-' || c == '.' || c == ' ') ? '_' : c;
+  for (const char c : core::lower_case(trim(name))) n += (c == '-' || c == '.' || c == ' ') ? '_' : c;
   static const std::map<std::string, std::string> names = {{"gpt3_5b", "gpt3_5b"},
                                                            {"gpt3_20b", "gpt3_20b"},
                                                            {"gpt3_175b", "gpt3_175b"},
@@ -325,7 +321,7 @@ std::string zoo_name_for_published_model(const std::string& name) {
 std::string preset_for_system(const std::string& system) {
   static const std::map<std::string, std::string> systems = {
       {"dgx-h100", "h100-sxm"}, {"dgx-h200", "h200-sxm"}, {"dgx-b200", "b200"}, {"dgx-gb200", "gb200"}};
-  const auto it = systems.find(lower(trim(system)));
+  const auto it = systems.find(core::lower_case(trim(system)));
   return it == systems.end() ? std::string() : it->second;
 }
 

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "fleetwatt/core/csv_reader.hpp"
+#include "fleetwatt/core/file_text.hpp"
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/core/toml_table.hpp"
 
@@ -132,9 +133,8 @@ void append_record(const std::filesystem::path& path, const JobRecordMeta& meta,
   bool need_header = true;
   std::string existing;
   {
-    std::ifstream in(path, std::ios::binary);
     std::string first;
-    if (in) existing.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    existing = core::read_file_text(path).value_or("");
     std::istringstream lines(existing);
     if (std::getline(lines, first)) {
       if (!first.empty() && first.back() == '\r') first.pop_back();
@@ -155,12 +155,10 @@ void append_record(const std::filesystem::path& path, const JobRecordMeta& meta,
 }
 
 RecordTable RecordTable::read(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+  const auto text = core::read_file_text(path);
+  if (!text)
     throw TraceFormatError(SourceLocation{path.string(), 0, 0}, "file", "cannot open the records file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse(ss.str(), path.string());
+  return parse(*text, path.string());
 }
 
 RecordTable RecordTable::parse(const std::string& text, const std::string& source) {

@@ -27,10 +27,7 @@ namespace {
 std::string header_key(std::string_view h) {
   if (const auto br = h.find('['); br != std::string_view::npos) h = h.substr(0, br);
   while (!h.empty() && (h.back() == ' ' || h.back() == '\t')) h.remove_suffix(1);
-  std::string k(h);
-  std::transform(k.begin(), k.end(), k.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return k;
+  return core::lower_case(h);
 }
 
 /// A number with nvidia-smi's unit after it ("72.36 W", "12 %", "8192 MiB") or none.

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "fleetwatt/core/csv_reader.hpp"
+#include "fleetwatt/core/file_text.hpp"
 #include "fleetwatt/models/fit/tensor_gemm_fit.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/models/hardware/roofline.hpp"
@@ -27,9 +28,9 @@ using core::SourceLocation;
 using jobs::Precision;
 
 std::string read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ConfigError({file.string(), 0, 0}, "file", "cannot open the file");
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  auto text = core::read_file_text(file);
+  if (!text) throw ConfigError({file.string(), 0, 0}, "file", "cannot open the file");
+  return std::move(*text);
 }
 
 // ---- vidur ----------------------------------------------------------------------------------------------

@@ -127,14 +127,6 @@ CoreFit fit_core(const std::vector<const Kernel*>& kernels) {
   return best;
 }
 
-/// The median of a map's values; nothing when it is empty.
-std::optional<double> median_of_values(const std::map<std::string, double>& values) {
-  if (values.empty()) return std::nullopt;
-  std::vector<double> v;
-  for (const auto& entry : values) v.push_back(entry.second);
-  return core::median(v);
-}
-
 /// The fit of the kernels' shape and efficiencies, with the MAMF figures and the two ratios (no
 /// leave-one-GPU-out check).
 TensorGemmFit fit_without_check(const std::vector<const Kernel*>& kernels,
@@ -145,7 +137,7 @@ TensorGemmFit fit_without_check(const std::vector<const Kernel*>& kernels,
   const auto vidur = core.t0.find("vidur");
   if (vidur != core.t0.end())
     fit.t0_s = vidur->second;
-  else if (const auto m = median_of_values(core.t0))
+  else if (const auto m = fleetwatt::core::median_of_values(core.t0))
     fit.t0_s = *m;
   for (const auto& f : mamf) {
     const GpuHardware* hw = find_gpu_preset(f.gpu);
@@ -159,8 +151,8 @@ TensorGemmFit fit_without_check(const std::vector<const Kernel*>& kernels,
     if (fit.mamf_bf16.count(g)) to_mamf[g] = eta / fit.mamf_bf16.at(g);
   for (const auto& [g, fp8] : fit.mamf_fp8)
     if (fit.mamf_bf16.count(g)) fp8_over_bf16[g] = fp8 / fit.mamf_bf16.at(g);
-  if (const auto r = median_of_values(to_mamf)) fit.mamf_ratio = *r;
-  if (const auto r = median_of_values(fp8_over_bf16)) fit.fp8_ratio = *r;
+  if (const auto r = fleetwatt::core::median_of_values(to_mamf)) fit.mamf_ratio = *r;
+  if (const auto r = fleetwatt::core::median_of_values(fp8_over_bf16)) fit.fp8_ratio = *r;
   return fit;
 }
 

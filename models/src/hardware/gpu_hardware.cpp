@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "embedded_gpu_presets.hpp"
+#include "fleetwatt/core/file_text.hpp"
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/core/toml_table.hpp"
 
@@ -130,11 +131,9 @@ std::vector<GpuHardware> parse_gpu_presets(std::string_view toml_text, const std
 }
 
 std::vector<GpuHardware> load_gpu_preset_file(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw ConfigError({file.string(), 0, 0}, "file", "cannot open the GPU preset file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_gpu_presets(text.str(), file.string());
+  const auto text = core::read_file_text(file);
+  if (!text) throw ConfigError({file.string(), 0, 0}, "file", "cannot open the GPU preset file");
+  return parse_gpu_presets(*text, file.string());
 }
 
 const std::vector<GpuHardware>& gpu_presets() {

@@ -25,16 +25,6 @@ std::string preset_arch(const std::string& id) {
   return g ? g->arch : "";
 }
 
-/// The median of a map's values over the keys `keep` accepts; nothing when it accepts none.
-template <class Keep>
-std::optional<double> median_of(const std::map<std::string, double>& values, Keep keep) {
-  std::vector<double> v;
-  for (const auto& [key, x] : values)
-    if (keep(key)) v.push_back(x);
-  if (v.empty()) return std::nullopt;
-  return core::median(v);
-}
-
 }  // namespace
 
 TensorGemmEfficiency tensor_gemm_efficiency(const TensorGemmFit& fit, const GpuHardware& gpu,
@@ -47,10 +37,10 @@ TensorGemmEfficiency tensor_gemm_efficiency(const TensorGemmFit& fit, const GpuH
     if (const auto it = fit.mamf_bf16.find(gpu.id); it != fit.mamf_bf16.end())
       return {std::min(1.0, fit.mamf_ratio * it->second), "MAMF"};
     if (!gpu.arch.empty())
-      if (const auto m =
-              median_of(fit.eta_max, [&](const std::string& id) { return preset_arch(id) == gpu.arch; }))
+      if (const auto m = core::median_of_values(
+              fit.eta_max, [&](const std::string& id) { return preset_arch(id) == gpu.arch; }))
         return {*m, "family " + gpu.arch};
-    return {*median_of(fit.eta_max, [](const std::string&) { return true; }), "pooled"};
+    return {*core::median_of_values(fit.eta_max), "pooled"};
   };
   if (precision != Precision::fp8) return sixteen();
   if (!(gpu.fp8_flops > 0.0)) {  // FP8 runs on the 16-bit path (matmul_peak_flops falls back to it too)

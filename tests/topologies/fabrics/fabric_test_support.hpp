@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "fleetwatt/topologies/analysis.hpp"
-#include "fleetwatt/topologies/routing.hpp"
-#include "fleetwatt/topologies/topology_config.hpp"
+#include "fleetwatt/topologies/fabrics/topology_config.hpp"
+#include "fleetwatt/topologies/graph/analysis.hpp"
+#include "fleetwatt/topologies/graph/routing.hpp"
 
 namespace fleetwatt::topologies::test {
 

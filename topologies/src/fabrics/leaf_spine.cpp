@@ -7,8 +7,8 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "../fabric_params.hpp"
-#include "fleetwatt/topologies/topology_config.hpp"
+#include "fabric_params.hpp"
+#include "fleetwatt/topologies/fabrics/topology_config.hpp"
 
 namespace fleetwatt::topologies {
 

@@ -7,9 +7,9 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "../fabric_params.hpp"
+#include "fabric_params.hpp"
+#include "fleetwatt/topologies/fabrics/topology_config.hpp"
 #include "fleetwatt/topologies/fabrics/torus.hpp"
-#include "fleetwatt/topologies/topology_config.hpp"
 
 namespace fleetwatt::topologies {
 

@@ -96,6 +96,8 @@ class ParamSet {
   [[nodiscard]] bool get_bool(std::string_view key) const;
   [[nodiscard]] std::string get_string(std::string_view key) const;
   [[nodiscard]] double get_positive(std::string_view key) const;
+  /// A number of zero or more, checked when the set gives it (a declared default is one already).
+  [[nodiscard]] double get_non_negative(std::string_view key) const;
 
   /// This set checked against a component's declaration: deprecated spellings renamed to their names
   /// (one warning each, into the warning sink), and a ConfigError at the first key the declaration does

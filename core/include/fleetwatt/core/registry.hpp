@@ -1,8 +1,9 @@
-// One shape for every pluggable kind (predictors, scheduling and placement policies, and what comes next):
-// an entry is a name, a line of description, the declared parameters (name, type, default, unit, doc) and a
-// factory; a registry holds its entries in the order `fleetwatt list` prints them and finds one by name,
-// an unknown name being a ConfigError at the scenario's key that lists the known ones. Built-ins are added
-// by explicit calls: static self-registration is dropped by static libraries.
+// One shape for every pluggable kind (predictors, scheduling and placement policies, fabric kinds, trace
+// formats, cooling kinds, and what comes next): an entry is a name, a line of description, the declared
+// parameters (name, type, default, unit, doc) and a factory; a registry holds its entries in the order
+// `fleetwatt list` prints them and finds one by name, an unknown name being a ConfigError at the scenario's
+// key that lists the known ones. Built-ins are added by explicit calls: static self-registration is dropped
+// by static libraries.
 #pragma once
 
 #include <fmt/format.h>

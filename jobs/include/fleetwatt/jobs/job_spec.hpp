@@ -400,7 +400,10 @@ struct JobSpec {
   std::uint32_t epochs = 1;
   ModelMetadata meta;
   std::optional<PhaseProfile> phases;  ///< explicit per-epoch phases; overrides any predictor
-  StepSchedule schedule;               ///< waveform, checkpoint interval and start-up of step-level plans
+  /// How the job's source spells a phase power's unit suffix, so that a complaint about `phases` names the
+  /// key as its user wrote it: "_w" in a scenario (keys are lower case), "_W" in a CSV column (peak_W).
+  std::string_view power_key_suffix = "_w";
+  StepSchedule schedule;  ///< waveform, checkpoint interval and start-up of step-level plans
 
   // What a recorded trace says about the job (all optional; generators fill some of them too).
   std::string trace_id;  ///< the job's id in its source trace ("" if none)

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/core/registry.hpp"
 #include "fleetwatt/jobs/job_inference.hpp"
 #include "fleetwatt/jobs/job_spec.hpp"
 #include "fleetwatt/jobs/param_set.hpp"
@@ -30,15 +31,24 @@ enum class TraceFormat {
   swf,            ///< Standard Workload Format (Parallel Workloads Archive), 18 blank-separated fields
 };
 
-/// A trace format as a scenario names it ([workload.trace] format), with the parameters only it takes.
-struct TraceFormatEntry {
-  TraceFormat format;
-  std::string name;
-  std::string description;
-  ParamSpecs params;  ///< this format's own keys; every format also takes trace_common_params()
-};
-/// Every trace format, in declaration order (`fleetwatt list` prints them).
-[[nodiscard]] const std::vector<TraceFormatEntry>& trace_format_entries();
+struct TraceOptions;
+namespace trace_detail {
+struct RawJob;
+class RecordErrors;
+}  // namespace trace_detail
+
+/// How a format reads a stream into jobs on the trace's own clock (its parsers are private to jobs,
+/// src/trace_formats.hpp); the window, scaling and inference are the common pass's.
+using TraceParser = std::vector<trace_detail::RawJob> (*)(std::istream& in, const TraceOptions& options,
+                                                          trace_detail::RecordErrors& errors);
+/// A trace format as a scenario names it ([workload.trace] format), with the parameters only it takes
+/// (every format also takes trace_common_params()) and its parser.
+using TraceFormatEntry = core::RegistryEntry<TraceParser>;
+using TraceFormats = core::Registry<TraceParser>;
+/// Every trace format, in the order of TraceFormat (`fleetwatt list` prints them).
+[[nodiscard]] const TraceFormats& trace_formats();
+/// The entry of a format.
+[[nodiscard]] const TraceFormatEntry& trace_format_entry(TraceFormat f);
 /// The [workload.trace] keys every format takes (file, window, scaling, deferral).
 [[nodiscard]] const ParamSpecs& trace_common_params();
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "fleetwatt/runs/scenario.hpp"
-#include "fleetwatt/sim/engine.hpp"
+#include "fleetwatt/sim/engine/engine.hpp"
 
 namespace fleetwatt::runs {
 

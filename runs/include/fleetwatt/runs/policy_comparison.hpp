@@ -15,12 +15,12 @@
 #include <vector>
 
 #include "fleetwatt/models/predictors/power_predictor.hpp"
-#include "fleetwatt/results/comparison_table.hpp"
+#include "fleetwatt/results/hdf5/comparison_table.hpp"
 #include "fleetwatt/runs/run_assembly.hpp"
 #include "fleetwatt/runs/scenario.hpp"
-#include "fleetwatt/sim/cluster.hpp"
-#include "fleetwatt/sim/engine.hpp"
-#include "fleetwatt/sim/grid_signal.hpp"
+#include "fleetwatt/sim/engine/engine.hpp"
+#include "fleetwatt/sim/fleet/cluster.hpp"
+#include "fleetwatt/sim/power/grid_signal.hpp"
 
 namespace fleetwatt::runs {
 

@@ -14,7 +14,7 @@
 #include "fleetwatt/jobs/job_source.hpp"
 #include "fleetwatt/models/predictors/power_predictor.hpp"
 #include "fleetwatt/runs/scenario.hpp"
-#include "fleetwatt/sim/engine.hpp"
+#include "fleetwatt/sim/engine/engine.hpp"
 
 namespace fleetwatt::runs {
 

@@ -9,13 +9,13 @@
 #include <memory>
 #include <string>
 
-#include "fleetwatt/results/grid_metrics.hpp"
-#include "fleetwatt/results/power_quality.hpp"
-#include "fleetwatt/results/result_writer.hpp"
-#include "fleetwatt/results/wall_clock.hpp"
+#include "fleetwatt/results/hdf5/result_writer.hpp"
+#include "fleetwatt/results/metrics/grid_metrics.hpp"
+#include "fleetwatt/results/metrics/power_quality.hpp"
+#include "fleetwatt/results/metrics/wall_clock.hpp"
 #include "fleetwatt/runs/run_assembly.hpp"
-#include "fleetwatt/sim/engine.hpp"
-#include "fleetwatt/sim/run_summary.hpp"
+#include "fleetwatt/sim/engine/engine.hpp"
+#include "fleetwatt/sim/engine/run_summary.hpp"
 
 namespace fleetwatt::runs {
 

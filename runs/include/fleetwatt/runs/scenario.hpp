@@ -16,10 +16,10 @@
 #include "fleetwatt/jobs/job_spec.hpp"
 #include "fleetwatt/jobs/workload_config.hpp"
 #include "fleetwatt/models/predictors/predictor_config.hpp"
-#include "fleetwatt/sim/failures_config.hpp"
-#include "fleetwatt/sim/grid_signal.hpp"
-#include "fleetwatt/sim/scheduler_config.hpp"
-#include "fleetwatt/sim/smoothing_config.hpp"
+#include "fleetwatt/sim/engine/failures_config.hpp"
+#include "fleetwatt/sim/fleet/smoothing_config.hpp"
+#include "fleetwatt/sim/policies/scheduler_config.hpp"
+#include "fleetwatt/sim/power/grid_signal.hpp"
 
 namespace fleetwatt::runs {
 

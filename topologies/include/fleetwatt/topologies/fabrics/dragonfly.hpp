@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "fleetwatt/topologies/fabric_kinds.hpp"
+#include "fleetwatt/topologies/fabrics/fabric_kinds.hpp"
 
 namespace fleetwatt::topologies {
 

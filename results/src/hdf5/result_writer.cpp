@@ -1,0 +1,546 @@
+// The HDF5 result file. Series are buffered and appended in chunk-sized blocks so memory stays flat however
+// long the simulated span; the file lives under a temporary name until commit().
+#include "fleetwatt/results/hdf5/result_writer.hpp"
+
+#include <fmt/format.h>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+
+#include "fleetwatt/core/text_output.hpp"
+#include "hdf5_datasets.hpp"
+#include "job_table.hpp"
+
+namespace fleetwatt::results {
+
+namespace {
+constexpr hsize_t kSeriesChunk = 16384;
+constexpr hsize_t kChangeChunk = 65536;
+// A node block holds at most this many values (nodes x columns) before it is written.
+constexpr std::size_t kNodeBlockValues = 1u << 21;
+
+std::string utc_now_iso8601() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+}  // namespace
+
+namespace {
+// While HDF5 is called: after a failed write (a full disk) HDF5's C++ destructors print a line each to
+// std::cerr as the objects unwind; the error itself is reported once, by the command. Declared first in a
+// scope so that it is restored last, after the scope's HDF5 objects are gone.
+struct QuietStderr {
+  std::streambuf* saved = std::cerr.rdbuf(nullptr);
+  QuietStderr() = default;
+  QuietStderr(const QuietStderr&) = delete;
+  QuietStderr& operator=(const QuietStderr&) = delete;
+  ~QuietStderr() {
+    std::cerr.rdbuf(saved);
+    std::cerr.clear();
+  }
+};
+}  // namespace
+
+struct ResultWriter::Impl {
+  // Optionals because the HDF5 C++ classes have no (non-deprecated) copy assignment.
+  std::unique_ptr<H5::H5File> file;
+  std::optional<H5::Group> root, facility_group, nodes_group, gpus_group, changes_group;
+  std::optional<AppendableSeries> f_time, f_it, f_facility, f_energy, f_carbon, f_cost, f_pue;
+  // On-site batteries only, created at their first sample: grid import, battery power, state of charge.
+  std::optional<AppendableSeries> f_import, f_battery, f_soc;
+  std::vector<double> fb_import, fb_battery, fb_soc;
+  void flush_battery() {
+    const QuietStderr quiet;
+    if (!f_import) return;
+    f_import->append(fb_import.data(), fb_import.size());
+    f_battery->append(fb_battery.data(), fb_battery.size());
+    f_soc->append(fb_soc.data(), fb_soc.size());
+    fb_import.clear();
+    fb_battery.clear();
+    fb_soc.clear();
+  }
+  std::optional<AppendableSeries> n_time;
+  std::optional<AppendableMatrix> n_power;
+  std::optional<AppendableSeries> c_gpu, c_time, c_power;
+  std::vector<double> fb_time, fb_it, fb_facility, fb_energy, fb_carbon, fb_cost, fb_pue;
+  std::vector<double> nb_time;
+  std::vector<double> nb_block;  // nodes x block_cols, row-major
+  std::size_t block_cols = 1, block_used = 0;
+  std::uint32_t nodes = 0;
+  std::vector<std::uint32_t> cb_gpu;
+  std::vector<double> cb_time, cb_power;
+  bool gpu_changes = true;
+  // Network power change points (a few per job), appended in blocks to /network, created at the first.
+  std::vector<double> net_time, net_power;
+  std::optional<H5::Group> network_group;
+  std::optional<AppendableSeries> net_time_ds, net_power_ds;
+  // The job table, when the engine streams it (stream_jobs); /jobs is created then.
+  std::optional<H5::Group> jobs_group;
+  std::unique_ptr<JobTable> jobs;
+  /// Appends the buffered network changes but the last `keep` (a later change at the same instant replaces
+  /// the last one).
+  void flush_network(std::size_t keep) {
+    const QuietStderr quiet;
+    if (net_time.size() <= keep) return;
+    if (!network_group) {
+      network_group.emplace(file->createGroup("/network"));
+      net_time_ds.emplace(*network_group, "time_s", H5::PredType::NATIVE_DOUBLE, "s", kChangeChunk);
+      net_power_ds.emplace(
+          *network_group, "power_W", H5::PredType::NATIVE_DOUBLE,
+          "W: switches, NICs, links and storage servers draw power_W[i] from time_s[i] until time_s[i+1]",
+          kChangeChunk);
+    }
+    const std::size_t n = net_time.size() - keep;
+    net_time_ds->append(net_time.data(), n);
+    net_power_ds->append(net_power.data(), n);
+    net_time.erase(net_time.begin(), net_time.begin() + static_cast<std::ptrdiff_t>(n));
+    net_power.erase(net_power.begin(), net_power.begin() + static_cast<std::ptrdiff_t>(n));
+  }
+  std::optional<GridMetricsBuilder> grid;  // fed every facility sample; finished by write_summary
+  GridMetrics grid_metrics;
+  std::optional<PowerQualityBuilder> quality;  // fed every facility sample; finished by write_summary
+  PowerQuality power_quality;
+
+  void flush_facility() {
+    const QuietStderr quiet;
+    f_time->append(fb_time.data(), fb_time.size());
+    f_it->append(fb_it.data(), fb_it.size());
+    f_facility->append(fb_facility.data(), fb_facility.size());
+    f_pue->append(fb_pue.data(), fb_pue.size());
+    fb_pue.clear();
+    f_energy->append(fb_energy.data(), fb_energy.size());
+    fb_time.clear();
+    fb_it.clear();
+    fb_facility.clear();
+    fb_energy.clear();
+  }
+  void flush_grid() {
+    const QuietStderr quiet;
+    f_carbon->append(fb_carbon.data(), fb_carbon.size());
+    f_cost->append(fb_cost.data(), fb_cost.size());
+    fb_carbon.clear();
+    fb_cost.clear();
+  }
+  void flush_nodes() {
+    const QuietStderr quiet;
+    if (block_used == 0) return;
+    n_time->append(nb_time.data(), nb_time.size());
+    if (block_used == block_cols) {
+      n_power->append_columns(nb_block.data(), block_used);
+    } else {
+      // A partly filled block: compact to nodes x block_used before writing.
+      std::vector<double> compact(static_cast<std::size_t>(nodes) * block_used);
+      for (std::size_t n = 0; n < nodes; ++n)
+        for (std::size_t k = 0; k < block_used; ++k)
+          compact[n * block_used + k] = nb_block[n * block_cols + k];
+      n_power->append_columns(compact.data(), block_used);
+    }
+    nb_time.clear();
+    block_used = 0;
+  }
+  /// Releases every object before the file closes, so the close really closes (HDF5 keeps a file open
+  /// while any of its objects is open).
+  void close_all() {
+    const QuietStderr quiet;
+    f_time.reset();
+    f_it.reset();
+    f_facility.reset();
+    f_pue.reset();
+    f_import.reset();
+    f_battery.reset();
+    f_soc.reset();
+    f_energy.reset();
+    f_carbon.reset();
+    f_cost.reset();
+    n_time.reset();
+    n_power.reset();
+    c_gpu.reset();
+    c_time.reset();
+    c_power.reset();
+    net_time_ds.reset();
+    net_power_ds.reset();
+    network_group.reset();
+    jobs.reset();
+    jobs_group.reset();
+    root.reset();
+    facility_group.reset();
+    nodes_group.reset();
+    gpus_group.reset();
+    changes_group.reset();
+    if (!file) return;
+    // Closed at most once: when a close fails (a full disk while flushing), HDF5 1.10 leaves the file half
+    // torn down and a second close (H5File's destructor would try one) crashes. The handle is abandoned.
+    std::unique_ptr<H5::H5File> f = std::move(file);
+    try {
+      f->close();
+    } catch (...) {
+      (void)f.release();
+      throw;
+    }
+  }
+  void flush_changes() {
+    const QuietStderr quiet;
+    if (!gpu_changes) return;
+    c_gpu->append(cb_gpu.data(), cb_gpu.size());
+    c_time->append(cb_time.data(), cb_time.size());
+    c_power->append(cb_power.data(), cb_power.size());
+    cb_gpu.clear();
+    cb_time.clear();
+    cb_power.clear();
+  }
+};
+
+ResultWriter::ResultWriter(std::filesystem::path target, const WriterLayout& layout)
+    : target_(std::move(target)), impl_(std::make_unique<Impl>()) {
+  temp_ = core::temporary_beside(target_);
+  live_ = std::make_unique<core::LiveTemporary>(temp_);  // a second Ctrl-C removes it on the way out
+  H5::Exception::dontPrint();
+  try {
+    impl_->file = std::make_unique<H5::H5File>(temp_.string(), H5F_ACC_TRUNC);
+  } catch (const H5::Exception& e) {
+    throw std::runtime_error(fmt::format(
+        "{}: cannot create the result file (is the folder there and writable?)", target_.string()));
+  }
+  auto& m = *impl_;
+  m.root.emplace(m.file->openGroup("/"));
+  m.facility_group.emplace(m.file->createGroup("/facility"));
+  auto& fg = *m.facility_group;
+  m.f_time.emplace(fg, "time_s", H5::PredType::NATIVE_DOUBLE, "s", kSeriesChunk);
+  m.f_it.emplace(fg, "it_power_W", H5::PredType::NATIVE_DOUBLE, "W", kSeriesChunk);
+  m.f_facility.emplace(fg, "facility_power_W", H5::PredType::NATIVE_DOUBLE, "W", kSeriesChunk);
+  m.f_pue.emplace(fg, "pue", H5::PredType::NATIVE_DOUBLE, "1", kSeriesChunk);
+  m.f_energy.emplace(fg, "energy_J", H5::PredType::NATIVE_DOUBLE, "J", kSeriesChunk);
+  m.f_carbon.emplace(fg, "carbon_kg", H5::PredType::NATIVE_DOUBLE, "kg", kSeriesChunk);
+  m.f_cost.emplace(fg, "cost", H5::PredType::NATIVE_DOUBLE, "currency of the [grid.price] signal",
+                   kSeriesChunk);
+  write_double_attribute(fg, "interval_s", layout.facility_interval_s);
+  write_string_attribute(
+      fg, "description",
+      "power_W[i] is the exact mean over [time_s[i], time_s[i] + interval_s); energy_J[i] is "
+      "cumulative facility energy at the end of that interval; pue[i] is that interval's facility energy / "
+      "IT "
+      "energy (constant with [facility] cooling = \"constant\", by the hour with \"weather\"); carbon_kg[i] "
+      "and cost[i] are the carbon "
+      "emitted and the electricity cost over that interval (facility power integrated exactly against "
+      "the grid signals; cost is 0 without [grid.price])");
+
+  m.grid.emplace(GridMetricsOptions{core::Duration::from_seconds(layout.facility_interval_s).ns(),
+                                    layout.clock, layout.system_peak_hours});
+  m.quality.emplace(core::Duration::from_seconds(layout.facility_interval_s).ns(), layout.clock);
+  // Where simulated time 0 is on the wall clock: `fleetwatt export` stamps its rows from these.
+  write_string_attribute(*m.root, "start", layout.start_text);
+  write_int_attribute(*m.root, "start_unix_s", layout.clock.start_unix_s);
+  write_int_attribute(*m.root, "start_utc_offset_s", layout.clock.utc_offset_s);
+
+  m.nodes = layout.nodes;
+  m.nodes_group.emplace(m.file->createGroup("/nodes"));
+  auto& ng = *m.nodes_group;
+  m.block_cols = std::clamp<std::size_t>(kNodeBlockValues / std::max<std::uint32_t>(1, layout.nodes), 1, 256);
+  m.nb_block.assign(static_cast<std::size_t>(layout.nodes) * m.block_cols, 0.0);
+  m.n_time.emplace(ng, "time_s", H5::PredType::NATIVE_DOUBLE, "s", kSeriesChunk);
+  m.n_power.emplace(ng, "power_W", layout.nodes, "W", 256, m.block_cols);
+  write_double_attribute(ng, "interval_s", layout.node_interval_s);
+  write_string_attribute(ng, "description",
+                         "power_W[node][i]: exact mean IT power of the node (base + its GPUs) over "
+                         "[time_s[i], time_s[i] + interval_s)");
+
+  m.gpu_changes = layout.gpu_changes;
+  m.gpus_group.emplace(m.file->createGroup("/gpus"));
+  write_int_attribute(*m.gpus_group, "count",
+                      layout.gpus > 0 ? static_cast<std::int64_t>(layout.gpus)
+                                      : static_cast<std::int64_t>(layout.nodes) * layout.gpus_per_node);
+  write_int_attribute(*m.gpus_group, "gpus_per_node", layout.gpus_per_node);
+  if (m.gpu_changes) {
+    m.changes_group.emplace(m.file->createGroup("/gpus/changes"));
+    auto& cg = *m.changes_group;
+    m.c_gpu.emplace(cg, "gpu", H5::PredType::NATIVE_UINT32, "1", kChangeChunk);
+    m.c_time.emplace(cg, "time_s", H5::PredType::NATIVE_DOUBLE, "s", kChangeChunk);
+    m.c_power.emplace(cg, "power_W", H5::PredType::NATIVE_DOUBLE, "W", kChangeChunk);
+    write_string_attribute(
+        cg, "description",
+        layout.gpus > 0
+            ? "from time_s[i] on, GPU gpu[i] draws power_W[i] (GPUs are numbered node-major through "
+              "the node groups of /fleet, in order); rows are in time order and every GPU has a row at "
+              "time 0"
+            : "from time_s[i] on, GPU gpu[i] (node = gpu / gpus_per_node) draws power_W[i]; rows are in "
+              "time order and every GPU has a row at time 0");
+  }
+}
+
+ResultWriter::~ResultWriter() {
+  if (committed_) return;
+  try {
+    impl_->close_all();
+  } catch (...) {
+  }
+  std::error_code ec;
+  std::filesystem::remove(temp_, ec);
+}
+
+void ResultWriter::facility_sample(sim::Time start, double it_W, double facility_W, double energy_J) {
+  auto& m = *impl_;
+  m.fb_time.push_back(start.seconds());
+  m.fb_it.push_back(it_W);
+  m.fb_facility.push_back(facility_W);
+  m.fb_pue.push_back(it_W > 0.0 ? facility_W / it_W : 0.0);
+  m.fb_energy.push_back(energy_J);
+  m.grid->add(start.ns(), facility_W);
+  m.quality->add(start.ns(), facility_W);
+  if (m.fb_time.size() >= kSeriesChunk) m.flush_facility();
+}
+
+void ResultWriter::grid_sample(sim::Time /*start*/, double carbon_kg, double cost) {
+  auto& m = *impl_;
+  m.fb_carbon.push_back(carbon_kg);
+  m.fb_cost.push_back(cost);
+  if (m.fb_carbon.size() >= kSeriesChunk) m.flush_grid();
+}
+
+void ResultWriter::battery_sample(sim::Time /*start*/, double import_W, double battery_W, double soc) {
+  auto& m = *impl_;
+  if (!m.f_import) {
+    const QuietStderr quiet;
+    auto& fg = *m.facility_group;
+    m.f_import.emplace(fg, "grid_import_W", H5::PredType::NATIVE_DOUBLE, "W", kSeriesChunk);
+    m.f_battery.emplace(fg, "battery_W", H5::PredType::NATIVE_DOUBLE, "W", kSeriesChunk);
+    m.f_soc.emplace(fg, "battery_soc", H5::PredType::NATIVE_DOUBLE, "1", kSeriesChunk);
+  }
+  m.fb_import.push_back(import_W);
+  m.fb_battery.push_back(battery_W);
+  m.fb_soc.push_back(soc);
+  if (m.fb_import.size() >= kSeriesChunk) m.flush_battery();
+}
+
+void ResultWriter::node_samples(sim::Time start, std::span<const double> node_W) {
+  auto& m = *impl_;
+  m.nb_time.push_back(start.seconds());
+  for (std::size_t n = 0; n < node_W.size(); ++n) m.nb_block[n * m.block_cols + m.block_used] = node_W[n];
+  if (++m.block_used == m.block_cols) m.flush_nodes();
+}
+
+void ResultWriter::gpu_change(sim::Time t, std::span<const sim::GpuIndex> gpus, double power_W) {
+  auto& m = *impl_;
+  if (!m.gpu_changes) return;
+  const double ts = t.seconds();
+  for (auto g : gpus) {
+    m.cb_gpu.push_back(g);
+    m.cb_time.push_back(ts);
+    m.cb_power.push_back(power_W);
+  }
+  if (m.cb_gpu.size() >= kChangeChunk) m.flush_changes();
+}
+
+void ResultWriter::network_change(sim::Time t, double power_W) {
+  auto& m = *impl_;
+  if (!m.net_time.empty() && m.net_time.back() == t.seconds()) {
+    m.net_power.back() = power_W;  // several changes at one instant: keep the last
+    return;
+  }
+  m.net_time.push_back(t.seconds());
+  m.net_power.push_back(power_W);
+  if (m.net_time.size() > kChangeChunk) m.flush_network(1);
+}
+
+void ResultWriter::stream_jobs(sim::Engine& engine, std::size_t block_rows) {
+  const QuietStderr quiet;
+  auto& m = *impl_;
+  m.jobs_group.emplace(m.file->createGroup("/jobs"));
+  const sim::Cluster* cluster = &engine.cluster();
+  m.jobs = std::make_unique<JobTable>(
+      *m.jobs_group, [cluster](sim::GpuIndex gpu) { return std::int64_t{cluster->node_of(gpu)}; },
+      engine.layout().groups().size() > 1, block_rows);
+  engine.stream_jobs(this);
+}
+
+void ResultWriter::job_done(sim::JobIndex /*index*/, const sim::Job& job) {
+  const QuietStderr quiet;
+  impl_->jobs->append(job);
+}
+
+void ResultWriter::write_jobs(const std::deque<sim::Job>& jobs, std::uint32_t gpus_per_node) {
+  const QuietStderr quiet;
+  H5::Group g = impl_->file->createGroup("/jobs");
+  JobTable table(
+      g, [gpus_per_node](sim::GpuIndex gpu) { return std::int64_t{gpu / gpus_per_node}; }, false,
+      kJobBlockRows);
+  for (const auto& j : jobs) table.append(j);
+  table.finish();
+}
+
+void ResultWriter::write_jobs(const std::deque<sim::Job>& jobs, const sim::Cluster& cluster,
+                              bool gpu_column) {
+  const QuietStderr quiet;
+  auto& m = *impl_;
+  if (m.jobs) {  // streamed: the rest, after the rows already written
+    for (const auto& j : jobs) m.jobs->append(j);
+    m.jobs->finish();
+    return;
+  }
+  H5::Group g = m.file->createGroup("/jobs");
+  JobTable table(
+      g, [&cluster](sim::GpuIndex gpu) { return std::int64_t{cluster.node_of(gpu)}; }, gpu_column,
+      kJobBlockRows);
+  for (const auto& j : jobs) table.append(j);
+  table.finish();
+}
+
+void ResultWriter::write_fleet(const std::vector<sim::FleetGroup>& groups) {
+  const QuietStderr quiet;
+  H5::Group g = impl_->file->createGroup("/fleet");
+  std::vector<std::string> name, gpu;
+  std::vector<std::int64_t> nodes, per_node;
+  std::vector<double> idle, tdp, base;
+  for (const auto& grp : groups) {
+    name.push_back(grp.name);
+    gpu.push_back(grp.gpu.id);
+    nodes.push_back(grp.nodes);
+    per_node.push_back(grp.gpus_per_node);
+    idle.push_back(grp.gpu.idle_W);
+    tdp.push_back(grp.gpu.tdp_W);
+    base.push_back(grp.node_base_W);
+  }
+  write_strings(g, "name", name, "text: node group name");
+  write_vector(g, "nodes", nodes, "1");
+  write_vector(g, "gpus_per_node", per_node, "1");
+  write_strings(g, "gpu", gpu, "text: GPU preset id");
+  write_vector(g, "gpu_idle_W", idle, "W per GPU");
+  write_vector(g, "gpu_tdp_W", tdp, "W per GPU");
+  write_vector(g, "node_base_W", base, "W per node");
+  write_string_attribute(g, "description",
+                         "row k: node group k; groups are laid out in order (group 0's nodes first), GPUs "
+                         "numbered node-major through them");
+}
+
+void write_job_datasets(H5::Group& g, const std::vector<sim::Job>& jobs, std::uint32_t gpus_per_node) {
+  write_job_datasets(g, jobs,
+                     [gpus_per_node](sim::GpuIndex gpu) { return std::int64_t{gpu / gpus_per_node}; });
+}
+
+void write_job_datasets(H5::Group& g, const std::vector<sim::Job>& jobs,
+                        const std::function<std::int64_t(sim::GpuIndex)>& node_of, bool gpu_column) {
+  JobTable table(g, node_of, gpu_column, kJobBlockRows);
+  for (const auto& j : jobs) table.append(j);
+  table.finish();
+}
+
+void ResultWriter::write_summary(const sim::RunSummary& s) {
+  const QuietStderr quiet;
+  H5::Group g = impl_->file->createGroup("/summary");
+  write_scalar(g, "horizon_s", s.horizon_s, "s");
+  write_scalar(g, "jobs_total", static_cast<std::int64_t>(s.jobs_total), "1");
+  write_scalar(g, "jobs_finished", static_cast<std::int64_t>(s.jobs_finished), "1");
+  write_scalar(g, "jobs_running", static_cast<std::int64_t>(s.jobs_running), "1");
+  write_scalar(g, "jobs_queued", static_cast<std::int64_t>(s.jobs_queued), "1");
+  write_scalar(g, "gpu_seconds", s.gpu_seconds, "s");
+  write_scalar(g, "gpu_utilisation", s.gpu_utilisation, "1");
+  write_scalar(g, "gpu_energy_J", s.gpu_energy_J, "J");
+  write_scalar(g, "it_energy_J", s.it_energy_J, "J");
+  write_scalar(g, "facility_energy_J", s.facility_energy_J, "J");
+  write_scalar(g, "peak_facility_W", s.peak_facility_W, "W");
+  write_scalar(g, "peak_facility_interval_mean_W", s.peak_facility_sample_W, "W");
+  write_scalar(g, "mean_facility_W", s.mean_facility_W, "W");
+  write_scalar(g, "carbon_kg", s.carbon_kg, "kg");
+  if (s.cooling != "constant") {  // weather-driven cooling: the run's PUE and its hourly range
+    write_scalar(g, "pue", s.pue, "1: facility energy / IT energy over the run");
+    write_scalar(g, "pue_min_interval", s.pue_min_interval, "1: lowest facility-interval PUE");
+    write_scalar(g, "pue_max_interval", s.pue_max_interval, "1: highest facility-interval PUE");
+  }
+  if (s.battery) {  // on-site batteries: what the utility sees (carbon_kg and cost above are charged on it)
+    write_scalar(g, "grid_import_J", s.grid_import_J, "J");
+    write_scalar(g, "peak_grid_import_W", s.peak_grid_import_W, "W: highest facility-interval mean import");
+    write_scalar(g, "import_limit_W", s.import_limit_W, "W: [grid] import_limit_kw (0: none)");
+    write_scalar(g, "time_over_import_limit_s", s.hours_over_import_limit * 3600.0,
+                 "s: facility-interval time with mean import above the limit");
+    write_scalar(g, "storage_loss_J", s.storage_loss_J, "J");
+    write_scalar(g, "storage_change_J", s.storage_change_J, "J: stored energy at the end less at the start");
+  }
+  write_scalar(g, "cost", s.cost, "currency of the [grid.price] signal");
+  write_scalar(g, "capped_predictions", static_cast<std::int64_t>(s.capped_predictions),
+               "1: job predictions whose power was above the GPU's TDP and was capped to it");
+  if (s.failures) {  // [failures] enabled: the interruptions in the window and their cost
+    write_scalar(g, "interruptions", static_cast<std::int64_t>(s.interruptions),
+                 "1: job interruptions that struck in [0, horizon)");
+    write_scalar(g, "interruptions_expected", s.interruptions_expected,
+                 "1: sum over jobs of rate x GPU time exposed (running epochs, not paused or restarting)");
+    write_scalar(g, "failure_rate_per_gpu_hour", s.failure_rate_per_gpu_hour,
+                 "1/GPU-h: [failures] rate_per_gpu_hour (a job's own rate overrides it)");
+    write_scalar(g, "failure_exposure_gpu_s", s.failure_exposure_gpu_s,
+                 "GPU-s running epochs (exposed to failures)");
+    write_scalar(g, "lost_gpu_s", s.lost_gpu_s, "GPU-s of work lost to interruptions and redone");
+    write_scalar(g, "lost_J", s.lost_J, "J: GPU energy of that work");
+    write_scalar(g, "restart_gpu_s", s.restart_gpu_s, "GPU-s in restart delays and reloads");
+    write_scalar(g, "restart_J", s.restart_J, "J: GPU energy of the restarts");
+  }
+  if (s.smoothing) {  // [smoothing]: what it costs
+    write_scalar(g, "smoothing_energy_J", s.smoothing_energy_J,
+                 "J: extra GPU energy of power smoothing and burn over the work's own draw (all jobs)");
+    write_scalar(g, "smoothing_share_of_it", s.it_energy_J > 0.0 ? s.smoothing_energy_J / s.it_energy_J : 0.0,
+                 "1: smoothing_energy_J / it_energy_J");
+    write_scalar(g, "smoothing_floor_fraction", s.smoothing_floor_fraction, "1: [smoothing] floor_fraction");
+    write_string_attribute(g, "smoothing_mode", s.smoothing_mode);
+  }
+  // The warm-up (simulated before 0, out of every other figure) and how near steady state it left the fleet.
+  write_scalar(g, "warmup_s", s.warmup_s, "s");
+  write_scalar(g, "jobs_at_start", static_cast<std::int64_t>(s.jobs_at_start), "1: running or queued at 0");
+  write_scalar(g, "occupancy_at_start", s.occupancy_at_start, "1: allocated GPUs / GPUs at 0");
+  write_scalar(g, "occupancy_mean", s.gpu_utilisation, "1: allocated GPUs / GPUs, mean over [0, horizon)");
+  write_string_attribute(g, "scheduler", s.scheduler);
+  write_string_attribute(g, "placement", s.placement);
+  write_string_attribute(g, "predictor", s.predictor);
+  impl_->grid_metrics = impl_->grid->finish(core::Duration::from_seconds(s.horizon_s).ns());
+  H5::Group grid = impl_->file->createGroup("/grid");
+  write_grid_metrics(g, grid, impl_->grid_metrics);
+  impl_->power_quality = impl_->quality->finish(core::Duration::from_seconds(s.horizon_s).ns());
+  H5::Group quality = impl_->file->createGroup("/power_quality");
+  write_power_quality(quality, impl_->power_quality);
+}
+
+const PowerQuality& ResultWriter::power_quality() const noexcept {
+  return impl_->power_quality;
+}
+
+const GridMetrics& ResultWriter::grid_metrics() const noexcept {
+  return impl_->grid_metrics;
+}
+
+void ResultWriter::write_provenance(const RunProvenance& p) {
+  const QuietStderr quiet;
+  auto& root = *impl_->root;
+  write_string_attribute(root, "scenario", p.scenario_text);
+  write_string_attribute(root, "scenario_file", p.scenario_file);
+  write_int_attribute(root, "seed", static_cast<std::int64_t>(p.seed));
+  write_string_attribute(root, "fleetwatt_version", p.version);
+  write_string_attribute(root, "git_commit", p.git_commit);
+  write_string_attribute(root, "created", utc_now_iso8601());
+  write_string_attribute(root, "hdf5_version",
+                         fmt::format("{}.{}.{}", H5_VERS_MAJOR, H5_VERS_MINOR, H5_VERS_RELEASE));
+}
+
+void ResultWriter::commit() {
+  const QuietStderr quiet;
+  auto& m = *impl_;
+  m.flush_facility();
+  m.flush_grid();
+  m.flush_battery();
+  m.flush_nodes();
+  m.flush_changes();
+  m.flush_network(0);
+  m.close_all();
+  std::error_code ec;
+  std::filesystem::rename(temp_, target_, ec);
+  if (ec)
+    throw std::runtime_error(
+        fmt::format("{}: cannot move the result into place: {}", target_.string(), ec.message()));
+  committed_ = true;
+}
+
+}  // namespace fleetwatt::results

@@ -1,0 +1,155 @@
+// Power accounting. GPU power is piecewise constant and changes only at events; the ledger integrates it
+// exactly (energy += P_old * dt at each change), keeps node and facility totals, and cuts the facility and
+// node series into fixed intervals whose samples are exact interval means.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "fleetwatt/core/time.hpp"
+#include "fleetwatt/sim/fleet/cluster.hpp"
+#include "fleetwatt/sim/power/power_sink.hpp"
+
+namespace fleetwatt::sim {
+
+class FacilityModel;
+
+/// Compensated (Neumaier) sum: energy totals over a year of a fleet stay exact to ~1e-16 relative.
+class EnergySum {
+ public:
+  void add(double x) noexcept;
+  [[nodiscard]] double value() const noexcept { return sum_ + compensation_; }
+
+ private:
+  double sum_ = 0.0, compensation_ = 0.0;
+};
+
+/// One group of identical nodes of a heterogeneous fleet: its GPUs' idle power and its nodes' base power.
+struct LedgerGroup {
+  std::uint32_t nodes = 1;
+  std::uint32_t gpus_per_node = 1;
+  double gpu_idle_W = 0.0;
+  double node_base_W = 0.0;
+};
+
+struct LedgerConfig {
+  std::uint32_t nodes = 1;
+  std::uint32_t gpus_per_node = 1;
+  double gpu_idle_W = 0.0;
+  double node_base_W = 0.0;
+  /// Non-GPU power that follows the GPUs' (fans, power conversion), per watt of GPU power: a node draws
+  /// node_base_W + (1 + node_load_fraction) x its GPUs' power.
+  double node_load_fraction = 0.0;
+  double pue = 1.0;
+  /// The run's first instant. Before zero is a warm-up: changes then set the state but are neither
+  /// integrated nor sent to the sink, which gets the state at zero instead (see window()).
+  Time start = Time::zero();
+  /// Weather-driven cooling (facility_model.hpp): facility power from IT power and the weather step in
+  /// force, integrated piece by piece between events and weather steps. Null: IT x pue, as always.
+  const FacilityModel* facility = nullptr;
+  Duration facility_interval = Duration::from_ns(1'000'000'000);
+  Duration node_interval = Duration::from_ns(10'000'000'000);
+  /// Heterogeneous fleets: node groups laid out in order (node-major GPU numbering, as Cluster). When
+  /// given, they replace nodes, gpus_per_node, gpu_idle_W and node_base_W; empty: one uniform group.
+  std::vector<LedgerGroup> groups;
+};
+
+class PowerLedger {
+ public:
+  /// All GPUs start idle at config.start. `sink` may be null (totals only). Totals and series cover
+  /// [0, end) whatever the start.
+  explicit PowerLedger(const LedgerConfig& config, PowerSink* sink = nullptr);
+
+  /// Sends the series to `sink` from now on; only before time has advanced. Emits the initial GPU state.
+  void attach(PowerSink* sink);
+
+  /// From `now` on, each GPU in `gpus` draws `power_W`; the sink hears of it unless `to_sink` is false
+  /// (a step-level job's segments, which /gpus/changes leaves out by default).
+  void set_gpu_power(Time now, std::span<const GpuIndex> gpus, double power_W, bool to_sink = true);
+  /// Tells only the sink that each GPU in `gpus` draws `power_W` from `now` on (nothing is integrated).
+  void record_gpu_power(Time now, std::span<const GpuIndex> gpus, double power_W);
+  /// Adds a constant non-GPU IT load (network, storage) from `now` on; may be negative to remove it.
+  void add_other_it_power(Time now, double delta_W);
+  /// From `now` on, node n's non-GPU power is `base_W` instead of the configured node_base_W (sleep states).
+  void set_node_base_power(Time now, NodeIndex n, double base_W);
+  /// Called for every span [t0, t1) of constant power with its IT power (W), in time order: exact
+  /// integrals of power against other signals (carbon intensity, price). Set before the run.
+  void add_segment_observer(std::function<void(Time, Time, double)> observer) {
+    observers_.push_back(std::move(observer));
+  }
+  /// Integrates up to `end` and emits the last (possibly partial) samples; no change may follow.
+  void close(Time end);
+
+  [[nodiscard]] double gpu_power_W(GpuIndex g) const { return gpu_W_[g]; }
+  [[nodiscard]] double node_power_W(NodeIndex n) const { return node_W_[n]; }
+  [[nodiscard]] double it_power_W() const noexcept { return it_W_; }
+  [[nodiscard]] double facility_power_W() const;
+
+  [[nodiscard]] double gpu_energy_J() const noexcept { return gpu_energy_.value(); }
+  [[nodiscard]] double it_energy_J() const noexcept { return it_energy_.value(); }
+  [[nodiscard]] double facility_energy_J() const noexcept {
+    return config_.facility ? facility_energy_.value() : it_energy_.value() * config_.pue;
+  }
+  /// Highest facility power held for a positive time.
+  [[nodiscard]] double peak_facility_W() const noexcept {
+    return config_.facility ? peak_facility_W_ : peak_it_W_ * config_.pue;
+  }
+  /// Weather-driven cooling: lowest and highest facility-interval PUE (facility / IT energy); 0 otherwise.
+  [[nodiscard]] double min_interval_pue() const noexcept { return pue_min_; }
+  [[nodiscard]] double max_interval_pue() const noexcept { return pue_max_; }
+  /// Highest facility interval mean.
+  [[nodiscard]] double peak_facility_sample_W() const noexcept { return peak_sample_W_; }
+  [[nodiscard]] const LedgerConfig& config() const noexcept { return config_; }
+
+ private:
+  void advance(Time now);
+  /// `t` clamped to the window's start (zero); the first time in the window sends the state held there.
+  Time window(Time t);
+  void send_state();
+  void advance_nodes_to(Time t);
+  void touch_node(NodeIndex n, Time now);
+  /// Weather-driven facility energy of the current IT power over [a, b), cut at weather steps.
+  double facility_J(Time a, Time b);
+
+  LedgerConfig config_;
+  PowerSink* sink_;
+  std::vector<GpuIndex> first_gpu_;  ///< [n] = first GPU of node n; [nodes] = all GPUs
+  std::vector<NodeIndex> node_of_gpu_;
+  std::vector<double> gpu_W_;
+  std::vector<double> node_W_;
+  std::vector<double> node_base_W_;  ///< per-node non-GPU power
+  double base_total_W_ = 0.0;
+  std::vector<std::function<void(Time, Time, double)>> observers_;
+  double gpu_total_W_ = 0.0;
+  double load_ = 1.0;  ///< 1 + node_load_fraction: what a GPU watt costs its node
+  double other_it_W_ = 0.0;
+  double it_W_ = 0.0;
+  Time last_ = Time::zero();
+  bool closed_ = false;
+  bool state_pending_ = false;  ///< a warm-up's state at zero is still to be sent to the sink
+
+  EnergySum gpu_energy_, it_energy_;
+  double peak_it_W_ = 0.0;
+  double peak_sample_W_ = 0.0;
+
+  // Facility interval in progress.
+  Time facility_start_ = Time::zero();
+  double facility_interval_J_ = 0.0;  ///< IT energy since facility_start_
+  // Weather-driven cooling only: facility energy in total and since facility_start_, the weather step the
+  // integration has reached, and the highest facility power held.
+  EnergySum facility_energy_;
+  double facility_interval_fJ_ = 0.0;
+  std::size_t weather_step_ = 0;
+  double peak_facility_W_ = 0.0;
+  double pue_min_ = 0.0, pue_max_ = 0.0;
+  void note_interval_pue(double mean_it, double mean_facility);
+  // Node interval in progress: per-node energy since node_start_, integrated up to node_last_[n].
+  Time node_start_ = Time::zero();
+  std::vector<double> node_interval_J_;
+  std::vector<Time> node_last_;
+  std::vector<double> node_sample_W_;
+};
+
+}  // namespace fleetwatt::sim

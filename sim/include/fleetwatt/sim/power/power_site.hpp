@@ -1,0 +1,51 @@
+// The site's power side: the power ledger and what observes it. The facility's cooling model turns the
+// ledger's IT power into facility power; the grid meter integrates every span of constant IT power into
+// carbon and cost per facility interval; the batteries, when the site has them, sit between the ledger and
+// the result sink and charge carbon and cost on grid import instead. The engine changes power only through
+// the ledger and reads the site's totals at the horizon; it holds none of these parts itself.
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "fleetwatt/core/time.hpp"
+#include "fleetwatt/sim/power/battery_bank.hpp"
+#include "fleetwatt/sim/power/facility_model.hpp"
+#include "fleetwatt/sim/power/grid_meter.hpp"
+#include "fleetwatt/sim/power/power_ledger.hpp"
+#include "fleetwatt/sim/power/power_sink.hpp"
+
+namespace fleetwatt::sim {
+
+class PowerSite {
+ public:
+  /// `facility`: weather-driven cooling (null: IT x pue). `ledger.facility` and `grid.facility` are set to
+  /// it here. `batteries`: the site's batteries and import limit, if it has batteries.
+  PowerSite(std::unique_ptr<FacilityModel> facility, LedgerConfig ledger, GridMeterConfig grid,
+            std::optional<BatteryBankConfig> batteries);
+  PowerSite(const PowerSite&) = delete;  // the observers hold pointers into the site
+  PowerSite& operator=(const PowerSite&) = delete;
+
+  /// Streams the power series to `sink` (through the batteries when there are some).
+  void attach(PowerSink* sink);
+  /// The result sink attached (null: none), which the network's draw also goes to.
+  [[nodiscard]] PowerSink* sink() const noexcept { return sink_; }
+  /// Closes the ledger and the grid meter at the horizon; nothing may follow.
+  void close(Time horizon);
+
+  [[nodiscard]] PowerLedger& ledger() noexcept { return ledger_; }
+  [[nodiscard]] const PowerLedger& ledger() const noexcept { return ledger_; }
+  [[nodiscard]] const FacilityModel* facility() const noexcept { return facility_.get(); }
+  [[nodiscard]] const GridMeter& grid() const noexcept { return grid_; }
+  /// The batteries (null: none).
+  [[nodiscard]] const BatteryBank* batteries() const noexcept { return bank_.get(); }
+
+ private:
+  std::unique_ptr<FacilityModel> facility_;
+  PowerLedger ledger_;
+  std::unique_ptr<BatteryBank> bank_;  ///< between the ledger and sink_ when there are batteries
+  GridMeter grid_;                     ///< carbon and cost per facility interval
+  PowerSink* sink_ = nullptr;
+};
+
+}  // namespace fleetwatt::sim

@@ -1,0 +1,44 @@
+// First-fit placement.
+#include <algorithm>
+
+#include "fleetwatt/sim/policies/scheduler.hpp"
+
+namespace fleetwatt::sim {
+
+std::optional<Placement> FirstFitPlacement::place(const Cluster& c, std::uint32_t n_gpus) const {
+  const std::uint32_t g = c.gpus_per_node();
+  if (n_gpus == 0 || n_gpus > c.free_gpus()) return std::nullopt;
+  Placement out;
+  out.reserve(n_gpus);
+  if (n_gpus <= g) {
+    // A job that fits in one server is never split across servers: it waits for one with room.
+    const NodeIndex n = c.first_node_with_free(n_gpus);
+    if (n >= c.nodes()) return std::nullopt;
+    auto free = c.free_gpus_of(n);
+    out.assign(free.begin(), free.begin() + n_gpus);
+    return out;
+  }
+  // Multi-node jobs: whole free servers first (fewest servers, least fragmentation), lowest-numbered first...
+  std::uint32_t remaining = n_gpus;
+  std::vector<NodeIndex> used;
+  for (NodeIndex n : c.nodes_with_free(g)) {
+    if (remaining < g) break;
+    for (GpuIndex i = c.first_gpu(n); i < c.first_gpu(n) + g; ++i) out.push_back(i);
+    used.push_back(n);
+    remaining -= g;
+  }
+  // ...then the rest from the lowest-numbered servers with room.
+  for (NodeIndex n = 0; n < c.nodes() && remaining > 0; ++n) {
+    if (c.free_gpus(n) == 0 || std::find(used.begin(), used.end(), n) != used.end()) continue;
+    for (GpuIndex i : c.free_gpus_of(n)) {
+      if (remaining == 0) break;
+      out.push_back(i);
+      --remaining;
+    }
+  }
+  if (remaining > 0) return std::nullopt;
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace fleetwatt::sim

@@ -1,0 +1,256 @@
+// Exact integration of piecewise-constant power and its cutting into interval means.
+#include "fleetwatt/sim/power/power_ledger.hpp"
+
+#include "fleetwatt/core/assert.hpp"
+#include "fleetwatt/sim/power/facility_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace fleetwatt::sim {
+
+void EnergySum::add(double x) noexcept {
+  const double t = sum_ + x;
+  if (std::fabs(sum_) >= std::fabs(x)) {
+    compensation_ += (sum_ - t) + x;
+  } else {
+    compensation_ += (x - t) + sum_;
+  }
+  sum_ = t;
+}
+
+PowerLedger::PowerLedger(const LedgerConfig& config, PowerSink* sink)
+    : config_(config), sink_(sink), load_(1.0 + config.node_load_fraction) {
+  if (config.facility_interval <= Duration::zero() || config.node_interval <= Duration::zero())
+    throw std::invalid_argument("sampling intervals must be positive");
+  if (config_.groups.empty())
+    config_.groups.push_back({config.nodes, config.gpus_per_node, config.gpu_idle_W, config.node_base_W});
+  std::uint32_t nodes = 0;
+  for (const auto& grp : config_.groups) {
+    for (std::uint32_t i = 0; i < grp.nodes; ++i, ++nodes) {
+      first_gpu_.push_back(static_cast<GpuIndex>(gpu_W_.size()));
+      node_of_gpu_.insert(node_of_gpu_.end(), grp.gpus_per_node, nodes);
+      gpu_W_.insert(gpu_W_.end(), grp.gpus_per_node, grp.gpu_idle_W);
+      node_W_.push_back(grp.node_base_W + load_ * grp.gpus_per_node * grp.gpu_idle_W);
+      node_base_W_.push_back(grp.node_base_W);
+    }
+    gpu_total_W_ += static_cast<double>(std::uint64_t{grp.nodes} * grp.gpus_per_node) * grp.gpu_idle_W;
+    base_total_W_ += grp.nodes * grp.node_base_W;
+  }
+  first_gpu_.push_back(static_cast<GpuIndex>(gpu_W_.size()));
+  config_.nodes = nodes;
+  node_interval_J_.assign(nodes, 0.0);
+  node_last_.assign(nodes, Time::zero());
+  node_sample_W_.assign(nodes, 0.0);
+  it_W_ = base_total_W_ + load_ * gpu_total_W_;
+  if (config_.facility) weather_step_ = config_.facility->step_at(Time::zero());
+  PowerSink* s = sink_;
+  sink_ = nullptr;
+  attach(s);
+}
+
+void PowerLedger::attach(PowerSink* sink) {
+  FLEETWATT_ASSERT(last_ <= Time::zero() && !closed_, "a power sink must be attached before the run starts");
+  sink_ = sink;
+  if (!sink_) return;
+  state_pending_ = config_.start < Time::zero();
+  if (state_pending_) return;
+  GpuIndex next = 0;
+  for (const auto& grp : config_.groups) {
+    std::vector<GpuIndex> gpus(std::uint64_t{grp.nodes} * grp.gpus_per_node);
+    for (auto& g : gpus) g = next++;
+    sink_->gpu_change(Time::zero(), gpus, grp.gpu_idle_W);
+  }
+}
+
+Time PowerLedger::window(Time t) {
+  if (t < Time::zero()) return Time::zero();
+  if (state_pending_) send_state();
+  return t;
+}
+
+void PowerLedger::send_state() {
+  state_pending_ = false;
+  // One change per run of GPUs drawing the same power, all at zero: the state the warm-up left.
+  std::vector<GpuIndex> run;
+  for (GpuIndex g = 0; g < gpu_W_.size(); ++g) {
+    if (!run.empty() && gpu_W_[g] != gpu_W_[run.front()]) {
+      sink_->gpu_change(Time::zero(), run, gpu_W_[run.front()]);
+      run.clear();
+    }
+    run.push_back(g);
+  }
+  if (!run.empty()) sink_->gpu_change(Time::zero(), run, gpu_W_[run.front()]);
+}
+
+void PowerLedger::advance_nodes_to(Time b) {
+  for (NodeIndex n = 0; n < node_W_.size(); ++n) {
+    node_interval_J_[n] += node_W_[n] * (b - node_last_[n]).seconds();
+    node_last_[n] = b;
+  }
+}
+
+double PowerLedger::facility_power_W() const {
+  if (!config_.facility) return it_W_ * config_.pue;
+  return config_.facility->power_W(it_W_, config_.facility->step_at(last_));
+}
+
+double PowerLedger::facility_J(Time a, Time b) {
+  const FacilityModel& m = *config_.facility;
+  double joules = 0.0;
+  while (a < b) {
+    while (m.step_end(weather_step_) <= a) ++weather_step_;  // time only moves forward
+    const Time e = std::min(b, m.step_end(weather_step_));
+    const double w = m.power_W(it_W_, weather_step_);
+    joules += w * (e - a).seconds();
+    peak_facility_W_ = std::max(peak_facility_W_, w);
+    a = e;
+  }
+  return joules;
+}
+
+void PowerLedger::note_interval_pue(double mean_it, double mean_facility) {
+  if (!(mean_it > 0.0)) return;
+  const double pue = mean_facility / mean_it;
+  const bool first = pue_max_ == 0.0;
+  pue_min_ = first ? pue : std::min(pue_min_, pue);
+  pue_max_ = first ? pue : std::max(pue_max_, pue);
+}
+
+void PowerLedger::advance(Time now) {
+  FLEETWATT_ASSERT(!closed_, "power ledger used after close");
+  FLEETWATT_ASSERT(now >= last_, "power ledger asked to go back in time");
+  // Facility intervals that end by `now`.
+  Time cursor = last_;
+  for (;;) {
+    const Time b = facility_start_ + config_.facility_interval;
+    if (b > now) break;
+    facility_interval_J_ += it_W_ * (b - cursor).seconds();
+    const double mean_it = facility_interval_J_ / config_.facility_interval.seconds();
+    if (config_.facility) {
+      const double joules = facility_J(cursor, b);
+      facility_energy_.add(joules);
+      facility_interval_fJ_ += joules;
+      const double mean = facility_interval_fJ_ / config_.facility_interval.seconds();
+      peak_sample_W_ = std::max(peak_sample_W_, mean);
+      note_interval_pue(mean_it, mean);
+      if (sink_) sink_->facility_sample(facility_start_, mean_it, mean, facility_energy_.value());
+      facility_interval_fJ_ = 0.0;
+    } else {
+      const double cumulative = (it_energy_.value() + it_W_ * (b - last_).seconds()) * config_.pue;
+      peak_sample_W_ = std::max(peak_sample_W_, mean_it * config_.pue);
+      if (sink_) sink_->facility_sample(facility_start_, mean_it, mean_it * config_.pue, cumulative);
+    }
+    facility_start_ = b;
+    facility_interval_J_ = 0.0;
+    cursor = b;
+  }
+  facility_interval_J_ += it_W_ * (now - cursor).seconds();
+  if (config_.facility && cursor < now) {
+    const double joules = facility_J(cursor, now);
+    facility_energy_.add(joules);
+    facility_interval_fJ_ += joules;
+  }
+  // Node intervals that end by `now`.
+  for (;;) {
+    const Time b = node_start_ + config_.node_interval;
+    if (b > now) break;
+    advance_nodes_to(b);
+    const double dt = config_.node_interval.seconds();
+    for (NodeIndex n = 0; n < node_W_.size(); ++n) {
+      node_sample_W_[n] = node_interval_J_[n] / dt;
+      node_interval_J_[n] = 0.0;
+    }
+    if (sink_) sink_->node_samples(node_start_, node_sample_W_);
+    node_start_ = b;
+  }
+  const double dt = (now - last_).seconds();
+  if (dt > 0.0)
+    for (const auto& observe : observers_) observe(last_, now, it_W_);
+  if (dt > 0.0) {
+    gpu_energy_.add(gpu_total_W_ * dt);
+    it_energy_.add(it_W_ * dt);
+    peak_it_W_ = std::max(peak_it_W_, it_W_);
+  }
+  last_ = now;
+}
+
+void PowerLedger::touch_node(NodeIndex n, Time now) {
+  node_interval_J_[n] += node_W_[n] * (now - node_last_[n]).seconds();
+  node_last_[n] = now;
+}
+
+void PowerLedger::set_gpu_power(Time at, std::span<const GpuIndex> gpus, double power_W, bool to_sink) {
+  const Time now = window(at);
+  advance(now);
+  NodeIndex last_node = ~NodeIndex{0};
+  for (GpuIndex g : gpus) {
+    const NodeIndex n = node_of_gpu_[g];
+    if (n != last_node) touch_node(n, now);
+    last_node = n;
+    gpu_total_W_ += power_W - gpu_W_[g];
+    gpu_W_[g] = power_W;
+  }
+  // Recompute the touched nodes from their GPUs rather than by deltas, so node power never drifts.
+  last_node = ~NodeIndex{0};
+  for (GpuIndex g : gpus) {
+    const NodeIndex n = node_of_gpu_[g];
+    if (n == last_node) continue;
+    last_node = n;
+    double w = node_base_W_[n];
+    double gpus = 0.0;
+    for (GpuIndex i = first_gpu_[n]; i < first_gpu_[n + 1]; ++i) gpus += gpu_W_[i];
+    node_W_[n] = w + load_ * gpus;
+  }
+  it_W_ = base_total_W_ + load_ * gpu_total_W_ + other_it_W_;
+  if (to_sink && sink_ && at >= Time::zero()) sink_->gpu_change(now, gpus, power_W);
+}
+
+void PowerLedger::record_gpu_power(Time at, std::span<const GpuIndex> gpus, double power_W) {
+  const Time now = window(at);
+  advance(now);  // the series up to now first, as for a real change
+  if (sink_ && at >= Time::zero()) sink_->gpu_change(now, gpus, power_W);
+}
+
+void PowerLedger::add_other_it_power(Time at, double delta_W) {
+  const Time now = window(at);
+  advance(now);
+  other_it_W_ += delta_W;
+  it_W_ = base_total_W_ + load_ * gpu_total_W_ + other_it_W_;
+}
+
+void PowerLedger::set_node_base_power(Time at, NodeIndex n, double base_W) {
+  const Time now = window(at);
+  advance(now);
+  touch_node(n, now);
+  base_total_W_ += base_W - node_base_W_[n];
+  node_base_W_[n] = base_W;
+  double gpus = 0.0;
+  for (GpuIndex i = first_gpu_[n]; i < first_gpu_[n + 1]; ++i) gpus += gpu_W_[i];
+  node_W_[n] = base_W + load_ * gpus;
+  it_W_ = base_total_W_ + load_ * gpu_total_W_ + other_it_W_;
+}
+
+void PowerLedger::close(Time at) {
+  const Time end = window(at);
+  advance(end);
+  // A final partial interval (a horizon that is not a multiple of the interval) is the mean over its span.
+  if (facility_start_ < end) {
+    const double mean_it = facility_interval_J_ / (end - facility_start_).seconds();
+    const double mean =
+        config_.facility ? facility_interval_fJ_ / (end - facility_start_).seconds() : mean_it * config_.pue;
+    peak_sample_W_ = std::max(peak_sample_W_, mean);
+    if (config_.facility) note_interval_pue(mean_it, mean);
+    if (sink_) sink_->facility_sample(facility_start_, mean_it, mean, facility_energy_J());
+  }
+  if (node_start_ < end) {
+    advance_nodes_to(end);
+    const double dt = (end - node_start_).seconds();
+    for (NodeIndex n = 0; n < node_W_.size(); ++n) node_sample_W_[n] = node_interval_J_[n] / dt;
+    if (sink_) sink_->node_samples(node_start_, node_sample_W_);
+  }
+  closed_ = true;
+}
+
+}  // namespace fleetwatt::sim

@@ -1,0 +1,54 @@
+// The site's power side (power_site.hpp): the ledger and its observers, wired once.
+#include "fleetwatt/sim/power/power_site.hpp"
+
+#include <utility>
+
+namespace fleetwatt::sim {
+
+namespace {
+
+LedgerConfig with_facility(LedgerConfig c, const FacilityModel* facility) {
+  c.facility = facility;
+  return c;
+}
+
+GridMeterConfig with_facility(GridMeterConfig c, const FacilityModel* facility) {
+  c.facility = facility;
+  return c;
+}
+
+}  // namespace
+
+PowerSite::PowerSite(std::unique_ptr<FacilityModel> facility, LedgerConfig ledger, GridMeterConfig grid,
+                     std::optional<BatteryBankConfig> batteries)
+    : facility_(std::move(facility)),
+      ledger_(with_facility(std::move(ledger), facility_.get())),
+      bank_(batteries ? std::make_unique<BatteryBank>(std::move(*batteries)) : nullptr),
+      // Carbon and cost: exact integrals of facility power against the grid signals, per facility interval
+      // (the /facility series) and in total; with batteries they are charged on grid import, by the bank.
+      grid_(with_facility(grid, facility_.get()), [this](Time start, double carbon_kg, double cost) {
+        if (bank_)
+          bank_->grid_sample(start, carbon_kg, cost);
+        else if (sink_)
+          sink_->grid_sample(start, carbon_kg, cost);
+      }) {
+  if (bank_) ledger_.attach(bank_.get());  // runs without a result sink still see the batteries
+  ledger_.add_segment_observer([this](Time t0, Time t1, double it_W) { grid_.add(t0, t1, it_W); });
+}
+
+void PowerSite::attach(PowerSink* sink) {
+  if (bank_) {
+    bank_->set_downstream(sink);
+    ledger_.attach(bank_.get());
+  } else {
+    ledger_.attach(sink);
+  }
+  sink_ = sink;
+}
+
+void PowerSite::close(Time horizon) {
+  ledger_.close(horizon);
+  grid_.close(horizon);
+}
+
+}  // namespace fleetwatt::sim

@@ -1,0 +1,243 @@
+// Collective algorithms as transfer phases, and their cost on routed, shared flows.
+#include "fleetwatt/topologies/flows/collectives.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <tuple>
+
+namespace fleetwatt::topologies {
+
+namespace {
+
+std::vector<Transfer> ring(const std::vector<Vertex>& ranks, double bytes) {
+  std::vector<Transfer> t;
+  if (ranks.size() < 2) return t;
+  for (std::size_t i = 0; i < ranks.size(); ++i)
+    t.push_back({ranks[i], ranks[(i + 1) % ranks.size()], bytes});
+  return t;
+}
+
+std::uint32_t steps(std::size_t n) {
+  return static_cast<std::uint32_t>(n);
+}
+
+}  // namespace
+
+Collective ring_all_reduce(const std::vector<Vertex>& ranks, double bytes) {
+  const std::size_t p = ranks.size();
+  Collective c{"ring_all_reduce", {}};
+  if (p < 2) return c;
+  c.phases.push_back({ring(ranks, bytes / static_cast<double>(p)), steps(2 * (p - 1)), steps(2 * (p - 1))});
+  return c;
+}
+
+Collective ring_all_gather(const std::vector<Vertex>& ranks, double bytes) {
+  const std::size_t p = ranks.size();
+  Collective c{"ring_all_gather", {}};
+  if (p < 2) return c;
+  c.phases.push_back({ring(ranks, bytes / static_cast<double>(p)), steps(p - 1), steps(p - 1)});
+  return c;
+}
+
+Collective ring_reduce_scatter(const std::vector<Vertex>& ranks, double bytes) {
+  Collective c = ring_all_gather(ranks, bytes);
+  c.name = "ring_reduce_scatter";
+  return c;
+}
+
+Collective all_to_all(const std::vector<Vertex>& ranks, double bytes) {
+  const std::size_t p = ranks.size();
+  Collective c{"all_to_all", {}};
+  if (p < 2) return c;
+  CollectivePhase phase{{}, steps(p - 1), 1};
+  for (std::size_t i = 0; i < p; ++i)
+    for (std::size_t j = 0; j < p; ++j)
+      if (i != j) phase.transfers.push_back({ranks[i], ranks[j], bytes / static_cast<double>(p)});
+  c.phases.push_back(std::move(phase));
+  return c;
+}
+
+Collective rail_ring_groups(const Topology& topo, const std::vector<std::vector<Vertex>>& groups,
+                            double bytes, std::uint32_t passes) {
+  Collective c{"rail_ring_groups", {}};
+  const std::size_t p = groups.empty() ? 0 : groups.front().size();
+  if (p < 2 || passes == 0) return c;
+  CollectivePhase phase{{}, steps(passes * (p - 1)), steps(passes * (p - 1))};
+  for (const auto& g : groups) {
+    std::map<std::int32_t, std::vector<Vertex>> by_node;
+    for (const Vertex v : g) by_node[topo.vertex(v).node].push_back(v);
+    if (by_node.size() < 2) continue;
+    std::size_t rails = p;
+    for (const auto& [node, members] : by_node) rails = std::min(rails, members.size());
+    const double per_rail = bytes / (static_cast<double>(p) * rails);
+    for (std::size_t k = 0; k < rails; ++k) {
+      std::vector<Vertex> ring_k;
+      for (const auto& [node, members] : by_node) ring_k.push_back(members[k]);
+      const auto t = ring(ring_k, per_rail);
+      phase.transfers.insert(phase.transfers.end(), t.begin(), t.end());
+    }
+  }
+  if (!phase.transfers.empty()) c.phases.push_back(std::move(phase));
+  return c;
+}
+
+Collective concurrent_sends(const std::vector<std::pair<Vertex, Vertex>>& pairs, double bytes) {
+  Collective c{"concurrent_sends", {}};
+  if (pairs.empty()) return c;
+  CollectivePhase phase{{}, 1, 1};
+  for (const auto& [src, dst] : pairs) phase.transfers.push_back({src, dst, bytes});
+  c.phases.push_back(std::move(phase));
+  return c;
+}
+
+Collective tree_all_reduce(const std::vector<Vertex>& ranks, double bytes) {
+  const std::size_t p = ranks.size();
+  Collective c{"tree_all_reduce", {}};
+  if (p < 2) return c;
+  // Heap-ordered binary trees: position i's parent is (i - 1) / 2; depth = floor(log2 p).
+  std::uint32_t depth = 0;
+  while ((std::size_t{2} << depth) <= p) ++depth;
+  CollectivePhase reduce{{}, depth, 1}, broadcast{{}, depth, 1};
+  for (std::size_t shift = 0; shift < 2; ++shift) {
+    const auto rank = [&](std::size_t pos) { return ranks[(pos + shift) % p]; };
+    for (std::size_t i = 1; i < p; ++i) {
+      reduce.transfers.push_back({rank(i), rank((i - 1) / 2), bytes / 2.0});
+      broadcast.transfers.push_back({rank((i - 1) / 2), rank(i), bytes / 2.0});
+    }
+  }
+  c.phases.push_back(std::move(reduce));
+  c.phases.push_back(std::move(broadcast));
+  return c;
+}
+
+Collective hierarchical_all_reduce(const Topology& topo, const std::vector<Vertex>& ranks, double bytes) {
+  Collective c{"hierarchical_all_reduce", {}};
+  std::map<std::int32_t, std::vector<Vertex>> by_node;
+  for (const Vertex v : ranks) by_node[topo.vertex(v).node].push_back(v);
+  std::size_t g = 0;
+  for (const auto& [node, list] : by_node) g = std::max(g, list.size());
+  const std::size_t n = by_node.size();
+  if (ranks.size() < 2) return c;
+  const double shard = bytes / static_cast<double>(g);
+  if (g > 1) {
+    CollectivePhase rs{{}, steps(g - 1), steps(g - 1)};
+    for (const auto& [node, list] : by_node) {
+      const auto t = ring(list, shard);
+      rs.transfers.insert(rs.transfers.end(), t.begin(), t.end());
+    }
+    c.phases.push_back(rs);
+  }
+  if (n > 1) {
+    CollectivePhase ar{{}, steps(2 * (n - 1)), steps(2 * (n - 1))};
+    for (std::size_t j = 0; j < g; ++j) {
+      std::vector<Vertex> across;
+      for (const auto& [node, list] : by_node)
+        if (j < list.size()) across.push_back(list[j]);
+      const auto t = ring(across, shard / static_cast<double>(n));
+      ar.transfers.insert(ar.transfers.end(), t.begin(), t.end());
+    }
+    c.phases.push_back(std::move(ar));
+  }
+  if (g > 1) {
+    CollectivePhase ag = c.phases.front();  // the same intra-node rings, gathering instead of reducing
+    c.phases.push_back(std::move(ag));
+  }
+  return c;
+}
+
+PlacedCollective::PlacedCollective(Collective collective, Router& router, FlowNetwork& network,
+                                   std::uint64_t flow_key, std::uint32_t group)
+    : collective_(std::move(collective)), network_(&network), group_(group) {
+  // Phases run one after another, so a pair that talks in several phases (the intra-node rings of a
+  // hierarchical all-reduce) is one flow; within a phase, each transfer is its own flow even when two share
+  // a pair (the two trees of a double binary tree), so that they compete for the path.
+  const auto add = [&](const Transfer& t) {
+    const auto i = static_cast<std::uint32_t>(flows_.size());
+    latency_.push_back(router.append_path(t.src, t.dst, flow_key + i, links_));
+    path_at_.push_back(static_cast<std::uint32_t>(links_.size()));
+    flows_.push_back(network.add_flow(path(i), std::numeric_limits<double>::infinity(), group));
+    return i;
+  };
+  std::size_t transfers = 0;
+  for (const auto& phase : collective_.phases) transfers += phase.transfers.size();
+  flows_.reserve(transfers);
+  latency_.reserve(transfers);
+  path_at_.reserve(transfers + 1);
+  links_.reserve(transfers * 4);  // most transfers of a ring stay in a server (two or three links)
+  try {
+    if (collective_.phases.size() == 1) {
+      // One phase (a ring, the usual all-reduce): every transfer is its own flow, in order, as the general
+      // case below makes them, without its two maps' allocation per transfer.
+      auto& map = flow_of_.emplace_back();
+      for (const auto& t : collective_.phases.front().transfers) map.push_back(add(t));
+    } else {
+      std::map<std::tuple<Vertex, Vertex, std::uint32_t>, std::uint32_t> index;
+      for (const auto& phase : collective_.phases) {
+        auto& map = flow_of_.emplace_back();
+        std::map<std::pair<Vertex, Vertex>, std::uint32_t> seen_in_phase;
+        for (const auto& t : phase.transfers) {
+          const auto key = std::make_tuple(t.src, t.dst, seen_in_phase[{t.src, t.dst}]++);
+          auto it = index.find(key);
+          if (it == index.end()) it = index.emplace(key, add(t)).first;
+          map.push_back(it->second);
+        }
+      }
+    }
+  } catch (...) {
+    for (const FlowId f : flows_) network.remove_flow(f);
+    throw;
+  }
+}
+
+PlacedCollective::~PlacedCollective() {
+  if (network_ == nullptr) return;
+  for (const FlowId f : flows_) network_->remove_flow(f);
+}
+
+PlacedCollective::PlacedCollective(PlacedCollective&& other) noexcept
+    : collective_(std::move(other.collective_)),
+      network_(other.network_),
+      flows_(std::move(other.flows_)),
+      links_(std::move(other.links_)),
+      path_at_(std::move(other.path_at_)),
+      latency_(std::move(other.latency_)),
+      flow_of_(std::move(other.flow_of_)),
+      group_(other.group_),
+      cached_(other.cached_),
+      cached_alpha_s_(other.cached_alpha_s_),
+      cached_time_s_(other.cached_time_s_) {
+  other.network_ = nullptr;
+}
+
+double PlacedCollective::time(double alpha_s) {
+  // Rates change only when flows start or end somewhere coupled to ours; epochs ask far more often.
+  if (group_ != FlowNetwork::kNoGroup) {
+    const bool changed = network_->take_changed(group_);
+    if (!changed && cached_ && alpha_s == cached_alpha_s_) return cached_time_s_;
+  }
+  double total = 0.0;
+  for (std::size_t ph = 0; ph < collective_.phases.size(); ++ph) {
+    const auto& phase = collective_.phases[ph];
+    double slowest = 0.0, lat = 0.0;
+    for (std::size_t i = 0; i < phase.transfers.size(); ++i) {
+      const std::uint32_t f = flow_of_[ph][i];
+      slowest = std::max(slowest, phase.transfers[i].bytes / network_->rate(flows_[f]));
+      lat = std::max(lat, latency_[f]);
+    }
+    total += phase.latency_steps * (alpha_s + lat) + phase.bandwidth_steps * slowest;
+  }
+  cached_ = true;
+  cached_alpha_s_ = alpha_s;
+  cached_time_s_ = total;
+  return total;
+}
+
+double PlacedCollective::bottleneck_rate() {
+  double r = std::numeric_limits<double>::infinity();
+  for (const FlowId f : flows_) r = std::min(r, network_->rate(f));
+  return r;
+}
+
+}  // namespace fleetwatt::topologies
