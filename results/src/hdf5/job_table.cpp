@@ -1,5 +1,5 @@
 // The job table, appended in blocks of rows (see job_table.hpp). Each column is a name, its units and how a
-// job gives its value; the columns and their values are those the table has always had.
+// job's record gives its value; the columns and their values are those the table has always had.
 #include "job_table.hpp"
 
 #include <fmt/format.h>
@@ -20,16 +20,16 @@ struct JobTable::Column {
   enum class Kind { real, integer, text };
   std::string name, units;
   Kind kind = Kind::real;
-  std::function<double(const sim::Job&)> real;
-  std::function<std::int64_t(const sim::Job&)> integer;
-  std::function<std::string(const sim::Job&)> text;
+  std::function<double(const sim::JobRecord&)> real;
+  std::function<std::int64_t(const sim::JobRecord&)> integer;
+  std::function<std::string(const sim::JobRecord&)> text;
   std::vector<double> reals;
   std::vector<std::int64_t> integers;
   std::vector<std::string> texts;
   std::optional<AppendableSeries> series;
   std::optional<AppendableStrings> strings;
 
-  void add(const sim::Job& j) {
+  void add(const sim::JobRecord& j) {
     if (kind == Kind::real)
       reals.push_back(real(j));
     else if (kind == Kind::integer)
@@ -59,32 +59,33 @@ JobTable::JobTable(H5::Group group, NodeOf node_of, bool gpu_column, std::size_t
 
 JobTable::~JobTable() = default;
 
-void JobTable::create(const sim::Job* first) {
+void JobTable::create(const sim::JobRecord* first) {
   created_ = true;
   const double nan = std::numeric_limits<double>::quiet_NaN();
   using Kind = Column::Kind;
-  const auto real = [this](std::string name, std::string units, std::function<double(const sim::Job&)> f) {
+  const auto real = [this](std::string name, std::string units,
+                           std::function<double(const sim::JobRecord&)> f) {
     auto c = std::make_unique<Column>();
     c->name = std::move(name), c->units = std::move(units), c->kind = Kind::real, c->real = std::move(f);
     columns_.push_back(std::move(c));
   };
   const auto integer = [this](std::string name, std::string units,
-                              std::function<std::int64_t(const sim::Job&)> f) {
+                              std::function<std::int64_t(const sim::JobRecord&)> f) {
     auto c = std::make_unique<Column>();
     c->name = std::move(name), c->units = std::move(units), c->kind = Kind::integer,
     c->integer = std::move(f);
     columns_.push_back(std::move(c));
   };
   const auto text = [this](std::string name, std::string units,
-                           std::function<std::string(const sim::Job&)> f) {
+                           std::function<std::string(const sim::JobRecord&)> f) {
     auto c = std::make_unique<Column>();
     c->name = std::move(name), c->units = std::move(units), c->kind = Kind::text, c->text = std::move(f);
     columns_.push_back(std::move(c));
   };
-  integer("id", "1", [](const sim::Job& j) { return j.spec.id; });
-  text("class", "text", [](const sim::Job& j) { return j.spec.job_class; });
-  integer("n_gpus", "1", [](const sim::Job& j) { return std::int64_t{j.spec.n_gpus}; });
-  text("nodes", "text: comma-separated node indices", [this](const sim::Job& j) {
+  integer("id", "1", [](const sim::JobRecord& j) { return j.spec.id; });
+  text("class", "text", [](const sim::JobRecord& j) { return j.spec.job_class; });
+  integer("n_gpus", "1", [](const sim::JobRecord& j) { return std::int64_t{j.spec.n_gpus}; });
+  text("nodes", "text: comma-separated node indices", [this](const sim::JobRecord& j) {
     std::string ns;
     std::int64_t last = -1;
     for (auto gpu : j.gpus) {
@@ -97,39 +98,36 @@ void JobTable::create(const sim::Job* first) {
     return ns;
   });
   text("state", "text: pending|queued|running|finished at the horizon",
-       [](const sim::Job& j) { return std::string(sim::to_string(j.state)); });
-  real("submit_s", "s", [](const sim::Job& j) { return j.spec.submit_s; });
-  real("start_s", "s (NaN: never started)", [nan](const sim::Job& j) {
-    const bool started = j.state == sim::JobState::running || j.state == sim::JobState::finished;
-    return started ? j.start.seconds() : nan;
-  });
-  real("end_s", "s (NaN: not finished by the horizon)",
-       [nan](const sim::Job& j) { return j.state == sim::JobState::finished ? j.end.seconds() : nan; });
-  integer("epochs", "1", [](const sim::Job& j) { return std::int64_t{j.spec.epochs}; });
-  integer("epochs_done", "1", [](const sim::Job& j) { return std::int64_t{j.epochs_done}; });
-  real("peak_W", "W per GPU", [](const sim::Job& j) { return j.peak_W(); });
-  real("peak_s", "s per epoch", [](const sim::Job& j) { return j.epoch.peak.seconds(); });
-  real("valley_W", "W per GPU", [](const sim::Job& j) { return j.valley_W(); });
-  real("valley_s", "s per epoch", [](const sim::Job& j) { return j.epoch.valley.seconds(); });
-  real("energy_J", "J (all the job's GPUs, up to the horizon)", [](const sim::Job& j) { return j.energy_J; });
+       [](const sim::JobRecord& j) { return std::string(sim::to_string(j.state)); });
+  real("submit_s", "s", [](const sim::JobRecord& j) { return j.spec.submit_s; });
+  real("start_s", "s (NaN: never started)", [](const sim::JobRecord& j) { return j.start_s; });
+  real("end_s", "s (NaN: not finished by the horizon)", [](const sim::JobRecord& j) { return j.end_s; });
+  integer("epochs", "1", [](const sim::JobRecord& j) { return std::int64_t{j.spec.epochs}; });
+  integer("epochs_done", "1", [](const sim::JobRecord& j) { return std::int64_t{j.epochs_done}; });
+  real("peak_W", "W per GPU", [](const sim::JobRecord& j) { return j.peak_W; });
+  real("peak_s", "s per epoch", [](const sim::JobRecord& j) { return j.peak_s; });
+  real("valley_W", "W per GPU", [](const sim::JobRecord& j) { return j.valley_W; });
+  real("valley_s", "s per epoch", [](const sim::JobRecord& j) { return j.valley_s; });
+  real("energy_J", "J (all the job's GPUs, up to the horizon)",
+       [](const sim::JobRecord& j) { return j.energy_J; });
   // Where the job came from: trace id and status, and which fields were inferred rather than recorded.
   if (gpu_column_)
     text("gpu", "text: GPU preset id of the node group it ran on (empty: never started)",
-         [](const sim::Job& j) { return j.gpu; });
+         [](const sim::JobRecord& j) { return std::string(j.gpu); });
   text("trace_id", "text: the job's id in its source trace",
-       [](const sim::Job& j) { return j.spec.trace_id; });
+       [](const sim::JobRecord& j) { return j.spec.trace_id; });
   text("status", "text: unknown|completed|failed|cancelled|running|pending in the source",
-       [](const sim::Job& j) { return std::string(jobs::to_string(j.spec.status)); });
+       [](const sim::JobRecord& j) { return std::string(jobs::to_string(j.spec.status)); });
   text("inferred", "text: comma-separated fields drawn from priors, not recorded",
-       [](const sim::Job& j) { return jobs::inferred_names(j.spec.inferred); });
+       [](const sim::JobRecord& j) { return jobs::inferred_names(j.spec.inferred); });
   real("recorded_runtime_s", "s (NaN: none recorded)",
-       [nan](const sim::Job& j) { return j.spec.recorded_runtime_s.value_or(nan); });
+       [nan](const sim::JobRecord& j) { return j.spec.recorded_runtime_s.value_or(nan); });
   real("limit_s", "s after start at which the job is stopped (NaN: none)",
-       [nan](const sim::Job& j) { return j.spec.limit_s.value_or(nan); });
-  real("paused_gpu_s", "GPU-s lost to pauses", [](const sim::Job& j) { return j.paused_gpu_seconds; });
+       [nan](const sim::JobRecord& j) { return j.spec.limit_s.value_or(nan); });
+  real("paused_gpu_s", "GPU-s lost to pauses", [](const sim::JobRecord& j) { return j.paused_gpu_s; });
   real("compute_s", "s of compute in peak phases (whole run, up to the horizon)",
-       [](const sim::Job& j) { return j.compute_s; });
-  real("comm_s", "s of exposed communication", [](const sim::Job& j) { return j.comm_s; });
+       [](const sim::JobRecord& j) { return j.parts.compute_s; });
+  real("comm_s", "s of exposed communication", [](const sim::JobRecord& j) { return j.parts.comm_s; });
   // A step-level job's exposed communication by parallel group (0 for other jobs): tensor parallel inside
   // NVLink keeps the plan's time; the others grow where the fabric is congested.
   for (std::size_t g = 0; g < jobs::kCommGroups; ++g) {
@@ -137,48 +135,49 @@ void JobTable::create(const sim::Job* first) {
     real(fmt::format("{}_comm_s", jobs::to_string(group)),
          fmt::format("s of exposed {}-parallel communication (part of comm_s; step-level plans)",
                      jobs::to_string(group)),
-         [g](const sim::Job& j) { return j.comm_group_s[g]; });
+         [g](const sim::JobRecord& j) { return j.parts.comm_group_s[g]; });
   }
-  real("io_s", "s of exposed data loading", [](const sim::Job& j) { return j.io_s; });
+  real("io_s", "s of exposed data loading", [](const sim::JobRecord& j) { return j.parts.io_s; });
   real("checkpoint_s", "s of checkpoint writing and end-of-epoch work (valleys)",
-       [](const sim::Job& j) { return j.checkpoint_s; });
-  real("compute_J", "J (all the job's GPUs) during compute", [](const sim::Job& j) { return j.compute_J; });
+       [](const sim::JobRecord& j) { return j.parts.checkpoint_s; });
+  real("compute_J", "J (all the job's GPUs) during compute",
+       [](const sim::JobRecord& j) { return j.parts.compute_J; });
   real("comm_J", "J (all the job's GPUs) during exposed communication",
-       [](const sim::Job& j) { return j.comm_J; });
+       [](const sim::JobRecord& j) { return j.parts.comm_J; });
   real("io_J", "J (all the job's GPUs) during exposed data loading",
-       [](const sim::Job& j) { return j.io_J; });
+       [](const sim::JobRecord& j) { return j.parts.io_J; });
   real("checkpoint_J", "J (all the job's GPUs) during checkpoints and epoch ends",
-       [](const sim::Job& j) { return j.checkpoint_J; });
+       [](const sim::JobRecord& j) { return j.parts.checkpoint_J; });
   real("bubble_s", "s of pipeline bubble (fill and drain) in peak phases",
-       [](const sim::Job& j) { return j.bubble_s; });
+       [](const sim::JobRecord& j) { return j.parts.bubble_s; });
   real("bubble_J", "J (all the job's GPUs) during pipeline bubbles",
-       [](const sim::Job& j) { return j.bubble_J; });
+       [](const sim::JobRecord& j) { return j.parts.bubble_J; });
   real("startup_s", "s of a step-level job's start-up (model load, warm-up)",
-       [](const sim::Job& j) { return j.startup_s; });
+       [](const sim::JobRecord& j) { return j.parts.startup_s; });
   real("startup_J", "J (all the job's GPUs) during the start-up",
-       [](const sim::Job& j) { return j.startup_J; });
+       [](const sim::JobRecord& j) { return j.parts.startup_J; });
   real("step_s", "s: a step-level job's step period as last simulated, uncapped (NaN: drawn by epochs)",
-       [nan](const sim::Job& j) { return j.stepped ? j.wave.shape.step().seconds() : nan; });
+       [](const sim::JobRecord& j) { return j.step_s; });
   // [smoothing] and [failures]: their columns only when the run has them (the first row says so), so every
   // other run's table stays as it was.
-  if (first && first->smoothing_on)
+  if (first && first->smoothing_J)
     real("smoothing_J",
          "J (all the job's GPUs): smoothing's or burn's extra energy over the work's own draw on the same "
          "timeline (0: the job not smoothed)",
-         [](const sim::Job& j) { return j.smoothing_J; });
-  if (first && first->failures_on) {
+         [](const sim::JobRecord& j) { return *j.smoothing_J; });
+  if (first && first->failures) {
     integer("interruptions", "1: interruptions that struck in [0, horizon)",
-            [](const sim::Job& j) { return std::int64_t{j.failures.interruptions}; });
+            [](const sim::JobRecord& j) { return std::int64_t{j.failures->interruptions}; });
     real("lost_gpu_s",
          "GPU-s of work lost and redone: at each interruption, the time since the epoch's start (its last "
          "checkpoint) less pauses, x GPUs",
-         [](const sim::Job& j) { return j.failures.lost_gpu_s; });
+         [](const sim::JobRecord& j) { return j.failures->lost_gpu_s; });
     real("lost_J", "J (all the job's GPUs) spent on that lost work",
-         [](const sim::Job& j) { return j.failures.lost_J; });
+         [](const sim::JobRecord& j) { return j.failures->lost_J; });
     real("restart_s", "s in restart delays (GPUs idle) and reloads (checkpoint power)",
-         [](const sim::Job& j) { return j.failures.restart_s; });
+         [](const sim::JobRecord& j) { return j.failures->restart_s; });
     real("restart_J", "J (all the job's GPUs) during restarts",
-         [](const sim::Job& j) { return j.failures.restart_J; });
+         [](const sim::JobRecord& j) { return j.failures->restart_J; });
   }
   for (auto& c : columns_) {
     if (c->kind == Kind::text)
@@ -190,7 +189,7 @@ void JobTable::create(const sim::Job* first) {
   }
 }
 
-void JobTable::append(const sim::Job& job) {
+void JobTable::append(const sim::JobRecord& job) {
   if (!created_) create(&job);
   for (auto& c : columns_) c->add(job);
   ++rows_;

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "fleetwatt/sim/fleet/job.hpp"
+#include "fleetwatt/sim/fleet/job_record.hpp"
 
 namespace fleetwatt::results {
 
@@ -27,15 +27,16 @@ class JobTable {
   JobTable(const JobTable&) = delete;
   JobTable& operator=(const JobTable&) = delete;
 
-  /// The next row. The first row creates the datasets.
-  void append(const sim::Job& job);
+  /// The next row. The first row creates the datasets (its smoothing and failure figures say whether the
+  /// table has their columns).
+  void append(const sim::JobRecord& job);
   /// Writes the rows still buffered (and the datasets, empty, when there was no row). Call once, last.
   void finish();
   [[nodiscard]] std::uint64_t rows() const noexcept { return rows_; }
 
  private:
   struct Column;
-  void create(const sim::Job* first);
+  void create(const sim::JobRecord* first);
   void flush();
 
   H5::Group group_;

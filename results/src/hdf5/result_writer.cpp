@@ -363,7 +363,7 @@ void ResultWriter::stream_jobs(sim::Engine& engine, std::size_t block_rows) {
 
 void ResultWriter::job_done(sim::JobIndex /*index*/, const sim::Job& job) {
   const QuietStderr quiet;
-  impl_->jobs->append(job);
+  impl_->jobs->append(sim::record_of(job));
 }
 
 void ResultWriter::write_jobs(const std::deque<sim::Job>& jobs, std::uint32_t gpus_per_node) {
@@ -372,7 +372,7 @@ void ResultWriter::write_jobs(const std::deque<sim::Job>& jobs, std::uint32_t gp
   JobTable table(
       g, [gpus_per_node](sim::GpuIndex gpu) { return std::int64_t{gpu / gpus_per_node}; }, false,
       kJobBlockRows);
-  for (const auto& j : jobs) table.append(j);
+  for (const auto& j : jobs) table.append(sim::record_of(j));
   table.finish();
 }
 
@@ -381,7 +381,7 @@ void ResultWriter::write_jobs(const std::deque<sim::Job>& jobs, const sim::Clust
   const QuietStderr quiet;
   auto& m = *impl_;
   if (m.jobs) {  // streamed: the rest, after the rows already written
-    for (const auto& j : jobs) m.jobs->append(j);
+    for (const auto& j : jobs) m.jobs->append(sim::record_of(j));
     m.jobs->finish();
     return;
   }
@@ -389,7 +389,7 @@ void ResultWriter::write_jobs(const std::deque<sim::Job>& jobs, const sim::Clust
   JobTable table(
       g, [&cluster](sim::GpuIndex gpu) { return std::int64_t{cluster.node_of(gpu)}; }, gpu_column,
       kJobBlockRows);
-  for (const auto& j : jobs) table.append(j);
+  for (const auto& j : jobs) table.append(sim::record_of(j));
   table.finish();
 }
 
@@ -428,7 +428,7 @@ void write_job_datasets(H5::Group& g, const std::vector<sim::Job>& jobs, std::ui
 void write_job_datasets(H5::Group& g, const std::vector<sim::Job>& jobs,
                         const std::function<std::int64_t(sim::GpuIndex)>& node_of, bool gpu_column) {
   JobTable table(g, node_of, gpu_column, kJobBlockRows);
-  for (const auto& j : jobs) table.append(j);
+  for (const auto& j : jobs) table.append(sim::record_of(j));
   table.finish();
 }
 
