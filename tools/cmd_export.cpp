@@ -1,8 +1,9 @@
 // `fleetwatt export RESULT.h5`: a result file as CSV for the people and tools that plan grid connections
-// and tariffs: the facility load profile resampled exactly onto clock-aligned rows (results/resample.hpp),
-// per-node power, a comparison's per-policy series, or the job table. Rows carry ISO 8601 time stamps on the
-// clock of the scenario's [output] start (stored in the file) and seconds since the start; every header names
-// its unit. Writes to a temporary file beside -o and renames it when done; without -o, to stdout.
+// and tariffs: the facility load profile resampled exactly onto clock-aligned rows
+// (results/metrics/resample.hpp), per-node power, a comparison's per-policy series, or the job table. Rows
+// carry ISO 8601 time stamps on the clock of the scenario's [output] start (stored in the file) and seconds
+// since the start; every header names its unit. Writes to a temporary file beside -o and renames it when
+// done; without -o, to stdout.
 #include <unistd.h>
 
 #include <fmt/format.h>

@@ -1,5 +1,5 @@
 // Policy comparison: one engine per policy on copies of the same jobs, and the row of figures each run gives
-// (results/comparison_table.hpp writes the table).
+// (results/hdf5/comparison_table.hpp writes the table).
 #include "fleetwatt/runs/policy_comparison.hpp"
 
 #include <fmt/format.h>

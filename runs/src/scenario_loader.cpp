@@ -204,7 +204,7 @@ FleetConfig parse_fleet(const TomlTable& t) {
 }
 
 FacilityConfig parse_facility(const TomlTable& t) {
-  // The cooling kind's own keys are checked by its declaration (sim/facility_model.cpp), not here.
+  // The cooling kind's own keys are checked by its declaration (sim/power/facility_model.cpp), not here.
   const std::vector<std::string> own{"pue",         "carbon_kg_per_kwh", "cooling",
                                      "weather_csv", "weather_start",     "battery"};
   FacilityConfig f;
@@ -887,13 +887,13 @@ Scenario parse_scenario_table(const toml::table& root, std::string text, const s
     s.scheduler.carbon =
         std::make_shared<const GridSignal>(read_grid_signal_csv(s.grid.carbon->file, s.grid.carbon->options));
   if (auto t = top.table("output")) s.output = parse_output(*t);
-  // [failures]: checked against its declaration (sim/failures_config.hpp), like a component's keys.
+  // [failures]: checked against its declaration (sim/engine/failures_config.hpp), like a component's keys.
   if (auto t = top.table("failures")) {
     ParamSet raw = params_except(*t, {});
     raw.set_warnings(s.warnings);
     s.failures = parse_failure_config(raw);
   }
-  // [smoothing]: the same (sim/smoothing_config.hpp).
+  // [smoothing]: the same (sim/fleet/smoothing_config.hpp).
   if (auto t = top.table("smoothing")) {
     ParamSet raw = params_except(*t, {});
     raw.set_warnings(s.warnings);

@@ -1,4 +1,4 @@
-// GPU power smoothing and burn ([smoothing], sim/power_smoothing.hpp) against hand calculations: the
+// GPU power smoothing and burn ([smoothing], sim/fleet/power_smoothing.hpp) against hand calculations: the
 // periodic smoothed step of a one-stage job, its ramps cut into pieces whose energies are the trapezoid's
 // exactly, and whole engine runs whose extra energy is worked out by hand and whose timing is unchanged.
 #include <catch2/catch.hpp>

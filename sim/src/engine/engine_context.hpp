@@ -1,7 +1,7 @@
 // The engine's two adapters. Context: what a scheduling policy sees of the engine and may ask of it
-// (sim/scheduler.hpp's SchedulerContext): the queue, the jobs, the cluster and the fleet's power; starts,
-// wake-ups, and every control through the engine's one controls object. Runtime: what the controls and the
-// failures see (job_runtime.hpp).
+// (sim/policies/scheduler.hpp's SchedulerContext): the queue, the jobs, the cluster and the fleet's power;
+// starts, wake-ups, and every control through the engine's one controls object. Runtime: what the controls
+// and the failures see (job_runtime.hpp).
 #pragma once
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 // Running several scheduling policies on one identical workload and what each costs: job times,
 // utilisation, IT and facility energy, peak and p95 facility power, carbon and electricity cost (a row of
-// results/comparison_table.hpp each). Carbon and cost integrate the facility power exactly against the grid
-// signals of the setup (step interpolation), per facility interval and in total.
+// results/hdf5/comparison_table.hpp each). Carbon and cost integrate the facility power exactly against the
+// grid signals of the setup (step interpolation), per facility interval and in total.
 #pragma once
 
 #include <atomic>

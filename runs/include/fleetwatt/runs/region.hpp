@@ -1,8 +1,8 @@
 // A region: several sites, each a whole scenario (its own fleet, facility, grid signals and workload), in one
 // file of [[site]] tables. Each site runs as an independent engine; the region's figures (the sum of the
 // sites' facility power on a common time base, the coincident peak) are formed from their results
-// (results/region_index.hpp). A site is written inline ([[site]] with [site.fleet], [site.workload], ...) or
-// taken from a scenario file (`scenario = "day-fleet.toml"`, with `set = [...]` overrides).
+// (results/hdf5/region_index.hpp). A site is written inline ([[site]] with [site.fleet], [site.workload],
+// ...) or taken from a scenario file (`scenario = "day-fleet.toml"`, with `set = [...]` overrides).
 #pragma once
 
 #include <cstdint>

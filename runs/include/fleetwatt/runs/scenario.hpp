@@ -68,7 +68,7 @@ struct FleetConfig {
   [[nodiscard]] std::uint64_t largest_group_gpus() const;
 };
 
-/// [[facility.battery]]: on-site storage (sim/site_battery.hpp), in scenario units.
+/// [[facility.battery]]: on-site storage (sim/power/site_battery.hpp), in scenario units.
 struct BatteryScenarioConfig {
   double energy_kwh = 0.0, power_kw = 0.0;
   double round_trip_efficiency = 0.9;
@@ -83,7 +83,7 @@ struct FacilityConfig {
   double pue = 1.0;              ///< facility power / IT power (cooling "constant")
   SourceLocation pue_origin;     ///< where pue is written (for its warning)
   double carbon_kg_per_J = 0.0;  ///< grid carbon intensity (scenario key is kg/kWh)
-  /// A registered cooling kind (sim/facility_model.hpp): "constant" (IT x pue) or "weather".
+  /// A registered cooling kind (sim/power/facility_model.hpp): "constant" (IT x pue) or "weather".
   std::string cooling = "constant";
   SourceLocation cooling_origin;
   /// The kind's own keys ([facility] keys other than the ones above and below), checked by its declaration.

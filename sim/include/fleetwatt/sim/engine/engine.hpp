@@ -41,7 +41,7 @@ class Interrupted : public std::runtime_error {
   Interrupted() : std::runtime_error("interrupted") {}
 };
 
-/// Job interruptions ([failures], sim/failures_config.hpp), on the engine's clock; off unless enabled.
+/// Job interruptions ([failures], sim/engine/failures_config.hpp), on the engine's clock; off unless enabled.
 struct FailureSetup {
   bool enabled = false;
   double rate_per_gpu_hour = 0.0;  ///< a job's own failure_rate_per_gpu_hour overrides it

@@ -71,8 +71,8 @@ struct JobFailures {
   double exposure_gpu_s = 0.0;  ///< GPU-seconds exposed to failures
 };
 
-/// A job's place in the network model (sim/network_model.hpp), when the scenario has a [topology]: kept in
-/// the job, which the engine touches anyway, so that an epoch reaches its flows without a lookup.
+/// A job's place in the network model (sim/fleet/network_model.hpp), when the scenario has a [topology]: kept
+/// in the job, which the engine touches anyway, so that an epoch reaches its flows without a lookup.
 struct NetworkHold {
   std::uint32_t handle = 0;  ///< its id in topologies::FleetNetwork while its flows are there
   bool active = false;       ///< started on the network and not finished
@@ -166,8 +166,8 @@ struct Job {
   std::array<double, jobs::kCommGroups> comm_group_s{};
   double compute_J = 0.0, comm_J = 0.0, io_J = 0.0, checkpoint_J = 0.0, bubble_J = 0.0, startup_J = 0.0;
   double peak_phase_s = 0.0, peak_phase_J = 0.0;  ///< time and GPU energy of the peak phase in progress
-  /// [smoothing] (sim/power_smoothing.hpp): what its GPUs draw over the work's own draw, set at start; a
-  /// step-level job's smoothed step; what the work alone would draw now (per GPU, as drawn_W); and the
+  /// [smoothing] (sim/fleet/power_smoothing.hpp): what its GPUs draw over the work's own draw, set at start;
+  /// a step-level job's smoothed step; what the work alone would draw now (per GPU, as drawn_W); and the
   /// extra GPU energy of smoothing or burn so far (all its GPUs, over [0, horizon)).
   PowerSmoothing smoothing;
   SmoothedStep smoothed;

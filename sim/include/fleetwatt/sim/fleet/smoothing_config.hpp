@@ -1,6 +1,6 @@
 // GPU power smoothing ([smoothing]): the keys, their declared defaults (the one declaration
 // the scenario check, `fleetwatt list` and docs/components.md's table all read) and what they stand for. The
-// engine's side is sim/power_smoothing.hpp.
+// engine's side is sim/fleet/power_smoothing.hpp.
 //
 // The controls are NVIDIA's (NVML "Power Smoothing" profile parameters, Blackwell: percent TMP floor, ramp-up
 // rate in W/s, ramp-down rate in W/s, ramp-down hysteresis in ms; see also Choukse et al., "Power
