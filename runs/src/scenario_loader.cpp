@@ -657,27 +657,20 @@ TraceConfig parse_trace(const TomlTable& t, const std::filesystem::path& scenari
     if (!format || &e == &trace_format_entry(*format))
       specs.insert(specs.end(), e.params.begin(), e.params.end());
   const ParamSet p = raw.checked(specs);
-  const auto at_least = [&p](const char* key, double lo, bool strict) {
-    const double v = p.get_double(key);
-    if (strict ? !(v > lo) : !(v >= lo))
-      throw ConfigError(p.where_of(key), p.dotted(key),
-                        fmt::format("must be {}, got {}", strict ? "positive" : "zero or more", v));
-    return v;
-  };
-  if (p.has("from_s")) c.from_s = at_least("from_s", 0.0, false);
-  if (p.has("to_s")) c.to_s = at_least("to_s", 0.0, true);
+  if (p.has("from_s")) c.from_s = p.get_non_negative("from_s");
+  if (p.has("to_s")) c.to_s = p.get_positive("to_s");
   if (c.from_s && c.to_s && *c.to_s <= *c.from_s) t.fail("to_s", "must be after from_s");
-  c.arrival_scale = at_least("arrival_scale", 0.0, true);
-  c.fleet_scale = at_least("fleet_scale", 0.0, true);
+  c.arrival_scale = p.get_positive("arrival_scale");
+  c.fleet_scale = p.get_positive("fleet_scale");
   c.strict = p.get_bool("strict");
   const std::int64_t max_jobs = p.get_int("max_jobs");
   if (max_jobs < 0) t.fail("max_jobs", fmt::format("must be at least 0, got {}", max_jobs));
   c.max_jobs = static_cast<std::size_t>(max_jobs);
-  if (p.has("swf_procs_per_gpu")) c.swf_procs_per_gpu = at_least("swf_procs_per_gpu", 0.0, true);
+  if (p.has("swf_procs_per_gpu")) c.swf_procs_per_gpu = p.get_positive("swf_procs_per_gpu");
   if (p.has("pai_task_table")) c.pai_task_table = resolve(scenario_file, p.get_string("pai_task_table"));
-  c.deferrable_fraction = at_least("deferrable_fraction", 0.0, false);
+  c.deferrable_fraction = p.get_non_negative("deferrable_fraction");
   if (c.deferrable_fraction > 1.0) t.fail("deferrable_fraction", "must be in [0, 1]");
-  c.defer_window_s = at_least("defer_window_s", 0.0, false);
+  c.defer_window_s = p.get_non_negative("defer_window_s");
   return c;
 }
 

@@ -103,9 +103,6 @@ jobs::ParamSpecs weather_params() {
   };
 }
 
-// The "weather" kind's design: its preset with the keys the table sets (defined below).
-CoolingDesign weather_design(const jobs::ParamSet& p);
-
 }  // namespace
 
 CoolingDesign cooling_preset(const std::string& design) {
@@ -134,6 +131,55 @@ CoolingDesign cooling_preset(const std::string& design) {
   }
   return d;
 }
+
+namespace {
+
+// The "weather" kind's design: its preset with the keys the table sets.
+CoolingDesign weather_design(const jobs::ParamSet& p) {
+  const std::string design = p.get_string("design");
+  if (design != "air" && design != "liquid")
+    throw jobs::ConfigError(p.where_of("design"), p.dotted("design"),
+                            fmt::format("'{}' is not air or liquid", design));
+  CoolingDesign d = cooling_preset(design);
+  const std::string condenser = p.get_string("condenser");
+  if (condenser != "dry" && condenser != "wet")
+    throw jobs::ConfigError(p.where_of("condenser"), p.dotted("condenser"),
+                            fmt::format("'{}' is not dry or wet", condenser));
+  d.wet_bulb = condenser == "wet";
+  if (p.has("design_it_kw")) d.design_it_W = p.get_positive("design_it_kw", 0.0) * 1e3;
+  auto fraction = [&](const char* key, double& v) {
+    if (!p.has(key)) return;
+    v = p.get_double(key, v);
+    if (!(v >= 0.0 && v <= 1.0))
+      throw jobs::ConfigError(p.where_of(key), p.dotted(key), fmt::format("{:g} is outside 0..1", v));
+  };
+  fraction("ups_fixed_fraction", d.ups_fixed);
+  fraction("ups_proportional_fraction", d.ups_proportional);
+  fraction("ups_square_fraction", d.ups_square);
+  fraction("fan_pump_fraction", d.fan_pump);
+  fraction("min_flow_fraction", d.min_flow);
+  fraction("part_load_penalty", d.part_load_penalty);
+  for (auto [key, v] : {std::pair{"free_cooling_c", &d.free_cooling_c},
+                        {"no_free_cooling_c", &d.no_free_cooling_c},
+                        {"rated_outdoor_c", &d.rated_outdoor_c},
+                        {"rated_evaporator_c", &d.rated_evaporator_c},
+                        {"evaporator_c", &d.evaporator_c},
+                        {"condenser_approach_k", &d.condenser_approach_k}})
+    if (p.has(key)) *v = p.get_double(key, *v);
+  if (p.has("chiller_cop_rated")) d.chiller_cop_rated = p.get_positive("chiller_cop_rated", 0.0);
+  if (p.has("min_lift_k")) d.min_lift_k = p.get_positive("min_lift_k", 0.0);
+  if (!(d.no_free_cooling_c > d.free_cooling_c))
+    throw jobs::ConfigError(p.where_of(p.has("no_free_cooling_c") ? "no_free_cooling_c" : "free_cooling_c"),
+                            p.dotted("no_free_cooling_c"),
+                            fmt::format("{:g} degC must be above free_cooling_c ({:g} degC)",
+                                        d.no_free_cooling_c, d.free_cooling_c));
+  if (!(d.rated_outdoor_c + d.condenser_approach_k - d.rated_evaporator_c > 0.0))
+    throw jobs::ConfigError(p.where(), p.dotted("rated_outdoor_c"),
+                            "the rating condition needs condensing above evaporating");
+  return d;
+}
+
+}  // namespace
 
 const CoolingKinds& cooling_kinds() {
   static const CoolingKinds kinds(
@@ -185,54 +231,6 @@ CoolingDesign cooling_design(const std::string& kind, const jobs::SourceLocation
   const CoolingKind& k = cooling_kinds().at(kind, kind_origin, "facility.cooling");
   return k.make(raw.checked(k.params));
 }
-
-namespace {
-
-CoolingDesign weather_design(const jobs::ParamSet& p) {
-  const std::string design = p.get_string("design");
-  if (design != "air" && design != "liquid")
-    throw jobs::ConfigError(p.where_of("design"), p.dotted("design"),
-                            fmt::format("'{}' is not air or liquid", design));
-  CoolingDesign d = cooling_preset(design);
-  const std::string condenser = p.get_string("condenser");
-  if (condenser != "dry" && condenser != "wet")
-    throw jobs::ConfigError(p.where_of("condenser"), p.dotted("condenser"),
-                            fmt::format("'{}' is not dry or wet", condenser));
-  d.wet_bulb = condenser == "wet";
-  if (p.has("design_it_kw")) d.design_it_W = p.get_positive("design_it_kw", 0.0) * 1e3;
-  auto fraction = [&](const char* key, double& v) {
-    if (!p.has(key)) return;
-    v = p.get_double(key, v);
-    if (!(v >= 0.0 && v <= 1.0))
-      throw jobs::ConfigError(p.where_of(key), p.dotted(key), fmt::format("{:g} is outside 0..1", v));
-  };
-  fraction("ups_fixed_fraction", d.ups_fixed);
-  fraction("ups_proportional_fraction", d.ups_proportional);
-  fraction("ups_square_fraction", d.ups_square);
-  fraction("fan_pump_fraction", d.fan_pump);
-  fraction("min_flow_fraction", d.min_flow);
-  fraction("part_load_penalty", d.part_load_penalty);
-  for (auto [key, v] : {std::pair{"free_cooling_c", &d.free_cooling_c},
-                        {"no_free_cooling_c", &d.no_free_cooling_c},
-                        {"rated_outdoor_c", &d.rated_outdoor_c},
-                        {"rated_evaporator_c", &d.rated_evaporator_c},
-                        {"evaporator_c", &d.evaporator_c},
-                        {"condenser_approach_k", &d.condenser_approach_k}})
-    if (p.has(key)) *v = p.get_double(key, *v);
-  if (p.has("chiller_cop_rated")) d.chiller_cop_rated = p.get_positive("chiller_cop_rated", 0.0);
-  if (p.has("min_lift_k")) d.min_lift_k = p.get_positive("min_lift_k", 0.0);
-  if (!(d.no_free_cooling_c > d.free_cooling_c))
-    throw jobs::ConfigError(p.where_of(p.has("no_free_cooling_c") ? "no_free_cooling_c" : "free_cooling_c"),
-                            p.dotted("no_free_cooling_c"),
-                            fmt::format("{:g} degC must be above free_cooling_c ({:g} degC)",
-                                        d.no_free_cooling_c, d.free_cooling_c));
-  if (!(d.rated_outdoor_c + d.condenser_approach_k - d.rated_evaporator_c > 0.0))
-    throw jobs::ConfigError(p.where(), p.dotted("rated_outdoor_c"),
-                            "the rating condition needs condensing above evaporating");
-  return d;
-}
-
-}  // namespace
 
 FacilityModel::FacilityModel(CoolingDesign design, const sim::Weather& weather) : design_(std::move(design)) {
   if (!(design_.design_it_W > 0.0))
