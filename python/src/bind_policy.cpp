@@ -108,20 +108,20 @@ void bind_job_view(py::module_& m) {
       .def_property_readonly("limit_s", [](const J& v) { return v.job().spec.limit_s; })
       .def_property_readonly("user_estimate_s", [](const J& v) { return v.job().spec.user_estimate_s; })
       .def_property_readonly(
-          "power_cap_w", [](const J& v) { return v.job().power_cap_W; }, "0: none")
-      .def_property_readonly("paused", [](const J& v) { return v.job().paused; })
+          "power_cap_w", [](const J& v) { return v.job().controls.power_cap_W; }, "0: none")
+      .def_property_readonly("paused", [](const J& v) { return v.job().controls.paused; })
       .def_property_readonly(
           "gpus", [](const J& v) { return v.job().gpus; }, "Its GPUs (running)")
       .def_property_readonly("group",
                              [](const J& v) {
-                               const auto g = v.job().group;
+                               const auto g = v.job().gpu_type.group;
                                return g == sim::kNoGroup ? std::optional<std::uint32_t>()
                                                          : std::optional<std::uint32_t>(g);
                              })
       .def_property_readonly(
-          "gpu", [](const J& v) { return v.job().gpu; }, "GPU preset it runs on")
-      .def_property_readonly("gpu_idle_w", [](const J& v) { return v.job().gpu_idle_W; })
-      .def_property_readonly("gpu_tdp_w", [](const J& v) { return v.job().gpu_tdp_W; })
+          "gpu", [](const J& v) { return v.job().gpu_type.preset; }, "GPU preset it runs on")
+      .def_property_readonly("gpu_idle_w", [](const J& v) { return v.job().gpu_type.idle_W; })
+      .def_property_readonly("gpu_tdp_w", [](const J& v) { return v.job().gpu_type.tdp_W; })
       .def_property_readonly(
           "queued_peak_w", [](const J& v) { return v.job().queued_peak_W; },
           "Several GPU types, queued: the highest per-GPU phase power over the types (0: "

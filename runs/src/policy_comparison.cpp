@@ -77,7 +77,7 @@ ComparisonRow row_of_run(const runs::PreparedRun& run, sim::Engine& engine, cons
       jct.push_back((j.end - j.submit).seconds());
       last_end = std::max(last_end, j.end.seconds());
     }
-    lost += j.paused_gpu_seconds + j.capped_gpu_seconds;
+    lost += j.controls.paused_gpu_seconds + j.controls.capped_gpu_seconds;
     // A miss: finished after its deadline, or unfinished at a horizon past its deadline.
     if (j.spec.deadline_s && j.spec.deferrable &&
         (j.state == sim::JobState::finished ? j.end.seconds() > *j.spec.deadline_s + 1e-9

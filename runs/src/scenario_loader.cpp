@@ -20,6 +20,7 @@
 #include "fleetwatt/jobs/jobs_csv.hpp"
 #include "fleetwatt/jobs/trace.hpp"
 #include "fleetwatt/runs/scenario_override.hpp"
+#include "fleetwatt/sim/fleet/fleet_layout.hpp"
 
 namespace fleetwatt::runs {
 
@@ -922,17 +923,10 @@ Scenario parse_scenario_table(const toml::table& root, std::string text, const s
   const std::uint64_t fleet_gpus = s.fleet.largest_group_gpus();
   const char* fleet_word = s.fleet.groups.size() > 1 ? "the largest node group" : "the fleet";
   for (const auto& j : s.workload.jobs)
-    if (j.n_gpus > fleet_gpus)
-      throw ConfigError(
-          j.class_origin, "n_gpus",
-          fmt::format("job {} asks for {} GPUs but {} has {}", j.id, j.n_gpus, fleet_word, fleet_gpus));
+    sim::check_gpu_count(j.class_origin, fmt::format("job {}", j.id), j.n_gpus, fleet_gpus, fleet_word);
   if (s.workload.generator)
     for (const auto& m : s.workload.generator->mix)
-      for (auto n : m.n_gpus)
-        if (n > fleet_gpus)
-          throw ConfigError(
-              m.class_origin, "n_gpus",
-              fmt::format("mix entry asks for {} GPUs but {} has {}", n, fleet_word, fleet_gpus));
+      for (auto n : m.n_gpus) sim::check_gpu_count(m.class_origin, "mix entry", n, fleet_gpus, fleet_word);
   return s;
 }
 

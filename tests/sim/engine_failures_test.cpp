@@ -62,7 +62,8 @@ TEST_CASE("an interruption in a peak phase moves the end by delay + reload + los
   CHECK(job.failures.restart_J == Approx(48000.0).epsilon(1e-12));
   CHECK(job.energy_J == Approx(888000.0).epsilon(1e-12));
   // The parts still add up to the job's energy, restarts included.
-  CHECK(job.compute_J + job.comm_J + job.io_J + job.checkpoint_J + job.failures.restart_J ==
+  CHECK(job.parts.compute_J + job.parts.comm_J + job.parts.io_J + job.parts.checkpoint_J +
+            job.failures.restart_J ==
         Approx(job.energy_J).epsilon(1e-12));
   // The series shows it: 8 x 50 W while idle, 8 x 100 W while reloading, 8 x 300 W again after.
   REQUIRE(sink.f_it.size() == 1000);

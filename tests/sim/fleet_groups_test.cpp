@@ -119,9 +119,9 @@ TEST_CASE("jobs run on one group each with that type's phases, and their energy 
   auto e = engine(two_groups(100.0), {job(0, 8, 2), job(1, 2, 1), job(2, 4, 1)}, p);
   e->run();
   const auto& jobs = e->jobs();
-  CHECK(jobs[0].gpu == "typea");
-  CHECK(jobs[1].gpu == "typeb");
-  CHECK(jobs[2].gpu == "typea");
+  CHECK(jobs[0].gpu_type.preset == "typea");
+  CHECK(jobs[1].gpu_type.preset == "typeb");
+  CHECK(jobs[2].gpu_type.preset == "typea");
   CHECK(jobs[1].gpus == sim::Placement{8, 9});
   // Job 0 on A: 8 GPUs x 2 epochs x (200 W x 10 s + 100 W x 5 s) = 40,000 J, 30 s.
   CHECK(jobs[0].energy_J == Approx(40000.0));
@@ -158,12 +158,20 @@ TEST_CASE("before placement a job's power bound covers every type, after it, its
 
 TEST_CASE("a job larger than every node group is refused before the run", "[sim][fleet]") {
   ByTypePredictor p;
-  // 9 GPUs: the fleet has 10, but a job runs within one group and the largest has 8.
+  // 9 GPUs: the fleet has 10, but a job runs within one group and the largest has 8. The engine says it in
+  // the loader's words (one check, sim::check_gpu_count), and refuses a job of no GPUs as well.
   try {
     (void)engine(two_groups(100.0), {job(7, 9, 1)}, p);
     FAIL("expected a ConfigError");
   } catch (const jobs::ConfigError& e) {
-    CHECK(std::string(e.what()).find("largest has 8") != std::string::npos);
+    CHECK(e.field() == "n_gpus");
+    CHECK(e.message() == "job 7 asks for 9 GPUs but the largest node group has 8");
+  }
+  try {
+    (void)engine(two_groups(100.0), {job(8, 0, 1)}, p);
+    FAIL("expected a ConfigError");
+  } catch (const jobs::ConfigError& e) {
+    CHECK(e.message() == "job 8 asks for no GPUs");
   }
 }
 
@@ -187,8 +195,8 @@ TEST_CASE("no placement policy mixes GPU types in one job", "[sim][fleet]") {
       ++started;
       const auto g0 = group_of(*e, j.gpus.front());
       for (auto g : j.gpus) CHECK(group_of(*e, g) == g0);
-      CHECK(j.gpu == s.groups[g0].gpu.id);
-      CHECK(j.group == g0);
+      CHECK(j.gpu_type.preset == s.groups[g0].gpu.id);
+      CHECK(j.gpu_type.group == g0);
     }
     CHECK(started > 150);
   }
@@ -210,8 +218,8 @@ TEST_CASE("a job matched to a recorded run time runs that long on a non-referenc
   e->run();
   const auto& on_b = e->jobs()[0];
   const auto& on_a = e->jobs()[1];
-  REQUIRE(on_b.gpu == "typeb");
-  REQUIRE(on_a.gpu == "typea");
+  REQUIRE(on_b.gpu_type.preset == "typeb");
+  REQUIRE(on_a.gpu_type.preset == "typea");
   // The recorded 1,000 s holds on both types (to the engine's 1 ns clock per phase).
   CHECK((on_b.end - on_b.start).seconds() == Approx(1000.0).epsilon(1e-9));
   CHECK((on_a.end - on_a.start).seconds() == Approx(1000.0).epsilon(1e-9));
@@ -249,7 +257,7 @@ TEST_CASE("a job is never placed on a type its predictor refuses it on", "[sim][
   big.meta.dataset_samples = 9000.0;
   auto e = engine(two_groups(200.0), {job(0, 8, 1), big}, p);
   e->run();
-  CHECK(e->jobs()[1].gpu == "typea");
+  CHECK(e->jobs()[1].gpu_type.preset == "typea");
   CHECK(e->jobs()[1].start.seconds() == Approx(15.0));
   CHECK(e->jobs()[1].end.seconds() == Approx(15.0 + 95.0));
   // Fits no type: refused up front with the predictor's message.

@@ -29,12 +29,12 @@ TEST_CASE("a job's record reads its figures, NaN where they do not apply", "[job
     job.start = Time::from_seconds(10);
     job.end = Time::from_seconds(130);
     job.gpus = {4, 5};
-    job.gpu = "h100";
+    job.gpu_type.preset = "h100";
     job.epochs_done = 3;
     job.energy_J = 1.5e5;
-    job.compute_s = 90.0;
-    job.checkpoint_J = 2e3;
-    job.comm_group_s[static_cast<std::size_t>(jobs::CommGroup::dp)] = 4.0;
+    job.parts.compute_s = 90.0;
+    job.parts.checkpoint_J = 2e3;
+    job.parts.comm_group_s[static_cast<std::size_t>(jobs::CommGroup::dp)] = 4.0;
     job.smoothing_on = true;
     job.smoothing_J = 250.0;
     job.failures_on = true;

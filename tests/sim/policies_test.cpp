@@ -131,7 +131,7 @@ TEST_CASE("GPU power capping stretches a job by the clock model instead of queue
   auto r = run(fleet(1, 4), {job(1, 0, 2, 10), job(2, 0, 2, 10)},
                std::make_unique<PowerCapScheduler>(1050, true, 0.3));
   CHECK(r[2].start.seconds() == 0.0);
-  CHECK(r[2].power_cap_W == Approx(175.0));
+  CHECK(r[2].controls.power_cap_W == Approx(175.0));
   CHECK(r[2].end.seconds() == Approx(10.0 * k).epsilon(1e-9));
   CHECK(r.engine->ledger().peak_facility_W() == Approx(1050.0));
   CHECK(r[2].energy_J == Approx(2 * 175.0 * 10.0 * k).epsilon(1e-9));
@@ -208,7 +208,7 @@ TEST_CASE("a demand-response event pauses jobs to meet its target and reports th
   auto r = run(fleet(1, 4, 2000), {job(1, 0, 2, 1000), job(2, 0, 2, 1000)}, std::move(dr));
   CHECK(r[1].end.seconds() == 1000.0);
   CHECK(r[2].end.seconds() == 1100.0);
-  CHECK(r[2].paused_gpu_seconds == Approx(200.0));
+  CHECK(r[2].controls.paused_gpu_seconds == Approx(200.0));
   CHECK(metric(*policy, "dr_lost_gpu_hours") == Approx(200.0 / 3600.0));
   // Energy: both at peak 0-100 and 200-1000 (1,300 W), one 100-200 (800 W), one 1000-1100 (800 W), idle
   // after.
@@ -229,10 +229,10 @@ TEST_CASE("a demand-response event can cap GPUs instead of pausing, and the work
   const double f = 1.0 / stretch_300_W(200.0);
   const double end = 1100.0 - 100.0 * f;
   CHECK(policy->event_cap_W() == Approx(200.0));
-  CHECK(r[1].paused_gpu_seconds == 0.0);
+  CHECK(r[1].controls.paused_gpu_seconds == 0.0);
   CHECK(r[1].end.seconds() == Approx(end));
   CHECK(r[2].end.seconds() == Approx(end));
-  CHECK(r[1].capped_gpu_seconds == Approx(2 * 100 * (1 - f)));
+  CHECK(r[1].controls.capped_gpu_seconds == Approx(2 * 100 * (1 - f)));
   CHECK(metric(*policy, "dr_lost_gpu_hours") == Approx(4 * 100 * (1 - f) / 3600.0));
   CHECK(metric(*policy, "dr_capped_jobs") == 2.0);
   // Energy: 1,300 W, then 900 W during the event, 1,300 W to the end, idle 300 W after.
@@ -240,7 +240,7 @@ TEST_CASE("a demand-response event can cap GPUs instead of pausing, and the work
   CHECK(r.engine->ledger().it_energy_J() == Approx(it).epsilon(1e-9));
   // Each job's GPU energy: 2 GPUs x (300 W x (1000 - 100 f) s + 200 W x 100 s).
   CHECK(r[1].energy_J == Approx(2 * (300 * (1000 - 100 * f) + 200 * 100)).epsilon(1e-9));
-  CHECK(r[1].compute_J == Approx(r[1].energy_J).epsilon(1e-9));  // no valley: all of it is compute
+  CHECK(r[1].parts.compute_J == Approx(r[1].energy_J).epsilon(1e-9));  // no valley: all of it is compute
 }
 
 TEST_CASE("a demand-response cap that cannot reach the target also pauses the latest jobs", "[policies]") {
@@ -251,8 +251,8 @@ TEST_CASE("a demand-response cap that cannot reach the target also pauses the la
   auto* policy = dr.get();
   auto r = run(fleet(1, 4), {job(1, 0, 2, 1000), job(2, 0, 2, 1000)}, std::move(dr));
   CHECK(policy->event_cap_W() == Approx(120.0));
-  CHECK(r[2].paused_gpu_seconds == Approx(200.0));
-  CHECK(r[1].paused_gpu_seconds == 0.0);
+  CHECK(r[2].controls.paused_gpu_seconds == Approx(200.0));
+  CHECK(r[1].controls.paused_gpu_seconds == 0.0);
   const double f = 1.0 / stretch_300_W(120.0);
   CHECK(r[1].end.seconds() == Approx(1100.0 - 100.0 * f));
   CHECK(r[2].end.seconds() == Approx(1100.0));

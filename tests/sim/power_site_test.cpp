@@ -1,5 +1,6 @@
-// The site's power side: the grid meter and the batteries observe the ledger, and carbon is charged on what
-// the meter sees (facility power without batteries, grid import with them). Figures by hand.
+// The site's power side: the grid meter and the batteries observe the ledger, carbon is charged on what the
+// meter sees (facility power without batteries, grid import with them), and the network's draw enters the
+// ledger as other IT power. Figures by hand.
 #include <catch2/catch.hpp>
 
 #include <array>
@@ -63,4 +64,26 @@ TEST_CASE("with batteries, carbon is charged on grid import", "[power_site]") {
   CHECK_THAT(site.batteries()->carbon_kg(), WithinRel(8'000.0 * 1e-6, 1e-12));
   // The grid meter still sees facility power (the figure before the batteries).
   CHECK_THAT(site.grid().carbon_kg(), WithinRel(10'500.0 * 1e-6, 1e-12));
+}
+
+TEST_CASE("the network's draw is other IT power, sent to the sink inside the window", "[power_site]") {
+  // IT 200 W idle. The network draws 400 W from t = -5 s (a warm-up: the ledger counts it, the sink does
+  // not see it), 1,000 W from t = 4 s. Facility power: (200 + 400) x 1.5 = 900 W for 4 s, then
+  // (200 + 1,000) x 1.5 = 1,800 W for 6 s: 3,600 + 10,800 = 14,400 J over [0, 10 s).
+  sim::PowerSite site(nullptr, ledger(), grid(), std::nullopt);
+  test::RecordingSink sink;
+  site.send_network_W(Time::zero());  // no network yet: nothing to send
+  site.set_network_W(Time::from_seconds(-5), 400.0);
+  site.attach(&sink);
+  site.send_network_W(Time::zero());  // the window opens
+  site.set_network_W(Time::from_seconds(4), 1'000.0);
+  site.set_network_W(Time::from_seconds(6), 1'000.0);  // unchanged: nothing sent
+  site.close(Time::from_seconds(10));
+  CHECK_THAT(site.ledger().facility_energy_J(), WithinRel(14'400.0, 1e-12));
+  REQUIRE(sink.network.size() == 2);
+  CHECK(sink.network[0] == std::pair{0.0, 400.0});
+  CHECK(sink.network[1] == std::pair{4.0, 1'000.0});
+  REQUIRE(sink.f_facility.size() == 10);
+  CHECK_THAT(sink.f_facility[3], WithinRel(900.0, 1e-12));
+  CHECK_THAT(sink.f_facility[4], WithinRel(1'800.0, 1e-12));
 }

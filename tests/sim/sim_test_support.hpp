@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fleetwatt/models/predictors/power_predictor.hpp"
@@ -77,6 +78,7 @@ struct RecordingSink final : sim::PowerSink {
     bool operator==(const Change&) const = default;
   };
   std::vector<Change> changes;
+  std::vector<std::pair<double, double>> network;  ///< (t in s, W) as the network's draw was sent
 
   void facility_sample(sim::Time start, double it_W, double facility_W, double energy_J) override {
     f_start.push_back(start.seconds());
@@ -91,6 +93,7 @@ struct RecordingSink final : sim::PowerSink {
   void gpu_change(sim::Time t, std::span<const sim::GpuIndex> gpus, double W) override {
     for (auto g : gpus) changes.push_back({t.seconds(), g, W});
   }
+  void network_change(sim::Time t, double W) override { network.emplace_back(t.seconds(), W); }
 };
 
 }  // namespace fleetwatt::test

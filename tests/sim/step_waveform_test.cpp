@@ -100,19 +100,19 @@ TEST_CASE("a step-level job's energy and time split by part, bubble apart", "[en
   CHECK(j.end.seconds() == Approx(70.0));  // 2 + 5 x 6 + 4 + 5 x 6 + 4
   CHECK(j.epochs_done == 2);               // its epochs are its checkpoint intervals
   // Ten steps: compute 30 s, bubble 15 s, comm 10 s, io 5 s; two 4 s checkpoints; the 2 s start-up.
-  CHECK(j.compute_s == Approx(30.0));
-  CHECK(j.bubble_s == Approx(15.0));
-  CHECK(j.comm_s == Approx(10.0));
-  CHECK(j.io_s == Approx(5.0));
-  CHECK(j.checkpoint_s == Approx(8.0));
-  CHECK(j.startup_s == Approx(2.0));
+  CHECK(j.parts.compute_s == Approx(30.0));
+  CHECK(j.parts.bubble_s == Approx(15.0));
+  CHECK(j.parts.comm_s == Approx(10.0));
+  CHECK(j.parts.io_s == Approx(5.0));
+  CHECK(j.parts.checkpoint_s == Approx(8.0));
+  CHECK(j.parts.startup_s == Approx(2.0));
   // 16 GPUs: 10 x 16 x 1200 J compute, x 150 J bubble, x 200 J comm, x 40 J io.
-  CHECK(j.compute_J == Approx(192000.0));
-  CHECK(j.bubble_J == Approx(24000.0));
-  CHECK(j.comm_J == Approx(32000.0));
-  CHECK(j.io_J == Approx(6400.0));
-  CHECK(j.checkpoint_J == Approx(2 * 4 * 16 * 90.0));
-  CHECK(j.startup_J == Approx(2 * 16 * 90.0));
+  CHECK(j.parts.compute_J == Approx(192000.0));
+  CHECK(j.parts.bubble_J == Approx(24000.0));
+  CHECK(j.parts.comm_J == Approx(32000.0));
+  CHECK(j.parts.io_J == Approx(6400.0));
+  CHECK(j.parts.checkpoint_J == Approx(2 * 4 * 16 * 90.0));
+  CHECK(j.parts.startup_J == Approx(2 * 16 * 90.0));
   CHECK(j.energy_J == Approx(192000.0 + 24000.0 + 32000.0 + 6400.0 + 11520.0 + 2880.0));
   // The ledger agrees: GPU energy = the job's + 16 idle GPUs x 50 W for the 30 s after it.
   CHECK(e->summary().gpu_energy_J == Approx(j.energy_J + 16 * 50.0 * 30.0));
@@ -172,7 +172,7 @@ TEST_CASE("waveform epochs, or a step shorter than the threshold, keeps the epoc
   CHECK(a->jobs().front().end.seconds() == Approx(64.0));
   CHECK(epochs.f_it == slow.f_it);
   // Bubble time is its own part in the epoch view too.
-  CHECK(a->jobs().front().bubble_s == Approx(15.0));
+  CHECK(a->jobs().front().parts.bubble_s == Approx(15.0));
 }
 
 TEST_CASE("a run-time limit stops a step-level job mid-step with its energy to the instant",
@@ -184,7 +184,7 @@ TEST_CASE("a run-time limit stops a step-level job mid-step with its energy to t
   const auto& job = e->jobs().front();
   CHECK(job.end.seconds() == Approx(20.0));
   CHECK(job.energy_J == Approx(2 * 16 * 90.0 + 3 * 16 * 1590.0));
-  CHECK(job.bubble_s == Approx(3 * 1.5));
+  CHECK(job.parts.bubble_s == Approx(3 * 1.5));
 }
 
 TEST_CASE("same step-level run, same series", "[engine][steps]") {

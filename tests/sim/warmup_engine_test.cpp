@@ -47,8 +47,8 @@ TEST_CASE("a job started in the warm-up counts only from 0 on", "[engine][warmup
   CHECK(job.start.seconds() == -50.0);
   CHECK(job.submit.seconds() == -50.0);
   CHECK(job.energy_J == Approx(52000.0).epsilon(1e-12));
-  CHECK(job.compute_s + job.comm_s + job.io_s == Approx(80.0).epsilon(1e-12));
-  CHECK(job.checkpoint_s == Approx(20.0).epsilon(1e-12));
+  CHECK(job.parts.compute_s + job.parts.comm_s + job.parts.io_s == Approx(80.0).epsilon(1e-12));
+  CHECK(job.parts.checkpoint_s == Approx(20.0).epsilon(1e-12));
   CHECK(s.gpu_energy_J == Approx(52000.0).epsilon(1e-12));
   CHECK(s.it_energy_J == Approx(62000.0).epsilon(1e-12));
   CHECK(s.facility_energy_J == Approx(93000.0).epsilon(1e-12));

@@ -95,14 +95,14 @@ TEST_CASE("an epoch's peak is compute plus the exposed part of the ring all-redu
   // Per step: compute 1 s, backward 2/3 s; at most 70 % of the all-reduce hides behind it.
   const double exposed_per_step = allreduce - std::min(0.7 * allreduce, 2.0 / 3.0);
   const double comm = 100 * exposed_per_step;
-  CHECK(job.comm_s == Approx(2 * comm));
-  CHECK(job.compute_s == Approx(2 * 100.0));
-  CHECK(job.io_s == 0.0);
-  CHECK(job.checkpoint_s == Approx(2 * 10.0));  // no storage: the valley's 10 s, nothing to write
+  CHECK(job.parts.comm_s == Approx(2 * comm));
+  CHECK(job.parts.compute_s == Approx(2 * 100.0));
+  CHECK(job.parts.io_s == 0.0);
+  CHECK(job.parts.checkpoint_s == Approx(2 * 10.0));  // no storage: the valley's 10 s, nothing to write
   CHECK((job.end - job.start).seconds() == Approx(2 * (100 + comm + 10)).epsilon(1e-9));
   // Exposed communication at idle + 30 % of the way to peak: 60 + 0.3 * 240 = 132 W.
   const double comm_W = 60 + 0.3 * (300 - 60);
-  CHECK(job.comm_J == Approx(2 * 2 * comm_W * comm));
+  CHECK(job.parts.comm_J == Approx(2 * 2 * comm_W * comm));
   CHECK(job.energy_J == Approx(2 * 2 * (300 * 100 + comm_W * comm + 80 * 10)).epsilon(1e-6));
 }
 
@@ -129,8 +129,8 @@ TEST_CASE("rings of two jobs sharing a saturated link stretch both jobs' epochs"
   const auto& jobs = r.engine->jobs();
   REQUIRE(jobs.size() == 2);
   CHECK(exposed(25e9) > exposed(32e9));
-  CHECK(jobs[0].comm_s == Approx(exposed(32e9) + exposed(25e9)));
-  CHECK(jobs[1].comm_s == Approx(2 * exposed(25e9)));
+  CHECK(jobs[0].parts.comm_s == Approx(exposed(32e9) + exposed(25e9)));
+  CHECK(jobs[1].parts.comm_s == Approx(2 * exposed(25e9)));
 }
 
 TEST_CASE("the shipped spread scenario shows longer epochs, more communication and more energy than packed") {
@@ -144,8 +144,8 @@ TEST_CASE("the shipped spread scenario shows longer epochs, more communication a
   for (std::size_t i = 0; i < pj.size(); ++i) {
     REQUIRE(pj[i].state == sim::JobState::finished);
     REQUIRE(sj[i].state == sim::JobState::finished);
-    CHECK(sj[i].compute_s == Approx(pj[i].compute_s));  // same compute either way
-    CHECK(sj[i].comm_s > 2 * pj[i].comm_s);
+    CHECK(sj[i].parts.compute_s == Approx(pj[i].parts.compute_s));  // same compute either way
+    CHECK(sj[i].parts.comm_s > 2 * pj[i].parts.comm_s);
     CHECK((sj[i].end - sj[i].start) > (pj[i].end - pj[i].start));
     p_energy += pj[i].energy_J;
     s_energy += sj[i].energy_J;
@@ -194,10 +194,10 @@ TEST_CASE("a paused job's flows leave the links: the other ring runs alone meanw
                            "four.toml"));
   const auto& jobs = r.engine->jobs();
   REQUIRE(jobs.size() == 2);
-  REQUIRE(jobs[0].paused_gpu_seconds == 0.0);
-  REQUIRE(jobs[1].paused_gpu_seconds == Approx(2 * 450.0));
-  CHECK(jobs[0].comm_s == Approx(2 * exposed(32e9)));
-  CHECK(jobs[1].comm_s == Approx(exposed(25e9) + exposed(32e9)));
+  REQUIRE(jobs[0].controls.paused_gpu_seconds == 0.0);
+  REQUIRE(jobs[1].controls.paused_gpu_seconds == Approx(2 * 450.0));
+  CHECK(jobs[0].parts.comm_s == Approx(2 * exposed(32e9)));
+  CHECK(jobs[1].parts.comm_s == Approx(exposed(25e9) + exposed(32e9)));
 }
 
 TEST_CASE("a failed job's flows leave the network while it restarts and return with its epoch",

@@ -70,7 +70,7 @@ Engine::Engine(EngineSetup setup, std::unique_ptr<jobs::JobSource> source,
                                               groups.front().gpu.idle_W);
     if (auto* rack_aware = dynamic_cast<RackAwarePlacement*>(placement_.get()))
       rack_aware->set_racks(network_->racks());
-    site_.ledger().add_other_it_power(queue_.now(), network_->power_W());
+    site_.set_network_W(queue_.now(), network_->power_W());
   }
 }
 
@@ -79,19 +79,11 @@ Engine::~Engine() = default;
 void Engine::attach(PowerSink* sink) {
   site_.attach(sink);
   // With a warm-up, the network's draw is sent when the window opens.
-  if (network_ && sink && queue_.now() >= Time::zero())
-    sink->network_change(queue_.now(), network_->power_W());
+  if (queue_.now() >= Time::zero()) site_.send_network_W(queue_.now());
 }
 
-double Engine::network_power_W() const {
-  return network_->power_W();
-}
-
-void Engine::network_changed(double before_W) {
-  const double after = network_->power_W();
-  if (after == before_W) return;
-  site_.ledger().add_other_it_power(queue_.now(), after - before_W);
-  if (site_.sink() && queue_.now() >= Time::zero()) site_.sink()->network_change(queue_.now(), after);
+void Engine::network_changed() {
+  site_.set_network_W(queue_.now(), network_->power_W());
 }
 
 void Engine::request_schedule() {
@@ -125,11 +117,11 @@ void Engine::start_job(JobIndex j, Placement gpus) {
   // New GPUs: the stages' draws and their GPU lists are rebuilt on the first step.
   job.wave.stage_W.clear();
   job.wave.stage_gpus.clear();
-  job.group = group;
-  job.gpu = layout_.groups()[group].gpu.id;
-  job.gpu_idle_W = layout_.groups()[group].gpu.idle_W;
-  job.gpu_tdp_W = layout_.groups()[group].gpu.tdp_W;
-  job.smoothing = PowerSmoothing::of(setup_.smoothing, job.spec.smoothing, job.gpu_tdp_W);
+  job.gpu_type.group = group;
+  job.gpu_type.preset = layout_.groups()[group].gpu.id;
+  job.gpu_type.idle_W = layout_.groups()[group].gpu.idle_W;
+  job.gpu_type.tdp_W = layout_.groups()[group].gpu.tdp_W;
+  job.smoothing = PowerSmoothing::of(setup_.smoothing, job.spec.smoothing, job.gpu_type.tdp_W);
   if (!typed_.empty()) {
     // Its phases, epochs and dataset on the type it got (matched again to a recorded run time).
     take_run(job, typed_run(j, layout_.type_of_group(group)));
@@ -142,9 +134,9 @@ void Engine::start_job(JobIndex j, Placement gpus) {
   if (job.spec.limit_s) {
     const Duration limit = Duration::from_seconds(*job.spec.limit_s);
     if (limit < job.predicted_runtime()) {
-      job.stop_at = job.start + limit;
-      job.stop_event = queue_.schedule_at(
-          job.stop_at, [this, j] { stop_job(j); }, kPhasePriority);
+      job.controls.stop_at = job.start + limit;
+      job.controls.stop_event = queue_.schedule_at(
+          job.controls.stop_at, [this, j] { stop_job(j); }, kPhasePriority);
     }
   }
   if (failures_) failures_->job_started(j);
@@ -195,7 +187,8 @@ void Engine::enter_valley(JobIndex j) {
   job.phase_start = queue_.now();
   job.epoch.valley = begin_checkpoint(j);
   const double w = phase_power(job, job.phase);  // [smoothing]: the checkpoint raised to the floor
-  meter_.draw(job, queue_.now(), job.smoothing.floored(w, job.power_cap_W), phase_stretch(job, job.phase), w);
+  meter_.draw(job, queue_.now(), job.smoothing.floored(w, job.controls.power_cap_W),
+              phase_stretch(job, job.phase), w);
   job.phase_end = queue_.now() + phase_length(job, JobPhase::valley);
   job.next_event = queue_.schedule_at(
       job.phase_end, [this, j] { end_epoch(j); }, kPhasePriority);
@@ -214,7 +207,7 @@ void Engine::end_epoch(JobIndex j) {
 
 void Engine::stop_job(JobIndex j) {
   Job& job = job_at(j);
-  job.stop_event = 0;
+  job.controls.stop_event = 0;
   if (job.state != JobState::running) return;
   meter_.settle(job_at(j), queue_.now());
   if (job.phase == JobPhase::peak) meter_.close_peak(job);
@@ -241,12 +234,12 @@ std::optional<Placement> Engine::place_in_group(JobIndex j) const {
 void Engine::finish_job(JobIndex j) {
   Job& job = job_at(j);
   if (failures_) failures_->job_ended(j);
-  if (job.stop_event) queue_.cancel(job.stop_event);
-  job.stop_event = 0;
+  if (job.controls.stop_event) queue_.cancel(job.controls.stop_event);
+  job.controls.stop_event = 0;
   running_.erase(std::find(running_.begin(), running_.end(), j));
   // A background checkpoint write still going ends with the job (its GPUs are released).
   end_background_write(j);
-  meter_.draw(job, queue_.now(), job.gpu_idle_W);
+  meter_.draw(job, queue_.now(), job.gpu_type.idle_W);
   if (network_) change_network([&](NetworkModel& n) { n.job_finished(job); });
   groups_.release(j, job.gpus);
   job.state = JobState::finished;

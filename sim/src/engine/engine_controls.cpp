@@ -21,16 +21,16 @@ void Controls::recap(JobIndex j, double cap_W) {
   jobs_.meter().settle(jobs_.job(j), jobs_.queue().now());
   jobs_.hold_steps(j);  // a step-level peak's segment clock goes on at the new pace from here
   const Duration before = phase_length(job, job.phase);
-  job.power_cap_W = cap_W;
+  job.controls.power_cap_W = cap_W;
   const Duration after = phase_length(job, job.phase);
   if (before == after) {
     // Its segments above the cap still change (a step-level peak draws more than its mean at times).
-    if (job.stepped && job.phase == JobPhase::peak && !job.paused) jobs_.draw_phase(j);
+    if (job.stepped && job.phase == JobPhase::peak && !job.controls.paused) jobs_.draw_phase(j);
     return;
   }
   const double scale = after.seconds() / before.seconds();
-  if (job.paused) {
-    job.phase_left = Duration::from_seconds(job.phase_left.seconds() * scale);
+  if (job.controls.paused) {
+    job.controls.phase_left = Duration::from_seconds(job.controls.phase_left.seconds() * scale);
     return;
   }
   job.phase_end =
@@ -42,43 +42,43 @@ void Controls::recap(JobIndex j, double cap_W) {
 
 void Controls::pause(JobIndex j) {
   Job& job = jobs_.job(j);
-  FLEETWATT_ASSERT(job.state == JobState::running && !job.paused, "pause: the job is not running");
+  FLEETWATT_ASSERT(job.state == JobState::running && !job.controls.paused, "pause: the job is not running");
   if (failures_) failures_->paused(j);  // a paused job cannot fail
   jobs_.meter().settle(jobs_.job(j), jobs_.queue().now());
   jobs_.hold_steps(j);
-  job.phase_left = job.phase_end - jobs_.queue().now();
+  job.controls.phase_left = job.phase_end - jobs_.queue().now();
   jobs_.queue().cancel(job.next_event);
   job.next_event = 0;
-  if (job.stop_event) {
-    job.stop_left = job.stop_at - jobs_.queue().now();
-    jobs_.queue().cancel(job.stop_event);
-    job.stop_event = 0;
+  if (job.controls.stop_event) {
+    job.controls.stop_left = job.controls.stop_at - jobs_.queue().now();
+    jobs_.queue().cancel(job.controls.stop_event);
+    job.controls.stop_event = 0;
   }
-  job.paused = true;
+  job.controls.paused = true;
   job.phase_start = jobs_.queue().now();  // the pause's start, for lost GPU time
-  jobs_.meter().draw(job, jobs_.queue().now(), job.gpu_idle_W);
+  jobs_.meter().draw(job, jobs_.queue().now(), job.gpu_type.idle_W);
   // A suspended job neither all-reduces nor reads: its flows leave the links to the others.
   jobs_.leave_network(job);
 }
 
 void Controls::resume(JobIndex j) {
   Job& job = jobs_.job(j);
-  FLEETWATT_ASSERT(job.state == JobState::running && job.paused, "resume: the job is not paused");
-  job.paused_gpu_seconds +=
+  FLEETWATT_ASSERT(job.state == JobState::running && job.controls.paused, "resume: the job is not paused");
+  job.controls.paused_gpu_seconds +=
       static_cast<double>(job.gpus.size()) * window_seconds(job.phase_start, jobs_.queue().now());
-  job.paused = false;
+  job.controls.paused = false;
   job.phase_start = jobs_.queue().now();
   jobs_.draw_phase(j);
-  job.phase_end = jobs_.queue().now() + job.phase_left;
+  job.phase_end = jobs_.queue().now() + job.controls.phase_left;
   jobs_.schedule_phase_end(j);
   // A job paused while restarting after a failure gets its flows back when the restart ends, not now.
   if (job.phase != JobPhase::restart) jobs_.rejoin_network(job);
   if (failures_) failures_->resumed(j);
-  if (job.stop_left > Duration::zero()) {
-    job.stop_at = jobs_.queue().now() + job.stop_left;
-    job.stop_left = Duration::zero();
-    job.stop_event = jobs_.queue().schedule_at(
-        job.stop_at, [this, j] { jobs_.stop_job(j); }, kPhasePriority);
+  if (job.controls.stop_left > Duration::zero()) {
+    job.controls.stop_at = jobs_.queue().now() + job.controls.stop_left;
+    job.controls.stop_left = Duration::zero();
+    job.controls.stop_event = jobs_.queue().schedule_at(
+        job.controls.stop_at, [this, j] { jobs_.stop_job(j); }, kPhasePriority);
   }
 }
 
@@ -118,7 +118,7 @@ void Controls::set_power_cap(JobIndex j, double cap_W) {
   Job& job = jobs_.job(j);
   if (job.state == JobState::running) return recap(j, cap_W);
   FLEETWATT_ASSERT(job.state == JobState::queued, "a power cap is set on a job that has ended");
-  job.power_cap_W = cap_W;
+  job.controls.power_cap_W = cap_W;
 }
 
 }  // namespace fleetwatt::sim

@@ -101,7 +101,7 @@ void Failures::interrupt_at(JobIndex j, Time t) {
       [this, j] {
         if (!jobs_.holds(j)) return;  // finished and streamed away: nothing to interrupt
         const Job& job = jobs_.job(j);
-        if (job.state == JobState::running && !job.paused &&
+        if (job.state == JobState::running && !job.controls.paused &&
             (job.phase == JobPhase::peak || job.phase == JobPhase::valley))
           strike(j, false);
       },

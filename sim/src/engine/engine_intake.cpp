@@ -29,7 +29,8 @@ bool Engine::draw_job() {
   jobs::JobSpec& spec = *next;
   const auto& groups = layout_.groups();
   const auto& types = layout_.types();
-  check_job_size(spec, cluster_.gpus(), layout_.largest_group_gpus());
+  check_gpu_count(spec.class_origin, fmt::format("job {}", spec.id), spec.n_gpus,
+                  layout_.largest_group_gpus(), groups.size() > 1 ? "the largest node group" : "the fleet");
   Job job;
   TypedRun run;  // what it starts as
   if (types.size() == 1) {
@@ -63,11 +64,8 @@ bool Engine::draw_job() {
         if (layout_.type_of_group(g) == t) largest = std::max(largest, layout_.gpus(g));
     }
     if (!any) throw *first_error;
-    if (spec.n_gpus > largest)
-      throw jobs::ConfigError(
-          spec.class_origin, "n_gpus",
-          fmt::format("job {} asks for {} GPUs; the largest node group of a GPU type it can run on has {}",
-                      spec.id, spec.n_gpus, largest));
+    check_gpu_count(spec.class_origin, fmt::format("job {}", spec.id), spec.n_gpus, largest,
+                    "the largest node group of a GPU type it can run on");
     // Until it starts: the reference type's run, or the first type it can run on.
     std::size_t first = typed_.size() - types.size();
     while (!runs_on_[first]) ++first;
@@ -76,7 +74,7 @@ bool Engine::draw_job() {
   job.submit = Time::from_seconds(spec.submit_s);
   job.spec = std::move(spec);
   take_run(job, run);
-  job.gpu_tdp_W = groups.front().gpu.tdp_W;  // until it starts on a type of its own
+  job.gpu_type.tdp_W = groups.front().gpu.tdp_W;  // until it starts on a type of its own
   job.smoothing_on = smoothing_any_;
   job.failures_on = setup_.failures.enabled;
   if (job.submit >= Time::zero()) {

@@ -55,7 +55,8 @@ void Engine::enter_startup(JobIndex j) {
   job.phase = JobPhase::startup;
   job.phase_start = queue_.now();
   const double w = phase_power(job, job.phase);  // [smoothing]: raised to the floor
-  meter_.draw(job, queue_.now(), job.smoothing.floored(w, job.power_cap_W), phase_stretch(job, job.phase), w);
+  meter_.draw(job, queue_.now(), job.smoothing.floored(w, job.controls.power_cap_W),
+              phase_stretch(job, job.phase), w);
   job.phase_end = queue_.now() + phase_length(job, JobPhase::startup);
   job.next_event = queue_.schedule_at(
       job.phase_end, [this, j] { end_startup(j); }, kPhasePriority);
@@ -85,14 +86,16 @@ void Engine::draw_phase(JobIndex j) {
     step_segment(j);
     // /gpus/changes: without every segment, the step's mean from here on (energy over whole steps).
     if (!setup_.step_gpu_changes)
-      meter_.record(job, queue_.now(),
-                    job.smoothing.on() ? job.smoothed.mean_W() : job.wave.shape.mean_W(job.power_cap_W));
+      meter_.record(
+          job, queue_.now(),
+          job.smoothing.on() ? job.smoothed.mean_W() : job.wave.shape.mean_W(job.controls.power_cap_W));
     return;
   }
   // An epoch's peak, valley or start-up: one level, raised to the [smoothing] floor (the slew limits at
   // these rare transitions are left out: they change the draw for seconds every epoch).
   const double w = phase_power(job, job.phase);
-  meter_.draw(job, queue_.now(), job.smoothing.floored(w, job.power_cap_W), phase_stretch(job, job.phase), w);
+  meter_.draw(job, queue_.now(), job.smoothing.floored(w, job.controls.power_cap_W),
+              phase_stretch(job, job.phase), w);
 }
 
 void Engine::step_segment(JobIndex j) {
@@ -107,8 +110,8 @@ void Engine::step_segment(JobIndex j) {
   if (job.smoothing.on()) {
     // [smoothing]: the step's smoothed stages (power_smoothing.hpp), built once per shape and cap; its ramps
     // in pieces of at most a quarter of a facility interval.
-    if (!job.smoothed.fits(w.shape, job.power_cap_W))
-      job.smoothed.build(w.shape, job.smoothing, job.power_cap_W,
+    if (!job.smoothed.fits(w.shape, job.controls.power_cap_W))
+      job.smoothed.build(w.shape, job.smoothing, job.controls.power_cap_W,
                          Duration::from_ns(std::max<std::int64_t>(1, setup_.facility_interval.ns() / 4)));
     raw_W = 0.0;
     for (std::uint32_t k = 0; k < w.shape.stages; ++k) {
@@ -121,7 +124,7 @@ void Engine::step_segment(JobIndex j) {
   } else {
     for (std::uint32_t k = 0; k < w.shape.stages; ++k) {
       const auto seg = w.shape.at(k, x);
-      w.next_W[k] = job.power_cap_W > 0.0 ? std::min(seg.W, job.power_cap_W) : seg.W;
+      w.next_W[k] = job.controls.power_cap_W > 0.0 ? std::min(seg.W, job.controls.power_cap_W) : seg.W;
       next = std::min(next, seg.end);
     }
   }
@@ -130,7 +133,7 @@ void Engine::step_segment(JobIndex j) {
   const Duration boundary = w.done - x + next;
   // The phase's end (the checkpoint) takes over from the last boundary on.
   if (boundary >= step * static_cast<std::int64_t>(w.steps_now)) return;
-  const double k = job.phase_stretch;
+  const double k = job.controls.phase_stretch;
   const Duration wait =
       k == 1.0 ? boundary - w.done : Duration::from_seconds((boundary - w.done).seconds() * k);
   w.event = queue_.schedule_at(
@@ -150,7 +153,7 @@ bool Engine::hold_steps(JobIndex j) {
   queue_.cancel(w.event);
   w.event = 0;
   const Duration ran = queue_.now() - w.at;
-  const double k = job.phase_stretch;
+  const double k = job.controls.phase_stretch;
   w.done = w.done + (k == 1.0 ? ran : Duration::from_seconds(ran.seconds() / k));
   w.at = queue_.now();
   return true;

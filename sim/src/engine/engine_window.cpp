@@ -13,8 +13,7 @@ void Engine::open_window() {
   for (const JobIndex j : running_) allocated += job_at(j).gpus.size();
   summary_.occupancy_at_start = static_cast<double>(allocated) / static_cast<double>(cluster_.gpus());
   summary_.jobs_at_start = running_.size() + waiting_.size();
-  if (network_ && site_.sink() && setup_.warmup > Duration::zero())
-    site_.sink()->network_change(Time::zero(), network_->power_W());
+  if (setup_.warmup > Duration::zero()) site_.send_network_W(Time::zero());
 }
 
 void Engine::account_job(Job& job) {
@@ -31,8 +30,9 @@ void Engine::close_at_horizon() {
   for (auto& job : jobs_) {
     if (job.state != JobState::running) continue;
     ++running;
-    if (job.paused) {
-      job.paused_gpu_seconds += static_cast<double>(job.gpus.size()) * window_seconds(job.phase_start, h);
+    if (job.controls.paused) {
+      job.controls.paused_gpu_seconds +=
+          static_cast<double>(job.gpus.size()) * window_seconds(job.phase_start, h);
       gpu_seconds_ += static_cast<double>(job.gpus.size()) * window_seconds(job.start, h);
       continue;
     }

@@ -42,18 +42,6 @@ void check_explicit_phases(const jobs::JobSpec& spec, const models::GpuHardware&
 
 }  // namespace
 
-void check_job_size(const jobs::JobSpec& spec, std::uint32_t fleet_gpus, std::uint32_t largest_group_gpus) {
-  if (spec.n_gpus == 0 || spec.n_gpus > fleet_gpus)
-    throw jobs::ConfigError(
-        spec.class_origin, "n_gpus",
-        fmt::format("job {} asks for {} GPUs; the fleet has {}", spec.id, spec.n_gpus, fleet_gpus));
-  if (spec.n_gpus > largest_group_gpus)
-    throw jobs::ConfigError(
-        spec.class_origin, "n_gpus",
-        fmt::format("job {} asks for {} GPUs; a job runs within one node group and the largest has {}",
-                    spec.id, spec.n_gpus, largest_group_gpus));
-}
-
 bool check_plan(const jobs::JobSpec& spec, jobs::EpochPlan& plan, const models::GpuHardware& gpu,
                 std::string_view predictor) {
   check_explicit_phases(spec, gpu);

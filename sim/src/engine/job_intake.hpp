@@ -1,7 +1,7 @@
-// Job intake: what a job must satisfy before the engine holds it. Its size against the fleet, the user's
-// explicit phase powers against the GPU, and a predicted plan's numbers; each failure is bad input located
-// at the job's place (ConfigError), raised before anything is written. The engine draws jobs and keeps
-// them; the checks live here so that they read as one list.
+// Job intake: what a job must satisfy before the engine holds it, beyond its size (check_gpu_count,
+// sim/fleet/fleet_layout.hpp): the user's explicit phase powers against the GPU, and a predicted plan's
+// numbers; each failure is bad input located at the job's place (ConfigError), raised before anything is
+// written. The engine draws jobs and keeps them; the checks live here so that they read as one list.
 #pragma once
 
 #include "fleetwatt/jobs/job_spec.hpp"
@@ -11,10 +11,6 @@
 #include <string_view>
 
 namespace fleetwatt::sim {
-
-/// A job asks for at least one GPU, no more than the fleet has, and no more than its largest node group
-/// holds (a job runs within one group).
-void check_job_size(const jobs::JobSpec& spec, std::uint32_t fleet_gpus, std::uint32_t largest_group_gpus);
 
 /// Checks a job's plan on one GPU type: explicit phases are the user's numbers and must fit the GPU; a
 /// predicted plan must be finite, positive and representable by the clock. A predicted part above the TDP

@@ -10,6 +10,14 @@
 
 namespace fleetwatt::sim {
 
+void check_gpu_count(const core::SourceLocation& origin, std::string_view who, std::uint64_t n_gpus,
+                     std::uint64_t holder_gpus, std::string_view holder) {
+  if (n_gpus == 0) throw core::ConfigError(origin, "n_gpus", fmt::format("{} asks for no GPUs", who));
+  if (n_gpus > holder_gpus)
+    throw core::ConfigError(
+        origin, "n_gpus", fmt::format("{} asks for {} GPUs but {} has {}", who, n_gpus, holder, holder_gpus));
+}
+
 FleetLayout::FleetLayout(std::vector<FleetGroup> groups) : groups_(std::move(groups)) {
   if (groups_.empty()) throw std::invalid_argument("a fleet needs at least one node group");
   NodeIndex node = 0;

@@ -43,10 +43,11 @@ EpochRun EpochRun::of(const jobs::EpochPlan& plan) {
 
 double phase_power(const Job& job, JobPhase phase) {
   // [failures]: idle through the restart delay; the reload that follows draws the checkpoint (valley) power.
-  if (phase == JobPhase::restart && job.failures.stage == JobFailures::Stage::delay) return job.gpu_idle_W;
+  if (phase == JobPhase::restart && job.failures.stage == JobFailures::Stage::delay)
+    return job.gpu_type.idle_W;
   // A step-level job's start-up (model load, warm-up) draws at its checkpoint level, near the floor.
   const double w = phase == JobPhase::peak ? job.peak_W() : job.valley_W();
-  return job.power_cap_W > 0.0 ? std::min(w, job.power_cap_W) : w;
+  return job.controls.power_cap_W > 0.0 ? std::min(w, job.controls.power_cap_W) : w;
 }
 
 double phase_stretch(const Job& job, JobPhase phase) {
@@ -57,7 +58,7 @@ double phase_stretch(const Job& job, JobPhase phase) {
   const double w = phase != JobPhase::peak ? job.valley_W()
                    : job.stepped           ? job.wave.shape.compute_W
                                            : job.peak_W();
-  return models::clock_model().stretch(w, job.power_cap_W, job.gpu_tdp_W);
+  return models::clock_model().stretch(w, job.controls.power_cap_W, job.gpu_type.tdp_W);
 }
 
 Duration phase_length(const Job& job, JobPhase phase) {

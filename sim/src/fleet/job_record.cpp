@@ -10,7 +10,7 @@ JobRecord record_of(const Job& job) {
   const bool started = job.state == JobState::running || job.state == JobState::finished;
   JobRecord r{job.spec};
   r.gpus = job.gpus;
-  r.gpu = job.gpu;
+  r.gpu = job.gpu_type.preset;
   r.state = job.state;
   r.start_s = started ? job.start.seconds() : nan;
   r.end_s = job.state == JobState::finished ? job.end.seconds() : nan;
@@ -20,10 +20,8 @@ JobRecord record_of(const Job& job) {
   r.valley_W = job.valley_W();
   r.valley_s = job.epoch.valley.seconds();
   r.energy_J = job.energy_J;
-  r.paused_gpu_s = job.paused_gpu_seconds;
-  r.parts = {job.compute_s,    job.comm_s,       job.io_s,      job.checkpoint_s, job.bubble_s,
-             job.startup_s,    job.comm_group_s, job.compute_J, job.comm_J,       job.io_J,
-             job.checkpoint_J, job.bubble_J,     job.startup_J};
+  r.paused_gpu_s = job.controls.paused_gpu_seconds;
+  r.parts = job.parts;
   r.step_s = job.stepped ? job.wave.shape.step().seconds() : nan;
   if (job.smoothing_on) r.smoothing_J = job.smoothing_J;
   if (job.failures_on) r.failures = &job.failures;

@@ -37,7 +37,7 @@ PeakSplit NetworkModel::next_epoch(const Job& job) {
   const auto& t = net_->config().training;
   // The plan as the job started (job.plan does not change while it runs), re-timed.
   const auto& base = job.plan;
-  const double idle_W = job.group != kNoGroup ? job.gpu_idle_W : gpu_idle_W_;
+  const double idle_W = job.gpu_type.group != kNoGroup ? job.gpu_type.idle_W : gpu_idle_W_;
   PeakSplit s;
   s.compute_s = base[PartKind::compute].s;
   s.compute_W = base[PartKind::compute].W;

@@ -28,16 +28,16 @@ void DemandResponseScheduler::shed(SchedulerContext& ctx) {
       cap_W_ = lo;
       for (JobIndex j : running) {
         const Job& job = ctx.job(j);
-        if (job.power_cap_W > 0.0 && job.power_cap_W <= cap_W_) continue;
-        const double before = job.power_cap_W;
+        if (job.controls.power_cap_W > 0.0 && job.controls.power_cap_W <= cap_W_) continue;
+        const double before = job.controls.power_cap_W;
         ctx.set_power_cap(j, cap_W_);  // accounts the job's time so far first
-        capped_.push_back({j, before, ctx.job(j).capped_gpu_seconds});
+        capped_.push_back({j, before, ctx.job(j).controls.capped_gpu_seconds});
       }
     }
   }
   // Pausing: the whole action under "pause", the fallback under "cap" when the floor is not enough.
   for (auto it = running.rbegin(); it != running.rend() && predicted_peak_facility_W(ctx) > target_W_; ++it) {
-    if (ctx.job(*it).paused) continue;
+    if (ctx.job(*it).controls.paused) continue;
     ctx.pause(*it);
     paused_.push_back(*it);
   }
@@ -48,14 +48,14 @@ void DemandResponseScheduler::restore(SchedulerContext& ctx) {
   const Time now = ctx.now();
   for (JobIndex j : paused_) {
     const Job& job = ctx.job(j);
-    if (job.state != JobState::running || !job.paused) continue;
+    if (job.state != JobState::running || !job.controls.paused) continue;
     lost_gpu_s_ += static_cast<double>(job.gpus.size()) * (now - shed_at_).seconds();
     ctx.resume(j);
   }
   for (const auto& c : capped_) {
     const Job& job = ctx.job(c.job);
     if (job.state == JobState::running) ctx.set_power_cap(c.job, c.cap_before);  // accounts the capped time
-    lost_gpu_s_ += job.capped_gpu_seconds - c.lost_before;
+    lost_gpu_s_ += job.controls.capped_gpu_seconds - c.lost_before;
   }
 }
 
@@ -77,7 +77,8 @@ void DemandResponseScheduler::schedule(SchedulerContext& ctx) {
   double peak = predicted_peak_facility_W(ctx);
   for (JobIndex j : queue_copy(ctx)) {
     const Job& job = ctx.job(j);
-    const bool capped = cap_W_ > 0.0 && !(job.power_cap_W > 0.0 && job.power_cap_W <= cap_W_);
+    const bool capped =
+        cap_W_ > 0.0 && !(job.controls.power_cap_W > 0.0 && job.controls.power_cap_W <= cap_W_);
     // At the event's cap when it will start under it.
     const double inc =
         job.spec.n_gpus * peak_increment_per_gpu_W(job, fp.gpu_idle_W, capped ? cap_W_ : 0.0) * fp.pue;
@@ -85,7 +86,7 @@ void DemandResponseScheduler::schedule(SchedulerContext& ctx) {
     auto p = ctx.place(j);
     if (!p) break;
     if (capped) {
-      capped_.push_back({j, job.power_cap_W, job.capped_gpu_seconds});
+      capped_.push_back({j, job.controls.power_cap_W, job.controls.capped_gpu_seconds});
       ctx.set_power_cap(j, cap_W_);
     }
     ctx.start(j, std::move(*p));

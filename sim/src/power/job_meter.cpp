@@ -27,7 +27,7 @@ std::vector<GpuIndex> stage_major_gpus(const Job& job, std::size_t stages) {
 void JobMeter::draw(Job& job, Time t, double W_per_gpu, double stretch, double raw_W) {
   job.drawn_W = W_per_gpu;
   job.raw_W = std::isnan(raw_W) ? W_per_gpu : raw_W;
-  job.phase_stretch = stretch;
+  job.controls.phase_stretch = stretch;
   std::fill(job.wave.stage_W.begin(), job.wave.stage_W.end(), W_per_gpu);
   ledger_.set_gpu_power(t, job.gpus, W_per_gpu);
 }
@@ -51,7 +51,7 @@ void JobMeter::draw_stages(Job& job, Time t, std::span<const double> stage_W, do
   }
   job.drawn_W = sum / static_cast<double>(stages);  // stages are equal in size
   job.raw_W = std::isnan(raw_W) ? job.drawn_W : raw_W;
-  job.phase_stretch = stretch;
+  job.controls.phase_stretch = stretch;
 }
 
 void JobMeter::record(const Job& job, Time t, double W_per_gpu) {
@@ -59,7 +59,7 @@ void JobMeter::record(const Job& job, Time t, double W_per_gpu) {
 }
 
 void JobMeter::settle(Job& job, Time t) const {
-  if (job.paused || job.phase == JobPhase::none) return;
+  if (job.controls.paused || job.phase == JobPhase::none) return;
   const double n = static_cast<double>(job.gpus.size());
   // Only the window [0, horizon) counts: a job running through the warm-up is metered from 0 on.
   const double dt = (std::max(t, Time::zero()) - std::max(job.phase_start, Time::zero())).seconds();
@@ -73,14 +73,15 @@ void JobMeter::settle(Job& job, Time t) const {
     job.failures.restart_s += dt;
     job.failures.restart_J += energy;
   } else if (job.phase == JobPhase::startup) {
-    job.startup_s += dt;
-    job.startup_J += energy;
+    job.parts.startup_s += dt;
+    job.parts.startup_J += energy;
   } else {
-    job.checkpoint_s += dt;
-    job.checkpoint_J += energy;
+    job.parts.checkpoint_s += dt;
+    job.parts.checkpoint_J += energy;
   }
   // Under a cap the phase's work takes `stretch` times longer: the rest of the time is lost to the cap.
-  if (job.phase_stretch > 1.0) job.capped_gpu_seconds += n * dt * (1.0 - 1.0 / job.phase_stretch);
+  if (job.controls.phase_stretch > 1.0)
+    job.controls.capped_gpu_seconds += n * dt * (1.0 - 1.0 / job.controls.phase_stretch);
   job.phase_start = t;
 }
 
@@ -91,19 +92,20 @@ void JobMeter::close_peak(Job& job) const {
   const double total_s = s.duration_s();
   const double total_J = s.energy_J();
   if (!(total_s > 0.0) || !(total_J > 0.0)) {  // an empty split: all of it is compute
-    job.compute_s += t;
-    job.compute_J += e;
+    job.parts.compute_s += t;
+    job.parts.compute_J += e;
     return;
   }
-  job.compute_s += t * s.compute_s / total_s;
-  job.bubble_s += t * s.bubble_s / total_s;
-  job.comm_s += t * s.comm_s / total_s;
-  for (std::size_t g = 0; g < jobs::kCommGroups; ++g) job.comm_group_s[g] += t * s.comm_by_group[g] / total_s;
-  job.io_s += t * s.io_s / total_s;
-  job.compute_J += e * s.compute_W * s.compute_s / total_J;
-  job.bubble_J += e * s.bubble_W * s.bubble_s / total_J;
-  job.comm_J += e * s.comm_W * s.comm_s / total_J;
-  job.io_J += e * s.io_W * s.io_s / total_J;
+  job.parts.compute_s += t * s.compute_s / total_s;
+  job.parts.bubble_s += t * s.bubble_s / total_s;
+  job.parts.comm_s += t * s.comm_s / total_s;
+  for (std::size_t g = 0; g < jobs::kCommGroups; ++g)
+    job.parts.comm_group_s[g] += t * s.comm_by_group[g] / total_s;
+  job.parts.io_s += t * s.io_s / total_s;
+  job.parts.compute_J += e * s.compute_W * s.compute_s / total_J;
+  job.parts.bubble_J += e * s.bubble_W * s.bubble_s / total_J;
+  job.parts.comm_J += e * s.comm_W * s.comm_s / total_J;
+  job.parts.io_J += e * s.io_W * s.io_s / total_J;
 }
 
 }  // namespace fleetwatt::sim

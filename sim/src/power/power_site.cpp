@@ -46,6 +46,18 @@ void PowerSite::attach(PowerSink* sink) {
   sink_ = sink;
 }
 
+void PowerSite::set_network_W(Time now, double W) {
+  const double before = network_W_.value_or(0.0);
+  if (network_W_ && W == before) return;
+  ledger_.add_other_it_power(now, W - before);
+  network_W_ = W;
+  if (sink_ && now >= Time::zero()) sink_->network_change(now, W);
+}
+
+void PowerSite::send_network_W(Time now) {
+  if (network_W_ && sink_) sink_->network_change(now, *network_W_);
+}
+
 void PowerSite::close(Time horizon) {
   ledger_.close(horizon);
   grid_.close(horizon);

@@ -241,23 +241,21 @@ class Engine {
   /// global GPU indices.
   [[nodiscard]] std::optional<Placement> place_in_group(JobIndex j) const;
   /// Applies `change` to the network model, which must exist (a job started, finished, paused or resumed,
-  /// a checkpoint begun or ended), passes the network's change of power to the ledger and the sink, and
-  /// returns what `change` returns.
+  /// a checkpoint begun or ended), gives the site the network's draw after it, and returns what `change`
+  /// returns.
   template <class Change>
   decltype(auto) change_network(Change&& change) {
-    const double before = network_power_W();
     if constexpr (std::is_void_v<std::invoke_result_t<Change, NetworkModel&>>) {
       change(*network_);
-      network_changed(before);
+      network_changed();
     } else {
       auto result = change(*network_);
-      network_changed(before);
+      network_changed();
       return result;
     }
   }
-  [[nodiscard]] double network_power_W() const;
-  /// Passes a change of network power (from `before_W`) to the ledger and the sink.
-  void network_changed(double before_W);
+  /// Gives the site the network's draw as it stands.
+  void network_changed();
 
   EngineSetup setup_;
   FleetLayout layout_;

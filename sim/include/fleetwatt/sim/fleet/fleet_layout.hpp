@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fleetwatt/jobs/job_spec.hpp"
@@ -13,6 +14,14 @@
 #include "fleetwatt/sim/fleet/cluster.hpp"
 
 namespace fleetwatt::sim {
+
+/// The one statement of how many GPUs a job may ask for: at least one, and no more than `holder_gpus`,
+/// what `holder` has (the fleet; its largest node group, a job running within one group; the largest
+/// group of a GPU type the job can run on). Otherwise throws the ConfigError at `origin`, key n_gpus,
+/// naming `who` ("job 7", "mix entry"). The loader checks what the scenario lists before the run, the
+/// engine what it draws from a generator or trace; both through this.
+void check_gpu_count(const core::SourceLocation& origin, std::string_view who, std::uint64_t n_gpus,
+                     std::uint64_t holder_gpus, std::string_view holder);
 
 /// One group of identical nodes.
 struct FleetGroup {

@@ -107,6 +107,40 @@ class EpochRun {
   double peak_W_ = 0.0;
 };
 
+/// The GPU type a job runs on, set at start. Before that, on a fleet of several GPU types, its plan, epoch
+/// and spec.epochs are those of the reference type (the first node group's) and group is kNoGroup.
+struct JobGpuType {
+  std::uint32_t group = kNoGroup;  ///< node group of its GPUs (FleetLayout order)
+  std::string preset;              ///< GPU preset id of its GPUs
+  double idle_W = 0.0;             ///< idle power of each of its GPUs
+  double tdp_W = 0.0;              ///< TDP of each of its GPUs (the clock model's scale)
+};
+
+/// What policies set on a running job (sim/policies): its run-time limit, pausing and power cap, and the GPU
+/// time each has cost it.
+struct JobControls {
+  EventId stop_event = 0;           ///< the spec's limit_s, when it cuts the job short
+  Time stop_at;                     ///< when that limit strikes (while not paused)
+  bool paused = false;              ///< suspended in place: GPUs held at idle power
+  Duration phase_left;              ///< rest of the current phase while paused
+  Duration stop_left;               ///< rest of the limit while paused
+  double power_cap_W = 0.0;         ///< per-GPU cap (0: none); phases above it run at it, stretched
+  double phase_stretch = 1.0;       ///< how much slower than planned its phase runs (its cap)
+  double paused_gpu_seconds = 0.0;  ///< GPU time lost to pauses
+  double capped_gpu_seconds = 0.0;  ///< GPU time lost to power caps (stretched minus nominal phase time)
+};
+
+/// Where a job's time and GPU energy went (all its GPUs for energy; up to the horizon), by epoch part:
+/// compute, exposed gradient communication and exposed data loading in peak phases, checkpoint (write and
+/// end-of-epoch work) in valleys. Pipeline bubbles are the peak phases' own part; the start-up (model load,
+/// warm-up) is a step-level job's.
+struct JobParts {
+  double compute_s = 0.0, comm_s = 0.0, io_s = 0.0, checkpoint_s = 0.0, bubble_s = 0.0, startup_s = 0.0;
+  /// comm_s of a step-level plan by parallel group (tensor-, context-, pipeline-, data-parallel).
+  std::array<double, jobs::kCommGroups> comm_group_s{};
+  double compute_J = 0.0, comm_J = 0.0, io_J = 0.0, checkpoint_J = 0.0, bubble_J = 0.0, startup_J = 0.0;
+};
+
 struct Job {
   jobs::JobSpec spec;
   /// The predictor's per-GPU epoch plan on its GPU type: the job's only record of what it is, fixed while
@@ -119,52 +153,35 @@ struct Job {
   StepWave wave;
   Duration startup;
 
+  // Its life: state and phase, and their clocks.
   JobState state = JobState::pending;
   JobPhase phase = JobPhase::none;
   Time submit;
   Time start;
   Time end;
   Time phase_start;
-  Placement gpus;
-  // The GPUs it runs on (set at start; before that, on a fleet of several GPU types, plan, epoch and
-  // spec.epochs are those of the reference type: the first node group's).
-  std::uint32_t group = kNoGroup;  ///< node group of its GPUs (FleetLayout order)
-  std::string gpu;                 ///< GPU preset id of its GPUs
-  double gpu_idle_W = 0.0;         ///< idle power of each of its GPUs
-  double gpu_tdp_W = 0.0;          ///< TDP of each of its GPUs (the clock model's scale)
-  /// Several GPU types, before start: the highest per-GPU phase power over the types and the lowest idle
-  /// power, so power-aware policies bound what a start may add whatever type it gets (0: use peak_W()).
-  double queued_peak_W = 0.0;
-  double queued_idle_W = 0.0;
-  std::uint32_t epochs_done = 0;
-  double energy_J = 0.0;  ///< GPU energy of this job so far (all its GPUs)
+  Time phase_end;  ///< when the current phase ends (while not paused)
   EventId next_event = 0;
-  NetworkHold network;  ///< its flows, with a [topology]
+  std::uint32_t epochs_done = 0;
   /// An asynchronous checkpoint's background write: when it ends, and its event while it runs (0: none).
   Time write_end;
   EventId write_event = 0;
 
-  // Policy controls (sim/policies): run-time limit, pausing, power capping.
-  EventId stop_event = 0;           ///< the spec's limit_s, when it cuts the job short
-  Time stop_at;                     ///< when that limit strikes (while not paused)
-  Time phase_end;                   ///< when the current phase ends (while not paused)
-  bool paused = false;              ///< suspended in place: GPUs held at idle power
-  Duration phase_left;              ///< rest of the current phase while paused
-  Duration stop_left;               ///< rest of the limit while paused
-  double power_cap_W = 0.0;         ///< per-GPU cap (0: none); phases above it run at it, stretched
-  double drawn_W = 0.0;             ///< what each of its GPUs draws now, as the job meter metered it
-  double phase_stretch = 1.0;       ///< how much slower than planned its phase runs (its cap)
-  double paused_gpu_seconds = 0.0;  ///< GPU time lost to pauses
-  double capped_gpu_seconds = 0.0;  ///< GPU time lost to power caps (stretched minus nominal phase time)
-  // Where the time and GPU energy went (all the job's GPUs for energy), by epoch part: compute, exposed
-  // gradient communication and exposed data loading in peak phases, checkpoint (write and end-of-epoch
-  // work) in valleys.
-  // Pipeline bubbles are the peak phases' own part; the start-up (model load, warm-up) is a step-level
-  // job's.
-  double compute_s = 0.0, comm_s = 0.0, io_s = 0.0, checkpoint_s = 0.0, bubble_s = 0.0, startup_s = 0.0;
-  /// comm_s of a step-level plan by parallel group (tensor-, context-, pipeline-, data-parallel).
-  std::array<double, jobs::kCommGroups> comm_group_s{};
-  double compute_J = 0.0, comm_J = 0.0, io_J = 0.0, checkpoint_J = 0.0, bubble_J = 0.0, startup_J = 0.0;
+  // Where it runs.
+  Placement gpus;       ///< its GPUs (set at start)
+  JobGpuType gpu_type;  ///< their type (set at start)
+  /// Several GPU types, before start: the highest per-GPU phase power over the types and the lowest idle
+  /// power, so power-aware policies bound what a start may add whatever type it gets (0: use peak_W()).
+  double queued_peak_W = 0.0;
+  double queued_idle_W = 0.0;
+  NetworkHold network;  ///< its flows, with a [topology]
+
+  JobControls controls;  ///< what policies set on it
+
+  // What it draws and has drawn.
+  double drawn_W = 0.0;   ///< what each of its GPUs draws now, as the job meter metered it
+  double energy_J = 0.0;  ///< GPU energy of this job so far (all its GPUs)
+  JobParts parts;         ///< that energy and its time by epoch part
   double peak_phase_s = 0.0, peak_phase_J = 0.0;  ///< time and GPU energy of the peak phase in progress
   /// [smoothing] (sim/fleet/power_smoothing.hpp): what its GPUs draw over the work's own draw, set at start;
   /// a step-level job's smoothed step; what the work alone would draw now (per GPU, as drawn_W); and the

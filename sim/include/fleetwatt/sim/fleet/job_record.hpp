@@ -16,14 +16,6 @@
 
 namespace fleetwatt::sim {
 
-/// Where a job's time and GPU energy went, by epoch part (all its GPUs for energy; up to the horizon).
-struct JobParts {
-  double compute_s = 0.0, comm_s = 0.0, io_s = 0.0, checkpoint_s = 0.0, bubble_s = 0.0, startup_s = 0.0;
-  /// comm_s of a step-level plan by parallel group (tensor-, context-, pipeline-, data-parallel).
-  std::array<double, jobs::kCommGroups> comm_group_s{};
-  double compute_J = 0.0, comm_J = 0.0, io_J = 0.0, checkpoint_J = 0.0, bubble_J = 0.0, startup_J = 0.0;
-};
-
 struct JobRecord {
   const jobs::JobSpec& spec;         ///< as submitted (id, class, GPUs, epochs, where it came from)
   std::span<const GpuIndex> gpus{};  ///< the GPUs it ran on (empty: never started)

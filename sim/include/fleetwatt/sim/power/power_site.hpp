@@ -1,8 +1,10 @@
-// The site's power side: the power ledger and what observes it. The facility's cooling model turns the
-// ledger's IT power into facility power; the grid meter integrates every span of constant IT power into
-// carbon and cost per facility interval; the batteries, when the site has them, sit between the ledger and
-// the result sink and charge carbon and cost on grid import instead. The engine changes power only through
-// the ledger and reads the site's totals at the horizon; it holds none of these parts itself.
+// The site's power side: the power ledger, its inputs and what observes it. Jobs and nodes change the
+// ledger's GPU and node power; the interconnect's draw enters as the site's network power, which the
+// ledger counts as other IT power and the result sink receives as its own series. The facility's cooling
+// model turns the ledger's IT power into facility power; the grid meter integrates every span of constant
+// IT power into carbon and cost per facility interval; the batteries, when the site has them, sit between
+// the ledger and the result sink and charge carbon and cost on grid import instead. The engine changes
+// power only through the site and reads its totals at the horizon; it holds none of these parts itself.
 #pragma once
 
 #include <memory>
@@ -28,8 +30,15 @@ class PowerSite {
 
   /// Streams the power series to `sink` (through the batteries when there are some).
   void attach(PowerSink* sink);
-  /// The result sink attached (null: none), which the network's draw also goes to.
+  /// The result sink attached (null: none).
   [[nodiscard]] PowerSink* sink() const noexcept { return sink_; }
+  /// The interconnect (switches, links, NICs) draws `W` from `now` on: the ledger's other IT power moves by
+  /// the change and, inside the window, the result sink receives the new draw. The first call says the
+  /// site has a network; a call that changes nothing sends nothing.
+  void set_network_W(Time now, double W);
+  /// Sends the network's draw as it stands to the result sink at `now` (the window opening after a warm-up,
+  /// or a sink attached inside the window); nothing without a network or a sink.
+  void send_network_W(Time now);
   /// Closes the ledger and the grid meter at the horizon; nothing may follow.
   void close(Time horizon);
 
@@ -46,6 +55,7 @@ class PowerSite {
   std::unique_ptr<BatteryBank> bank_;  ///< between the ledger and sink_ when there are batteries
   GridMeter grid_;                     ///< carbon and cost per facility interval
   PowerSink* sink_ = nullptr;
+  std::optional<double> network_W_;  ///< the interconnect's draw (none: no network)
 };
 
 }  // namespace fleetwatt::sim
