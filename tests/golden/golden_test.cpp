@@ -2,7 +2,7 @@
 // series statistics and printed counts are compared (relative 1e-9) with tests/golden/<scenario>.json; the
 // README's printed default day must show the same figures. tools/scripts/regen-golden.sh writes both the
 // golden files and the printed blocks of README.md and docs/*.md; a change in simulated numbers fails here
-// until it is rerun.
+// until it is rerun. Every shipped scenario's ramps are checked to be non-negative on the way.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -52,6 +52,14 @@ void reproduces_golden_figures(const std::filesystem::path& scenario) {
   CHECK(expected.at("summary").size() >= 10);
   CHECK(expected.at("series").size() >= 8);
   for (const auto& d : golden::differences(expected, actual)) FAIL_CHECK(d);
+  // Up and down ramps are the largest rise and fall: never negative, in the file or as printed.
+  for (const auto& [key, value] : actual.at("summary").items())
+    if (key.starts_with("ramp_") && key.ends_with("_W") && value.is_number()) {
+      INFO(key);
+      CHECK_FALSE(value.get<double>() < 0.0);  // NaN (no such window) is not negative either
+    }
+  CHECK(r.out.find("up -") == std::string::npos);
+  CHECK(r.out.find("down -") == std::string::npos);
 }
 
 // The block of a page that a regen-golden.sh marker names: the lines between "<!-- golden: COMMAND -->" and

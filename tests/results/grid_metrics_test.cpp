@@ -1,11 +1,12 @@
 // Grid metrics on hand-made series whose answers are worked out by hand below: a square wave, a ramp, a step
 // inside an interval, a short last interval, and a clock with an offset (aligned windows, hours of the day,
-// the coincident peak).
+// the coincident peak), and an hourly and a 0.1-s series for the data's resolution.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <vector>
 
 #include "fleetwatt/results/metrics/grid_metrics.hpp"
+#include "fleetwatt/results/metrics/power_quality.hpp"
 #include "fleetwatt/results/metrics/wall_clock.hpp"
 
 using namespace fleetwatt::results;
@@ -67,7 +68,7 @@ TEST_CASE("a ramp: window means, ramps and load-duration percentiles", "[results
   CHECK(g.mean_W == Approx(3599.5).epsilon(1e-12));
   CHECK(g.load_factor == Approx(3599.5 / 7199).epsilon(1e-12));
   // A window of w seconds from s has mean s + (w - 1) / 2; neighbours differ by w watts, always upwards, so
-  // the largest fall is the smallest rise, negative (-w): the first pair for both.
+  // the load never falls: a ramp down of 0, with no time.
   CHECK(g.quarter_hour.peak_W == Approx(6300 + 449.5).epsilon(1e-12));
   CHECK(g.quarter_hour.peak_time_s == 6300.0);
   CHECK(g.hour.peak_W == Approx(3600 + 1799.5).epsilon(1e-12));
@@ -76,7 +77,9 @@ TEST_CASE("a ramp: window means, ramps and load-duration percentiles", "[results
   CHECK(g.minute.ramp_up_time_s == 60.0);
   CHECK(g.quarter_hour.ramp_up_W == Approx(900.0).epsilon(1e-12));
   CHECK(g.hour.ramp_up_W == Approx(3600.0).epsilon(1e-12));
-  CHECK(g.hour.ramp_down_W == Approx(-3600.0).epsilon(1e-12));
+  CHECK(g.hour.ramp_down_W == 0.0);
+  CHECK(std::isnan(g.hour.ramp_down_time_s));
+  CHECK(g.minute.ramp_down_W == 0.0);
   // Sorted from the top, the j-th value is 7199 - j; value k is the first j whose (j + 1) s reach k % of
   // 7200 s: j = 72 k - 1, so 7200 - 72 k (k >= 1), and the peak 7199 for k = 0.
   REQUIRE(g.load_duration_W.size() == 101);
@@ -99,7 +102,7 @@ TEST_CASE("a step inside an interval: window means weigh the intervals they cove
   CHECK(g.quarter_hour.peak_time_s == 4500.0);
   // Hour [3600, 7200): 12 x 1000 + 2000 + 347 x 3000 over 360 = 1055000 / 360; the next hour is 3000 W.
   CHECK(g.hour.ramp_up_W == Approx(1055000.0 / 360 - 1000).epsilon(1e-12));
-  CHECK(g.hour.ramp_down_W == Approx(-(3000 - 1055000.0 / 360)).epsilon(1e-12));
+  CHECK(g.hour.ramp_down_W == 0.0);  // it only rises
   // Minute [3720, 3780): 2000 + 5 x 3000 over 6 intervals; the minute before is 1000 W.
   CHECK(g.minute.ramp_up_W == Approx(17000.0 / 6 - 1000).epsilon(1e-12));
   CHECK(g.minute.ramp_up_time_s == 3720.0);
@@ -156,7 +159,56 @@ TEST_CASE("15-min windows start on the quarter hour: a partial first window does
   CHECK(g.quarter_hour.windows == 3);
   CHECK(g.quarter_hour.peak_W == Approx(2000.0).epsilon(1e-12));
   CHECK(g.quarter_hour.peak_time_s == 450.0);
-  CHECK(g.quarter_hour.ramp_up_W == Approx(0.0).margin(1e-9));  // flat between complete windows
-  CHECK(g.quarter_hour.ramp_up_time_s == 1350.0);
+  CHECK(g.quarter_hour.ramp_up_W == 0.0);  // flat between complete windows: no rise, so no time
+  CHECK(std::isnan(g.quarter_hour.ramp_up_time_s));
   CHECK(g.hour.windows == 0);  // 00:07:30 to 01:07:30 holds no whole clock hour
+}
+
+TEST_CASE("an hourly series: windows under an hour have no peak and no ramp", "[results][grid][resolution]") {
+  // Hourly means 1000, 3000, 2000, 2000, 500, 4000 W. Hour to hour: +2000 (at 1 h), 0, 0, -1500 (at 4 h),
+  // +3500 (at 5 h): up 3500 W at 5 h, down 1500 W at 4 h, peak 4000 W at 5 h. A 1-min or 15-min window
+  // would only see one hour's value in several windows: NaN, no windows counted.
+  const std::vector<double> p{1000, 3000, 2000, 2000, 500, 4000};
+  const auto g = grid_metrics(p, {3600 * kS, {}, {}}, 6 * 3600 * kS);
+  CHECK(g.hour.windows == 6);
+  CHECK(g.hour.peak_W == 4000.0);
+  CHECK(g.hour.peak_time_s == 5 * 3600.0);
+  CHECK(g.hour.ramp_up_W == 3500.0);
+  CHECK(g.hour.ramp_up_time_s == 5 * 3600.0);
+  CHECK(g.hour.ramp_down_W == 1500.0);
+  CHECK(g.hour.ramp_down_time_s == 4 * 3600.0);
+  for (const WindowStats* w : {&g.minute, &g.quarter_hour}) {
+    INFO(w->width_s);
+    CHECK(w->windows == 0);
+    CHECK(std::isnan(w->peak_W));
+    CHECK(std::isnan(w->peak_time_s));
+    CHECK(std::isnan(w->ramp_up_W));
+    CHECK(std::isnan(w->ramp_down_W));
+  }
+  CHECK(g.peak_W == 4000.0);  // the interval's own peak stays: it is at the data's resolution
+}
+
+TEST_CASE("a 0.1-s series resolves every window and a falling load has an up ramp of 0, never below",
+          "[results][grid][resolution]") {
+  // 0.1-s means P_i = 5000 - i W over 2 min (i = 0 .. 1199). Minute 0 holds i = 0 .. 599, mean 4700.5 W;
+  // minute 1 i = 600 .. 1199, mean 4100.5 W: a fall of 600 W at 60 s and no rise. The 15-min and 1-h
+  // windows are resolved but the run holds none of them whole.
+  std::vector<double> p(1200);
+  for (std::size_t i = 0; i < p.size(); ++i) p[i] = 5000.0 - static_cast<double>(i);
+  const std::int64_t tenth = kS / 10;
+  const auto g = grid_metrics(p, {tenth, {}, {}}, 1200 * tenth);
+  CHECK(g.minute.windows == 2);
+  CHECK(g.minute.peak_W == Approx(4700.5).epsilon(1e-12));
+  CHECK(g.minute.ramp_down_W == Approx(600.0).epsilon(1e-12));
+  CHECK(g.minute.ramp_down_time_s == 60.0);
+  CHECK(g.minute.ramp_up_W == 0.0);
+  CHECK(std::isnan(g.minute.ramp_up_time_s));
+  CHECK(g.quarter_hour.windows == 0);
+  CHECK(std::isnan(g.quarter_hour.ramp_up_W));
+  // The power-quality ramps are the same windows: 1-s means fall by 10 W a second, never rise.
+  const auto q = power_quality(p, tenth, {}, 1200 * tenth);
+  CHECK(q.ramp_down_W[0] == Approx(10.0).epsilon(1e-9));
+  CHECK(q.ramp_up_W[0] == 0.0);
+  CHECK(q.ramp_down_W[1] == Approx(600.0).epsilon(1e-12));
+  CHECK(q.ramp_up_W[1] == 0.0);
 }

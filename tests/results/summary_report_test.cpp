@@ -1,6 +1,11 @@
-// Report units: SI totals shown in kWh, MW and tonnes.
+// Report units: SI totals shown in kWh, MW and tonnes; a figure the data cannot give shown as "\u2013".
 #include <catch2/catch.hpp>
 
+#include <cstdint>
+#include <vector>
+
+#include "fleetwatt/results/metrics/grid_metrics.hpp"
+#include "fleetwatt/results/metrics/power_quality.hpp"
 #include "fleetwatt/results/metrics/summary_report.hpp"
 
 using namespace fleetwatt;
@@ -67,10 +72,37 @@ TEST_CASE("the run summary gives the peak's time and the grid metrics on the sta
   CHECK(text.find("load factor                 0.800 (mean / peak)\n") != std::string::npos);
   CHECK(text.find("facility energy per day     48000.0 kWh (48.000 MWh)\n") != std::string::npos);
   CHECK(text.find("max ramp per 1 min          up 48.0 kW, down 52.0 kW\n") != std::string::npos);
-  CHECK(text.find("max ramp per 15 min         up -, down -\n") != std::string::npos);  // none: NaN
+  CHECK(text.find("max ramp per 15 min         up \u2013, down \u2013\n") != std::string::npos);  // none: NaN
   CHECK(text.find(
             "coincident peak             max 2200.0 kW at 2026-07-01T20:00:00+02:00, mean 2200.0 kW over 1 "
             "system peak hours\n") != std::string::npos);
   // Without grid metrics (a summary alone) the peak line is as before.
   CHECK(results::format_summary(s).find("(highest interval mean)\n") != std::string::npos);
+}
+
+TEST_CASE("an hourly series prints no figure for a window under an hour, and says why", "[summary][grid]") {
+  // 0, 3000, 1000 W over three clock hours: the 1-h figures are the series' own; the 1-min and 15-min
+  // windows are shorter than the interval, so their peaks and ramps are "\u2013" (never the hour's numbers),
+  // as is the 1-s ramp of the power-quality figures.
+  const std::vector<double> p{0.0, 3000.0, 1000.0};
+  const std::int64_t hour_ns = 3'600'000'000'000;
+  const results::GridMetrics g = results::grid_metrics(p, {hour_ns, {}, {}}, 3 * hour_ns);
+  const results::PowerQuality q = results::power_quality(p, hour_ns, {}, 3 * hour_ns);
+  sim::RunSummary s;
+  s.horizon_s = 3 * 3600;
+  const auto text = results::format_summary(s, g, {}, q);
+  INFO(text);
+  CHECK(text.find("15-min peak demand          \u2013 (window shorter than the 1 h interval)\n") !=
+        std::string::npos);
+  CHECK(text.find("1-h peak demand             3.0 kW at ") != std::string::npos);
+  CHECK(text.find(
+            "max ramp per 1 min          up \u2013, down \u2013 (window shorter than the 1 h interval)\n") !=
+        std::string::npos);
+  CHECK(text.find(
+            "max ramp per 15 min         up \u2013, down \u2013 (window shorter than the 1 h interval)\n") !=
+        std::string::npos);
+  CHECK(text.find("max ramp per 1 h            up 3.0 kW, down 2.0 kW\n") != std::string::npos);
+  CHECK(text.find(
+            "max ramp per 1 s            up \u2013, down \u2013 (window shorter than the 1 h interval)\n") !=
+        std::string::npos);
 }

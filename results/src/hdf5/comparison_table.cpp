@@ -81,9 +81,10 @@ void write_comparison_csv(std::ostream& out, const std::vector<ComparisonRow>& r
   }
 }
 
-/// A figure with `decimals`, or "-" where it is not available (NaN: e.g. no band below Nyquist).
+/// A figure with `decimals`, or "–" where it is not available (NaN: e.g. no band below Nyquist, a
+/// window shorter than the interval): never a number.
 static std::string or_dash(double v, int decimals) {
-  return std::isnan(v) ? std::string("-") : fmt::format("{:.{}f}", v, decimals);
+  return std::isnan(v) ? std::string("\u2013") : fmt::format("{:.{}f}", v, decimals);
 }
 
 std::string format_comparison(const std::vector<ComparisonRow>& rows) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 
@@ -74,14 +75,16 @@ class AlignedWindows {
       stats_.peak_W = mean_W;
       stats_.peak_time_s = start_s;
     }
-    // Ramps compare neighbours only: a gap (never, in one run's series) would not be a ramp.
+    // Ramps compare neighbours only: a gap (never, in one run's series) would not be a ramp. Up is the
+    // largest rise and down the largest fall, each zero (with no time) when the power never moves that way.
     if (last_k_ == k - 1) {
+      if (std::isnan(stats_.ramp_up_W)) stats_.ramp_up_W = stats_.ramp_down_W = 0.0;
       const double rise = mean_W - last_mean_;
-      if (!(rise <= stats_.ramp_up_W)) {  // also replaces the initial NaN
+      if (rise > stats_.ramp_up_W) {
         stats_.ramp_up_W = rise;
         stats_.ramp_up_time_s = start_s;
       }
-      if (!(-rise <= stats_.ramp_down_W)) {
+      if (-rise > stats_.ramp_down_W) {
         stats_.ramp_down_W = -rise;
         stats_.ramp_down_time_s = start_s;
       }

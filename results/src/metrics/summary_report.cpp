@@ -34,13 +34,33 @@ std::string format_summary(const sim::RunSummary& s) {
 }
 
 namespace {
-/// A simulated time in seconds on the wall clock; "-" when undefined (NaN: no such window).
+/// What the summary prints for a figure it does not have (no such window, or one below the data's
+/// resolution): never a number.
+constexpr const char* kNone = "\u2013";
+
+/// A simulated time in seconds on the wall clock; kNone when undefined (NaN: no such window).
 std::string stamp(const WallClock& clock, double t_s) {
-  if (std::isnan(t_s)) return "-";
+  if (std::isnan(t_s)) return kNone;
   return clock.iso8601(static_cast<std::int64_t>(std::llround(t_s * 1e9)));
 }
 std::string kw(double w) {
-  return std::isnan(w) ? std::string("-") : fmt::format("{:.1f} kW", w / 1e3);
+  return std::isnan(w) ? std::string(kNone) : fmt::format("{:.1f} kW", w / 1e3);
+}
+/// "1 h", "15 min", "1 s", "0.1 s": a window or interval length as the summary names it.
+std::string span_words(double s) {
+  if (s >= 3600.0 && std::fmod(s, 3600.0) == 0.0) return fmt::format("{:g} h", s / 3600.0);
+  if (s >= 60.0 && std::fmod(s, 60.0) == 0.0) return fmt::format("{:g} min", s / 60.0);
+  return fmt::format("{:g} s", s);
+}
+/// Why a window's figures are missing, when it is shorter than the series' interval.
+std::string below_resolution(double width_s, double interval_s) {
+  return interval_s > width_s ? fmt::format(" (window shorter than the {} interval)", span_words(interval_s))
+                              : std::string();
+}
+/// A window's demand peak and its time, or kNone.
+std::string window_peak(const WindowStats& w, const WallClock& clock, double interval_s) {
+  if (std::isnan(w.peak_W)) return kNone + below_resolution(w.width_s, interval_s);
+  return fmt::format("{} at {}", kw(w.peak_W), stamp(clock, w.peak_time_s));
 }
 }  // namespace
 
@@ -83,18 +103,17 @@ std::string format_summary(const sim::RunSummary& s, const GridMetrics& grid, co
   line("mean facility power", with_scale(s.mean_facility_W / 1e3, "kW", 1000, "MW"));
   if (with_grid) {
     // What tariffs bill: the highest mean over clock-aligned demand windows.
-    line("15-min peak demand",
-         fmt::format("{} at {}", kw(grid.quarter_hour.peak_W), stamp(clock, grid.quarter_hour.peak_time_s)));
-    line("1-h peak demand",
-         fmt::format("{} at {}", kw(grid.hour.peak_W), stamp(clock, grid.hour.peak_time_s)));
-    line("load factor", std::isnan(grid.load_factor) ? std::string("-")
+    line("15-min peak demand", window_peak(grid.quarter_hour, clock, grid.interval_s));
+    line("1-h peak demand", window_peak(grid.hour, clock, grid.interval_s));
+    line("load factor", std::isnan(grid.load_factor) ? std::string(kNone)
                                                      : fmt::format("{:.3f} (mean / peak)", grid.load_factor));
     line("facility energy per day", with_scale(grid.energy_per_day_J / 3.6e6, "kWh", 1000, "MWh"));
     const std::pair<const char*, const WindowStats*> widths[] = {
         {"1 min", &grid.minute}, {"15 min", &grid.quarter_hour}, {"1 h", &grid.hour}};
     for (const auto& [width, w] : widths)
       line(fmt::format("max ramp per {}", width),
-           fmt::format("up {}, down {}", kw(w->ramp_up_W), kw(w->ramp_down_W)));
+           fmt::format("up {}, down {}{}", kw(w->ramp_up_W), kw(w->ramp_down_W),
+                       std::isnan(w->ramp_up_W) ? below_resolution(w->width_s, grid.interval_s) : ""));
     if (!grid.system_peak_hours.empty())
       line("coincident peak",
            fmt::format("max {} at {}, mean {} over {} system peak hours", kw(grid.coincident_peak_max_W),
@@ -104,9 +123,10 @@ std::string format_summary(const sim::RunSummary& s, const GridMetrics& grid, co
   if (quality.interval_s > 0) {
     // Power quality: how fast and at what frequencies the facility's draw swings (docs/results.md,
     // /power_quality).
-    auto mw = [](double w) { return std::isnan(w) ? std::string("-") : fmt::format("{:.3f} MW", w / 1e6); };
+    auto mw = [](double w) { return std::isnan(w) ? std::string(kNone) : fmt::format("{:.3f} MW", w / 1e6); };
     line("max ramp per 1 s",
-         fmt::format("up {}, down {}", mw(quality.ramp_up_W[0]), mw(quality.ramp_down_W[0])));
+         fmt::format("up {}, down {}{}", mw(quality.ramp_up_W[0]), mw(quality.ramp_down_W[0]),
+                     below_resolution(quality.ramp_window_s[0], quality.interval_s)));
     line("dynamic range", fmt::format("{} within 1 s, {} within 1 min", mw(quality.dynamic_range_W[0]),
                                       mw(quality.dynamic_range_W[1])));
     std::string shares;
@@ -116,7 +136,7 @@ std::string format_summary(const sim::RunSummary& s, const GridMetrics& grid, co
       shares += fmt::format("{:g}-{:g} Hz {:.1f} %", kPowerQualityBands[b][0], kPowerQualityBands[b][1],
                             100.0 * quality.band_share[b]);
     }
-    line("fluctuation energy", shares.empty() ? std::string("-") : shares);
+    line("fluctuation energy", shares.empty() ? std::string(kNone) : shares);
     // The absolute band energy (variance, MW^2): what a grid study's oscillation limit compares, and what
     // [smoothing] lowers (the 0.1-5 Hz band).
     std::string energies;
@@ -126,9 +146,9 @@ std::string format_summary(const sim::RunSummary& s, const GridMetrics& grid, co
       energies += fmt::format("{:g}-{:g} Hz {:.4g}", kPowerQualityBands[b][0], kPowerQualityBands[b][1],
                               quality.band_energy_W2[b] / 1e12);
     }
-    line("band energy (MW^2)", energies.empty() ? std::string("-") : energies);
+    line("band energy (MW^2)", energies.empty() ? std::string(kNone) : energies);
     line("dominant frequency", std::isnan(quality.dominant_frequency_Hz)
-                                   ? std::string("-")
+                                   ? std::string(kNone)
                                    : fmt::format("{:.4g} Hz (period {:.4g} s)", quality.dominant_frequency_Hz,
                                                  1.0 / quality.dominant_frequency_Hz));
   }

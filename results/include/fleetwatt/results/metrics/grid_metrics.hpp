@@ -9,7 +9,10 @@
 //    overlap-weighted mean of the interval means it covers (exact when the interval divides the window). Only
 //    complete windows (wholly inside [0, horizon)) count for peaks and ramps.
 //  - Ramp over window W: the difference between the means of two consecutive complete windows (the later
-//    minus the earlier); ramp up is the largest such difference, ramp down the largest decrease (positive).
+//    minus the earlier); ramp up is the largest rise, ramp down the largest fall (a positive number), each
+//    zero, with no time, when the power never moves that way: neither is ever negative.
+//  - Resolution: a window shorter than the series' interval gets no peak and no ramps (NaN), as the
+//    power-quality ramps do; its figures would be the interval's own.
 //  - Load-duration curve: value k (k = 0..100) is the highest power P such that the facility draws at least
 //    P (interval means) during at least k % of the horizon: value 0 is the peak interval mean, value 100 the
 //    lowest. Each interval weighs its length (the last one ends at the horizon).
@@ -27,16 +30,20 @@
 
 namespace fleetwatt::results {
 
-/// Peak and ramps over aligned windows of one width.
+/// Peak and ramps over aligned windows of one width. All NaN (and no windows) when the width is below the
+/// series' interval.
 struct WindowStats {
   double width_s = 0;
   std::uint64_t windows = 0;  ///< complete windows seen
   double peak_W = std::numeric_limits<double>::quiet_NaN();
-  double peak_time_s = std::numeric_limits<double>::quiet_NaN();       ///< start of the (first) peak window
-  double ramp_up_W = std::numeric_limits<double>::quiet_NaN();         ///< NaN with fewer than two windows
-  double ramp_up_time_s = std::numeric_limits<double>::quiet_NaN();    ///< start of the later window
-  double ramp_down_W = std::numeric_limits<double>::quiet_NaN();       ///< a positive number: a decrease
-  double ramp_down_time_s = std::numeric_limits<double>::quiet_NaN();  ///< start of the later window
+  double peak_time_s = std::numeric_limits<double>::quiet_NaN();  ///< start of the (first) peak window
+  /// The largest rise, >= 0; NaN with fewer than two windows.
+  double ramp_up_W = std::numeric_limits<double>::quiet_NaN();
+  double ramp_up_time_s =
+      std::numeric_limits<double>::quiet_NaN();  ///< start of the later window (NaN: none)
+  /// The largest fall as a positive number, >= 0; NaN with fewer than two windows.
+  double ramp_down_W = std::numeric_limits<double>::quiet_NaN();
+  double ramp_down_time_s = std::numeric_limits<double>::quiet_NaN();  ///< as ramp_up_time_s
 };
 
 struct GridMetrics {

@@ -5,7 +5,8 @@
 //
 // Definitions (docs/results.md, "Result file (HDF5)", /power_quality):
 //  - Ramps: as the grid metrics (aligned_windows.hpp): the largest rise / fall between the means of two
-//    consecutive complete clock-aligned windows. NaN where the window is shorter than the interval.
+//    consecutive complete clock-aligned windows, never negative. NaN where the window is shorter than the
+//    interval.
 //  - Dynamic range over W: for each clock-aligned window of width W, max - min of the interval means whose
 //    interval starts in it; the largest such range over the run. NaN unless W holds at least two intervals.
 //  - Spectrum (Welch 1967, IEEE Trans. Audio Electroacoust. 15(2):70-73): segments of M samples, M the
