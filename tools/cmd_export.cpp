@@ -126,12 +126,16 @@ std::size_t export_facility(std::ostream& out, const results::ResultReader& h5, 
     refuse(o.file, "--what facility", "not a fleetwatt run result (no /facility series and /summary)");
   const std::int64_t interval = to_ns(h5.double_attribute("/facility", "interval_s"));
   const std::int64_t width = row_width(o, interval);
-  out << "timestamp_iso8601,time_s,it_power_kW,facility_power_kW,carbon_kg,cost_currency\n";
+  // What the utility's meter reads beside what the facility draws: with batteries the grid import (on which
+  // carbon and cost are charged), without them the facility power itself.
+  const std::string import =
+      h5.has("/facility/grid_import_W") ? "/facility/grid_import_W" : "/facility/facility_power_W";
+  out << "timestamp_iso8601,time_s,it_power_kW,facility_power_kW,grid_import_kW,carbon_kg,cost_currency\n";
   return write_series(
       out, h5,
-      {"/facility/it_power_W", "/facility/facility_power_W", "/facility/carbon_kg", "/facility/cost"},
-      {false, false, true, true}, {1e3, 1e3, 1.0, 1.0}, interval, to_ns(scalar(h5, "/summary/horizon_s")),
-      width, clock_of(h5));
+      {"/facility/it_power_W", "/facility/facility_power_W", import, "/facility/carbon_kg", "/facility/cost"},
+      {false, false, false, true, true}, {1e3, 1e3, 1e3, 1.0, 1.0}, interval,
+      to_ns(scalar(h5, "/summary/horizon_s")), width, clock_of(h5));
 }
 
 std::size_t export_nodes(std::ostream& out, const results::ResultReader& h5, const ExportOptions& o) {
@@ -321,9 +325,11 @@ void add_export_command(CLI::App& app, Action& action) {
       "Row interval: 1s, 15min, 1h, 1d, ... (default: the stored interval). Rows are aligned to "
       "the clock of the scenario's [output] start; each is the overlap-weighted mean of the stored "
       "interval means (carbon and cost: their sums)");
-  cmd->add_option("--what", opts->what,
-                  "facility (time stamp, seconds, IT and facility kW, carbon kg, cost), nodes (kW per node), "
-                  "policies (a compare result's series per policy) or jobs (the job table)");
+  cmd->add_option(
+      "--what", opts->what,
+      "facility (time stamp, seconds, IT kW, facility demand kW, grid import kW, carbon kg, cost), "
+      "nodes (kW per node), "
+      "policies (a compare result's series per policy) or jobs (the job table)");
   cmd->add_option("-o,--output", opts->output, "CSV file to write (default: standard output)");
   cmd->callback([opts, &action] { action = [opts] { return run_export(*opts); }; });
 }

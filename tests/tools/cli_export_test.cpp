@@ -86,15 +86,17 @@ TEST_CASE("export of the default day: 96 rows of 15 min whose mean is the run's 
   REQUIRE(r.exit_code == 0);
   const auto lines = lines_of(slurp(csv));
   REQUIRE(lines.size() == 97);
-  CHECK(lines[0] == "timestamp_iso8601,time_s,it_power_kW,facility_power_kW,carbon_kg,cost_currency");
+  CHECK(lines[0] ==
+        "timestamp_iso8601,time_s,it_power_kW,facility_power_kW,grid_import_kW,carbon_kg,cost_currency");
   CHECK(lines[1].rfind("2026-01-01T00:00:00Z,0,", 0) == 0);
   CHECK(lines[96].rfind("2026-01-01T23:45:00Z,85500,", 0) == 0);
   double sum_kw = 0.0, carbon = 0.0;
   for (std::size_t i = 1; i < lines.size(); ++i) {
     const auto f = fields(lines[i]);
-    REQUIRE(f.size() == 6);
+    REQUIRE(f.size() == 7);
     sum_kw += std::stod(f[3]);
-    carbon += std::stod(f[4]);
+    CHECK(f[4] == f[3]);  // no batteries: the meter reads the facility's own power
+    carbon += std::stod(f[5]);
   }
   fleetwatt::results::ResultReader h5(day_result());
   // Each row is its 900 s of energy / 900 s, so the mean of 96 rows is the day's energy / 86400 s.
@@ -117,14 +119,14 @@ TEST_CASE("a 1-h export row is the mean of its four 15-min rows", "[cli][export]
   REQUIRE(hl.size() == 25);
   for (std::size_t k = 0; k < 24; ++k) {
     const auto hour = fields(hl[k + 1]);
-    for (std::size_t c : {2u, 3u}) {  // IT and facility kW: means
+    for (std::size_t c : {2u, 3u, 4u}) {  // IT, facility and import kW: means
       double sum = 0.0;
       for (std::size_t j = 0; j < 4; ++j) sum += std::stod(fields(ql[1 + 4 * k + j])[c]);
       CHECK(std::stod(hour[c]) == Approx(sum / 4).epsilon(1e-9));
     }
     double carbon = 0.0;  // carbon: a total, so the hour is the sum of its quarters
-    for (std::size_t j = 0; j < 4; ++j) carbon += std::stod(fields(ql[1 + 4 * k + j])[4]);
-    CHECK(std::stod(hour[4]) == Approx(carbon).epsilon(1e-9));
+    for (std::size_t j = 0; j < 4; ++j) carbon += std::stod(fields(ql[1 + 4 * k + j])[5]);
+    CHECK(std::stod(hour[5]) == Approx(carbon).epsilon(1e-9));
   }
 }
 

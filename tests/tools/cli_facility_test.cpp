@@ -1,12 +1,18 @@
 // Weather-driven cooling end to end: the shipped year (summer afternoons cost more cooling than winter
 // nights), constant cooling unchanged bit for bit, energy and carbon consistent with the series, and
-// located errors for bad cooling keys and bad weather rows (exit status 2, no result file).
+// located errors for bad cooling keys and bad weather rows (exit status 2, no result file); batteries, and
+// the one meter (grid import) every planner's figure is read from when there are some.
 #include <catch2/catch.hpp>
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <numeric>
+#include <sstream>
 #include <tuple>
+#include <vector>
 
 #include "fleetwatt/results/hdf5/result_reader.hpp"
 #include "test_support.hpp"
@@ -163,6 +169,78 @@ TEST_CASE("a peak_shave battery: import under the limit, energy balance, carbon 
   CHECK_THAT(h5.doubles("/summary/grid_import_J").at(0), WithinRel(import_J, 1e-9));
   // Carbon is charged on grid import: 0.5 kg/kWh.
   CHECK_THAT(h5.doubles("/summary/carbon_kg").at(0), WithinRel(import_J / 3.6e6 * 0.5, 1e-9));
+}
+
+TEST_CASE("with batteries every figure a planner copies is the meter's: grid import",
+          "[cli][battery][meter]") {
+  // The peak_shave battery above at 1-s intervals. The grid metrics, the power-quality figures, the printed
+  // summary and the export's grid_import_kW are all of /facility/grid_import_W, computed here by hand from
+  // that series; carbon per row over import energy is the signal's constant 0.5 kg/kWh.
+  TempDir dir;
+  auto s =
+      dir.write("b.toml", small_vit_scenario("pue = 1.2\ncarbon_kg_per_kwh = 0.5\n[[facility.battery]]\n"
+                                             "energy_kwh = 5\npower_kw = 3\nround_trip_efficiency = 0.85\n"
+                                             "mode = \"peak_shave\"\n[grid]\nimport_limit_kw = 4",
+                                             7200, 30, 1));
+  const auto file = dir / "b.h5";
+  auto r = run_command(fleetwatt_command() + " run " + s.string() + " -o " + file.string());
+  REQUIRE(r.exit_code == 0);
+  fleetwatt::results::ResultReader h5(file);
+  CHECK(h5.string_attribute("/summary", "meter") == "/facility/grid_import_W");
+  CHECK(h5.string_attribute("/power_quality", "meter") == "/facility/grid_import_W");
+  const auto import = h5.doubles("/facility/grid_import_W"),
+             demand = h5.doubles("/facility/facility_power_W");
+  REQUIRE(import.size() == 7200);
+  // 15-min windows from 0 (the default start is midnight): 900 samples each.
+  double peak15 = 0.0;
+  for (std::size_t w = 0; w < 8; ++w)
+    peak15 =
+        std::max(peak15, std::accumulate(import.begin() + static_cast<std::ptrdiff_t>(w * 900),
+                                         import.begin() + static_cast<std::ptrdiff_t>((w + 1) * 900), 0.0) /
+                             900.0);
+  CHECK_THAT(h5.doubles("/summary/peak_15min_W").at(0), WithinRel(peak15, 1e-9));
+  // The 1-s ramps: the largest rise and fall between consecutive samples.
+  double up = 0.0, down = 0.0;
+  for (std::size_t i = 1; i < import.size(); ++i) {
+    up = std::max(up, import[i] - import[i - 1]);
+    down = std::max(down, import[i - 1] - import[i]);
+  }
+  CHECK_THAT(h5.doubles("/power_quality/ramp_up_1s_MW").at(0), WithinRel(up / 1e6, 1e-9));
+  CHECK_THAT(h5.doubles("/power_quality/ramp_down_1s_MW").at(0), WithinRel(down / 1e6, 1e-9));
+  // The summary prints the import's peak and 1-s ramp, and labels the demand as such.
+  const double peak = *std::max_element(import.begin(), import.end());
+  CHECK(peak < *std::max_element(demand.begin(), demand.end()));  // the battery shaved the peak
+  CHECK_THAT(r.out, Catch::Contains("meter                       grid import"));
+  CHECK_THAT(r.out, Catch::Contains(fmt::format(
+                        "peak grid import            {:.1f} kW (highest interval mean)", peak / 1e3)));
+  CHECK_THAT(r.out, Catch::Contains(fmt::format("max import ramp per 1 s     up {:.3f} MW, down {:.3f} MW",
+                                                up / 1e6, down / 1e6)));
+  CHECK_THAT(r.out, Catch::Contains("peak facility demand"));
+  // The 15-min export: grid_import_kW is the import's window mean, and CO2 per kWh imported is 0.5.
+  const auto csv = dir / "b.csv";
+  REQUIRE(
+      run_command(fleetwatt_command() + " export " + file.string() + " --interval 15min -o " + csv.string())
+          .exit_code == 0);
+  std::ifstream in(csv);
+  std::string row;
+  std::getline(in, row);
+  CHECK(row ==
+        "timestamp_iso8601,time_s,it_power_kW,facility_power_kW,grid_import_kW,carbon_kg,cost_currency");
+  double export_peak_kW = 0.0;
+  for (std::size_t w = 0; std::getline(in, row); ++w) {
+    std::vector<std::string> f;
+    std::stringstream ss(row);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    REQUIRE(f.size() == 7);
+    const double import_kW = std::stod(f[4]), carbon_kg = std::stod(f[5]);
+    const double mean = std::accumulate(import.begin() + static_cast<std::ptrdiff_t>(w * 900),
+                                        import.begin() + static_cast<std::ptrdiff_t>((w + 1) * 900), 0.0) /
+                        900.0;
+    CHECK_THAT(import_kW * 1e3, WithinRel(mean, 1e-4));  // the CSV's digits
+    CHECK_THAT(carbon_kg / (import_kW * 0.25), WithinRel(0.5, 1e-4));
+    export_peak_kW = std::max(export_peak_kW, import_kW);
+  }
+  CHECK_THAT(export_peak_kW * 1e3, WithinRel(peak15, 1e-4));
 }
 
 TEST_CASE("a ramp_limit battery holds the import change per minute", "[cli][battery]") {

@@ -134,6 +134,10 @@ class Run:
         self.facility_W = fac["facility_power_W"][:]
         self.it_W = fac["it_power_W"][:] if "it_power_W" in fac else None
         self.carbon_kg = fac["carbon_kg"][:] if "carbon_kg" in fac else None
+        # What the utility's meter reads: grid import when the run has batteries (carbon and cost are
+        # charged on it), else the facility's own power.
+        self.import_W = fac["grid_import_W"][:] if "grid_import_W" in fac else None
+        self.meter_W = self.import_W if self.import_W is not None else self.facility_W
         if "summary/horizon_s" in f:
             horizon = float(f["summary/horizon_s"][()])
         else:  # the last interval is a whole one
@@ -164,7 +168,10 @@ def power_figure(run):
     panels = 3 if with_carbon else 1
     fig, axes = plt.subplots(panels, 1, figsize=(12, 2.8 * panels + 0.8), sharex=True, squeeze=False)
     ax = axes[0][0]
-    plot_series(ax, run.t, run.facility_W, "facility", tdiv, ydiv)
+    plot_series(ax, run.t, run.facility_W, "facility demand" if run.import_W is not None else "facility",
+                tdiv, ydiv)
+    if run.import_W is not None:
+        plot_series(ax, run.t, run.import_W, "grid import (the meter)", tdiv, ydiv)
     if run.it_W is not None:
         plot_series(ax, run.t, run.it_W, "IT", tdiv, ydiv)
     ax.set_ylabel(f"power ({yunit})")
@@ -173,8 +180,8 @@ def power_figure(run):
     if with_carbon:
         plot_series(axes[1][0], run.t, run.carbon_kg, "CO2 per interval", tdiv, 1.0)
         axes[1][0].set_ylabel("CO2 per interval (kg)")
-        # Intensity: the interval's CO2 over its facility energy (kWh).
-        energy_kWh = run.facility_W * run.dt / 3.6e6
+        # Intensity: the interval's CO2 over the energy it was charged on (kWh): the meter's.
+        energy_kWh = run.meter_W * run.dt / 3.6e6
         intensity = np.divide(run.carbon_kg, energy_kWh, out=np.full_like(energy_kWh, np.nan),
                               where=energy_kWh > 0)
         plot_series(axes[2][0], run.t, intensity, "intensity", tdiv, 1.0)
@@ -185,6 +192,12 @@ def power_figure(run):
     mean = np.sum(run.facility_W * run.dt) / np.sum(run.dt)
     caption = (f"Facility and IT power, interval means. Peak facility power "
                f"{number(run.facility_W.max() / ydiv)} {yunit}, mean {number(mean / ydiv)} {yunit}.")
+    if run.import_W is not None:
+        mean_import = np.sum(run.import_W * run.dt) / np.sum(run.dt)
+        caption = (f"Facility demand, grid import (what the meter reads, after the batteries) and IT power, "
+                   f"interval means. Peak grid import {number(run.import_W.max() / ydiv)} {yunit}, mean "
+                   f"{number(mean_import / ydiv)} {yunit}; peak facility demand "
+                   f"{number(run.facility_W.max() / ydiv)} {yunit}. CO2 is charged on import.")
     if len(run.t) > 4000:
         caption += " Long series are drawn as bucket means with their min-max band."
     if with_carbon:
@@ -195,14 +208,14 @@ def power_figure(run):
 
 def load_duration(run, f):
     """(share of time in %, power in W, source) of the load-duration curve: power[k] is drawn during at least
-    share[k] % of the time. From /grid/load_duration_kW when present (k = 0..100 %), else from the facility
-    series sorted descending, each interval weighted by its length (share: the time down to that value)."""
+    share[k] % of the time. From /grid/load_duration_kW when present (k = 0..100 %), else from the meter's
+    series (grid import with batteries, else facility power) sorted descending, each interval weighted by its length (share: the time down to that value)."""
     if "grid/load_duration_kW" in f:
         kW = f["grid/load_duration_kW"][:]
         share = f["grid/load_duration_percent"][:] if "grid/load_duration_percent" in f else \
             np.linspace(0.0, 100.0, len(kW))
         return share, kW * 1e3, "/grid/load_duration_kW"
-    w, dt = run.facility_W, run.dt
+    w, dt = run.meter_W, run.dt
     if len(w) > 1 and np.all(dt[:-1] == dt[0]):
         # One interval length, the last interval cut by the horizon (the usual file): a plain sort, then the
         # last interval's shorter length counted from its place in the order on.
@@ -214,7 +227,8 @@ def load_duration(run, f):
         power, cum = w[order], np.cumsum(dt[order])
     # A step curve starting at (0 %, peak): value k holds from share k-1 to share k.
     share = np.concatenate(([0.0], cum / cum[-1] * 100.0))
-    return share, np.concatenate((power[:1], power)), "the facility series, sorted"
+    return share, np.concatenate((power[:1], power)), (
+        "the grid import series, sorted" if run.import_W is not None else "the facility series, sorted")
 
 
 def exceeded(share, power, p):

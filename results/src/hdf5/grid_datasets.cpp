@@ -2,6 +2,8 @@
 // so `run` and `compare` files name them alike.
 #include "hdf5_datasets.hpp"
 
+#include <fmt/format.h>
+
 namespace fleetwatt::results {
 
 namespace {
@@ -21,13 +23,16 @@ void write_window(H5::Group& g, const std::string& width, const WindowStats& w, 
 }
 }  // namespace
 
-void write_grid_metrics(H5::Group& summary, H5::Group& grid, const GridMetrics& m) {
+void write_grid_metrics(H5::Group& summary, H5::Group& grid, const GridMetrics& m, std::string_view meter) {
+  const std::string series = fmt::format("/facility/{}", meter);
+  write_string_attribute(summary, "meter", series);
   write_scalar(summary, "peak_facility_time_s", m.peak_time_s,
                "s: start of the facility interval with the highest mean (the first, if several)");
   write_window(summary, "15min", m.quarter_hour, true);
   write_window(summary, "1h", m.hour, true);
   write_window(summary, "1min", m.minute, false);
-  write_scalar(summary, "load_factor", m.load_factor, "1: mean facility power / highest interval mean");
+  write_scalar(summary, "load_factor", m.load_factor,
+               "1: mean / highest interval mean of the meter's series (the attribute meter)");
   write_scalar(summary, "facility_energy_per_day_J", m.energy_per_day_J,
                "J: facility energy / (horizon in days)");
   if (!m.system_peak_hours.empty()) {
@@ -55,10 +60,12 @@ void write_grid_metrics(H5::Group& summary, H5::Group& grid, const GridMetrics& 
                "s: start of each clock day the run touches (0 for the first)");
   write_vector(grid, "day_energy_J", m.day_energy_J,
                "J: facility energy in that day (first and last may be partial)");
+  write_string_attribute(grid, "meter", series);
   write_string_attribute(
       grid, "description",
-      "grid metrics of /facility/facility_power_W; windows are aligned to the clock of the "
-      "root attribute `start` (docs/results.md, Result file)");
+      fmt::format("grid metrics of {}; windows are aligned to the clock of the root attribute "
+                  "`start` (docs/results.md, Result file)",
+                  series));
 }
 
 }  // namespace fleetwatt::results

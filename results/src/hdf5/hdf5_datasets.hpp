@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fleetwatt::results {
@@ -89,8 +90,12 @@ void write_job_datasets(H5::Group& group, const std::vector<sim::Job>& jobs,
                         const std::function<std::int64_t(sim::GpuIndex)>& node_of, bool gpu_column = false);
 
 /// The grid metrics: scalars into `summary`, the load-duration curve and daily energies into `grid`.
-void write_grid_metrics(H5::Group& summary, H5::Group& grid, const GridMetrics& m);
-/// The power-quality figures into `group` (/power_quality).
-void write_power_quality(H5::Group& group, const PowerQuality& q);
+/// `meter`: the /facility series they are computed from (facility_power_W, or grid_import_W with
+/// batteries), stored as the attribute `meter` of both groups.
+void write_grid_metrics(H5::Group& summary, H5::Group& grid, const GridMetrics& m,
+                        std::string_view meter = "facility_power_W");
+/// The power-quality figures into `group` (/power_quality), computed from the /facility series `meter`.
+void write_power_quality(H5::Group& group, const PowerQuality& q,
+                         std::string_view meter = "facility_power_W");
 
 }  // namespace fleetwatt::results

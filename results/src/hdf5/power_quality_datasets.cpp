@@ -19,7 +19,7 @@ std::string band_name(const std::array<double, 2>& b) {
 }
 }  // namespace
 
-void write_power_quality(H5::Group& g, const PowerQuality& q) {
+void write_power_quality(H5::Group& g, const PowerQuality& q, std::string_view meter) {
   write_scalar(g, "interval_s", q.interval_s, "s: the facility interval the figures are computed from");
   for (std::size_t i = 0; i < q.ramp_window_s.size(); ++i) {
     const std::string w = window_name(q.ramp_window_s[i]);
@@ -53,9 +53,12 @@ void write_power_quality(H5::Group& g, const PowerQuality& q) {
   write_scalar(g, "welch_segments", static_cast<std::int64_t>(q.segments), "1: periodograms averaged");
   write_scalar(g, "welch_segment_length", static_cast<std::int64_t>(q.segment_length),
                "1: samples per FFT (a power of two; zero padding included)");
-  write_string_attribute(g, "description",
-                         "power-quality figures of /facility/facility_power_W: ramps and dynamic range over "
-                         "clock-aligned windows, fluctuation energy by frequency band (docs/results.md)");
+  write_string_attribute(g, "meter", fmt::format("/facility/{}", meter));
+  write_string_attribute(
+      g, "description",
+      fmt::format("power-quality figures of /facility/{}: ramps and dynamic range over "
+                  "clock-aligned windows, fluctuation energy by frequency band (docs/results.md)",
+                  meter));
 }
 
 }  // namespace fleetwatt::results

@@ -105,10 +105,30 @@ struct ResultWriter::Impl {
     net_time.erase(net_time.begin(), net_time.begin() + static_cast<std::ptrdiff_t>(n));
     net_power.erase(net_power.begin(), net_power.begin() + static_cast<std::ptrdiff_t>(n));
   }
-  std::optional<GridMetricsBuilder> grid;  // fed every facility sample; finished by write_summary
+  // The meter's series feeds the grid metrics and the power-quality figures (finished by write_summary):
+  // the facility's demand, or, when batteries report, the grid import of the same interval, which is what
+  // the utility sees. The bank sends an interval's battery sample right after its facility sample, so a
+  // facility sample waits until the next one (or the summary) to learn which of the two it is.
+  std::optional<GridMetricsBuilder> grid;
   GridMetrics grid_metrics;
-  std::optional<PowerQualityBuilder> quality;  // fed every facility sample; finished by write_summary
+  std::optional<PowerQualityBuilder> quality;
   PowerQuality power_quality;
+  bool meter_pending = false;
+  std::int64_t meter_start_ns = 0;
+  double meter_W = 0.0;
+  bool import_meter = false;  ///< the meter is grid import (batteries reported)
+
+  void meter(std::int64_t start_ns, double power_W) {
+    grid->add(start_ns, power_W);
+    quality->add(start_ns, power_W);
+  }
+  void settle_meter() {
+    if (meter_pending) meter(meter_start_ns, meter_W);
+    meter_pending = false;
+  }
+  [[nodiscard]] const char* meter_series() const {
+    return import_meter ? "grid_import_W" : "facility_power_W";
+  }
 
   void flush_facility() {
     const QuietStderr quiet;
@@ -293,8 +313,10 @@ void ResultWriter::facility_sample(sim::Time start, double it_W, double facility
   m.fb_facility.push_back(facility_W);
   m.fb_pue.push_back(it_W > 0.0 ? facility_W / it_W : 0.0);
   m.fb_energy.push_back(energy_J);
-  m.grid->add(start.ns(), facility_W);
-  m.quality->add(start.ns(), facility_W);
+  m.settle_meter();
+  m.meter_pending = true;
+  m.meter_start_ns = start.ns();
+  m.meter_W = facility_W;
   if (m.fb_time.size() >= kSeriesChunk) m.flush_facility();
 }
 
@@ -305,8 +327,11 @@ void ResultWriter::grid_sample(sim::Time /*start*/, double carbon_kg, double cos
   if (m.fb_carbon.size() >= kSeriesChunk) m.flush_grid();
 }
 
-void ResultWriter::battery_sample(sim::Time /*start*/, double import_W, double battery_W, double soc) {
+void ResultWriter::battery_sample(sim::Time start, double import_W, double battery_W, double soc) {
   auto& m = *impl_;
+  m.meter_pending = false;  // this interval's meter is its import, not its demand
+  m.import_meter = true;
+  m.meter(start.ns(), import_W);
   if (!m.f_import) {
     const QuietStderr quiet;
     auto& fg = *m.facility_group;
@@ -496,12 +521,13 @@ void ResultWriter::write_summary(const sim::RunSummary& s) {
   write_string_attribute(g, "scheduler", s.scheduler);
   write_string_attribute(g, "placement", s.placement);
   write_string_attribute(g, "predictor", s.predictor);
+  impl_->settle_meter();
   impl_->grid_metrics = impl_->grid->finish(core::Duration::from_seconds(s.horizon_s).ns());
   H5::Group grid = impl_->file->createGroup("/grid");
-  write_grid_metrics(g, grid, impl_->grid_metrics);
+  write_grid_metrics(g, grid, impl_->grid_metrics, impl_->meter_series());
   impl_->power_quality = impl_->quality->finish(core::Duration::from_seconds(s.horizon_s).ns());
   H5::Group quality = impl_->file->createGroup("/power_quality");
-  write_power_quality(quality, impl_->power_quality);
+  write_power_quality(quality, impl_->power_quality, impl_->meter_series());
 }
 
 const PowerQuality& ResultWriter::power_quality() const noexcept {

@@ -97,21 +97,40 @@ std::string format_summary(const sim::RunSummary& s, const GridMetrics& grid, co
   line("GPU energy", with_scale(s.gpu_energy_J / 3.6e6, "kWh", 1000, "MWh"));
   line("IT energy", with_scale(s.it_energy_J / 3.6e6, "kWh", 1000, "MWh"));
   line("facility energy", with_scale(s.facility_energy_J / 3.6e6, "kWh", 1000, "MWh"));
-  line("peak facility power", with_scale(s.peak_facility_sample_W / 1e3, "kW", 1000, "MW") +
-                                  " (highest interval mean)" +
-                                  (with_grid ? " at " + stamp(clock, grid.peak_time_s) : std::string()));
-  line("mean facility power", with_scale(s.mean_facility_W / 1e3, "kW", 1000, "MW"));
+  // With batteries the utility's meter reads grid import: the grid metrics and power-quality figures are
+  // computed from it (the result writer feeds them the import), and the facility's own draw is labelled
+  // as demand, before the batteries.
+  const bool on_import = s.battery;
+  if (on_import) {
+    line("meter", "grid import (batteries): every peak, ramp and power-quality figure below is of import");
+    line("peak facility demand", with_scale(s.peak_facility_sample_W / 1e3, "kW", 1000, "MW") +
+                                     " (highest interval mean, before the batteries)");
+    line("mean facility demand", with_scale(s.mean_facility_W / 1e3, "kW", 1000, "MW"));
+    if (with_grid) {
+      line("peak grid import", with_scale(grid.peak_W / 1e3, "kW", 1000, "MW") +
+                                   " (highest interval mean) at " + stamp(clock, grid.peak_time_s));
+      line("mean grid import", with_scale(grid.mean_W / 1e3, "kW", 1000, "MW"));
+    }
+  } else {
+    line("peak facility power", with_scale(s.peak_facility_sample_W / 1e3, "kW", 1000, "MW") +
+                                    " (highest interval mean)" +
+                                    (with_grid ? " at " + stamp(clock, grid.peak_time_s) : std::string()));
+    line("mean facility power", with_scale(s.mean_facility_W / 1e3, "kW", 1000, "MW"));
+  }
+  const char* meter = on_import ? "import" : "demand";
+  const std::string ramp_word = on_import ? "max import ramp per" : "max ramp per";
   if (with_grid) {
-    // What tariffs bill: the highest mean over clock-aligned demand windows.
-    line("15-min peak demand", window_peak(grid.quarter_hour, clock, grid.interval_s));
-    line("1-h peak demand", window_peak(grid.hour, clock, grid.interval_s));
+    // What tariffs bill: the highest mean over clock-aligned windows of the meter's series.
+    line(fmt::format("15-min peak {}", meter), window_peak(grid.quarter_hour, clock, grid.interval_s));
+    line(fmt::format("1-h peak {}", meter), window_peak(grid.hour, clock, grid.interval_s));
     line("load factor", std::isnan(grid.load_factor) ? std::string(kNone)
                                                      : fmt::format("{:.3f} (mean / peak)", grid.load_factor));
-    line("facility energy per day", with_scale(grid.energy_per_day_J / 3.6e6, "kWh", 1000, "MWh"));
+    line(on_import ? "grid import per day" : "facility energy per day",
+         with_scale(grid.energy_per_day_J / 3.6e6, "kWh", 1000, "MWh"));
     const std::pair<const char*, const WindowStats*> widths[] = {
         {"1 min", &grid.minute}, {"15 min", &grid.quarter_hour}, {"1 h", &grid.hour}};
     for (const auto& [width, w] : widths)
-      line(fmt::format("max ramp per {}", width),
+      line(fmt::format("{} {}", ramp_word, width),
            fmt::format("up {}, down {}{}", kw(w->ramp_up_W), kw(w->ramp_down_W),
                        std::isnan(w->ramp_up_W) ? below_resolution(w->width_s, grid.interval_s) : ""));
     if (!grid.system_peak_hours.empty())
@@ -124,11 +143,12 @@ std::string format_summary(const sim::RunSummary& s, const GridMetrics& grid, co
     // Power quality: how fast and at what frequencies the facility's draw swings (docs/results.md,
     // /power_quality).
     auto mw = [](double w) { return std::isnan(w) ? std::string(kNone) : fmt::format("{:.3f} MW", w / 1e6); };
-    line("max ramp per 1 s",
+    line(ramp_word + " 1 s",
          fmt::format("up {}, down {}{}", mw(quality.ramp_up_W[0]), mw(quality.ramp_down_W[0]),
                      below_resolution(quality.ramp_window_s[0], quality.interval_s)));
-    line("dynamic range", fmt::format("{} within 1 s, {} within 1 min", mw(quality.dynamic_range_W[0]),
-                                      mw(quality.dynamic_range_W[1])));
+    line(on_import ? "import dynamic range" : "dynamic range",
+         fmt::format("{} within 1 s, {} within 1 min", mw(quality.dynamic_range_W[0]),
+                     mw(quality.dynamic_range_W[1])));
     std::string shares;
     for (std::size_t b = 0; b < kPowerQualityBands.size(); ++b) {
       if (std::isnan(quality.band_share[b])) continue;
