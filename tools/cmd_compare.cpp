@@ -29,6 +29,7 @@ struct CompareOptions {
   std::optional<double> facility_interval_s;
   std::vector<std::string> overrides;
   bool quiet = false;
+  bool policies_given = false;  ///< --policies was on the command line (else unrunnable ones are left out)
 };
 
 // Names separated by commas, with the blanks around each name dropped ("fifo, sjf" is fifo and sjf).
@@ -64,15 +65,17 @@ int compare(const CompareOptions& o) {
   if (!o.output.empty()) check_output_path(o.output, {}, "-o", scenario.file);
   if (!o.csv.empty()) check_output_path(o.csv, {}, "--csv", scenario.file);
   runs::PreparedRun r = runs::prepare_run(std::move(scenario), {o.seed, std::nullopt});
-  // Every compared policy built once before the runs: its parameter errors and warnings come first.
-  for (const auto& p : policies) (void)sim::make_scheduler(sim::with_policy(r.scenario.scheduler, p));
-  print_warnings(r.scenario);
   // Node series are not kept by compare; a long interval keeps big fleets fast.
   r.setup.node_interval = sim::Duration::from_seconds(std::max(3600.0, r.scenario.workload.horizon_s));
   if (o.facility_interval_s) r.setup.facility_interval = sim::Duration::from_seconds(*o.facility_interval_s);
   const unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-  const auto rows = runs::compare_policies(r, policies, threads, &stop_flag());
+  // With the default list, a policy the scenario cannot run is left out with its reason; a missing power cap
+  // is derived. Each policy is built before any runs, so parameter errors and warnings come first.
+  const auto comparison = runs::compare_with_defaults(r, policies, !o.policies_given, threads, &stop_flag(),
+                                                      [&] { print_warnings(r.scenario); });
+  const auto& rows = comparison.rows;
   if (!o.quiet) std::cout << results::format_comparison(rows);
+  for (const auto& note : comparison.notes) (o.quiet ? std::cerr : std::cout) << "note: " << note << '\n';
   if (!o.csv.empty()) {
     core::write_text_output(o.csv, "--csv",
                             [&](std::ostream& out) { results::write_comparison_csv(out, rows); });
@@ -91,10 +94,12 @@ void add_compare_command(CLI::App& app, Action& action) {
   CLI::App* cmd = app.add_subcommand(
       "compare", "Run several scheduling policies on one scenario's identical workload and compare them");
   cmd->add_option("scenario", o->scenario, "Scenario TOML file")->required()->check(CLI::ExistingFile);
-  cmd->add_option(
+  auto* policies = cmd->add_option(
       "--policies", o->policies,
       "Comma-separated policies (default fifo,sjf,easy,powercap,carbon,consolidate); parameters come "
-      "from [scheduler.NAME] tables of the scenario");
+      "from [scheduler.NAME] tables of the scenario. A power cap the scenario does not give is 90 % of a "
+      "FIFO run's peak; with the default list, a policy the scenario cannot run (carbon without a carbon "
+      "signal) is left out with a note");
   cmd->add_option("-o,--output", o->output, "HDF5 file: /comparison table and /policies/NAME groups");
   cmd->add_option("--csv", o->csv, "CSV file of the table (one row per policy)");
   cmd->add_option("--seed", o->seed, "Random seed; overrides the scenario's seed");
@@ -104,7 +109,10 @@ void add_compare_command(CLI::App& app, Action& action) {
       ->check(CLI::PositiveNumber);
   add_set_option(*cmd, o->overrides);
   cmd->add_flag("-q,--quiet", o->quiet, "Print no table");
-  cmd->callback([o, &action] { action = [o] { return compare(*o); }; });
+  cmd->callback([o, policies, &action] {
+    o->policies_given = policies->count() > 0;
+    action = [o] { return compare(*o); };
+  });
 }
 
 }  // namespace fleetwatt::tools

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <exception>
 #include <functional>
+#include <iterator>
 #include <mutex>
 #include <numeric>
 #include <thread>
@@ -154,6 +155,65 @@ std::vector<ComparisonRow> compare_policies(const runs::PreparedRun& run,
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
   return rows;
+}
+
+Comparison compare_with_defaults(runs::PreparedRun& run, const std::vector<std::string>& policies,
+                                 bool leave_out_unrunnable, unsigned threads, const std::atomic<bool>* stop,
+                                 const std::function<void()>& built) {
+  auto& scheduler = run.scenario.scheduler;
+  // A missing power cap is the one parameter compare derives; any other unbuildable policy is left out.
+  const auto cap_missing = [&](const std::string& p) {
+    if (p != "powercap") return false;
+    const auto given = [](const core::ParamSet& s) { return s.has("cap_w") || s.has("cap_W"); };
+    if (p == scheduler.policy) return !given(scheduler.params);
+    const auto table = scheduler.policy_params.find(p);
+    return table == scheduler.policy_params.end() || !given(table->second);
+  };
+  Comparison out;
+  std::vector<std::string> now, derived;  // run at once; run after the FIFO row is known
+  for (const auto& p : policies) {
+    if (cap_missing(p)) {
+      derived.push_back(p);
+      continue;
+    }
+    try {
+      (void)sim::make_scheduler(sim::with_policy(scheduler, p));
+      now.push_back(p);
+    } catch (const core::ConfigError& e) {
+      if (!leave_out_unrunnable) throw;
+      out.notes.push_back(fmt::format("{}: left out: {}", p, e.message()));
+    }
+  }
+  if (built) built();
+  const bool fifo_shown = std::find(now.begin(), now.end(), "fifo") != now.end();
+  std::vector<std::string> first = now;
+  if (!derived.empty() && !fifo_shown) first.push_back("fifo");
+  std::vector<ComparisonRow> rows = compare_policies(run, first, threads, stop);
+  if (!derived.empty()) {
+    const auto fifo = std::find(first.begin(), first.end(), "fifo") - first.begin();
+    const double fifo_peak_W = rows[static_cast<std::size_t>(fifo)].peak_facility_W;
+    const double cap_W = kDerivedPowerCapShare * fifo_peak_W;
+    if (!fifo_shown) rows.erase(rows.begin() + fifo);
+    for (const auto& p : derived) {
+      auto& params = p == scheduler.policy ? scheduler.params : scheduler.policy_params[p];
+      if (params.section().empty()) params.set_section("scheduler." + p);
+      params.set("cap_w", core::ParamValue{cap_W, {}});
+      (void)sim::make_scheduler(sim::with_policy(scheduler, p));
+      out.notes.push_back(
+          fmt::format("{}: cap_w = {:.1f} kW, derived as {:g} % of a FIFO run's peak facility "
+                      "power ({:.1f} kW): the scenario gives no [scheduler.{}] cap_w",
+                      p, cap_W / 1e3, 100.0 * kDerivedPowerCapShare, fifo_peak_W / 1e3, p));
+    }
+    auto more = compare_policies(run, derived, threads, stop);
+    std::move(more.begin(), more.end(), std::back_inserter(rows));
+    now.insert(now.end(), derived.begin(), derived.end());
+  }
+  // The rows in the order asked, those left out dropped.
+  for (const auto& p : policies) {
+    const auto at = std::find(now.begin(), now.end(), p);
+    if (at != now.end()) out.rows.push_back(std::move(rows[static_cast<std::size_t>(at - now.begin())]));
+  }
+  return out;
 }
 
 }  // namespace fleetwatt::runs

@@ -44,4 +44,28 @@ namespace fleetwatt::runs {
                                                                    unsigned threads,
                                                                    const std::atomic<bool>* stop = nullptr);
 
+/// A comparison as `fleetwatt compare` runs it: the rows of the policies it ran, in the order asked, and a
+/// line for each policy it had to complete or leave out.
+struct Comparison {
+  std::vector<results::ComparisonRow> rows;
+  std::vector<std::string> notes;  ///< "powercap: cap_w = ... (derived: ...)", "carbon: left out: ..."
+};
+
+/// The share of a FIFO run's peak facility power that a power cap gets when the scenario gives none: low
+/// enough that the cap binds at the FIFO run's highest moments, high enough that every job still starts.
+inline constexpr double kDerivedPowerCapShare = 0.9;
+
+/// Runs `policies` on the prepared run (as compare_policies), first completing what the scenario leaves
+/// out: a power cap (`[scheduler.powercap] cap_w`) missing is derived as kDerivedPowerCapShare of a FIFO
+/// run's peak facility power (the FIFO row when it is compared, else a FIFO run of its own); any other
+/// policy that cannot be built from the scenario (a carbon policy without a carbon signal) is left out with
+/// its reason when `leave_out_unrunnable`, else its error is thrown. Each completion or omission is a note.
+/// Every policy is built once before any runs, so bad parameters fail first; `built` (if set) is called
+/// then, before the first run (to print the warnings building gave).
+[[nodiscard]] Comparison compare_with_defaults(runs::PreparedRun& run,
+                                               const std::vector<std::string>& policies,
+                                               bool leave_out_unrunnable, unsigned threads,
+                                               const std::atomic<bool>* stop = nullptr,
+                                               const std::function<void()>& built = {});
+
 }  // namespace fleetwatt::runs
