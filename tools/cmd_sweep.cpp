@@ -102,6 +102,23 @@ std::string one_line(std::string s) {
   return s;
 }
 
+// A grid key the scenario does not know would fail every member: it is the sweep's error (exit 2, nothing
+// run or written), found by loading the scenario with each axis at its first value. Any other error of that
+// value is left to its member, as a value the next member changes may be fine.
+void refuse_unknown_keys(const SweepOptions& o, const std::vector<SweepAxis>& axes) {
+  for (const auto& axis : axes) {
+    if (axis.key == "seed" || axis.key == "band" || axis.values.empty()) continue;
+    std::vector<std::string> sets = o.overrides;
+    sets.push_back(axis.key + "=" + axis.values.front());
+    try {
+      (void)runs::load_scenario(o.scenario, sets);
+    } catch (const core::ConfigError& e) {
+      if (e.message().starts_with("unknown key"))
+        throw core::ConfigError({}, "--grid", fmt::format("{}: {}", axis.key, e.message()));
+    }
+  }
+}
+
 MemberOutcome run_member(const SweepOptions& o, const SweepMember& m, const fs::path& file, int rank) {
   const auto t0 = std::chrono::steady_clock::now();
   MemberOutcome out{m.index, "done", "", rank, 0.0};
@@ -187,6 +204,7 @@ int sweep(const SweepOptions& o, const Distribution& d) {
     // The scenario with the sweep's own --set must be good before any member runs: its errors are the
     // sweep's (exit 2, nothing written); only the grid's values may fail member by member.
     base_scenario = runs::load_scenario(o.scenario, o.overrides);
+    refuse_unknown_keys(o, axes);
     check_output_path(out, {}, "-o", base_scenario->file);
     prepare_members(o, dir, plan_text(o, read_file(o.scenario), members), lead, earlier);
     for (const auto& m : members) {

@@ -126,6 +126,9 @@ TEST_CASE("bad sweep flags exit 2 with one line and write nothing", "[cli][sweep
       {"--grid seed=1..2 --set fleet.nodez=2",
        "fleetwatt: error: --set fleet.nodez=2: fleet.nodez: unknown key"},
       {"--grid seed=1..2 --resume", "fleetwatt: error: --resume: "},
+      // A key the scenario does not know would fail every member: refused before any runs.
+      {"--grid 'fleet.node=[100,200]' -q",
+       "fleetwatt: error: --grid: fleet.node: unknown key (known here: nodes,"},
   };
   for (const auto& [flags, message] : cases) {
     INFO(flags);
@@ -135,6 +138,7 @@ TEST_CASE("bad sweep flags exit 2 with one line and write nothing", "[cli][sweep
     CHECK(r.err.rfind(message, 0) == 0);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
     CHECK_FALSE(std::filesystem::exists(index));
+    CHECK_FALSE(std::filesystem::exists(dir / "sweep.h5.members"));
   }
   auto help = run_command(fleetwatt_command() + " sweep --help");
   CHECK(help.exit_code == 0);
