@@ -79,7 +79,7 @@ class PowerCap(fleetwatt.Scheduler):
 
 if __name__ == "__main__":
     scenario = sys.argv[1] if len(sys.argv) > 1 else "examples/scenarios/pai-preset-policies.toml"
-    cap_w = float(sys.argv[2]) if len(sys.argv) > 2 else 11000.0
+    cap_w = float(sys.argv[2]) if len(sys.argv) > 2 else 24000.0
     r = fleetwatt.run(scenario, scheduler=PowerCap(cap_w))
     print(r)
     print(f"highest facility interval mean {r.facility['facility_power_W'].max():.0f} W (cap {cap_w:.0f} W)")
