@@ -186,9 +186,7 @@ void Engine::enter_valley(JobIndex j) {
   job.phase = JobPhase::valley;
   job.phase_start = queue_.now();
   job.epoch.valley = begin_checkpoint(j);
-  const double w = phase_power(job, job.phase);  // [smoothing]: the checkpoint raised to the floor
-  meter_.draw(job, queue_.now(), job.smoothing.floored(w, job.controls.power_cap_W),
-              phase_stretch(job, job.phase), w);
+  draw_phase(j);  // [smoothing]: the checkpoint raised to the floor
   job.phase_end = queue_.now() + phase_length(job, JobPhase::valley);
   job.next_event = queue_.schedule_at(
       job.phase_end, [this, j] { end_epoch(j); }, kPhasePriority);

@@ -54,9 +54,7 @@ void Engine::enter_startup(JobIndex j) {
   Job& job = job_at(j);
   job.phase = JobPhase::startup;
   job.phase_start = queue_.now();
-  const double w = phase_power(job, job.phase);  // [smoothing]: raised to the floor
-  meter_.draw(job, queue_.now(), job.smoothing.floored(w, job.controls.power_cap_W),
-              phase_stretch(job, job.phase), w);
+  draw_phase(j);  // [smoothing]: raised to the floor
   job.phase_end = queue_.now() + phase_length(job, JobPhase::startup);
   job.next_event = queue_.schedule_at(
       job.phase_end, [this, j] { end_startup(j); }, kPhasePriority);
