@@ -5,17 +5,26 @@
 
 #include <filesystem>
 #include <fstream>
+#include <ios>
 #include <iterator>
 #include <optional>
 #include <string>
+#include <system_error>
 
 namespace fleetwatt::core {
 
-/// The bytes of `file`; nothing when it cannot be opened.
+/// The bytes of `file`; nothing when it cannot be opened or read (a folder opens but cannot be read: the
+/// stream library throws on reading it, whatever the stream's exception mask).
 [[nodiscard]] inline std::optional<std::string> read_file_text(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) return std::nullopt;
   std::ifstream in(file, std::ios::binary);
   if (!in) return std::nullopt;
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  try {
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  } catch (const std::ios_base::failure&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace fleetwatt::core
