@@ -66,6 +66,12 @@ class AlignedWindows {
   }
 
   [[nodiscard]] const WindowStats& stats() const noexcept { return stats_; }
+  /// The stats at the data's resolution: none (NaN, no windows) when a window is shorter than the series'
+  /// `interval_ns`, which would see one sample's value in several windows, its peak and ramp the
+  /// interval's own. The one statement of that rule, for the grid metrics and the power-quality ramps.
+  [[nodiscard]] WindowStats resolved_stats(std::int64_t interval_ns) const {
+    return interval_ns > width_ns_ ? WindowStats{stats_.width_s} : stats_;
+  }
 
  private:
   void complete(std::int64_t k, std::int64_t start_ns, double mean_W) {

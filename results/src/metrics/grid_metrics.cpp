@@ -144,16 +144,9 @@ GridMetrics GridMetricsBuilder::finish(std::int64_t horizon_ns) {
     if (g.peak_W > 0) g.load_factor = g.mean_W / g.peak_W;
   }
   g.energy_per_day_J = horizon_ns > 0 ? g.energy_J / (g.horizon_s / 86400.0) : 0.0;
-  // A window shorter than the series' interval would see one sample's value in several windows: its peak
-  // would be the interval's and its ramp the interval's, below the data's resolution. None is given.
-  auto resolved = [&](const AlignedWindows& w) {
-    WindowStats st = w.stats();
-    if (static_cast<double>(m.options.interval_ns) > st.width_s * 1e9) st = WindowStats{st.width_s};
-    return st;
-  };
-  g.minute = resolved(m.minute);
-  g.quarter_hour = resolved(m.quarter);
-  g.hour = resolved(m.hour);
+  g.minute = m.minute.resolved_stats(m.options.interval_ns);
+  g.quarter_hour = m.quarter.resolved_stats(m.options.interval_ns);
+  g.hour = m.hour.resolved_stats(m.options.interval_ns);
   g.system_peak_hours = m.options.system_peak_hours;
   if (g.coincident_hours > 0)
     g.coincident_peak_mean_W = m.coincident_sum / static_cast<double>(g.coincident_hours);

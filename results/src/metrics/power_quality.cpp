@@ -169,10 +169,9 @@ PowerQuality PowerQualityBuilder::finish(std::int64_t horizon_ns) {
   q.interval_s = static_cast<double>(m.interval_ns) / 1e9;
   for (std::size_t i = 0; i < m.ramps.size(); ++i) {
     m.ramps[i].close();
-    // A window shorter than the interval would only see a sample's value twice: not a ramp.
-    if (static_cast<double>(m.interval_ns) > q.ramp_window_s[i] * 1e9) continue;
-    q.ramp_up_W[i] = m.ramps[i].stats().ramp_up_W;
-    q.ramp_down_W[i] = m.ramps[i].stats().ramp_down_W;
+    const WindowStats st = m.ramps[i].resolved_stats(m.interval_ns);
+    q.ramp_up_W[i] = st.ramp_up_W;
+    q.ramp_down_W[i] = st.ramp_down_W;
   }
   for (std::size_t i = 0; i < m.ranges.size(); ++i) {
     m.ranges[i].close();
