@@ -1,9 +1,10 @@
 // `fleetwatt export RESULT.h5`: a result file as CSV for the people and tools that plan grid connections
 // and tariffs: the facility load profile resampled exactly onto clock-aligned rows
-// (results/metrics/resample.hpp), per-node power, a comparison's per-policy series, or the job table. Rows
-// carry ISO 8601 time stamps on the clock of the scenario's [output] start (stored in the file) and seconds
-// since the start; every header names its unit. Writes to a temporary file beside -o and renames it when
-// done; without -o, to stdout.
+// (results/metrics/resample.hpp), per-node power, a comparison's per-policy series, or the job table; or the
+// meter's profile as an OpenDSS LoadShape or a GridLAB-D player (export_grid_formats.hpp). Rows carry ISO
+// 8601 time stamps on the clock of the scenario's [output] start (stored in the file) and seconds since the
+// start; every header names its unit; values are rounded to the meter's resolution (export_values.hpp).
+// Writes to a temporary file beside -o and renames it when done; without -o, to stdout.
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -13,11 +14,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "export_grid_formats.hpp"
+#include "export_values.hpp"
 #include "fleetwatt/core/text_output.hpp"
 #include "fleetwatt/results/hdf5/result_reader.hpp"
 #include "fleetwatt/results/metrics/resample.hpp"
@@ -32,6 +36,38 @@ struct ExportOptions {
   std::string interval;  // empty: the stored interval
   std::string what = "facility";
   std::string output;
+  std::string format = "csv";
+  std::string units = "kW";
+  std::optional<int> digits;      // empty: the meter's resolution (export_values.hpp)
+  std::optional<double> base_kw;  // OpenDSS: 1.0 pu; empty: the peak
+  bool year = false;              // 8,760 hourly rows
+};
+
+/// A year profile's rows: 365 days of hours, what tariff and planning tools take.
+constexpr std::size_t kYearRows = 8760;
+constexpr std::int64_t kHourNs = 3'600'000'000'000;
+
+/// How the value columns of one export are written: the power unit and each column's decimals.
+struct ValueStyle {
+  PowerUnit unit;
+  int power_decimals = 4;
+  int total_decimals = kTotalsDecimals;
+};
+
+ValueStyle value_style(const ExportOptions& o) {
+  ValueStyle style;
+  style.unit = *power_unit(o.units);
+  style.power_decimals = o.digits.value_or(decimals_for(kPowerResolutionW, style.unit.watts));
+  style.total_decimals = o.digits.value_or(kTotalsDecimals);
+  return style;
+}
+
+/// A stored series to resample: its dataset, whether it holds per-interval totals, and how it is written.
+struct SeriesColumn {
+  std::string path;
+  bool is_total = false;
+  double divisor = 1.0;  ///< stored value / divisor = written value
+  int decimals = 4;
 };
 
 // Stored samples read at a time: memory stays bounded for a year at 1 s.
@@ -44,6 +80,11 @@ constexpr std::size_t kChunk = 1u << 20;
 /// A number as CSV text: the shortest form that reads back to the same double; NaN as an empty field.
 std::string number(double v) {
   return std::isnan(v) ? std::string() : fmt::format("{}", v);
+}
+
+/// Seconds since the start as written in the time_s column.
+std::string seconds(std::int64_t ns) {
+  return number(static_cast<double>(ns) / 1e9);
 }
 
 /// A CSV field: quoted when it holds a comma, a quote or a line break.
@@ -76,8 +117,9 @@ double scalar(const results::ResultReader& h5, const std::string& path) {
   return h5.doubles(path).at(0);
 }
 
-/// The row interval: --interval, or the stored one.
+/// The row interval: --interval, one hour for --year, or the stored one.
 std::int64_t row_width(const ExportOptions& o, std::int64_t stored_ns) {
+  if (o.year) return kHourNs;
   if (o.interval.empty()) return stored_ns;
   const auto ns = results::parse_interval(o.interval);
   if (!ns)
@@ -87,55 +129,139 @@ std::int64_t row_width(const ExportOptions& o, std::int64_t stored_ns) {
   return *ns;
 }
 
-/// Streams `columns` (1-D series of one length, stored at `interval_ns`) through a resampler; columns
-/// whose flag is set are per-interval totals. Each output value is divided by `divisor[c]` (1000: W -> kW).
-std::size_t write_series(std::ostream& out, const results::ResultReader& h5,
-                         const std::vector<std::string>& columns, const std::vector<bool>& is_total,
-                         const std::vector<double>& divisor, std::int64_t interval_ns,
-                         std::int64_t horizon_ns, std::int64_t width_ns, const results::WallClock& clock) {
+/// Streams `columns` (1-D series of one length, stored at `interval_ns`) through a resampler and hands each
+/// row to `on_row`, at most `row_limit` rows. Memory stays bounded: the file is read kChunk samples at a
+/// time.
+std::size_t resample_series(const results::ResultReader& h5, const std::vector<SeriesColumn>& columns,
+                            std::int64_t interval_ns, std::int64_t horizon_ns, std::int64_t width_ns,
+                            const results::WallClock& clock, std::size_t row_limit,
+                            const std::function<void(const results::ResampledRow&)>& on_row) {
   std::size_t rows = 0;
-  results::Resampler resampler(
-      interval_ns, horizon_ns, width_ns, clock, is_total, [&](const results::ResampledRow& r) {
-        out << clock.iso8601(r.start_ns) << ',' << number(static_cast<double>(r.start_ns) / 1e9);
-        for (std::size_t c = 0; c < r.values.size(); ++c) out << ',' << number(r.values[c] / divisor[c]);
-        out << '\n';
-        ++rows;
-      });
-  const std::size_t n = h5.length(columns.front());
+  std::vector<bool> is_total;
+  for (const auto& c : columns) is_total.push_back(c.is_total);
+  results::Resampler resampler(interval_ns, horizon_ns, width_ns, clock, is_total,
+                               [&](const results::ResampledRow& r) {
+                                 if (rows < row_limit) on_row(r);
+                                 ++rows;
+                               });
+  const std::size_t n = h5.length(columns.front().path);
   std::vector<double> sample(columns.size());
-  for (std::size_t offset = 0; offset < n; offset += kChunk) {
+  for (std::size_t offset = 0; offset < n && rows < row_limit; offset += kChunk) {
     std::vector<std::vector<double>> chunk;
-    for (const auto& c : columns) chunk.push_back(h5.doubles(c, offset, kChunk));
+    for (const auto& c : columns) chunk.push_back(h5.doubles(c.path, offset, kChunk));
     for (std::size_t i = 0; i < chunk.front().size(); ++i) {
       for (std::size_t c = 0; c < columns.size(); ++c) sample[c] = chunk[c][i];
       resampler.add(sample);
     }
   }
   resampler.finish();
-  return rows;
+  return std::min(rows, row_limit);
+}
+
+/// Writes the resampled `columns` as CSV rows (time stamp, seconds, then each column).
+std::size_t write_series(std::ostream& out, const results::ResultReader& h5,
+                         const std::vector<SeriesColumn>& columns, std::int64_t interval_ns,
+                         std::int64_t horizon_ns, std::int64_t width_ns, const results::WallClock& clock,
+                         std::size_t row_limit) {
+  return resample_series(h5, columns, interval_ns, horizon_ns, width_ns, clock, row_limit,
+                         [&](const results::ResampledRow& r) {
+                           out << clock.iso8601(r.start_ns) << ',' << seconds(r.start_ns);
+                           for (std::size_t c = 0; c < r.values.size(); ++c)
+                             out << ',' << fixed_value(r.values[c] / columns[c].divisor, columns[c].decimals);
+                           out << '\n';
+                         });
 }
 
 bool is_comparison(const results::ResultReader& h5) {
   return h5.has("/comparison/policy");
 }
 
-std::size_t export_facility(std::ostream& out, const results::ResultReader& h5, const ExportOptions& o) {
+/// A run's facility series: checked to be there, with its stored interval and horizon.
+struct FacilitySeries {
+  std::int64_t interval_ns = 0;
+  std::int64_t horizon_ns = 0;
+  std::string import_path;  ///< what the utility's meter reads
+  std::string meter;        ///< which meter that is, in words
+};
+
+FacilitySeries facility_series(const results::ResultReader& h5, const ExportOptions& o) {
+  const std::string what = o.format == "csv" ? "--what facility" : "--format " + o.format;
   if (is_comparison(h5))
-    refuse(o.file, "--what facility", "a comparison result: its series are per policy (--what policies)");
+    refuse(o.file, what, "a comparison result: its series are per policy (--what policies)");
   if (!h5.has("/facility/facility_power_W") || !h5.has("/summary/horizon_s"))
-    refuse(o.file, "--what facility", "not a fleetwatt run result (no /facility series and /summary)");
-  const std::int64_t interval = to_ns(h5.double_attribute("/facility", "interval_s"));
-  const std::int64_t width = row_width(o, interval);
+    refuse(o.file, what, "not a fleetwatt run result (no /facility series and /summary)");
+  FacilitySeries f;
+  f.interval_ns = to_ns(h5.double_attribute("/facility", "interval_s"));
+  f.horizon_ns = to_ns(scalar(h5, "/summary/horizon_s"));
   // What the utility's meter reads beside what the facility draws: with batteries the grid import (on which
   // carbon and cost are charged), without them the facility power itself.
-  const std::string import =
-      h5.has("/facility/grid_import_W") ? "/facility/grid_import_W" : "/facility/facility_power_W";
-  out << "timestamp_iso8601,time_s,it_power_kW,facility_power_kW,grid_import_kW,carbon_kg,cost_currency\n";
-  return write_series(
-      out, h5,
-      {"/facility/it_power_W", "/facility/facility_power_W", import, "/facility/carbon_kg", "/facility/cost"},
-      {false, false, false, true, true}, {1e3, 1e3, 1e3, 1.0, 1.0}, interval,
-      to_ns(scalar(h5, "/summary/horizon_s")), width, clock_of(h5));
+  const bool batteries = h5.has("/facility/grid_import_W");
+  f.import_path = batteries ? "/facility/grid_import_W" : "/facility/facility_power_W";
+  f.meter =
+      batteries ? "grid import (the meter, after the batteries)" : "facility power (the meter: no batteries)";
+  return f;
+}
+
+/// --year: the run must cover the year's 8,760 hours from a start on the hour.
+void check_year(const ExportOptions& o, const results::ResultReader& h5, const FacilitySeries& f) {
+  if (!o.year) return;
+  if (f.horizon_ns < static_cast<std::int64_t>(kYearRows) * kHourNs)
+    refuse(o.file, "--year",
+           fmt::format("the run covers {:.1f} h; a year profile needs 8760 h (set [workload] horizon_s = "
+                       "31536000)",
+                       static_cast<double>(f.horizon_ns) / kHourNs));
+  if (clock_of(h5).local_start_s() % 3600 != 0)
+    refuse(o.file, "--year", "the run's [output] start is not on the hour, so its hours are not the clock's");
+}
+
+std::size_t row_limit(const ExportOptions& o) {
+  return o.year ? kYearRows : std::numeric_limits<std::size_t>::max();
+}
+
+std::size_t export_facility(std::ostream& out, const results::ResultReader& h5, const ExportOptions& o) {
+  const auto f = facility_series(h5, o);
+  check_year(o, h5, f);
+  const auto style = value_style(o);
+  const std::string u = style.unit.name;
+  const double w = style.unit.watts;
+  const int p = style.power_decimals, t = style.total_decimals;
+  out << fmt::format(
+      "timestamp_iso8601,time_s,it_power_{0},facility_power_{0},grid_import_{0},carbon_kg,"
+      "cost_currency\n",
+      u);
+  return write_series(out, h5,
+                      {{"/facility/it_power_W", false, w, p},
+                       {"/facility/facility_power_W", false, w, p},
+                       {f.import_path, false, w, p},
+                       {"/facility/carbon_kg", true, 1.0, t},
+                       {"/facility/cost", true, 1.0, t}},
+                      f.interval_ns, f.horizon_ns, row_width(o, f.interval_ns), clock_of(h5), row_limit(o));
+}
+
+/// The meter's rows (grid import in W) for the grid-tool formats, each pass reading the file again.
+MeterRows meter_rows(const results::ResultReader& h5, const ExportOptions& o, const FacilitySeries& f) {
+  return [&h5, &o, f](const std::function<void(const MeterRow&)>& row) {
+    resample_series(h5, {{f.import_path, false, 1.0, 0}}, f.interval_ns, f.horizon_ns,
+                    row_width(o, f.interval_ns), clock_of(h5), row_limit(o),
+                    [&](const results::ResampledRow& r) {
+                      row({r.start_ns, r.length_ns, r.values[0]});
+                    });
+  };
+}
+
+MeterSeriesInfo meter_info(const results::ResultReader& h5, const ExportOptions& o, const FacilitySeries& f) {
+  return {std::filesystem::path(o.file).filename().string(), f.meter, row_width(o, f.interval_ns),
+          clock_of(h5)};
+}
+
+std::size_t export_gridlabd(std::ostream& out, const results::ResultReader& h5, const ExportOptions& o) {
+  const auto f = facility_series(h5, o);
+  check_year(o, h5, f);
+  if (row_width(o, f.interval_ns) % 1'000'000'000 != 0)
+    refuse("command line", "--format gridlabd",
+           "a GridLAB-D player steps in whole seconds: give --interval 1s or a multiple of it");
+  const auto style = value_style(o);
+  return write_gridlabd(out, meter_rows(h5, o, f), meter_info(h5, o, f), style.unit, style.power_decimals);
 }
 
 std::size_t export_nodes(std::ostream& out, const results::ResultReader& h5, const ExportOptions& o) {
@@ -146,15 +272,16 @@ std::size_t export_nodes(std::ostream& out, const results::ResultReader& h5, con
   const std::int64_t width = row_width(o, interval);
   const auto clock = clock_of(h5);
   const auto nodes = h5.matrix_columns("/nodes/power_W", 0, 0).rows;
+  const auto style = value_style(o);
   out << "timestamp_iso8601,time_s";
-  for (std::size_t n = 0; n < nodes; ++n) out << ",node" << n << "_power_kW";
+  for (std::size_t n = 0; n < nodes; ++n) out << ",node" << n << "_power_" << style.unit.name;
   out << '\n';
   std::size_t rows = 0;
   results::Resampler resampler(interval, to_ns(scalar(h5, "/summary/horizon_s")), width, clock,
                                std::vector<bool>(nodes, false), [&](const results::ResampledRow& r) {
-                                 out << clock.iso8601(r.start_ns) << ','
-                                     << number(static_cast<double>(r.start_ns) / 1e9);
-                                 for (double v : r.values) out << ',' << number(v / 1e3);
+                                 out << clock.iso8601(r.start_ns) << ',' << seconds(r.start_ns);
+                                 for (double v : r.values)
+                                   out << ',' << fixed_value(v / style.unit.watts, style.power_decimals);
                                  out << '\n';
                                  ++rows;
                                });
@@ -184,21 +311,21 @@ std::size_t export_policies(std::ostream& out, const results::ResultReader& h5, 
            "written by an older fleetwatt (no facility_power_W and summary per policy): run compare again");
   const std::int64_t interval = to_ns(h5.double_attribute(first + "/facility", "interval_s"));
   const std::int64_t width = row_width(o, interval);
-  std::vector<std::string> columns;
-  std::vector<bool> is_total;
-  std::vector<double> divisor;
+  const auto style = value_style(o);
+  std::vector<SeriesColumn> columns;
   out << "timestamp_iso8601,time_s";
   for (const auto& p : policies) {
     // Policy names are registry names (letters, digits, underscores): safe as header words.
-    out << ',' << p << "_facility_power_kW," << p << "_carbon_kg," << p << "_cost_currency";
-    for (const char* c : {"facility_power_W", "carbon_kg", "cost"})
-      columns.push_back("/policies/" + p + "/facility/" + c);
-    is_total.insert(is_total.end(), {false, true, true});
-    divisor.insert(divisor.end(), {1e3, 1.0, 1.0});
+    out << ',' << p << "_facility_power_" << style.unit.name << ',' << p << "_carbon_kg," << p
+        << "_cost_currency";
+    const std::string group = "/policies/" + p + "/facility/";
+    columns.push_back({group + "facility_power_W", false, style.unit.watts, style.power_decimals});
+    columns.push_back({group + "carbon_kg", true, 1.0, style.total_decimals});
+    columns.push_back({group + "cost", true, 1.0, style.total_decimals});
   }
   out << '\n';
-  return write_series(out, h5, columns, is_total, divisor, interval,
-                      to_ns(scalar(h5, first + "/summary/horizon_s")), width, clock_of(h5));
+  return write_series(out, h5, columns, interval, to_ns(scalar(h5, first + "/summary/horizon_s")), width,
+                      clock_of(h5), std::numeric_limits<std::size_t>::max());
 }
 
 /// The job table of `group` (one dataset per column): id and the core columns first, the rest by name.
@@ -275,11 +402,37 @@ std::size_t export_jobs(std::ostream& out, const results::ResultReader& h5, cons
   return h5.length("/jobs/id");
 }
 
+/// The options that shape the values and the format, checked before the file is opened.
+void check_format_options(const ExportOptions& o) {
+  if (o.format != "csv" && o.format != "opendss" && o.format != "gridlabd")
+    refuse("command line", "--format", fmt::format("'{}' is not csv, opendss or gridlabd", o.format));
+  if (!power_unit(o.units))
+    refuse("command line", "--units", fmt::format("'{}' is not W, kW or MW", o.units));
+  if (o.digits && (*o.digits < 0 || *o.digits > 15))
+    refuse("command line", "--digits", fmt::format("{} is not 0 to 15 decimals", *o.digits));
+  if (o.format != "csv" && o.what != "facility")
+    refuse("command line", "--format " + o.format,
+           fmt::format("writes the meter's load profile (--what facility), not --what {}", o.what));
+  if (o.base_kw && o.format != "opendss")
+    refuse("command line", "--base-kw", "sets the 1.0 pu of an OpenDSS LoadShape: give --format opendss");
+  if (o.base_kw && !(std::isfinite(*o.base_kw) && *o.base_kw > 0))
+    refuse("command line", "--base-kw", fmt::format("{} is not a positive power in kW", *o.base_kw));
+  if (o.format == "opendss" && o.output.empty())
+    refuse("command line", "--format opendss",
+           "writes two files (the LoadShape and its multipliers): give -o NAME.dss");
+  if (o.year && o.what != "facility")
+    refuse("command line", "--year", fmt::format("is a profile of the meter, not of --what {}", o.what));
+  if (o.year && !o.interval.empty() && results::parse_interval(o.interval) != kHourNs)
+    refuse("command line", "--year",
+           fmt::format("has hourly rows; --interval {} asks for others", o.interval));
+}
+
 int run_export(const ExportOptions& o) {
   namespace fs = std::filesystem;
   // Checked here rather than by CLI11, whose usage errors take two lines.
   if (o.what != "facility" && o.what != "nodes" && o.what != "policies" && o.what != "jobs")
     refuse("command line", "--what", fmt::format("'{}' is not facility, nodes, policies or jobs", o.what));
+  check_format_options(o);
   if (!fs::is_regular_file(o.file)) refuse(o.file, "RESULT", "no such file");
   std::optional<results::ResultReader> h5;
   try {
@@ -292,7 +445,17 @@ int run_export(const ExportOptions& o) {
     if (fs::equivalent(o.output, o.file, ec)) refuse("command line", "-o", "is the result file itself");
     check_output_path(o.output, {"command line", 0, 0}, "-o", o.file);
   }
+  if (o.format == "opendss") {
+    const auto f = facility_series(*h5, o);
+    check_year(o, *h5, f);
+    const auto shape =
+        write_opendss(o.output, meter_rows(*h5, o, f), meter_info(*h5, o, f), o.base_kw, o.digits);
+    std::cerr << fmt::format("fleetwatt export: LoadShape.{} of {} points (1.0 pu = {} kW) to {} and {}\n",
+                             shape.name, shape.points, shape.base_kW, o.output, shape.mult_file.string());
+    return 0;
+  }
   auto body = [&](std::ostream& out) {
+    if (o.format == "gridlabd") return export_gridlabd(out, *h5, o);
     if (o.what == "facility") return export_facility(out, *h5, o);
     if (o.what == "nodes") return export_nodes(out, *h5, o);
     if (o.what == "policies") return export_policies(out, *h5, o);
@@ -317,7 +480,15 @@ void add_export_command(CLI::App& app, Action& action) {
   CLI::App* cmd = app.add_subcommand("export",
                                      "Write a result file as CSV: the facility load profile resampled "
                                      "exactly to clock-aligned rows, per-node "
-                                     "power, a comparison's per-policy series, or the job table");
+                                     "power, a comparison's per-policy series, or the job table; or the "
+                                     "meter's profile for OpenDSS or GridLAB-D");
+  cmd->footer(
+      "Examples:\n"
+      "  fleetwatt export day.h5 --interval 15min -o day.csv\n"
+      "  fleetwatt export day.h5 --interval 15min --units MW\n"
+      "  fleetwatt export day.h5 --format opendss --interval 15min -o day.dss\n"
+      "  fleetwatt export day.h5 --format gridlabd --interval 1min -o day.player\n"
+      "  fleetwatt export year.h5 --year -o year-8760.csv");
   cmd->add_option("result", opts->file, "Result file (HDF5) of fleetwatt run, or of fleetwatt compare -o")
       ->required();
   cmd->add_option(
@@ -330,7 +501,19 @@ void add_export_command(CLI::App& app, Action& action) {
       "facility (time stamp, seconds, IT kW, facility demand kW, grid import kW, carbon kg, cost), "
       "nodes (kW per node), "
       "policies (a compare result's series per policy) or jobs (the job table)");
-  cmd->add_option("-o,--output", opts->output, "CSV file to write (default: standard output)");
+  cmd->add_option(
+      "--format", opts->format,
+      "csv (default); opendss: the meter's profile as an OpenDSS LoadShape (-o NAME.dss, beside it "
+      "NAME_mult.csv of per-unit multipliers); gridlabd: a GridLAB-D player file");
+  cmd->add_option("--units", opts->units, "Power unit of the values: W, kW (default) or MW");
+  cmd->add_option("--digits", opts->digits,
+                  "Decimals of every value (default: powers to 0.1 W, i.e. 4 in kW and 7 in MW; carbon and "
+                  "cost 4; OpenDSS multipliers to 0.1 W of the base)");
+  cmd->add_option("--base-kw", opts->base_kw, "OpenDSS: the power of 1.0 pu in kW (default: the peak row)");
+  cmd->add_flag("--year", opts->year,
+                "8,760 hourly rows from the start (a run of at least 365 days starting on the hour)");
+  cmd->add_option("-o,--output", opts->output,
+                  "File to write (default: standard output; --format opendss: NAME.dss, required)");
   cmd->callback([opts, &action] { action = [opts] { return run_export(*opts); }; });
 }
 

@@ -82,7 +82,7 @@ TEST_CASE("export of the default day: 96 rows of 15 min whose mean is the run's 
   TempDir dir;
   const auto csv = dir / "day.csv";
   const auto r = run_command(fleetwatt_command() + " export " + day_result().string() +
-                             " --interval 15min -o " + csv.string());
+                             " --interval 15min --digits 12 -o " + csv.string());
   REQUIRE(r.exit_code == 0);
   const auto lines = lines_of(slurp(csv));
   REQUIRE(lines.size() == 97);
@@ -110,8 +110,10 @@ TEST_CASE("export of the default day: 96 rows of 15 min whose mean is the run's 
 }
 
 TEST_CASE("a 1-h export row is the mean of its four 15-min rows", "[cli][export]") {
-  const auto q = run_command(fleetwatt_command() + " export " + day_result().string() + " --interval 15min");
-  const auto h = run_command(fleetwatt_command() + " export " + day_result().string() + " --interval 1h");
+  const auto q =
+      run_command(fleetwatt_command() + " export " + day_result().string() + " --interval 15min --digits 12");
+  const auto h =
+      run_command(fleetwatt_command() + " export " + day_result().string() + " --interval 1h --digits 12");
   REQUIRE(q.exit_code == 0);
   REQUIRE(h.exit_code == 0);
   const auto ql = lines_of(q.out), hl = lines_of(h.out);
@@ -176,7 +178,8 @@ TEST_CASE("export time stamps follow a non-default [output] start, nodes and job
   CHECK(h5.integer_attribute("/", "start_utc_offset_s") == 7200);
   // 02:00 to 05:00 local: hours 3 and 4 are in the run, and whole.
   CHECK(h5.doubles("/summary/coincident_peak_hours").at(0) == 2.0);
-  const auto hourly = run_command(fleetwatt_command() + " export " + h5file.string() + " --interval 1h");
+  const auto hourly =
+      run_command(fleetwatt_command() + " export " + h5file.string() + " --interval 1h --digits 12");
   REQUIRE(hourly.exit_code == 0);
   const auto lines = lines_of(hourly.out);
   REQUIRE(lines.size() == 4);
@@ -188,8 +191,8 @@ TEST_CASE("export time stamps follow a non-default [output] start, nodes and job
   CHECK(h5.doubles("/summary/coincident_peak_max_W").at(0) == Approx(std::max(h3, h4) * 1e3).epsilon(1e-9));
   CHECK(h5.doubles("/summary/coincident_peak_mean_W").at(0) == Approx((h3 + h4) / 2 * 1e3).epsilon(1e-9));
 
-  const auto nodes =
-      run_command(fleetwatt_command() + " export " + h5file.string() + " --what nodes --interval 1h");
+  const auto nodes = run_command(fleetwatt_command() + " export " + h5file.string() +
+                                 " --what nodes --interval 1h --digits 12");
   REQUIRE(nodes.exit_code == 0);
   const auto nl = lines_of(nodes.out);
   REQUIRE(nl.size() == 4);
@@ -227,8 +230,8 @@ TEST_CASE("export of a comparison: per-policy series", "[cli][export]") {
     CHECK(h5.kind(count) == Kind::integer);
   CHECK(h5.kind("/comparison/gpu_util") == Kind::real);  // a fraction, unit "1" too, but not a count
   CHECK(h5.doubles("/comparison/jobs_total") == std::vector<double>{2.0, 2.0});
-  const auto r =
-      run_command(fleetwatt_command() + " export " + file.string() + " --what policies --interval 1h");
+  const auto r = run_command(fleetwatt_command() + " export " + file.string() +
+                             " --what policies --interval 1h --digits 12");
   REQUIRE(r.exit_code == 0);
   const auto lines = lines_of(r.out);
   REQUIRE(lines.size() == 4);

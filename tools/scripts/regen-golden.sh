@@ -6,7 +6,9 @@
 #  2. the printed blocks of README.md and docs/*.md: the lines between "<!-- golden: COMMAND -->" and
 #     "<!-- golden: end -->", where COMMAND is `fleetwatt run|compare FOLDER/NAME.toml [options]` with FOLDER
 #     examples/scenarios or examples/public-data (run from the repository root; a plain `run` block reuses
-#     step 1's run).
+#     step 1's run), or `fleetwatt export FOLDER/NAME.toml [export options]`: the scenario is run to NAME.h5
+#     and exported in an empty folder; the block is the first 6 lines of what the export prints, then, for
+#     each file it writes (by name), "==> FILE <==" and its first 6 lines.
 # Every marker is checked before anything runs or is written; a bad one names its file and line (exit 2).
 # A scenario that reads ../shared/data keeps its golden file and its blocks as they were when that folder is
 # absent. Run it after a change meant to move simulated numbers, and review the diff; the suite fails until then.
@@ -24,7 +26,7 @@ fi
 cd "$root"
 scenario_dirs=(examples/scenarios examples/public-data)
 folders='(examples/scenarios|examples/public-data)'
-marker_re="^fleetwatt (run|compare) $folders/[A-Za-z0-9_-]+\\.toml( [A-Za-z0-9_,=.-]+)*\$"
+marker_re="^fleetwatt (run|compare|export) $folders/[A-Za-z0-9_-]+\\.toml( [A-Za-z0-9_,=.-]+)*\$"
 plain_run_re="^fleetwatt run $folders/([A-Za-z0-9_-]+)\\.toml\$"
 docs=(README.md)
 for f in docs/*.md; do [ -f "$f" ] && docs+=("$f"); done
@@ -56,7 +58,7 @@ for doc in "${docs[@]}"; do
       cmd=${line#<!-- golden: }
       cmd=${cmd% -->}
       if [[ ! $cmd =~ $marker_re ]]; then
-        echo "regen-golden: $doc:$line_no: '$cmd' is not 'fleetwatt run|compare" \
+        echo "regen-golden: $doc:$line_no: '$cmd' is not 'fleetwatt run|compare|export" \
           "examples/scenarios/NAME.toml|examples/public-data/NAME.toml ...'" >&2
         exit 2
       fi
@@ -137,6 +139,19 @@ printed() {  # the output of one marker's command, without the result file's tem
   if [ "$1" = run ]; then
     "$fw" "$@" -o "$tmp/block.h5" | grep -v '^  result file '
     rm -f "$tmp/block.h5"
+  elif [ "$1" = export ]; then
+    local name
+    name=$(basename "$2" .toml)
+    rm -rf "$tmp/export" && mkdir "$tmp/export"
+    "$fw" run -q "$2" -o "$tmp/export/$name.h5"
+    shift 2
+    (cd "$tmp/export" && "$fw" export "$name.h5" "$@" >"$tmp/export.out" 2>/dev/null)
+    rm -f "$tmp/export/$name.h5"
+    head -n 6 "$tmp/export.out"
+    for f in $(cd "$tmp/export" && LC_ALL=C ls); do
+      printf '==> %s <==\n' "$f"
+      head -n 6 "$tmp/export/$f"
+    done
   else
     "$fw" "$@"
   fi
