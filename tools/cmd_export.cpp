@@ -21,6 +21,7 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "export_grid_formats.hpp"
+#include "export_indexes.hpp"
 #include "export_values.hpp"
 #include "fleetwatt/core/text_output.hpp"
 #include "fleetwatt/results/hdf5/result_reader.hpp"
@@ -34,7 +35,7 @@ namespace {
 struct ExportOptions {
   std::string file;
   std::string interval;  // empty: the stored interval
-  std::string what = "facility";
+  std::string what;      // empty: by the file's kind (see what_for)
   std::string output;
   std::string format = "csv";
   std::string units = "kW";
@@ -182,15 +183,28 @@ struct FacilitySeries {
   std::int64_t horizon_ns = 0;
   std::string import_path;  ///< what the utility's meter reads
   std::string meter;        ///< which meter that is, in words
+  results::WallClock clock;
 };
 
 FacilitySeries facility_series(const results::ResultReader& h5, const ExportOptions& o) {
   const std::string what = o.format == "csv" ? "--what facility" : "--format " + o.format;
   if (is_comparison(h5))
     refuse(o.file, what, "a comparison result: its series are per policy (--what policies)");
+  FacilitySeries f;
+  if (is_region(h5)) {  // the coincident total on the region's common UTC base
+    f.interval_ns = to_ns(scalar(h5, "/region/summary/interval_s"));
+    f.horizon_ns = static_cast<std::int64_t>(h5.length("/region/facility_power_W")) * f.interval_ns;
+    f.import_path = "/region/facility_power_W";
+    f.meter = "the region's coincident facility power (the sum of its sites' meters)";
+    f.clock = {static_cast<std::int64_t>(scalar(h5, "/region/summary/start_unix_s")), 0};
+    return f;
+  }
+  if (!member_table_of(h5).empty())
+    refuse(o.file, what,
+           "a sweep index: its members are runs of their own (--what members, or export a member)");
   if (!h5.has("/facility/facility_power_W") || !h5.has("/summary/horizon_s"))
     refuse(o.file, what, "not a fleetwatt run result (no /facility series and /summary)");
-  FacilitySeries f;
+  f.clock = clock_of(h5);
   f.interval_ns = to_ns(h5.double_attribute("/facility", "interval_s"));
   f.horizon_ns = to_ns(scalar(h5, "/summary/horizon_s"));
   // What the utility's meter reads beside what the facility draws: with batteries the grid import (on which
@@ -203,14 +217,14 @@ FacilitySeries facility_series(const results::ResultReader& h5, const ExportOpti
 }
 
 /// --year: the run must cover the year's 8,760 hours from a start on the hour.
-void check_year(const ExportOptions& o, const results::ResultReader& h5, const FacilitySeries& f) {
+void check_year(const ExportOptions& o, const FacilitySeries& f) {
   if (!o.year) return;
   if (f.horizon_ns < static_cast<std::int64_t>(kYearRows) * kHourNs)
     refuse(o.file, "--year",
            fmt::format("the run covers {:.1f} h; a year profile needs 8760 h (set [workload] horizon_s = "
                        "31536000)",
                        static_cast<double>(f.horizon_ns) / kHourNs));
-  if (clock_of(h5).local_start_s() % 3600 != 0)
+  if (f.clock.local_start_s() % 3600 != 0)
     refuse(o.file, "--year", "the run's [output] start is not on the hour, so its hours are not the clock's");
 }
 
@@ -220,8 +234,12 @@ std::size_t row_limit(const ExportOptions& o) {
 
 std::size_t export_facility(std::ostream& out, const results::ResultReader& h5, const ExportOptions& o) {
   const auto f = facility_series(h5, o);
-  check_year(o, h5, f);
+  check_year(o, f);
   const auto style = value_style(o);
+  if (is_region(h5))
+    return export_region(out, h5,
+                         {o.file, o.year || !o.interval.empty() ? row_width(o, f.interval_ns) : 0, style.unit,
+                          style.power_decimals, row_limit(o)});
   const std::string u = style.unit.name;
   const double w = style.unit.watts;
   const int p = style.power_decimals, t = style.total_decimals;
@@ -235,33 +253,31 @@ std::size_t export_facility(std::ostream& out, const results::ResultReader& h5, 
                        {f.import_path, false, w, p},
                        {"/facility/carbon_kg", true, 1.0, t},
                        {"/facility/cost", true, 1.0, t}},
-                      f.interval_ns, f.horizon_ns, row_width(o, f.interval_ns), clock_of(h5), row_limit(o));
+                      f.interval_ns, f.horizon_ns, row_width(o, f.interval_ns), f.clock, row_limit(o));
 }
 
 /// The meter's rows (grid import in W) for the grid-tool formats, each pass reading the file again.
 MeterRows meter_rows(const results::ResultReader& h5, const ExportOptions& o, const FacilitySeries& f) {
   return [&h5, &o, f](const std::function<void(const MeterRow&)>& row) {
     resample_series(h5, {{f.import_path, false, 1.0, 0}}, f.interval_ns, f.horizon_ns,
-                    row_width(o, f.interval_ns), clock_of(h5), row_limit(o),
-                    [&](const results::ResampledRow& r) {
+                    row_width(o, f.interval_ns), f.clock, row_limit(o), [&](const results::ResampledRow& r) {
                       row({r.start_ns, r.length_ns, r.values[0]});
                     });
   };
 }
 
-MeterSeriesInfo meter_info(const results::ResultReader& h5, const ExportOptions& o, const FacilitySeries& f) {
-  return {std::filesystem::path(o.file).filename().string(), f.meter, row_width(o, f.interval_ns),
-          clock_of(h5)};
+MeterSeriesInfo meter_info(const ExportOptions& o, const FacilitySeries& f) {
+  return {std::filesystem::path(o.file).filename().string(), f.meter, row_width(o, f.interval_ns), f.clock};
 }
 
 std::size_t export_gridlabd(std::ostream& out, const results::ResultReader& h5, const ExportOptions& o) {
   const auto f = facility_series(h5, o);
-  check_year(o, h5, f);
+  check_year(o, f);
   if (row_width(o, f.interval_ns) % 1'000'000'000 != 0)
     refuse("command line", "--format gridlabd",
            "a GridLAB-D player steps in whole seconds: give --interval 1s or a multiple of it");
   const auto style = value_style(o);
-  return write_gridlabd(out, meter_rows(h5, o, f), meter_info(h5, o, f), style.unit, style.power_decimals);
+  return write_gridlabd(out, meter_rows(h5, o, f), meter_info(o, f), style.unit, style.power_decimals);
 }
 
 std::size_t export_nodes(std::ostream& out, const results::ResultReader& h5, const ExportOptions& o) {
@@ -410,7 +426,7 @@ void check_format_options(const ExportOptions& o) {
     refuse("command line", "--units", fmt::format("'{}' is not W, kW or MW", o.units));
   if (o.digits && (*o.digits < 0 || *o.digits > 15))
     refuse("command line", "--digits", fmt::format("{} is not 0 to 15 decimals", *o.digits));
-  if (o.format != "csv" && o.what != "facility")
+  if (o.format != "csv" && !o.what.empty() && o.what != "facility")
     refuse("command line", "--format " + o.format,
            fmt::format("writes the meter's load profile (--what facility), not --what {}", o.what));
   if (o.base_kw && o.format != "opendss")
@@ -420,46 +436,51 @@ void check_format_options(const ExportOptions& o) {
   if (o.format == "opendss" && o.output.empty())
     refuse("command line", "--format opendss",
            "writes two files (the LoadShape and its multipliers): give -o NAME.dss");
-  if (o.year && o.what != "facility")
+  if (o.year && !o.what.empty() && o.what != "facility")
     refuse("command line", "--year", fmt::format("is a profile of the meter, not of --what {}", o.what));
   if (o.year && !o.interval.empty() && results::parse_interval(o.interval) != kHourNs)
     refuse("command line", "--year",
            fmt::format("has hourly rows; --interval {} asks for others", o.interval));
 }
 
-int run_export(const ExportOptions& o) {
-  namespace fs = std::filesystem;
-  // Checked here rather than by CLI11, whose usage errors take two lines.
-  if (o.what != "facility" && o.what != "nodes" && o.what != "policies" && o.what != "jobs")
-    refuse("command line", "--what", fmt::format("'{}' is not facility, nodes, policies or jobs", o.what));
-  check_format_options(o);
-  if (!fs::is_regular_file(o.file)) refuse(o.file, "RESULT", "no such file");
-  std::optional<results::ResultReader> h5;
-  try {
-    h5.emplace(o.file);
-  } catch (const std::runtime_error&) {
-    refuse(o.file, "RESULT", "not an HDF5 file (a fleetwatt run or compare result)");
-  }
-  if (!o.output.empty()) {
-    std::error_code ec;
-    if (fs::equivalent(o.output, o.file, ec)) refuse("command line", "-o", "is the result file itself");
-    check_output_path(o.output, {"command line", 0, 0}, "-o", o.file);
-  }
+std::size_t export_members(std::ostream& out, const results::ResultReader& h5, const ExportOptions& o) {
+  if (!o.interval.empty()) refuse("command line", "--interval", "does not apply to --what members");
+  const std::string table = member_table_of(h5);
+  if (table.empty())
+    refuse(o.file, "--what members",
+           "not a sweep index or a region file (fleetwatt sweep or a region's run)");
+  return export_member_table(out, h5, table);
+}
+
+/// --what as given, or by the file's kind: a comparison's series per policy, a sweep's member table, a
+/// run's or a region's facility series.
+std::string what_for(const ExportOptions& o, const results::ResultReader& h5) {
+  if (!o.what.empty()) return o.what;
+  if (is_comparison(h5)) return "policies";
+  if (!member_table_of(h5).empty() && !is_region(h5)) return "members";
+  return "facility";
+}
+
+/// Writes the export `o` asks for (its --what settled) from `h5`.
+int export_file(const ExportOptions& o, const results::ResultReader& h5) {
+  if (o.format != "csv" && o.what != "facility")
+    refuse("command line", "--format " + o.format,
+           fmt::format("writes the meter's load profile (--what facility), not --what {}", o.what));
   if (o.format == "opendss") {
-    const auto f = facility_series(*h5, o);
-    check_year(o, *h5, f);
-    const auto shape =
-        write_opendss(o.output, meter_rows(*h5, o, f), meter_info(*h5, o, f), o.base_kw, o.digits);
+    const auto f = facility_series(h5, o);
+    check_year(o, f);
+    const auto shape = write_opendss(o.output, meter_rows(h5, o, f), meter_info(o, f), o.base_kw, o.digits);
     std::cerr << fmt::format("fleetwatt export: LoadShape.{} of {} points (1.0 pu = {} kW) to {} and {}\n",
                              shape.name, shape.points, shape.base_kW, o.output, shape.mult_file.string());
     return 0;
   }
   auto body = [&](std::ostream& out) {
-    if (o.format == "gridlabd") return export_gridlabd(out, *h5, o);
-    if (o.what == "facility") return export_facility(out, *h5, o);
-    if (o.what == "nodes") return export_nodes(out, *h5, o);
-    if (o.what == "policies") return export_policies(out, *h5, o);
-    return export_jobs(out, *h5, o);
+    if (o.format == "gridlabd") return export_gridlabd(out, h5, o);
+    if (o.what == "facility") return export_facility(out, h5, o);
+    if (o.what == "nodes") return export_nodes(out, h5, o);
+    if (o.what == "policies") return export_policies(out, h5, o);
+    if (o.what == "members") return export_members(out, h5, o);
+    return export_jobs(out, h5, o);
   };
   if (o.output.empty()) {
     body(std::cout);
@@ -471,6 +492,32 @@ int run_export(const ExportOptions& o) {
   core::write_text_output(o.output, "-o", [&](std::ostream& out) { rows = body(out); });
   std::cerr << fmt::format("fleetwatt export: {} rows ({}) to {}\n", rows, o.what, o.output);
   return 0;
+}
+
+int run_export(const ExportOptions& given) {
+  namespace fs = std::filesystem;
+  // Checked here rather than by CLI11, whose usage errors take two lines.
+  if (!given.what.empty() && given.what != "facility" && given.what != "nodes" && given.what != "policies" &&
+      given.what != "jobs" && given.what != "members")
+    refuse("command line", "--what",
+           fmt::format("'{}' is not facility, nodes, policies, jobs or members", given.what));
+  check_format_options(given);
+  const ExportOptions& o = given;
+  if (!fs::is_regular_file(o.file)) refuse(o.file, "RESULT", "no such file");
+  std::optional<results::ResultReader> h5;
+  try {
+    h5.emplace(o.file);
+  } catch (const std::runtime_error&) {
+    refuse(o.file, "RESULT", "not an HDF5 file (a fleetwatt run, compare or sweep result)");
+  }
+  if (!o.output.empty()) {
+    std::error_code ec;
+    if (fs::equivalent(o.output, o.file, ec)) refuse("command line", "-o", "is the result file itself");
+    check_output_path(o.output, {"command line", 0, 0}, "-o", o.file);
+  }
+  ExportOptions chosen = o;
+  chosen.what = what_for(o, *h5);
+  return export_file(chosen, *h5);
 }
 
 }  // namespace
@@ -488,8 +535,12 @@ void add_export_command(CLI::App& app, Action& action) {
       "  fleetwatt export day.h5 --interval 15min --units MW\n"
       "  fleetwatt export day.h5 --format opendss --interval 15min -o day.dss\n"
       "  fleetwatt export day.h5 --format gridlabd --interval 1min -o day.player\n"
-      "  fleetwatt export year.h5 --year -o year-8760.csv");
-  cmd->add_option("result", opts->file, "Result file (HDF5) of fleetwatt run, or of fleetwatt compare -o")
+      "  fleetwatt export year.h5 --year -o year-8760.csv\n"
+      "  fleetwatt export region.h5 --interval 1h -o region.csv\n"
+      "  fleetwatt export sweep.h5 -o members.csv");
+  cmd->add_option("result", opts->file,
+                  "Result file (HDF5) of fleetwatt run (a scenario or a region), fleetwatt compare -o, or a "
+                  "fleetwatt sweep index")
       ->required();
   cmd->add_option(
       "--interval", opts->interval,
@@ -498,9 +549,11 @@ void add_export_command(CLI::App& app, Action& action) {
       "interval means (carbon and cost: their sums)");
   cmd->add_option(
       "--what", opts->what,
-      "facility (time stamp, seconds, IT kW, facility demand kW, grid import kW, carbon kg, cost), "
-      "nodes (kW per node), "
-      "policies (a compare result's series per policy) or jobs (the job table)");
+      "facility (time stamp, seconds, IT kW, facility demand kW, grid import kW, carbon kg, cost; a "
+      "region's file: the coincident total, each site's power and local time), nodes (kW per node), "
+      "policies (a compare result's series per policy), jobs (the job table) or members (a sweep "
+      "index's or a region's table, one row per member with its grid values and figures). Default: "
+      "policies for a comparison, members for a sweep index, else facility");
   cmd->add_option(
       "--format", opts->format,
       "csv (default); opendss: the meter's profile as an OpenDSS LoadShape (-o NAME.dss, beside it "

@@ -32,6 +32,11 @@ namespace fleetwatt::tools {
 
 namespace {
 
+/// A figure of the member table: "–" where the member has none (it failed, or no job started).
+std::string figure(double v, int decimals) {
+  return std::isnan(v) ? "\u2013" : fmt::format("{:.{}f}", v, decimals);
+}
+
 namespace fs = std::filesystem;
 
 struct SweepOptions {
@@ -299,12 +304,16 @@ int sweep(const SweepOptions& o, const Distribution& d) {
                              members.size(), members.size() - failed, failed,
                              resumed ? fmt::format(", {} from the interrupted run", resumed) : "",
                              place.ranks, place.ranks == 1 ? "" : "s", wall);
-    std::cout << fmt::format("  {:<9}{:>7}{:>12}{:>10}{:>6}{:>9}  {}\n", "member", "status", "energy MWh",
-                             "peak MW", "rank", "wall s", "overrides, seed, band");
-    for (const auto& r : rows)
-      std::cout << fmt::format("  {:<9}{:>7}{:>12.3f}{:>10.3f}{:>6}{:>9.2f}  {}\n", r.name, r.status,
-                               r.figures.facility_energy_J / 3.6e9, r.figures.peak_facility_W / 1e6, r.rank,
+    std::cout << fmt::format("  {:<9}{:>7}{:>12}{:>10}{:>8}{:>8}{:>6}{:>9}  {}\n", "member", "status",
+                             "energy MWh", "peak MW", "wait h", "job h", "rank", "wall s",
+                             "overrides, seed, band");
+    for (const auto& r : rows) {
+      const auto& f = r.figures;
+      std::cout << fmt::format("  {:<9}{:>7}{:>12}{:>10}{:>8}{:>8}{:>6}{:>9.2f}  {}\n", r.name, r.status,
+                               figure(f.facility_energy_J / 3.6e9, 3), figure(f.peak_facility_W / 1e6, 3),
+                               figure(f.wait_mean_s / 3600, 2), figure(f.jct_mean_s / 3600, 2), r.rank,
                                r.wall_s, members[static_cast<std::size_t>(r.member)].label());
+    }
     std::cout << fmt::format("  {:<28}{}\n  {:<28}{}\n", "index", out.string(), "members", dir.string());
   }
   // Failed members are in the index with their errors; the status says some are missing.

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "fleetwatt/jobs/trace.hpp"
+#include "fleetwatt/results/metrics/job_times.hpp"
 #include "fleetwatt/sim/policies/policy_registry.hpp"
 
 namespace fleetwatt::runs {
@@ -40,10 +41,6 @@ class FacilitySeries final : public sim::PowerSink {
   std::vector<double> t, w, carbon, price;
 };
 
-double mean_of(const std::vector<double>& v) {
-  return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
-}
-
 }  // namespace
 
 namespace {
@@ -68,12 +65,12 @@ ComparisonRow row_of_run(const runs::PreparedRun& run, sim::Engine& engine, cons
   r.carbon_kg = s.carbon_kg;  // the engine's grid meter: the sums of the carbon and cost series
   r.cost = s.cost;
   r.smoothing_energy_J = s.smoothing_energy_J;
-  std::vector<double> jct, wait;
+  std::vector<double> jct;
+  results::JobTimes times;
   double first_submit = std::numeric_limits<double>::infinity(), last_end = 0.0, lost = 0.0;
   for (const auto& j : engine.jobs()) {
     first_submit = std::min(first_submit, j.submit.seconds());
-    if (j.state == sim::JobState::running || j.state == sim::JobState::finished)
-      wait.push_back((j.start - j.submit).seconds());
+    times.add(j);
     if (j.state == sim::JobState::finished) {
       jct.push_back((j.end - j.submit).seconds());
       last_end = std::max(last_end, j.end.seconds());
@@ -85,10 +82,11 @@ ComparisonRow row_of_run(const runs::PreparedRun& run, sim::Engine& engine, cons
                                             : s.horizon_s > *j.spec.deadline_s))
       ++r.deadline_misses;
   }
-  r.jct_mean_s = mean_of(jct);
+  // The same two figures a run's /summary and a sweep's table give (0 here when no job counts).
+  r.jct_mean_s = times.finished() ? times.jct_mean_s() : 0.0;
   r.jct_p50_s = jobs::quantile(jct, 0.50);
   r.jct_p99_s = jobs::quantile(jct, 0.99);
-  r.wait_mean_s = mean_of(wait);
+  r.wait_mean_s = times.started() ? times.wait_mean_s() : 0.0;
   r.makespan_s = jct.empty() ? 0.0 : last_end - first_submit;
   r.lost_gpu_hours = lost / 3600.0;
   r.metrics = engine.scheduler_metrics();

@@ -30,6 +30,8 @@ const std::set<std::string> kDocumentedNaN = {
     "/jobs/step_s",              // a job drawn by epochs has no step period
     "/jobs/recorded_runtime_s",  // no recorded run time (not from a trace)
     "/jobs/limit_s",             // no run-time limit
+    "/summary/wait_mean_s",      // no job started
+    "/summary/jct_mean_s",       // no job finished
     // No complete clock-aligned 15-min / 1-h window in the run; ramps: fewer than two complete windows.
     "/summary/peak_15min_W",
     "/summary/peak_15min_time_s",

@@ -126,6 +126,50 @@ std::vector<std::string> ResultReader::strings(const std::string& path) const {
   return out;
 }
 
+std::vector<std::pair<std::string, ResultReader::Kind>> ResultReader::table_fields(
+    const std::string& path) const {
+  H5::DataSet ds = open_dataset(impl_->file, path);
+  if (ds.getTypeClass() != H5T_COMPOUND) throw std::runtime_error(fmt::format("{} is not a table", path));
+  const H5::CompType type = ds.getCompType();
+  std::vector<std::pair<std::string, Kind>> out;
+  for (int i = 0; i < type.getNmembers(); ++i) {
+    const auto c = type.getMemberClass(static_cast<unsigned>(i));
+    out.emplace_back(type.getMemberName(static_cast<unsigned>(i)), c == H5T_STRING    ? Kind::text
+                                                                   : c == H5T_INTEGER ? Kind::integer
+                                                                                      : Kind::real);
+  }
+  return out;
+}
+
+std::vector<std::string> ResultReader::table_strings(const std::string& path,
+                                                     const std::string& field) const {
+  H5::DataSet ds = open_dataset(impl_->file, path);
+  const auto n = static_cast<std::size_t>(ds.getSpace().getSimpleExtentNpoints());
+  H5::StrType text(H5::PredType::C_S1, H5T_VARIABLE);
+  text.setCset(H5T_CSET_UTF8);
+  H5::CompType one(sizeof(char*));
+  one.insertMember(field, 0, text);
+  std::vector<char*> raw(n, nullptr);
+  if (n) ds.read(raw.data(), one);
+  std::vector<std::string> out;
+  for (char* p : raw) out.emplace_back(p ? p : "");
+  if (n) {
+    H5::DataSpace space = ds.getSpace();
+    H5Dvlen_reclaim(one.getId(), space.getId(), H5P_DEFAULT, raw.data());
+  }
+  return out;
+}
+
+std::vector<double> ResultReader::table_doubles(const std::string& path, const std::string& field) const {
+  H5::DataSet ds = open_dataset(impl_->file, path);
+  const auto n = static_cast<std::size_t>(ds.getSpace().getSimpleExtentNpoints());
+  H5::CompType one(sizeof(double));
+  one.insertMember(field, 0, H5::PredType::NATIVE_DOUBLE);
+  std::vector<double> out(n);
+  if (n) ds.read(out.data(), one);
+  return out;
+}
+
 Matrix ResultReader::matrix(const std::string& path) const {
   H5::DataSet ds = open_dataset(impl_->file, path);
   H5::DataSpace space = ds.getSpace();

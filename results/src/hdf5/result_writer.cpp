@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "fleetwatt/core/text_output.hpp"
+#include "fleetwatt/results/metrics/job_times.hpp"
 #include "hdf5_datasets.hpp"
 #include "job_table.hpp"
 
@@ -117,6 +118,7 @@ struct ResultWriter::Impl {
   std::int64_t meter_start_ns = 0;
   double meter_W = 0.0;
   bool import_meter = false;  ///< the meter is grid import (batteries reported)
+  JobTimes job_times;         ///< every job written to /jobs, for /summary's waits and job times
 
   void meter(std::int64_t start_ns, double power_W) {
     grid->add(start_ns, power_W);
@@ -388,6 +390,7 @@ void ResultWriter::stream_jobs(sim::Engine& engine, std::size_t block_rows) {
 
 void ResultWriter::job_done(sim::JobIndex /*index*/, const sim::Job& job) {
   const QuietStderr quiet;
+  impl_->job_times.add(job);
   impl_->jobs->append(sim::record_of(job));
 }
 
@@ -397,7 +400,10 @@ void ResultWriter::write_jobs(const std::deque<sim::Job>& jobs, std::uint32_t gp
   JobTable table(
       g, [gpus_per_node](sim::GpuIndex gpu) { return std::int64_t{gpu / gpus_per_node}; }, false,
       kJobBlockRows);
-  for (const auto& j : jobs) table.append(sim::record_of(j));
+  for (const auto& j : jobs) {
+    impl_->job_times.add(j);
+    table.append(sim::record_of(j));
+  }
   table.finish();
 }
 
@@ -406,7 +412,10 @@ void ResultWriter::write_jobs(const std::deque<sim::Job>& jobs, const sim::Clust
   const QuietStderr quiet;
   auto& m = *impl_;
   if (m.jobs) {  // streamed: the rest, after the rows already written
-    for (const auto& j : jobs) m.jobs->append(sim::record_of(j));
+    for (const auto& j : jobs) {
+      m.job_times.add(j);
+      m.jobs->append(sim::record_of(j));
+    }
     m.jobs->finish();
     return;
   }
@@ -414,7 +423,10 @@ void ResultWriter::write_jobs(const std::deque<sim::Job>& jobs, const sim::Clust
   JobTable table(
       g, [&cluster](sim::GpuIndex gpu) { return std::int64_t{cluster.node_of(gpu)}; }, gpu_column,
       kJobBlockRows);
-  for (const auto& j : jobs) table.append(sim::record_of(j));
+  for (const auto& j : jobs) {
+    m.job_times.add(j);
+    table.append(sim::record_of(j));
+  }
   table.finish();
 }
 
@@ -465,6 +477,11 @@ void ResultWriter::write_summary(const sim::RunSummary& s) {
   write_scalar(g, "jobs_finished", static_cast<std::int64_t>(s.jobs_finished), "1");
   write_scalar(g, "jobs_running", static_cast<std::int64_t>(s.jobs_running), "1");
   write_scalar(g, "jobs_queued", static_cast<std::int64_t>(s.jobs_queued), "1");
+  // Waits and job times of the jobs in /jobs (warm-up jobs included: they queue like the others).
+  write_scalar(g, "wait_mean_s", impl_->job_times.wait_mean_s(),
+               "s: start - submit, mean over the jobs that started (NaN: none did)");
+  write_scalar(g, "jct_mean_s", impl_->job_times.jct_mean_s(),
+               "s: end - submit, mean over the jobs that finished (NaN: none did)");
   write_scalar(g, "gpu_seconds", s.gpu_seconds, "s");
   write_scalar(g, "gpu_utilisation", s.gpu_utilisation, "1");
   write_scalar(g, "gpu_energy_J", s.gpu_energy_J, "J");

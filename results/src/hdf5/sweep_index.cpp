@@ -31,7 +31,7 @@ struct PackedRow {
   const char* file;
   std::int64_t jobs_finished;
   double gpu_utilisation, gpu_energy_J, it_energy_J, facility_energy_J, peak_facility_W,
-      peak_facility_interval_mean_W, mean_facility_W, peak_15min_W, carbon_kg, cost;
+      peak_facility_interval_mean_W, mean_facility_W, peak_15min_W, carbon_kg, cost, wait_mean_s, jct_mean_s;
 };
 
 // Column, its offset, and its unit (the `units` attribute lists them in this order).
@@ -64,6 +64,8 @@ const Column kColumns[] = {
     {"peak_15min_W", offsetof(PackedRow, peak_15min_W), Column::real, "W"},
     {"carbon_kg", offsetof(PackedRow, carbon_kg), Column::real, "kg"},
     {"cost", offsetof(PackedRow, cost), Column::real, "currency of the [grid.price] signal"},
+    {"wait_mean_s", offsetof(PackedRow, wait_mean_s), Column::real, "s"},
+    {"jct_mean_s", offsetof(PackedRow, jct_mean_s), Column::real, "s"},
 };
 
 H5::StrType utf8_text() {
@@ -94,6 +96,8 @@ MemberFigures read_member_figures(const std::filesystem::path& result_file) {
   f.peak_15min_W = scalar_or_nan(r, "/summary/peak_15min_W");
   f.carbon_kg = scalar_or_nan(r, "/summary/carbon_kg");
   f.cost = scalar_or_nan(r, "/summary/cost");
+  f.wait_mean_s = scalar_or_nan(r, "/summary/wait_mean_s");
+  f.jct_mean_s = scalar_or_nan(r, "/summary/jct_mean_s");
   return f;
 }
 
@@ -152,7 +156,9 @@ void write_member_index(const std::filesystem::path& out, const std::vector<Swee
                         f.mean_facility_W,
                         f.peak_15min_W,
                         f.carbon_kg,
-                        f.cost});
+                        f.cost,
+                        f.wait_mean_s,
+                        f.jct_mean_s});
     }
     H5::Group sweep = file.createGroup("/" + layout.table_group);
     hsize_t dims[1] = {packed.size()};

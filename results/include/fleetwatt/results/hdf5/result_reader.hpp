@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fleetwatt::results {
@@ -45,6 +46,13 @@ class ResultReader {
   [[nodiscard]] std::string string_attribute(const std::string& object, const std::string& name) const;
   [[nodiscard]] std::int64_t integer_attribute(const std::string& object, const std::string& name) const;
   [[nodiscard]] double double_attribute(const std::string& object, const std::string& name) const;
+  /// The fields of a 1-D compound dataset (a table such as /sweep/members), in order, with what each holds.
+  [[nodiscard]] std::vector<std::pair<std::string, Kind>> table_fields(const std::string& path) const;
+  /// One text field of a table, one value per row.
+  [[nodiscard]] std::vector<std::string> table_strings(const std::string& path,
+                                                       const std::string& field) const;
+  /// One numeric field of a table (integers too), as doubles.
+  [[nodiscard]] std::vector<double> table_doubles(const std::string& path, const std::string& field) const;
   /// Every dataset path in the file, sorted.
   [[nodiscard]] std::vector<std::string> datasets() const;
 

@@ -22,6 +22,7 @@ struct MemberFigures {
   double peak_facility_W = kNoFigure, peak_facility_interval_mean_W = kNoFigure, mean_facility_W = kNoFigure,
          peak_15min_W = kNoFigure;
   double carbon_kg = kNoFigure, cost = kNoFigure;
+  double wait_mean_s = kNoFigure, jct_mean_s = kNoFigure;  ///< the member's /summary job times
 };
 
 /// One row of /sweep/members.
