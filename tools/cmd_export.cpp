@@ -332,10 +332,14 @@ std::size_t export_policies(std::ostream& out, const results::ResultReader& h5, 
   out << "timestamp_iso8601,time_s";
   for (const auto& p : policies) {
     // Policy names are registry names (letters, digits, underscores): safe as header words.
-    out << ',' << p << "_facility_power_" << style.unit.name << ',' << p << "_carbon_kg," << p
-        << "_cost_currency";
     const std::string group = "/policies/" + p + "/facility/";
+    out << ',' << p << "_facility_power_" << style.unit.name;
     columns.push_back({group + "facility_power_W", false, style.unit.watts, style.power_decimals});
+    if (h5.has(group + "grid_import_W")) {  // batteries: the meter beside the demand, as a run's export
+      out << ',' << p << "_grid_import_" << style.unit.name;
+      columns.push_back({group + "grid_import_W", false, style.unit.watts, style.power_decimals});
+    }
+    out << ',' << p << "_carbon_kg," << p << "_cost_currency";
     columns.push_back({group + "carbon_kg", true, 1.0, style.total_decimals});
     columns.push_back({group + "cost", true, 1.0, style.total_decimals});
   }

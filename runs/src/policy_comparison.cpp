@@ -25,7 +25,7 @@ using results::grid_metrics;
 
 namespace {
 
-// Keeps the facility series (interval means) of one run.
+// Keeps the facility series (interval means) of one run, and the grid import when batteries report it.
 class FacilitySeries final : public sim::PowerSink {
  public:
   void facility_sample(sim::Time start, double, double facility_W, double) override {
@@ -38,7 +38,9 @@ class FacilitySeries final : public sim::PowerSink {
     carbon.push_back(carbon_kg);
     price.push_back(cost);
   }
-  std::vector<double> t, w, carbon, price;
+  // Batteries report each interval's import right after its facility sample.
+  void battery_sample(sim::Time, double import_W, double, double) override { import.push_back(import_W); }
+  std::vector<double> t, w, carbon, price, import;
 };
 
 }  // namespace
@@ -95,16 +97,19 @@ ComparisonRow row_of_run(const runs::PreparedRun& run, sim::Engine& engine, cons
     const double end = i + 1 < series.t.size() ? series.t[i + 1] : s.horizon_s;
     r.series_energy_J += series.w[i] * (end - series.t[i]);
   }
-  std::vector<double> w = series.w;
+  // The meter: grid import when batteries report it, as a run's /summary, /grid and /power_quality.
+  const std::vector<double>& meter = series.import.empty() ? series.w : series.import;
+  std::vector<double> w = meter;
   r.p95_facility_W = jobs::quantile(w, 0.95);
   r.facility_interval_s = run.setup.facility_interval.seconds();
   r.clock = {run.scenario.output.start_unix_s, run.scenario.output.start_utc_offset_s};
   r.start_text = run.scenario.output.start;
   r.grid =
-      grid_metrics(series.w, {run.setup.facility_interval.ns(), r.clock, run.scenario.grid.system_peak_hours},
+      grid_metrics(meter, {run.setup.facility_interval.ns(), r.clock, run.scenario.grid.system_peak_hours},
                    core::Duration::from_seconds(s.horizon_s).ns());
-  r.quality = power_quality(series.w, run.setup.facility_interval.ns(), r.clock,
+  r.quality = power_quality(meter, run.setup.facility_interval.ns(), r.clock,
                             core::Duration::from_seconds(s.horizon_s).ns());
+  r.grid_import_W = std::move(series.import);
   r.facility_t_s = std::move(series.t);
   r.facility_W = std::move(series.w);
   r.facility_carbon_kg = std::move(series.carbon);
@@ -211,6 +216,10 @@ Comparison compare_with_defaults(runs::PreparedRun& run, const std::vector<std::
     const auto at = std::find(now.begin(), now.end(), p);
     if (at != now.end()) out.rows.push_back(std::move(rows[static_cast<std::size_t>(at - now.begin())]));
   }
+  if (!out.rows.empty() && !out.rows.front().grid_import_W.empty())
+    out.notes.emplace_back(
+        "meter: grid import (batteries): p95, the ramps and power-quality figures are of the import the "
+        "utility sees, as carbon and cost are; peak and energy are the facility's demand");
   return out;
 }
 

@@ -243,6 +243,46 @@ TEST_CASE("with batteries every figure a planner copies is the meter's: grid imp
   CHECK_THAT(export_peak_kW * 1e3, WithinRel(peak15, 1e-4));
 }
 
+TEST_CASE("a comparison on a battery scenario reads the meter as the run does: grid import",
+          "[cli][battery][meter][compare]") {
+  // The same scenario run once and compared under its own policy (fifo): the two are the same simulation,
+  // so the comparison's meter figures must be the run's, all of grid import.
+  TempDir dir;
+  auto s =
+      dir.write("b.toml", small_vit_scenario("pue = 1.2\ncarbon_kg_per_kwh = 0.5\n[[facility.battery]]\n"
+                                             "energy_kwh = 5\npower_kw = 3\nround_trip_efficiency = 0.85\n"
+                                             "mode = \"peak_shave\"\n[grid]\nimport_limit_kw = 4",
+                                             7200, 30, 1));
+  const auto run = dir / "b.h5", cmp = dir / "c.h5";
+  REQUIRE(run_command(fleetwatt_command() + " run -q " + s.string() + " -o " + run.string()).exit_code == 0);
+  const auto c =
+      run_command(fleetwatt_command() + " compare " + s.string() + " --policies fifo -o " + cmp.string());
+  REQUIRE(c.exit_code == 0);
+  CHECK_THAT(c.out, Catch::Contains("note: meter: grid import (batteries)"));
+  fleetwatt::results::ResultReader a(run), b(cmp);
+  const auto import = a.doubles("/facility/grid_import_W");
+  CHECK(b.doubles("/policies/fifo/facility/grid_import_W") == import);
+  CHECK(b.string_attribute("/policies/fifo/power_quality", "meter") == "/facility/grid_import_W");
+  CHECK(b.string_attribute("/policies/fifo/summary", "meter") == "/facility/grid_import_W");
+  for (const char* figure : {"/summary/peak_15min_W", "/summary/ramp_up_1min_W", "/summary/load_factor"})
+    CHECK_THAT(b.doubles(std::string("/policies/fifo") + figure).at(0),
+               WithinRel(a.doubles(figure).at(0), 1e-12));
+  CHECK_THAT(b.doubles("/policies/fifo/power_quality/ramp_up_1s_MW").at(0),
+             WithinRel(a.doubles("/power_quality/ramp_up_1s_MW").at(0), 1e-12));
+  // p95 of the import, by hand: linear interpolation between the sorted values around 0.95 x (n - 1).
+  auto sorted = import;
+  std::sort(sorted.begin(), sorted.end());
+  const double pos = 0.95 * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<std::size_t>(pos);
+  const double p95 = sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[lo + 1] - sorted[lo]);
+  CHECK_THAT(b.doubles("/comparison/p95_facility_W").at(0), WithinRel(p95, 1e-12));
+  const auto policies = run_command(fleetwatt_command() + " export " + cmp.string() + " --interval 15min");
+  REQUIRE(policies.exit_code == 0);
+  CHECK_THAT(policies.out,
+             Catch::StartsWith("timestamp_iso8601,time_s,fifo_facility_power_kW,fifo_grid_import_kW,"
+                               "fifo_carbon_kg,fifo_cost_currency\n"));
+}
+
 TEST_CASE("a ramp_limit battery holds the import change per minute", "[cli][battery]") {
   TempDir dir;
   auto s = dir.write("r.toml", with_battery("energy_kwh = 20\npower_kw = 10\nmode = \"ramp_limit\"\n"

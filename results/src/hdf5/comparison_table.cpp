@@ -160,14 +160,17 @@ static void write_comparison_file(const std::filesystem::path& file, const std::
       write_double_attribute(fac, "interval_s", r.facility_interval_s);
       write_vector(fac, "time_s", r.facility_t_s, "s (interval start)");
       write_vector(fac, "facility_power_W", r.facility_W, "W (interval mean)");
+      if (!r.grid_import_W.empty())
+        write_vector(fac, "grid_import_W", r.grid_import_W, "W (interval mean, after the batteries)");
+      const char* meter = r.grid_import_W.empty() ? "facility_power_W" : "grid_import_W";
       write_vector(fac, "carbon_kg", r.facility_carbon_kg, "kg (over the interval)");
       write_vector(fac, "cost", r.facility_cost, "currency of the [grid.price] signal (over the interval)");
       H5::Group summary = g.createGroup("summary");
       write_scalar(summary, "horizon_s", r.grid.horizon_s, "s");
       H5::Group grid = g.createGroup("grid");
-      write_grid_metrics(summary, grid, r.grid);
+      write_grid_metrics(summary, grid, r.grid, meter);
       H5::Group quality = g.createGroup("power_quality");
-      write_power_quality(quality, r.quality);
+      write_power_quality(quality, r.quality, meter);
       H5::Group jobs = g.createGroup("jobs");
       write_job_datasets(jobs, r.jobs, node_of);
     }

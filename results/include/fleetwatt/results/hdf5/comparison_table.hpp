@@ -30,7 +30,7 @@ struct ComparisonRow {
   double it_energy_J = 0, facility_energy_J = 0;
   double series_energy_J = 0;  ///< sum of the facility series (interval mean x interval length)
   double peak_facility_W = 0;  ///< highest level held for a positive time
-  double p95_facility_W = 0;   ///< 95th percentile of the facility series
+  double p95_facility_W = 0;   ///< 95th percentile of the meter's series (grid import with batteries)
   double carbon_kg = 0;
   double cost = 0;            ///< in the price signal's currency (0 without one)
   double lost_gpu_hours = 0;  ///< GPU time paused (demand response) or lost to GPU caps (slower clocks)
@@ -45,6 +45,9 @@ struct ComparisonRow {
   WallClock clock;       ///< the scenario's [output] start
   std::string start_text;
   std::vector<double> facility_t_s, facility_W;
+  /// With batteries, what the utility's meter reads per interval (empty without them): the grid metrics,
+  /// power-quality figures and p95 are of this series then, as a run's are.
+  std::vector<double> grid_import_W;
   std::vector<double> facility_carbon_kg, facility_cost;  ///< per facility interval
   std::vector<sim::Job> jobs;
 };
