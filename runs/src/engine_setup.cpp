@@ -1,6 +1,8 @@
 // From a scenario to an engine's parts: the GPU presets with their overrides, the facility (cooling, weather,
 // batteries), the grid signals, the clock's horizon and intervals, the interconnect, failures and smoothing.
 // The weather and price files are read here, as every file a scenario names is read in runs/.
+#include <algorithm>
+
 #include "fleetwatt/runs/engine_setup.hpp"
 
 #include <fmt/format.h>
@@ -106,6 +108,18 @@ EngineSetup engine_setup(const runs::Scenario& s) {
     c.discharge_above_g_per_kwh = b.discharge_above_g_per_kwh;
     e.batteries.push_back(c);
   }
+  // Grid events: those longer than the IT supplies ride through take the IT load off the grid.
+  for (const auto& ev : s.grid.events) {
+    ++e.grid_events;
+    const sim::GridOutage o{ev.at_s + s.facility.transfer_delay_s,
+                            ev.at_s + ev.duration_s + s.facility.return_delay_s,
+                            ev.at_s + s.facility.transfer_delay_s + s.facility.ups_autonomy_s};
+    if (ev.duration_s <= s.facility.ride_through_s || o.off_s >= o.back_s)
+      ++e.grid_events_ridden_through;  // short enough, or over before the transfer would have begun
+    else
+      e.ride_through.outages.push_back(o);
+  }
+  e.ride_through.return_ramp_W_per_s = s.facility.return_ramp_kw_per_min * 1e3 / 60.0;
   e.carbon_signal = s.scheduler.carbon;
   if (s.grid.price)
     e.price_signal = std::make_shared<const sim::GridSignal>(
@@ -143,6 +157,17 @@ EngineSetup engine_setup(const runs::Scenario& s) {
       throw jobs::ConfigError(s.failures.where, "failures",
                               "restart times too long for the simulated clock (at most ~292 years)");
     }
+    e.failures.seed = s.seed;
+  }
+  // An outage that outlasts the UPS interrupts the running jobs as failures do: their restarts are the
+  // [failures] table's (its defaults when absent), with no random failures unless it enables them.
+  const bool ups_runs_out = std::any_of(e.ride_through.outages.begin(), e.ride_through.outages.end(),
+                                        [](const sim::GridOutage& o) { return o.back_s > o.ups_until_s; });
+  if (ups_runs_out && !e.failures.enabled) {
+    e.failures.enabled = true;
+    e.failures.rate_per_gpu_hour = 0.0;
+    e.failures.restart_delay = Duration::from_seconds(s.failures.restart_delay_s);
+    e.failures.restart_ramp = Duration::from_seconds(s.failures.restart_ramp_s);
     e.failures.seed = s.seed;
   }
   // [smoothing]: its figures always (a job's own mode may turn it on where the table leaves it off).

@@ -206,8 +206,17 @@ FleetConfig parse_fleet(const TomlTable& t) {
 
 FacilityConfig parse_facility(const TomlTable& t) {
   // The cooling kind's own keys are checked by its declaration (sim/power/facility_model.cpp), not here.
-  const std::vector<std::string> own{"pue",         "carbon_kg_per_kwh", "cooling",
-                                     "weather_csv", "weather_start",     "battery"};
+  const std::vector<std::string> own{"pue",
+                                     "carbon_kg_per_kwh",
+                                     "cooling",
+                                     "weather_csv",
+                                     "weather_start",
+                                     "battery",
+                                     "ride_through_s",
+                                     "ups_autonomy_s",
+                                     "transfer_delay_s",
+                                     "return_delay_s",
+                                     "return_ramp_kw_per_min"};
   FacilityConfig f;
   f.pue = t.number_in("pue", 1.0, kMaxPue).value_or(1.0);
   f.pue_origin = t.where("pue");
@@ -215,6 +224,12 @@ FacilityConfig parse_facility(const TomlTable& t) {
   // them inf).
   f.carbon_kg_per_J = t.number_in("carbon_kg_per_kwh", 0.0, 10.0).value_or(0.0) / kJoulesPerKWh;
   f.cooling = t.string("cooling").value_or(f.cooling);
+  f.ride_through_s = t.number_at_least("ride_through_s", 0.0, false).value_or(f.ride_through_s);
+  f.ups_autonomy_s = t.number_at_least("ups_autonomy_s", 0.0, false).value_or(f.ups_autonomy_s);
+  f.transfer_delay_s = t.number_at_least("transfer_delay_s", 0.0, false).value_or(f.transfer_delay_s);
+  f.return_delay_s = t.number_at_least("return_delay_s", 0.0, false).value_or(f.return_delay_s);
+  f.return_ramp_kw_per_min =
+      t.number_at_least("return_ramp_kw_per_min", 0.0, true).value_or(f.return_ramp_kw_per_min);
   f.cooling_params = params_except(t, own);
   f.cooling_origin = t.has("cooling") ? t.where("cooling") : t.where();
   if (auto csv = t.string("weather_csv")) {
@@ -718,8 +733,23 @@ GridSignalConfig parse_grid_signal(const TomlTable& t, const std::filesystem::pa
 }
 
 GridConfig parse_grid(const TomlTable& t, const std::filesystem::path& scenario_file) {
-  t.require_known({"carbon", "price", "system_peak_hours", "import_limit_kw"});
+  t.require_known({"carbon", "price", "system_peak_hours", "import_limit_kw", "event"});
   GridConfig g;
+  for (const auto& et : t.tables("event")) {
+    et.require_known({"at_s", "duration_s", "kind"});
+    GridEventConfig e;
+    e.where = et.where();
+    for (const char* k : {"at_s", "duration_s"})
+      if (!et.has(k)) throw ConfigError(et.where(), et.dotted(k), "missing");
+    e.at_s = *et.number_at_least("at_s", 0.0, false);
+    e.duration_s = *et.number_at_least("duration_s", 0.0, true);
+    e.kind = et.string("kind").value_or(e.kind);
+    if (e.kind != "dip" && e.kind != "fault")
+      et.fail("kind", fmt::format("'{}' is not dip or fault", e.kind));
+    if (!g.events.empty() && e.at_s < g.events.back().at_s + g.events.back().duration_s)
+      et.fail("at_s", "starts before the event above ends: list events in time order, apart");
+    g.events.push_back(e);
+  }
   g.import_limit_kw = t.number_at_least("import_limit_kw", 0.0, true).value_or(0.0);
   if (auto hours = t.numbers("system_peak_hours")) {
     for (double h : *hours) {
@@ -877,6 +907,18 @@ Scenario parse_scenario_table(const toml::table& root, std::string text, const s
     if (b.mode == "peak_shave" && !(s.grid.import_limit_kw > 0.0))
       throw ConfigError(b.where, "grid.import_limit_kw",
                         "missing (a peak_shave battery holds import under it)");
+  if (!s.grid.events.empty()) {
+    const auto& first = s.grid.events.front();
+    if (!s.facility.batteries.empty())
+      throw ConfigError(
+          first.where, "grid.event",
+          "with [[facility.battery]] is not modelled (how batteries meet a dip): use one or the "
+          "other");
+    for (const auto& e : s.grid.events)
+      if (e.at_s >= s.workload.horizon_s)
+        throw ConfigError(e.where, "grid.event.at_s",
+                          fmt::format("{} s is not before the horizon ({} s)", e.at_s, s.workload.horizon_s));
+  }
   if (s.grid.carbon)
     s.scheduler.carbon =
         std::make_shared<const GridSignal>(read_grid_signal_csv(s.grid.carbon->file, s.grid.carbon->options));

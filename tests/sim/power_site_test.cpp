@@ -34,7 +34,7 @@ constexpr std::array<sim::GpuIndex, 2> kGpus{0, 1};
 }  // namespace
 
 TEST_CASE("the grid meter observes the ledger: carbon on facility power", "[power_site]") {
-  sim::PowerSite site(nullptr, ledger(), grid(), std::nullopt);
+  sim::PowerSite site(nullptr, ledger(), grid(), std::nullopt, std::nullopt);
   test::RecordingSink sink;
   site.attach(&sink);
   site.ledger().set_gpu_power(Time::zero(), kGpus, 300.0);
@@ -56,7 +56,7 @@ TEST_CASE("with batteries, carbon is charged on grid import", "[power_site]") {
   b.import_limit_W = 800.0;
   sim::BatteryBankConfig bank{{b},  800.0,  Duration::from_seconds(1), Time::from_seconds(10), nullptr,
                               1e-6, nullptr};
-  sim::PowerSite site(nullptr, ledger(), grid(), bank);
+  sim::PowerSite site(nullptr, ledger(), grid(), bank, std::nullopt);
   site.ledger().set_gpu_power(Time::zero(), kGpus, 300.0);  // no result sink: the batteries still see it
   site.close(Time::from_seconds(10));
   REQUIRE(site.batteries() != nullptr);
@@ -70,7 +70,7 @@ TEST_CASE("the network's draw is other IT power, sent to the sink inside the win
   // IT 200 W idle. The network draws 400 W from t = -5 s (a warm-up: the ledger counts it, the sink does
   // not see it), 1,000 W from t = 4 s. Facility power: (200 + 400) x 1.5 = 900 W for 4 s, then
   // (200 + 1,000) x 1.5 = 1,800 W for 6 s: 3,600 + 10,800 = 14,400 J over [0, 10 s).
-  sim::PowerSite site(nullptr, ledger(), grid(), std::nullopt);
+  sim::PowerSite site(nullptr, ledger(), grid(), std::nullopt, std::nullopt);
   test::RecordingSink sink;
   site.send_network_W(Time::zero());  // no network yet: nothing to send
   site.set_network_W(Time::from_seconds(-5), 400.0);

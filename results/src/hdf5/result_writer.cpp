@@ -59,15 +59,19 @@ struct ResultWriter::Impl {
   // On-site batteries only, created at their first sample: grid import, battery power, state of charge.
   std::optional<AppendableSeries> f_import, f_battery, f_soc;
   std::vector<double> fb_import, fb_battery, fb_soc;
+  // Grid events only (never with batteries), created at their first sample: the IT load off the grid.
+  std::optional<AppendableSeries> f_ups, f_unserved;
+  std::vector<double> fb_ups, fb_unserved;
   void flush_battery() {
     const QuietStderr quiet;
     if (!f_import) return;
     f_import->append(fb_import.data(), fb_import.size());
-    f_battery->append(fb_battery.data(), fb_battery.size());
-    f_soc->append(fb_soc.data(), fb_soc.size());
     fb_import.clear();
-    fb_battery.clear();
-    fb_soc.clear();
+    for (auto [series, buffer] : {std::pair{&f_battery, &fb_battery}, std::pair{&f_soc, &fb_soc},
+                                  std::pair{&f_ups, &fb_ups}, std::pair{&f_unserved, &fb_unserved}}) {
+      if (*series) (*series)->append(buffer->data(), buffer->size());
+      buffer->clear();
+    }
   }
   std::optional<AppendableSeries> n_time;
   std::optional<AppendableMatrix> n_power;
@@ -180,6 +184,8 @@ struct ResultWriter::Impl {
     f_import.reset();
     f_battery.reset();
     f_soc.reset();
+    f_ups.reset();
+    f_unserved.reset();
     f_energy.reset();
     f_carbon.reset();
     f_cost.reset();
@@ -347,6 +353,26 @@ void ResultWriter::battery_sample(sim::Time start, double import_W, double batte
   if (m.fb_import.size() >= kSeriesChunk) m.flush_battery();
 }
 
+void ResultWriter::outage_sample(sim::Time start, double import_W, double ups_W, double unserved_W) {
+  auto& m = *impl_;
+  m.meter_pending = false;  // this interval's meter is its import, not its demand
+  m.import_meter = true;
+  m.meter(start.ns(), import_W);
+  if (!m.f_import) {
+    const QuietStderr quiet;
+    auto& fg = *m.facility_group;
+    m.f_import.emplace(fg, "grid_import_W", H5::PredType::NATIVE_DOUBLE, "W", kSeriesChunk);
+    m.f_ups.emplace(fg, "ups_W", H5::PredType::NATIVE_DOUBLE, "W: IT load served by the UPS (interval mean)",
+                    kSeriesChunk);
+    m.f_unserved.emplace(fg, "unserved_W", H5::PredType::NATIVE_DOUBLE,
+                         "W: IT load dark after the UPS ran out (interval mean)", kSeriesChunk);
+  }
+  m.fb_import.push_back(import_W);
+  m.fb_ups.push_back(ups_W);
+  m.fb_unserved.push_back(unserved_W);
+  if (m.fb_import.size() >= kSeriesChunk) m.flush_battery();
+}
+
 void ResultWriter::node_samples(sim::Time start, std::span<const double> node_W) {
   auto& m = *impl_;
   m.nb_time.push_back(start.seconds());
@@ -504,6 +530,21 @@ void ResultWriter::write_summary(const sim::RunSummary& s) {
                  "s: facility-interval time with mean import above the limit");
     write_scalar(g, "storage_loss_J", s.storage_loss_J, "J");
     write_scalar(g, "storage_change_J", s.storage_change_J, "J: stored energy at the end less at the start");
+  }
+  if (s.grid_events) {  // [[grid.event]]: what the meter saw (carbon_kg and cost above are charged on import)
+    write_scalar(g, "grid_import_J", s.grid_import_J, "J");
+    write_scalar(g, "peak_grid_import_W", s.peak_grid_import_W, "W: highest facility-interval mean import");
+    write_scalar(g, "grid_events", static_cast<std::int64_t>(s.grid_event_count), "1");
+    write_scalar(g, "grid_events_ridden_through", static_cast<std::int64_t>(s.grid_events_ridden_through),
+                 "1: shorter than [facility] ride_through_s");
+    write_scalar(g, "time_off_grid_s", s.time_off_grid_s,
+                 "s: IT load transferred off the grid, before its return ramp");
+    write_scalar(g, "load_lost_W", s.load_lost_W, "W: largest facility-interval mean IT load off the grid");
+    write_scalar(g, "ups_energy_J", s.ups_energy_J, "J: IT energy the UPS served");
+    write_scalar(g, "unserved_energy_J", s.unserved_energy_J, "J: IT energy left dark after a UPS ran out");
+    write_scalar(g, "return_ramp_W_per_s", s.return_ramp_W_per_s, "W/s: [facility] return_ramp_kw_per_min");
+    write_scalar(g, "grid_interruptions", static_cast<std::int64_t>(s.grid_interruptions),
+                 "1: jobs interrupted when a UPS ran out");
   }
   write_scalar(g, "cost", s.cost, "currency of the [grid.price] signal");
   write_scalar(g, "capped_predictions", static_cast<std::int64_t>(s.capped_predictions),

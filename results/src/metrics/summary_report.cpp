@@ -100,11 +100,14 @@ std::string format_summary(const sim::RunSummary& s, const GridMetrics& grid, co
   // With batteries the utility's meter reads grid import: the grid metrics and power-quality figures are
   // computed from it (the result writer feeds them the import), and the facility's own draw is labelled
   // as demand, before the batteries.
-  const bool on_import = s.battery;
+  const bool on_import = s.battery || s.grid_events;
   if (on_import) {
-    line("meter", "grid import (batteries): every peak, ramp and power-quality figure below is of import");
+    line("meter",
+         fmt::format("grid import ({}): every peak, ramp and power-quality figure below is of import",
+                     s.battery ? "batteries" : "grid events"));
     line("peak facility demand", with_scale(s.peak_facility_sample_W / 1e3, "kW", 1000, "MW") +
-                                     " (highest interval mean, before the batteries)");
+                                     (s.battery ? " (highest interval mean, before the batteries)"
+                                                : " (highest interval mean, what the site draws)"));
     line("mean facility demand", with_scale(s.mean_facility_W / 1e3, "kW", 1000, "MW"));
     if (with_grid) {
       line("peak grid import", with_scale(grid.peak_W / 1e3, "kW", 1000, "MW") +
@@ -183,6 +186,20 @@ std::string format_summary(const sim::RunSummary& s, const GridMetrics& grid, co
       line("over import limit",
            fmt::format("{:.2f} h above {:.1f} kW", s.hours_over_import_limit, s.import_limit_W / 1e3));
     line("storage loss", with_scale(s.storage_loss_J / 3.6e6, "kWh", 1000, "MWh"));
+  }
+  if (s.grid_events) {
+    line("grid events", fmt::format("{} ({} ridden through); IT load off the grid {:.0f} s in all",
+                                    s.grid_event_count, s.grid_events_ridden_through, s.time_off_grid_s));
+    line("load lost to a dip",
+         with_scale(s.load_lost_W / 1e3, "kW", 1000, "MW") +
+             fmt::format(" (largest interval mean); return ramp {}/min",
+                         with_scale(s.return_ramp_W_per_s * 60 / 1e3, "kW", 1000, "MW")));
+    line("served off the grid", "UPS " + with_scale(s.ups_energy_J / 3.6e6, "kWh", 1000, "MWh") + ", dark " +
+                                    with_scale(s.unserved_energy_J / 3.6e6, "kWh", 1000, "MWh") +
+                                    fmt::format(" (UPS ran out); {} jobs interrupted", s.grid_interruptions));
+    line("grid import", with_scale(s.grid_import_J / 3.6e6, "kWh", 1000, "MWh") + ", peak " +
+                            with_scale(s.peak_grid_import_W / 1e3, "kW", 1000, "MW") +
+                            " (CO2 and cost below are on import)");
   }
   line("CO2", with_scale(s.carbon_kg, "kg", 1000, "t"));
   if (s.cost != 0.0) line("electricity cost", fmt::format("{:.2f}", s.cost));

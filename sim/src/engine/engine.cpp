@@ -38,7 +38,7 @@ Engine::Engine(EngineSetup setup, std::unique_ptr<jobs::JobSource> source,
       cluster_(layout_.blocks()),
       groups_(layout_, cluster_),
       site_(facility_model(setup_, layout_), ledger_config(setup_, layout_), grid_meter_config(setup_),
-            battery_bank_config(setup_)),
+            battery_bank_config(setup_), outage_meter_config(setup_)),
       meter_(site_.ledger()) {
   const auto& groups = layout_.groups();
   if (groups.size() > 1) {
@@ -57,6 +57,12 @@ Engine::Engine(EngineSetup setup, std::unique_ptr<jobs::JobSource> source,
     for (std::uint32_t g = 0; g < groups.size(); ++g) summary_.fleet_groups.push_back(layout_.describe(g));
   node_power_.assign(setup_.nodes, NodePower::on);
   if (setup_.failures.enabled) failures_ = std::make_unique<Failures>(*runtime_, setup_.failures);
+  // A grid outage that outlasts the UPS leaves the fleet without power when the UPS runs out.
+  for (const auto& o : setup_.ride_through.outages)
+    if (o.back_s > o.ups_until_s && o.ups_until_s < setup_.horizon.seconds()) {
+      FLEETWATT_ASSERT(failures_, "a grid outage beyond the UPS's autonomy needs the failures' restarts");
+      failures_->interrupt_running_at(Time::from_seconds(o.ups_until_s), summary_.grid_interruptions);
+    }
   controls_ = std::make_unique<Controls>(
       *runtime_, failures_.get(),
       FleetNodes{cluster_, groups_, site_.ledger(), layout_, node_power_, [this] { request_schedule(); }});

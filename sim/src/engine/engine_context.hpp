@@ -62,6 +62,7 @@ class Engine::Runtime final : public JobRuntime {
   bool holds(JobIndex j) const override { return e_.holds(j); }
   Job& job(JobIndex j) override { return e_.held_job(j); }
   std::deque<Job>& held_jobs() override { return e_.jobs_; }
+  JobIndex first_held() const override { return e_.first_job_; }
   JobMeter& meter() override { return e_.meter_; }
   bool hold_steps(JobIndex j) override { return e_.hold_steps(j); }
   void draw_phase(JobIndex j) override { e_.draw_phase(j); }

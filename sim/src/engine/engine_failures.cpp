@@ -108,6 +108,24 @@ void Failures::interrupt_at(JobIndex j, Time t) {
       kPhasePriority);
 }
 
+void Failures::interrupt_running_at(Time t, std::uint64_t& count) {
+  jobs_.queue().schedule_at(
+      t,
+      [this, &count] {
+        auto& held = jobs_.held_jobs();
+        const JobIndex first = jobs_.first_held();
+        for (std::size_t k = 0; k < held.size(); ++k) {
+          const Job& job = held[k];
+          if (job.state == JobState::running && !job.controls.paused &&
+              (job.phase == JobPhase::peak || job.phase == JobPhase::valley)) {
+            strike(first + k, false);
+            ++count;
+          }
+        }
+      },
+      kPhasePriority);
+}
+
 void Failures::strike(JobIndex j, bool random) {
   Job& job = jobs_.job(j);
   auto& f = job.failures;

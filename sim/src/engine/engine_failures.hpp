@@ -30,6 +30,9 @@ class Failures {
   void schedule_restart_step(JobIndex j);
   /// A scripted interruption at t (Engine::interrupt_at).
   void interrupt_at(JobIndex j, Time t);
+  /// At t, every job then running an epoch is interrupted (the power under the fleet is gone: a UPS ran
+  /// out); `count` is raised by the jobs struck.
+  void interrupt_running_at(Time t, std::uint64_t& count);
   /// At the horizon: exposure of the jobs still running; the run's rate into the summary.
   void close(Time horizon, RunSummary& summary);
   /// Adds a job's interruptions, exposure, lost work and restarts to the summary's totals (each job once, in

@@ -1,6 +1,8 @@
 // The window's edges: at its first instant what the warm-up left (occupancy, the network's draw); at the
 // horizon the jobs still running settled, every meter closed and the run's totals gathered in the summary
 // (each job's figures added in job order, as they leave or at the end).
+#include <algorithm>
+
 #include "engine_failures.hpp"
 #include "fleetwatt/sim/engine/engine.hpp"
 #include "fleetwatt/sim/fleet/network_model.hpp"
@@ -79,6 +81,24 @@ void Engine::close_at_horizon() {
     s.hours_over_import_limit = bank->hours_over_limit();
     s.storage_loss_J = bank->loss_J();
     s.storage_change_J = bank->stored_change_J();
+  }
+  if (const OutageMeter* outages = site_.outages()) {  // the meter through grid events: carbon on import
+    s.carbon_kg = outages->carbon_kg();
+    s.cost = outages->cost();
+    s.grid_import_J = outages->import_J();
+    s.peak_grid_import_W = outages->peak_import_W();
+    s.ups_energy_J = outages->ups_J();
+    s.unserved_energy_J = outages->unserved_J();
+    s.load_lost_W = outages->peak_off_grid_W();
+  }
+  if (setup_.grid_events > 0) {
+    s.grid_events = true;
+    s.grid_event_count = setup_.grid_events;
+    s.grid_events_ridden_through = setup_.grid_events_ridden_through;
+    s.return_ramp_W_per_s = setup_.ride_through.return_ramp_W_per_s;
+    s.time_off_grid_s = 0.0;
+    for (const auto& o : setup_.ride_through.outages)
+      s.time_off_grid_s += std::max(0.0, std::min(o.back_s, h.seconds()) - std::max(o.off_s, 0.0));
   }
   s.events = queue_.events_run();
   if (failures_) failures_->close(h, summary_);

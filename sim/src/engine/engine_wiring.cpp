@@ -55,4 +55,10 @@ std::optional<BatteryBankConfig> battery_bank_config(const EngineSetup& s) {
                            s.carbon_signal.get(), s.carbon_kg_per_J, s.price_signal.get()};
 }
 
+std::optional<OutageMeterConfig> outage_meter_config(const EngineSetup& s) {
+  if (s.grid_events == 0) return std::nullopt;
+  return OutageMeterConfig{s.ride_through,        s.facility_interval, s.horizon,
+                           s.carbon_signal.get(), s.carbon_kg_per_J,   s.price_signal.get()};
+}
+
 }  // namespace fleetwatt::sim

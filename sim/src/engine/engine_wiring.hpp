@@ -19,5 +19,7 @@ namespace fleetwatt::sim {
 [[nodiscard]] GridMeterConfig grid_meter_config(const EngineSetup& s);
 /// The batteries' and the import limit's, when the setup has batteries.
 [[nodiscard]] std::optional<BatteryBankConfig> battery_bank_config(const EngineSetup& s);
+/// The grid outages' meter of a setup with grid events it does not ride through (none: nothing).
+[[nodiscard]] std::optional<OutageMeterConfig> outage_meter_config(const EngineSetup& s);
 
 }  // namespace fleetwatt::sim

@@ -23,8 +23,9 @@ class JobRuntime {
   [[nodiscard]] virtual bool holds(JobIndex j) const = 0;
   /// Job j; throws std::out_of_range unless it is held.
   [[nodiscard]] virtual Job& job(JobIndex j) = 0;
-  /// Every job held, in job order.
+  /// Every job held, in job order: held_jobs()[k] is job first_held() + k.
   [[nodiscard]] virtual std::deque<Job>& held_jobs() = 0;
+  [[nodiscard]] virtual JobIndex first_held() const = 0;
   /// Every change of a job's draw goes through it.
   [[nodiscard]] virtual JobMeter& meter() = 0;
 

@@ -20,19 +20,24 @@ GridMeterConfig with_facility(GridMeterConfig c, const FacilityModel* facility) 
 }  // namespace
 
 PowerSite::PowerSite(std::unique_ptr<FacilityModel> facility, LedgerConfig ledger, GridMeterConfig grid,
-                     std::optional<BatteryBankConfig> batteries)
+                     std::optional<BatteryBankConfig> batteries, std::optional<OutageMeterConfig> outages)
     : facility_(std::move(facility)),
       ledger_(with_facility(std::move(ledger), facility_.get())),
       bank_(batteries ? std::make_unique<BatteryBank>(std::move(*batteries)) : nullptr),
+      outages_(outages ? std::make_unique<OutageMeter>(std::move(*outages)) : nullptr),
       // Carbon and cost: exact integrals of facility power against the grid signals, per facility interval
       // (the /facility series) and in total; with batteries they are charged on grid import, by the bank.
       grid_(with_facility(grid, facility_.get()), [this](Time start, double carbon_kg, double cost) {
         if (bank_)
           bank_->grid_sample(start, carbon_kg, cost);
+        else if (outages_)
+          outages_->grid_sample(start, carbon_kg, cost);
         else if (sink_)
           sink_->grid_sample(start, carbon_kg, cost);
       }) {
-  if (bank_) ledger_.attach(bank_.get());  // runs without a result sink still see the batteries
+  // Runs without a result sink still see the batteries or the outages.
+  if (bank_) ledger_.attach(bank_.get());
+  if (outages_) ledger_.attach(outages_.get());
   ledger_.add_segment_observer([this](Time t0, Time t1, double it_W) { grid_.add(t0, t1, it_W); });
 }
 
@@ -40,6 +45,9 @@ void PowerSite::attach(PowerSink* sink) {
   if (bank_) {
     bank_->set_downstream(sink);
     ledger_.attach(bank_.get());
+  } else if (outages_) {
+    outages_->set_downstream(sink);
+    ledger_.attach(outages_.get());
   } else {
     ledger_.attach(sink);
   }

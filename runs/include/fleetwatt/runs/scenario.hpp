@@ -92,6 +92,22 @@ struct FacilityConfig {
   std::string weather_start;          ///< weather time of simulation time zero; empty: the first row
   std::vector<BatteryScenarioConfig>
       batteries;  ///< applied in order, each to the import the one before leaves
+  /// How the campus meets a grid event (sim/power/ride_through.hpp). The defaults are assumptions, not
+  /// measurements: the ITIC curve's 20 ms that IT power supplies hold through a full voltage loss, five
+  /// minutes of UPS, an immediate transfer, and a return after 5 minutes at 10 MW/min.
+  double ride_through_s = 0.02;
+  double ups_autonomy_s = 300.0;
+  double transfer_delay_s = 0.0;
+  double return_delay_s = 300.0;
+  double return_ramp_kw_per_min = 10'000.0;
+};
+
+/// [[grid.event]]: a voltage dip or fault on the grid at the campus's connection.
+struct GridEventConfig {
+  double at_s = 0.0;         ///< when it starts, seconds since the run's start
+  double duration_s = 0.0;   ///< how long the voltage is out of tolerance
+  std::string kind = "dip";  ///< "dip" or "fault" (a label: the campus meets both the same way)
+  SourceLocation where;
 };
 
 /// [grid.carbon] / [grid.price]: a time series read from CSV (see grid_signal.hpp).
@@ -107,7 +123,8 @@ struct GridConfig {
   /// [grid] system_peak_hours: hours of the day (0-23, on the clock of [output] start) in which the grid
   /// peaks; the run reports the facility's demand in them (coincident peak). Empty: none given.
   std::vector<int> system_peak_hours;
-  double import_limit_kw = 0.0;  ///< interconnection limit (0: none); peak_shave batteries hold it
+  double import_limit_kw = 0.0;         ///< interconnection limit (0: none); peak_shave batteries hold it
+  std::vector<GridEventConfig> events;  ///< [[grid.event]], in time order
 };
 
 struct OutputConfig {

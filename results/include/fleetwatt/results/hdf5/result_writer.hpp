@@ -69,6 +69,7 @@ class ResultWriter final : public sim::PowerSink, public sim::JobSink {
   void network_change(sim::Time t, double power_W) override;
   /// With batteries: /facility/grid_import_W, battery_W and battery_soc beside the facility series.
   void battery_sample(sim::Time start, double import_W, double battery_W, double soc) override;
+  void outage_sample(sim::Time start, double import_W, double ups_W, double unserved_W) override;
 
   /// Streams the job table: the engine hands each finished job over in job order and drops it; write_jobs
   /// then appends the jobs it still holds. Rows go to /jobs `block_rows` at a time. Call before run().

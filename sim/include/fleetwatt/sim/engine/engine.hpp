@@ -31,6 +31,7 @@
 #include "fleetwatt/sim/power/grid_signal.hpp"
 #include "fleetwatt/sim/power/job_meter.hpp"
 #include "fleetwatt/sim/power/power_site.hpp"
+#include "fleetwatt/sim/power/ride_through.hpp"
 #include "fleetwatt/topologies/fabrics/topology_config.hpp"
 
 namespace fleetwatt::sim {
@@ -68,6 +69,11 @@ struct EngineSetup {
   /// none).
   std::vector<BatteryConfig> batteries;
   double import_limit_W = 0.0;
+  /// Grid events ([[grid.event]]) the campus does not ride through, as outages, and the return ramp (no
+  /// outages: none). An outage that outlasts the UPS interrupts every running job when the UPS runs out.
+  RideThroughConfig ride_through;
+  /// Grid events in all, and those ridden through (shorter than the IT supplies' ride-through).
+  std::uint32_t grid_events = 0, grid_events_ridden_through = 0;
   double carbon_kg_per_J = 0.0;
   Time horizon = Time::from_ns(86'400'000'000'000);
   /// Simulated before 0 ([workload] warmup_s) and kept out of every series and total: the run starts at

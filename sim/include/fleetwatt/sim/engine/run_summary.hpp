@@ -43,6 +43,15 @@ struct RunSummary {
   bool battery = false;
   double grid_import_J = 0.0, peak_grid_import_W = 0.0, import_limit_W = 0.0, hours_over_import_limit = 0.0;
   double storage_loss_J = 0.0, storage_change_J = 0.0;
+  /// Grid events ([[grid.event]]; otherwise not written): how many, how many ridden through, the time the
+  /// IT load was off the grid (transfer to return, not the ramp), the largest interval-mean load taken off
+  /// the grid, the energy the UPS served and the energy left dark (UPS exhausted), the return ramp, and the
+  /// jobs interrupted when a UPS ran out. grid_import_J and peak_grid_import_W above are set too.
+  bool grid_events = false;
+  std::uint32_t grid_event_count = 0, grid_events_ridden_through = 0;
+  double time_off_grid_s = 0.0, load_lost_W = 0.0, ups_energy_J = 0.0, unserved_energy_J = 0.0;
+  double return_ramp_W_per_s = 0.0;
+  std::uint64_t grid_interruptions = 0;
   double cost = 0.0;  ///< electricity cost in the [grid.price] currency (0 without one)
   /// Predictions (a job on one GPU type) with a part drawing more than the GPU's TDP: capped to the TDP.
   std::uint64_t capped_predictions = 0;

@@ -27,6 +27,10 @@ class PowerSink {
   /// grid import, the batteries' net power to the site (positive discharging) and their state of charge at
   /// the interval's end (stored / capacity of all). Sent after that interval's facility_sample.
   virtual void battery_sample(Time /*start*/, double /*import_W*/, double /*battery_W*/, double /*soc*/) {}
+  /// With grid events ([[grid.event]], ride_through.hpp): over the facility interval starting at `start`,
+  /// the mean grid import and the mean IT power off the grid, served by the UPS or dark. Sent after that
+  /// interval's facility_sample.
+  virtual void outage_sample(Time /*start*/, double /*import_W*/, double /*ups_W*/, double /*unserved_W*/) {}
 };
 
 }  // namespace fleetwatt::sim

@@ -14,6 +14,7 @@
 #include "fleetwatt/sim/power/battery_bank.hpp"
 #include "fleetwatt/sim/power/facility_model.hpp"
 #include "fleetwatt/sim/power/grid_meter.hpp"
+#include "fleetwatt/sim/power/outage_meter.hpp"
 #include "fleetwatt/sim/power/power_ledger.hpp"
 #include "fleetwatt/sim/power/power_sink.hpp"
 
@@ -23,8 +24,9 @@ class PowerSite {
  public:
   /// `facility`: weather-driven cooling (null: IT x pue). `ledger.facility` and `grid.facility` are set to
   /// it here. `batteries`: the site's batteries and import limit, if it has batteries.
+  /// `outages`: the grid events the site rides through or not (never with batteries).
   PowerSite(std::unique_ptr<FacilityModel> facility, LedgerConfig ledger, GridMeterConfig grid,
-            std::optional<BatteryBankConfig> batteries);
+            std::optional<BatteryBankConfig> batteries, std::optional<OutageMeterConfig> outages);
   PowerSite(const PowerSite&) = delete;  // the observers hold pointers into the site
   PowerSite& operator=(const PowerSite&) = delete;
 
@@ -48,12 +50,15 @@ class PowerSite {
   [[nodiscard]] const GridMeter& grid() const noexcept { return grid_; }
   /// The batteries (null: none).
   [[nodiscard]] const BatteryBank* batteries() const noexcept { return bank_.get(); }
+  /// The grid outages' meter (null: no grid events).
+  [[nodiscard]] const OutageMeter* outages() const noexcept { return outages_.get(); }
 
  private:
   std::unique_ptr<FacilityModel> facility_;
   PowerLedger ledger_;
-  std::unique_ptr<BatteryBank> bank_;  ///< between the ledger and sink_ when there are batteries
-  GridMeter grid_;                     ///< carbon and cost per facility interval
+  std::unique_ptr<BatteryBank> bank_;     ///< between the ledger and sink_ when there are batteries
+  std::unique_ptr<OutageMeter> outages_;  ///< there instead when there are grid events
+  GridMeter grid_;                        ///< carbon and cost per facility interval
   PowerSink* sink_ = nullptr;
   std::optional<double> network_W_;  ///< the interconnect's draw (none: no network)
 };
