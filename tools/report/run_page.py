@@ -326,7 +326,7 @@ def hourly_profile_figure(run):
     what = "grid import" if run.import_W is not None else "facility power"
     return figure("hourly-profile", "Hourly profile", png(fig),
                   f"The run is shorter than a day ({number(run.end / 3600.0)} h): mean {what} in each of the "
-                  f"{len(span)} clock hours it spans (the first and last may be partial). Highest "
+                  f"{len(span)} clock hour{'s' if len(span) != 1 else ''} it spans (the first and last may be partial). Highest "
                   f"{number(mean[hi] / ydiv)} {yunit} at {span[hi] % 24:02d}:00, lowest "
                   f"{number(mean[lo] / ydiv)} {yunit} at {span[lo] % 24:02d}:00.")
 
