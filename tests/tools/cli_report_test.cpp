@@ -420,7 +420,9 @@ TEST_CASE("report of a compare file: every metric drawn across the policies or l
         "One panel per metric of /comparison across the 2 policies (fifo, sjf); " + std::to_string(drawn) +
             " of " + std::to_string(metrics) + " metrics drawn, the others listed below with the reason.");
   CHECK(figures.at("policies")["axes"].size() == drawn);
-  // A NaN metric says why, from the policy's own /power_quality units.
+  // A NaN metric says why, from the policy's own /power_quality units (a band share: 1/120 Hz Nyquist).
+  CHECK(page.find("band_share_1_5Hz: omitted (NaN for every policy: band at or above Nyquist, or no "
+                  "fluctuation; facility interval 60.00 s, Nyquist 0.008333 Hz)") != std::string::npos);
   CHECK(page.find("ramp_up_1s_W: omitted (NaN for every policy: window shorter than the interval, or fewer "
                   "than two windows; facility interval 60.00 s)") != std::string::npos);
   // Every job starts on arrival under both policies, so each row has the figures above: 117.6 kWh of

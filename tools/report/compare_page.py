@@ -14,22 +14,40 @@ def policies_of(f):
     return [text(p) for p in f["comparison/policy"][:]]
 
 
-def nan_reason(f, name):
-    """Why a /comparison metric is NaN, from the units text of the same figure in a policy's /power_quality
-    or /summary ("NaN: band at or above Nyquist ..."), with the facility interval; None when not said."""
-    if "policies" not in f:
-        return None
-    for group in f["policies"].values():
-        interval = group["facility"].attrs.get("interval_s") if "facility" in group else None
-        stem = re.sub(r"_W2?$", lambda m: "_M" + m.group(0)[1:], name)
-        for path in (f"power_quality/{stem}", f"power_quality/{name}", f"summary/{name}"):
-            if path in group:
-                m = re.search(r"NaN: ([^)]*)", units_of(group[path]))
-                if m:
-                    at = f"; facility interval {number(float(interval))} s" if interval is not None else ""
-                    return f"NaN for every policy: {m.group(1)}{at}"
-        return None
+def stated_nan(group, name):
+    """The "NaN: ..." text of a policy's figure `name` in /power_quality or /summary, following a reference
+    to another figure's text ("as the share", "as ramp up"); None when not said."""
+    stem = re.sub(r"_W2?$", lambda m: "_M" + m.group(0)[1:], name)
+    for path in (f"power_quality/{stem}", f"power_quality/{name}", f"summary/{name}"):
+        if path in group:
+            m = re.search(r"NaN: ([^)]*)", units_of(group[path]))
+            if not m:
+                return None
+            said = m.group(1)
+            if said == "as the share":
+                return stated_nan(group, re.sub(r"band_energy_(.*)_MW2$", r"band_share_\1", stem))
+            if said == "as ramp up":
+                return stated_nan(group, stem.replace("ramp_down", "ramp_up"))
+            if said == "none":
+                return "no periodogram value between 0.01 Hz and Nyquist"
+            return said
     return None
+
+
+def nan_reason(f, name):
+    """Why a /comparison metric is NaN for every policy, from the units text of the same figure in the first
+    policy's group, with the facility interval and its Nyquist frequency; None when not said."""
+    if "policies" not in f or not len(f["policies"]):
+        return None
+    group = next(iter(f["policies"].values()))
+    said = stated_nan(group, name)
+    if said is None:
+        return None
+    interval = group["facility"].attrs.get("interval_s") if "facility" in group else None
+    at = f"; facility interval {number(float(interval))} s" if interval else ""
+    if interval and ("band_" in name or "frequency" in name):
+        at += f", Nyquist {number(0.5 / float(interval))} Hz"
+    return f"NaN for every policy: {said}{at}"
 
 
 def comparison_figure(f):
