@@ -93,7 +93,8 @@ def region_power_figure(f):
                 label=f"site {name}")
     s = reg["summary"] if "summary" in reg else {}
     peak = float(s["coincident_peak_W"][()]) if "coincident_peak_W" in s else float(total.max())
-    at = float(s["coincident_peak_time_s"][()]) if "coincident_peak_time_s" in s else float(t[np.argmax(total)])
+    at = (float(s["coincident_peak_time_s"][()]) if "coincident_peak_time_s" in s
+          else float(t[np.argmax(total)]))
     ax.plot([at / tdiv], [peak / ydiv], "o", color="tab:red", label="coincident peak")
     ax.set_ylim(bottom=0)
     start = float(s["start_unix_s"][()]) if "start_unix_s" in s else None
@@ -109,7 +110,8 @@ def region_power_figure(f):
     caption = (f"Each site's facility power and their sum on the region's common {number(interval / 60)} min "
                f"base (UTC). Coincident peak {number(peak / ydiv)} {yunit}{when}")
     if "sum_of_site_peaks_W" in s and "coincidence_factor" in s:
-        caption += (f"; sum of the sites' own peaks {number(float(s['sum_of_site_peaks_W'][()]) / ydiv)} {yunit}, "
+        own = float(s["sum_of_site_peaks_W"][()]) / ydiv
+        caption += (f"; sum of the sites' own peaks {number(own)} {yunit}, "
                     f"coincidence factor {number(float(s['coincidence_factor'][()]))}")
     return figure("region-power", "Region: facility power by site", png(fig), caption + ".")
 
@@ -165,7 +167,8 @@ def member_labels(rows, overrides):
 def sweep_parts(f):
     members = f["sweep/members"]
     rows = members[:]
-    overrides = [grid_values(text(o)) for o in rows["overrides"]] if "overrides" in members.dtype.names else []
+    overrides = ([grid_values(text(o)) for o in rows["overrides"]] if "overrides" in members.dtype.names
+                 else [])
     grid_keys = list(dict.fromkeys(k for o in overrides for k in o))
     labels = member_labels(rows, overrides)
     fig, omitted = across_members(members, labels, "member", "members", "Summary figures across members")

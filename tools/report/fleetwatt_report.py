@@ -132,7 +132,8 @@ def page(path, f):
     if kind == "compare":
         parts += comparison_parts(f)
     elif kind in ("region", "sweep"):
-        drawn, left_out = (collection_pages.region_parts if kind == "region" else collection_pages.sweep_parts)(f)
+        parts_of = collection_pages.region_parts if kind == "region" else collection_pages.sweep_parts
+        drawn, left_out = parts_of(f)
         parts += drawn + [omitted(left_out)]
     else:
         parts += run_parts(f)

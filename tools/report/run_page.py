@@ -108,8 +108,8 @@ def power_figure(run):
         a.grid(alpha=0.3)
     axes[-1].set_xlabel(tlabel)
     caption = (f"Facility and IT power, interval means. Peak facility power "
-               f"{number(run.facility_W.max() / ydiv)} {yunit}, mean {number(mean_of(run, run.facility_W) / ydiv)}"
-               f" {yunit}.")
+               f"{number(run.facility_W.max() / ydiv)} {yunit}, "
+               f"mean {number(mean_of(run, run.facility_W) / ydiv)} {yunit}.")
     if run.import_W is not None:
         caption = (f"Grid import (what the meter reads, after the batteries), facility demand and IT power, "
                    f"interval means. Peak grid import {number(run.import_W.max() / ydiv)} {yunit}, mean "
@@ -171,7 +171,8 @@ def pue_figure(run):
 
 
 def one_second_means(run):
-    """(window start times, means) of the meter's series over whole clock seconds; None above 1-s intervals."""
+    """(window start times, means) of the meter's series over whole clock seconds; None above 1-s
+    intervals."""
     if run.interval is None or run.interval > 1.0 + 1e-9 or len(run.t) < 2:
         return None
     per = int(round(1.0 / run.interval))
@@ -202,8 +203,9 @@ def zoom_figure(run):
     ax.legend(loc="lower right", fontsize=8)
     rdiv, runit = scale_for([rises[k - 1]], "W")
     return figure("zoom", "Step waveform around the largest 1-s ramp", png(fig),
-                  f"The {label} series as stored ({number(run.interval)} s intervals), two minutes around the "
-                  f"largest rise between consecutive 1-s means: {number(rises[k - 1] / rdiv)} {runit} per 1 s, "
+                  f"The {label} series as stored ({number(run.interval)} s intervals), two minutes "
+                  f"around the largest rise between consecutive 1-s means: {number(rises[k - 1] / rdiv)} "
+                  f"{runit} per 1 s, "
                   f"into the second starting at {number(at)} s.")
 
 
@@ -326,7 +328,8 @@ def hourly_profile_figure(run):
     what = "grid import" if run.import_W is not None else "facility power"
     return figure("hourly-profile", "Hourly profile", png(fig),
                   f"The run is shorter than a day ({number(run.end / 3600.0)} h): mean {what} in each of the "
-                  f"{len(span)} clock hour{'s' if len(span) != 1 else ''} it spans (the first and last may be partial). Highest "
+                  f"{len(span)} clock hour{'s' if len(span) != 1 else ''} it spans (the first and last may "
+                  f"be partial). Highest "
                   f"{number(mean[hi] / ydiv)} {yunit} at {span[hi] % 24:02d}:00, lowest "
                   f"{number(mean[lo] / ydiv)} {yunit} at {span[lo] % 24:02d}:00.")
 
@@ -407,12 +410,12 @@ def power_quality_figure(f, run):
     ax.set_ylabel("share of fluctuation energy (%)")
     ax.set_xlabel(f"frequency band (of {meter})")
     ax.grid(axis="y", alpha=0.3)
-    parts = ", ".join(f"{lab}: {number(s * 100)} %" if math.isfinite(s) else f"{lab}: n/a (at or above Nyquist)"
-                      for lab, s in zip(labels, shares))
+    parts = ", ".join(f"{lab}: {number(s * 100)} %" if math.isfinite(s)
+                      else f"{lab}: n/a (at or above Nyquist)" for lab, s in zip(labels, shares))
     dom = float(pq["dominant_frequency_Hz"][()]) if "dominant_frequency_Hz" in pq else float("nan")
     return figure("power-quality", "Power-quality bands", png(fig),
-                  f"Share of the fluctuation energy of {meter} (0.01 Hz to Nyquist, Welch periodogram) in each "
-                  f"band: {parts}. Dominant frequency {number(dom)} Hz."), None
+                  f"Share of the fluctuation energy of {meter} (0.01 Hz to Nyquist, Welch periodogram) in "
+                  f"each band: {parts}. Dominant frequency {number(dom)} Hz."), None
 
 
 def clock_time(t, clock):
