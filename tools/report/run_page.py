@@ -129,8 +129,9 @@ def battery_figure(run):
     tdiv, tlabel = time_axis(run.end)
     ydiv, yunit = scale_for(np.concatenate((run.facility_W, run.import_W)), "W")
     fig, axes = plt.subplots(3, 1, figsize=(12, 8), sharex=True)
+    # The colours of the power panel: import first (on top), demand second.
+    plot_series(axes[0], run.t, run.import_W, "grid import", tdiv, ydiv, zorder=3)
     plot_series(axes[0], run.t, run.facility_W, "facility demand", tdiv, ydiv)
-    plot_series(axes[0], run.t, run.import_W, "grid import", tdiv, ydiv)
     if run.import_limit_W is not None:
         axes[0].axhline(run.import_limit_W / ydiv, color="tab:red", ls="--", lw=1,
                         label=f"import limit {number(run.import_limit_W / ydiv)} {yunit}")
