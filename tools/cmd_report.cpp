@@ -1,6 +1,7 @@
-// `fleetwatt report RESULT.h5 -o report.html`: one self-contained HTML page of a result's figures (facility
-// power, load-duration curve, daily profile, job occupancy; or one panel per metric of a `compare` file),
-// its /summary metrics and its scenario. The figures are drawn by matplotlib in tools/report/
+// `fleetwatt report RESULT.h5 -o report.html`: one self-contained HTML page of a result's figures and
+// metrics: a run (power on the meter, batteries, PUE, load-duration, profile, occupancy, power quality), a
+// `compare` file (a panel per metric across the policies), a region (each site and the coincident total) or a
+// sweep index (the members and their figures). The figures are drawn by matplotlib in tools/report/
 // fleetwatt_report.py; this command checks the inputs, runs that module and puts the page in place.
 #include <spawn.h>
 #include <sys/wait.h>
@@ -44,18 +45,22 @@ void check_result_file(const fs::path& file) {
   try {
     reader = std::make_unique<results::ResultReader>(file);
   } catch (const std::exception&) {
-    refuse("not an HDF5 file (give a result of fleetwatt run or fleetwatt compare -o)");
+    refuse("not an HDF5 file (give a result of fleetwatt run, compare -o or sweep -o)");
   }
   const bool run = reader->has("/facility/time_s") && reader->has("/facility/facility_power_W");
   const bool comparison = reader->has("/comparison/policy");
+  const bool region = reader->has("/region/facility_power_W");
+  const bool sweep = reader->has("/sweep/members");
   bool scenario = true;
   try {
     (void)reader->string_attribute("/", "scenario");
   } catch (const std::exception&) {
     scenario = false;
   }
-  if (!scenario || !(run || comparison))
-    refuse("not a fleetwatt result (no scenario attribute, /facility series or /comparison table)");
+  if (!scenario || !(run || comparison || region || sweep))
+    refuse(
+        "not a fleetwatt result (no scenario attribute, /facility series, /comparison table, /region series "
+        "or /sweep/members table)");
 }
 
 // The interpreter: $FLEETWATT_PYTHON, else the one CMake found with matplotlib, numpy and h5py.
@@ -116,7 +121,7 @@ int report(const ReportOptions& o) {
   fs::rename(temp, out);
   const std::string page = core::read_file_text(out).value_or("");
   std::cout << fmt::format("fleetwatt report: {} ({} figures, {:.0f} KB) from {}\n", out.string(),
-                           count_of(page, "<figure>"), static_cast<double>(page.size()) / 1024.0,
+                           count_of(page, "<figure "), static_cast<double>(page.size()) / 1024.0,
                            result.string());
   return 0;
 }
@@ -127,10 +132,11 @@ void add_report_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<ReportOptions>();
   CLI::App* cmd = app.add_subcommand(
       "report",
-      "Write one self-contained HTML page of a result file: facility power, load-duration curve, daily "
-      "profile, job occupancy, the /summary metrics and the scenario (or, for a compare file, one panel per "
-      "metric across the policies)");
-  cmd->add_option("result", o->result, "Result file (HDF5) of fleetwatt run or fleetwatt compare -o")
+      "Write one self-contained HTML page of a result file: a run's power on the meter, batteries, PUE, "
+      "profiles, job occupancy, power quality and metrics; a compare file's policies side by side; a "
+      "region's sites and their coincident total; a sweep index's members");
+  cmd->add_option("result", o->result,
+                  "Result file (HDF5) of fleetwatt run (a scenario or a region), compare -o or sweep -o")
       ->required();
   cmd->add_option("-o,--output", o->output, "HTML page to write (default: the result's name with .html)");
   cmd->footer(
