@@ -88,17 +88,6 @@ std::string seconds(std::int64_t ns) {
   return number(static_cast<double>(ns) / 1e9);
 }
 
-/// A CSV field: quoted when it holds a comma, a quote or a line break.
-std::string text_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
 results::WallClock clock_of(const results::ResultReader& h5) {
   results::WallClock clock;
   // Files written before [output] start existed have no attribute: they read on the default clock.
@@ -388,8 +377,7 @@ void write_job_rows(std::ostream& out, const results::ResultReader& h5, const st
     for (std::size_t c = 0; c < data.size(); ++c) {
       if (c) out << ',';
       const auto& col = data[c];
-      if (col.kind == results::ResultReader::Kind::text && i < col.text.size())
-        out << text_field(col.text[i]);
+      if (col.kind == results::ResultReader::Kind::text && i < col.text.size()) out << csv_field(col.text[i]);
       if (col.kind == results::ResultReader::Kind::integer && i < col.integers.size()) out << col.integers[i];
       if (col.kind == results::ResultReader::Kind::real && i < col.reals.size()) out << number(col.reals[i]);
     }

@@ -16,17 +16,6 @@ namespace fleetwatt::tools {
 
 namespace {
 
-/// A CSV field: quoted when it holds a comma, a quote or a line break.
-std::string text_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
 /// A figure as CSV text: integers as integers, others in their shortest exact form; NaN empty.
 std::string figure_field(double v, results::ResultReader::Kind kind) {
   if (std::isnan(v)) return {};
@@ -109,13 +98,13 @@ std::size_t export_member_table(std::ostream& out, const results::ResultReader& 
       columns.push_back(std::move(axis));
     }
   }
-  for (std::size_t c = 0; c < columns.size(); ++c) out << (c ? "," : "") << text_field(columns[c].name);
+  for (std::size_t c = 0; c < columns.size(); ++c) out << (c ? "," : "") << csv_field(columns[c].name);
   out << '\n';
   for (std::size_t r = 0; r < rows; ++r) {
     for (std::size_t c = 0; c < columns.size(); ++c) {
       if (c) out << ',';
       const auto& col = columns[c];
-      if (col.kind == Kind::text && r < col.text.size()) out << text_field(col.text[r]);
+      if (col.kind == Kind::text && r < col.text.size()) out << csv_field(col.text[r]);
       if (col.kind != Kind::text && r < col.numbers.size()) out << figure_field(col.numbers[r], col.kind);
     }
     out << '\n';
@@ -148,8 +137,8 @@ std::size_t export_region(std::ostream& out, const results::ResultReader& h5, co
   const std::int64_t width = how.width_ns ? how.width_ns : interval_ns;
   out << "timestamp_utc,time_s,region_facility_power_" << how.unit.name << ",region_it_power_"
       << how.unit.name;
-  for (const auto& name : names) out << ',' << text_field(name + "_facility_power_" + how.unit.name);
-  for (const auto& name : names) out << ',' << text_field(name + "_local_time");
+  for (const auto& name : names) out << ',' << csv_field(name + "_facility_power_" + how.unit.name);
+  for (const auto& name : names) out << ',' << csv_field(name + "_local_time");
   out << '\n';
   std::size_t rows = 0;
   results::Resampler resampler(

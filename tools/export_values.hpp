@@ -30,4 +30,7 @@ inline constexpr int kTotalsDecimals = 4;
 /// zero as "0" without a sign, so a column never shows "-0.0000".
 [[nodiscard]] std::string fixed_value(double v, int decimals);
 
+/// A CSV field: quoted when it holds a comma, a quote or a line break (quotes doubled).
+[[nodiscard]] std::string csv_field(const std::string& s);
+
 }  // namespace fleetwatt::tools

@@ -65,7 +65,8 @@ TEST_CASE("compare runs every shipped scenario with its defaults", "[cli][compar
       // The capped run's peak is not above the FIFO run's (the cap gates starts on the predicted peak, so
       // where steps swing above their plan's mean it need not lower the measured one).
       const auto capped = std::find(policies.begin(), policies.end(), "powercap") - policies.begin();
-      CHECK(peaks.at(static_cast<std::size_t>(capped)) <= peaks.at(static_cast<std::size_t>(fifo)) * (1 + 1e-12));
+      CHECK(peaks.at(static_cast<std::size_t>(capped)) <=
+            peaks.at(static_cast<std::size_t>(fifo)) * (1 + 1e-12));
     }
   }
 }
@@ -80,7 +81,8 @@ TEST_CASE("compare derives a power cap also when powercap is named alone, from a
   const auto [cap_W, fifo_peak_W] = derived_cap(r.out);
   CHECK(cap_W == Approx(0.9 * fifo_peak_W).margin(100.0));
   // A policy the user names and the scenario cannot run is an error, not a note.
-  const auto carbon = run_command(fleetwatt_command() + " compare " + day.string() + " --policies fifo,carbon");
+  const auto carbon =
+      run_command(fleetwatt_command() + " compare " + day.string() + " --policies fifo,carbon");
   CHECK(carbon.exit_code == 2);
   CHECK(carbon.err.find("needs a carbon signal") != std::string::npos);
 }

@@ -9,6 +9,7 @@
 #include <regex>
 #include <sstream>
 
+#include "csv_text.hpp"
 #include "fleetwatt/results/hdf5/result_reader.hpp"
 #include "test_support.hpp"
 
@@ -16,28 +17,6 @@ using namespace fleetwatt::test;
 using Catch::Detail::Approx;
 
 namespace {
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
-std::vector<std::string> fields(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cell;
-  std::istringstream in(line);
-  while (std::getline(in, cell, ',')) out.push_back(cell);
-  return out;
-}
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 /// The default day, run once for every test here.
 const std::filesystem::path& day_result() {
   static TempDir dir;

@@ -11,6 +11,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "csv_text.hpp"
 #include "fleetwatt/results/hdf5/result_reader.hpp"
 #include "test_support.hpp"
 
@@ -19,23 +20,6 @@ using Catch::Detail::Approx;
 using fleetwatt::results::ResultReader;
 
 namespace {
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
-/// CSV fields of a line whose text fields hold no commas.
-std::vector<std::string> fields(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cell;
-  std::istringstream in(line);
-  while (std::getline(in, cell, ',')) out.push_back(cell);
-  if (!line.empty() && line.back() == ',') out.emplace_back();
-  return out;
-}
-
 std::size_t column_of(const std::string& header, const std::string& name) {
   const auto h = fields(header);
   const auto at = std::find(h.begin(), h.end(), name);

@@ -171,17 +171,24 @@ TEST_CASE("a peak_shave battery: import under the limit, energy balance, carbon 
   CHECK_THAT(h5.doubles("/summary/carbon_kg").at(0), WithinRel(import_J / 3.6e6 * 0.5, 1e-9));
 }
 
+namespace {
+/// The peak_shave battery behind a 4-kW import limit, at 1-s intervals for 2 h, carbon 0.5 kg/kWh.
+std::string peak_shave_scenario() {
+  return small_vit_scenario(
+      "pue = 1.2\ncarbon_kg_per_kwh = 0.5\n[[facility.battery]]\n"
+      "energy_kwh = 5\npower_kw = 3\nround_trip_efficiency = 0.85\n"
+      "mode = \"peak_shave\"\n[grid]\nimport_limit_kw = 4",
+      7200, 30, 1);
+}
+}  // namespace
+
 TEST_CASE("with batteries every figure a planner copies is the meter's: grid import",
           "[cli][battery][meter]") {
   // The peak_shave battery above at 1-s intervals. The grid metrics, the power-quality figures, the printed
   // summary and the export's grid_import_kW are all of /facility/grid_import_W, computed here by hand from
   // that series; carbon per row over import energy is the signal's constant 0.5 kg/kWh.
   TempDir dir;
-  auto s =
-      dir.write("b.toml", small_vit_scenario("pue = 1.2\ncarbon_kg_per_kwh = 0.5\n[[facility.battery]]\n"
-                                             "energy_kwh = 5\npower_kw = 3\nround_trip_efficiency = 0.85\n"
-                                             "mode = \"peak_shave\"\n[grid]\nimport_limit_kw = 4",
-                                             7200, 30, 1));
+  auto s = dir.write("b.toml", peak_shave_scenario());
   const auto file = dir / "b.h5";
   auto r = run_command(fleetwatt_command() + " run " + s.string() + " -o " + file.string());
   REQUIRE(r.exit_code == 0);
@@ -248,11 +255,7 @@ TEST_CASE("a comparison on a battery scenario reads the meter as the run does: g
   // The same scenario run once and compared under its own policy (fifo): the two are the same simulation,
   // so the comparison's meter figures must be the run's, all of grid import.
   TempDir dir;
-  auto s =
-      dir.write("b.toml", small_vit_scenario("pue = 1.2\ncarbon_kg_per_kwh = 0.5\n[[facility.battery]]\n"
-                                             "energy_kwh = 5\npower_kw = 3\nround_trip_efficiency = 0.85\n"
-                                             "mode = \"peak_shave\"\n[grid]\nimport_limit_kw = 4",
-                                             7200, 30, 1));
+  auto s = dir.write("b.toml", peak_shave_scenario());
   const auto run = dir / "b.h5", cmp = dir / "c.h5";
   REQUIRE(run_command(fleetwatt_command() + " run -q " + s.string() + " -o " + run.string()).exit_code == 0);
   const auto c =

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <initializer_list>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -62,6 +63,29 @@ struct ResultWriter::Impl {
   // Grid events only (never with batteries), created at their first sample: the IT load off the grid.
   std::optional<AppendableSeries> f_ups, f_unserved;
   std::vector<double> fb_ups, fb_unserved;
+  /// A series beside grid import (battery or outage figures): where it goes, its name, unit and value.
+  struct BesideImport {
+    std::optional<AppendableSeries>* series;
+    std::vector<double>* buffer;
+    const char* name;
+    const char* unit;
+    double value;
+  };
+  /// The interval's meter is its grid import, not its demand; the series beside it are created with it.
+  void import_sample(sim::Time start, double import_W, std::initializer_list<BesideImport> beside) {
+    meter_pending = false;
+    import_meter = true;
+    meter(start.ns(), import_W);
+    if (!f_import) {
+      const QuietStderr quiet;
+      f_import.emplace(*facility_group, "grid_import_W", H5::PredType::NATIVE_DOUBLE, "W", kSeriesChunk);
+      for (const auto& b : beside)
+        b.series->emplace(*facility_group, b.name, H5::PredType::NATIVE_DOUBLE, b.unit, kSeriesChunk);
+    }
+    fb_import.push_back(import_W);
+    for (const auto& b : beside) b.buffer->push_back(b.value);
+    if (fb_import.size() >= kSeriesChunk) flush_battery();
+  }
   void flush_battery() {
     const QuietStderr quiet;
     if (!f_import) return;
@@ -337,40 +361,17 @@ void ResultWriter::grid_sample(sim::Time /*start*/, double carbon_kg, double cos
 
 void ResultWriter::battery_sample(sim::Time start, double import_W, double battery_W, double soc) {
   auto& m = *impl_;
-  m.meter_pending = false;  // this interval's meter is its import, not its demand
-  m.import_meter = true;
-  m.meter(start.ns(), import_W);
-  if (!m.f_import) {
-    const QuietStderr quiet;
-    auto& fg = *m.facility_group;
-    m.f_import.emplace(fg, "grid_import_W", H5::PredType::NATIVE_DOUBLE, "W", kSeriesChunk);
-    m.f_battery.emplace(fg, "battery_W", H5::PredType::NATIVE_DOUBLE, "W", kSeriesChunk);
-    m.f_soc.emplace(fg, "battery_soc", H5::PredType::NATIVE_DOUBLE, "1", kSeriesChunk);
-  }
-  m.fb_import.push_back(import_W);
-  m.fb_battery.push_back(battery_W);
-  m.fb_soc.push_back(soc);
-  if (m.fb_import.size() >= kSeriesChunk) m.flush_battery();
+  m.import_sample(start, import_W,
+                  {{&m.f_battery, &m.fb_battery, "battery_W", "W", battery_W},
+                   {&m.f_soc, &m.fb_soc, "battery_soc", "1", soc}});
 }
 
 void ResultWriter::outage_sample(sim::Time start, double import_W, double ups_W, double unserved_W) {
   auto& m = *impl_;
-  m.meter_pending = false;  // this interval's meter is its import, not its demand
-  m.import_meter = true;
-  m.meter(start.ns(), import_W);
-  if (!m.f_import) {
-    const QuietStderr quiet;
-    auto& fg = *m.facility_group;
-    m.f_import.emplace(fg, "grid_import_W", H5::PredType::NATIVE_DOUBLE, "W", kSeriesChunk);
-    m.f_ups.emplace(fg, "ups_W", H5::PredType::NATIVE_DOUBLE, "W: IT load served by the UPS (interval mean)",
-                    kSeriesChunk);
-    m.f_unserved.emplace(fg, "unserved_W", H5::PredType::NATIVE_DOUBLE,
-                         "W: IT load dark after the UPS ran out (interval mean)", kSeriesChunk);
-  }
-  m.fb_import.push_back(import_W);
-  m.fb_ups.push_back(ups_W);
-  m.fb_unserved.push_back(unserved_W);
-  if (m.fb_import.size() >= kSeriesChunk) m.flush_battery();
+  m.import_sample(start, import_W,
+                  {{&m.f_ups, &m.fb_ups, "ups_W", "W: IT load served by the UPS (interval mean)", ups_W},
+                   {&m.f_unserved, &m.fb_unserved, "unserved_W",
+                    "W: IT load dark after the UPS ran out (interval mean)", unserved_W}});
 }
 
 void ResultWriter::node_samples(sim::Time start, std::span<const double> node_W) {

@@ -1,14 +1,12 @@
 // Grid import through the site's batteries, and carbon and cost re-priced on it (see battery_bank.hpp).
 #include "fleetwatt/sim/power/battery_bank.hpp"
 
-#include "fleetwatt/core/assert.hpp"
-
 #include <algorithm>
-#include <stdexcept>
 
 namespace fleetwatt::sim {
 
-BatteryBank::BatteryBank(BatteryBankConfig config) : config_(std::move(config)) {
+BatteryBank::BatteryBank(BatteryBankConfig config)
+    : MeterFilter({config.carbon, config.carbon_kg_per_J, config.price}), config_(std::move(config)) {
   for (const auto& b : config_.batteries) {
     batteries_.emplace_back(b);
     capacity_J_ += b.energy_J;
@@ -42,26 +40,11 @@ void BatteryBank::facility_sample(Time start, double it_W, double facility_W, do
   demand_J_.add(facility_W * dt);
   peak_import_W_ = std::max(peak_import_W_, import_W);
   if (config_.import_limit_W > 0.0 && import_W > config_.import_limit_W * (1.0 + 1e-12)) over_s_ += dt;
-  pending_.push_back({start, dt, import_W - facility_W});
+  priced_interval(start, dt, import_W - facility_W);
   if (down_) {
     down_->facility_sample(start, it_W, facility_W, energy_J);
     down_->battery_sample(start, import_W, facility_W - import_W, stored / capacity_J_);
   }
-}
-
-void BatteryBank::grid_sample(Time start, double carbon_kg, double cost) {
-  FLEETWATT_ASSERT(!pending_.empty() && pending_.front().start == start,
-                   "battery bank: a grid sample without its facility sample");
-  const Pending p = pending_.front();
-  pending_.pop_front();
-  const double t0 = start.seconds(), t1 = t0 + p.dt_s;
-  // J x g/kWh / (3.6e6 J/kWh) / (1000 g/kg); J x currency/MWh / (3.6e9 J/MWh).
-  carbon_kg += config_.carbon ? p.delta_W * config_.carbon->integral(t0, t1) / 3.6e9
-                              : p.delta_W * p.dt_s * config_.carbon_kg_per_J;
-  if (config_.price) cost += p.delta_W * config_.price->integral(t0, t1) / 3.6e9;
-  carbon_.add(carbon_kg);
-  cost_.add(cost);
-  if (down_) down_->grid_sample(start, carbon_kg, cost);
 }
 
 }  // namespace fleetwatt::sim
