@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "csv_text.hpp"
+#include "default_day.hpp"
 #include "fleetwatt/results/hdf5/result_reader.hpp"
 #include "test_support.hpp"
 
@@ -17,19 +18,6 @@ using namespace fleetwatt::test;
 using Catch::Detail::Approx;
 
 namespace {
-/// The default day, run once for every test here.
-const std::filesystem::path& day_result() {
-  static TempDir dir;
-  static const std::filesystem::path file = [] {
-    const auto out = dir / "day.h5";
-    REQUIRE(run_command(fleetwatt_command() + " run -q " +
-                        (source_dir() / "examples/scenarios/day-fleet.toml").string() + " -o " + out.string())
-                .exit_code == 0);
-    return out;
-  }();
-  return file;
-}
-
 /// Column `c` of a CSV export's data rows (the header skipped).
 std::vector<double> csv_column(const std::string& csv, std::size_t c) {
   std::vector<double> out;

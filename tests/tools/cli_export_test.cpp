@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "csv_text.hpp"
+#include "default_day.hpp"
 #include "fleetwatt/results/hdf5/result_reader.hpp"
 #include "test_support.hpp"
 
@@ -15,20 +16,6 @@ using namespace fleetwatt::test;
 using Catch::Detail::Approx;
 
 namespace {
-/// The default day's result file, run once for every test here.
-const std::filesystem::path& day_result() {
-  static TempDir dir;
-  static const std::filesystem::path file = [] {
-    const auto out = dir / "day.h5";
-    const auto r =
-        run_command(fleetwatt_command() + " run -q " +
-                    (source_dir() / "examples/scenarios/day-fleet.toml").string() + " -o " + out.string());
-    REQUIRE(r.exit_code == 0);
-    return out;
-  }();
-  return file;
-}
-
 const std::string kSmall = R"(seed = 5
 [fleet]
 nodes = 3
