@@ -184,7 +184,7 @@ FacilitySeries facility_series(const results::ResultReader& h5, const ExportOpti
     f.interval_ns = to_ns(scalar(h5, "/region/summary/interval_s"));
     f.horizon_ns = static_cast<std::int64_t>(h5.length("/region/facility_power_W")) * f.interval_ns;
     f.import_path = "/region/facility_power_W";
-    f.meter = "the region's coincident facility power (the sum of its sites' meters)";
+    f.meter = "the region's coincident load (its sites' meters summed)";
     f.clock = {static_cast<std::int64_t>(scalar(h5, "/region/summary/start_unix_s")), 0};
     return f;
   }

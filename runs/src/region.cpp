@@ -4,13 +4,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <set>
 #include <sstream>
 
 #include "fleetwatt/core/file_text.hpp"
+#include "fleetwatt/core/timestamp.hpp"
 #include "fleetwatt/core/toml_table.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
 #include "fleetwatt/runs/scenario_override.hpp"
@@ -59,6 +62,59 @@ Region load_region(const std::filesystem::path& file, const std::vector<std::str
   return parse_region(read_text(file), file, overrides, seed);
 }
 
+namespace {
+
+/// [[region.grid_event]]: one dip at one instant, met by every site whose window holds it.
+struct RegionGridEvent {
+  double at_unix_s = 0.0;
+  GridEventConfig event;  ///< at_s unset: each site's own
+};
+
+RegionGridEvent parse_region_event(const core::TomlTable& t) {
+  t.require_known({"at", "duration_s", "kind"});
+  for (const char* k : {"at", "duration_s"})
+    if (!t.has(k)) throw ConfigError(t.where(), t.dotted(k), "missing");
+  RegionGridEvent e;
+  const std::string at = *t.string("at");
+  const auto unix_s = core::parse_timestamp(at);
+  if (!unix_s)
+    t.fail("at",
+           fmt::format("'{}' is not an instant (ISO 8601 with its zone: \"2026-01-01T19:00:00Z\")", at));
+  e.at_unix_s = *unix_s;
+  e.event.where = t.where();
+  e.event.duration_s = *t.number_at_least("duration_s", 0.0, true);
+  e.event.kind = t.string("kind").value_or(e.event.kind);
+  if (e.event.kind != "dip" && e.event.kind != "fault")
+    t.fail("kind", fmt::format("'{}' is not dip or fault", e.event.kind));
+  return e;
+}
+
+/// The region's event on the site's own clock, when it falls in the site's window; each site meets it with
+/// its own [facility] ride-through keys.
+void add_event_to_site(const RegionGridEvent& e, RegionSite& site) {
+  auto& s = site.scenario;
+  const double at_s = e.at_unix_s - static_cast<double>(s.output.start_unix_s);
+  if (at_s < 0.0 || at_s >= s.workload.horizon_s) return;
+  if (!s.facility.batteries.empty())
+    throw ConfigError(e.event.where, "region.grid_event",
+                      fmt::format("site '{}' has [[facility.battery]]: batteries with grid events are not "
+                                  "modelled",
+                                  site.name));
+  GridEventConfig event = e.event;
+  event.at_s = at_s;
+  auto& list = s.grid.events;
+  const auto at = std::lower_bound(list.begin(), list.end(), at_s,
+                                   [](const GridEventConfig& g, double t) { return g.at_s < t; });
+  const bool clash = (at != list.end() && at->at_s < at_s + event.duration_s) ||
+                     (at != list.begin() && std::prev(at)->at_s + std::prev(at)->duration_s > at_s);
+  if (clash)
+    throw ConfigError(e.event.where, "region.grid_event",
+                      fmt::format("overlaps a [[grid.event]] of site '{}'", site.name));
+  list.insert(at, event);
+}
+
+}  // namespace
+
 Region parse_region(std::string_view text, const std::filesystem::path& file,
                     const std::vector<std::string>& overrides, std::optional<std::uint64_t> seed) {
   Region r;
@@ -81,10 +137,12 @@ Region parse_region(std::string_view text, const std::filesystem::path& file,
   r.seed = static_cast<std::uint64_t>(
       top.integer("seed", 0, std::numeric_limits<std::int64_t>::max()).value_or(1));
   if (seed) r.seed = *seed;
+  std::vector<RegionGridEvent> events;
   if (auto t = top.table("region")) {
-    t->require_known({"interval_s"});
+    t->require_known({"interval_s", "grid_event"});
     r.interval_s = t->number_at_least("interval_s", 1e-9, true).value_or(0.0);
     r.interval_where = t->where("interval_s");
+    for (const auto& et : t->tables("grid_event")) events.push_back(parse_region_event(et));
   }
   const auto sites = top.tables("site");
   if (sites.empty()) throw ConfigError(top.where(), "site", "a region needs at least one [[site]] table");
@@ -125,6 +183,7 @@ Region parse_region(std::string_view text, const std::filesystem::path& file,
       site.scenario = parse_scenario_table(t.raw(), text.str(), file, t.path(), {});
       site.scenario.seed = own_seed ? static_cast<std::uint64_t>(*own_seed) : r.seed + i;
     }
+    for (const auto& e : events) add_event_to_site(e, site);
     r.sites.push_back(std::move(site));
   }
   return r;

@@ -143,8 +143,8 @@ TEST_CASE("a region's file exports the coincident total, each site's power and l
   const auto lines = lines_of(r.out);
   CHECK(
       lines[0] ==
-      "timestamp_utc,time_s,region_facility_power_kW,region_it_power_kW,east_facility_power_kW,west_facility_"
-      "power_kW,east_local_time,west_local_time");
+      "timestamp_utc,time_s,region_grid_import_kW,region_it_power_kW,east_grid_import_kW,west_grid_import_kW,"
+        "east_local_time,west_local_time");
   const std::size_t n = h5.length("/region/facility_power_W");
   REQUIRE(lines.size() == n + 1);
   // east starts at 00:00-05:00, west at 00:00-08:00: the common base starts when both run, 08:00 UTC,

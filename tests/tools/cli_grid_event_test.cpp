@@ -176,3 +176,57 @@ TEST_CASE("bad grid-event keys: one located line, exit 2, no file", "[cli][grid_
     CHECK_FALSE(std::filesystem::exists(out));
   }
 }
+
+TEST_CASE("a region puts one grid event at every site, each on its own clock, and sums the sites' meters",
+          "[cli][grid_event][region]") {
+  TempDir dir;
+  dir.write("s.toml", scenario("ups_autonomy_s = 600\nreturn_delay_s = 60\nreturn_ramp_kw_per_min = 6", ""));
+  // Site a starts at 00:00Z, site b at 00:00-01:00 (01:00Z); the fault at 01:30Z is 5400 s into a's window
+  // and 1800 s into b's.
+  const auto region = dir.write("r.toml", R"(name = "two"
+[region]
+interval_s = 60
+[[region.grid_event]]
+at = "2026-01-01T01:30:00Z"
+duration_s = 1
+kind = "fault"
+[[site]]
+name = "a"
+scenario = "s.toml"
+[[site]]
+name = "b"
+scenario = "s.toml"
+set = ["output.start = \"2026-01-01T00:00:00-01:00\""]
+)");
+  const auto file = dir / "r.h5";
+  REQUIRE(
+      run_command(fleetwatt_command() + " run -q " + region.string() + " -o " + file.string()).exit_code ==
+      0);
+  for (const auto& [site, at] : {std::pair{"a", 5400u}, std::pair{"b", 1800u}}) {
+    INFO(site);
+    const ResultReader h5(dir / "r.h5.sites" / (std::string(site) + ".h5"));
+    CHECK(h5.integers("/summary/grid_events").at(0) == 1);
+    const auto imp = h5.doubles("/facility/grid_import_W"), fac = h5.doubles("/facility/facility_power_W"),
+               it = h5.doubles("/facility/it_power_W");
+    CHECK(imp[at - 1] == fac[at - 1]);
+    CHECK_THAT(imp[at], WithinRel(fac[at] - it[at], 1e-12));
+  }
+  // The region's total is the sites' meters: on the common base (01:00Z to 02:00Z, a's 3600 s to 7200 s),
+  // the minute of the fault holds a's import, not its demand.
+  const ResultReader r(file);
+  CHECK(r.string_attribute("/region", "meter") ==
+        "a: /facility/grid_import_W; b: /facility/grid_import_W");
+  const ResultReader a(dir / "r.h5.sites" / "a.h5");
+  const auto a_import = a.doubles("/facility/grid_import_W");
+  const auto per_site = r.matrix("/region/site_facility_power_W");
+  // Minute 30 of the common base is a's seconds [5400, 5460).
+  CHECK_THAT(per_site.at(30, 0), WithinRel(sum(a_import, 5400, 5460) / 60, 1e-12));
+  // A bad instant is refused with its location.
+  dir.write("bad.toml",
+            "[[region.grid_event]]\nat = \"half past one\"\nduration_s = 1\n[[site]]\nname = \"a\"\n"
+            "scenario = \"s.toml\"\n");
+  const auto bad = run_command(fleetwatt_command() + " run -q " + (dir / "bad.toml").string() + " -o " +
+                               (dir / "bad.h5").string());
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("region.grid_event[0].at: 'half past one' is not an instant"));
+}

@@ -59,6 +59,7 @@ RegionSeries common_base(const std::vector<SiteSeries>& sites, std::int64_t inte
   r.facility_W.assign(static_cast<std::size_t>(n), 0.0);
   r.it_W.assign(static_cast<std::size_t>(n), 0.0);
   for (const auto& s : sites) {
+    r.site_meter.push_back(s.meter);
     auto& mine = r.site_facility_W.emplace_back(static_cast<std::size_t>(n), 0.0);
     for (std::int64_t k = 0; k < n; ++k) {
       const std::int64_t a = start + k * interval_ns, b = a + interval_ns;
@@ -98,7 +99,8 @@ SiteSeries read_site_series(const std::filesystem::path& result_file, const std:
                                                                     : WallClock{}.start_unix_s;
   s.start_unix_ns = start_s * 1'000'000'000;
   s.horizon_ns = core::Duration::from_seconds(r.doubles("/summary/horizon_s").at(0)).ns();
-  s.facility_W = r.doubles("/facility/facility_power_W");
+  if (r.has("/facility/grid_import_W")) s.meter = "/facility/grid_import_W";
+  s.facility_W = r.doubles(s.meter);
   s.it_W = r.doubles("/facility/it_power_W");
   return s;
 }
@@ -117,7 +119,12 @@ void write_region_index(const std::filesystem::path& out, const std::vector<Swee
     write_vector(g, "time_s", t, "s since the common base's start (time_unix_s[0])");
     write_vector(g, "time_unix_s", unix_s, "s since 1970-01-01T00:00:00Z (UTC)");
     write_vector(g, "facility_power_W", series.facility_W,
-                 "W: the sites' facility power summed, mean over [time_s[i], time_s[i] + interval_s)");
+                 "W: the sites' meters summed (each site's grid import where it has batteries or grid "
+                 "events, else its facility power), mean over [time_s[i], time_s[i] + interval_s)");
+    std::string meters;
+    for (std::size_t j = 0; j < series.site_meter.size(); ++j)
+      meters += fmt::format("{}{}: {}", j ? "; " : "", rows.at(j).name, series.site_meter[j]);
+    write_string_attribute(g, "meter", meters);
     write_vector(g, "it_power_W", series.it_W, "W: the sites' IT power summed");
     // Intervals x sites, row-major: column j is site j of /region/sites.
     std::vector<double> grid;

@@ -20,7 +20,10 @@ struct SiteSeries {
   std::int64_t start_unix_ns = 0;  ///< the instant its simulated time 0 stands for
   std::int64_t interval_ns = 0;    ///< its facility interval
   std::int64_t horizon_ns = 0;     ///< its window's length (the last interval may be shorter)
+  /// What the site's meter reads: its grid import when it has batteries or grid events, else its facility
+  /// power (the region adds up what the utility sees at each site).
   std::vector<double> facility_W, it_W;
+  std::string meter = "/facility/facility_power_W";  ///< the dataset facility_W was read from
 };
 
 /// The sites on the common base: [start, start + n x interval), the part of time every site covers.
@@ -28,6 +31,7 @@ struct RegionSeries {
   std::int64_t start_unix_ns = 0, interval_ns = 0;
   std::vector<double> facility_W, it_W;              ///< sums over the sites, per interval
   std::vector<std::vector<double>> site_facility_W;  ///< per site (in the sites' order), per interval
+  std::vector<std::string> site_meter;               ///< per site: the dataset its series is
 };
 
 struct RegionFigures {
