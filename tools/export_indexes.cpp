@@ -135,8 +135,7 @@ std::size_t export_region(std::ostream& out, const results::ResultReader& h5, co
   }
   const std::size_t n = total.size();
   const std::int64_t width = how.width_ns ? how.width_ns : interval_ns;
-  out << "timestamp_utc,time_s,region_grid_import_" << how.unit.name << ",region_it_power_"
-      << how.unit.name;
+  out << "timestamp_utc,time_s,region_grid_import_" << how.unit.name << ",region_it_power_" << how.unit.name;
   for (const auto& name : names) out << ',' << csv_field(name + "_grid_import_" + how.unit.name);
   for (const auto& name : names) out << ',' << csv_field(name + "_local_time");
   out << '\n';

@@ -144,7 +144,7 @@ TEST_CASE("a region's file exports the coincident total, each site's power and l
   CHECK(
       lines[0] ==
       "timestamp_utc,time_s,region_grid_import_kW,region_it_power_kW,east_grid_import_kW,west_grid_import_kW,"
-        "east_local_time,west_local_time");
+      "east_local_time,west_local_time");
   const std::size_t n = h5.length("/region/facility_power_W");
   REQUIRE(lines.size() == n + 1);
   // east starts at 00:00-05:00, west at 00:00-08:00: the common base starts when both run, 08:00 UTC,

@@ -214,8 +214,7 @@ set = ["output.start = \"2026-01-01T00:00:00-01:00\""]
   // The region's total is the sites' meters: on the common base (01:00Z to 02:00Z, a's 3600 s to 7200 s),
   // the minute of the fault holds a's import, not its demand.
   const ResultReader r(file);
-  CHECK(r.string_attribute("/region", "meter") ==
-        "a: /facility/grid_import_W; b: /facility/grid_import_W");
+  CHECK(r.string_attribute("/region", "meter") == "a: /facility/grid_import_W; b: /facility/grid_import_W");
   const ResultReader a(dir / "r.h5.sites" / "a.h5");
   const auto a_import = a.doubles("/facility/grid_import_W");
   const auto per_site = r.matrix("/region/site_facility_power_W");
