@@ -616,6 +616,42 @@ TEST_CASE("report of a sweep index: the members with their grid values and figur
   check_rendered(dir, html);
 }
 
+TEST_CASE("report of every shipped scenario: every panel drawn with a real axis or listed with its reason",
+          "[cli][report][scenarios]") {
+  // No screenshot here (the page kinds above have theirs): the facts of each figure. Every axis has a
+  // range (no empty panel), no offset noise, and every panel left out says why.
+  TempDir dir;
+  std::size_t scenarios = 0;
+  for (const auto& e : std::filesystem::directory_iterator(source_dir() / "examples/scenarios")) {
+    if (e.path().extension() != ".toml") continue;
+    const std::string name = e.path().stem().string();
+    INFO(name);
+    const auto h5 = dir / (name + ".h5");
+    run_scenario(e.path(), h5);
+    const std::string page = report_page(h5, dir / (name + ".html"));
+    const auto figures = figures_of(page);
+    CHECK(figures.size() >= 5);
+    CHECK(figures.count("power") == 1);
+    check_no_offsets(figures);
+    for (const auto& [id, facts] : figures)
+      for (const auto& ax : facts["axes"]) {
+        INFO(id << ": " << ax.dump());
+        CHECK(ax["ylim"][0].get<double>() < ax["ylim"][1].get<double>());
+        CHECK(ax["xlim"][0].get<double>() < ax["xlim"][1].get<double>());
+      }
+    // A panel left out is a line with its reason: "<li id="omitted-...">Title: omitted (why)</li>".
+    for (auto at = page.find("<li id=\"omitted-"); at != std::string::npos;
+         at = page.find("<li id=\"omitted-", at + 1)) {
+      const std::string line = page.substr(at, page.find("</li>", at) - at);
+      INFO(line);
+      CHECK(line.find(": omitted (") != std::string::npos);
+    }
+    std::filesystem::remove(h5);
+    ++scenarios;
+  }
+  CHECK(scenarios >= 8);
+}
+
 TEST_CASE("report refuses bad input with status 2, one line, and no page", "[cli][report][bad-input]") {
   TempDir dir;
   const auto text = dir.write("notes.h5", "not HDF5\n");
