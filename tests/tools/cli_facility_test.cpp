@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <numeric>
 #include <sstream>
 #include <tuple>
@@ -284,6 +285,15 @@ TEST_CASE("a comparison on a battery scenario reads the meter as the run does: g
   CHECK_THAT(policies.out,
              Catch::StartsWith("timestamp_iso8601,time_s,fifo_facility_power_kW,fifo_grid_import_kW,"
                                "fifo_carbon_kg,fifo_cost_currency\n"));
+  // The report's power panel of the comparison draws each policy's import, the meter.
+  const auto page = dir / "c.html";
+  REQUIRE(run_command(fleetwatt_command() + " report " + cmp.string() + " -o " + page.string()).exit_code ==
+          0);
+  std::ifstream html(page);
+  const std::string text((std::istreambuf_iterator<char>(html)), std::istreambuf_iterator<char>());
+  CHECK_THAT(text, Catch::Contains("<h2>Grid import by policy</h2>"));
+  CHECK_THAT(text,
+             Catch::Contains("Grid import (the meter, after the batteries) over time under each policy"));
 }
 
 TEST_CASE("a ramp_limit battery holds the import change per minute", "[cli][battery]") {

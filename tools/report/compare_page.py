@@ -68,12 +68,18 @@ def comparison_figure(f):
 
 def comparison_power_figure(f):
     # Compare files name their series as run files do (time_s, facility_power_W); files written before
-    # that used t_s and facility_W.
+    # that used t_s and facility_W. With batteries each policy keeps grid_import_W, what the utility's
+    # meter reads: the panel draws that, as a run's power panel does.
     def series(fac):
         t = fac["time_s"] if "time_s" in fac else fac["t_s"]
+        if "grid_import_W" in fac:
+            return t[:], fac["grid_import_W"][:]
         w = fac["facility_power_W"] if "facility_power_W" in fac else fac["facility_W"]
         return t[:], w[:]
-    groups = [(name, series(g["facility"])) for name, g in f["policies"].items() if "facility" in g]
+    facilities = [(name, g["facility"]) for name, g in f["policies"].items() if "facility" in g]
+    on_import = any("grid_import_W" in fac for _, fac in facilities)
+    what = "grid import (the meter, after the batteries)" if on_import else "facility power"
+    groups = [(name, series(fac)) for name, fac in facilities]
     end = max((float(t[-1]) for _, (t, _w) in groups if len(t)), default=0.0)
     tdiv, tlabel = time_axis(end)
     ydiv, yunit = scale_for([float(np.max(w, initial=0.0)) for _, (_t, w) in groups], "W")
@@ -81,13 +87,14 @@ def comparison_power_figure(f):
     for name, (t, w) in groups:
         plot_series(ax, t, w, name, tdiv, ydiv)
     ax.set_xlabel(tlabel)
-    ax.set_ylabel(f"facility power ({yunit})")
+    ax.set_ylabel(f"{'grid import' if on_import else 'facility power'} ({yunit})")
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right", fontsize=8)
     peaks = ", ".join(f"{name} {number(np.max(w, initial=0.0) / ydiv)} {yunit}" for name, (_t, w) in groups)
-    return figure("policy-power", "Facility power by policy", png(fig),
-                  f"Facility power over time under each policy. Peak interval means: {peaks}.")
+    title = "Grid import by policy" if on_import else "Facility power by policy"
+    return figure("policy-power", title, png(fig),
+                  f"{what[0].upper() + what[1:]} over time under each policy. Peak interval means: {peaks}.")
 
 
 def comparison_table(f):
