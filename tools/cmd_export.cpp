@@ -166,7 +166,8 @@ bool is_comparison(const results::ResultReader& h5) {
   return h5.has("/comparison/policy");
 }
 
-/// A run's facility series: checked to be there, with its stored interval and horizon.
+/// A run's (or a region's) meter series: checked to be there, and to cover a year when --year asks, with
+/// its stored interval and horizon.
 struct FacilitySeries {
   std::int64_t interval_ns = 0;
   std::int64_t horizon_ns = 0;
@@ -174,6 +175,18 @@ struct FacilitySeries {
   std::string meter;        ///< which meter that is, in words
   results::WallClock clock;
 };
+
+/// --year: the run must cover the year's 8,760 hours from a start on the hour.
+void check_year(const ExportOptions& o, const FacilitySeries& f) {
+  if (!o.year) return;
+  if (f.horizon_ns < static_cast<std::int64_t>(kYearRows) * kHourNs)
+    refuse(o.file, "--year",
+           fmt::format("the run covers {:.1f} h; a year profile needs 8760 h (set [workload] horizon_s = "
+                       "31536000)",
+                       static_cast<double>(f.horizon_ns) / kHourNs));
+  if (f.clock.local_start_s() % 3600 != 0)
+    refuse(o.file, "--year", "the run's [output] start is not on the hour, so its hours are not the clock's");
+}
 
 FacilitySeries facility_series(const results::ResultReader& h5, const ExportOptions& o) {
   const std::string what = o.format == "csv" ? "--what facility" : "--format " + o.format;
@@ -186,6 +199,7 @@ FacilitySeries facility_series(const results::ResultReader& h5, const ExportOpti
     f.import_path = "/region/facility_power_W";
     f.meter = "the region's coincident load (its sites' meters summed)";
     f.clock = {static_cast<std::int64_t>(scalar(h5, "/region/summary/start_unix_s")), 0};
+    check_year(o, f);
     return f;
   }
   if (!member_table_of(h5).empty())
@@ -202,19 +216,8 @@ FacilitySeries facility_series(const results::ResultReader& h5, const ExportOpti
   f.import_path = batteries ? "/facility/grid_import_W" : "/facility/facility_power_W";
   f.meter =
       batteries ? "grid import (the meter, after the batteries)" : "facility power (the meter: no batteries)";
+  check_year(o, f);
   return f;
-}
-
-/// --year: the run must cover the year's 8,760 hours from a start on the hour.
-void check_year(const ExportOptions& o, const FacilitySeries& f) {
-  if (!o.year) return;
-  if (f.horizon_ns < static_cast<std::int64_t>(kYearRows) * kHourNs)
-    refuse(o.file, "--year",
-           fmt::format("the run covers {:.1f} h; a year profile needs 8760 h (set [workload] horizon_s = "
-                       "31536000)",
-                       static_cast<double>(f.horizon_ns) / kHourNs));
-  if (f.clock.local_start_s() % 3600 != 0)
-    refuse(o.file, "--year", "the run's [output] start is not on the hour, so its hours are not the clock's");
 }
 
 std::size_t row_limit(const ExportOptions& o) {
@@ -223,12 +226,10 @@ std::size_t row_limit(const ExportOptions& o) {
 
 std::size_t export_facility(std::ostream& out, const results::ResultReader& h5, const ExportOptions& o) {
   const auto f = facility_series(h5, o);
-  check_year(o, f);
   const auto style = value_style(o);
   if (is_region(h5))
-    return export_region(out, h5,
-                         {o.file, o.year || !o.interval.empty() ? row_width(o, f.interval_ns) : 0, style.unit,
-                          style.power_decimals, row_limit(o)});
+    return export_region(
+        out, h5, {o.file, row_width(o, f.interval_ns), style.unit, style.power_decimals, row_limit(o)});
   const std::string u = style.unit.name;
   const double w = style.unit.watts;
   const int p = style.power_decimals, t = style.total_decimals;
@@ -261,7 +262,6 @@ MeterSeriesInfo meter_info(const ExportOptions& o, const FacilitySeries& f) {
 
 std::size_t export_gridlabd(std::ostream& out, const results::ResultReader& h5, const ExportOptions& o) {
   const auto f = facility_series(h5, o);
-  check_year(o, f);
   if (row_width(o, f.interval_ns) % 1'000'000'000 != 0)
     refuse("command line", "--format gridlabd",
            "a GridLAB-D player steps in whole seconds: give --interval 1s or a multiple of it");
@@ -418,9 +418,6 @@ void check_format_options(const ExportOptions& o) {
     refuse("command line", "--units", fmt::format("'{}' is not W, kW or MW", o.units));
   if (o.digits && (*o.digits < 0 || *o.digits > 15))
     refuse("command line", "--digits", fmt::format("{} is not 0 to 15 decimals", *o.digits));
-  if (o.format != "csv" && !o.what.empty() && o.what != "facility")
-    refuse("command line", "--format " + o.format,
-           fmt::format("writes the meter's load profile (--what facility), not --what {}", o.what));
   if (o.base_kw && o.format != "opendss")
     refuse("command line", "--base-kw", "sets the 1.0 pu of an OpenDSS LoadShape: give --format opendss");
   if (o.base_kw && !(std::isfinite(*o.base_kw) && *o.base_kw > 0))
@@ -428,8 +425,6 @@ void check_format_options(const ExportOptions& o) {
   if (o.format == "opendss" && o.output.empty())
     refuse("command line", "--format opendss",
            "writes two files (the LoadShape and its multipliers): give -o NAME.dss");
-  if (o.year && !o.what.empty() && o.what != "facility")
-    refuse("command line", "--year", fmt::format("is a profile of the meter, not of --what {}", o.what));
   if (o.year && !o.interval.empty() && results::parse_interval(o.interval) != kHourNs)
     refuse("command line", "--year",
            fmt::format("has hourly rows; --interval {} asks for others", o.interval));
@@ -453,14 +448,16 @@ std::string what_for(const ExportOptions& o, const results::ResultReader& h5) {
   return "facility";
 }
 
-/// Writes the export `o` asks for (its --what settled) from `h5`.
+/// Writes the export `o` asks for (its --what settled) from `h5`. The grid formats and --year are the
+/// meter's profile: checked here, once --what is known, whether given or taken from the file's kind.
 int export_file(const ExportOptions& o, const results::ResultReader& h5) {
   if (o.format != "csv" && o.what != "facility")
     refuse("command line", "--format " + o.format,
            fmt::format("writes the meter's load profile (--what facility), not --what {}", o.what));
+  if (o.year && o.what != "facility")
+    refuse("command line", "--year", fmt::format("is a profile of the meter, not of --what {}", o.what));
   if (o.format == "opendss") {
     const auto f = facility_series(h5, o);
-    check_year(o, f);
     const auto shape = write_opendss(o.output, meter_rows(h5, o, f), meter_info(o, f), o.base_kw, o.digits);
     std::cerr << fmt::format("fleetwatt export: LoadShape.{} of {} points (1.0 pu = {} kW) to {} and {}\n",
                              shape.name, shape.points, shape.base_kW, o.output, shape.mult_file.string());

@@ -134,14 +134,13 @@ std::size_t export_region(std::ostream& out, const results::ResultReader& h5, co
     }
   }
   const std::size_t n = total.size();
-  const std::int64_t width = how.width_ns ? how.width_ns : interval_ns;
   out << "timestamp_utc,time_s,region_grid_import_" << how.unit.name << ",region_it_power_" << how.unit.name;
   for (const auto& name : names) out << ',' << csv_field(name + "_grid_import_" + how.unit.name);
   for (const auto& name : names) out << ',' << csv_field(name + "_local_time");
   out << '\n';
   std::size_t rows = 0;
   results::Resampler resampler(
-      interval_ns, static_cast<std::int64_t>(n) * interval_ns, width, utc,
+      interval_ns, static_cast<std::int64_t>(n) * interval_ns, how.width_ns, utc,
       std::vector<bool>(2 + names.size(), false), [&](const results::ResampledRow& r) {
         if (rows++ >= how.row_limit) return;
         out << utc.iso8601(r.start_ns) << ',' << fmt::format("{}", static_cast<double>(r.start_ns) / 1e9);

@@ -29,7 +29,7 @@ std::size_t export_member_table(std::ostream& out, const results::ResultReader& 
 /// How a region's series are written.
 struct RegionExport {
   std::string file;           ///< the region file, as given (for messages)
-  std::int64_t width_ns = 0;  ///< row interval; 0: the common base's own
+  std::int64_t width_ns = 0;  ///< row interval
   PowerUnit unit;
   int decimals = 4;
   std::size_t row_limit = std::numeric_limits<std::size_t>::max();

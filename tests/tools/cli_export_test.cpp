@@ -211,6 +211,10 @@ TEST_CASE("export of a comparison: per-policy series", "[cli][export]") {
     const std::string policy = p == 0 ? "fifo" : "sjf";
     CHECK(sum / 3 * 1e3 * 10800 == Approx(h5.doubles("/comparison/series_energy_J").at(p)).epsilon(1e-9));
   }
+  // A comparison's default export is its policies' series: --year, a profile of the meter, is refused.
+  const auto year = run_command(fleetwatt_command() + " export " + file.string() + " --year");
+  CHECK(year.exit_code == 2);
+  CHECK(year.err.find("--year: is a profile of the meter, not of --what policies") != std::string::npos);
   const auto jobs = run_command(fleetwatt_command() + " export " + file.string() + " --what jobs");
   REQUIRE(jobs.exit_code == 0);
   CHECK(lines_of(jobs.out).size() == 1 + 2 * 2);  // a header, 2 jobs per policy

@@ -95,15 +95,22 @@ void Failures::job_ended(JobIndex j) {
   jobs_.job(j).failures.stage = JobFailures::Stage::none;
 }
 
+namespace {
+
+/// What a scripted interruption strikes: a job running an epoch (not paused, not restarting).
+bool running_an_epoch(const Job& job) {
+  return job.state == JobState::running && !job.controls.paused &&
+         (job.phase == JobPhase::peak || job.phase == JobPhase::valley);
+}
+
+}  // namespace
+
 void Failures::interrupt_at(JobIndex j, Time t) {
   jobs_.queue().schedule_at(
       t,
       [this, j] {
         if (!jobs_.holds(j)) return;  // finished and streamed away: nothing to interrupt
-        const Job& job = jobs_.job(j);
-        if (job.state == JobState::running && !job.controls.paused &&
-            (job.phase == JobPhase::peak || job.phase == JobPhase::valley))
-          strike(j, false);
+        if (running_an_epoch(jobs_.job(j))) strike(j, false);
       },
       kPhasePriority);
 }
@@ -115,9 +122,7 @@ void Failures::interrupt_running_at(Time t, std::uint64_t& count) {
         auto& held = jobs_.held_jobs();
         const JobIndex first = jobs_.first_held();
         for (std::size_t k = 0; k < held.size(); ++k) {
-          const Job& job = held[k];
-          if (job.state == JobState::running && !job.controls.paused &&
-              (job.phase == JobPhase::peak || job.phase == JobPhase::valley)) {
+          if (running_an_epoch(held[k])) {
             strike(first + k, false);
             ++count;
           }
