@@ -50,8 +50,8 @@ def test_ctrl_c_stops_a_policy_that_sleeps_at_every_pass(two_jobs, tmp_path):
     with pytest.raises(KeyboardInterrupt):
         fleetwatt.run(scenario, scheduler=policy, output=tmp_path / "out.h5")
     timer.cancel()
-    # The pass under way when the signal came ends; no other starts after it.
-    assert time.monotonic() - started < 1.5
+    # The pass under way when the signal came ends; no other starts after it (2 s: a loaded machine).
+    assert time.monotonic() - started < 2.0
     assert policy.calls <= 3
     assert os.listdir(tmp_path) == []
 
@@ -73,7 +73,7 @@ def test_ctrl_c_interrupts_a_policy_inside_its_long_call(two_jobs, tmp_path):
     with pytest.raises(KeyboardInterrupt):
         fleetwatt.run(two_jobs, scheduler=Busy(), output=tmp_path / "out.h5")
     timer.cancel()
-    assert time.monotonic() - started < 1.5  # not the 30 s the call would take
+    assert time.monotonic() - started < 2.0  # not the 30 s the call would take
     assert os.listdir(tmp_path) == []
 
 
