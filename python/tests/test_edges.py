@@ -105,6 +105,7 @@ def test_context_refuses_numbers_that_are_not_finite_or_in_range(two_jobs):
         lambda ctx: ctx.wake_node(1, inf, 0.0),
         lambda ctx: ctx.predicted_peak_facility_w(nan),
         lambda ctx: ctx.peak_increment_per_gpu_w(0, -1.0),
+        lambda ctx: ctx.wake_at(1e300),
         lambda ctx: ctx.set_power_cap(0, 250.0),  # a real cap is taken
     ])
     result = fleetwatt.run(two_jobs, scheduler=probe)
@@ -116,6 +117,7 @@ def test_context_refuses_numbers_that_are_not_finite_or_in_range(two_jobs):
         ("ValueError", "latency_s=inf is not a finite number in [0, 1e+09]"),
         ("ValueError", "extra_cap_w=nan is not a finite number in [0, 1e+09]"),
         ("ValueError", "gpu_idle_w=-1 is not a finite number in [0, 1e+09]"),
+        ("ValueError", "wake_at(1e+300): t_s is beyond the simulated clock (+-1e+09 s)"),
         None,
     ]
     assert result.summary["jobs_finished"] == 2
