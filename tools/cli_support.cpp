@@ -14,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <new>
 
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/core/text_output.hpp"
@@ -81,6 +82,12 @@ int guarded(const std::function<int()>& body) {
     if (stderr_is_terminal()) std::cerr << "\r\033[K";
     std::cerr << "fleetwatt: interrupted; no result file was written\n";
     return interrupted_exit_status();
+  } catch (const std::bad_alloc&) {
+    // The estimate checked before the run (--max-memory) is a floor: the rest is the system's refusal.
+    if (stderr_is_terminal()) std::cerr << "\r\033[K";
+    std::cerr << "fleetwatt: error: out of memory (the system refused an allocation); no result file was "
+                 "written\n";
+    return 1;
   } catch (const std::exception& e) {
     if (stderr_is_terminal()) std::cerr << "\r\033[K";
     std::cerr << "fleetwatt: error: " << e.what() << '\n';
