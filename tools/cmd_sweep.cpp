@@ -48,6 +48,7 @@ struct SweepOptions {
   bool resume = false;
   bool quiet = false;
   std::uint64_t max_output = kDefaultMaxOutputBytes;  ///< per member
+  std::uint64_t max_memory = 0;                       ///< per member (0: the available memory)
 };
 
 fs::path members_dir(const fs::path& out) {
@@ -134,6 +135,7 @@ MemberOutcome run_member(const SweepOptions& o, const SweepMember& m, const fs::
     runs::PreparedRun r =
         runs::prepare_run(runs::load_scenario(o.scenario, sets), {m.seed, band_override(m.band)});
     check_output_size(r, o.max_output);
+    check_memory_size(r, o.max_memory);
     (void)simulate_to_file(r, file, {}, &stop_flag());
   } catch (const sim::Interrupted&) {
     throw;
@@ -341,6 +343,7 @@ void add_sweep_command(CLI::App& app, Action& action) {
                   "--band`)");
   add_set_option(*cmd, o->overrides);
   add_max_output_option(*cmd, o->max_output);
+  add_max_memory_option(*cmd, o->max_memory);
   cmd->add_option("-o,--output", o->output,
                   "The index file (HDF5); the members' result files go into the folder OUTPUT.members")
       ->required();

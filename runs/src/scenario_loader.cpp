@@ -777,6 +777,7 @@ WorkloadConfig parse_workload(const TomlTable& t, const std::filesystem::path& s
     if (*mode != "continued" && *mode != "periodic")
       t.fail("warmup_arrivals", fmt::format("'{}' is not a warm-up: \"continued\" or \"periodic\"", *mode));
     w.periodic_warmup = *mode == "periodic";
+    w.periodic_where = t.where("warmup_arrivals");
   }
   std::int64_t next_id = 1;
   for (const auto& jt : t.tables("jobs")) w.jobs.push_back(parse_job(jt, next_id++));
@@ -829,9 +830,13 @@ OutputConfig parse_output(const TomlTable& t) {
     o.path = *p;
     o.path_where = t.where("path");
   }
-  o.facility_interval_s =
-      t.number_at_least("facility_interval_s", 1e-9, false).value_or(o.facility_interval_s);
-  o.node_interval_s = t.number_at_least("node_interval_s", 1e-9, false).value_or(o.node_interval_s);
+  // A floor on the intervals bounds every buffer they size, whatever the horizon (kMinSeriesIntervalS).
+  for (const char* key : {"facility_interval_s", "node_interval_s"})
+    if (const auto v = t.number(key); v && !(*v >= kMinSeriesIntervalS))
+      t.fail(key, fmt::format("must be at least {} s (1 ms, the finest series a run writes), got {}",
+                              kMinSeriesIntervalS, *v));
+  o.facility_interval_s = t.number("facility_interval_s").value_or(o.facility_interval_s);
+  o.node_interval_s = t.number("node_interval_s").value_or(o.node_interval_s);
   o.gpu_changes = t.boolean("gpu_changes").value_or(o.gpu_changes);
   o.step_waveform_min_s = t.number_at_least("step_waveform_min_s", 0.0, false);
   o.step_gpu_changes = t.boolean("step_gpu_changes").value_or(o.step_gpu_changes);
