@@ -67,7 +67,8 @@ void check_ranges(const PredictionRequest& o) {
   if (o.seq) in("seq", o.seq, 1, 1u << 24);
   for (const auto& [flag, v, most] :
        {std::tuple{"samples", o.samples, kMostSamples}, std::tuple{"params", o.params, kMostParams},
-        std::tuple{"flops", o.flops, kMostFlops}, std::tuple{"power-limit", o.power_limit, kMostPowerLimitW}}) {
+        std::tuple{"flops", o.flops, kMostFlops},
+        std::tuple{"power-limit", o.power_limit, kMostPowerLimitW}}) {
     if (!(v >= 0.0)) throw option_error(o, flag, fmt::format("{} is not a positive number", v));
     if (v > most) throw option_error(o, flag, fmt::format("{} is too large (at most {:g})", v, most));
   }

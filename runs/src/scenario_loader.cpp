@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "fleetwatt/core/checked_integer.hpp"
 #include "fleetwatt/core/file_text.hpp"
 #include "fleetwatt/core/timestamp.hpp"
 #include "fleetwatt/core/toml_table.hpp"
@@ -892,11 +893,13 @@ Scenario parse_scenario_table(const toml::table& root, std::string text, const s
   }
   if (s.workload.trace && s.workload.trace->fleet_scale != 1.0) {
     auto& tr = *s.workload.trace;
-    s.fleet.nodes = static_cast<std::uint32_t>(std::max(1.0, std::round(s.fleet.nodes * tr.fleet_scale)));
+    s.fleet.nodes = core::checked_integer<std::uint32_t>(
+        std::max(1.0, std::round(s.fleet.nodes * tr.fleet_scale)), tr.where, "fleet_scale", 1, 10'000'000);
     if (!s.fleet.groups.empty()) {
       s.fleet.nodes = 0;
       for (auto& g : s.fleet.groups) {
-        g.nodes = static_cast<std::uint32_t>(std::max(1.0, std::round(g.nodes * tr.fleet_scale)));
+        g.nodes = core::checked_integer<std::uint32_t>(std::max(1.0, std::round(g.nodes * tr.fleet_scale)),
+                                                       tr.where, "fleet_scale", 1, 10'000'000);
         s.fleet.nodes += g.nodes;
       }
     }

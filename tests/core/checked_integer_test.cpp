@@ -27,8 +27,7 @@ TEST_CASE("integer_in_range refuses NaN, infinities and values outside the type"
   CHECK(*integer_in_range<std::int32_t>(-2147483648.0) == std::numeric_limits<std::int32_t>::min());
   // 2^63 is one past int64's largest value, and the largest double below it converts exactly.
   CHECK_FALSE(integer_in_range<std::int64_t>(9223372036854775808.0));
-  CHECK(*integer_in_range<std::int64_t>(std::nextafter(9223372036854775808.0, 0.0)) ==
-        9223372036854774784LL);
+  CHECK(*integer_in_range<std::int64_t>(std::nextafter(9223372036854775808.0, 0.0)) == 9223372036854774784LL);
   CHECK(*integer_in_range<std::uint64_t>(9223372036854775808.0) == 9223372036854775808ULL);
   CHECK_FALSE(integer_in_range<std::uint64_t>(18446744073709551616.0));
   CHECK_FALSE(integer_in_range<std::uint32_t>(-1.0));

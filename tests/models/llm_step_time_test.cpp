@@ -312,8 +312,9 @@ TEST_CASE("Uneven stages: the slowest sets the pace and the others fill and drai
     FAIL("expected a ConfigError");
   } catch (const fleetwatt::jobs::ConfigError& x) {
     CHECK(x.field() == "first_stage_layers");
-    CHECK_THAT(x.what(), Catch::Contains("first_stage_layers 6 leaves 90 of gpt3_175b's 96 layers for the other "
-                                         "7 stage(s) (last_stage_layers is not set"));
+    CHECK_THAT(x.what(),
+               Catch::Contains("first_stage_layers 6 leaves 90 of gpt3_175b's 96 layers for the other "
+                               "7 stage(s) (last_stage_layers is not set"));
   }
   // A stage setting beyond the model names the key given and the one missing, not "100 and 0 leave -4".
   bad.meta.parallel.first_stage_layers = 100;

@@ -165,8 +165,9 @@ TEST_CASE("a GraphML rack of 1e300 is a located error, not an integer cast of an
                "<key id=\"r\" for=\"node\" attr.name=\"rack\" attr.type=\"double\"/>\n  ");
   text.replace(text.find("<data key=\"nd\">1</data>"), 0, "<data key=\"r\">1e300</data>");
   std::istringstream in(text);
-  CHECK_THROWS_WITH(read_graphml(in, "r.graphml"),
-                    Catch::Contains("r.graphml:11: rack: must be an integer from -1 to 10000000, got 1e+300"));
+  CHECK_THROWS_WITH(
+      read_graphml(in, "r.graphml"),
+      Catch::Contains("r.graphml:11: rack: must be an integer from -1 to 10000000, got 1e+300"));
 }
 
 TEST_CASE("every numeric DOT attribute with an edge value is refused at the vertex's line or read as given") {
@@ -185,7 +186,8 @@ TEST_CASE("every numeric DOT attribute with an edge value is refused at the vert
       {"rack", "1e300", "rack: must be an integer from -1 to 10000000, got 1e+300"},
       {"rack", "-1e300", "rack: must be an integer from -1 to 10000000, got -1e+300"},
       {"rack", "nan", "'nan' is not a number"},
-      {"rack", "9223372036854775808", "rack: must be an integer from -1 to 10000000, got 9.223372036854776e+18"},
+      {"rack", "9223372036854775808",
+       "rack: must be an integer from -1 to 10000000, got 9.223372036854776e+18"},
       {"idle_w", "-1e300", "power must be >= 0"},
       {"idle_w", "nan", "'nan' is not a number"},
       {"active_w", "-1e300", "power must be >= 0"},
@@ -194,9 +196,10 @@ TEST_CASE("every numeric DOT attribute with an edge value is refused at the vert
   };
   for (const auto& c : cases) {
     INFO(c.field << " = " << c.value);
-    std::istringstream in(fmt::format("graph g {{\n  a [kind=gpu, server=0];\n  b [kind=gpu, server=0, {}={}];\n"
-                                      "  a -- b [bandwidth_gbps=1];\n}}\n",
-                                      c.field, c.value));
+    std::istringstream in(
+        fmt::format("graph g {{\n  a [kind=gpu, server=0];\n  b [kind=gpu, server=0, {}={}];\n"
+                    "  a -- b [bandwidth_gbps=1];\n}}\n",
+                    c.field, c.value));
     if (c.error == nullptr) {
       CHECK(read_dot(in, "e.dot").gpus().size() == 2);
     } else {
