@@ -6,6 +6,8 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cstdlib>
+#include <iostream>
 #include <string>
 
 #include "generated_run.hpp"
@@ -39,6 +41,9 @@ TEST_CASE("generated scenarios are refused as located bad input or run to finite
     const std::string text = generate_scenario(choices);
     const auto r = run_generated(text, dir.path(), std::chrono::seconds(10));
     INFO("seed " << seed << "\n" << text << "\nrefusal: " << r.refusal);
+    // FLEETWATT_GENERATED_LOG=1: one line per scenario, to see what the edges reach.
+    if (std::getenv("FLEETWATT_GENERATED_LOG") != nullptr)
+      std::cerr << seed << (r.ran ? " ran " : " refused ") << r.refusal << r.problem << '\n';
     CHECK(r.problem == "");
     (r.ran ? ran : refused) += 1;
   }
