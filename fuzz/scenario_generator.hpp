@@ -34,6 +34,9 @@ class Choices {
   virtual ~Choices() = default;
   /// A number in [0, n); n >= 1.
   virtual std::uint32_t below(std::uint32_t n) = 0;
+  /// How often a value is pushed to an edge: one time in this many (set per scenario by the generator, so
+  /// that some scenarios hold one edge value and run, others many and are refused).
+  std::uint32_t edge_one_in = 4;
   /// True one time in `one_in`; a 0 decision is false (an optional part left out).
   bool chance(std::uint32_t one_in) { return below(one_in) == one_in - 1; }
   template <class T>
@@ -87,6 +90,7 @@ inline std::string toml_double(double v) {
 /// A number pushed toward an edge of its range, or a value near `d` (its default or a sane value).
 inline double edge_number(Choices& c, double d) {
   const double inf = std::numeric_limits<double>::infinity();
+  if (!c.chance(c.edge_one_in)) return d;
   switch (c.below(20)) {
     case 0:
     case 1:
@@ -128,6 +132,7 @@ inline double edge_number(Choices& c, double d) {
 }
 
 inline std::int64_t edge_integer(Choices& c, std::int64_t d) {
+  if (!c.chance(c.edge_one_in)) return d;
   switch (c.below(12)) {
     case 0:
     case 1:
@@ -170,7 +175,7 @@ inline std::string param_value(Choices& c, const core::ParamSpec& p) {
     }
     case core::ParamType::string: {
       const auto* d = std::get_if<std::string>(&p.value);
-      if (d != nullptr && c.below(4) != 0) return fmt::format("\"{}\"", *d);
+      if (d != nullptr && !c.chance(c.edge_one_in)) return fmt::format("\"{}\"", *d);
       return c.chance(2) ? "\"\"" : "\"no-such-value\"";
     }
     case core::ParamType::numbers: {
@@ -201,14 +206,22 @@ inline std::string param_lines(Choices& c, const core::ParamSpecs& specs) {
 /// A frame value: mostly a sane one, sometimes an edge.
 inline std::string frame_number(Choices& c, const std::vector<double>& sane) {
   const double v = c.pick(sane);
-  return toml_double(c.chance(8) ? edge_number(c, v) : v);
+  return toml_double(c.chance(4) ? edge_number(c, v) : v);
 }
 
-template <class Registry>
-std::vector<std::string> names_of(const Registry& r) {
-  std::vector<std::string> out;
-  for (const auto& e : r) out.push_back(e.name);
-  return out;
+/// Components that need a file the generator does not write (the sr predictor's model, the carbon
+/// policy's [grid.carbon] signal): picked rarely, so that most scenarios get past the loader.
+inline bool needs_a_file(const std::string& name) {
+  return name == "sr" || name == "carbon";
+}
+
+/// A registry entry; one needing a file is drawn again, except one time in 16.
+template <class Entry>
+const Entry& pick_entry(Choices& c, const std::vector<Entry>& entries) {
+  const Entry* e = &entries[c.below(static_cast<std::uint32_t>(entries.size()))];
+  if (needs_a_file(e->name) && !c.chance(16))
+    e = &entries[c.below(static_cast<std::uint32_t>(entries.size()))];
+  return *e;
 }
 
 }  // namespace generator_detail
@@ -216,6 +229,7 @@ std::vector<std::string> names_of(const Registry& r) {
 /// One scenario's TOML text, every decision drawn from `c`.
 inline std::string generate_scenario(Choices& c) {
   using namespace generator_detail;
+  c.edge_one_in = c.pick(std::vector<std::uint32_t>{16, 4, 64, 2});
   std::string s = fmt::format("seed = {}\n", c.below(1000));
 
   // [fleet]: a few servers of one preset.
@@ -230,26 +244,29 @@ inline std::string generate_scenario(Choices& c) {
 
   s += fmt::format("[facility]\npue = {}\ncarbon_kg_per_kwh = {}\n", frame_number(c, {1.0, 1.2, 5.0}),
                    frame_number(c, {0.0, 0.4, 10.0}));
-  if (c.chance(5))
+  // A battery with the keys its mode needs; a peak_shave one gets its [grid] import limit below.
+  const bool battery = c.chance(5);
+  const std::string battery_mode = c.pick(std::vector<std::string>{"peak_shave", "ramp_limit", "carbon"});
+  if (battery) {
     s += fmt::format("[[facility.battery]]\nenergy_kwh = {}\npower_kw = {}\nmode = \"{}\"\n",
-                     frame_number(c, {1.0, 50.0}), frame_number(c, {1.0, 20.0}),
-                     c.pick(std::vector<std::string>{"peak_shave", "ramp_limit", "carbon"}));
+                     frame_number(c, {1.0, 50.0}), frame_number(c, {1.0, 20.0}), battery_mode);
+    if (battery_mode == "ramp_limit")
+      s += fmt::format("ramp_limit_kw_per_min = {}\n", frame_number(c, {5.0, 0.5}));
+    if (battery_mode == "carbon")
+      s += fmt::format("charge_below_g_per_kwh = {}\ndischarge_above_g_per_kwh = {}\n",
+                       frame_number(c, {200.0}), frame_number(c, {400.0}));
+  }
 
   // [predictor]: a registered kind with its declared parameters.
   const auto predictors = models::PredictorRegistry::with_builtins();
-  const auto& predictor =
-      predictors.entries()[c.below(static_cast<std::uint32_t>(predictors.entries().size()))];
+  const auto& predictor = pick_entry(c, predictors.entries());
   s += fmt::format("[predictor]\nkind = \"{}\"\nband = \"{}\"\n", predictor.name,
                    c.pick(std::vector<std::string>{"mid", "low", "high"}));
   s += param_lines(c, predictor.params);
 
   // [scheduler]: a policy and a placement, each with its declared parameters in its own table.
-  const auto& policy =
-      sim::scheduler_entries()
-          .entries()[c.below(static_cast<std::uint32_t>(sim::scheduler_entries().entries().size()))];
-  const auto& placement =
-      sim::placement_entries()
-          .entries()[c.below(static_cast<std::uint32_t>(sim::placement_entries().entries().size()))];
+  const auto& policy = pick_entry(c, sim::scheduler_entries().entries());
+  const auto& placement = pick_entry(c, sim::placement_entries().entries());
   // The placement's keys sit in [scheduler] itself, the policy's in [scheduler.NAME].
   s += fmt::format("[scheduler]\npolicy = \"{}\"\nplacement = \"{}\"\n", policy.name, placement.name);
   s += param_lines(c, placement.params);
@@ -259,7 +276,7 @@ inline std::string generate_scenario(Choices& c) {
   // [topology]: sometimes, a registered fabric kind.
   if (c.chance(3)) {
     const auto& kinds = topologies::fabric_kinds().entries();
-    const auto& kind = kinds[c.below(static_cast<std::uint32_t>(kinds.size()))];
+    const auto& kind = pick_entry(c, kinds);
     s += fmt::format("[topology]\nkind = \"{}\"\n", kind.name);
     s += param_lines(c, kind.params);
   }
@@ -309,7 +326,7 @@ inline std::string generate_scenario(Choices& c) {
     }
   }
 
-  if (c.chance(4)) {
+  if (c.chance(4) || (battery && battery_mode == "peak_shave")) {
     s += fmt::format("[grid]\nimport_limit_kw = {}\n", frame_number(c, {10.0, 100.0}));
     if (c.chance(2)) s += "system_peak_hours = [0, 17]\n";
     if (c.chance(2))
