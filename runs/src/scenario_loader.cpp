@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "fleetwatt/core/checked_integer.hpp"
 #include "fleetwatt/core/file_text.hpp"
 #include "fleetwatt/core/timestamp.hpp"
 #include "fleetwatt/core/toml_table.hpp"
@@ -897,11 +898,19 @@ Scenario parse_scenario_table(const toml::table& root, std::string text, const s
   }
   if (s.workload.trace && s.workload.trace->fleet_scale != 1.0) {
     auto& tr = *s.workload.trace;
-    s.fleet.nodes = static_cast<std::uint32_t>(std::max(1.0, std::round(s.fleet.nodes * tr.fleet_scale)));
+    // A node count scaled beyond what a fleet may hold (fleet_scale = 1e300) is refused, not cast.
+    const auto scaled = [&tr](std::uint32_t nodes) {
+      const double n = std::max(1.0, std::round(nodes * tr.fleet_scale));
+      if (const auto i = core::integer_in_range<std::uint32_t>(n, 1, 10'000'000)) return *i;
+      throw ConfigError(tr.where, "workload.trace.fleet_scale",
+                        fmt::format("{} scales {} nodes to {:.3g}, beyond the 10000000 a fleet may hold",
+                                    tr.fleet_scale, nodes, n));
+    };
+    s.fleet.nodes = scaled(s.fleet.nodes);
     if (!s.fleet.groups.empty()) {
       s.fleet.nodes = 0;
       for (auto& g : s.fleet.groups) {
-        g.nodes = static_cast<std::uint32_t>(std::max(1.0, std::round(g.nodes * tr.fleet_scale)));
+        g.nodes = scaled(g.nodes);
         s.fleet.nodes += g.nodes;
       }
     }
