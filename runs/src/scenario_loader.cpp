@@ -727,7 +727,7 @@ GridSignalConfig parse_grid_signal(const TomlTable& t, const std::filesystem::pa
   c.options.time_column = t.string("time_column").value_or("");
   c.options.value_column = t.string("value_column").value_or("");
   c.options.scale = t.number_at_least("scale", 0.0, true).value_or(1.0);
-  c.options.start = t.string("start").value_or("");
+  c.options.start = t.timestamp_text("start").value_or("");
   c.options.repeat = t.boolean("repeat").value_or(false);
   c.options.unit = t.string("unit").value_or(default_unit);
   return c;
@@ -802,7 +802,7 @@ WorkloadConfig parse_workload(const TomlTable& t, const std::filesystem::path& s
 // [output] start: an ISO 8601 instant in whole seconds. The offset it is written in is kept (exports and
 // clock hours use it): the text read without its zone, as if UTC, less the instant itself.
 void parse_start(const TomlTable& t, OutputConfig& o) {
-  const auto text = t.string("start");
+  const auto text = t.timestamp_text("start");
   if (!text) return;
   const auto utc = core::parse_timestamp(*text);
   if (!utc)
