@@ -141,8 +141,8 @@ void check_output_path(const std::filesystem::path& path, const jobs::SourceLoca
   warn_stale_temporaries(path);
 }
 
-void check_output_path(const std::filesystem::path& path, const jobs::SourceLocation& where,
-                       const std::string& key, const runs::Scenario& scenario) {
+void check_run_output_path(const std::filesystem::path& path, const jobs::SourceLocation& where,
+                           const std::string& key, const runs::Scenario& scenario) {
   runs::check_output_path(path, where, key, runs::scenario_inputs(scenario));
   warn_stale_temporaries(path);
 }

@@ -37,8 +37,8 @@ int run_scenario(const RunOptions& o) {
   // The scenario's own [output] path stays in its folder: running a scenario someone else wrote must not
   // replace a file elsewhere. -o is the user's choice.
   if (!given) runs::check_output_confined(scenario);
-  check_output_path(out, given ? jobs::SourceLocation{} : scenario.output.path_where,
-                    given ? "-o" : "output.path", scenario);
+  check_run_output_path(out, given ? jobs::SourceLocation{} : scenario.output.path_where,
+                        given ? "-o" : "output.path", scenario);
   // Generated jobs are drawn as the run goes: memory follows the running and queued jobs.
   runs::PreparedRun r = runs::prepare_streamed_run(std::move(scenario), {o.seed, band_override(o.band)});
   print_warnings(r.scenario);
