@@ -259,7 +259,8 @@ std::string header_for_message(const std::vector<std::string>& header) {
   const auto name_like = [](const std::string& h) {
     if (h.empty() || h.size() > 64) return false;
     return std::all_of(h.begin(), h.end(), [](char c) {
-      return std::isalnum(static_cast<unsigned char>(c)) || std::string_view(" _.()%-").find(c) != std::string_view::npos;
+      return std::isalnum(static_cast<unsigned char>(c)) ||
+             std::string_view(" _.()%-").find(c) != std::string_view::npos;
     });
   };
   if (header.size() < 2 || !std::all_of(header.begin(), header.end(), name_like))

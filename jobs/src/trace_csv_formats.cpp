@@ -33,8 +33,7 @@ std::optional<std::size_t> HeaderCsv::find(const std::string& name) const {
 std::size_t HeaderCsv::require(const std::string& name) const {
   if (auto i = find(name)) return *i;
   // Quoted only when it reads as a header: never the first line of an unrelated file.
-  errors_.fatal(1, name,
-                fmt::format("missing column '{}' ({})", name, core::header_for_message(header_)));
+  errors_.fatal(1, name, fmt::format("missing column '{}' ({})", name, core::header_for_message(header_)));
 }
 
 bool HeaderCsv::next(std::vector<std::string>& fields) {

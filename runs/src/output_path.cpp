@@ -82,10 +82,8 @@ void check_output_path(const fs::path& path, const core::SourceLocation& where, 
 
 void check_output_confined(const Scenario& scenario) {
   std::error_code ec;
-  const fs::path folder = fs::weakly_canonical(fs::absolute(scenario.file.parent_path().empty()
-                                                                ? fs::path(".")
-                                                                : scenario.file.parent_path()),
-                                               ec);
+  const fs::path folder = fs::weakly_canonical(
+      fs::absolute(scenario.file.parent_path().empty() ? fs::path(".") : scenario.file.parent_path()), ec);
   const fs::path target = fs::weakly_canonical(fs::absolute(scenario.output.path), ec);
   // Inside: the folder's components are a prefix of the target's parent's.
   const fs::path parent = target.parent_path();

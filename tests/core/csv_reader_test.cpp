@@ -115,8 +115,10 @@ TEST_CASE("a first line that is not a CSV header is not quoted back", "[csv]") {
                     "/etc/passwd:1:1: job_id: missing column (its first line is not a CSV header: is it the "
                     "right file?)");
   CHECK(header_for_message({"time", "dry bulb (C)", "rh_%"}) == "header has: time,dry bulb (C),rh_%");
-  CHECK(header_for_message({"password=hunter2"}) == "its first line is not a CSV header: is it the right file?");
-  CHECK(header_for_message({"user", "pass:word"}) == "its first line is not a CSV header: is it the right file?");
+  CHECK(header_for_message({"password=hunter2"}) ==
+        "its first line is not a CSV header: is it the right file?");
+  CHECK(header_for_message({"user", "pass:word"}) ==
+        "its first line is not a CSV header: is it the right file?");
 }
 
 TEST_CASE("fields written with csv_quote read back unchanged", "[csv]") {

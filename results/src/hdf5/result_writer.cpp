@@ -14,8 +14,8 @@
 #include <stdexcept>
 
 #include "fleetwatt/core/text_output.hpp"
-#include "fleetwatt/results/metrics/job_times.hpp"
 #include "fleetwatt/results/hdf5/hdf5_error.hpp"
+#include "fleetwatt/results/metrics/job_times.hpp"
 #include "hdf5_commit.hpp"
 #include "hdf5_datasets.hpp"
 #include "job_table.hpp"
@@ -37,7 +37,6 @@ std::string utc_now_iso8601() {
   return buf;
 }
 }  // namespace
-
 
 struct ResultWriter::Impl {
   // Optionals because the HDF5 C++ classes have no (non-deprecated) copy assignment.

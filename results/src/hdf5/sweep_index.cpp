@@ -10,8 +10,8 @@
 
 #include "fleetwatt/core/text_output.hpp"
 #include "fleetwatt/results/hdf5/result_reader.hpp"
-#include "hdf5_datasets.hpp"
 #include "hdf5_commit.hpp"
+#include "hdf5_datasets.hpp"
 #include "member_index.hpp"
 
 namespace fleetwatt::results {
