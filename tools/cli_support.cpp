@@ -20,6 +20,7 @@
 #include "fleetwatt/core/text_output.hpp"
 #include "fleetwatt/results/hdf5/hdf5_error.hpp"
 #include "fleetwatt/runs/output_estimate.hpp"
+#include "fleetwatt/runs/output_path.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
 #include "fleetwatt/sim/policies/policy_registry.hpp"
 
@@ -91,14 +92,19 @@ int guarded(const std::function<int()>& body) {
   } catch (const std::exception& e) {
     if (stderr_is_terminal()) std::cerr << "\r\033[K";
     std::cerr << "fleetwatt: error: " << e.what() << '\n';
+    // A result file whose close failed is abandoned half torn down: HDF5's exit handler would crash on it.
+    if (results::hdf5_file_abandoned()) {
+      std::cerr.flush();
+      std::fflush(nullptr);
+      std::_Exit(1);
+    }
     return 1;
   } catch (...) {
     // Not a std::exception: HDF5's own (a full disk while a result streams: the writer's destructor has
     // removed its temporary file during unwinding), or a bug.
     if (stderr_is_terminal()) std::cerr << "\r\033[K";
     if (const auto h5 = results::hdf5_error_text(std::current_exception())) {
-      std::cerr << "fleetwatt: error: HDF5 could not write or read a file (" << *h5
-                << "); is the disk full?\n";
+      std::cerr << "fleetwatt: error: " << *h5 << '\n';
       // A file whose close failed is left half torn down by HDF5 1.10, and the library's own exit handler
       // (H5close) would crash closing it again: leave without running exit handlers. The temporary file is
       // already gone (removed while the exception unwound).
@@ -139,33 +145,13 @@ void print_warnings(const runs::Scenario& scenario) {
 
 void check_output_path(const std::filesystem::path& path, const jobs::SourceLocation& where,
                        const std::string& key, const std::filesystem::path& scenario_file) {
-  namespace fs = std::filesystem;
-  auto refuse = [&](const std::string& why) {
-    throw jobs::ConfigError(where, key, fmt::format("{}: {}", path.string(), why));
-  };
-  std::error_code ec;
-  const auto status = fs::status(path, ec);
-  if (fs::is_directory(status)) refuse("is a folder; give a file name");
-  if (fs::exists(status)) {
-    // The writer renames its temporary file over the target: never over a device (/dev/null) or a pipe.
-    if (!fs::is_regular_file(status)) refuse("exists and is not a regular file");
-    if (fs::equivalent(path, scenario_file, ec)) refuse("is the scenario file");
-  }
-  const fs::path folder = path.parent_path().empty() ? fs::path(".") : path.parent_path();
-  const auto folder_status = fs::status(folder, ec);
-  if (!fs::exists(folder_status)) refuse(fmt::format("folder {} does not exist", folder.string()));
-  if (!fs::is_directory(folder_status)) refuse(fmt::format("{} is not a folder", folder.string()));
-  // Permission bits do not say it all (root, read-only mounts, /proc): create and remove a probe file
-  // beside the target, where the writer will put its temporary file.
-  fs::path probe = path;
-  probe += fmt::format(".probe-{}", static_cast<long>(getpid()));
-  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
-  if (fd < 0) {
-    if (errno == EEXIST) return;  // a stale probe of an earlier process with our id: the folder is writable
-    refuse(fmt::format("cannot be written ({})", std::strerror(errno)));
-  }
-  ::close(fd);
-  ::unlink(probe.c_str());
+  runs::check_output_path(path, where, key, {scenario_file});
+  warn_stale_temporaries(path);
+}
+
+void check_run_output_path(const std::filesystem::path& path, const jobs::SourceLocation& where,
+                           const std::string& key, const runs::Scenario& scenario) {
+  runs::check_output_path(path, where, key, runs::scenario_inputs(scenario));
   warn_stale_temporaries(path);
 }
 

@@ -74,6 +74,10 @@ std::function<void(const sim::Progress&)> progress_printer();
 /// or the scenario's [output] path); the message names the path.
 void check_output_path(const std::filesystem::path& path, const jobs::SourceLocation& where,
                        const std::string& key, const std::filesystem::path& scenario_file);
+/// The same for a run of `scenario`: the path is none of the files it reads (runs::scenario_inputs: its
+/// jobs_csv, trace, topology file, signals, ...).
+void check_run_output_path(const std::filesystem::path& path, const jobs::SourceLocation& where,
+                           const std::string& key, const runs::Scenario& scenario);
 
 /// Prints the scenario's warnings not printed yet (deprecated spellings), one line each on stderr.
 void print_warnings(const runs::Scenario& scenario);

@@ -63,8 +63,8 @@ int compare(const CompareOptions& o) {
   }
   runs::Scenario scenario = runs::load_scenario(o.scenario, o.overrides);
   // Before any policy runs: an unwritable result file must not cost the whole comparison.
-  if (!o.output.empty()) check_output_path(o.output, {}, "-o", scenario.file);
-  if (!o.csv.empty()) check_output_path(o.csv, {}, "--csv", scenario.file);
+  if (!o.output.empty()) check_run_output_path(o.output, {}, "-o", scenario);
+  if (!o.csv.empty()) check_run_output_path(o.csv, {}, "--csv", scenario);
   runs::PreparedRun r = runs::prepare_run(std::move(scenario), {o.seed, std::nullopt});
   // Node series are not kept by compare; a long interval keeps big fleets fast.
   r.setup.node_interval = sim::Duration::from_seconds(std::max(3600.0, r.scenario.workload.horizon_s));

@@ -5,6 +5,7 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "fleetwatt/runs/output_path.hpp"
 #include "fleetwatt/runs/region.hpp"
 #include "fleetwatt/runs/run_assembly.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
@@ -35,8 +36,11 @@ int run_scenario(const RunOptions& o) {
   const bool given = !o.output.empty();
   const std::filesystem::path out = given ? std::filesystem::path(o.output) : scenario.output.path;
   // Before the workload is built and simulated: an unwritable result path must not cost a whole run.
-  check_output_path(out, given ? jobs::SourceLocation{} : scenario.output.path_where,
-                    given ? "-o" : "output.path", scenario.file);
+  // The scenario's own [output] path stays in its folder: running a scenario someone else wrote must not
+  // replace a file elsewhere. -o is the user's choice.
+  if (!given) runs::check_output_confined(scenario);
+  check_run_output_path(out, given ? jobs::SourceLocation{} : scenario.output.path_where,
+                        given ? "-o" : "output.path", scenario);
   // Generated jobs are drawn as the run goes: memory follows the running and queued jobs.
   runs::PreparedRun r = runs::prepare_streamed_run(std::move(scenario), {o.seed, band_override(o.band)});
   print_warnings(r.scenario);

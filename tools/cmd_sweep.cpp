@@ -233,7 +233,7 @@ int sweep(const SweepOptions& o, const Distribution& d) {
     // sweep's (exit 2, nothing written); only the grid's values may fail member by member.
     base_scenario = runs::load_scenario(o.scenario, o.overrides);
     refuse_unknown_keys(o, axes);
-    check_output_path(out, {}, "-o", base_scenario->file);
+    check_run_output_path(out, {}, "-o", *base_scenario);
     if (lead) lock.emplace(out, "-o");
     prepare_members(o, dir, plan_text(o, read_file(o.scenario), members), lead, earlier);
     for (const auto& m : members) {
