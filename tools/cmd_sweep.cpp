@@ -50,6 +50,7 @@ struct SweepOptions {
   bool resume = false;
   bool quiet = false;
   std::uint64_t max_output = kDefaultMaxOutputBytes;  ///< per member
+  std::uint64_t max_memory = 0;                       ///< per member (0: the available memory)
 };
 
 fs::path members_dir(const fs::path& out) {
@@ -136,6 +137,7 @@ MemberOutcome run_member(const SweepOptions& o, const SweepMember& m, const fs::
     runs::PreparedRun r =
         runs::prepare_run(runs::load_scenario(o.scenario, sets), {m.seed, band_override(m.band)});
     check_output_size(r, o.max_output);
+    check_memory_size(r, o.max_memory);
     (void)simulate_to_file(r, file, {}, &stop_flag());
   } catch (const sim::Interrupted&) {
     throw;
@@ -232,7 +234,7 @@ int sweep(const SweepOptions& o, const Distribution& d) {
     // sweep's (exit 2, nothing written); only the grid's values may fail member by member.
     base_scenario = runs::load_scenario(o.scenario, o.overrides);
     refuse_unknown_keys(o, axes);
-    check_output_path(out, {}, "-o", base_scenario->file);
+    check_run_output_path(out, {}, "-o", *base_scenario);
     if (lead) lock.emplace(out, "-o");
     prepare_members(o, dir, plan_text(o, read_file(o.scenario), members), lead, earlier);
     for (const auto& m : members) {
@@ -364,6 +366,7 @@ void add_sweep_command(CLI::App& app, Action& action) {
                   "--band`)");
   add_set_option(*cmd, o->overrides);
   add_max_output_option(*cmd, o->max_output);
+  add_max_memory_option(*cmd, o->max_memory);
   cmd->add_option("-o,--output", o->output,
                   "The index file (HDF5); the members' result files go into the folder OUTPUT.members")
       ->required();

@@ -70,6 +70,7 @@ int run_region(const RegionRunOptions& o) {
     for (const auto& w : runs.back().scenario.warnings->take_new())
       std::cerr << "fleetwatt: warning: site " << site.name << ": " << w << '\n';
     check_output_size(runs.back(), o.max_output);
+    check_memory_size(runs.back(), o.max_memory);
   }
   fs::path dir = out;
   dir += ".sites";

@@ -1,9 +1,11 @@
 // RFC 4180 CSV with located fields: one tokenizer, fed a line at a time, behind both the stream reader and
 // the string splitter, so every CSV input of fleetwatt quotes, trims and counts columns the same way.
 #include "fleetwatt/core/csv_reader.hpp"
+#include "fleetwatt/core/checked_integer.hpp"
 #include "fleetwatt/core/time.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 
 #include <cctype>
 #include <charconv>
@@ -190,7 +192,7 @@ void CsvReader::read_header(const std::vector<std::string>& required) {
   for (const auto& r : required)
     if (!column(r))
       throw TraceFormatError({name_, row->line, 1}, r,
-                             fmt::format("missing column (header has: {})", fmt::join(header_, ",")));
+                             fmt::format("missing column ({})", header_for_message(header_)));
 }
 
 std::optional<std::size_t> CsvReader::column(std::string_view name) const {
@@ -234,11 +236,13 @@ double CsvReader::number(const CsvRow& row, std::string_view col) const {
 
 std::int64_t CsvReader::integer(const CsvRow& row, std::string_view col, std::int64_t lo,
                                 std::int64_t hi) const {
-  double v = number(row, col);
-  if (v != std::floor(v) || v < static_cast<double>(lo) || v > static_cast<double>(hi))
+  const double v = number(row, col);
+  // Compared as integers: hi as a double rounds up to 2^63, which a cast to int64 cannot hold.
+  const auto i = v == std::floor(v) ? integer_in_range<std::int64_t>(v, lo, hi) : std::nullopt;
+  if (!i)
     throw TraceFormatError(where(row, index_of(col)), std::string(col),
                            fmt::format("expected an integer in [{}, {}], got {}", lo, hi, text(row, col)));
-  return static_cast<std::int64_t>(v);
+  return *i;
 }
 
 std::string lower_case(std::string_view s) {
@@ -252,6 +256,19 @@ std::optional<std::size_t> find_column(const std::vector<std::string>& header, s
   for (std::size_t i = 0; i < header.size(); ++i)
     if (lower_case(header[i]) == want) return i;
   return std::nullopt;
+}
+
+std::string header_for_message(const std::vector<std::string>& header) {
+  const auto name_like = [](const std::string& h) {
+    if (h.empty() || h.size() > 64) return false;
+    return std::all_of(h.begin(), h.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) ||
+             std::string_view(" _.()%-").find(c) != std::string_view::npos;
+    });
+  };
+  if (header.size() < 2 || !std::all_of(header.begin(), header.end(), name_like))
+    return "its first line is not a CSV header: is it the right file?";
+  return fmt::format("header has: {}", fmt::join(header, ","));
 }
 
 }  // namespace fleetwatt::core

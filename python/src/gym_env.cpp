@@ -8,6 +8,7 @@
 
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/results/metrics/summary_report.hpp"
+#include "fleetwatt/runs/output_path.hpp"
 #include "fleetwatt/runs/run_to_file.hpp"
 #include "version.hpp"
 
@@ -47,6 +48,8 @@ void GymRun::close() {
 }
 
 EnvState GymRun::start() {
+  // Checked as fleetwatt.run checks its output, before anything runs.
+  runs::check_output_path(output_, {"Env", 0, 0}, "output", runs::scenario_inputs(scenario_));
   // Prepared here, on the caller's thread: a bad scenario is the caller's error at once.
   auto run = std::make_shared<runs::PreparedRun>(runs::prepare_run(scenario_, {seed_, std::nullopt}));
   horizon_s_ = run->setup.horizon.seconds();

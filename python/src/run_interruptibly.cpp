@@ -14,6 +14,8 @@
 #include <optional>
 #include <thread>
 
+#include "fleetwatt/sim/engine/engine.hpp"
+
 namespace py = pybind11;
 
 namespace fleetwatt::python {
@@ -58,7 +60,12 @@ void run_interruptibly(const std::function<void(const std::atomic<bool>& stop)>&
     lock.unlock();
     worker.join();
   }
-  if (interrupt) throw std::move(*interrupt);
+  if (interrupt) {
+    // Ctrl-C is raised as fleetwatt.InterruptedError (a KeyboardInterrupt); a signal handler's own
+    // exception goes on as it is.
+    if (interrupt->matches(PyExc_KeyboardInterrupt)) throw sim::Interrupted();
+    throw std::move(*interrupt);
+  }
   if (error) std::rethrow_exception(error);
 }
 

@@ -207,6 +207,13 @@ def test_predict_context_parallel_sharded_shape_keywords_are_the_commands_json(b
     assert e.value.key == "attention"
 
 
+def test_predict_refuses_too_large_a_size_with_its_limit():
+    # samples=1e308 was reported as "is not a positive number".
+    with pytest.raises(fleetwatt.ConfigError) as e:
+        fleetwatt.predict(model="resnet50", batch=256, samples=1e308)
+    assert e.value.key == "samples" and e.value.message == "1e+308 is too large (at most 1e+15)"
+
+
 def test_predict_errors_name_the_keyword():
     # The command line says --micro-batch; predict() names its keyword, and where the request came from.
     with pytest.raises(fleetwatt.ConfigError) as e:
@@ -273,8 +280,10 @@ def test_ctrl_c_stops_a_run_cleanly(root, tmp_path):
     timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
     started = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
+    # fleetwatt.InterruptedError, a KeyboardInterrupt: `except KeyboardInterrupt` still catches it.
+    with pytest.raises(fleetwatt.InterruptedError, match="no result file was written") as caught:
         fleetwatt.run(scenario, output=out)
+    assert isinstance(caught.value, KeyboardInterrupt)
     timer.cancel()
     assert time.monotonic() - started < 20
     assert os.listdir(tmp_path) == []  # no result file, no temporary file
