@@ -42,8 +42,9 @@ herr_t record_io_failure(unsigned, const H5E_error2_t* e, void*) {
   static const std::regex temporary(R"(\.tmp-[0-9]+$)");
   f.file = std::regex_replace(f.file, temporary, "");
   if (f.reason.empty()) return 0;
+  // The first failure is the cause; later ones (closing what failed) follow from it.
   const std::lock_guard lock(g_mutex);
-  g_failure = std::move(f);
+  if (!g_failure) g_failure = std::move(f);
   return 0;
 }
 

@@ -185,7 +185,7 @@ struct ResultWriter::Impl {
   }
   /// Releases every object before the file closes, so the close really closes (HDF5 keeps a file open
   /// while any of its objects is open).
-  void close_all() {
+  void close_all(bool discard = false) {
     const QuietStderr quiet;
     f_time.reset();
     f_it.reset();
@@ -214,7 +214,10 @@ struct ResultWriter::Impl {
     nodes_group.reset();
     gpus_group.reset();
     changes_group.reset();
-    close_hdf5_once(file);  // at most once, abandoned when the close fails (hdf5_commit.hpp)
+    if (discard)
+      discard_hdf5_file(file);
+    else
+      close_hdf5_once(file);  // at most once, abandoned when the close fails (hdf5_commit.hpp)
   }
   void flush_changes() {
     const QuietStderr quiet;
@@ -308,8 +311,11 @@ ResultWriter::ResultWriter(std::filesystem::path target, const WriterLayout& lay
 
 ResultWriter::~ResultWriter() {
   if (committed_) return;
+  // Thrown away: what HDF5 still writes while its objects close goes nowhere, and the file is not closed
+  // (a close after a failed write crashes HDF5's exit handler; hdf5_commit.hpp).
+  if (impl_->file) redirect_hdf5_writes(*impl_->file);
   try {
-    impl_->close_all();
+    impl_->close_all(/*discard=*/true);
   } catch (...) {
   }
   std::error_code ec;
