@@ -48,6 +48,18 @@ void close_hdf5_once(std::unique_ptr<H5::H5File>& file) {
   }
 }
 
+void give_up_hdf5_file(std::unique_ptr<H5::H5File>& file) noexcept {
+  const auto failure = last_hdf5_io_failure();
+  if (failure && failure->write) {
+    discard_hdf5_file(file);
+    return;
+  }
+  try {
+    close_hdf5_once(file);
+  } catch (...) {
+  }
+}
+
 void write_hdf5_file(const std::filesystem::path& target, const std::string& what,
                      const std::function<void(H5::H5File&)>& body) {
   const auto temp = core::temporary_beside(target);  // with the process id: two writers never share it
@@ -60,9 +72,9 @@ void write_hdf5_file(const std::filesystem::path& target, const std::string& wha
     const QuietStderr quiet;
     quiet_hdf5_errors();
     std::unique_ptr<H5::H5File> file;
-    // Whatever fails (an HDF5 exception is not a std::exception), the file is thrown away before the
-    // temporary goes, in the one way HDF5's exit handler survives (discard_hdf5_file).
-    auto close_after_failure = [&file] { discard_hdf5_file(file); };
+    // Whatever fails (an HDF5 exception is not a std::exception), the file is closed, or thrown away
+    // after a failed write (give_up_hdf5_file), before the temporary goes.
+    auto close_after_failure = [&file] { give_up_hdf5_file(file); };
     try {
       file = std::make_unique<H5::H5File>(temp.string(), H5F_ACC_TRUNC);
       body(*file);

@@ -43,6 +43,11 @@ void discard_hdf5_file(std::unique_ptr<H5::H5File>& file) noexcept;
 /// is abandoned (a second close would crash) and its exception goes on.
 void close_hdf5_once(std::unique_ptr<H5::H5File>& file);
 
+/// For a file given up after a failure: thrown away (discard_hdf5_file) when a write has failed (a full
+/// disk: closing it would fail and leave it half torn down), else closed as close_hdf5_once does (an
+/// interrupted run), never throwing.
+void give_up_hdf5_file(std::unique_ptr<H5::H5File>& file) noexcept;
+
 /// Writes `target` through `body` (given the open file) as described above; `what` names the file in
 /// messages ("comparison", "sweep index").
 void write_hdf5_file(const std::filesystem::path& target, const std::string& what,

@@ -184,8 +184,8 @@ struct ResultWriter::Impl {
     block_used = 0;
   }
   /// Releases every object before the file closes, so the close really closes (HDF5 keeps a file open
-  /// while any of its objects is open).
-  void close_all(bool discard = false) {
+  /// while any of its objects is open); `given_up`: after a failure (give_up_hdf5_file).
+  void close_all(bool given_up = false) {
     const QuietStderr quiet;
     f_time.reset();
     f_it.reset();
@@ -214,10 +214,10 @@ struct ResultWriter::Impl {
     nodes_group.reset();
     gpus_group.reset();
     changes_group.reset();
-    if (discard)
-      discard_hdf5_file(file);
+    if (given_up)
+      give_up_hdf5_file(file);
     else
-      close_hdf5_once(file);  // at most once, abandoned when the close fails (hdf5_commit.hpp)
+      close_hdf5_once(file);  // at most once, thrown away when its flush fails (hdf5_commit.hpp)
   }
   void flush_changes() {
     const QuietStderr quiet;
@@ -311,11 +311,13 @@ ResultWriter::ResultWriter(std::filesystem::path target, const WriterLayout& lay
 
 ResultWriter::~ResultWriter() {
   if (committed_) return;
-  // Thrown away: what HDF5 still writes while its objects close goes nowhere, and the file is not closed
-  // (a close after a failed write crashes HDF5's exit handler; hdf5_commit.hpp).
-  if (impl_->file) redirect_hdf5_writes(*impl_->file);
+  // Closed when it can be (an interrupted run); after a failed write, thrown away unclosed, its last writes
+  // (datasets closing) sent to /dev/null (give_up_hdf5_file: such a close crashes HDF5's exit handler).
+  const auto failure = last_hdf5_io_failure();
+  const bool failed = failure && failure->write;
+  if (failed && impl_->file) redirect_hdf5_writes(*impl_->file);
   try {
-    impl_->close_all(/*discard=*/true);
+    impl_->close_all(failed);
   } catch (...) {
   }
   std::error_code ec;
