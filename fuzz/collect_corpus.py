@@ -44,6 +44,8 @@ SOURCES = {
     "gpu_presets_toml": (["models/data/gpu_presets.toml"], ["tests/models/gpu_hardware_test.cpp"], []),
     "graphml": ([], ["tests/topologies/graph_io_test.cpp"], []),
     "dot": ([], ["tests/topologies/graph_io_test.cpp"], []),
+    # Bytes are decisions, not text: the seeds are a few hand-made decision strings (fuzz/seeds/).
+    "scenario_generated": ([], [], []),
 }
 
 LITERAL = re.compile(r'R"\((.*?)\)"|((?:"(?:[^"\\\n]|\\.)*"\s*)+)', re.S)

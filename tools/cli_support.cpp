@@ -12,7 +12,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
+#include <new>
 
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/core/text_output.hpp"
@@ -81,6 +83,12 @@ int guarded(const std::function<int()>& body) {
     if (stderr_is_terminal()) std::cerr << "\r\033[K";
     std::cerr << "fleetwatt: interrupted; no result file was written\n";
     return interrupted_exit_status();
+  } catch (const std::bad_alloc&) {
+    // The estimate checked before the run (--max-memory) is a floor: the rest is the system's refusal.
+    if (stderr_is_terminal()) std::cerr << "\r\033[K";
+    std::cerr << "fleetwatt: error: out of memory (the system refused an allocation); no result file was "
+                 "written\n";
+    return 1;
   } catch (const std::exception& e) {
     if (stderr_is_terminal()) std::cerr << "\r\033[K";
     std::cerr << "fleetwatt: error: " << e.what() << '\n';
@@ -210,6 +218,45 @@ void add_max_output_option(CLI::App& cmd, std::uint64_t& max_bytes) {
   cmd.add_option("--max-output", max_bytes,
                  "Refuse a run whose result file would exceed this size, estimated before it runs (bytes, "
                  "or 500MB, 20GB; 1 KB = 1024 bytes; default 10GB)")
+      ->transform(CLI::AsSizeValue(false));
+}
+
+namespace {
+// MemAvailable of /proc/meminfo (what can be allocated without swapping), bytes; 0 where it is not there.
+std::uint64_t available_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  std::uint64_t kib = 0;
+  std::string unit;
+  while (in >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024;
+  return 0;
+}
+}  // namespace
+
+void check_memory_size(const runs::PreparedRun& run, std::uint64_t max_bytes) {
+  const bool given = max_bytes > 0;
+  if (!given) max_bytes = available_memory_bytes();
+  if (max_bytes == 0) return;
+  const runs::OutputEstimate e = runs::estimate_output(run);
+  if (e.memory_bytes <= static_cast<double>(max_bytes)) return;
+  constexpr double GiB = 1073741824.0;
+  const bool by_jobs = e.memory_key == "workload";
+  throw jobs::ConfigError(
+      {run.scenario.file.string(), 0, 0}, e.memory_key,
+      fmt::format("the run would hold about {:.3g} GiB in memory ({} facility intervals, a power-quality "
+                  "segment of {} samples, {} jobs held), above {} {:.3g} GiB: {}, or give a larger "
+                  "--max-memory",
+                  e.memory_bytes / GiB, e.facility_rows, e.spectrum_samples, run.streamed ? 0 : e.jobs,
+                  given ? "--max-memory" : "the available memory", static_cast<double>(max_bytes) / GiB,
+                  by_jobs ? "lower the rate, shorten workload.horizon_s or warmup_s"
+                          : "raise output.facility_interval_s or shorten workload.horizon_s"));
+}
+
+void add_max_memory_option(CLI::App& cmd, std::uint64_t& max_bytes) {
+  cmd.add_option("--max-memory", max_bytes,
+                 "Refuse a run whose memory would exceed this size, estimated before it runs (bytes, or "
+                 "500MB, 20GB; 1 KB = 1024 bytes; default: the machine's available memory)")
       ->transform(CLI::AsSizeValue(false));
 }
 

@@ -43,6 +43,12 @@ inline constexpr std::uint64_t kDefaultMaxOutputBytes = 10ull << 30;
 void check_output_size(const runs::PreparedRun& run, std::uint64_t max_bytes);
 /// Adds --max-output SIZE (bytes, or with a unit: 500MB, 20GB; 1 KB = 1024 bytes) to `cmd`.
 void add_max_output_option(CLI::App& cmd, std::uint64_t& max_bytes);
+/// Refuses (ConfigError naming the key that drives it, exit 2) a run whose memory, estimated before it runs
+/// (runs/output_estimate.hpp), would exceed `max_bytes`; 0 stands for the machine's available memory
+/// (MemAvailable in /proc/meminfo; no check where it cannot be read).
+void check_memory_size(const runs::PreparedRun& run, std::uint64_t max_bytes);
+/// Adds --max-memory SIZE (bytes, or with a unit as --max-output; default: the available memory) to `cmd`.
+void add_max_memory_option(CLI::App& cmd, std::uint64_t& max_bytes);
 /// Warns on stderr of temporary files beside `target` left by processes that no longer run.
 void warn_stale_temporaries(const std::filesystem::path& target);
 /// SIGINT and SIGTERM: a command that `polling` (run, sweep, compare, bench, report) sees stop_flag() raised

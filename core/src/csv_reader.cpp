@@ -1,6 +1,7 @@
 // RFC 4180 CSV with located fields: one tokenizer, fed a line at a time, behind both the stream reader and
 // the string splitter, so every CSV input of fleetwatt quotes, trims and counts columns the same way.
 #include "fleetwatt/core/csv_reader.hpp"
+#include "fleetwatt/core/checked_integer.hpp"
 #include "fleetwatt/core/time.hpp"
 
 #include <fmt/format.h>
@@ -235,11 +236,13 @@ double CsvReader::number(const CsvRow& row, std::string_view col) const {
 
 std::int64_t CsvReader::integer(const CsvRow& row, std::string_view col, std::int64_t lo,
                                 std::int64_t hi) const {
-  double v = number(row, col);
-  if (v != std::floor(v) || v < static_cast<double>(lo) || v > static_cast<double>(hi))
+  const double v = number(row, col);
+  // Compared as integers: hi as a double rounds up to 2^63, which a cast to int64 cannot hold.
+  const auto i = v == std::floor(v) ? integer_in_range<std::int64_t>(v, lo, hi) : std::nullopt;
+  if (!i)
     throw TraceFormatError(where(row, index_of(col)), std::string(col),
                            fmt::format("expected an integer in [{}, {}], got {}", lo, hi, text(row, col)));
-  return static_cast<std::int64_t>(v);
+  return *i;
 }
 
 std::string lower_case(std::string_view s) {

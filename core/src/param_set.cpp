@@ -3,6 +3,7 @@
 #include "fleetwatt/core/param_set.hpp"
 
 #include "fleetwatt/core/assert.hpp"
+#include "fleetwatt/core/time.hpp"
 
 #include <fmt/format.h>
 
@@ -85,13 +86,23 @@ std::string ParamSet::dotted(std::string_view key) const {
 double ParamSet::get_double(std::string_view key, double fallback) const {
   auto it = values_.find(std::string(key));
   if (it == values_.end()) return fallback;
-  if (auto* i = std::get_if<std::int64_t>(&it->second.value)) return static_cast<double>(*i);
-  if (auto* d = std::get_if<double>(&it->second.value)) {
+  double v = 0.0;
+  if (auto* i = std::get_if<std::int64_t>(&it->second.value)) {
+    v = static_cast<double>(*i);
+  } else if (auto* d = std::get_if<double>(&it->second.value)) {
     if (!std::isfinite(*d)) throw ConfigError(it->second.where, dotted(key), "must be a finite number");
-    return *d;
+    v = *d;
+  } else {
+    throw ConfigError(it->second.where, dotted(key),
+                      fmt::format("expected a number, found {}", type_name(it->second)));
   }
-  throw ConfigError(it->second.where, dotted(key),
-                    fmt::format("expected a number, found {}", type_name(it->second)));
+  // A parameter in seconds (`_s`) ends up on the integer-nanosecond clock, as a scenario's own keys do
+  // (TomlTable::within_clock): 1e300 s there was an exception with no location.
+  if (key.size() > 2 && key.substr(key.size() - 2) == "_s" && std::fabs(v) > kMaxInputSeconds)
+    throw ConfigError(it->second.where, dotted(key),
+                      fmt::format("{} s is beyond the {:.0e} s (31.7 years) a simulated time may span", v,
+                                  kMaxInputSeconds));
+  return v;
 }
 
 double ParamSet::get_positive(std::string_view key, double fallback) const {

@@ -129,11 +129,25 @@ std::pair<std::string, std::string> Parallelism::pipeline_layers_problem(std::ui
   if (pp >= 2 && (first_stage_layers > 0 || last_stage_layers > 0)) {
     // Every stage keeps at least one layer, and the given ones leave the others a whole number of them.
     const auto [rest, others] = layers_left(*this, blocks);
-    if (rest < others || (others == 0 && rest != 0) || (others > 0 && rest % others != 0))
+    if (rest < others || (others == 0 && rest != 0) || (others > 0 && rest % others != 0)) {
+      // Name only the keys given: an unset one is not a stage of 0 layers but one of those sharing the rest.
+      const bool both = first_stage_layers > 0 && last_stage_layers > 0;
+      const std::string given = both ? fmt::format("first_stage_layers {} and last_stage_layers {}",
+                                                   first_stage_layers, last_stage_layers)
+                                : first_stage_layers > 0
+                                    ? fmt::format("first_stage_layers {}", first_stage_layers)
+                                    : fmt::format("last_stage_layers {}", last_stage_layers);
+      const std::string unset =
+          both ? std::string()
+               : fmt::format(" ({} is not set: the stages without a setting share the rest)",
+                             first_stage_layers > 0 ? "last_stage_layers" : "first_stage_layers");
       return {last_stage_layers > 0 ? "last_stage_layers" : "first_stage_layers",
-              fmt::format("first and last stage layers {} and {} leave {} of {}'s {} layers for the other {} "
-                          "stage(s): each needs the same whole number, at least one",
-                          first_stage_layers, last_stage_layers, rest, model, blocks, others)};
+              rest < 0
+                  ? fmt::format("{} exceed{} {}'s {} layers{}", given, both ? "" : "s", model, blocks, unset)
+                  : fmt::format("{} leave{} {} of {}'s {} layers for the other {} stage(s){}: each needs "
+                                "the same whole number, at least one",
+                                given, both ? "" : "s", rest, model, blocks, others, unset)};
+    }
   }
   return {};
 }

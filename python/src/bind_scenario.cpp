@@ -15,6 +15,7 @@
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/results/hdf5/hdf5_error.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
+#include "fleetwatt/runs/scenario_override.hpp"
 #include "fleetwatt/sim/engine/engine.hpp"
 
 namespace py = pybind11;
@@ -107,7 +108,10 @@ void bind_scenario(py::module_& m) {
         // The command line's --set mechanism (runs/scenario_override.hpp): "key=value" assignments,
         // whose errors name this function instead of the command line's flag.
         std::vector<std::string> overrides;
-        for (const auto& [k, v] : set) overrides.push_back(k + "=" + v);
+        for (const auto& [k, v] : set) {
+          runs::check_override_key(k, "load_scenario");
+          overrides.push_back(k + "=" + v);
+        }
         return runs::load_scenario(file, overrides, "load_scenario");
       },
       py::arg("file"), py::arg("overrides") = std::vector<std::pair<std::string, std::string>>{},

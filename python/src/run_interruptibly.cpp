@@ -1,6 +1,8 @@
 // The engine on a worker thread, the caller watching for Ctrl-C (see run_interruptibly.hpp). Python runs
 // its signal handlers only on the main thread, and only when asked while the GIL is held: the waiting
-// thread asks every 50 ms.
+// thread asks every 50 ms. The engine sees the stop flag after every event, but a Python policy busy in
+// one long call (a loop, a sleep in steps) would hold it until it returns: the KeyboardInterrupt is also
+// raised inside the worker's Python code, which Python checks between bytecodes.
 #include "run_interruptibly.hpp"
 
 #include <pybind11/pybind11.h>
@@ -27,7 +29,9 @@ void run_interruptibly(const std::function<void(const std::atomic<bool>& stop)>&
   std::optional<py::error_already_set> interrupt;
   {
     py::gil_scoped_release release;
+    std::atomic<unsigned long> worker_ident{0};
     std::thread worker([&] {
+      worker_ident.store(PyThread_get_thread_ident());
       try {
         body(stop);
       } catch (...) {
@@ -46,6 +50,9 @@ void run_interruptibly(const std::function<void(const std::atomic<bool>& stop)>&
         if (!interrupt && PyErr_CheckSignals() != 0) {
           interrupt.emplace();  // takes the pending KeyboardInterrupt (or a handler's own exception)
           stop.store(true);
+          // Nothing happens when the worker is not in Python code now (it has no thread state then).
+          if (const unsigned long ident = worker_ident.load())
+            (void)PyThreadState_SetAsyncExc(ident, PyExc_KeyboardInterrupt);
         }
       }
       lock.lock();

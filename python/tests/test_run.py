@@ -207,6 +207,13 @@ def test_predict_context_parallel_sharded_shape_keywords_are_the_commands_json(b
     assert e.value.key == "attention"
 
 
+def test_predict_refuses_too_large_a_size_with_its_limit():
+    # samples=1e308 was reported as "is not a positive number".
+    with pytest.raises(fleetwatt.ConfigError) as e:
+        fleetwatt.predict(model="resnet50", batch=256, samples=1e308)
+    assert e.value.key == "samples" and e.value.message == "1e+308 is too large (at most 1e+15)"
+
+
 def test_predict_errors_name_the_keyword():
     # The command line says --micro-batch; predict() names its keyword, and where the request came from.
     with pytest.raises(fleetwatt.ConfigError) as e:

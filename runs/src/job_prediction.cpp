@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <tuple>
 
 #include "fleetwatt/core/json_text.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
@@ -63,9 +65,13 @@ void check_ranges(const PredictionRequest& o) {
   in("pue", o.pue, 1.0, 10.0);
   if (o.image) in("image", o.image, 1, 1u << 16);
   if (o.seq) in("seq", o.seq, 1, 1u << 24);
-  for (const auto& [flag, v] : {std::pair{"samples", o.samples}, std::pair{"params", o.params},
-                                std::pair{"flops", o.flops}, std::pair{"power-limit", o.power_limit}})
-    if (!(v >= 0.0) || v > 1e300) throw option_error(o, flag, fmt::format("{} is not a positive number", v));
+  for (const auto& [flag, v, most] :
+       {std::tuple{"samples", o.samples, kMostSamples}, std::tuple{"params", o.params, kMostParams},
+        std::tuple{"flops", o.flops, kMostFlops},
+        std::tuple{"power-limit", o.power_limit, kMostPowerLimitW}}) {
+    if (!(v >= 0.0)) throw option_error(o, flag, fmt::format("{} is not a positive number", v));
+    if (v > most) throw option_error(o, flag, fmt::format("{} is too large (at most {:g})", v, most));
+  }
 }
 
 /// The --model-shape text: comma-separated key=value pairs of a scenario's model-shape keys.
@@ -294,8 +300,10 @@ std::string prediction_json(const JobPrediction& r) {
   const double flops = counts ? counts->forward_flops : 0.0;
   using core::json_string;
   std::string out = "{";
+  // JSON has no inf or NaN: a value that is not finite is written null, so the text always parses.
+  const auto value = [](double v) { return std::isfinite(v) ? fmt::format("{}", v) : std::string("null"); };
   const auto num = [&](const char* key, double v) {
-    out += fmt::format("{}\"{}\": {}", out.size() > 1 ? ", " : "", key, v);
+    out += fmt::format("{}\"{}\": {}", out.size() > 1 ? ", " : "", key, value(v));
   };
   const auto str = [&](const char* key, std::string_view v) {
     out += fmt::format("{}\"{}\": {}", out.size() > 1 ? ", " : "", key, json_string(v));
@@ -391,9 +399,9 @@ std::string prediction_json(const JobPrediction& r) {
   for (std::size_t k = 0; k < jobs::kPartKinds; ++k) {
     const auto kind = static_cast<jobs::PartKind>(k);
     parts += fmt::format("{}\"{}\": {{\"s\": {}, \"W\": {}}}", k ? ", " : "", jobs::to_string(kind),
-                         plan[kind].s, plan[kind].W);
+                         value(plan[kind].s), value(plan[kind].W));
   }
-  parts += fmt::format(", \"bubble\": {{\"s\": {}, \"W\": {}}}", plan.bubble.s, plan.bubble.W);
+  parts += fmt::format(", \"bubble\": {{\"s\": {}, \"W\": {}}}", value(plan.bubble.s), value(plan.bubble.W));
   out += fmt::format(", \"parts\": {{{}}}", parts);
   str("predictor", r.predictor);
   str("gpu_source", r.gpu.source);

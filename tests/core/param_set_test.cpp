@@ -101,3 +101,20 @@ TEST_CASE("a declaration shows its default, or what stands in for one", "[param_
   CHECK(kSpecs[1].default_shown() == "\"queue\"");
   CHECK(kSpecs[2].default_shown() == "0.5");
 }
+
+TEST_CASE("a parameter in seconds beyond the simulated clock is refused at its key", "[param_set]") {
+  // wake_latency_s = 1e300 reached the clock's conversion and escaped as std::out_of_range, unlocated.
+  auto p = table();
+  p.set("wake_latency_s", {1e300, {"s.toml", 8, 1}});
+  p.set("hold_s", {std::int64_t{9'000'000'000'000'000'000}, {"s.toml", 9, 1}});
+  p.set("delay_s", {-1e9, {"s.toml", 10, 1}});
+  p.set("cap_w", {1e300, {"s.toml", 11, 1}});
+  CHECK_THROWS_WITH(
+      p.get_double("wake_latency_s", 0.0),
+      "s.toml:8:1: scheduler.powercap.wake_latency_s: 1e+300 s is beyond the 1e+09 s (31.7 years) "
+      "a simulated time may span");
+  CHECK_THROWS_WITH(p.get_double("hold_s", 0.0),
+                    Catch::StartsWith("s.toml:9:1: scheduler.powercap.hold_s: 9e+18 s"));
+  CHECK(p.get_double("delay_s", 0.0) == -1e9);  // the limit itself is a time the clock holds
+  CHECK(p.get_double("cap_w", 0.0) == 1e300);   // not a time: its own reader bounds it
+}

@@ -312,7 +312,20 @@ TEST_CASE("Uneven stages: the slowest sets the pace and the others fill and drai
     FAIL("expected a ConfigError");
   } catch (const fleetwatt::jobs::ConfigError& x) {
     CHECK(x.field() == "first_stage_layers");
-    CHECK_THAT(x.what(), Catch::Contains("leave 90 of gpt3_175b's 96 layers for the other 7 stage(s)"));
+    CHECK_THAT(x.what(),
+               Catch::Contains("first_stage_layers 6 leaves 90 of gpt3_175b's 96 layers for the other "
+                               "7 stage(s) (last_stage_layers is not set"));
+  }
+  // A stage setting beyond the model names the key given and the one missing, not "100 and 0 leave -4".
+  bad.meta.parallel.first_stage_layers = 100;
+  try {
+    (void)pred.explain(bad, a100);
+    FAIL("expected a ConfigError");
+  } catch (const fleetwatt::jobs::ConfigError& x) {
+    CHECK(x.field() == "first_stage_layers");
+    CHECK(x.message() ==
+          "first_stage_layers 100 exceeds gpt3_175b's 96 layers (last_stage_layers is not set: the stages "
+          "without a setting share the rest)");
   }
   bad.meta.parallel.first_stage_layers = 50, bad.meta.parallel.last_stage_layers = 50;
   CHECK_THROWS_AS(pred.explain(bad, a100), fleetwatt::jobs::ConfigError);

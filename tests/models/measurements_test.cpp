@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <map>
+#include <set>
 
 #include "fleetwatt/models/fit/records.hpp"
 #include "fleetwatt/models/validation_report.hpp"
@@ -314,4 +316,68 @@ TEST_CASE("validate_measurements: errors of the measured kind, power where measu
   CHECK(report.all.power_mre == Approx(0.25));
   REQUIRE(report.skipped.size() == 2);
   CHECK(report.skipped[1].why == "unknown model");
+}
+
+TEST_CASE("Every numeric records column at ±1e300, NaN and 2^63 is a located error or a finite value",
+          "[models][measurements][edges]") {
+  // batch_size = 1e300 was cast to 32 bits unchecked (undefined behaviour). Counts are refused outside 32
+  // bits; real-valued columns take any finite value of zero or more (the row's epoch time and mean power
+  // stay finite); n_valleys is written by `calibrate` but not read.
+  const std::vector<std::string> columns = {"params",  "flops",  "batch_size", "data_size", "input_size",
+                                            "workers", "epochs", "gpus",       "valley_W",  "valley_s",
+                                            "peak_W",  "peak_s", "n_valleys"};
+  const std::set<std::string> counts = {"batch_size", "input_size", "workers", "epochs", "gpus"};
+  const std::map<std::string, std::string> good = {
+      {"params", "25557032"}, {"flops", "8.18e9"}, {"batch_size", "256"}, {"data_size", "1281167"},
+      {"input_size", "224"},  {"workers", "8"},    {"epochs", "3"},       {"gpus", "1"},
+      {"valley_W", "100"},    {"valley_s", "20"},  {"peak_W", "350"},     {"peak_s", "980"},
+      {"n_valleys", "2"}};
+  // The row in the header's order (gpu_type after gpus) with one column replaced, and that column's number.
+  const auto row_with = [&](const std::string& column, const std::string& value) {
+    std::string row = "resnet50";
+    for (const auto& c : columns) {
+      row += "," + (c == column ? value : good.at(c));
+      if (c == "gpus") row += ",a100-sxm-80gb";
+    }
+    return row + ",1e6,1e6,trace.csv";
+  };
+  // The 1-based character column where the field of `column` starts in `row` (errors give characters).
+  const auto column_of = [&](const std::string& row, const std::string& column) {
+    const std::string header = fit::record_header() + ",";
+    std::size_t at = 0, field_at = 0;
+    for (std::size_t h = 0; header.substr(h, header.find(',', h) - h) != column; h = header.find(',', h) + 1)
+      field_at = (at = row.find(',', at) + 1);
+    return field_at + 1;
+  };
+  fleetwatt::test::TempDir dir;
+  for (const auto& column : columns) {
+    for (const std::string value : {"1e300", "-1e300", "nan", "9223372036854775808"}) {
+      INFO(column << " = " << value);
+      const std::string row = row_with(column, value);
+      const auto file = dir.write("records.csv", fit::record_header() + "\n" + row + "\n");
+      const std::string at = fmt::format("records.csv:2:{}: {}: ", column_of(row, column), column);
+      std::string expected;
+      if (column == "n_valleys") {
+        expected = "";
+      } else if (value == "nan") {
+        expected = at + "'nan' is not a number";
+      } else if (counts.count(column) > 0) {
+        const std::string shown = value == "9223372036854775808" ? "9.223372036854776e+18"
+                                                                 : value.substr(0, value.size() - 3) + "+300";
+        expected = at + "must be an integer from 0 to 4294967295, got " + shown;
+      } else if (value == "-1e300") {
+        expected = at + "must not be negative";
+      }
+      try {
+        const MeasurementSet set = read_measurements(file);
+        CHECK(expected == "");
+        REQUIRE(set.rows.size() == 1);
+        CHECK(std::isfinite(set.rows[0].epoch_s));
+        CHECK(std::isfinite(set.rows[0].avg_power_W));
+      } catch (const ConfigError& e) {
+        const std::string what = e.what();
+        CHECK(what.substr(what.find("records.csv:")) == expected);
+      }
+    }
+  }
 }

@@ -100,3 +100,25 @@ TEST_CASE("fleet_scale scales every node group", "[scenario][fleet]") {
   CHECK(s.fleet.nodes == 8);
   CHECK(s.fleet.total_gpus() == 5 * 4 + 3 * 2);
 }
+
+TEST_CASE("a fleet_scale that scales the fleet beyond 10^7 nodes is refused at the trace table",
+          "[scenario][fleet][edges]") {
+  // fleet_scale = 1e300 reached a cast of the scaled node count to 32 bits (undefined behaviour).
+  fleetwatt::test::TempDir dir;
+  dir.write("t.swf", "");
+  const std::string head =
+      "[fleet]\nnodes = 4\ngpus_per_node = 1\n[workload]\n[workload.trace]\nfile = \"t.swf\"\n";
+  for (const auto& [scale, shown] :
+       {std::pair{"1e300", "1e+300 scales 4 nodes to 4e+300"},
+        std::pair{"9223372036854775808.0", "9.223372036854776e+18 scales 4 nodes to 3.69e+19"},
+        std::pair{"2500001.0", "2500001 scales 4 nodes to 1e+07"}}) {
+    INFO(scale);
+    CHECK_THROWS_WITH(load_scenario(dir.write("s.toml", head + "fleet_scale = " + scale + "\n")),
+                      (dir / "s.toml").string() + ":5:1: workload.trace.fleet_scale: " + shown +
+                          ", beyond the 10000000 a fleet may hold");
+  }
+  CHECK(load_scenario(dir.write("s.toml", head + "fleet_scale = 2500000.0\n")).fleet.nodes == 10'000'000);
+  // NaN and inf are refused where the key is read, as any parameter that is not a finite number.
+  CHECK_THROWS_WITH(load_scenario(dir.write("s.toml", head + "fleet_scale = nan\n")),
+                    Catch::Contains("s.toml:7:") && Catch::Contains("fleet_scale: must be a finite number"));
+}

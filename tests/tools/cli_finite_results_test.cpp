@@ -53,6 +53,8 @@ const std::set<std::string> kDocumentedNaN = {
     "/summary/coincident_peak_max_W",
     "/summary/coincident_peak_mean_W",
     "/summary/coincident_peak_time_s",
+    // The metered power is 0 throughout (no peak to divide by).
+    "/summary/load_factor",
     // A window shorter than facility_interval_s (ramps), or holding fewer than two intervals (range).
     "/power_quality/ramp_up_1s_MW",
     "/power_quality/ramp_up_1min_MW",

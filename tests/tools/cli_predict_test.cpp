@@ -113,6 +113,31 @@ TEST_CASE("predict refuses bad input with exit status 2 and one clear line", "[c
   }
 }
 
+TEST_CASE("predict refuses a size whose times overflow, and its JSON has no inf or nan",
+          "[cli][predict][edges]") {
+  // --samples 1e300 printed "inf" and "-nan" (not JSON) with exit 0.
+  const std::string base =
+      " predict --model resnet50 --gpu a100-sxm-80gb --gpus 4 --batch 256 --image 224 --json";
+  const auto huge = run_command(fleetwatt_command() + base + " --samples 1e300");
+  CHECK(huge.exit_code == 2);
+  CHECK(huge.out.empty());
+  CHECK(huge.err == "fleetwatt: error: command line: --samples: 1e+300 is too large (at most 1e+15)\n");
+  for (const char* flag :
+       {" --params 1e16 --flops 1e9", " --params 1e9 --flops 1e25", " --power-limit 2e6"}) {
+    INFO(flag);
+    const auto r = run_command(fleetwatt_command() + kResnet + flag);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("is too large (at most") != std::string::npos);
+  }
+  // The largest accepted sizes still give finite numbers: every value parses as a JSON number.
+  const auto most = run_command(fleetwatt_command() + base + " --samples 1e15 --epochs 16777216");
+  REQUIRE(most.exit_code == 0);
+  CHECK(most.out.find("inf") == std::string::npos);
+  CHECK(most.out.find("nan") == std::string::npos);
+  CHECK(most.out.find("null") == std::string::npos);
+  CHECK(json_number(most.out, "gpu_energy_J") > 1e20);
+}
+
 TEST_CASE("predict's JSON carries the calibrated band, and energy follows from it", "[cli][predict][band]") {
   const auto r =
       run_command(fleetwatt_command() +

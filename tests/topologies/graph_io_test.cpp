@@ -3,6 +3,8 @@
 
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "fleetwatt/topologies/fabrics/topology_config.hpp"
 #include "fleetwatt/topologies/graph/builders.hpp"
 #include "fleetwatt/topologies/graph/graph_io.hpp"
@@ -154,4 +156,66 @@ TEST_CASE(
   flat += "</graph></graphml>";
   std::istringstream wide(flat);
   CHECK_THROWS_WITH(read_graphml(wide, "w.graphml"), !Catch::Contains("nested deeper"));
+}
+
+TEST_CASE("a GraphML rack of 1e300 is a located error, not an integer cast of an out-of-range value") {
+  // The rack was cast to int32 unchecked (undefined behaviour under UBSan); the server was range-checked.
+  std::string text = kGraphml;
+  text.replace(text.find("<graph id"), 0,
+               "<key id=\"r\" for=\"node\" attr.name=\"rack\" attr.type=\"double\"/>\n  ");
+  text.replace(text.find("<data key=\"nd\">1</data>"), 0, "<data key=\"r\">1e300</data>");
+  std::istringstream in(text);
+  CHECK_THROWS_WITH(
+      read_graphml(in, "r.graphml"),
+      Catch::Contains("r.graphml:11: rack: must be an integer from -1 to 10000000, got 1e+300"));
+}
+
+TEST_CASE("every numeric DOT attribute with an edge value is refused at the vertex's line or read as given") {
+  // ±1e300, NaN and 2^63 in each numeric field of a vertex and an edge: each is either a located error or a
+  // finite value the reader documents; none reaches an integer cast out of range.
+  struct Case {
+    const char* field;
+    const char* value;
+    const char* error;  ///< the expected message's tail, or nullptr when the value is accepted
+  };
+  const Case cases[] = {
+      {"server", "1e300", "server must be a non-negative integer"},
+      {"server", "-1e300", "server must be a non-negative integer"},
+      {"server", "nan", "'nan' is not a number"},
+      {"server", "9223372036854775808", "server must be a non-negative integer"},
+      {"rack", "1e300", "rack: must be an integer from -1 to 10000000, got 1e+300"},
+      {"rack", "-1e300", "rack: must be an integer from -1 to 10000000, got -1e+300"},
+      {"rack", "nan", "'nan' is not a number"},
+      {"rack", "9223372036854775808",
+       "rack: must be an integer from -1 to 10000000, got 9.223372036854776e+18"},
+      {"idle_w", "-1e300", "power must be >= 0"},
+      {"idle_w", "nan", "'nan' is not a number"},
+      {"active_w", "-1e300", "power must be >= 0"},
+      {"active_w", "inf", "'inf' is not a number"},
+      {"idle_w", "9223372036854775808", nullptr},
+  };
+  for (const auto& c : cases) {
+    INFO(c.field << " = " << c.value);
+    std::istringstream in(
+        fmt::format("graph g {{\n  a [kind=gpu, server=0];\n  b [kind=gpu, server=0, {}=\"{}\"];\n"
+                    "  a -- b [bandwidth_gbps=1];\n}}\n",
+                    c.field, c.value));
+    if (c.error == nullptr) {
+      CHECK(read_dot(in, "e.dot").gpus().size() == 2);
+    } else {
+      CHECK_THROWS_WITH(read_dot(in, "e.dot"), Catch::StartsWith("e.dot:3: ") && Catch::Contains(c.error));
+    }
+  }
+  const Case edge_cases[] = {
+      {"bandwidth_gbps", "-1e300", "bandwidth must be positive"},
+      {"bandwidth_gbps", "nan", "'nan' is not a number"},
+      {"latency_us", "-inf", "'-inf' is not a number"},
+  };
+  for (const auto& c : edge_cases) {
+    INFO(c.field << " = " << c.value);
+    std::istringstream in(fmt::format(
+        "graph g {{\n  a [kind=gpu, server=0];\n  b [kind=gpu, server=0];\n  a -- b [{}{}=\"{}\"];\n}}\n",
+        std::string(c.field) == "bandwidth_gbps" ? "" : "bandwidth_gbps=1, ", c.field, c.value));
+    CHECK_THROWS_WITH(read_dot(in, "e.dot"), Catch::Contains("e.dot:2: ") && Catch::Contains(c.error));
+  }
 }

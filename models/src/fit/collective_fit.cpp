@@ -9,6 +9,7 @@
 #include <fstream>
 #include <set>
 
+#include "fleetwatt/core/checked_integer.hpp"
 #include "fleetwatt/core/csv_reader.hpp"
 #include "fleetwatt/core/median.hpp"
 
@@ -58,7 +59,8 @@ void read_csv(const fs::path& file, const std::string& gpu, const std::string& o
     CollectiveSample s;
     s.where = {file.string(), row->line, 0};
     s.gpu = gpu, s.op = op;
-    s.ranks = static_cast<std::uint32_t>(ranks);
+    s.ranks = core::checked_integer<std::uint32_t>(ranks, reader.where(*row, *reader.column("num_workers")),
+                                                   "num_workers");
     s.bytes = bytes, s.seconds = ms / 1000.0;
     out.push_back(s);
   }

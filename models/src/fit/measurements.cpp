@@ -15,6 +15,7 @@
 #include <regex>
 #include <sstream>
 
+#include "fleetwatt/core/checked_integer.hpp"
 #include "fleetwatt/core/csv_reader.hpp"
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/models/fit/records.hpp"
@@ -242,6 +243,9 @@ void read_records(const fs::path& file, MeasurementSet& out) {
     if (gpu.empty()) gpu = preset_for_gpu_name(gpu_type);
     // Every number is read (and checked) before deciding to skip, so a malformed row is always an error.
     const auto num = [&](const char* col) { return t.number(*row, col, true).value_or(0.0); };
+    const auto whole = [&](const char* col) {
+      return core::checked_integer<std::uint32_t>(num(col), t.where(*row, col), col);
+    };
     Measurement m;
     m.source = "records";
     m.where = where;
@@ -250,12 +254,12 @@ void read_records(const fs::path& file, MeasurementSet& out) {
     m.workload = m.job.meta.model.empty() ? "records" : m.job.meta.model;
     m.job.meta.params = num("params");
     m.job.meta.flops_per_sample = num("flops");
-    m.job.meta.batch_size = static_cast<std::uint32_t>(num("batch_size"));
+    m.job.meta.batch_size = whole("batch_size");
     m.job.meta.dataset_samples = num("data_size");
-    m.job.meta.input_size = static_cast<std::uint32_t>(num("input_size"));
-    m.job.meta.workers = static_cast<std::uint32_t>(num("workers"));
-    m.job.epochs = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(num("epochs")));
-    m.job.n_gpus = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(num("gpus")));
+    m.job.meta.input_size = whole("input_size");
+    m.job.meta.workers = whole("workers");
+    m.job.epochs = std::max<std::uint32_t>(1, whole("epochs"));
+    m.job.n_gpus = std::max<std::uint32_t>(1, whole("gpus"));
     jobs::PhaseProfile p;
     p.peak_W = num("peak_W"), p.peak_s = num("peak_s"), p.valley_W = num("valley_W"),
     p.valley_s = num("valley_s");

@@ -85,9 +85,12 @@ std::unique_ptr<SrPredictor> SrPredictor::from_config(const models::PredictorCon
     const std::filesystem::path origin = params.where_of("path").file;
     if (!origin.empty()) p = origin.parent_path() / p;
   }
-  if (!std::filesystem::exists(p))
+  // A folder (path = "" names the scenario's own) is refused here, at the key: read as a file it failed
+  // with the folder's name and no line.
+  if (!std::filesystem::is_regular_file(p))
     throw ConfigError(params.where_of("path"), "predictor.path",
-                      fmt::format("model file '{}' does not exist", p.string()));
+                      fmt::format("model file '{}' {}", p.string(),
+                                  std::filesystem::exists(p) ? "is not a file" : "does not exist"));
   return std::make_unique<SrPredictor>(p);
 }
 

@@ -38,6 +38,19 @@ std::string utc_now_iso8601() {
 }
 }  // namespace
 
+namespace {
+// The destructor does not run when the constructor throws (out of memory sizing a buffer, an HDF5 failure):
+// this removes the temporary file then, unless the constructor finished and dismissed it.
+struct RemoveUnlessBuilt {
+  const std::filesystem::path& temp;
+  bool built = false;
+  ~RemoveUnlessBuilt() {
+    std::error_code ec;
+    if (!built) std::filesystem::remove(temp, ec);
+  }
+};
+}  // namespace
+
 struct ResultWriter::Impl {
   // Optionals because the HDF5 C++ classes have no (non-deprecated) copy assignment.
   std::unique_ptr<H5::H5File> file;
@@ -235,6 +248,7 @@ ResultWriter::ResultWriter(std::filesystem::path target, const WriterLayout& lay
     : target_(std::move(target)), impl_(std::make_unique<Impl>()) {
   temp_ = core::temporary_beside(target_);
   live_ = std::make_unique<core::LiveTemporary>(temp_);  // a second Ctrl-C removes it on the way out
+  RemoveUnlessBuilt guard{temp_};
   quiet_hdf5_errors();  // on this thread, the one that runs the engine and writes
   try {
     impl_->file = std::make_unique<H5::H5File>(temp_.string(), H5F_ACC_TRUNC);
@@ -307,6 +321,7 @@ ResultWriter::ResultWriter(std::filesystem::path target, const WriterLayout& lay
             : "from time_s[i] on, GPU gpu[i] (node = gpu / gpus_per_node) draws power_W[i]; rows are in "
               "time order and every GPU has a row at time 0");
   }
+  guard.built = true;
 }
 
 ResultWriter::~ResultWriter() {

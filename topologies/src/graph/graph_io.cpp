@@ -18,6 +18,7 @@
 #include <boost/graph/graphviz.hpp>
 #include <boost/lexical_cast.hpp>
 
+#include "fleetwatt/core/checked_integer.hpp"
 #include "markup_depth.hpp"
 
 namespace fleetwatt::topologies {
@@ -166,8 +167,8 @@ struct Converter {
       if (node != std::floor(node) || node < -1.0 || node > 1e7)
         throw ConfigError(at(p.name), "server",
                           fmt::format("{}: server must be a non-negative integer", what));
-      p.node = static_cast<std::int32_t>(node);
-      p.rack = static_cast<std::int32_t>(rack);
+      p.node = core::checked_integer<std::int32_t>(node, at(p.name), "server");
+      p.rack = core::checked_integer<std::int32_t>(rack, at(p.name), "rack", -1, 10000000);
       p.idle_W = number(a, "idle_w", 0.0, what, p.name);
       p.active_W = number(a, "active_w", 0.0, what, p.name);
       if (p.idle_W < 0.0 || p.active_W < 0.0)

@@ -17,6 +17,11 @@
 
 namespace fleetwatt::runs {
 
+/// The largest samples, params, flops and power_limit a request takes: above them the prediction's times and
+/// energies are no longer finite numbers (a quadrillion samples or parameters, 10^24 FLOP a sample, a
+/// megawatt), far beyond any real job.
+inline constexpr double kMostSamples = 1e15, kMostParams = 1e15, kMostFlops = 1e24, kMostPowerLimitW = 1e6;
+
 /// What to predict: `fleetwatt predict`'s options (docs/predictors.md), with their defaults.
 struct PredictionRequest {
   std::string model, gpu = "a100-sxm-80gb", precision = "fp32", stack = "eager";
