@@ -37,7 +37,8 @@ herr_t record_io_failure(unsigned, const H5E_error2_t* e, void*) {
   Hdf5IoFailure f;
   f.file = quoted(desc, "filename");
   f.reason = quoted(desc, "error message");
-  f.write = desc.find("read failed") == std::string::npos;
+  // A failed read or open; any other failed system call (a write, an extension) fails a write.
+  f.write = desc.find("read failed") == std::string::npos && desc.find("unable to open") == std::string::npos;
   // The writers write under TARGET.tmp-PID (core::temporary_beside): the user knows the target.
   static const std::regex temporary(R"(\.tmp-[0-9]+$)");
   f.file = std::regex_replace(f.file, temporary, "");
