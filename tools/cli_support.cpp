@@ -52,6 +52,10 @@ extern "C" void fleetwatt_on_signal(int sig) {
   ::_exit(128 + sig);
 }
 
+void set_polling(bool polling) {
+  g_polling.store(polling);
+}
+
 void install_signal_handlers(bool polling) {
   g_polling.store(polling);
   std::signal(SIGINT, fleetwatt_on_signal);

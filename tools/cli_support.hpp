@@ -55,6 +55,10 @@ void warn_stale_temporaries(const std::filesystem::path& target);
 /// and stops itself, removing its output (a second signal ends it at once); any other command ends at
 /// once, with the live temporary outputs (core::LiveTemporary) removed: exit 128 + the signal (130, 143).
 void install_signal_handlers(bool polling);
+/// Whether the command polls stop_flag() from now on. A polling command clears it while it loads and builds
+/// its workload (drawing and predicting millions of arrivals polls nothing, and nothing is written yet), so
+/// that a signal then ends it at once, and sets it again before it simulates.
+void set_polling(bool polling);
 /// 128 + the signal that stopped the command (130 when none was seen).
 [[nodiscard]] int interrupted_exit_status();
 

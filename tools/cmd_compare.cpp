@@ -61,6 +61,7 @@ int compare(const CompareOptions& o) {
       throw jobs::ConfigError({}, "--policies",
                               fmt::format("unknown policy '{}' (known: {})", p, fmt::join(names, ", ")));
   }
+  set_polling(false);  // until the policies run: building the workload polls nothing (cli_support.hpp)
   runs::Scenario scenario = runs::load_scenario(o.scenario, o.overrides);
   // Before any policy runs: an unwritable result file must not cost the whole comparison.
   if (!o.output.empty()) check_run_output_path(o.output, {}, "-o", scenario);
@@ -73,6 +74,7 @@ int compare(const CompareOptions& o) {
   const unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   // With the default list, a policy the scenario cannot run is left out with its reason; a missing power cap
   // is derived. Each policy is built before any runs, so parameter errors and warnings come first.
+  set_polling(true);
   const auto comparison = runs::compare_with_defaults(r, policies, !o.policies_given, threads, &stop_flag(),
                                                       [&] { print_warnings(r.scenario); });
   const auto& rows = comparison.rows;

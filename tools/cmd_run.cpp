@@ -31,6 +31,7 @@ int run_scenario(const RunOptions& o) {
   if (runs::is_region_file(o.scenario))
     return run_region(
         {o.scenario, o.output, o.seed, o.band, o.overrides, o.quiet, o.max_output, o.max_memory});
+  set_polling(false);  // until the simulation: building the workload polls nothing (cli_support.hpp)
   runs::Scenario scenario = runs::load_scenario(o.scenario, o.overrides);
   // -o is relative to the current directory; the scenario's [output] path was resolved against its folder.
   const bool given = !o.output.empty();
@@ -46,6 +47,7 @@ int run_scenario(const RunOptions& o) {
   print_warnings(r.scenario);
   check_output_size(r, o.max_output);
   check_memory_size(r, o.max_memory);
+  set_polling(true);
   const std::string summary = simulate_to_file(r, out, progress_printer(), &stop_flag());
   if (!o.quiet) {
     std::cout << summary;

@@ -57,6 +57,7 @@ void check_common_window(const runs::Region& region, std::int64_t interval_ns) {
 
 int run_region(const RegionRunOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
+  set_polling(false);  // until the sites run: preparing them polls nothing (cli_support.hpp)
   runs::Region region = runs::load_region(o.region, o.overrides, o.seed);
   const fs::path out = o.output.empty() ? fs::path(region.file.stem().string() + ".h5") : fs::path(o.output);
   check_output_path(out, {}, "-o", region.file);
@@ -72,6 +73,7 @@ int run_region(const RegionRunOptions& o) {
     check_output_size(runs.back(), o.max_output);
     check_memory_size(runs.back(), o.max_memory);
   }
+  set_polling(true);
   fs::path dir = out;
   dir += ".sites";
   std::error_code ec;

@@ -4,6 +4,7 @@
 // --max-memory; a run that runs out of memory leaves no temporary file.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 
@@ -55,7 +56,7 @@ std::string address_limit(long kib) {
 /// `fleetwatt ARGS` under a 4 GB address-space limit and a 60 s time limit: a finding that ran away in
 /// memory or time ends as bad_alloc (exit 1) or timeout's 124 instead of exhausting the test machine.
 CommandResult bounded(const std::string& args) {
-  return run_command(address_limit(4000000) + "timeout 60 " + fleetwatt_command() + " " + args);
+  return run_command(address_limit(4000000) + "timeout -k 5 60 " + fleetwatt_command() + " " + args);
 }
 
 }  // namespace
@@ -118,12 +119,13 @@ TEST_CASE("--max-memory refuses a run whose series would not fit, naming the int
 
 TEST_CASE("a job longer than the clock holds is refused at its epochs under every policy", "[cli][bounds]") {
   TempDir dir;
-  // Formerly accepted, and ended mid-run with "simulated time overflow" (exit 1) under sjf and easy.
+  // Formerly accepted: with a second job queued behind it, easy ended mid-run with "simulated time overflow"
+  // (exit 1); fifo and sjf ran it to the horizon.
   for (const char* policy : {"sjf", "easy", "fifo"}) {
     const auto scenario = dir.write(
         "s.toml", std::string("[fleet]\nnodes = 1\ngpus_per_node = 1\n[scheduler]\npolicy = \"") + policy +
                       "\"\n[workload]\nhorizon_s = 3600\n[[workload.jobs]]\nclass = \"vit\"\nn_gpus = 1\n"
-                      "epochs = 4294967295\n");
+                      "epochs = 4294967295\n[[workload.jobs]]\nclass = \"vit\"\nn_gpus = 1\nsubmit_s = 10\n");
     const auto r = bounded("run " + scenario.string() + " -o " + (dir / "out.h5").string());
     INFO(policy << ": " << r.err);
     CHECK(r.exit_code == 2);
@@ -161,9 +163,9 @@ epochs = [1, 2]
 
 TEST_CASE("a bad explicit job is refused before the generator's arrivals are drawn", "[cli][bounds]") {
   TempDir dir;
-  // A zoo CNN without dataset_samples beside a day of generated arrivals and a periodic warm-up: formerly
-  // refused after every arrival was drawn and predicted (1.96 GB), now before. Under the 4 GB limit both
-  // end with exit 2, so the limit here is 1 GB: the old path ran out of memory (exit 1).
+  // A zoo CNN without dataset_samples beside a day of generated arrivals (1.4 M with the periodic warm-up):
+  // formerly refused only after every arrival was drawn and predicted, which under this 1 GB limit ran out
+  // of memory (exit 1); now refused before any is drawn.
   const auto scenario = dir.write("s.toml", R"([fleet]
 nodes = 64
 gpus_per_node = 8
@@ -171,7 +173,7 @@ gpus_per_node = 8
 horizon_s = 86400
 warmup_arrivals = "periodic"
 [workload.generator]
-rate_per_hour = 3000
+rate_per_hour = 30000
 [[workload.generator.mix]]
 class = "vit"
 n_gpus = [1, 8]
@@ -182,7 +184,7 @@ n_gpus = 1
 epochs = 1
 batch_size = 64
 )");
-  const auto r = run_command(address_limit(1000000) + "timeout 60 " + fleetwatt_command() + " run " +
+  const auto r = run_command(address_limit(1000000) + "timeout -k 5 60 " + fleetwatt_command() + " run " +
                              scenario.string() + " -o " + (dir / "out.h5").string());
   INFO(r.err);
   CHECK(r.exit_code == 2);
@@ -200,7 +202,7 @@ TEST_CASE("running out of memory leaves no temporary file and says so in one lin
   // The old reproducer: a 1e-8 s interval sized a buffer of 2^37 samples in the writer's constructor, whose
   // bad_alloc left out.h5.tmp-PID (the destructor does not run then); now refused before any file exists.
   const auto tiny = dir.write("tiny.toml", one_gpu("horizon_s = 0.001", "facility_interval_s = 1e-8"));
-  auto r = run_command(address_limit(4000000) + "timeout 60 " + fleetwatt_command() + " run " +
+  auto r = run_command(address_limit(4000000) + "timeout -k 5 60 " + fleetwatt_command() + " run " +
                        tiny.string() + " -o " + (dir / "out.h5").string());
   INFO(r.err);
   CHECK(r.exit_code == 2);
@@ -212,11 +214,40 @@ TEST_CASE("running out of memory leaves no temporary file and says so in one lin
                                                  "facility_interval_s = 0.001\n"
                                                  "node_interval_s = 100000\n"
                                                  "gpu_changes = false"));
-  r = run_command(address_limit(300000) + "timeout 60 " + fleetwatt_command() + " run -q " + big.string() +
-                  " --max-output 1TB -o " + (dir / "big.h5").string());
+  r = run_command(address_limit(300000) + "timeout -k 5 60 " + fleetwatt_command() + " run -q " +
+                  big.string() + " --max-output 1TB -o " + (dir / "big.h5").string());
   INFO(r.err);
   CHECK(r.exit_code == 1);
   CHECK(r.err ==
         "fleetwatt: error: out of memory (the system refused an allocation); no result file was written\n");
   CHECK(files_in(dir.path()) == 2);  // the two scenarios
+}
+
+TEST_CASE("Ctrl-C stops compare while it draws and predicts its workload", "[cli][bounds][signals]") {
+  TempDir dir;
+  // 1.44 M arrivals held for the policies: drawing and predicting them took over 20 s, during which SIGINT
+  // was only noted (nothing polled it) and the command ran on until the engine's first poll.
+  const auto scenario = dir.write("s.toml", R"([fleet]
+nodes = 64
+gpus_per_node = 8
+[workload]
+horizon_s = 86400
+warmup_s = 0
+[workload.generator]
+rate_per_hour = 60000
+[[workload.generator.mix]]
+class = "vit"
+n_gpus = [1, 8]
+epochs = [1, 5]
+)");
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto r =
+      run_command(address_limit(4000000) + "timeout --preserve-status -k 30 -s INT 1 " + fleetwatt_command() +
+                  " compare -q " + scenario.string() + " --policies fifo --threads 1");
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  INFO(r.err);
+  CHECK(r.exit_code == 130);
+  CHECK(s < 10.0);  // generous: it ends within the second after the signal at 1 s
+  CHECK(r.err == "fleetwatt: interrupted; no output file was written\n");
+  CHECK(files_in(dir.path()) == 1);
 }
