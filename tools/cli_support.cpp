@@ -12,12 +12,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
+#include <new>
 
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/core/text_output.hpp"
 #include "fleetwatt/results/hdf5/hdf5_error.hpp"
 #include "fleetwatt/runs/output_estimate.hpp"
+#include "fleetwatt/runs/output_path.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
 #include "fleetwatt/sim/policies/policy_registry.hpp"
 
@@ -80,17 +83,28 @@ int guarded(const std::function<int()>& body) {
     if (stderr_is_terminal()) std::cerr << "\r\033[K";
     std::cerr << "fleetwatt: interrupted; no result file was written\n";
     return interrupted_exit_status();
+  } catch (const std::bad_alloc&) {
+    // The estimate checked before the run (--max-memory) is a floor: the rest is the system's refusal.
+    if (stderr_is_terminal()) std::cerr << "\r\033[K";
+    std::cerr << "fleetwatt: error: out of memory (the system refused an allocation); no result file was "
+                 "written\n";
+    return 1;
   } catch (const std::exception& e) {
     if (stderr_is_terminal()) std::cerr << "\r\033[K";
     std::cerr << "fleetwatt: error: " << e.what() << '\n';
+    // A result file whose close failed is abandoned half torn down: HDF5's exit handler would crash on it.
+    if (results::hdf5_file_abandoned()) {
+      std::cerr.flush();
+      std::fflush(nullptr);
+      std::_Exit(1);
+    }
     return 1;
   } catch (...) {
     // Not a std::exception: HDF5's own (a full disk while a result streams: the writer's destructor has
     // removed its temporary file during unwinding), or a bug.
     if (stderr_is_terminal()) std::cerr << "\r\033[K";
     if (const auto h5 = results::hdf5_error_text(std::current_exception())) {
-      std::cerr << "fleetwatt: error: HDF5 could not write or read a file (" << *h5
-                << "); is the disk full?\n";
+      std::cerr << "fleetwatt: error: " << *h5 << '\n';
       // A file whose close failed is left half torn down by HDF5 1.10, and the library's own exit handler
       // (H5close) would crash closing it again: leave without running exit handlers. The temporary file is
       // already gone (removed while the exception unwound).
@@ -131,33 +145,13 @@ void print_warnings(const runs::Scenario& scenario) {
 
 void check_output_path(const std::filesystem::path& path, const jobs::SourceLocation& where,
                        const std::string& key, const std::filesystem::path& scenario_file) {
-  namespace fs = std::filesystem;
-  auto refuse = [&](const std::string& why) {
-    throw jobs::ConfigError(where, key, fmt::format("{}: {}", path.string(), why));
-  };
-  std::error_code ec;
-  const auto status = fs::status(path, ec);
-  if (fs::is_directory(status)) refuse("is a folder; give a file name");
-  if (fs::exists(status)) {
-    // The writer renames its temporary file over the target: never over a device (/dev/null) or a pipe.
-    if (!fs::is_regular_file(status)) refuse("exists and is not a regular file");
-    if (fs::equivalent(path, scenario_file, ec)) refuse("is the scenario file");
-  }
-  const fs::path folder = path.parent_path().empty() ? fs::path(".") : path.parent_path();
-  const auto folder_status = fs::status(folder, ec);
-  if (!fs::exists(folder_status)) refuse(fmt::format("folder {} does not exist", folder.string()));
-  if (!fs::is_directory(folder_status)) refuse(fmt::format("{} is not a folder", folder.string()));
-  // Permission bits do not say it all (root, read-only mounts, /proc): create and remove a probe file
-  // beside the target, where the writer will put its temporary file.
-  fs::path probe = path;
-  probe += fmt::format(".probe-{}", static_cast<long>(getpid()));
-  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
-  if (fd < 0) {
-    if (errno == EEXIST) return;  // a stale probe of an earlier process with our id: the folder is writable
-    refuse(fmt::format("cannot be written ({})", std::strerror(errno)));
-  }
-  ::close(fd);
-  ::unlink(probe.c_str());
+  runs::check_output_path(path, where, key, {scenario_file});
+  warn_stale_temporaries(path);
+}
+
+void check_run_output_path(const std::filesystem::path& path, const jobs::SourceLocation& where,
+                           const std::string& key, const runs::Scenario& scenario) {
+  runs::check_output_path(path, where, key, runs::scenario_inputs(scenario));
   warn_stale_temporaries(path);
 }
 
@@ -224,6 +218,45 @@ void add_max_output_option(CLI::App& cmd, std::uint64_t& max_bytes) {
   cmd.add_option("--max-output", max_bytes,
                  "Refuse a run whose result file would exceed this size, estimated before it runs (bytes, "
                  "or 500MB, 20GB; 1 KB = 1024 bytes; default 10GB)")
+      ->transform(CLI::AsSizeValue(false));
+}
+
+namespace {
+// MemAvailable of /proc/meminfo (what can be allocated without swapping), bytes; 0 where it is not there.
+std::uint64_t available_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  std::uint64_t kib = 0;
+  std::string unit;
+  while (in >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024;
+  return 0;
+}
+}  // namespace
+
+void check_memory_size(const runs::PreparedRun& run, std::uint64_t max_bytes) {
+  const bool given = max_bytes > 0;
+  if (!given) max_bytes = available_memory_bytes();
+  if (max_bytes == 0) return;
+  const runs::OutputEstimate e = runs::estimate_output(run);
+  if (e.memory_bytes <= static_cast<double>(max_bytes)) return;
+  constexpr double GiB = 1073741824.0;
+  const bool by_jobs = e.memory_key == "workload";
+  throw jobs::ConfigError(
+      {run.scenario.file.string(), 0, 0}, e.memory_key,
+      fmt::format("the run would hold about {:.3g} GiB in memory ({} facility intervals, a power-quality "
+                  "segment of {} samples, {} jobs held), above {} {:.3g} GiB: {}, or give a larger "
+                  "--max-memory",
+                  e.memory_bytes / GiB, e.facility_rows, e.spectrum_samples, run.streamed ? 0 : e.jobs,
+                  given ? "--max-memory" : "the available memory", static_cast<double>(max_bytes) / GiB,
+                  by_jobs ? "lower the rate, shorten workload.horizon_s or warmup_s"
+                          : "raise output.facility_interval_s or shorten workload.horizon_s"));
+}
+
+void add_max_memory_option(CLI::App& cmd, std::uint64_t& max_bytes) {
+  cmd.add_option("--max-memory", max_bytes,
+                 "Refuse a run whose memory would exceed this size, estimated before it runs (bytes, or "
+                 "500MB, 20GB; 1 KB = 1024 bytes; default: the machine's available memory)")
       ->transform(CLI::AsSizeValue(false));
 }
 

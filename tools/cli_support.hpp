@@ -43,6 +43,12 @@ inline constexpr std::uint64_t kDefaultMaxOutputBytes = 10ull << 30;
 void check_output_size(const runs::PreparedRun& run, std::uint64_t max_bytes);
 /// Adds --max-output SIZE (bytes, or with a unit: 500MB, 20GB; 1 KB = 1024 bytes) to `cmd`.
 void add_max_output_option(CLI::App& cmd, std::uint64_t& max_bytes);
+/// Refuses (ConfigError naming the key that drives it, exit 2) a run whose memory, estimated before it runs
+/// (runs/output_estimate.hpp), would exceed `max_bytes`; 0 stands for the machine's available memory
+/// (MemAvailable in /proc/meminfo; no check where it cannot be read).
+void check_memory_size(const runs::PreparedRun& run, std::uint64_t max_bytes);
+/// Adds --max-memory SIZE (bytes, or with a unit as --max-output; default: the available memory) to `cmd`.
+void add_max_memory_option(CLI::App& cmd, std::uint64_t& max_bytes);
 /// Warns on stderr of temporary files beside `target` left by processes that no longer run.
 void warn_stale_temporaries(const std::filesystem::path& target);
 /// SIGINT and SIGTERM: a command that `polling` (run, sweep, compare, bench, report) sees stop_flag() raised
@@ -68,6 +74,10 @@ std::function<void(const sim::Progress&)> progress_printer();
 /// or the scenario's [output] path); the message names the path.
 void check_output_path(const std::filesystem::path& path, const jobs::SourceLocation& where,
                        const std::string& key, const std::filesystem::path& scenario_file);
+/// The same for a run of `scenario`: the path is none of the files it reads (runs::scenario_inputs: its
+/// jobs_csv, trace, topology file, signals, ...).
+void check_run_output_path(const std::filesystem::path& path, const jobs::SourceLocation& where,
+                           const std::string& key, const runs::Scenario& scenario);
 
 /// Prints the scenario's warnings not printed yet (deprecated spellings), one line each on stderr.
 void print_warnings(const runs::Scenario& scenario);

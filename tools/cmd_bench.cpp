@@ -191,7 +191,7 @@ int bench(const BenchOptions& o) {
                                   ? std::filesystem::temp_directory_path() /
                                         fmt::format("fleetwatt-bench-{}.h5", static_cast<long>(getpid()))
                                   : std::filesystem::path(o.output);
-  if (!o.no_output) check_output_path(out, {}, "-o", scenario.file);
+  if (!o.no_output) check_run_output_path(out, {}, "-o", scenario);
   // As `fleetwatt run`: generated jobs drawn as the run goes, finished ones streamed to the file.
   runs::PreparedRun r = runs::prepare_streamed_run(std::move(scenario));
   print_warnings(r.scenario);

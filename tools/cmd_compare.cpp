@@ -27,6 +27,7 @@ struct CompareOptions {
   std::optional<std::uint64_t> seed;
   unsigned threads = 0;
   std::optional<double> facility_interval_s;
+  std::uint64_t max_memory = 0;  // per policy run (0: the available memory)
   std::vector<std::string> overrides;
   bool quiet = false;
   bool policies_given = false;  ///< --policies was on the command line (else unrunnable ones are left out)
@@ -62,12 +63,13 @@ int compare(const CompareOptions& o) {
   }
   runs::Scenario scenario = runs::load_scenario(o.scenario, o.overrides);
   // Before any policy runs: an unwritable result file must not cost the whole comparison.
-  if (!o.output.empty()) check_output_path(o.output, {}, "-o", scenario.file);
-  if (!o.csv.empty()) check_output_path(o.csv, {}, "--csv", scenario.file);
+  if (!o.output.empty()) check_run_output_path(o.output, {}, "-o", scenario);
+  if (!o.csv.empty()) check_run_output_path(o.csv, {}, "--csv", scenario);
   runs::PreparedRun r = runs::prepare_run(std::move(scenario), {o.seed, std::nullopt});
   // Node series are not kept by compare; a long interval keeps big fleets fast.
   r.setup.node_interval = sim::Duration::from_seconds(std::max(3600.0, r.scenario.workload.horizon_s));
   if (o.facility_interval_s) r.setup.facility_interval = sim::Duration::from_seconds(*o.facility_interval_s);
+  check_memory_size(r, o.max_memory);
   const unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   // With the default list, a policy the scenario cannot run is left out with its reason; a missing power cap
   // is derived. Each policy is built before any runs, so parameter errors and warnings come first.
@@ -105,8 +107,10 @@ void add_compare_command(CLI::App& app, Action& action) {
   cmd->add_option("--seed", o->seed, "Random seed; overrides the scenario's seed");
   cmd->add_option("--threads", o->threads, "Policies run at once (default: the machine's cores)");
   cmd->add_option("--facility-interval", o->facility_interval_s,
-                  "Facility series interval, s (default: the scenario's); p95 power is over these means")
-      ->check(CLI::PositiveNumber);
+                  "Facility series interval, s (default: the scenario's; at least 0.001); p95 power is over "
+                  "these means")
+      ->check(CLI::Range(runs::kMinSeriesIntervalS, 1e9));
+  add_max_memory_option(*cmd, o->max_memory);
   add_set_option(*cmd, o->overrides);
   cmd->add_flag("-q,--quiet", o->quiet, "Print no table");
   cmd->callback([o, policies, &action] {

@@ -497,7 +497,7 @@ int run_export(const ExportOptions& given) {
   try {
     h5.emplace(o.file);
   } catch (const std::runtime_error&) {
-    refuse(o.file, "RESULT", "not an HDF5 file (a fleetwatt run, compare or sweep result)");
+    refuse(o.file, "RESULT", "not an HDF5 file or damaged (a fleetwatt run, compare or sweep result)");
   }
   if (!o.output.empty()) {
     std::error_code ec;

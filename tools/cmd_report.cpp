@@ -10,11 +10,14 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <thread>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
@@ -74,11 +77,17 @@ std::string report_python() {
   return configured;
 }
 
-// Runs the plotting module on `result`, writing `page`; returns its exit status (the module says why on
-// stderr when it fails).
-int run_module(const std::string& python, const fs::path& result, const fs::path& page) {
+// The module's status for a failure it has already explained in one line on stderr (a page that cannot be
+// written, a file it cannot read): nothing more is said.
+constexpr int kModuleSaidWhy = 3;
+
+// Runs the plotting module on `result`, writing `page` (named `shown` in its messages); returns its exit
+// status (the module says why on stderr when it fails). Ctrl-C (the stop flag) ends the module at once:
+// drawing a figure can take seconds in which Python would not see a signal.
+int run_module(const std::string& python, const fs::path& result, const fs::path& page,
+               const fs::path& shown) {
   const std::string script = FLEETWATT_REPORT_SCRIPT;
-  std::vector<std::string> args{python, script, result.string(), page.string()};
+  std::vector<std::string> args{python, script, result.string(), page.string(), shown.string()};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -86,8 +95,19 @@ int run_module(const std::string& python, const fs::path& result, const fs::path
   if (const int err = posix_spawnp(&pid, python.c_str(), nullptr, nullptr, argv.data(), environ); err != 0)
     throw std::runtime_error(fmt::format("report: cannot start {} ({})", python, std::strerror(err)));
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) throw std::runtime_error(fmt::format("report: waiting for {} failed", python));
+  for (;;) {
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR)
+      throw std::runtime_error(fmt::format("report: waiting for {} failed", python));
+    if (stop_flag().load()) {
+      ::kill(pid, SIGKILL);
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      throw sim::Interrupted();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return WEXITSTATUS(status);
 }
@@ -111,10 +131,17 @@ int report(const ReportOptions& o) {
   // The page is written beside the target and renamed only when the module succeeded.
   const fs::path temp = core::temporary_beside(out);
   const core::LiveTemporary live(temp);  // a second Ctrl-C removes it on the way out
-  const int status = run_module(python, result, temp);
+  int status = 0;
+  try {
+    status = run_module(python, result, temp, out);
+  } catch (...) {
+    fs::remove(temp, ec);
+    throw;
+  }
   if (stop_flag().load() || status != 0) {
     fs::remove(temp, ec);
     if (stop_flag().load()) throw sim::Interrupted();
+    if (status == kModuleSaidWhy) return 1;
     throw std::runtime_error(fmt::format("report: {} {} failed (status {}); no page was written", python,
                                          FLEETWATT_REPORT_SCRIPT, status));
   }

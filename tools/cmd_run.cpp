@@ -5,6 +5,7 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "fleetwatt/runs/output_path.hpp"
 #include "fleetwatt/runs/region.hpp"
 #include "fleetwatt/runs/run_assembly.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
@@ -22,23 +23,29 @@ struct RunOptions {
   std::vector<std::string> overrides;
   bool quiet = false;
   std::uint64_t max_output = kDefaultMaxOutputBytes;
+  std::uint64_t max_memory = 0;  // 0: the available memory
 };
 
 int run_scenario(const RunOptions& o) {
   // A region file ([[site]] tables) runs its sites, each as a scenario would run (tools/region_run.hpp).
   if (runs::is_region_file(o.scenario))
-    return run_region({o.scenario, o.output, o.seed, o.band, o.overrides, o.quiet, o.max_output});
+    return run_region(
+        {o.scenario, o.output, o.seed, o.band, o.overrides, o.quiet, o.max_output, o.max_memory});
   runs::Scenario scenario = runs::load_scenario(o.scenario, o.overrides);
   // -o is relative to the current directory; the scenario's [output] path was resolved against its folder.
   const bool given = !o.output.empty();
   const std::filesystem::path out = given ? std::filesystem::path(o.output) : scenario.output.path;
   // Before the workload is built and simulated: an unwritable result path must not cost a whole run.
-  check_output_path(out, given ? jobs::SourceLocation{} : scenario.output.path_where,
-                    given ? "-o" : "output.path", scenario.file);
+  // The scenario's own [output] path stays in its folder: running a scenario someone else wrote must not
+  // replace a file elsewhere. -o is the user's choice.
+  if (!given) runs::check_output_confined(scenario);
+  check_run_output_path(out, given ? jobs::SourceLocation{} : scenario.output.path_where,
+                        given ? "-o" : "output.path", scenario);
   // Generated jobs are drawn as the run goes: memory follows the running and queued jobs.
   runs::PreparedRun r = runs::prepare_streamed_run(std::move(scenario), {o.seed, band_override(o.band)});
   print_warnings(r.scenario);
   check_output_size(r, o.max_output);
+  check_memory_size(r, o.max_memory);
   const std::string summary = simulate_to_file(r, out, progress_printer(), &stop_flag());
   if (!o.quiet) {
     std::cout << summary;
@@ -68,6 +75,7 @@ void add_run_command(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"low", "mid", "high"}));
   add_set_option(*cmd, opts->overrides);
   add_max_output_option(*cmd, opts->max_output);
+  add_max_memory_option(*cmd, opts->max_memory);
   cmd->add_flag("-q,--quiet", opts->quiet, "Print no summary");
   cmd->callback([opts, &action] { action = [opts] { return run_scenario(*opts); }; });
 }

@@ -23,6 +23,7 @@
 #include "fleetwatt/results/hdf5/sweep_index.hpp"
 #include "fleetwatt/runs/run_assembly.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
+#include "output_lock.hpp"
 #include "scenario_run.hpp"
 #include "sweep_distribute.hpp"
 #include "sweep_plan.hpp"
@@ -48,6 +49,7 @@ struct SweepOptions {
   bool resume = false;
   bool quiet = false;
   std::uint64_t max_output = kDefaultMaxOutputBytes;  ///< per member
+  std::uint64_t max_memory = 0;                       ///< per member (0: the available memory)
 };
 
 fs::path members_dir(const fs::path& out) {
@@ -134,6 +136,7 @@ MemberOutcome run_member(const SweepOptions& o, const SweepMember& m, const fs::
     runs::PreparedRun r =
         runs::prepare_run(runs::load_scenario(o.scenario, sets), {m.seed, band_override(m.band)});
     check_output_size(r, o.max_output);
+    check_memory_size(r, o.max_memory);
     (void)simulate_to_file(r, file, {}, &stop_flag());
   } catch (const sim::Interrupted&) {
     throw;
@@ -146,11 +149,29 @@ MemberOutcome run_member(const SweepOptions& o, const SweepMember& m, const fs::
   return out;
 }
 
+// Member files being written when an earlier sweep was killed (mNNNNNN.h5.tmp-PID, of any rank on any
+// host): under the output lock no other sweep writes here, so each is a dead writer's. Removed, with a count.
+void remove_member_temporaries(const fs::path& dir) {
+  std::error_code ec;
+  std::size_t removed = 0;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string n = it->path().filename().string();
+    if (n.size() > 15 && n[0] == 'm' && n.compare(7, 8, ".h5.tmp-") == 0 && fs::remove(it->path(), ec))
+      ++removed;
+  }
+  if (removed)
+    std::cerr << fmt::format(
+        "fleetwatt: warning: removed {} unfinished member file{} (*.h5.tmp-PID) in {} left by a sweep that "
+        "was killed while writing\n",
+        removed, removed == 1 ? "" : "s", dir.string());
+}
+
 // Rank 0 readies OUTPUT.members: a fresh sweep empties it of an earlier sweep's files and writes its plan; a
 // resumed one checks the plan is this sweep's and reads the journal of outcomes so far.
 void prepare_members(const SweepOptions& o, const fs::path& dir, const std::string& plan, bool lead,
                      std::map<std::size_t, MemberOutcome>& earlier) {
   if (!lead) return;
+  remove_member_temporaries(dir);
   if (o.resume) {
     if (!fs::exists(dir / "plan.txt"))
       throw core::ConfigError({}, "--resume", fmt::format("{} holds no interrupted sweep", dir.string()));
@@ -196,6 +217,8 @@ int sweep(const SweepOptions& o, const Distribution& d) {
   std::optional<runs::Scenario> base_scenario;
   std::map<std::size_t, MemberOutcome> earlier;
   std::vector<std::size_t> todo;
+  // Rank 0 alone holds the lock, for the whole sweep: the other ranks write only the members it hands out.
+  std::optional<OutputLock> lock;
   try {
     std::vector<SweepAxis> axes;
     for (const auto& g : o.grid) axes.push_back(parse_grid_axis(g));
@@ -210,7 +233,8 @@ int sweep(const SweepOptions& o, const Distribution& d) {
     // sweep's (exit 2, nothing written); only the grid's values may fail member by member.
     base_scenario = runs::load_scenario(o.scenario, o.overrides);
     refuse_unknown_keys(o, axes);
-    check_output_path(out, {}, "-o", base_scenario->file);
+    check_run_output_path(out, {}, "-o", *base_scenario);
+    if (lead) lock.emplace(out, "-o");
     prepare_members(o, dir, plan_text(o, read_file(o.scenario), members), lead, earlier);
     for (const auto& m : members) {
       // Done before: its file is whole (files are renamed into place only when complete).
@@ -341,6 +365,7 @@ void add_sweep_command(CLI::App& app, Action& action) {
                   "--band`)");
   add_set_option(*cmd, o->overrides);
   add_max_output_option(*cmd, o->max_output);
+  add_max_memory_option(*cmd, o->max_memory);
   cmd->add_option("-o,--output", o->output,
                   "The index file (HDF5); the members' result files go into the folder OUTPUT.members")
       ->required();

@@ -14,6 +14,7 @@
 #include "fleetwatt/results/metrics/wall_clock.hpp"
 #include "fleetwatt/runs/region.hpp"
 #include "fleetwatt/runs/run_assembly.hpp"
+#include "output_lock.hpp"
 #include "scenario_run.hpp"
 #include "version.hpp"
 
@@ -59,6 +60,8 @@ int run_region(const RegionRunOptions& o) {
   runs::Region region = runs::load_region(o.region, o.overrides, o.seed);
   const fs::path out = o.output.empty() ? fs::path(region.file.stem().string() + ".h5") : fs::path(o.output);
   check_output_path(out, {}, "-o", region.file);
+  // Held to the end: a second region run into the same file would overwrite the sites as they are read.
+  const OutputLock lock(out, "-o");
   const std::int64_t interval_ns = region_interval_ns(region);
   check_common_window(region, interval_ns);
   std::vector<runs::PreparedRun> runs;
@@ -67,6 +70,7 @@ int run_region(const RegionRunOptions& o) {
     for (const auto& w : runs.back().scenario.warnings->take_new())
       std::cerr << "fleetwatt: warning: site " << site.name << ": " << w << '\n';
     check_output_size(runs.back(), o.max_output);
+    check_memory_size(runs.back(), o.max_memory);
   }
   fs::path dir = out;
   dir += ".sites";

@@ -5,6 +5,7 @@
 #include "fleetwatt/core/time.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 
 #include <cctype>
 #include <charconv>
@@ -191,7 +192,7 @@ void CsvReader::read_header(const std::vector<std::string>& required) {
   for (const auto& r : required)
     if (!column(r))
       throw TraceFormatError({name_, row->line, 1}, r,
-                             fmt::format("missing column (header has: {})", fmt::join(header_, ",")));
+                             fmt::format("missing column ({})", header_for_message(header_)));
 }
 
 std::optional<std::size_t> CsvReader::column(std::string_view name) const {
@@ -255,6 +256,19 @@ std::optional<std::size_t> find_column(const std::vector<std::string>& header, s
   for (std::size_t i = 0; i < header.size(); ++i)
     if (lower_case(header[i]) == want) return i;
   return std::nullopt;
+}
+
+std::string header_for_message(const std::vector<std::string>& header) {
+  const auto name_like = [](const std::string& h) {
+    if (h.empty() || h.size() > 64) return false;
+    return std::all_of(h.begin(), h.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) ||
+             std::string_view(" _.()%-").find(c) != std::string_view::npos;
+    });
+  };
+  if (header.size() < 2 || !std::all_of(header.begin(), header.end(), name_like))
+    return "its first line is not a CSV header: is it the right file?";
+  return fmt::format("header has: {}", fmt::join(header, ","));
 }
 
 }  // namespace fleetwatt::core

@@ -130,6 +130,19 @@ std::optional<std::string> TomlTable::string(const std::string& key) const {
   fail(key, fmt::format("expected a string, found {}", toml_kind_name(n)));
 }
 
+std::optional<std::string> TomlTable::timestamp_text(const std::string& key) const {
+  if (!has(key)) return std::nullopt;
+  const auto& n = node(key);
+  if (auto s = n.as_string()) return s->get();
+  if (auto t = n.as_date_time()) {
+    std::ostringstream text;
+    text << t->get();  // toml++ writes RFC 3339: 2026-07-01T00:00:00+02:00
+    return text.str();
+  }
+  fail(key, fmt::format("expected a time stamp (\"2026-07-01T00:00:00+02:00\", quoted or not), found {}",
+                        toml_kind_name(n)));
+}
+
 std::optional<bool> TomlTable::boolean(const std::string& key) const {
   if (!has(key)) return std::nullopt;
   const auto& n = node(key);

@@ -199,7 +199,12 @@ std::vector<RawJob> parse_job_table(std::istream& in, RecordErrors& errors) {
         if (!list.empty()) list += ", ";
         list += k;
       }
-      errors.fatal(1, csv.header()[i], fmt::format("unknown column (known: {})", list));
+      // The column is named only when the first line reads as a header: not a line of an unrelated file.
+      const bool header = core::header_for_message(csv.header()).rfind("header has: ", 0) == 0;
+      errors.fatal(1, header ? csv.header()[i] : std::string("header"),
+                   header
+                       ? fmt::format("unknown column (known: {})", list)
+                       : fmt::format("{} (known columns: {})", core::header_for_message(csv.header()), list));
     }
   }
   (void)csv.require("submit_s");

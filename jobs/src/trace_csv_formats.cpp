@@ -32,12 +32,8 @@ std::optional<std::size_t> HeaderCsv::find(const std::string& name) const {
 
 std::size_t HeaderCsv::require(const std::string& name) const {
   if (auto i = find(name)) return *i;
-  std::string present;
-  for (const auto& h : header_) {
-    if (!present.empty()) present += ", ";
-    present += h;
-  }
-  errors_.fatal(1, name, fmt::format("missing column '{}' (columns present: {})", name, present));
+  // Quoted only when it reads as a header: never the first line of an unrelated file.
+  errors_.fatal(1, name, fmt::format("missing column '{}' ({})", name, core::header_for_message(header_)));
 }
 
 bool HeaderCsv::next(std::vector<std::string>& fields) {

@@ -49,6 +49,7 @@ std::vector<JobSpec> periodic_warmup_jobs(const std::vector<JobSpec>& window, do
     if (j.submit_s >= 0.0 && j.submit_s < period_s) ordered.push_back(&j);
   std::stable_sort(ordered.begin(), ordered.end(),
                    [](const JobSpec* a, const JobSpec* b) { return a->submit_s < b->submit_s; });
+  if (ordered.empty()) return jobs;  // nothing to copy: no walk through the copies
   const auto cycles = static_cast<std::int64_t>(std::ceil(warmup_s / period_s));
   std::int64_t id = first_id;
   for (std::int64_t k = cycles; k >= 1; --k) {

@@ -23,15 +23,17 @@ import numpy as np
 import pandas as pd
 
 from . import _fleetwatt
-from ._fleetwatt import ConfigError, Job, Scenario, SchedulerContext
+from ._fleetwatt import ConfigError, InterruptedError, Job, ResultError, Scenario, SchedulerContext  # noqa: A004
 
 __version__ = _fleetwatt.__version__
 __all__ = [
     "ConfigError",
     "Env",
     "FleetwattWarning",
+    "InterruptedError",
     "Job",
     "Result",
+    "ResultError",
     "Scenario",
     "Scheduler",
     "SchedulerContext",

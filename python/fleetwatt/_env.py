@@ -19,6 +19,7 @@ jobs_finished, queued, started (whether the action started a job).
 
 from __future__ import annotations
 
+import operator
 import os
 import tempfile
 from typing import Callable, Optional, Union
@@ -53,9 +54,17 @@ class Env:
             self._reward = _jobs_reward
         else:
             raise ValueError(f"reward {reward!r}: 'energy', 'jobs' or a callable(previous_info, info)")
-        if slots < 1:
-            raise ValueError("slots must be at least 1")
-        self.slots = slots
+        limit = _fleetwatt.GymRun.max_slots
+        try:
+            whole = None if isinstance(slots, bool) else operator.index(slots)
+        except TypeError:
+            whole = None
+        if whole is None or not 1 <= whole <= limit:
+            from . import _config_error
+
+            raise _config_error(f"slots={slots!r} is not a whole number in 1..{limit} (queue slots an "
+                                "observation shows)", key="slots")
+        self.slots = whole
         self.seed = seed
         self.n_actions = slots + 1  #: actions are 0 (wait) .. slots
         self.observation_size = 7 + 5 * slots

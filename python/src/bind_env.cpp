@@ -48,6 +48,7 @@ void bind_env(py::module_& m) {
           },
           py::arg("action"))
       .def_property_readonly("observation_size", &GymRun::observation_size)
+      .def_readonly_static("max_slots", &GymRun::kMaxSlots, "The most queue slots an observation shows")
       .def_property_readonly("summary_text", &GymRun::summary_text)
       .def("close", &GymRun::close, py::call_guard<py::gil_scoped_release>(),
            "Stops the episode's run if it is still going (no result file) and joins its thread");

@@ -9,7 +9,9 @@
 #include <cmath>
 
 #include "bindings.hpp"
+#include "fleetwatt/core/time.hpp"
 #include "fleetwatt/results/metrics/summary_report.hpp"
+#include "fleetwatt/runs/output_path.hpp"
 #include "fleetwatt/runs/run_to_file.hpp"
 #include "fleetwatt/sim/policies/policies.hpp"
 #include "python_policy.hpp"
@@ -64,6 +66,27 @@ const char* phase_name(sim::JobPhase p) {
 std::optional<double> signal_at(const std::shared_ptr<const sim::GridSignal>& s, sim::Time now) {
   if (!s) return std::nullopt;
   return s->at(now.seconds());
+}
+
+// A numeric argument of the context's actions: NaN or inf (or a negative power) would reach the power ledger
+// and the result file, or be taken silently as "no cap".
+double checked(double v, const char* name, double lo, double hi) {
+  if (!std::isfinite(v) || v < lo || v > hi)
+    throw py::value_error(fmt::format("{}={} is not a finite number in [{:g}, {:g}]", name, v, lo, hi));
+  return v;
+}
+constexpr double kMaxPower_W = 1e9;  // per GPU or per node: any finite power a policy means is below it
+
+// Indices named by a policy: out of range they would read past the engine's tables.
+sim::JobIndex checked_job(const PolicyContext& c, sim::JobIndex j) {
+  if (!c.engine().holds(j)) throw py::index_error(fmt::format("index={} is not a job of this run", j));
+  return j;
+}
+sim::NodeIndex checked_node(const PolicyContext& c, sim::NodeIndex n) {
+  if (n >= c.ctx().cluster().nodes())
+    throw py::index_error(
+        fmt::format("node={} is not a node of this fleet (0..{})", n, c.ctx().cluster().nodes() - 1));
+  return n;
 }
 
 void bind_job_view(py::module_& m) {
@@ -196,10 +219,13 @@ void bind_context(py::module_& m) {
           },
           py::arg("index"))
       .def(
-          "place", [](const C& c, sim::JobIndex j) { return c.ctx().place(j); }, py::arg("index"),
-          "GPUs the configured placement would give the job now, or None")
+          "place", [](const C& c, sim::JobIndex j) { return c.ctx().place(checked_job(c, j)); },
+          py::arg("index"), "GPUs the configured placement would give the job now, or None")
       .def(
-          "start", [](C& c, sim::JobIndex j, sim::Placement gpus) { c.ctx().start(j, std::move(gpus)); },
+          "start",
+          [](C& c, sim::JobIndex j, sim::Placement gpus) {
+            c.ctx().start(checked_job(c, j), std::move(gpus));
+          },
           py::arg("index"), py::arg("gpus"), "Starts a queued job on these free GPUs")
       .def(
           "wake_at",
@@ -219,16 +245,19 @@ void bind_context(py::module_& m) {
           "facility_power_w", [](const C& c) { return c.ctx().facility_power_W(); },
           "Facility power drawn right now")
       .def(
-          "pause", [](C& c, sim::JobIndex j) { c.ctx().pause(j); }, py::arg("index"))
+          "pause", [](C& c, sim::JobIndex j) { c.ctx().pause(checked_job(c, j)); }, py::arg("index"))
       .def(
-          "resume", [](C& c, sim::JobIndex j) { c.ctx().resume(j); }, py::arg("index"))
+          "resume", [](C& c, sim::JobIndex j) { c.ctx().resume(checked_job(c, j)); }, py::arg("index"))
       .def(
-          "set_power_cap", [](C& c, sim::JobIndex j, double cap_w) { c.ctx().set_power_cap(j, cap_w); },
+          "set_power_cap",
+          [](C& c, sim::JobIndex j, double cap_w) {
+            c.ctx().set_power_cap(checked_job(c, j), checked(cap_w, "cap_w", 0.0, kMaxPower_W));
+          },
           py::arg("index"), py::arg("cap_w"), "Per-GPU cap of a job, W (0: none)")
       .def(
           "node_power",
           [](const C& c, sim::NodeIndex n) {
-            switch (c.ctx().node_power(n)) {
+            switch (c.ctx().node_power(checked_node(c, n))) {
               case sim::NodePower::sleeping:
                 return "sleeping";
               case sim::NodePower::waking:
@@ -240,22 +269,35 @@ void bind_context(py::module_& m) {
           },
           py::arg("node"))
       .def(
-          "sleep_node", [](C& c, sim::NodeIndex n, double sleep_w) { c.ctx().sleep_node(n, sleep_w); },
+          "sleep_node",
+          [](C& c, sim::NodeIndex n, double sleep_w) {
+            c.ctx().sleep_node(checked_node(c, n), checked(sleep_w, "sleep_w", 0.0, kMaxPower_W));
+          },
           py::arg("node"), py::arg("sleep_w"))
       .def(
           "wake_node",
           [](C& c, sim::NodeIndex n, double latency_s, double wake_energy_j) {
-            c.ctx().wake_node(n, sim::Duration::from_seconds(latency_s), wake_energy_j);
+            c.ctx().wake_node(
+                checked_node(c, n),
+                sim::Duration::from_seconds(checked(latency_s, "latency_s", 0.0, core::kMaxInputSeconds)),
+                checked(wake_energy_j, "wake_energy_j", 0.0, kMaxPower_W * core::kMaxInputSeconds));
           },
           py::arg("node"), py::arg("latency_s"), py::arg("wake_energy_j"))
       .def_property_readonly("nodes", [](const C& c) { return c.ctx().cluster().nodes(); })
       .def_property_readonly("gpus", [](const C& c) { return c.ctx().cluster().gpus(); })
       .def_property_readonly("free_gpus", [](const C& c) { return c.ctx().cluster().free_gpus(); })
       .def(
-          "free_gpus_on", [](const C& c, sim::NodeIndex n) { return c.ctx().cluster().free_gpus(n); },
+          "free_gpus_on",
+          [](const C& c, sim::NodeIndex n) { return c.ctx().cluster().free_gpus(checked_node(c, n)); },
           py::arg("node"))
       .def(
-          "node_of", [](const C& c, sim::GpuIndex g) { return c.ctx().cluster().node_of(g); }, py::arg("gpu"))
+          "node_of",
+          [](const C& c, sim::GpuIndex g) {
+            if (g >= c.ctx().cluster().gpus())
+              throw py::index_error(fmt::format("gpu={} is not a GPU of this fleet", g));
+            return c.ctx().cluster().node_of(g);
+          },
+          py::arg("gpu"))
       .def("free_gpus_per_node",
            [](const C& c) {
              const auto& cl = c.ctx().cluster();
@@ -300,13 +342,18 @@ void bind_context(py::module_& m) {
           "The [grid.carbon] samples (times s, values g/kWh), or None")
       .def(
           "predicted_peak_facility_w",
-          [](const C& c, double extra_cap_w) { return sim::predicted_peak_facility_W(c.ctx(), extra_cap_w); },
+          [](const C& c, double extra_cap_w) {
+            return sim::predicted_peak_facility_W(c.ctx(),
+                                                  checked(extra_cap_w, "extra_cap_w", 0.0, kMaxPower_W));
+          },
           py::arg("extra_cap_w") = 0.0,
           "Facility power with every running, unpaused job at its peak (the C++ policies' estimate)")
       .def(
           "peak_increment_per_gpu_w",
           [](const C& c, sim::JobIndex j, double gpu_idle_w, double extra_cap_w) {
-            return sim::peak_increment_per_gpu_W(c.ctx().job(j), gpu_idle_w, extra_cap_w);
+            return sim::peak_increment_per_gpu_W(c.ctx().job(checked_job(c, j)),
+                                                 checked(gpu_idle_w, "gpu_idle_w", 0.0, kMaxPower_W),
+                                                 checked(extra_cap_w, "extra_cap_w", 0.0, kMaxPower_W));
           },
           py::arg("index"), py::arg("gpu_idle_w"), py::arg("extra_cap_w") = 0.0,
           "A job's increment over idle at its peak, per GPU (the C++ policies' estimate)");
@@ -322,6 +369,9 @@ void bind_policy(py::module_& m) {
       [](const runs::Scenario& scenario, py::object policy, std::optional<std::uint64_t> seed,
          const std::filesystem::path& out) {
         std::string text;
+        // Before anything is simulated, as the command line checks -o: a path that cannot be written or
+        // that the run reads (the scenario itself, its jobs or trace) is refused.
+        runs::check_output_path(out, {"run", 0, 0}, "output", runs::scenario_inputs(scenario));
         runs::PreparedRun r;
         {
           py::gil_scoped_release release;

@@ -10,6 +10,7 @@
 #include "bindings.hpp"
 #include "fleetwatt/results/hdf5/result_reader.hpp"
 #include "fleetwatt/results/metrics/summary_report.hpp"
+#include "fleetwatt/runs/output_path.hpp"
 #include "fleetwatt/runs/policy_comparison.hpp"
 #include "fleetwatt/runs/run_to_file.hpp"
 #include "fleetwatt/sim/policies/policy_registry.hpp"
@@ -43,6 +44,9 @@ void bind_results(py::module_& m) {
       [](const runs::Scenario& scenario, std::optional<std::uint64_t> seed,
          const std::filesystem::path& out) {
         std::string text;
+        // Before anything is simulated, as the command line checks -o: a path that cannot be written or
+        // that the run reads (the scenario itself, its jobs or trace) is refused.
+        runs::check_output_path(out, {"run", 0, 0}, "output", runs::scenario_inputs(scenario));
         runs::PreparedRun r;
         {
           py::gil_scoped_release release;

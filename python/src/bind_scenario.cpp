@@ -1,11 +1,15 @@
 // Scenarios from Python: load_scenario(path, overrides) with the loader's own key checking, and the bad
-// input errors of the C++ side as fleetwatt.ConfigError (file, line, column, key as attributes).
+// errors of the C++ side as typed Python exceptions: fleetwatt.ConfigError (bad input, with file, line,
+// column, key as attributes), fleetwatt.ResultError (a result file not written or not readable) and
+// fleetwatt.InterruptedError (Ctrl-C).
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
 #include "bindings.hpp"
 #include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/results/hdf5/hdf5_error.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
+#include "fleetwatt/runs/scenario_override.hpp"
 #include "fleetwatt/sim/engine/engine.hpp"
 
 namespace py = pybind11;
@@ -13,14 +17,26 @@ namespace py = pybind11;
 namespace fleetwatt::python {
 
 void bind_errors(py::module_& m) {
-  // A Python class (ValueError's subclass) made here so that the translator can fill in its attributes;
-  // never released, as the translator may run until the interpreter is gone.
+  // Python classes made here so that the translator can fill in their attributes; never released, as the
+  // translator may run until the interpreter is gone.
   static const py::handle config_error = py::handle(PyErr_NewExceptionWithDoc(
       "fleetwatt.ConfigError",
       "Bad input (scenario key or value, CSV record, argument): .file, .line, .column (0: unknown), "
       ".key and .message; str() is 'file:line:column: key: message', as the command line prints it.",
       PyExc_ValueError, nullptr));
+  static const py::handle result_error = py::handle(PyErr_NewExceptionWithDoc(
+      "fleetwatt.ResultError",
+      "A result file that cannot be written (a full disk: the message names the file and the system's "
+      "reason; nothing is left) or read (missing, not an HDF5 file, damaged).",
+      PyExc_OSError, nullptr));
+  static const py::handle interrupted_error = py::handle(PyErr_NewExceptionWithDoc(
+      "fleetwatt.InterruptedError",
+      "A run stopped by Ctrl-C (a KeyboardInterrupt, so `except KeyboardInterrupt` catches it); no result "
+      "file was written.",
+      PyExc_KeyboardInterrupt, nullptr));
   m.attr("ConfigError") = py::reinterpret_borrow<py::object>(config_error);
+  m.attr("ResultError") = py::reinterpret_borrow<py::object>(result_error);
+  m.attr("InterruptedError") = py::reinterpret_borrow<py::object>(interrupted_error);
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -33,7 +49,18 @@ void bind_errors(py::module_& m) {
       err.attr("message") = e.message();
       PyErr_SetObject(config_error.ptr(), err.ptr());
     } catch (const sim::Interrupted&) {
-      PyErr_SetString(PyExc_KeyboardInterrupt, "fleetwatt: run interrupted; no result file was written");
+      PyErr_SetString(interrupted_error.ptr(), "fleetwatt: run interrupted; no result file was written");
+    } catch (const results::ResultFileError& e) {
+      PyErr_SetString(result_error.ptr(), e.what());
+    } catch (const std::exception&) {
+      throw;  // pybind11's own translation: MemoryError, ValueError, RuntimeError, ...
+    } catch (...) {
+      // Not a std::exception: HDF5's own (a write or read failure), else a bug. Never "unknown exception".
+      if (const auto h5 = results::hdf5_error_text(std::current_exception()))
+        PyErr_SetString(result_error.ptr(), h5->c_str());
+      else
+        PyErr_SetString(PyExc_RuntimeError,
+                        "fleetwatt: internal error: an unexpected exception; please report it");
     }
   });
 }
@@ -63,7 +90,10 @@ void bind_scenario(py::module_& m) {
         // The command line's --set mechanism (runs/scenario_override.hpp): "key=value" assignments,
         // whose errors name this function instead of the command line's flag.
         std::vector<std::string> overrides;
-        for (const auto& [k, v] : set) overrides.push_back(k + "=" + v);
+        for (const auto& [k, v] : set) {
+          runs::check_override_key(k, "load_scenario");
+          overrides.push_back(k + "=" + v);
+        }
         return runs::load_scenario(file, overrides, "load_scenario");
       },
       py::arg("file"), py::arg("overrides") = std::vector<std::pair<std::string, std::string>>{},

@@ -2,9 +2,13 @@
 // observations cross by a mutex and a condition variable, so the GIL stays with the caller.
 #include "gym_env.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
+#include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/results/metrics/summary_report.hpp"
+#include "fleetwatt/runs/output_path.hpp"
 #include "fleetwatt/runs/run_to_file.hpp"
 #include "version.hpp"
 
@@ -27,7 +31,11 @@ class GymScheduler final : public sim::Scheduler {
 
 GymRun::GymRun(runs::Scenario scenario, std::optional<std::uint64_t> seed, std::filesystem::path output,
                std::uint32_t slots)
-    : scenario_(std::move(scenario)), seed_(seed), output_(std::move(output)), slots_(slots) {}
+    : scenario_(std::move(scenario)), seed_(seed), output_(std::move(output)), slots_(slots) {
+  if (slots < 1 || slots > kMaxSlots)
+    throw core::ConfigError(
+        {}, "slots", fmt::format("{} is not in 1..{} (queue slots an observation shows)", slots, kMaxSlots));
+}
 
 void GymRun::close() {
   {
@@ -40,6 +48,8 @@ void GymRun::close() {
 }
 
 EnvState GymRun::start() {
+  // Checked as fleetwatt.run checks its output, before anything runs.
+  runs::check_output_path(output_, {"Env", 0, 0}, "output", runs::scenario_inputs(scenario_));
   // Prepared here, on the caller's thread: a bad scenario is the caller's error at once.
   auto run = std::make_shared<runs::PreparedRun>(runs::prepare_run(scenario_, {seed_, std::nullopt}));
   horizon_s_ = run->setup.horizon.seconds();

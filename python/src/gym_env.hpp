@@ -36,7 +36,11 @@ class GymRun {
  public:
   /// Observation layout: 7 fleet and grid figures, then `slots` x 5 figures of the first queued jobs.
   static constexpr std::size_t kFleetFigures = 7, kSlotFigures = 5;
+  /// The most queue slots an observation shows: far more than any agent reads, and its arrays stay small
+  /// (an unbounded count asked for gigabytes at every step).
+  static constexpr std::uint32_t kMaxSlots = 4096;
 
+  /// Throws core::ConfigError at "slots" unless 1 <= slots <= kMaxSlots.
   GymRun(runs::Scenario scenario, std::optional<std::uint64_t> seed, std::filesystem::path output,
          std::uint32_t slots);
   /// Stops a run still going (no result file) and joins its thread.

@@ -9,7 +9,8 @@
 namespace fleetwatt::python {
 
 /// Runs `body(stop)` to its end; must be called holding the GIL. An exception of `body` is raised in the
-/// caller; a KeyboardInterrupt while it runs raises `stop`, waits for `body` to return, and is re-raised.
+/// caller; a KeyboardInterrupt while it runs raises `stop`, is raised in Python code that `body` is running
+/// (a policy's schedule()), waits for `body` to return, and is re-raised.
 void run_interruptibly(const std::function<void(const std::atomic<bool>& stop)>& body);
 
 }  // namespace fleetwatt::python

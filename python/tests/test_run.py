@@ -284,8 +284,10 @@ def test_ctrl_c_stops_a_run_cleanly(root, tmp_path):
     timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
     started = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
+    # fleetwatt.InterruptedError, a KeyboardInterrupt: `except KeyboardInterrupt` still catches it.
+    with pytest.raises(fleetwatt.InterruptedError, match="no result file was written") as caught:
         fleetwatt.run(scenario, output=out)
+    assert isinstance(caught.value, KeyboardInterrupt)
     timer.cancel()
     assert time.monotonic() - started < 20
     assert os.listdir(tmp_path) == []  # no result file, no temporary file

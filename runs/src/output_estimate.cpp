@@ -1,7 +1,11 @@
 // The result file's size before the run (output_estimate.hpp), from the layout result_writer.cpp writes.
 #include "fleetwatt/runs/output_estimate.hpp"
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
+
+#include "fleetwatt/sim/fleet/job.hpp"
 
 namespace fleetwatt::runs {
 
@@ -12,6 +16,14 @@ namespace {
 constexpr double kFacilityBytesPerRow = 7 * 8.0;
 constexpr double kNodeBytesPerValue = 8.0;
 constexpr double kJobBytesPerRow = 400.0;
+
+// In memory: each facility interval's meter value (the load-duration curve sorts them at the end); the
+// power-quality segment of M samples as a ring, a copy, its zero-padded FFT input, the complex spectrum and
+// the periodogram sum (8 + 8 + 8 + 16 + 4 bytes a sample); a held job's JobSpec and engine Job.
+constexpr double kMeterBytesPerRow = 8.0;
+constexpr double kSpectrumBytesPerSample = 44.0;
+constexpr double kSegmentMinS = 1000.0;  // results/src/metrics/power_quality.cpp: M x interval >= 1000 s
+constexpr double kHeldJobBytes = static_cast<double>(sizeof(jobs::JobSpec) + sizeof(sim::Job));
 
 std::uint64_t intervals(sim::Time horizon, sim::Duration interval) {
   if (interval.ns() <= 0) return 0;
@@ -31,6 +43,15 @@ OutputEstimate estimate_output(const runs::PreparedRun& run) {
       kNodeBytesPerValue * static_cast<double>(e.node_samples) * static_cast<double>(e.nodes + 1);
   e.bytes = facility + nodes + kJobBytesPerRow * static_cast<double>(e.jobs);
   e.dominant_key = nodes > facility ? "output.node_interval_s" : "output.facility_interval_s";
+  // The spectrum's segment covers kSegmentMinS, or the whole run when shorter (power_quality.cpp).
+  const double interval_s = std::max(1e-9, static_cast<double>(run.setup.facility_interval.ns()) / 1e9);
+  const auto segment = std::bit_ceil(static_cast<std::uint64_t>(std::ceil(kSegmentMinS / interval_s)));
+  e.spectrum_samples = std::max<std::uint64_t>(8, std::min(segment, std::bit_ceil(e.facility_rows + 2)));
+  const double series = kMeterBytesPerRow * static_cast<double>(e.facility_rows) +
+                        kSpectrumBytesPerSample * static_cast<double>(e.spectrum_samples);
+  const double held = run.streamed ? 0.0 : kHeldJobBytes * static_cast<double>(e.jobs);
+  e.memory_bytes = series + held;
+  e.memory_key = held > series ? "workload" : "output.facility_interval_s";
   return e;
 }
 

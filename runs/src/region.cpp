@@ -75,7 +75,7 @@ RegionGridEvent parse_region_event(const core::TomlTable& t) {
   for (const char* k : {"at", "duration_s"})
     if (!t.has(k)) throw ConfigError(t.where(), t.dotted(k), "missing");
   RegionGridEvent e;
-  const std::string at = *t.string("at");
+  const std::string at = *t.timestamp_text("at");
   const auto unix_s = core::parse_timestamp(at);
   if (!unix_s)
     t.fail("at",

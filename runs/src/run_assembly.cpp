@@ -20,6 +20,7 @@
 #include "fleetwatt/models/predictor_registry.hpp"
 #include "fleetwatt/models/predictors/banded_predictor.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
+#include "fleetwatt/sim/engine/job_precheck.hpp"
 #include "fleetwatt/sim/fleet/job.hpp"
 #include "fleetwatt/sim/policies/policy_registry.hpp"
 
@@ -59,6 +60,15 @@ double check_expected_arrivals(const jobs::WorkloadConfig& w) {
   double expected = 0.0;
   auto add = [&](double rate_per_s, double start_s, double end_s) {
     double n = rate_per_s * (end_s - start_s);
+    // The copies are walked even when the window is empty: their number is bounded before any is laid.
+    const double copies = std::ceil(warmup_s / w.horizon_s);
+    if (w.periodic_warmup && start_s == 0.0 && warmup_s > 0.0 && !(copies <= jobs::kMaxWarmupCopies))
+      throw jobs::ConfigError(
+          w.periodic_where.file.empty() ? w.warmup_where : w.periodic_where, "workload.warmup_arrivals",
+          fmt::format("\"periodic\" would repeat the {} s window {:.3g} times to fill warmup_s = {} s, more "
+                      "than the {:.0e} a run may lay down: lengthen horizon_s, shorten warmup_s or use "
+                      "\"continued\"",
+                      w.horizon_s, copies, warmup_s, jobs::kMaxWarmupCopies));
     if (start_s == 0.0 && warmup_s > 0.0)
       n += w.periodic_warmup ? n * std::ceil(warmup_s / w.horizon_s) : rate_per_s * warmup_s;
     expected += n;
@@ -117,6 +127,13 @@ PreparedRun prepare(runs::Scenario scenario, const RunOverrides& overrides, bool
                       r.scenario.predictor.band);
   // The [scheduler] section is checked against the policies' declarations before any job is built.
   check_scheduler_config(r.scenario.scheduler);
+  // Explicit jobs are known now: a bad one (a zoo model without dataset_samples, a length the clock cannot
+  // hold) is refused before any arrival is drawn or predicted. Jobs after the horizon are never drawn.
+  {
+    const sim::FleetLayout layout(sim::fleet_groups(r.setup));
+    for (const auto& j : r.scenario.workload.jobs)
+      if (j.submit_s < r.scenario.workload.horizon_s) sim::precheck_job(j, layout, *r.predictor);
+  }
   const auto estimate = runtime_estimate(*r.predictor, r.setup.gpu);
   // The warm-up, when the scenario leaves it out: long enough for generated jobs to fill the fleet.
   auto& workload = r.scenario.workload;

@@ -727,7 +727,7 @@ GridSignalConfig parse_grid_signal(const TomlTable& t, const std::filesystem::pa
   c.options.time_column = t.string("time_column").value_or("");
   c.options.value_column = t.string("value_column").value_or("");
   c.options.scale = t.number_at_least("scale", 0.0, true).value_or(1.0);
-  c.options.start = t.string("start").value_or("");
+  c.options.start = t.timestamp_text("start").value_or("");
   c.options.repeat = t.boolean("repeat").value_or(false);
   c.options.unit = t.string("unit").value_or(default_unit);
   return c;
@@ -778,6 +778,7 @@ WorkloadConfig parse_workload(const TomlTable& t, const std::filesystem::path& s
     if (*mode != "continued" && *mode != "periodic")
       t.fail("warmup_arrivals", fmt::format("'{}' is not a warm-up: \"continued\" or \"periodic\"", *mode));
     w.periodic_warmup = *mode == "periodic";
+    w.periodic_where = t.where("warmup_arrivals");
   }
   std::int64_t next_id = 1;
   for (const auto& jt : t.tables("jobs")) w.jobs.push_back(parse_job(jt, next_id++));
@@ -801,7 +802,7 @@ WorkloadConfig parse_workload(const TomlTable& t, const std::filesystem::path& s
 // [output] start: an ISO 8601 instant in whole seconds. The offset it is written in is kept (exports and
 // clock hours use it): the text read without its zone, as if UTC, less the instant itself.
 void parse_start(const TomlTable& t, OutputConfig& o) {
-  const auto text = t.string("start");
+  const auto text = t.timestamp_text("start");
   if (!text) return;
   const auto utc = core::parse_timestamp(*text);
   if (!utc)
@@ -830,9 +831,13 @@ OutputConfig parse_output(const TomlTable& t) {
     o.path = *p;
     o.path_where = t.where("path");
   }
-  o.facility_interval_s =
-      t.number_at_least("facility_interval_s", 1e-9, false).value_or(o.facility_interval_s);
-  o.node_interval_s = t.number_at_least("node_interval_s", 1e-9, false).value_or(o.node_interval_s);
+  // A floor on the intervals bounds every buffer they size, whatever the horizon (kMinSeriesIntervalS).
+  for (const char* key : {"facility_interval_s", "node_interval_s"})
+    if (const auto v = t.number(key); v && !(*v >= kMinSeriesIntervalS))
+      t.fail(key, fmt::format("must be at least {} s (1 ms, the finest series a run writes), got {}",
+                              kMinSeriesIntervalS, *v));
+  o.facility_interval_s = t.number("facility_interval_s").value_or(o.facility_interval_s);
+  o.node_interval_s = t.number("node_interval_s").value_or(o.node_interval_s);
   o.gpu_changes = t.boolean("gpu_changes").value_or(o.gpu_changes);
   o.step_waveform_min_s = t.number_at_least("step_waveform_min_s", 0.0, false);
   o.step_gpu_changes = t.boolean("step_gpu_changes").value_or(o.step_gpu_changes);

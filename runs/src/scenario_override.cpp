@@ -33,10 +33,20 @@ bool bare_key_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
 }
 
+// Text for a one-line message: control characters (a newline in a key) written as \uXXXX.
+std::string printable(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    out += u < 0x20 || u == 0x7f ? fmt::format("\\u{:04X}", u) : std::string(1, c);
+  }
+  return out;
+}
+
 std::vector<Segment> split_key(std::string_view key, const std::string& origin) {
   std::vector<Segment> out;
   std::size_t i = 0;
-  auto fail = [&](const std::string& why) { throw ConfigError({origin, 0, 0}, std::string(key), why); };
+  auto fail = [&](const std::string& why) { throw ConfigError({origin, 0, 0}, printable(key), why); };
   if (key.empty()) fail("no key before '='");
   while (i <= key.size()) {
     Segment s;
@@ -53,7 +63,8 @@ std::vector<Segment> split_key(std::string_view key, const std::string& origin) 
     }
     out.push_back(std::move(s));
     if (i == key.size()) break;
-    if (key[i] != '.') fail(fmt::format("unexpected '{}' (keys are dotted: a.b[0].c)", key[i]));
+    if (key[i] != '.')
+      fail(fmt::format("unexpected '{}' (keys are dotted: a.b[0].c)", printable(key.substr(i, 1))));
     ++i;
     if (i == key.size()) fail("the key ends with '.'");
   }
@@ -117,13 +128,17 @@ const char* kind(const toml::node& n) {
 
 }  // namespace
 
+void check_override_key(std::string_view key, std::string_view origin) {
+  (void)split_key(key, fmt::format("{} {}", origin, printable(key)));
+}
+
 std::string override_key(std::string_view assignment) {
   const auto eq = assignment.find('=');
   return std::string(trim(eq == std::string_view::npos ? assignment : assignment.substr(0, eq)));
 }
 
 void apply_override(toml::table& root, std::string_view assignment, std::string_view origin) {
-  const std::string source = fmt::format("{} {}", origin, assignment);
+  const std::string source = fmt::format("{} {}", origin, printable(assignment));
   const auto eq = assignment.find('=');
   if (eq == std::string_view::npos)
     throw ConfigError({std::string(origin), 0, 0}, std::string(trim(assignment)),
@@ -132,6 +147,10 @@ void apply_override(toml::table& root, std::string_view assignment, std::string_
   const std::string_view value = trim(assignment.substr(eq + 1));
   const auto segments = split_key(key, source);
   toml::table parsed = parse_value(value, source, key);
+  // "1\nfleet.nodes = 5" parses as two assignments: the second must not slip in unchecked.
+  if (parsed.size() != 1)
+    throw ConfigError({source, 0, 0}, key,
+                      "the value is more than one TOML value (a newline and another key?)");
   toml::node& node = *parsed.get("v");
   // Keys written here point at the start of the assignment (line 1, so that TomlTable::where takes them).
   toml::source_region src;

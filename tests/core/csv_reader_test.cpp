@@ -108,6 +108,20 @@ TEST_CASE("a bad field is reported at its line and column", "[csv]") {
   CHECK_THROWS_WITH(missing.read_header({"c"}), "m.csv:1:1: c: missing column (header has: a,b)");
 }
 
+TEST_CASE("a first line that is not a CSV header is not quoted back", "[csv]") {
+  // A path naming an unrelated file (a system file a hostile scenario points at) must not disclose it.
+  std::istringstream in("root:x:0:0:secret:/root:/bin/bash\nnext\n");
+  CsvReader csv(in, "/etc/passwd");
+  CHECK_THROWS_WITH(csv.read_header({"job_id", "submit_s"}),
+                    "/etc/passwd:1:1: job_id: missing column (its first line is not a CSV header: is it the "
+                    "right file?)");
+  CHECK(header_for_message({"time", "dry bulb (C)", "rh_%"}) == "header has: time,dry bulb (C),rh_%");
+  CHECK(header_for_message({"password=hunter2"}) ==
+        "its first line is not a CSV header: is it the right file?");
+  CHECK(header_for_message({"user", "pass:word"}) ==
+        "its first line is not a CSV header: is it the right file?");
+}
+
 TEST_CASE("fields written with csv_quote read back unchanged", "[csv]") {
   const std::vector<std::string> fields{"plain", "a,b", "say \"hi\"", "two\nlines", " padded ", "", "x"};
   std::string line;

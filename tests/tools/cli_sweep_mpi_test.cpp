@@ -1,7 +1,11 @@
 // `mpirun -np 2 fleetwatt sweep`: the same index table and, bit for bit, the same member files as the serial
-// sweep, with members spread over both ranks. Skipped (exit status 77, which ctest reports as skipped) where
-// fleetwatt was built without MPI.
+// sweep, with members spread over both ranks; rank 0 alone holds the output's lock. Skipped (exit status 77,
+// which ctest reports as skipped) where fleetwatt was built without MPI.
 #include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -111,5 +115,46 @@ TEST_CASE(
   INFO(resumed.err);
   CHECK(resumed.exit_code == 0);
   CHECK(sweep_text_column(index, "status") == std::vector<std::string>(16, "done"));
+#endif
+}
+
+TEST_CASE("under mpirun rank 0 alone takes the output lock, and a held lock stops every rank",
+          "[cli][sweep][mpi][lock]") {
+#ifndef FLEETWATT_MPIEXEC
+  std::cout << "skipped: fleetwatt was built without MPI (install libopenmpi-dev openmpi-bin and rebuild)\n";
+  std::exit(77);
+#else
+  TempDir dir;
+  const auto s = dir.write("s.toml", kSweepScenario);
+  const auto index = dir / "mpi.h5";
+  const std::string sweep = kMpiEnv + std::string(FLEETWATT_MPIEXEC) + " -np 2 --oversubscribe " +
+                            fleetwatt_command() + " sweep " + s.string() + " --grid seed=1..4 -q -o " +
+                            index.string();
+  // A held lock (as another sweep holds it): one refusal, from rank 0, and no rank runs a member.
+  const auto lock = dir / "mpi.h5.lock";
+  const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT, 0644);
+  REQUIRE(fd >= 0);
+  REQUIRE(::flock(fd, LOCK_EX | LOCK_NB) == 0);
+  const std::string holder = "pid 4194305 host elsewhere\n";
+  REQUIRE(::write(fd, holder.data(), holder.size()) == static_cast<ssize_t>(holder.size()));
+  auto refused = run_command(sweep);
+  ::close(fd);
+  INFO(refused.out << refused.err);
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err.find("fleetwatt: error: -o: " + index.string() +
+                         ": another fleetwatt is writing it (pid 4194305 host elsewhere; lock " +
+                         lock.string() + "); wait for it to end or give another -o\n") != std::string::npos);
+  std::size_t said = 0;
+  for (auto at = refused.err.find("another fleetwatt is writing it"); at != std::string::npos;
+       at = refused.err.find("another fleetwatt is writing it", at + 1))
+    ++said;
+  CHECK(said == 1);
+  CHECK_FALSE(std::filesystem::exists(dir / "mpi.h5.members"));
+  // Free again: the sweep runs on both ranks (rank 1 does not contend for the lock) and removes it.
+  auto done = run_command(sweep);
+  INFO(done.out << done.err);
+  CHECK(done.exit_code == 0);
+  CHECK(sweep_text_column(index, "status") == std::vector<std::string>(4, "done"));
+  CHECK_FALSE(std::filesystem::exists(lock));
 #endif
 }

@@ -10,12 +10,20 @@ readable units, and the scenario text. The page depends on what the file holds:
 Panels a file cannot fill are listed with the reason instead of drawn empty.
 
 Called by `fleetwatt report` (tools/cmd_report.cpp), which checks the inputs first and renames the page into
-place; alone: python3 fleetwatt_report.py RESULT.h5 OUT.html. Exit status 0, or 1 (a missing package: one
-line on stderr; anything unforeseen: Python's traceback).
+place; alone: python3 fleetwatt_report.py RESULT.h5 OUT.html [SHOWN_NAME]. Exit status 0; 3 when the page
+cannot be written or the result read (one line on stderr naming SHOWN_NAME, else OUT.html); 1 for a missing
+package (one line) or anything unforeseen (Python's traceback).
 """
-import html
-import os
-import sys
+import signal
+
+# Ctrl-C ends the module at once and quietly (fleetwatt report removes the page and says it was
+# interrupted): a KeyboardInterrupt would print a traceback, and only once the C code drawing a figure
+# returns.
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+import html  # noqa: E402
+import os  # noqa: E402
+import sys  # noqa: E402
 
 try:
     import h5py
@@ -141,13 +149,30 @@ def page(path, f):
     return "".join(parts)
 
 
+SAID_WHY = 3  # the status of a failure explained in one line (tools/cmd_report.cpp adds nothing)
+
+
+def fail(message):
+    print(f"fleetwatt: error: report: {message}; no page was written", file=sys.stderr)
+    sys.exit(SAID_WHY)
+
+
 def main(argv):
-    if len(argv) != 3:
-        sys.exit("usage: fleetwatt_report.py RESULT.h5 OUT.html")
-    with h5py.File(argv[1], "r") as f:
-        text = page(argv[1], f)
-    with open(argv[2], "w", encoding="utf-8") as out:
-        out.write(text)
+    if len(argv) not in (3, 4):
+        sys.exit("usage: fleetwatt_report.py RESULT.h5 OUT.html [SHOWN_NAME]")
+    shown = argv[3] if len(argv) == 4 else argv[2]
+    try:
+        with h5py.File(argv[1], "r") as f:
+            text = page(argv[1], f)
+    except OSError as e:  # h5py's errors reading a damaged file are OSError
+        fail(f"cannot read {argv[1]} ({e})")
+    except MemoryError:
+        fail(f"{argv[1]} is too large to draw in the memory available")
+    try:
+        with open(argv[2], "w", encoding="utf-8") as out:
+            out.write(text)
+    except OSError as e:  # a full disk, a file-size limit
+        fail(f"cannot write {shown} ({e.strerror or e})")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "fleetwatt/core/text_output.hpp"
+#include "hdf5_commit.hpp"
 #include "hdf5_datasets.hpp"
 
 namespace fleetwatt::results {
@@ -111,16 +112,9 @@ std::string format_comparison(const std::vector<ComparisonRow>& rows) {
 static void write_comparison_file(const std::filesystem::path& file, const std::vector<ComparisonRow>& rows,
                                   const std::string& scenario_text,
                                   const std::function<std::int64_t(sim::GpuIndex)>& node_of) {
-  const auto temp = core::temporary_beside(file);  // with the process id: two compares never share it
-  const core::LiveTemporary live(temp);            // removed if a signal ends the process mid-write
-  // Whatever fails (an HDF5 exception is not a std::exception: a full disk once aborted the process), the
-  // temporary file goes and the error says where.
-  auto discard = [&temp] {
-    std::error_code ec;
-    std::filesystem::remove(temp, ec);
-  };
-  try {
-    H5::H5File f(temp.string(), H5F_ACC_TRUNC);
+  // The shared writer path: HDF5 silenced, the file closed once, nothing left on failure (a full disk once
+  // crashed the process at exit here).
+  write_hdf5_file(file, "comparison", [&](H5::H5File& f) {
     H5::Group root = f.openGroup("/");
     write_string_attribute(root, "scenario", scenario_text);
     // As a run's file: where simulated time 0 is on the wall clock (`fleetwatt export` reads it).
@@ -174,16 +168,7 @@ static void write_comparison_file(const std::filesystem::path& file, const std::
       H5::Group jobs = g.createGroup("jobs");
       write_job_datasets(jobs, r.jobs, node_of);
     }
-    f.close();
-  } catch (const H5::Exception& e) {
-    discard();
-    throw std::runtime_error(fmt::format("{}: cannot write the comparison ({}); nothing was written",
-                                         file.string(), e.getDetailMsg()));
-  } catch (...) {
-    discard();
-    throw;
-  }
-  std::filesystem::rename(temp, file);
+  });
 }
 
 void write_comparison_h5(const std::filesystem::path& file, const std::vector<ComparisonRow>& rows,

@@ -3,6 +3,8 @@
 
 #include <H5Cpp.h>
 
+#include "fleetwatt/results/hdf5/hdf5_error.hpp"
+
 #include <fmt/format.h>
 #include <algorithm>
 #include <stdexcept>
@@ -15,11 +17,14 @@ struct ResultReader::Impl {
 };
 
 ResultReader::ResultReader(const std::filesystem::path& file) {
-  H5::Exception::dontPrint();
+  quiet_hdf5_errors();
   try {
     impl_ = std::make_unique<Impl>(file.string());
   } catch (const H5::Exception&) {
-    throw std::runtime_error(fmt::format("{}: cannot open as an HDF5 file", file.string()));
+    // A system call's failure (no such file, no permission) says so; else HDF5 refused the content.
+    const auto failure = last_hdf5_io_failure();
+    throw ResultFileError(fmt::format("{}: cannot read it: {}", file.string(),
+                                      failure ? failure->reason : "not an HDF5 file or damaged"));
   }
 }
 

@@ -14,7 +14,9 @@
 #include <stdexcept>
 
 #include "fleetwatt/core/text_output.hpp"
+#include "fleetwatt/results/hdf5/hdf5_error.hpp"
 #include "fleetwatt/results/metrics/job_times.hpp"
+#include "hdf5_commit.hpp"
 #include "hdf5_datasets.hpp"
 #include "job_table.hpp"
 
@@ -37,17 +39,14 @@ std::string utc_now_iso8601() {
 }  // namespace
 
 namespace {
-// While HDF5 is called: after a failed write (a full disk) HDF5's C++ destructors print a line each to
-// std::cerr as the objects unwind; the error itself is reported once, by the command. Declared first in a
-// scope so that it is restored last, after the scope's HDF5 objects are gone.
-struct QuietStderr {
-  std::streambuf* saved = std::cerr.rdbuf(nullptr);
-  QuietStderr() = default;
-  QuietStderr(const QuietStderr&) = delete;
-  QuietStderr& operator=(const QuietStderr&) = delete;
-  ~QuietStderr() {
-    std::cerr.rdbuf(saved);
-    std::cerr.clear();
+// The destructor does not run when the constructor throws (out of memory sizing a buffer, an HDF5 failure):
+// this removes the temporary file then, unless the constructor finished and dismissed it.
+struct RemoveUnlessBuilt {
+  const std::filesystem::path& temp;
+  bool built = false;
+  ~RemoveUnlessBuilt() {
+    std::error_code ec;
+    if (!built) std::filesystem::remove(temp, ec);
   }
 };
 }  // namespace
@@ -228,16 +227,7 @@ struct ResultWriter::Impl {
     nodes_group.reset();
     gpus_group.reset();
     changes_group.reset();
-    if (!file) return;
-    // Closed at most once: when a close fails (a full disk while flushing), HDF5 1.10 leaves the file half
-    // torn down and a second close (H5File's destructor would try one) crashes. The handle is abandoned.
-    std::unique_ptr<H5::H5File> f = std::move(file);
-    try {
-      f->close();
-    } catch (...) {
-      (void)f.release();
-      throw;
-    }
+    close_hdf5_once(file);  // at most once, abandoned when the close fails (hdf5_commit.hpp)
   }
   void flush_changes() {
     const QuietStderr quiet;
@@ -255,12 +245,14 @@ ResultWriter::ResultWriter(std::filesystem::path target, const WriterLayout& lay
     : target_(std::move(target)), impl_(std::make_unique<Impl>()) {
   temp_ = core::temporary_beside(target_);
   live_ = std::make_unique<core::LiveTemporary>(temp_);  // a second Ctrl-C removes it on the way out
-  H5::Exception::dontPrint();
+  RemoveUnlessBuilt guard{temp_};
+  quiet_hdf5_errors();  // on this thread, the one that runs the engine and writes
   try {
     impl_->file = std::make_unique<H5::H5File>(temp_.string(), H5F_ACC_TRUNC);
   } catch (const H5::Exception& e) {
-    throw std::runtime_error(fmt::format(
-        "{}: cannot create the result file (is the folder there and writable?)", target_.string()));
+    const auto failure = last_hdf5_io_failure();
+    throw ResultFileError(fmt::format("{}: cannot create the result file: {}", target_.string(),
+                                      failure ? failure->reason : "is the folder there and writable?"));
   }
   auto& m = *impl_;
   m.root.emplace(m.file->openGroup("/"));
@@ -326,6 +318,7 @@ ResultWriter::ResultWriter(std::filesystem::path target, const WriterLayout& lay
             : "from time_s[i] on, GPU gpu[i] (node = gpu / gpus_per_node) draws power_W[i]; rows are in "
               "time order and every GPU has a row at time 0");
   }
+  guard.built = true;
 }
 
 ResultWriter::~ResultWriter() {

@@ -10,6 +10,7 @@
 
 #include "fleetwatt/core/text_output.hpp"
 #include "fleetwatt/results/hdf5/result_reader.hpp"
+#include "hdf5_commit.hpp"
 #include "hdf5_datasets.hpp"
 #include "member_index.hpp"
 
@@ -109,11 +110,8 @@ void write_sweep_index(const std::filesystem::path& out, const std::vector<Sweep
 void write_member_index(const std::filesystem::path& out, const std::vector<SweepMemberRow>& rows,
                         const SweepProvenance& p, const MemberIndexLayout& layout,
                         const std::function<void(H5::H5File&)>& extra) {
-  const std::filesystem::path temp = core::temporary_beside(out);
-  const core::LiveTemporary live(temp);  // removed if a signal ends the process mid-write
-  H5::Exception::dontPrint();
-  try {
-    H5::H5File file(temp.string(), H5F_ACC_TRUNC);
+  // The shared writer path (hdf5_commit.hpp): a full disk is one message naming the file and the reason.
+  write_hdf5_file(out, layout.what, [&](H5::H5File& file) {
     H5::Group root = file.openGroup("/");
     write_string_attribute(root, "scenario", p.scenario_text);
     write_string_attribute(root, "scenario_file", p.scenario_file);
@@ -178,21 +176,7 @@ void write_member_index(const std::filesystem::path& out, const std::vector<Swee
         throw std::runtime_error(fmt::format("{}: cannot link member {}", out.string(), r.name));
     }
     if (extra) extra(file);
-  } catch (const H5::Exception& e) {
-    std::filesystem::remove(temp);
-    throw std::runtime_error(
-        fmt::format("{}: cannot write the {}: {}", out.string(), layout.what, e.getDetailMsg()));
-  } catch (...) {
-    std::filesystem::remove(temp);
-    throw;
-  }
-  std::error_code ec;
-  std::filesystem::rename(temp, out, ec);
-  if (ec) {
-    std::filesystem::remove(temp);
-    throw std::runtime_error(
-        fmt::format("{}: cannot move the index into place: {}", out.string(), ec.message()));
-  }
+  });
 }
 
 }  // namespace fleetwatt::results

@@ -60,15 +60,21 @@ class WindowRange {
   double lo_ = 0, hi_ = 0, best_ = kPqNaN;
 };
 
-/// Welch's averaged periodogram over segments of `m` samples (power of two) overlapping by half.
+/// Welch's averaged periodogram over segments of `m` samples (power of two) overlapping by half. The ring
+/// grows with the samples until it holds m, and the periodogram is sized at the first segment: memory follows
+/// what the run fills (a short horizon at a fine interval holds its few samples, not a 1000 s segment).
 class Welch {
  public:
-  explicit Welch(std::size_t m) : m_(m), ring_(m), sum_(m / 2 + 1, 0.0) {}
+  explicit Welch(std::size_t m) : m_(m) {}
   void add(double x) {
-    ring_[head_] = x;
+    if (ring_.size() < m_)
+      ring_.push_back(x);
+    else
+      ring_[head_] = x;
     head_ = (head_ + 1) % m_;
     ++seen_;
     if (seen_ >= m_ && (seen_ - m_) % (m_ / 2) == 0) {
+      if (sum_.empty()) sum_.assign(m_ / 2 + 1, 0.0);
       std::vector<double> seg(m_);
       for (std::size_t i = 0; i < m_; ++i) seg[i] = ring_[(head_ + i) % m_];  // oldest first
       accumulate(seg, m_);

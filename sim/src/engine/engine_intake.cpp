@@ -36,6 +36,7 @@ bool Engine::draw_job() {
   if (types.size() == 1) {
     run = {plan_job(spec, types.front(), predictor_), spec.epochs, spec.meta.dataset_samples};
     if (check_plan(spec, run.plan, types.front(), predictor_.name())) ++summary_.capped_predictions;
+    check_whole_length(spec, run.plan, run.epochs);
   } else {
     // Every type's run up front, so a bad job fails here, before anything is written. A type the
     // predictor refuses the job on is left out for it; a job no type (with a group large enough) can
@@ -49,6 +50,7 @@ bool Engine::draw_job() {
       try {
         typed_.push_back(run_on_type(spec, gpu, predictor_));
         if (check_plan(spec, typed_.back().plan, gpu, predictor_.name())) ++summary_.capped_predictions;
+        check_whole_length(spec, typed_.back().plan, typed_.back().epochs);
       } catch (const jobs::ConfigError& e) {
         if (!first_error) first_error = e;
         if (typed_.size() < jobs_.size() * types.size() + t + 1) typed_.emplace_back();

@@ -76,4 +76,14 @@ bool check_plan(const jobs::JobSpec& spec, jobs::EpochPlan& plan, const models::
   return capped;
 }
 
+void check_whole_length(const jobs::JobSpec& spec, const jobs::EpochPlan& plan, std::uint32_t epochs) {
+  const double whole_s = plan.epoch_s() * static_cast<double>(epochs);
+  if (!(whole_s <= core::kMaxInputSeconds))
+    throw jobs::ConfigError(
+        spec.class_origin, "epochs",
+        fmt::format("job {}: {} epochs of {:.3g} s would last {:.3g} s, beyond the {:.0e} s "
+                    "a run can simulate: lower epochs or dataset_samples",
+                    spec.id, epochs, plan.epoch_s(), whole_s, core::kMaxInputSeconds));
+}
+
 }  // namespace fleetwatt::sim

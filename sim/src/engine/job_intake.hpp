@@ -18,4 +18,9 @@ namespace fleetwatt::sim {
 [[nodiscard]] bool check_plan(const jobs::JobSpec& spec, jobs::EpochPlan& plan,
                               const models::GpuHardware& gpu, std::string_view predictor);
 
+/// Checks a job's whole length, `epochs` epochs of `plan`, against the clock: a run longer than
+/// core::kMaxInputSeconds would overflow the time a scheduler adds it to (sjf and easy sum start and length),
+/// so it is bad input at the job's epochs (ConfigError), whatever the policy.
+void check_whole_length(const jobs::JobSpec& spec, const jobs::EpochPlan& plan, std::uint32_t epochs);
+
 }  // namespace fleetwatt::sim

@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <boost/graph/graphml.hpp>
@@ -206,6 +207,20 @@ std::string slurp(std::istream& in) {
   return s.str();
 }
 
+/// True when the first word of `text` (after blanks and // or # comment lines) opens a DOT graph.
+bool looks_like_dot(const std::string& text) {
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos || line.compare(first, 2, "//") == 0 || line[first] == '#') continue;
+    for (const char* word : {"graph", "digraph", "strict"})
+      if (line.compare(first, std::string_view(word).size(), word) == 0) return true;
+    return false;
+  }
+  return false;
+}
+
 }  // namespace
 
 Topology read_graphml(std::istream& in, const std::string& name) {
@@ -217,8 +232,12 @@ Topology read_graphml(std::istream& in, const std::string& name) {
     std::istringstream s(text);
     boost::read_graphml(s, raw, dp);
   } catch (const std::exception& e) {
+    // The parser's message quotes the text it stumbled on: only for a file that is GraphML at all, never
+    // for an unrelated file a path names by mistake (or by a hostile scenario).
     throw ConfigError(SourceLocation{name, 0, 0}, "graphml",
-                      fmt::format("cannot parse GraphML: {}", e.what()));
+                      text.find("<graphml") != std::string::npos
+                          ? fmt::format("cannot parse GraphML: {}", e.what())
+                          : std::string("cannot parse GraphML: the file has no <graphml> element"));
   }
   return Converter{raw, text, name, ""}.convert();
 }
@@ -231,7 +250,12 @@ Topology read_dot(std::istream& in, const std::string& name) {
   try {
     boost::read_graphviz(text, raw, dp, "node_id");
   } catch (const std::exception& e) {
-    throw ConfigError(SourceLocation{name, 0, 0}, "dot", fmt::format("cannot parse DOT: {}", e.what()));
+    // As for GraphML: the parser's message is quoted only for a file that begins as a DOT graph does.
+    throw ConfigError(SourceLocation{name, 0, 0}, "dot",
+                      looks_like_dot(text)
+                          ? fmt::format("cannot parse DOT: {}", e.what())
+                          : std::string("cannot parse DOT: the file does not begin with graph, digraph or "
+                                        "strict"));
   }
   return Converter{raw, text, name, "node_id"}.convert();
 }

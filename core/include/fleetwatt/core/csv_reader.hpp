@@ -95,5 +95,10 @@ class CsvReader {
 /// Index of the column named `name` in a header, ignoring case (ASCII), if present.
 [[nodiscard]] std::optional<std::size_t> find_column(const std::vector<std::string>& header,
                                                      std::string_view name);
+/// "header has: " and the columns of `header` joined by "," when it reads as a CSV header (two or more short
+/// names of letters, digits, blanks and _ . ( ) % -), for messages that list the columns a file has;
+/// otherwise a sentence saying that the first line is not one. A path that names an unrelated file (a
+/// scenario pointing at a system file) must not have its first line quoted back.
+[[nodiscard]] std::string header_for_message(const std::vector<std::string>& header);
 
 }  // namespace fleetwatt::core

@@ -61,6 +61,9 @@ class TomlTable {
   [[nodiscard]] std::optional<std::int64_t> integer(const std::string& key, std::int64_t lo,
                                                     std::int64_t hi) const;
   [[nodiscard]] std::optional<std::string> string(const std::string& key) const;
+  /// A time stamp's text: a string, or a TOML date-time written unquoted (as `--set key=2026-07-01T00:00:00Z`
+  /// gives it), in ISO 8601 with its offset.
+  [[nodiscard]] std::optional<std::string> timestamp_text(const std::string& key) const;
   [[nodiscard]] std::optional<bool> boolean(const std::string& key) const;
   /// An array of numbers, or a single number taken as a one-element array.
   [[nodiscard]] std::optional<std::vector<double>> numbers(const std::string& key) const;

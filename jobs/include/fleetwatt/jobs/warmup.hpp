@@ -24,6 +24,10 @@ inline constexpr double kWarmupRuntimes = 2.0;
 /// rounded up to whole days instead of whole hours.
 [[nodiscard]] double default_warmup_s(const WorkloadConfig& workload, const RuntimeEstimate& estimate);
 
+/// The most copies of the window a periodic warm-up may lay down (warmup_s / horizon_s, rounded up): a day's
+/// warm-up repeats a window of 0.1 s; beyond, the copies alone would take minutes to walk.
+inline constexpr double kMaxWarmupCopies = 1e6;
+
 /// The warm-up's arrivals under `warmup_arrivals = "periodic"`: the window's own jobs (submit times in
 /// [0, period_s)) repeated before it, shifted back by period_s, 2 period_s, ... as far as -warmup_s, so the
 /// fleet at 0 is the one the window's own arrivals leave at its end (a typical day that tiles). In submit

@@ -71,7 +71,8 @@ struct WorkloadConfig {
   /// [workload] warmup_arrivals: "continued" (the generator's own process before 0, drawn from a stream of
   /// its own) or "periodic" (the window's own arrivals repeated before it: a typical day that tiles).
   bool periodic_warmup = false;
-  std::vector<JobSpec> jobs;  ///< explicit [[workload.jobs]] and jobs_csv rows
+  SourceLocation periodic_where;  ///< where warmup_arrivals was given (the [workload] table when absent)
+  std::vector<JobSpec> jobs;      ///< explicit [[workload.jobs]] and jobs_csv rows
   std::optional<GeneratorConfig> generator;
   std::optional<TraceConfig> trace;
   std::optional<PresetConfig> preset;

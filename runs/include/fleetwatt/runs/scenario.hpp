@@ -127,6 +127,11 @@ struct GridConfig {
   std::vector<GridEventConfig> events;  ///< [[grid.event]], in time order
 };
 
+/// The shortest [output] series interval: 1 ms resolves the fastest power swings the models produce (step
+/// phases of tens of milliseconds), while every buffer sized by the interval (the power-quality spectrum's
+/// segment of 1000 s, the series held for the load-duration curve) stays within tens of megabytes.
+inline constexpr double kMinSeriesIntervalS = 1e-3;
+
 struct OutputConfig {
   /// The result file; a relative [output] path (and the default) resolves against the scenario's folder.
   std::filesystem::path path = "fleetwatt.h5";

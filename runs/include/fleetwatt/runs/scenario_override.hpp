@@ -23,6 +23,11 @@ namespace fleetwatt::runs {
 /// Malformed assignments throw core::ConfigError naming `origin` and the key.
 void apply_override(toml::table& root, std::string_view assignment, std::string_view origin = "--set");
 
+/// Refuses (ConfigError naming `origin` and the key) a key that is not a dotted path of bare keys with
+/// optional [N] indices, as apply_override reads it: for callers that join a key and a value themselves
+/// (Python's (key, value) pairs), where a key holding '=' or a newline would smuggle in another assignment.
+void check_override_key(std::string_view key, std::string_view origin);
+
 /// The key of an assignment (the text before the first '='), blanks trimmed; the whole text without '='.
 [[nodiscard]] std::string override_key(std::string_view assignment);
 

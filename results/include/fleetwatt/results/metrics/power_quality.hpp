@@ -54,8 +54,8 @@ struct PowerQuality {
   std::uint64_t segment_length = 0;  ///< FFT length (samples, zero padding included)
 };
 
-/// Streams a facility series into its power-quality figures; memory is O(M): a ring of M samples, the
-/// periodogram sum and the FFT buffers, about 6 MB at 0.01 s.
+/// Streams a facility series into its power-quality figures; memory is O(min(M, samples)): a ring of M
+/// samples, the periodogram sum and the FFT buffers, about 6 MB at 0.01 s.
 class PowerQualityBuilder {
  public:
   PowerQualityBuilder(std::int64_t interval_ns, const WallClock& clock);

@@ -1,0 +1,222 @@
+// Resource bounds checked before the run: a series interval below the floor, a periodic warm-up of too many
+// window copies, a job longer than the clock holds and a bad explicit job are refused as located bad input
+// (exit 2, one line, no output) before any heavy work; the memory a run would hold is checked against
+// --max-memory; a run that runs out of memory leaves no temporary file.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+using namespace fleetwatt::test;
+
+namespace {
+
+/// One GPU, one short explicit ViT job; `workload` and `output` are appended to their tables.
+std::string one_gpu(const std::string& workload, const std::string& output) {
+  return "[fleet]\nnodes = 1\ngpus_per_node = 1\n[workload]\n" + workload +
+         "\n[[workload.jobs]]\nclass = \"vit\"\nn_gpus = 1\nepochs = 1\n[output]\n" + output + "\n";
+}
+
+/// Files in `dir` other than `keep`: what a failed command left behind.
+std::size_t files_in(const fs::path& dir) {
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++n;
+  return n;
+}
+
+std::size_t lines(const std::string& s) {
+  std::size_t n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+// AddressSanitizer reserves terabytes of address space for its shadow: under it `ulimit -v` would stop
+// fleetwatt from starting, so the address-space limits are left out there (the time limit stays).
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAsan = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kAsan = true;
+#else
+constexpr bool kAsan = false;
+#endif
+#else
+constexpr bool kAsan = false;
+#endif
+
+/// "ulimit -v KIB; " (nothing under ASan).
+std::string address_limit(long kib) {
+  return kAsan ? std::string() : "ulimit -v " + std::to_string(kib) + "; ";
+}
+
+/// `fleetwatt ARGS` under a 4 GB address-space limit and a 60 s time limit: a finding that ran away in
+/// memory or time ends as bad_alloc (exit 1) or timeout's 124 instead of exhausting the test machine.
+CommandResult bounded(const std::string& args) {
+  return run_command(address_limit(4000000) + "timeout 60 " + fleetwatt_command() + " " + args);
+}
+
+}  // namespace
+
+TEST_CASE("a series interval below 1 ms is refused at its key before the run", "[cli][bounds]") {
+  TempDir dir;
+  // Formerly: 12.6 GB of power-quality buffers for a 1 ms run at 1e-6 s, bad_alloc at 1e-8.
+  for (const char* key : {"facility_interval_s", "node_interval_s"}) {
+    const auto scenario = dir.write("s.toml", one_gpu("horizon_s = 0.001", std::string(key) + " = 1e-6"));
+    const auto r = bounded("run " + scenario.string() + " -o " + (dir / "out.h5").string());
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("s.toml:11:1: ") != std::string::npos);
+    CHECK(r.err.find(std::string("output.") + key + ": must be at least 0.001 s") != std::string::npos);
+    CHECK(lines(r.err) == 1);
+    CHECK(files_in(dir.path()) == 1);  // the scenario alone
+  }
+  // --set goes through the same check; compare's --facility-interval has the same floor.
+  const auto scenario = dir.write("s.toml", one_gpu("horizon_s = 10", ""));
+  auto r = bounded("run " + scenario.string() + " --set output.facility_interval_s=1e-8 -o " +
+                   (dir / "out.h5").string());
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("must be at least 0.001 s") != std::string::npos);
+  r = bounded("compare " + scenario.string() + " --facility-interval 1e-8");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--facility-interval") != std::string::npos);
+  // At the floor itself a short run holds memory for its samples only and runs.
+  const auto fine = dir.write("fine.toml", one_gpu("horizon_s = 1", "facility_interval_s = 0.001"));
+  r = bounded("run -q " + fine.string() + " -o " + (dir / "fine.h5").string());
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+}
+
+TEST_CASE("--max-memory refuses a run whose series would not fit, naming the interval", "[cli][bounds]") {
+  TempDir dir;
+  // 100 s at 1 ms: 100,000 meter values (0.8 MB) and a spectrum segment of 2^17 samples (5.8 MB).
+  const auto scenario = dir.write("s.toml", one_gpu("horizon_s = 100", "facility_interval_s = 0.001"));
+  auto r = bounded("run -q " + scenario.string() + " --max-memory 4MB -o " + (dir / "out.h5").string());
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("s.toml: output.facility_interval_s: the run would hold about 0.00612 GiB in memory "
+                   "(100000 facility intervals, a power-quality segment of 131072 samples, 0 jobs held") !=
+        std::string::npos);
+  CHECK(r.err.find("above --max-memory 0.00391 GiB") != std::string::npos);
+  CHECK(lines(r.err) == 1);
+  CHECK_FALSE(fs::exists(dir / "out.h5"));
+  r = bounded("run -q " + scenario.string() + " --max-memory 64MB -o " + (dir / "out.h5").string());
+  CHECK(r.exit_code == 0);
+  // compare and sweep take the option too.
+  r = bounded("compare -q " + scenario.string() + " --policies fifo --max-memory 4MB");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--max-memory") != std::string::npos);
+  // A sweep's member is refused as it would be by --max-output: the member fails, saying why.
+  r = bounded("sweep " + scenario.string() + " --grid seed=1..1 --max-memory 4MB -o " +
+              (dir / "sw.h5").string());
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("m000000 seed=1 failed") != std::string::npos);
+  CHECK(r.err.find("above --max-memory 0.00391 GiB") != std::string::npos);
+}
+
+TEST_CASE("a job longer than the clock holds is refused at its epochs under every policy", "[cli][bounds]") {
+  TempDir dir;
+  // Formerly accepted, and ended mid-run with "simulated time overflow" (exit 1) under sjf and easy.
+  for (const char* policy : {"sjf", "easy", "fifo"}) {
+    const auto scenario = dir.write(
+        "s.toml", std::string("[fleet]\nnodes = 1\ngpus_per_node = 1\n[scheduler]\npolicy = \"") + policy +
+                      "\"\n[workload]\nhorizon_s = 3600\n[[workload.jobs]]\nclass = \"vit\"\nn_gpus = 1\n"
+                      "epochs = 4294967295\n");
+    const auto r = bounded("run " + scenario.string() + " -o " + (dir / "out.h5").string());
+    INFO(policy << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("s.toml:9:1: epochs: job 1: 4294967295 epochs of ") != std::string::npos);
+    CHECK(r.err.find("beyond the 1e+09 s a run can simulate") != std::string::npos);
+    CHECK(lines(r.err) == 1);
+    CHECK(files_in(dir.path()) == 1);
+  }
+}
+
+TEST_CASE("a periodic warm-up of too many window copies is refused before any is laid", "[cli][bounds]") {
+  TempDir dir;
+  // Formerly ~8.6e13 copies of a 1 ns window: a spin that ignored Ctrl-C.
+  const auto scenario = dir.write("s.toml", R"([fleet]
+nodes = 1
+gpus_per_node = 1
+[workload]
+horizon_s = 1e-9
+warmup_arrivals = "periodic"
+[workload.generator]
+rate_per_hour = 30
+[[workload.generator.mix]]
+class = "vit"
+n_gpus = [1]
+epochs = [1, 2]
+)");
+  const auto r = bounded("run " + scenario.string() + " -o " + (dir / "out.h5").string());
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("s.toml:6:1: workload.warmup_arrivals: \"periodic\" would repeat the 1e-09 s window") !=
+        std::string::npos);
+  CHECK(lines(r.err) == 1);
+  CHECK(files_in(dir.path()) == 1);
+}
+
+TEST_CASE("a bad explicit job is refused before the generator's arrivals are drawn", "[cli][bounds]") {
+  TempDir dir;
+  // A zoo CNN without dataset_samples beside a day of generated arrivals and a periodic warm-up: formerly
+  // refused after every arrival was drawn and predicted (1.96 GB), now before. Under the 4 GB limit both
+  // end with exit 2, so the limit here is 1 GB: the old path ran out of memory (exit 1).
+  const auto scenario = dir.write("s.toml", R"([fleet]
+nodes = 64
+gpus_per_node = 8
+[workload]
+horizon_s = 86400
+warmup_arrivals = "periodic"
+[workload.generator]
+rate_per_hour = 3000
+[[workload.generator.mix]]
+class = "vit"
+n_gpus = [1, 8]
+epochs = [1, 5]
+[[workload.jobs]]
+model = "resnet50"
+n_gpus = 1
+epochs = 1
+batch_size = 64
+)");
+  const auto r = run_command(address_limit(1000000) + "timeout 60 " + fleetwatt_command() + " run " +
+                             scenario.string() + " -o " + (dir / "out.h5").string());
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("s.toml:13:1: dataset_samples: must be positive") != std::string::npos);
+  CHECK(lines(r.err) == 1);
+  CHECK(files_in(dir.path()) == 1);
+}
+
+TEST_CASE("running out of memory leaves no temporary file and says so in one line", "[cli][bounds]") {
+  if (kAsan) {
+    WARN("skipped under AddressSanitizer: it cannot run under an address-space limit");
+    return;
+  }
+  TempDir dir;
+  // The old reproducer: a 1e-8 s interval sized a buffer of 2^37 samples in the writer's constructor, whose
+  // bad_alloc left out.h5.tmp-PID (the destructor does not run then); now refused before any file exists.
+  const auto tiny = dir.write("tiny.toml", one_gpu("horizon_s = 0.001", "facility_interval_s = 1e-8"));
+  auto r = run_command(address_limit(4000000) + "timeout 60 " + fleetwatt_command() + " run " +
+                       tiny.string() + " -o " + (dir / "out.h5").string());
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(lines(r.err) == 1);
+  CHECK(files_in(dir.path()) == 1);
+  // A run that fits the estimate but not the process's 300 MB: 10^8 facility intervals held for the
+  // load-duration curve outgrow it mid-run. The writer's temporary file goes with the error.
+  const auto big = dir.write("big.toml", one_gpu("horizon_s = 100000",
+                                                 "facility_interval_s = 0.001\n"
+                                                 "node_interval_s = 100000\n"
+                                                 "gpu_changes = false"));
+  r = run_command(address_limit(300000) + "timeout 60 " + fleetwatt_command() + " run -q " + big.string() +
+                  " --max-output 1TB -o " + (dir / "big.h5").string());
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.err ==
+        "fleetwatt: error: out of memory (the system refused an allocation); no result file was written\n");
+  CHECK(files_in(dir.path()) == 2);  // the two scenarios
+}
