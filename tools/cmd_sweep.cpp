@@ -5,7 +5,8 @@
 // Files: OUT (the index, written last, under a temporary name then renamed) and OUT.members/ holding
 // mNNNNNN.h5 (one per completed member, each renamed into place when whole), plan.txt (what the sweep is, so
 // that --resume refuses another sweep's members) and journal.tsv (each member's outcome as it arrives, so
-// that a resumed sweep still knows who ran what and how long it took).
+// that a resumed sweep still knows who ran what and how long it took). OUT.lock (output_lock.hpp), held by
+// rank 0 for the whole sweep, keeps a second sweep from writing into the same files meanwhile.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -371,11 +372,12 @@ void add_sweep_command(CLI::App& app, Action& action) {
       ->required();
   cmd->add_flag("--resume", o->resume,
                 "Finish an interrupted sweep: skip the members whose files are in OUTPUT.members (same "
-                "scenario and flags)");
+                "scenario and flags); member files a killed sweep left half-written are removed");
   cmd->add_flag("-q,--quiet", o->quiet, "Print no table and no progress lines");
   cmd->footer(
       "Under mpirun (mpirun -np N fleetwatt sweep ...) rank 0 hands out members one at a time to whichever "
-      "rank is free, and writes the index; OUTPUT must be on a file system every rank sees. Exit status: 0 "
+      "rank is free, and writes the index; OUTPUT must be on a file system every rank sees. The sweep holds "
+      "OUTPUT.lock while it runs: a second sweep into the same OUTPUT is refused (exit 2). Exit status: 0 "
       "every member done, 1 some failed (see /sweep/members status and error), 2 bad input, 130 interrupted "
       "(run again with --resume).");
   cmd->callback([o, &action] {

@@ -232,6 +232,9 @@ void bind_context(py::module_& m) {
           [](C& c, double t_s) {
             // A pass asked for at the current instant would ask again, and simulated time would never move.
             const sim::Time now = c.ctx().now();
+            if (std::isfinite(t_s) && std::fabs(t_s) > core::kMaxInputSeconds)
+              throw py::value_error(fmt::format("wake_at({}): t_s is beyond the simulated clock (+-{:g} s)",
+                                                t_s, core::kMaxInputSeconds));
             if (!std::isfinite(t_s) || sim::Time::from_seconds(t_s) <= now)
               throw py::value_error(fmt::format(
                   "wake_at({}) must be a time later than ctx.now ({} s): a pass asked for now would repeat "

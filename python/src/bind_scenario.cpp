@@ -1,9 +1,15 @@
-// Scenarios from Python: load_scenario(path, overrides) with the loader's own key checking, and the bad
+// Scenarios from Python: load_scenario(path, overrides) with the loader's own key checking, and the
 // errors of the C++ side as typed Python exceptions: fleetwatt.ConfigError (bad input, with file, line,
 // column, key as attributes), fleetwatt.ResultError (a result file not written or not readable) and
 // fleetwatt.InterruptedError (Ctrl-C).
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
 
 #include "bindings.hpp"
 #include "fleetwatt/core/input_error.hpp"
@@ -34,6 +40,18 @@ void bind_errors(py::module_& m) {
       "A run stopped by Ctrl-C (a KeyboardInterrupt, so `except KeyboardInterrupt` catches it); no result "
       "file was written.",
       PyExc_KeyboardInterrupt, nullptr));
+  // HDF5 prints its error stack on stderr unless told not to, per thread: this is the interpreter's main
+  // thread, where its exit handler closes what a failed write left (results/src/hdf5/hdf5_commit.hpp).
+  results::quiet_hdf5_errors();
+  // Registered after HDF5's own exit handler (installed by the call above), so run before it, once the
+  // interpreter has finished: a result file thrown away after a failed write cannot be closed, and HDF5's
+  // handler would print "infinite loop closing library" about it. Nothing else is written then.
+  std::atexit([] {
+    if (!results::hdf5_file_abandoned()) return;
+    std::fflush(nullptr);
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (null >= 0) ::dup2(null, STDERR_FILENO);
+  });
   m.attr("ConfigError") = py::reinterpret_borrow<py::object>(config_error);
   m.attr("ResultError") = py::reinterpret_borrow<py::object>(result_error);
   m.attr("InterruptedError") = py::reinterpret_borrow<py::object>(interrupted_error);

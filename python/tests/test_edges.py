@@ -50,8 +50,8 @@ def test_ctrl_c_stops_a_policy_that_sleeps_at_every_pass(two_jobs, tmp_path):
     with pytest.raises(KeyboardInterrupt):
         fleetwatt.run(scenario, scheduler=policy, output=tmp_path / "out.h5")
     timer.cancel()
-    # The pass under way when the signal came ends; no other starts after it.
-    assert time.monotonic() - started < 1.5
+    # The pass under way when the signal came ends; no other starts after it (2 s: a loaded machine).
+    assert time.monotonic() - started < 2.0
     assert policy.calls <= 3
     assert os.listdir(tmp_path) == []
 
@@ -73,7 +73,7 @@ def test_ctrl_c_interrupts_a_policy_inside_its_long_call(two_jobs, tmp_path):
     with pytest.raises(KeyboardInterrupt):
         fleetwatt.run(two_jobs, scheduler=Busy(), output=tmp_path / "out.h5")
     timer.cancel()
-    assert time.monotonic() - started < 1.5  # not the 30 s the call would take
+    assert time.monotonic() - started < 2.0  # not the 30 s the call would take
     assert os.listdir(tmp_path) == []
 
 
@@ -105,6 +105,7 @@ def test_context_refuses_numbers_that_are_not_finite_or_in_range(two_jobs):
         lambda ctx: ctx.wake_node(1, inf, 0.0),
         lambda ctx: ctx.predicted_peak_facility_w(nan),
         lambda ctx: ctx.peak_increment_per_gpu_w(0, -1.0),
+        lambda ctx: ctx.wake_at(1e300),
         lambda ctx: ctx.set_power_cap(0, 250.0),  # a real cap is taken
     ])
     result = fleetwatt.run(two_jobs, scheduler=probe)
@@ -116,6 +117,7 @@ def test_context_refuses_numbers_that_are_not_finite_or_in_range(two_jobs):
         ("ValueError", "latency_s=inf is not a finite number in [0, 1e+09]"),
         ("ValueError", "extra_cap_w=nan is not a finite number in [0, 1e+09]"),
         ("ValueError", "gpu_idle_w=-1 is not a finite number in [0, 1e+09]"),
+        ("ValueError", "wake_at(1e+300): t_s is beyond the simulated clock (+-1e+09 s)"),
         None,
     ]
     assert result.summary["jobs_finished"] == 2

@@ -7,6 +7,7 @@ import time
 import pytest
 
 import fleetwatt
+from conftest import DATA
 
 
 def _copy(two_jobs, tmp_path, text_after=""):
@@ -71,3 +72,29 @@ def test_exception_types_are_exported():
     assert issubclass(fleetwatt.ConfigError, ValueError)
     for name in ("ConfigError", "ResultError", "InterruptedError"):
         assert name in fleetwatt.__all__
+
+
+def test_a_failed_write_is_a_result_error_naming_the_file_and_reason(tmp_path):
+    # A file-size limit stands in for a full disk (SIGXFSZ ignored, so the write fails with EFBIG); in a
+    # process of its own, which must also end cleanly (HDF5's exit handler once crashed on a failed file).
+    import subprocess
+    import sys
+    import textwrap
+
+    out = tmp_path / "r.h5"
+    code = textwrap.dedent(f"""
+        import resource, signal, sys
+        import fleetwatt
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+        try:
+            fleetwatt.run({str(DATA / "two-jobs.toml")!r}, output={str(out)!r})
+        except fleetwatt.ResultError as e:
+            print("ResultError:", e)
+            sys.exit(7)
+        """)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 7, p.stderr
+    assert p.stdout == f"ResultError: {out}: cannot write: File too large; nothing was written\n"
+    assert p.stderr == ""
+    assert os.listdir(tmp_path) == []

@@ -16,7 +16,7 @@ const std::string kScenario =
 
 }  // namespace
 
-TEST_CASE("--set takes a time stamp as a bare TOML date-time", "[cli][set][timestamp]") {
+TEST_CASE("a time stamp given with --set may be a bare TOML date-time", "[cli][set][timestamp]") {
   TempDir dir;
   const auto s = dir.write("s.toml", kScenario);
   const auto out = dir / "out.h5";

@@ -27,10 +27,26 @@ struct QuietStderr {
   }
 };
 
-/// Closes `file` once and lets it go. When the close fails (a full disk while flushing), HDF5 1.10 leaves
-/// the file half torn down and a second close (H5File's destructor would try one) crashes: the handle is
-/// abandoned (note_abandoned_hdf5_file) and the exception goes on.
+/// Points the descriptor under `file` at /dev/null, for a file being thrown away, so that what HDF5 still
+/// writes for it (datasets flushing as they close) goes nowhere and fails no more.
+void redirect_hdf5_writes(H5::H5File& file) noexcept;
+
+/// Throws `file` away without closing it: its writes redirected, its handle let go
+/// (note_abandoned_hdf5_file). A close after a failed write fails too, and HDF5 1.10 leaves a file whose
+/// close failed half torn down: its exit handler (H5close) then crashes closing it again, at the end of the
+/// command or of the Python interpreter. A file never closed is closed once, by that handler, into
+/// /dev/null; the command line skips the handler altogether.
+void discard_hdf5_file(std::unique_ptr<H5::H5File>& file) noexcept;
+
+/// Closes `file` once and lets it go. It is flushed first: when that fails (a full disk), the file is
+/// discarded (discard_hdf5_file) and the flush's exception goes on. Should the close itself fail, the handle
+/// is abandoned (a second close would crash) and its exception goes on.
 void close_hdf5_once(std::unique_ptr<H5::H5File>& file);
+
+/// For a file given up after a failure: thrown away (discard_hdf5_file) when a write has failed (a full
+/// disk: closing it would fail and leave it half torn down), else closed as close_hdf5_once does (an
+/// interrupted run), never throwing.
+void give_up_hdf5_file(std::unique_ptr<H5::H5File>& file) noexcept;
 
 /// Writes `target` through `body` (given the open file) as described above; `what` names the file in
 /// messages ("comparison", "sweep index").

@@ -6,15 +6,17 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <mutex>
 #include <regex>
 
 namespace fleetwatt::results {
 
 namespace {
 
-// Per thread, as HDF5's own error settings are in a thread-safe build: a run's writer works on the thread
-// that runs it (the Python binding's worker, compare's policy threads).
-thread_local std::optional<Hdf5IoFailure> t_failure;
+// For the process, not per thread: the Python binding's worker thread writes, and the caller's thread
+// makes the message of the exception it passes on.
+std::mutex g_mutex;
+std::optional<Hdf5IoFailure> g_failure;
 std::atomic<bool> g_abandoned{false};
 
 /// The text between `key` = ' and the next ' in an HDF5 error description, or "".
@@ -35,11 +37,15 @@ herr_t record_io_failure(unsigned, const H5E_error2_t* e, void*) {
   Hdf5IoFailure f;
   f.file = quoted(desc, "filename");
   f.reason = quoted(desc, "error message");
-  f.write = desc.find("read failed") == std::string::npos;
+  // A failed read or open; any other failed system call (a write, an extension) fails a write.
+  f.write = desc.find("read failed") == std::string::npos && desc.find("unable to open") == std::string::npos;
   // The writers write under TARGET.tmp-PID (core::temporary_beside): the user knows the target.
   static const std::regex temporary(R"(\.tmp-[0-9]+$)");
   f.file = std::regex_replace(f.file, temporary, "");
-  if (!f.reason.empty()) t_failure = std::move(f);
+  if (f.reason.empty()) return 0;
+  // The first failure is the cause; later ones (closing what failed) follow from it.
+  const std::lock_guard lock(g_mutex);
+  if (!g_failure) g_failure = std::move(f);
   return 0;
 }
 
@@ -51,12 +57,16 @@ herr_t on_error(hid_t stack, void*) {
 }  // namespace
 
 void quiet_hdf5_errors() {
-  t_failure.reset();
+  {
+    const std::lock_guard lock(g_mutex);
+    g_failure.reset();
+  }
   H5Eset_auto2(H5E_DEFAULT, on_error, nullptr);
 }
 
 std::optional<Hdf5IoFailure> last_hdf5_io_failure() {
-  return t_failure;
+  const std::lock_guard lock(g_mutex);
+  return g_failure;
 }
 
 void note_abandoned_hdf5_file() {

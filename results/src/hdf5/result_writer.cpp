@@ -197,8 +197,8 @@ struct ResultWriter::Impl {
     block_used = 0;
   }
   /// Releases every object before the file closes, so the close really closes (HDF5 keeps a file open
-  /// while any of its objects is open).
-  void close_all() {
+  /// while any of its objects is open); `given_up`: after a failure (give_up_hdf5_file).
+  void close_all(bool given_up = false) {
     const QuietStderr quiet;
     f_time.reset();
     f_it.reset();
@@ -227,7 +227,10 @@ struct ResultWriter::Impl {
     nodes_group.reset();
     gpus_group.reset();
     changes_group.reset();
-    close_hdf5_once(file);  // at most once, abandoned when the close fails (hdf5_commit.hpp)
+    if (given_up)
+      give_up_hdf5_file(file);
+    else
+      close_hdf5_once(file);  // at most once, thrown away when its flush fails (hdf5_commit.hpp)
   }
   void flush_changes() {
     const QuietStderr quiet;
@@ -323,8 +326,13 @@ ResultWriter::ResultWriter(std::filesystem::path target, const WriterLayout& lay
 
 ResultWriter::~ResultWriter() {
   if (committed_) return;
+  // Closed when it can be (an interrupted run); after a failed write, thrown away unclosed, its last writes
+  // (datasets closing) sent to /dev/null (give_up_hdf5_file: such a close crashes HDF5's exit handler).
+  const auto failure = last_hdf5_io_failure();
+  const bool failed = failure && failure->write;
+  if (failed && impl_->file) redirect_hdf5_writes(*impl_->file);
   try {
-    impl_->close_all();
+    impl_->close_all(failed);
   } catch (...) {
   }
   std::error_code ec;

@@ -30,7 +30,7 @@ struct Hdf5IoFailure {
 /// Stops HDF5 printing its error stack on the calling thread (HDF5 keeps that setting per thread) and
 /// records the system's reason of each failed read or write there instead; forgets an earlier one.
 void quiet_hdf5_errors();
-/// The last failed read or write recorded on this thread since quiet_hdf5_errors(), if any.
+/// The last failed read or write recorded (on any thread) since quiet_hdf5_errors(), if any.
 [[nodiscard]] std::optional<Hdf5IoFailure> last_hdf5_io_failure();
 
 /// Marks that a file's close failed and its handle was abandoned: HDF5 1.10 leaves such a file half torn
