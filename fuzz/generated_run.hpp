@@ -156,6 +156,8 @@ class Watchdog {
 /// The largest result file a generated run may write (the command line's --max-output refuses larger ones
 /// the same way, before the run).
 inline constexpr double kGeneratedMaxOutputBytes = 64.0 * 1024 * 1024;
+/// The most memory a generated run may hold by the estimate (--max-memory refuses more the same way).
+inline constexpr double kGeneratedMaxMemoryBytes = 512.0 * 1024 * 1024;
 
 /// Runs `text` as the scenario `dir`/scenario.toml into `dir`/result.h5, the run stopped after
 /// `wall_limit` (a problem: no generated scenario should take that long).
@@ -170,6 +172,10 @@ inline GeneratedRun run_generated(const std::string& text, const std::filesystem
     const runs::OutputEstimate e = runs::estimate_output(r);
     if (e.bytes > kGeneratedMaxOutputBytes) {
       out.refusal = fmt::format("{}: the result would hold {:.3g} bytes", e.dominant_key, e.bytes);
+      return out;
+    }
+    if (e.memory_bytes > kGeneratedMaxMemoryBytes) {
+      out.refusal = fmt::format("{}: the run would hold {:.3g} bytes", e.memory_key, e.memory_bytes);
       return out;
     }
     std::atomic<bool> stop{false};

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -282,8 +283,13 @@ inline std::string generate_scenario(Choices& c) {
   }
 
   // [workload]: at most an hour, a short warm-up, a handful of jobs.
-  const double horizon = c.pick(std::vector<double>{600.0, 60.0, 3600.0, 1800.0});
+  // Edges of the frame too, one time in 8: a horizon of a millisecond, a periodic warm-up (its window
+  // repeated), an interval at the 1 ms floor and below it.
+  const bool frame_edge = c.chance(8);
+  const double horizon = frame_edge ? c.pick(std::vector<double>{1e-3, 1.0, 1e-9})
+                                    : c.pick(std::vector<double>{600.0, 60.0, 3600.0, 1800.0});
   s += fmt::format("[workload]\nhorizon_s = {}\n", toml_double(horizon));
+  if (c.chance(6)) s += "warmup_arrivals = \"periodic\"\n";
   if (c.below(4) != 0)
     s += fmt::format("warmup_s = {}\n", toml_double(c.pick(std::vector<double>{0.0, 300.0})));
   switch (c.below(3)) {
@@ -304,8 +310,8 @@ inline std::string generate_scenario(Choices& c) {
       const std::uint32_t jobs = 1 + c.below(4);
       for (std::uint32_t j = 0; j < jobs; ++j) {
         s += fmt::format("[[workload.jobs]]\nsubmit_s = {}\nn_gpus = {}\nepochs = {}\n",
-                         toml_double(c.below(static_cast<std::uint32_t>(horizon))), 1 + c.below(4),
-                         1 + c.below(3));
+                         toml_double(c.below(std::max(1U, static_cast<std::uint32_t>(horizon)))),
+                         1 + c.below(4), c.chance(16) ? 4294967295U : 1 + c.below(3));
         if (c.chance(2))
           s += fmt::format("class = \"{}\"\ndataset_samples = {}\n",
                            c.pick(std::vector<std::string>{"vit", "bert"}),
@@ -331,14 +337,15 @@ inline std::string generate_scenario(Choices& c) {
     if (c.chance(2)) s += "system_peak_hours = [0, 17]\n";
     if (c.chance(2))
       s += fmt::format("[[grid.event]]\nat_s = {}\nduration_s = {}\nkind = \"{}\"\n",
-                       toml_double(c.below(static_cast<std::uint32_t>(horizon))),
+                       toml_double(c.below(std::max(1U, static_cast<std::uint32_t>(horizon)))),
                        frame_number(c, {0.01, 5.0, 60.0}), c.pick(std::vector<std::string>{"dip", "fault"}));
   }
   if (c.chance(4)) s += "[failures]\n" + param_lines(c, sim::failure_params());
   if (c.chance(4)) s += "[smoothing]\n" + param_lines(c, sim::smoothing_params());
 
   s += fmt::format("[output]\nfacility_interval_s = {}\nnode_interval_s = {}\n",
-                   toml_double(c.pick(std::vector<double>{1.0, 10.0, 0.5, 60.0})),
+                   toml_double(frame_edge ? c.pick(std::vector<double>{1e-3, 1e-6, 0.01})
+                                          : c.pick(std::vector<double>{1.0, 10.0, 0.5, 60.0})),
                    toml_double(c.pick(std::vector<double>{10.0, 60.0})));
   return s;
 }

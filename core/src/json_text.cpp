@@ -1,7 +1,10 @@
-// JSON string literals: quotes and backslashes escaped, control characters as \u00XX.
+// JSON string literals (quotes and backslashes escaped, control characters as \u00XX) and numbers (null
+// where not finite).
 #include "fleetwatt/core/json_text.hpp"
 
 #include <fmt/format.h>
+
+#include <cmath>
 
 namespace fleetwatt::core {
 
@@ -16,6 +19,10 @@ std::string json_string(std::string_view s) {
     out += c;
   }
   return out + "\"";
+}
+
+std::string json_number(double v) {
+  return std::isfinite(v) ? fmt::format("{}", v) : std::string("null");
 }
 
 }  // namespace fleetwatt::core

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "bindings.hpp"
+#include "fleetwatt/core/checked_integer.hpp"
 #include "fleetwatt/runs/job_prediction.hpp"
 #include "fleetwatt/runs/scenario.hpp"
 
@@ -38,12 +39,13 @@ double as_number(const std::string& key, const py::handle& v) {
 template <typename Int>
 Int as_integer(const std::string& key, const py::handle& v) {
   const double x = as_number(key, v);
-  if (x != std::floor(x) || x < static_cast<double>(std::numeric_limits<Int>::min()) ||
-      x > static_cast<double>(std::numeric_limits<Int>::max()))
+  // Compared as integers: int64's largest value rounds up to 2^63 as a double, which the cast cannot hold.
+  const auto i = x == std::floor(x) ? core::integer_in_range<Int>(x) : std::nullopt;
+  if (!i)
     throw keyword_error(
         key, fmt::format("expects a whole number from {} to {}, got {}", std::numeric_limits<Int>::min(),
                          std::numeric_limits<Int>::max(), py::str(py::repr(v)).cast<std::string>()));
-  return static_cast<Int>(x);
+  return *i;
 }
 
 /// model_shape as predict --model-shape takes it: a "layers=..,hidden=.." text, or a dict of the same keys.

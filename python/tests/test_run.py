@@ -212,6 +212,10 @@ def test_predict_refuses_too_large_a_size_with_its_limit():
     with pytest.raises(fleetwatt.ConfigError) as e:
         fleetwatt.predict(model="resnet50", batch=256, samples=1e308)
     assert e.value.key == "samples" and e.value.message == "1e+308 is too large (at most 1e+15)"
+    # 2^63 passed the int64 range check (int64's largest value is 2^63 as a double) and was cast.
+    with pytest.raises(fleetwatt.ConfigError) as e:
+        fleetwatt.predict(model="resnet50", batch=256, samples=1000, job=2**63)
+    assert e.value.key == "job" and "expects a whole number from" in e.value.message
 
 
 def test_predict_errors_name_the_keyword():

@@ -301,7 +301,7 @@ std::string prediction_json(const JobPrediction& r) {
   using core::json_string;
   std::string out = "{";
   // JSON has no inf or NaN: a value that is not finite is written null, so the text always parses.
-  const auto value = [](double v) { return std::isfinite(v) ? fmt::format("{}", v) : std::string("null"); };
+  const auto value = [](double v) { return core::json_number(v); };
   const auto num = [&](const char* key, double v) {
     out += fmt::format("{}\"{}\": {}", out.size() > 1 ? ", " : "", key, value(v));
   };

@@ -37,7 +37,15 @@ jobs::RuntimeEstimate runtime_estimate(const models::PowerPredictor& predictor,
   // `gpu` is copied: the estimate outlives the setup it came from while the workload is built.
   return [&predictor, gpu](const jobs::JobSpec& j) {
     const auto p = j.phases ? *j.phases : predictor.predict(j, gpu);
-    return p.epoch_s() * j.epochs;
+    const double t = p.epoch_s() * j.epochs;
+    // A predictor's parameters can make a time infinite (a factor of 0 that divides it): bad input at the
+    // predictor, located at the job's class, rather than a failure of whatever uses the estimate.
+    if (!std::isfinite(t))
+      throw jobs::ConfigError(j.class_origin, "predictor",
+                              fmt::format("predicts a run time of {} s for job {} (class '{}'): check the "
+                                          "predictor's parameters",
+                                          t, j.id, j.job_class));
+    return t;
   };
 }
 

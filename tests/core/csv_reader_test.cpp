@@ -1,6 +1,7 @@
 // The CSV tokenizer every reader shares: quoting per RFC 4180, blanks around fields, located fields, number
 // parsing.
 #include <catch2/catch.hpp>
+#include <limits>
 #include <sstream>
 
 #include "fleetwatt/core/csv_reader.hpp"
@@ -168,4 +169,18 @@ TEST_CASE("a column in seconds beyond what the clock can hold is refused at its 
     CHECK(std::string(e.what()).find("jobs.csv:2") == 0);
     CHECK(std::string(e.what()).find("submit_s: 1e18 s is beyond the 1e+09 s") != std::string::npos);
   }
+}
+
+TEST_CASE("an integer column bounded by int64's largest value refuses 2^63", "[csv][edges]") {
+  // int64's largest value is 2^63 as a double, so 9223372036854775808 passed a double comparison and was
+  // cast.
+  std::istringstream in("a,b\n9223372036854775808,9223372036854774784\n");
+  CsvReader csv(in, "t.csv");
+  csv.read_header({"a", "b"});
+  auto r = csv.next();
+  REQUIRE(r);
+  constexpr auto most = std::numeric_limits<std::int64_t>::max();
+  CHECK_THROWS_WITH(csv.integer(*r, "a", 0, most),
+                    "t.csv:2:1: a: expected an integer in [0, 9223372036854775807], got 9223372036854775808");
+  CHECK(csv.integer(*r, "b", 0, most) == 9223372036854774784LL);
 }

@@ -1,4 +1,6 @@
 // The explicit job-list CSV: good rows, and bad records named by line, column and field.
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 #include <sstream>
 
@@ -72,4 +74,39 @@ TEST_CASE("an unknown stack in a jobs CSV is named by line, column and field",
   CHECK(
       error_of(kHeader.substr(0, kHeader.size() - 1) + ",stack\n1,0,4,10,182.58,291.06,6.41,62.23,turbo\n") ==
       "jobs.csv:2:35: stack: unknown stack 'turbo' (known: eager, amp, compiled, optimized)");
+}
+
+TEST_CASE("every numeric jobs CSV column at ±1e300, NaN and 2^63 is a located error or read as given",
+          "[jobs-csv][bad-input][edges]") {
+  // Counts and ids are refused outside their range (2^63 rounds to int64's largest as a double and once
+  // passed the check), times beyond the clock; powers take any finite value of zero or more (the scenario
+  // refuses one above the GPU's TDP).
+  const std::vector<std::string> columns = {"job_id", "submit_s", "n_gpus",   "epochs",
+                                            "peak_s", "peak_W",   "valley_s", "valley_W"};
+  const std::vector<std::string> good = {"1", "0", "8", "2", "100", "300", "10", "80"};
+  for (std::size_t col = 0; col < columns.size(); ++col) {
+    for (const std::string value : {"1e300", "-1e300", "nan", "9223372036854775808"}) {
+      INFO(columns[col] << " = " << value);
+      std::string row;
+      std::size_t at = 0;
+      for (std::size_t c = 0; c < columns.size(); ++c) {
+        if (c == col) at = row.size() + (c ? 2 : 1);
+        row += (c ? "," : "") + (c == col ? value : good[c]);
+      }
+      const std::string& name = columns[col];
+      const std::string where = fmt::format("jobs.csv:2:{}: {}: ", at, name);
+      std::string expected = "(no error)";
+      if (value == "nan")
+        expected = where + "not a number: 'nan'";
+      else if (name == "job_id")
+        expected = where + "expected an integer in [0, 4611686018427387903], got " + value;
+      else if (name == "n_gpus" || name == "epochs")
+        expected = where + "expected an integer in [1, 4294967295], got " + value;
+      else if (name.back() == 's')
+        expected = where + value + " s is beyond the 1e+09 s (31.7 years) a simulated time may span";
+      else if (value == "-1e300")
+        expected = where + "must not be negative";
+      CHECK(error_of(kHeader + row + "\n") == expected);
+    }
+  }
 }

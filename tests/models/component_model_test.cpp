@@ -1,5 +1,6 @@
 // The component power model: P = P_idle + P_dyn + P_mem_io, E = P T, facility energy, uncertainty.
 #include "fleetwatt/models/predictors/component_model.hpp"
+#include "fleetwatt/models/predictor_registry.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -54,4 +55,17 @@ TEST_CASE("The default uncertainty is 15 percent of dynamic power, 25 for commun
   // Half the energy dynamic: the energy band is half the dynamic band.
   CHECK(energy_uncertainty(0.5, false).low == Approx(0.075));
   CHECK(energy_uncertainty(0.5, true).high == Approx(0.125));
+}
+
+TEST_CASE("A pipeline factor of 0 is refused at its key, as an MFU of 0 is", "[models][component][edges]") {
+  // It divides every compute time: 0 made them infinite, and a preset's run-time match then threw an
+  // unlocated std::invalid_argument (found by the generated scenarios).
+  fleetwatt::models::PredictorConfig c;
+  c.kind = "component";
+  c.params = fleetwatt::jobs::ParamSet("predictor", {"s.toml", 10, 1});
+  c.params.set("pipeline_factor", {0.0, {"s.toml", 12, 1}});
+  CHECK_THROWS_WITH(fleetwatt::models::PredictorRegistry::with_builtins().make(c),
+                    "s.toml:12:1: predictor.pipeline_factor: must be positive");
+  c.params.set("pipeline_factor", {1e-9, {"s.toml", 12, 1}});
+  CHECK(fleetwatt::models::PredictorRegistry::with_builtins().make(c)->name() == "component");
 }

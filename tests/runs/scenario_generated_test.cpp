@@ -9,7 +9,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "generated_run.hpp"
 #include "scenario_generator.hpp"
@@ -54,4 +56,24 @@ TEST_CASE("generated scenarios are refused as located bad input or run to finite
   // Both outcomes are exercised: edge values refused, and enough scenarios run to test the results.
   CHECK(ran >= kScenarios / 5);
   CHECK(refused >= kScenarios / 5);
+}
+
+TEST_CASE("byte-driven decisions, as the fuzz target takes them, give scenarios that hold up too",
+          "[runs][generated]") {
+  // The fuzz target's path (ByteChoices) with seeded bytes of every length up to 300, the short ones
+  // exhausting into the first options.
+  fleetwatt::test::TempDir dir;
+  std::mt19937 bytes(33);
+  int ran = 0;
+  for (std::size_t size = 0; size < 300; size += 3) {
+    std::vector<std::uint8_t> data(size);
+    for (auto& b : data) b = static_cast<std::uint8_t>(bytes());
+    fleetwatt::fuzz::ByteChoices choices(data.data(), data.size());
+    const std::string text = generate_scenario(choices);
+    const auto r = run_generated(text, dir.path(), std::chrono::seconds(10));
+    INFO(size << " bytes\n" << text << "\nrefusal: " << r.refusal);
+    CHECK(r.problem == "");
+    ran += r.ran ? 1 : 0;
+  }
+  CHECK(ran >= 20);
 }

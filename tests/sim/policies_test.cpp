@@ -258,3 +258,18 @@ TEST_CASE("a demand-response cap that cannot reach the target also pauses the la
   CHECK(r[2].end.seconds() == Approx(1100.0));
   CHECK(metric(*policy, "dr_paused_jobs") == 1.0);
 }
+
+TEST_CASE("consolidate refuses a negative sleep power, wake-up or timeout at its key",
+          "[policies][consolidate][edges]") {
+  // sleep_w = -1e300 was accepted and made the run's IT energy negative (found by the generated scenarios).
+  for (const char* key : {"sleep_w", "idle_timeout_s", "wake_latency_s", "wake_energy_j"}) {
+    INFO(key);
+    SchedulerConfig c;
+    c.policy = "consolidate";
+    jobs::ParamSet p("scheduler.consolidate", {"s.toml", 3, 1});
+    p.set(key, {-1.0, {"s.toml", 4, 1}});
+    c.policy_params["consolidate"] = p;
+    CHECK_THROWS_WITH(make_scheduler(c), std::string("s.toml:4:1: scheduler.consolidate.") + key +
+                                             ": must be zero or more, got -1");
+  }
+}

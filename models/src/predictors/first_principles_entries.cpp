@@ -161,6 +161,11 @@ std::vector<PredictorEntry> first_principles_predictor_entries() {
          d.memory_activity = fraction(p, "memory_activity");
          d.fusion_factor = p.get_positive("fusion_factor");
          d.pipeline_factor = fraction(p, "pipeline_factor");
+         // It divides the compute time, as the MFU does: 0 made every time infinite (found by the generated
+         // scenarios: a preset's run-time match then failed unlocated).
+         if (d.pipeline_factor == 0.0)
+           throw jobs::ConfigError(p.where_of("pipeline_factor"), p.dotted("pipeline_factor"),
+                                   "must be positive");
          d.storage_Bps = p.get_positive("storage_gbytes_per_s") * 1e9;
          d.epoch_end_s = p.get_double("epoch_end_s");
          return std::make_unique<ComponentPredictor>(d, std::make_unique<TablePredictor>(c.classes));

@@ -65,10 +65,12 @@ SchedulerEntry consolidate_entry() {
           {"wake_latency_s", ParamType::number, 120.0, "", "s", "time for a node to wake", {}},
           {"wake_energy_j", ParamType::number, 30000.0, "", "J", "energy of one wake-up", {"wake_energy_J"}},
       },
+      // Each is zero or more: a negative sleep power (-1e300, found by the generated scenarios) made the IT
+      // energy negative.
       [](const jobs::ParamSet& p, const sim::SchedulerConfig&) {
         return std::make_unique<ConsolidatingScheduler>(
-            p.get_double("idle_timeout_s"), p.get_double("sleep_w"), p.get_double("wake_latency_s"),
-            p.get_double("wake_energy_j"));
+            p.get_non_negative("idle_timeout_s"), p.get_non_negative("sleep_w"),
+            p.get_non_negative("wake_latency_s"), p.get_non_negative("wake_energy_j"));
       }};
 }
 
