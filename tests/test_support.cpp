@@ -30,7 +30,8 @@ std::filesystem::path source_dir() {
 std::filesystem::path fleetwatt_binary() {
   // FLEETWATT_TEST_BINARY points the command-line tests at another build (an older commit's binary), so a
   // regression test can be shown to fail on the code before its fix.
-  if (const char* other = std::getenv("FLEETWATT_TEST_BINARY"); other != nullptr && *other != '\0') return other;
+  if (const char* other = std::getenv("FLEETWATT_TEST_BINARY"); other != nullptr && *other != '\0')
+    return other;
   return FLEETWATT_BINARY;
 }
 

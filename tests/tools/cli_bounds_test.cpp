@@ -90,7 +90,8 @@ TEST_CASE("a series interval below 1 ms is refused at its key before the run", "
   CHECK(r.exit_code == 0);
 }
 
-TEST_CASE("a run whose series would not fit is refused by --max-memory, naming the interval", "[cli][bounds]") {
+TEST_CASE("a run whose series would not fit is refused by --max-memory, naming the interval",
+          "[cli][bounds]") {
   TempDir dir;
   // 100 s at 1 ms: 100,000 meter values (0.8 MB) and a spectrum segment of 2^17 samples (5.8 MB).
   const auto scenario = dir.write("s.toml", one_gpu("horizon_s = 100", "facility_interval_s = 0.001"));
