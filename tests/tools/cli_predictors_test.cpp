@@ -48,6 +48,22 @@ TEST_CASE("a job given only model metadata runs under the default predictor", "[
   CHECK(h5.strings("/jobs/state")[0] == "finished");
 }
 
+TEST_CASE("a predictor's worker count beyond 32 bits is refused at its key, not converted",
+          "[cli][predictor]") {
+  // 1e19 data-loader workers reached a float-to-uint32 cast (undefined behaviour; found by the generated
+  // scenarios under UBSan); half a worker truncates to none. Both are bad input at the key.
+  TempDir dir;
+  auto s = dir.write("s.toml", kMetadataJobs);
+  for (const std::string v : {"1e19", "0.5"}) {
+    auto r = run_command(fleetwatt_binary().string() + " run " + s.string() + " -o " +
+                         (dir / "o.h5").string() + " --set predictor.default_workers=" + v);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("predictor.default_workers") != std::string::npos);
+    CHECK(r.err.find("must be an integer from 1 to 1000000") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(dir / "o.h5"));
+  }
+}
+
 TEST_CASE("band runs bracket each job's energy by its uncertainty band", "[cli][predictor][band]") {
   TempDir dir;
   auto s = dir.write("s.toml", kMetadataJobs);

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "fleetwatt/core/checked_integer.hpp"
 #include "fleetwatt/models/predictors/datasheet_predictor.hpp"
 #include "fleetwatt/models/predictors/table_predictor.hpp"
 
@@ -131,7 +132,9 @@ std::vector<PredictorEntry> first_principles_predictor_entries() {
          d.power_limit_W = p.has("power_limit_w") ? p.get_positive("power_limit_w", 0.0) : 0.0;
          if (p.has("storage_gbytes_per_s")) d.storage_Bps = p.get_positive("storage_gbytes_per_s") * 1e9;
          d.comm_overlap = fraction(p, "comm_overlap");
-         d.default_workers = static_cast<std::uint32_t>(p.get_positive("default_workers"));
+         d.default_workers = core::checked_integer<std::uint32_t>(p.get_positive("default_workers"),
+                                                                  p.where_of("default_workers"),
+                                                                  p.dotted("default_workers"), 1, 1'000'000);
          if (p.has("gpus_per_node")) {
            const double per_node = p.get_positive("gpus_per_node");
            if (per_node != std::floor(per_node) || per_node > 1e6)
