@@ -20,6 +20,7 @@
 #include <thread>
 #include <typeinfo>
 
+#include "documented_nan.hpp"
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/results/hdf5/result_reader.hpp"
 #include "fleetwatt/runs/output_estimate.hpp"
@@ -37,56 +38,6 @@ struct GeneratedRun {
 };
 
 namespace generated_detail {
-
-/// docs/results.md, "Result file (HDF5)": the datasets that may hold NaN (a figure not available); the same
-/// list as tests/tools/cli_finite_results_test.cpp.
-inline const std::set<std::string>& documented_nan() {
-  static const std::set<std::string> names = {"/jobs/start_s",
-                                              "/jobs/end_s",
-                                              "/jobs/step_s",
-                                              "/jobs/recorded_runtime_s",
-                                              "/jobs/limit_s",
-                                              "/summary/wait_mean_s",
-                                              "/summary/jct_mean_s",
-                                              "/summary/peak_15min_W",
-                                              "/summary/peak_15min_time_s",
-                                              "/summary/peak_1h_W",
-                                              "/summary/peak_1h_time_s",
-                                              "/summary/ramp_up_1min_W",
-                                              "/summary/ramp_up_1min_time_s",
-                                              "/summary/ramp_down_1min_W",
-                                              "/summary/ramp_down_1min_time_s",
-                                              "/summary/ramp_up_15min_W",
-                                              "/summary/ramp_up_15min_time_s",
-                                              "/summary/ramp_down_15min_W",
-                                              "/summary/ramp_down_15min_time_s",
-                                              "/summary/ramp_up_1h_W",
-                                              "/summary/ramp_up_1h_time_s",
-                                              "/summary/ramp_down_1h_W",
-                                              "/summary/ramp_down_1h_time_s",
-                                              "/summary/coincident_peak_max_W",
-                                              "/summary/coincident_peak_mean_W",
-                                              "/summary/coincident_peak_time_s",
-                                              "/summary/load_factor",
-                                              "/power_quality/ramp_up_1s_MW",
-                                              "/power_quality/ramp_up_1min_MW",
-                                              "/power_quality/ramp_up_15min_MW",
-                                              "/power_quality/ramp_down_1s_MW",
-                                              "/power_quality/ramp_down_1min_MW",
-                                              "/power_quality/ramp_down_15min_MW",
-                                              "/power_quality/dynamic_range_1s_MW",
-                                              "/power_quality/dynamic_range_1min_MW",
-                                              "/power_quality/band_share_0p01_0p1Hz",
-                                              "/power_quality/band_share_0p1_1Hz",
-                                              "/power_quality/band_share_1_5Hz",
-                                              "/power_quality/band_share_5_20Hz",
-                                              "/power_quality/band_energy_0p01_0p1Hz_MW2",
-                                              "/power_quality/band_energy_0p1_1Hz_MW2",
-                                              "/power_quality/band_energy_1_5Hz_MW2",
-                                              "/power_quality/band_energy_5_20Hz_MW2",
-                                              "/power_quality/dominant_frequency_Hz"};
-  return names;
-}
 
 /// The first value of the file that breaks the rule above, as "dataset[i] = value", or "".
 inline std::string first_non_finite(const std::filesystem::path& file) {

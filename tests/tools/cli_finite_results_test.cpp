@@ -14,6 +14,7 @@
 
 #include <limits>
 
+#include "documented_nan.hpp"
 #include "fleetwatt/results/hdf5/result_reader.hpp"
 #include "test_support.hpp"
 
@@ -22,67 +23,12 @@ using fleetwatt::results::ResultReader;
 
 namespace {
 
-// docs/results.md, "Result file (HDF5)": the datasets that hold NaN where their figure is not available.
-// Nothing else may; these may hold NaN but not inf.
-const std::set<std::string> kDocumentedNaN = {
-    "/jobs/start_s",             // never started by the horizon
-    "/jobs/end_s",               // not finished by the horizon
-    "/jobs/step_s",              // a job drawn by epochs has no step period
-    "/jobs/recorded_runtime_s",  // no recorded run time (not from a trace)
-    "/jobs/limit_s",             // no run-time limit
-    "/summary/wait_mean_s",      // no job started
-    "/summary/jct_mean_s",       // no job finished
-    // No complete clock-aligned 15-min / 1-h window in the run; ramps: fewer than two complete windows.
-    "/summary/peak_15min_W",
-    "/summary/peak_15min_time_s",
-    "/summary/peak_1h_W",
-    "/summary/peak_1h_time_s",
-    "/summary/ramp_up_1min_W",
-    "/summary/ramp_up_1min_time_s",
-    "/summary/ramp_down_1min_W",
-    "/summary/ramp_down_1min_time_s",
-    "/summary/ramp_up_15min_W",
-    "/summary/ramp_up_15min_time_s",
-    "/summary/ramp_down_15min_W",
-    "/summary/ramp_down_15min_time_s",
-    "/summary/ramp_up_1h_W",
-    "/summary/ramp_up_1h_time_s",
-    "/summary/ramp_down_1h_W",
-    "/summary/ramp_down_1h_time_s",
-    // [grid] system_peak_hours: no such complete hour in the run.
-    "/summary/coincident_peak_max_W",
-    "/summary/coincident_peak_mean_W",
-    "/summary/coincident_peak_time_s",
-    // The metered power is 0 throughout (no peak to divide by).
-    "/summary/load_factor",
-    // A window shorter than facility_interval_s (ramps), or holding fewer than two intervals (range).
-    "/power_quality/ramp_up_1s_MW",
-    "/power_quality/ramp_up_1min_MW",
-    "/power_quality/ramp_up_15min_MW",
-    "/power_quality/ramp_down_1s_MW",
-    "/power_quality/ramp_down_1min_MW",
-    "/power_quality/ramp_down_15min_MW",
-    "/power_quality/dynamic_range_1s_MW",
-    "/power_quality/dynamic_range_1min_MW",
-    // A band at or above Nyquist; no spectrum, or a series that does not fluctuate.
-    "/power_quality/band_share_0p01_0p1Hz",
-    "/power_quality/band_share_0p1_1Hz",
-    "/power_quality/band_share_1_5Hz",
-    "/power_quality/band_share_5_20Hz",
-    // Band energies: NaN where the band share is (docs/results.md: "NaN as the share").
-    "/power_quality/band_energy_0p01_0p1Hz_MW2",
-    "/power_quality/band_energy_0p1_1Hz_MW2",
-    "/power_quality/band_energy_1_5Hz_MW2",
-    "/power_quality/band_energy_5_20Hz_MW2",
-    "/power_quality/dominant_frequency_Hz",
-};
-
 // The first dataset value that breaks the rule, as "dataset[i] = value", or "" when there is none.
 std::string first_non_finite(const std::filesystem::path& file) {
   const ResultReader r(file);
   for (const auto& name : r.datasets()) {
     if (r.kind(name) != ResultReader::Kind::real) continue;  // text and integers cannot be NaN or inf
-    const bool nan_allowed = kDocumentedNaN.count(name) > 0;
+    const bool nan_allowed = fleetwatt::fuzz::documented_nan().count(name) > 0;
     const auto values = r.doubles(name);
     for (std::size_t i = 0; i < values.size(); ++i) {
       const double v = values[i];
