@@ -129,6 +129,8 @@ inline GeneratedRun run_generated(const std::string& text, const std::filesystem
       out.refusal = fmt::format("{}: the run would hold {:.3g} bytes", e.memory_key, e.memory_bytes);
       return out;
     }
+    // A queue that outgrows the same memory is refused as the run goes (the engine's held-jobs limit).
+    runs::limit_held_jobs(r, kGeneratedMaxMemoryBytes);
     std::atomic<bool> stop{false};
     runs::RunOutcome done;
     {

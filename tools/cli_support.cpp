@@ -238,12 +238,15 @@ std::uint64_t available_memory_bytes() {
 }
 }  // namespace
 
-void check_memory_size(const runs::PreparedRun& run, std::uint64_t max_bytes) {
+void check_memory_size(runs::PreparedRun& run, std::uint64_t max_bytes) {
   const bool given = max_bytes > 0;
   if (!given) max_bytes = available_memory_bytes();
   if (max_bytes == 0) return;
   const runs::OutputEstimate e = runs::estimate_output(run);
-  if (e.memory_bytes <= static_cast<double>(max_bytes)) return;
+  if (e.memory_bytes <= static_cast<double>(max_bytes)) {
+    runs::limit_held_jobs(run, static_cast<double>(max_bytes));
+    return;
+  }
   constexpr double GiB = 1073741824.0;
   const bool by_jobs = e.memory_key == "workload";
   throw jobs::ConfigError(
@@ -251,7 +254,7 @@ void check_memory_size(const runs::PreparedRun& run, std::uint64_t max_bytes) {
       fmt::format("the run would hold about {:.3g} GiB in memory ({} facility intervals, a power-quality "
                   "segment of {} samples, {} jobs held), above {} {:.3g} GiB: {}, or give a larger "
                   "--max-memory",
-                  e.memory_bytes / GiB, e.facility_rows, e.spectrum_samples, run.streamed ? 0 : e.jobs,
+                  e.memory_bytes / GiB, e.facility_rows, e.spectrum_samples, e.held_jobs,
                   given ? "--max-memory" : "the available memory", static_cast<double>(max_bytes) / GiB,
                   by_jobs ? "lower the rate, shorten workload.horizon_s or warmup_s"
                           : "raise output.facility_interval_s or shorten workload.horizon_s"));

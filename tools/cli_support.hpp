@@ -45,8 +45,9 @@ void check_output_size(const runs::PreparedRun& run, std::uint64_t max_bytes);
 void add_max_output_option(CLI::App& cmd, std::uint64_t& max_bytes);
 /// Refuses (ConfigError naming the key that drives it, exit 2) a run whose memory, estimated before it runs
 /// (runs/output_estimate.hpp), would exceed `max_bytes`; 0 stands for the machine's available memory
-/// (MemAvailable in /proc/meminfo; no check where it cannot be read).
-void check_memory_size(const runs::PreparedRun& run, std::uint64_t max_bytes);
+/// (MemAvailable in /proc/meminfo; no check where it cannot be read). A streamed run's queue is then bounded
+/// by what is left (runs::limit_held_jobs): outgrowing it is bad input at the arrival rate.
+void check_memory_size(runs::PreparedRun& run, std::uint64_t max_bytes);
 /// Adds --max-memory SIZE (bytes, or with a unit as --max-output; default: the available memory) to `cmd`.
 void add_max_memory_option(CLI::App& cmd, std::uint64_t& max_bytes);
 /// Warns on stderr of temporary files beside `target` left by processes that no longer run.

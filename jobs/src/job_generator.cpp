@@ -84,7 +84,7 @@ std::vector<JobSpec> generate_jobs(const GeneratorConfig& c, std::uint64_t seed,
 }
 
 std::vector<JobSpec> generate_warmup_jobs(const GeneratorConfig& c, std::uint64_t seed, double warmup_s,
-                                          std::int64_t first_id) {
+                                          std::int64_t first_id, const std::atomic<bool>* stop) {
   std::vector<JobSpec> jobs;
   if (c.mix.empty() || !(c.mean_rate_per_s > 0.0) || !(warmup_s > 0.0)) return jobs;
   // Its own stream of the same seed: the window's arrivals stay those of a run without a warm-up.
@@ -94,7 +94,8 @@ std::vector<JobSpec> generate_warmup_jobs(const GeneratorConfig& c, std::uint64_
   // The candidate process is homogeneous Poisson, so walking it backwards from start_s is as exact as
   // forwards; thinning against rate(t) at t < start_s continues the day/night cycle into the warm-up.
   double t = c.start_s;
-  for (;;) {
+  for (std::uint64_t drawn = 1;; ++drawn) {
+    if (drawn % core::kStopPollEvery == 0) core::throw_if_stopped(stop);
     t -= rng.exponential(peak_rate);
     if (t < c.start_s - warmup_s) break;
     if (auto j = draw_candidate(c, rng, mix_weights, peak_rate, t)) jobs.push_back(std::move(*j));

@@ -13,7 +13,9 @@ bool streamable(const WorkloadConfig& w) noexcept {
   return !w.trace && !w.preset;
 }
 
-ScenarioJobStream::ScenarioJobStream(const WorkloadConfig& w, std::uint64_t seed) : fixed_(w.jobs) {
+ScenarioJobStream::ScenarioJobStream(const WorkloadConfig& w, std::uint64_t seed,
+                                     const std::atomic<bool>* stop)
+    : fixed_(w.jobs) {
   // build_workload stable-sorts [explicit, warm-up, window] by submit time: the same order is a merge of
   // the three, each in its own order (explicit ones stable-sorted), taking ties in that order.
   std::stable_sort(fixed_.begin(), fixed_.end(),
@@ -33,7 +35,7 @@ ScenarioJobStream::ScenarioJobStream(const WorkloadConfig& w, std::uint64_t seed
   for (ArrivalStream count(g, seed, next);;) {
     auto j = count.next();
     if (!j) break;
-    ++window;
+    if (++window % core::kStopPollEvery == 0) core::throw_if_stopped(stop);
     // Only the window's last warmup_s are repeated (all of it when the warm-up is longer than the window):
     // memory for the copies, not for the whole horizon.
     if (warm && w.periodic_warmup && j->submit_s >= w.horizon_s - warmup_s)
@@ -42,8 +44,8 @@ ScenarioJobStream::ScenarioJobStream(const WorkloadConfig& w, std::uint64_t seed
   size_ += window;
   if (warm) {
     const std::int64_t first = next + static_cast<std::int64_t>(window);
-    warmup_ = w.periodic_warmup ? periodic_warmup_jobs(window_jobs, w.horizon_s, warmup_s, first)
-                                : generate_warmup_jobs(g, seed, warmup_s, first);
+    warmup_ = w.periodic_warmup ? periodic_warmup_jobs(window_jobs, w.horizon_s, warmup_s, first, stop)
+                                : generate_warmup_jobs(g, seed, warmup_s, first, stop);
     size_ += warmup_.size();
   }
   window_.emplace(g, seed, next);

@@ -39,7 +39,8 @@ double default_warmup_s(const WorkloadConfig& w, const RuntimeEstimate& estimate
 }
 
 std::vector<JobSpec> periodic_warmup_jobs(const std::vector<JobSpec>& window, double period_s,
-                                          double warmup_s, std::int64_t first_id) {
+                                          double warmup_s, std::int64_t first_id,
+                                          const std::atomic<bool>* stop) {
   std::vector<JobSpec> jobs;
   if (!(period_s > 0.0) || !(warmup_s > 0.0)) return jobs;
   // Oldest copies first: copy k of a job sits at submit - k x period; walk k from the deepest copy that can
@@ -53,6 +54,7 @@ std::vector<JobSpec> periodic_warmup_jobs(const std::vector<JobSpec>& window, do
   const auto cycles = static_cast<std::int64_t>(std::ceil(warmup_s / period_s));
   std::int64_t id = first_id;
   for (std::int64_t k = cycles; k >= 1; --k) {
+    core::throw_if_stopped(stop);
     const double shift = static_cast<double>(k) * period_s;
     for (const JobSpec* j : ordered) {
       const double t = j->submit_s - shift;

@@ -19,11 +19,10 @@ constexpr double kJobBytesPerRow = 400.0;
 
 // In memory: each facility interval's meter value (the load-duration curve sorts them at the end); the
 // power-quality segment of M samples as a ring, a copy, its zero-padded FFT input, the complex spectrum and
-// the periodogram sum (8 + 8 + 8 + 16 + 4 bytes a sample); a held job's JobSpec and engine Job.
+// the periodogram sum (8 + 8 + 8 + 16 + 4 bytes a sample); held jobs at kHeldJobBytes.
 constexpr double kMeterBytesPerRow = 8.0;
 constexpr double kSpectrumBytesPerSample = 44.0;
 constexpr double kSegmentMinS = 1000.0;  // results/src/metrics/power_quality.cpp: M x interval >= 1000 s
-constexpr double kHeldJobBytes = static_cast<double>(sizeof(jobs::JobSpec) + sizeof(sim::Job));
 
 std::uint64_t intervals(sim::Time horizon, sim::Duration interval) {
   if (interval.ns() <= 0) return 0;
@@ -38,6 +37,7 @@ OutputEstimate estimate_output(const runs::PreparedRun& run) {
   e.facility_rows = intervals(run.setup.horizon, run.setup.facility_interval);
   e.node_samples = intervals(run.setup.horizon, run.setup.node_interval);
   e.jobs = run.streamed ? run.job_count : run.jobs.size();
+  e.held_jobs = run.streamed ? run.held_job_count : e.jobs;
   const double facility = kFacilityBytesPerRow * static_cast<double>(e.facility_rows);
   const double nodes =
       kNodeBytesPerValue * static_cast<double>(e.node_samples) * static_cast<double>(e.nodes + 1);
@@ -49,10 +49,22 @@ OutputEstimate estimate_output(const runs::PreparedRun& run) {
   e.spectrum_samples = std::max<std::uint64_t>(8, std::min(segment, std::bit_ceil(e.facility_rows + 2)));
   const double series = kMeterBytesPerRow * static_cast<double>(e.facility_rows) +
                         kSpectrumBytesPerSample * static_cast<double>(e.spectrum_samples);
-  const double held = run.streamed ? 0.0 : kHeldJobBytes * static_cast<double>(e.jobs);
+  const double held = kHeldJobBytes * static_cast<double>(e.held_jobs);
   e.memory_bytes = series + held;
   e.memory_key = held > series ? "workload" : "output.facility_interval_s";
   return e;
+}
+
+void limit_held_jobs(runs::PreparedRun& run, double max_bytes) {
+  if (!run.streamed || !(max_bytes > 0.0)) return;
+  const double room = max_bytes - estimate_output(run).memory_bytes;
+  const auto& w = run.scenario.workload;
+  sim::HeldJobsLimit& limit = run.setup.held_jobs;
+  // At least one job: a run whose estimate alone fills the memory is refused before it starts.
+  limit.jobs = static_cast<std::uint64_t>(std::max(1.0, std::floor(room / kHeldJobBytes)));
+  limit.bytes_per_job = kHeldJobBytes;
+  limit.where = w.generator ? w.generator->rate_where : w.warmup_where;
+  limit.key = w.generator ? "workload.generator.rate_per_hour" : "workload";
 }
 
 }  // namespace fleetwatt::runs

@@ -2,6 +2,7 @@
 #include "fleetwatt/runs/run_assembly.hpp"
 
 #include "fleetwatt/runs/engine_setup.hpp"
+#include "fleetwatt/runs/output_estimate.hpp"
 #include "fleetwatt/runs/scenario_predictor.hpp"
 
 #include <fmt/format.h>
@@ -50,22 +51,24 @@ jobs::RuntimeEstimate runtime_estimate(const models::PowerPredictor& predictor,
 }
 
 namespace {
-/// Memory per job of a run that holds its whole job list: its JobSpec and the engine's Job (their heap parts,
-/// plans and GPU lists, are small against these; measured: 674 MB for 278 k generated jobs, 2.4 kB each).
-constexpr double kBytesPerJob = static_cast<double>(sizeof(jobs::JobSpec) + sizeof(Job));
 
 double physical_memory_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
 }
 
+// The jobs a workload is expected to hold: in all, and those of the warm-up.
+struct ExpectedJobs {
+  double all = 0.0, warmup = 0.0;
+};
+
 // The jobs a workload is expected to hold (explicit jobs, and a generator's or preset's arrivals, window
 // and warm-up together), checked before any is drawn: each source is bounded by kMaxExpectedArrivals at its
 // table (jobs/job_generator.hpp), but a long continued warm-up at a high rate, or a periodic one's
 // copies, add to them. Returns the expectation.
-double check_expected_arrivals(const jobs::WorkloadConfig& w) {
+ExpectedJobs check_expected_arrivals(const jobs::WorkloadConfig& w) {
   const double warmup_s = w.warmup_s.value_or(0.0);
-  double expected = 0.0;
+  double expected = 0.0, warmup = 0.0;
   auto add = [&](double rate_per_s, double start_s, double end_s) {
     double n = rate_per_s * (end_s - start_s);
     // The copies are walked even when the window is empty: their number is bounded before any is laid.
@@ -77,8 +80,14 @@ double check_expected_arrivals(const jobs::WorkloadConfig& w) {
                       "than the {:.0e} a run may lay down: lengthen horizon_s, shorten warmup_s or use "
                       "\"continued\"",
                       w.horizon_s, copies, warmup_s, jobs::kMaxWarmupCopies));
-    if (start_s == 0.0 && warmup_s > 0.0)
-      n += w.periodic_warmup ? n * std::ceil(warmup_s / w.horizon_s) : rate_per_s * warmup_s;
+    if (start_s == 0.0 && warmup_s > 0.0) {
+      // A periodic warm-up repeats the window's last warmup_s (all of it, `copies` times, when longer).
+      const double before =
+          w.periodic_warmup ? rate_per_s * std::min(warmup_s, w.horizon_s) * std::ceil(warmup_s / w.horizon_s)
+                            : rate_per_s * warmup_s;
+      warmup += before;
+      n += before;
+    }
     expected += n;
   };
   if (w.generator) add(w.generator->mean_rate_per_s, w.generator->start_s, w.generator->end_s);
@@ -90,13 +99,13 @@ double check_expected_arrivals(const jobs::WorkloadConfig& w) {
         fmt::format("{:.3g} jobs expected over the warm-up and the window, more than the {:.0e} a run may "
                     "draw; shorten warmup_s or lower the rate",
                     expected, jobs::kMaxExpectedArrivals));
-  return expected;
+  return {expected, warmup};
 }
 
 // A run that holds its whole job list (a trace, a preset, compare, sweep and Python runs) keeps a JobSpec and
 // the engine's Job for every job to the end: they must fit this machine's memory.
 void check_memory_need(double jobs, const jobs::WorkloadConfig& w) {
-  const double need = jobs * kBytesPerJob;
+  const double need = jobs * kHeldJobBytes;
   const double have = physical_memory_bytes();
   if (have > 0.0 && need > have)
     throw jobs::ConfigError(
@@ -104,7 +113,7 @@ void check_memory_need(double jobs, const jobs::WorkloadConfig& w) {
         fmt::format(
             "{:.3g} jobs, held to the end of the run, need up to {:.3g} GiB of memory (~{:.0f} bytes "
             "each), more than this machine's {:.3g} GiB: lower the rate, shorten horizon_s or warmup_s",
-            jobs, need / 1073741824.0, kBytesPerJob, have / 1073741824.0));
+            jobs, need / 1073741824.0, kHeldJobBytes, have / 1073741824.0));
 }
 
 // Jobs submitted at or after the horizon never run: say how many, once, so a trace or job list cut short by
@@ -157,17 +166,20 @@ PreparedRun prepare(runs::Scenario scenario, const RunOverrides& overrides, bool
     workload.warmup_s = warmup_s;
     r.setup.warmup = Duration::from_seconds(*workload.warmup_s);
   }
-  const double expected_jobs = check_expected_arrivals(workload);
+  const ExpectedJobs expected = check_expected_arrivals(workload);
   // Trace and preset jobs match their recorded run times to this predictor's estimate on the reference type;
   // the engine matches them again on the type each one starts on.
   if (stream && jobs::streamable(r.scenario.workload)) {
     // Drawn as the run goes and dropped when written: memory follows the running jobs, not their number.
     r.streamed = true;
-    r.job_count = jobs::ScenarioJobStream(r.scenario.workload, r.scenario.seed).size();
+    r.job_count = static_cast<std::uint64_t>(std::llround(expected.all));
+    r.held_job_count = static_cast<std::uint64_t>(std::llround(expected.warmup));
+    // Until a caller sets its own memory limit (--max-memory), the queue may grow to fill this machine.
+    limit_held_jobs(r, physical_memory_bytes());
     warn_jobs_after_horizon(r.scenario.workload.jobs, r.scenario);
     return r;
   }
-  check_memory_need(expected_jobs, workload);
+  check_memory_need(expected.all, workload);
   r.jobs = jobs::build_scenario_workload(r.scenario.workload, r.scenario.seed,
                                          static_cast<std::uint32_t>(r.scenario.fleet.largest_group_gpus()),
                                          estimate);
@@ -185,15 +197,15 @@ PreparedRun prepare_streamed_run(runs::Scenario scenario, const RunOverrides& ov
   return prepare(std::move(scenario), overrides, true);
 }
 
-std::unique_ptr<jobs::JobSource> job_source(const PreparedRun& run) {
+std::unique_ptr<jobs::JobSource> job_source(const PreparedRun& run, const std::atomic<bool>* stop) {
   if (run.streamed)
-    return std::make_unique<jobs::ScenarioJobStream>(run.scenario.workload, run.scenario.seed);
+    return std::make_unique<jobs::ScenarioJobStream>(run.scenario.workload, run.scenario.seed, stop);
   return std::make_unique<jobs::JobList>(run.jobs);
 }
 
-std::unique_ptr<jobs::JobSource> take_job_source(PreparedRun& run) {
+std::unique_ptr<jobs::JobSource> take_job_source(PreparedRun& run, const std::atomic<bool>* stop) {
   if (run.streamed)
-    return std::make_unique<jobs::ScenarioJobStream>(run.scenario.workload, run.scenario.seed);
+    return std::make_unique<jobs::ScenarioJobStream>(run.scenario.workload, run.scenario.seed, stop);
   return std::make_unique<jobs::JobList>(std::move(run.jobs));
 }
 
@@ -201,8 +213,8 @@ PreparedRun prepare_run(const std::filesystem::path& scenario_file, const RunOve
   return prepare_run(runs::load_scenario(scenario_file), overrides);
 }
 
-std::unique_ptr<Engine> make_engine_taking_jobs(PreparedRun& run) {
-  return std::make_unique<Engine>(run.setup, take_job_source(run), *run.predictor,
+std::unique_ptr<Engine> make_engine_taking_jobs(PreparedRun& run, const std::atomic<bool>* stop) {
+  return std::make_unique<Engine>(run.setup, take_job_source(run, stop), *run.predictor,
                                   make_scheduler(run.scenario.scheduler),
                                   make_placement(run.scenario.scheduler));
 }

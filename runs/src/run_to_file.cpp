@@ -14,10 +14,10 @@ RunOutcome run_to_file(runs::PreparedRun& r, const std::filesystem::path& out, R
   if (o.scheduler) {
     // The scenario's placement stays: a policy in code chooses jobs, the configured placement their GPUs.
     engine_ptr =
-        std::make_unique<sim::Engine>(r.setup, runs::take_job_source(r), *r.predictor, std::move(o.scheduler),
-                                      sim::make_placement(r.scenario.scheduler));
+        std::make_unique<sim::Engine>(r.setup, runs::take_job_source(r, o.stop), *r.predictor,
+                                      std::move(o.scheduler), sim::make_placement(r.scenario.scheduler));
   } else {
-    engine_ptr = runs::make_engine_taking_jobs(r);
+    engine_ptr = runs::make_engine_taking_jobs(r, o.stop);
   }
   sim::Engine& engine = *engine_ptr;
   WriterLayout layout{r.setup.nodes,

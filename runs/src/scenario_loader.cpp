@@ -604,6 +604,7 @@ GeneratorConfig parse_generator(const TomlTable& t, double horizon_s) {
   if (!t.has("rate_per_hour"))
     throw ConfigError(t.where(), t.dotted("rate_per_hour"), "missing (mean arrivals per hour)");
   g.mean_rate_per_s = *t.number_at_least("rate_per_hour", 0.0, true) / 3600.0;
+  g.rate_where = t.where("rate_per_hour");
   g.diurnal_amplitude = t.number_at_least("diurnal_amplitude", 0.0, false).value_or(0.0);
   if (g.diurnal_amplitude > 1.0) t.fail("diurnal_amplitude", "must be in [0, 1] (a rate cannot go negative)");
   double peak_hour = t.number_at_least("peak_hour", 0.0, false).value_or(14.0);

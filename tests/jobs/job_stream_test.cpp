@@ -3,10 +3,12 @@
 // arrivals as the stable sort by submit time merges them.
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <filesystem>
 
 #include "fleetwatt/jobs/job_generator.hpp"
 #include "fleetwatt/jobs/job_stream.hpp"
+#include "fleetwatt/jobs/warmup.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
 
 using namespace fleetwatt::jobs;
@@ -107,4 +109,26 @@ epochs = [1, 5]
     for (const auto& j : streamed) explicit_jobs += j.id >= 40 && j.id <= 42;
     CHECK(explicit_jobs == 3);
   }
+}
+
+TEST_CASE("a raised stop ends the stream's counting and its warm-up", "[jobs][stream][signals]") {
+  Scenario s =
+      load_scenario(std::filesystem::path(FLEETWATT_SOURCE_DIR) / "examples/scenarios/day-fleet.toml");
+  // 10^6 arrivals an hour over a day: 24 M draws to count, polled every 2^16.
+  s.workload.generator->mean_rate_per_s = 1e6 / 3600.0;
+  s.workload.warmup_s = 0.0;
+  std::atomic<bool> stop{true};
+  CHECK_THROWS_AS(ScenarioJobStream(s.workload, s.seed, &stop), fleetwatt::core::Interrupted);
+  // The warm-up's own loops poll the same flag: a continued one per 2^16 draws, a periodic one per copy.
+  s.workload.generator->mean_rate_per_s = 100.0 / 3600.0;
+  s.workload.warmup_s = 1e9;
+  CHECK_THROWS_AS(generate_warmup_jobs(*s.workload.generator, s.seed, 1e9, 1, &stop),
+                  fleetwatt::core::Interrupted);
+  const std::vector<JobSpec> window = generate_jobs(*s.workload.generator, s.seed, 1);
+  REQUIRE_FALSE(window.empty());
+  CHECK_THROWS_AS(periodic_warmup_jobs(window, 86400.0, 86400.0 * 1000, 1, &stop),
+                  fleetwatt::core::Interrupted);
+  // Not raised: the same calls finish (a small periodic warm-up: 2 copies of the day).
+  stop = false;
+  CHECK(periodic_warmup_jobs(window, 86400.0, 2 * 86400.0, 1, &stop).size() == 2 * window.size());
 }

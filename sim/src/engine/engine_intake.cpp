@@ -21,6 +21,15 @@ void Engine::take_run(Job& job, const TypedRun& r) const {
 
 bool Engine::draw_job() {
   if (!source_) return false;
+  const HeldJobsLimit& limit = setup_.held_jobs;
+  if (limit.jobs && jobs_.size() >= limit.jobs)
+    throw jobs::ConfigError(
+        limit.where, limit.key,
+        fmt::format("at {} the run holds {} jobs (queued, running, or finished behind an earlier running "
+                    "one; ~{:.3g} GiB), the most the memory allowed for it (--max-memory) holds: the fleet "
+                    "cannot keep up with the arrivals; lower the rate, add GPUs or shorten the horizon",
+                    format_time(queue_.now()), jobs_.size(),
+                    static_cast<double>(jobs_.size()) * limit.bytes_per_job / 1073741824.0));
   std::optional<jobs::JobSpec> next = source_->next();
   if (!next) {
     source_.reset();

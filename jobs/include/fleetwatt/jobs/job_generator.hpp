@@ -1,9 +1,11 @@
 // Synthetic workloads: Poisson arrivals with a diurnal rate (sampled by thinning) and a weighted job mix.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
+#include "fleetwatt/core/interrupted.hpp"
 #include "fleetwatt/jobs/job_spec.hpp"
 #include "fleetwatt/jobs/workload_config.hpp"
 
@@ -15,9 +17,10 @@ namespace fleetwatt::jobs {
 
 /// The warm-up's arrivals: the same generator continued backwards in time from its start_s over warmup_s
 /// (the same rate and day/night cycle, a stream of its own from the same seed), in arrival order with ids
-/// from first_id; submit times are start_s - warmup_s <= t < start_s.
+/// from first_id; submit times are start_s - warmup_s <= t < start_s. `stop` is polled as they are drawn.
 [[nodiscard]] std::vector<JobSpec> generate_warmup_jobs(const GeneratorConfig& config, std::uint64_t seed,
-                                                        double warmup_s, std::int64_t first_id);
+                                                        double warmup_s, std::int64_t first_id,
+                                                        const std::atomic<bool>* stop = nullptr);
 
 /// Seed offset of the warm-up's stream.
 inline constexpr std::uint64_t kWarmupStream = 0x9e3779b97f4a7c15ULL;

@@ -4,6 +4,7 @@
 // the clock instead of every job of its horizon.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -41,7 +42,10 @@ class ArrivalStream {
 /// The workload of a streamable scenario (whose warmup_s is settled), in build_workload's order.
 class ScenarioJobStream final : public JobSource {
  public:
-  ScenarioJobStream(const WorkloadConfig& workload, std::uint64_t seed);
+  /// Counts the window's arrivals and lays down the warm-up's now (up to 10^8 draws: seconds), polling
+  /// `stop` as it goes (raised: core::Interrupted).
+  ScenarioJobStream(const WorkloadConfig& workload, std::uint64_t seed,
+                    const std::atomic<bool>* stop = nullptr);
   [[nodiscard]] std::optional<JobSpec> next() override;
   [[nodiscard]] bool any_job_smoothing() const override { return any_smoothing_; }
   /// Jobs in all (counted up front by drawing the arrivals once without keeping them).

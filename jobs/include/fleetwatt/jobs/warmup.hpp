@@ -2,9 +2,11 @@
 // window [0, horizon) opens for the fleet to be at its steady occupancy rather than empty at midnight.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
+#include "fleetwatt/core/interrupted.hpp"
 #include "fleetwatt/jobs/job_inference.hpp"
 #include "fleetwatt/jobs/workload_config.hpp"
 
@@ -31,8 +33,9 @@ inline constexpr double kMaxWarmupCopies = 1e6;
 /// The warm-up's arrivals under `warmup_arrivals = "periodic"`: the window's own jobs (submit times in
 /// [0, period_s)) repeated before it, shifted back by period_s, 2 period_s, ... as far as -warmup_s, so the
 /// fleet at 0 is the one the window's own arrivals leave at its end (a typical day that tiles). In submit
-/// order, ids from first_id; a deferrable job's deadline moves with it.
+/// order, ids from first_id; a deferrable job's deadline moves with it. `stop` is polled once per copy.
 [[nodiscard]] std::vector<JobSpec> periodic_warmup_jobs(const std::vector<JobSpec>& window, double period_s,
-                                                        double warmup_s, std::int64_t first_id);
+                                                        double warmup_s, std::int64_t first_id,
+                                                        const std::atomic<bool>* stop = nullptr);
 
 }  // namespace fleetwatt::jobs

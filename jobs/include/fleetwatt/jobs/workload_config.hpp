@@ -32,6 +32,7 @@ struct GeneratorConfig {
   double start_s = 0.0;
   double end_s = 0.0;  ///< defaults to the horizon
   std::vector<MixEntry> mix;
+  SourceLocation rate_where;  ///< where rate_per_hour was given
 };
 
 /// [workload.trace]: a recorded trace replayed as the workload (see trace.hpp for the formats).

@@ -4,6 +4,7 @@
 // call it, so what a test simulates is what `fleetwatt run` simulates.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -33,7 +34,11 @@ struct PreparedRun {
   /// The jobs are drawn as the run goes (prepare_streamed_run): every engine made from the run draws them
   /// afresh from the scenario (jobs/job_stream.hpp), the same jobs each time.
   bool streamed = false;
-  std::uint64_t job_count = 0;  ///< jobs in all (listed or streamed)
+  /// Jobs in all: listed, or expected for a streamed run (the arrivals' mean, warm-up included: counting
+  /// them would mean drawing them once more before the run).
+  std::uint64_t job_count = 0;
+  /// Jobs held before a run starts: a streamed run's warm-up arrivals (expected), laid down up front.
+  std::uint64_t held_job_count = 0;
 };
 
 /// A job's run time under `predictor` on `gpu`: its explicit phases or the prediction, times its epochs.
@@ -53,15 +58,19 @@ struct PreparedRun {
 [[nodiscard]] PreparedRun prepare_streamed_run(runs::Scenario scenario, const RunOverrides& overrides = {});
 
 /// The run's jobs as an engine takes them: a fresh stream of a streamed run, else its list (copied, or moved
-/// out of the run with `take`).
-[[nodiscard]] std::unique_ptr<jobs::JobSource> job_source(const PreparedRun& run);
-[[nodiscard]] std::unique_ptr<jobs::JobSource> take_job_source(PreparedRun& run);
+/// out of the run with `take`). A stream counts its arrivals and lays down its warm-up as it is made,
+/// polling `stop` (raised: core::Interrupted).
+[[nodiscard]] std::unique_ptr<jobs::JobSource> job_source(const PreparedRun& run,
+                                                          const std::atomic<bool>* stop = nullptr);
+[[nodiscard]] std::unique_ptr<jobs::JobSource> take_job_source(PreparedRun& run,
+                                                               const std::atomic<bool>* stop = nullptr);
 
 /// The engine of a prepared run (a copy of its jobs), with the scenario's scheduler and placement.
 [[nodiscard]] std::unique_ptr<sim::Engine> make_engine(const PreparedRun& run);
 /// The same, moving the run's jobs into the engine (run.jobs is left empty): a run simulated once need not
-/// hold its workload twice.
-[[nodiscard]] std::unique_ptr<sim::Engine> make_engine_taking_jobs(PreparedRun& run);
+/// hold its workload twice. `stop` as job_source's.
+[[nodiscard]] std::unique_ptr<sim::Engine> make_engine_taking_jobs(PreparedRun& run,
+                                                                   const std::atomic<bool>* stop = nullptr);
 /// The same with another [scheduler] configuration (a policy comparison runs each policy this way).
 [[nodiscard]] std::unique_ptr<sim::Engine> make_engine(const PreparedRun& run,
                                                        const sim::SchedulerConfig& scheduler);

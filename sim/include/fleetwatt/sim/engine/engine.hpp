@@ -12,10 +12,12 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <type_traits>
 #include <vector>
 
 #include "fleetwatt/core/event_queue.hpp"
+#include "fleetwatt/core/interrupted.hpp"
 #include "fleetwatt/jobs/job_source.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/models/predictors/power_predictor.hpp"
@@ -36,10 +38,18 @@
 
 namespace fleetwatt::sim {
 
-/// Thrown out of Engine::run when the stop flag is raised (Ctrl-C).
-class Interrupted : public std::runtime_error {
- public:
-  Interrupted() : std::runtime_error("interrupted") {}
+/// Thrown out of Engine::run when the stop flag is raised (Ctrl-C): the one type every polling layer throws.
+using core::Interrupted;
+
+/// The most jobs an engine may hold at once: queued, running, and finished ones waiting behind an earlier
+/// running one to be written. A run that draws its jobs as it goes holds only these, but a fleet that cannot
+/// keep up with its arrivals queues them without end; past the limit, drawing a job is bad input at `where`
+/// (the rate that drives the queue), before memory runs out.
+struct HeldJobsLimit {
+  std::uint64_t jobs = 0;      ///< 0: no limit
+  double bytes_per_job = 0.0;  ///< what one held job costs, for the message
+  jobs::SourceLocation where;
+  std::string key;
 };
 
 /// Job interruptions ([failures], sim/engine/failures_config.hpp), on the engine's clock; off unless enabled.
@@ -96,6 +106,7 @@ struct EngineSetup {
   std::vector<FleetGroup> groups;
   FailureSetup failures;     ///< [failures]
   SmoothingSetup smoothing;  ///< [smoothing] (a job's own mode overrides it)
+  HeldJobsLimit held_jobs;   ///< how many jobs the engine may hold at once (none: no limit)
 };
 
 /// The groups a setup describes: its `groups`, or one group from nodes, gpus_per_node, gpu, node_base_W.
