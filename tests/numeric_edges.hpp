@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <catch2/catch.hpp>
+#include <cctype>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,7 +50,12 @@ inline void check_located(const std::string& what, const std::string& file, unsi
   INFO(what);
   const std::string at = fmt::format("{}:{}:", file, line);
   CHECK(what.rfind(at, 0) == 0);
-  CHECK(what.find(field, at.size()) != std::string::npos);
+  // Case aside: a reader may name a column as it matched it ("power_w" for "power_W").
+  const auto lower = [](std::string s) {
+    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  CHECK(lower(what).find(lower(field), at.size()) != std::string::npos);
 }
 
 /// `text` with each "{name}" replaced by values[name] when given, otherwise by defaults[name].
