@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 
+#include "fleetwatt/core/time.hpp"
 #include "trace_formats.hpp"
 
 namespace fleetwatt::jobs {
@@ -234,6 +235,11 @@ std::vector<RawJob> parse_job_table(std::istream& in, RecordErrors& errors) {
           bad(fmt::format("'{}' is not a number", v));
         else if (*x < lo)
           bad(fmt::format("{} is below {}", *x, lo));
+        // A column in seconds is a time on the engine's clock, bounded as a scenario's own times are.
+        else if (name.size() > 2 && name.compare(name.size() - 2, 2, "_s") == 0 &&
+                 *x > core::kMaxInputSeconds)
+          bad(fmt::format("{} s is beyond the {:.0e} s (31.7 years) a simulated time may span", *x,
+                          core::kMaxInputSeconds));
         return x.value_or(0.0);
       };
       auto whole = [&](double lo) -> std::uint32_t {

@@ -4,8 +4,11 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <unordered_map>
 
+#include "fleetwatt/core/checked_integer.hpp"
+#include "fleetwatt/core/time.hpp"
 #include "trace_formats.hpp"
 
 namespace fleetwatt::jobs::trace_detail {
@@ -60,7 +63,8 @@ void set_gpus(JobSpec& spec, double total_gpus) {
   // The count is held in 32 bits: a larger one (a corrupt record) becomes the largest, which the fleet's
   // clip (max_gpus) then brings down, counted, like any job larger than the fleet.
   const double whole = std::clamp(std::ceil(total_gpus - 1e-9), 1.0, kMaxTraceGpus);
-  spec.n_gpus = static_cast<std::uint32_t>(whole);
+  spec.n_gpus =
+      core::integer_in_range<std::uint32_t>(whole).value_or(std::numeric_limits<std::uint32_t>::max());
   spec.gpu_fraction = std::min(1.0, total_gpus / whole);
 }
 
@@ -90,9 +94,27 @@ struct FieldReader {
       return std::nullopt;
     }
     if (auto v = core::parse_timestamp(f)) return v;
-    if (auto v = core::parse_number(f)) return v;
+    if (auto v = core::parse_number(f)) return on_clock(i, name, *v);
     fail(i, name, fmt::format("'{}' is neither a timestamp (YYYY-MM-DD HH:MM:SS) nor seconds", f));
     return std::nullopt;
+  }
+  // A reading of the trace's own clock (a submission, start or end): a number within kMaxTraceClockS.
+  std::optional<double> clock(std::size_t i, const std::string& name, bool optional = false) {
+    const auto v = number(i, name, optional);
+    return v ? on_clock(i, name, *v) : v;
+  }
+  std::optional<double> on_clock(std::size_t i, const std::string& name, double v) {
+    if (std::fabs(v) <= kMaxTraceClockS) return v;
+    fail(i, name, fmt::format("{} s is beyond the {:.0e} s a trace's clock may read", v, kMaxTraceClockS));
+    return std::nullopt;
+  }
+  // A duration the engine will hold on its clock: within kMaxInputSeconds, as a scenario's own times.
+  bool span(std::size_t i, const std::string& name, double s, const char* what = "") {
+    if (std::fabs(s) <= core::kMaxInputSeconds) return true;
+    fail(i, name,
+         fmt::format("{}{} s is beyond the {:.0e} s (31.7 years) a simulated time may span", what, s,
+                     core::kMaxInputSeconds));
+    return false;
   }
   void fail(std::size_t i, const std::string& name, const std::string& why) {
     if (ok) errors.bad(row.line, name, why, row.fields[i].column);
@@ -100,12 +122,17 @@ struct FieldReader {
   }
 };
 
-void set_times(RawJob& job, std::optional<double> submit, std::optional<double> start,
-               std::optional<double> end) {
+// The run time (end - start) and wait (start - submit) are checked against the clock at the end's and the
+// start's field.
+void set_times(RawJob& job, FieldReader& r, std::optional<double> submit, std::optional<double> start,
+               std::optional<double> end, std::size_t c_start, const char* start_name, std::size_t c_end,
+               const char* end_name) {
   job.spec.submit_s = *submit;
   if (start && end) {
     job.spec.recorded_runtime_s = std::max(0.0, *end - *start);
     job.spec.recorded_wait_s = std::max(0.0, *start - *submit);
+    if (r.span(c_end, end_name, *job.spec.recorded_runtime_s, "the run time (end - start) of "))
+      (void)r.span(c_start, start_name, *job.spec.recorded_wait_s, "the wait (start - submit) of ");
   } else {
     job.no_runtime = true;
   }
@@ -131,9 +158,9 @@ std::vector<RawJob> parse_alibaba2023(std::istream& in, RecordErrors& errors) {
     job.spec.trace_id = f[c_name];
     const auto num = r.number(c_num, "num_gpu");
     const auto milli = r.number(c_milli, "gpu_milli");
-    const auto create = r.number(c_create, "creation_time");
-    const auto del = r.number(c_delete, "deletion_time", true);
-    const auto sched = r.number(c_sched, "scheduled_time", true);
+    const auto create = r.clock(c_create, "creation_time");
+    const auto del = r.clock(c_delete, "deletion_time", true);
+    const auto sched = r.clock(c_sched, "scheduled_time", true);
     const std::string phase = core::lower_case(f[c_phase]);
     if (phase == "running")
       job.spec.status = JobStatus::running;
@@ -146,14 +173,17 @@ std::vector<RawJob> parse_alibaba2023(std::istream& in, RecordErrors& errors) {
     else
       r.fail(c_phase, "pod_phase",
              fmt::format("unknown phase '{}' (Running, Succeeded, Failed, Pending)", f[c_phase]));
-    if (num && (*num < 0 || *num != std::floor(*num) || *num > kMaxTraceGpus))
-      r.fail(c_num, "num_gpu", "must be a whole number in [0, 4294967295]");
+    const auto n_gpus =
+        num && *num == std::floor(*num) ? core::integer_in_range<std::uint32_t>(*num) : std::nullopt;
+    if (num && !n_gpus) r.fail(c_num, "num_gpu", "must be a whole number in [0, 4294967295]");
     if (milli && (*milli < 0 || *milli > 1000)) r.fail(c_milli, "gpu_milli", "must lie in [0, 1000]");
     if (r.ok && sched && del && *del < *sched) r.fail(c_delete, "deletion_time", "is before scheduled_time");
     if (!r.ok) continue;
-    job.spec.n_gpus = static_cast<std::uint32_t>(*num);
+    job.spec.n_gpus = *n_gpus;
     job.spec.gpu_fraction = (*num > 0 && *milli > 0) ? *milli / 1000.0 : 1.0;
-    set_times(job, create, sched, del);
+    job.submit_field = "creation_time";
+    set_times(job, r, create, sched, del, c_sched, "scheduled_time", c_delete, "deletion_time");
+    if (!r.ok) continue;
     jobs.push_back(std::move(job));
   }
   return jobs;
@@ -195,15 +225,19 @@ std::vector<RawJob> parse_helios(std::istream& in, RecordErrors& errors) {
       job.spec.status = JobStatus::pending;
     else
       job.spec.status = JobStatus::unknown;  // SUSPENDED happens once in Uranus; the paper ignores it
-    if (gpus && (*gpus < 0 || *gpus != std::floor(*gpus) || *gpus > kMaxTraceGpus))
-      r.fail(c_gpu, "gpu_num", "must be a whole number in [0, 4294967295]");
+    const auto n_gpus =
+        gpus && *gpus == std::floor(*gpus) ? core::integer_in_range<std::uint32_t>(*gpus) : std::nullopt;
+    if (gpus && !n_gpus) r.fail(c_gpu, "gpu_num", "must be a whole number in [0, 4294967295]");
     if (r.ok && start && end && *end < *start) r.fail(c_end, "end_time", "is before start_time");
     if (!r.ok) continue;
-    job.spec.n_gpus = static_cast<std::uint32_t>(*gpus);
-    set_times(job, submit, start, end);
+    job.spec.n_gpus = *n_gpus;
+    job.submit_field = "submit_time";
+    set_times(job, r, submit, start, end, c_start, "start_time", c_end, "end_time");
     // The published duration column is end - start; prefer it when the times are only to the second.
     if (c_duration && !job.no_runtime)
-      if (auto d = core::parse_number(f[*c_duration]); d && *d >= 0) job.spec.recorded_runtime_s = *d;
+      if (auto d = core::parse_number(f[*c_duration]); d && *d >= 0 && r.span(*c_duration, "duration", *d))
+        job.spec.recorded_runtime_s = *d;
+    if (!r.ok) continue;
     jobs.push_back(std::move(job));
   }
   return jobs;
@@ -254,8 +288,8 @@ std::vector<RawJob> parse_pai2020(std::istream& jobs_in, std::istream& tasks_in,
       }
       FieldReader r{task_errors, *row};
       const auto inst = r.number(2, "inst_num", true);
-      const auto start = r.number(4, "start_time", true);
-      const auto end = r.number(5, "end_time", true);
+      const auto start = r.clock(4, "start_time", true);
+      const auto end = r.clock(5, "end_time", true);
       const auto plan_gpu = r.number(8, "plan_gpu", true);
       if (!r.ok) continue;
       auto& t = tasks[f[0]];
@@ -278,7 +312,7 @@ std::vector<RawJob> parse_pai2020(std::istream& jobs_in, std::istream& tasks_in,
       continue;
     }
     FieldReader r{job_errors, *row};
-    const auto submit = r.number(4, "start_time");
+    const auto submit = r.clock(4, "start_time");
     if (!r.ok) continue;
     RawJob job;
     job.line = row->line;
@@ -292,11 +326,21 @@ std::vector<RawJob> parse_pai2020(std::istream& jobs_in, std::istream& tasks_in,
       continue;
     }
     set_gpus(job.spec, it->second.gpus);
-    set_times(job, submit, it->second.start, it->second.end);
-    if (!job.no_runtime && *it->second.end < *it->second.start) {
-      job_errors.bad(job.line, "end_time", "its tasks end before they start");
+    job.submit_field = "start_time";
+    // The run time spans the job's tasks: a problem with it is the task table's, at the job's first task.
+    const auto& t = it->second;
+    if (t.start && t.end && *t.end < *t.start) {
+      task_errors.bad(
+          t.line, "end_time",
+          fmt::format("job '{}': its tasks' last end_time is before their first start_time", f[0]));
       continue;
     }
+    core::CsvRow task_row;  // no column: the times come from several rows
+    task_row.line = t.line;
+    task_row.fields.resize(6);
+    FieldReader tr{task_errors, task_row};
+    set_times(job, tr, submit, t.start, t.end, 4, "start_time", 5, "end_time");
+    if (!tr.ok) continue;
     jobs.push_back(std::move(job));
   }
   return jobs;
@@ -316,10 +360,11 @@ std::vector<RawJob> parse_pai2020_sim(std::istream& in, RecordErrors& errors) {
   std::vector<std::string> f;
   while (csv.next(f)) {
     FieldReader r{errors, csv.row()};
-    const auto submit = r.number(c_submit, "submit_time");
+    const auto submit = r.clock(c_submit, "submit_time");
     const auto duration = r.number(c_duration, "duration");
     const auto gpus = r.number(c_gpu, "num_gpu");
     if (duration && *duration < 0) r.fail(c_duration, "duration", "is negative");
+    if (duration) (void)r.span(c_duration, "duration", *duration);
     if (gpus && *gpus < 0) r.fail(c_gpu, "num_gpu", "is negative");
     if (!r.ok) continue;
     RawJob job;
@@ -327,14 +372,20 @@ std::vector<RawJob> parse_pai2020_sim(std::istream& in, RecordErrors& errors) {
     job.missing = kModelFields;
     job.spec.trace_id = f[c_id];
     job.spec.submit_s = *submit;
+    job.submit_field = "submit_time";
     job.spec.recorded_runtime_s = *duration;
     set_gpus(job.spec, *gpus);
     if (c_user) job.spec.user = f[*c_user];
     if (c_status) job.spec.status = pai_status(f[*c_status]);
+    // Optional columns: a cell that is no number, or negative, is read as absent; a number beyond the clock
+    // is refused.
     if (c_wait)
-      if (auto w = core::parse_number(f[*c_wait]); w && *w >= 0) job.spec.recorded_wait_s = *w;
+      if (auto w = core::parse_number(f[*c_wait]); w && *w >= 0 && r.span(*c_wait, "wait_time", *w))
+        job.spec.recorded_wait_s = *w;
     if (c_user_dur)
-      if (auto u = core::parse_number(f[*c_user_dur]); u && *u > 0) job.spec.user_estimate_s = *u;
+      if (auto u = core::parse_number(f[*c_user_dur]); u && *u > 0 && r.span(*c_user_dur, "user_dur", *u))
+        job.spec.user_estimate_s = *u;
+    if (!r.ok) continue;
     jobs.push_back(std::move(job));
   }
   return jobs;
@@ -397,11 +448,30 @@ std::vector<RawJob> parse_swf(std::istream& in, RecordErrors& errors, double pro
       errors.bad(reader.line_number(), "submit_time", "is unknown (-1)", column_of(f[1]));
       continue;
     }
+    // The submission is on the trace's clock, the wait, run and requested times are durations the engine
+    // holds on its own.
+    if (v[1] > kMaxTraceClockS) {
+      errors.bad(reader.line_number(), "submit_time",
+                 fmt::format("{} s is beyond the {:.0e} s a trace's clock may read", v[1], kMaxTraceClockS),
+                 column_of(f[1]));
+      continue;
+    }
+    for (const int i : {2, 3, 8})
+      if (v[i] > core::kMaxInputSeconds) {
+        errors.bad(reader.line_number(), kNames[i],
+                   fmt::format("{} s is beyond the {:.0e} s (31.7 years) a simulated time may span", v[i],
+                               core::kMaxInputSeconds),
+                   column_of(f[static_cast<std::size_t>(i)]));
+        ok = false;
+        break;
+      }
+    if (!ok) continue;
     RawJob job;
     job.line = reader.line_number();
     job.missing = kModelFields;
     job.spec.trace_id = f[0];
     job.spec.submit_s = v[1];
+    job.submit_field = "submit_time";
     if (v[2] >= 0) job.spec.recorded_wait_s = v[2];
     if (v[3] >= 0)
       job.spec.recorded_runtime_s = v[3];

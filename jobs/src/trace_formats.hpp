@@ -22,6 +22,8 @@ struct RawJob {
   std::uint32_t line = 0;
   std::uint32_t missing = 0;  ///< `inferred` bits of the fields the record lacks
   bool no_runtime = false;    ///< never started, or no recorded end: cannot be replayed
+  /// The field spec.submit_s was read from, for an error found once the trace is re-based.
+  const char* submit_field = "submit_s";
 };
 
 /// Collects malformed records, or throws at the first one in strict mode.
@@ -68,6 +70,12 @@ class HeaderCsv {
   std::vector<std::string> header_;
   core::CsvRow row_;
 };
+
+/// The largest magnitude a trace's own clock may read, in seconds: beyond any time stamp with a four-digit
+/// year (2.5e11 s from 1970), so no real trace meets it, while a corrupt value (1e300) is refused at its
+/// field instead of becoming the trace's origin. Durations, and submissions once re-based to the trace's
+/// first, must lie within core::kMaxInputSeconds as a scenario's own times do.
+inline constexpr double kMaxTraceClockS = 1e12;
 
 /// The most GPUs a trace job may ask for: JobSpec::n_gpus holds 32 bits.
 inline constexpr double kMaxTraceGpus = 4294967295.0;

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
+#include "fleetwatt/core/time.hpp"
 #include "trace_formats.hpp"
 
 namespace fleetwatt::jobs::trace_detail {
@@ -145,6 +146,23 @@ std::vector<RawJob> parse_philly(std::istream& in, RecordErrors& errors) {
     job.spec.n_gpus = gpus;
     if (start && end && *end < *start) {
       errors.bad(element.line, "attempts", "the last attempt ends before the first one starts");
+      continue;
+    }
+    // Time stamps of any four-digit year are far apart: the run time and wait must fit the engine's clock.
+    if (start && end && *end - *start > core::kMaxInputSeconds) {
+      errors.bad(
+          element.line, "end_time",
+          fmt::format("the run time (last end - first start) of {} s is beyond the {:.0e} s (31.7 years) "
+                      "a simulated time may span",
+                      *end - *start, core::kMaxInputSeconds));
+      continue;
+    }
+    if (start && *start - *submit > core::kMaxInputSeconds) {
+      errors.bad(
+          element.line, "start_time",
+          fmt::format("the wait (start - submitted_time) of {} s is beyond the {:.0e} s (31.7 years) a "
+                      "simulated time may span",
+                      *start - *submit, core::kMaxInputSeconds));
       continue;
     }
     if (start && end) {

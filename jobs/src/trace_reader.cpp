@@ -10,6 +10,7 @@
 #include <map>
 #include <numeric>
 
+#include "fleetwatt/core/time.hpp"
 #include "fleetwatt/jobs/trace.hpp"
 #include "trace_formats.hpp"
 
@@ -37,9 +38,20 @@ TraceRead finish(std::vector<trace_detail::RawJob> raw, std::vector<SkippedRecor
   for (const auto& r : raw) origin = std::min(origin, r.spec.submit_s);
   out.origin_s = std::isfinite(origin) ? origin : 0.0;
 
+  // A submission is a time on the engine's clock once re-based: one beyond its input range is a bad record
+  // (two far-apart readings of the trace's clock), refused where it was read.
+  trace_detail::RecordErrors errors(file, options.strict, out.skipped);
   std::vector<trace_detail::RawJob> kept;
   kept.reserve(raw.size());
   for (auto& r : raw) {
+    if (r.spec.submit_s - out.origin_s > core::kMaxInputSeconds) {
+      errors.bad(r.line, r.submit_field,
+                 fmt::format("is {} s after the trace's first submission, beyond the {:.0e} s (31.7 years) a "
+                             "simulated time may span",
+                             r.spec.submit_s - out.origin_s, core::kMaxInputSeconds));
+      --out.records;
+      continue;
+    }
     if (r.no_runtime) {
       ++out.no_runtime;
       continue;

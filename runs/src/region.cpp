@@ -82,7 +82,9 @@ RegionGridEvent parse_region_event(const core::TomlTable& t) {
            fmt::format("'{}' is not an instant (ISO 8601 with its zone: \"2026-01-01T19:00:00Z\")", at));
   e.at_unix_s = *unix_s;
   e.event.where = t.where();
-  e.event.duration_s = *t.number_at_least("duration_s", 0.0, true);
+  // At least the clock's nanosecond: a shorter (subnormal) duration was accepted as positive and became an
+  // event of no time on the site's clock.
+  e.event.duration_s = *t.number_at_least("duration_s", 1e-9, false);
   e.event.kind = t.string("kind").value_or(e.event.kind);
   if (e.event.kind != "dip" && e.event.kind != "fault")
     t.fail("kind", fmt::format("'{}' is not dip or fault", e.event.kind));

@@ -4,6 +4,8 @@
 
 #include "fleetwatt/core/text_output.hpp"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -100,6 +102,9 @@ void save_sr_model(const std::filesystem::path& path, const SrModelFile& file) {
 
 namespace {
 
+// The metric SrPredictor::uncertainty() reads as its band.
+constexpr const char* kBandMetric = "test_mre_mean_percent_sr";
+
 // The checks shared by the file and the text entry points.
 SrModelFile model_from_toml(const toml::table& root, const std::string& source) {
   const core::TomlTable top(root, "", source);
@@ -124,7 +129,12 @@ SrModelFile model_from_toml(const toml::table& root, const std::string& source) 
     m.target = *t.string("target");
     if (m.target.empty()) t.fail("target", "must be a non-empty string");
     m.features = *t.strings("features");
-    auto numbers = [&](const char* key) {
+    // A scaler's mean and standard deviation, and the correction, are in the units of a record's column
+    // (FLOPs, bytes, seconds, watts): 1e30 bounds any of them (1e25 FLOPs trains the largest models). The
+    // standard deviation divides, so it has a floor too: 1e-30 keeps z within 1e60, finite through a
+    // formula's squares.
+    constexpr double kMagnitude = 1e30;
+    auto numbers = [&](const char* key, double lo, double hi) {
       const auto v = *t.numbers(key);
       if (v.size() != m.features.size())
         t.fail(key, "has " + std::to_string(v.size()) + " values for " + std::to_string(m.features.size()) +
@@ -132,14 +142,14 @@ SrModelFile model_from_toml(const toml::table& root, const std::string& source) 
       Eigen::VectorXd out(static_cast<Eigen::Index>(v.size()));
       for (std::size_t i = 0; i < v.size(); ++i) {
         if (!std::isfinite(v[i])) t.fail(key, "must be finite numbers");
+        if (!(v[i] >= lo && v[i] <= hi))
+          t.fail(key, fmt::format("values must lie in [{}, {}], got {}", lo, hi, v[i]));
         out(static_cast<Eigen::Index>(i)) = v[i];
       }
       return out;
     };
-    m.scaler.mean = numbers("scaler_mean");
-    m.scaler.std = numbers("scaler_std");
-    for (Eigen::Index i = 0; i < m.scaler.std.size(); ++i)
-      if (!(m.scaler.std(i) > 0)) t.fail("scaler_std", "values must be positive");
+    m.scaler.mean = numbers("scaler_mean", -kMagnitude, kMagnitude);
+    m.scaler.std = numbers("scaler_std", 1e-30, kMagnitude);
     m.formula = *t.string("formula");
     FormulaError err;
     m.program = parse_formula(m.formula, m.features, &err);
@@ -149,17 +159,25 @@ SrModelFile model_from_toml(const toml::table& root, const std::string& source) 
       loc.column += static_cast<std::uint32_t>(err.offset);
       throw ConfigError(loc, t.dotted("formula"), err.message + " (at '" + err.token + "')");
     }
-    // Metrics and provenance are notes for people: values of other kinds are skipped, not refused.
+    // Metrics and provenance are notes for people: values of other kinds are skipped, not refused, and so
+    // are non-finite metrics (a statistic of a degenerate split has no value). The sr predictor's band reads
+    // one: test_mre_mean_percent_sr, a mean relative error in percent, refused outside [0, 1e6] (1e6 % is
+    // an error of 10^4 times the value, past any fit worth a band).
     if (const auto mt = t.table("metrics"))
-      for (const auto& [k, v] : mt->raw())
-        if (const auto d = v.value<double>()) m.metrics[std::string(k.str())] = *d;
+      for (const auto& [k, v] : mt->raw()) {
+        const std::string key(k.str());
+        const auto d = v.value<double>();
+        if (key == kBandMetric && d && !(*d >= 0.0 && *d <= 1e6))
+          mt->fail(key, fmt::format("must be a percentage from 0 to 1e6, got {}", *d));
+        if (d && std::isfinite(*d)) m.metrics[key] = *d;
+      }
     if (const auto pt = t.table("provenance"))
       for (const auto& [k, v] : pt->raw())
         if (const auto str = v.value<std::string>()) m.provenance[std::string(k.str())] = *str;
     if (const auto ut = t.table("update")) {
       ut->require_known({"alpha", "correction", "updates"});
       m.update_alpha = ut->number("alpha", 0.2);
-      m.correction = ut->number("correction", 0.0);
+      m.correction = ut->number_in("correction", -kMagnitude, kMagnitude).value_or(0.0);
       m.updates = ut->integer("updates", 0, std::numeric_limits<std::int64_t>::max()).value_or(0);
       if (!(m.update_alpha > 0 && m.update_alpha <= 1)) ut->fail("alpha", "must lie in (0, 1]");
     }

@@ -11,8 +11,10 @@
 #include <optional>
 #include <string_view>
 
+#include "fleetwatt/core/checked_integer.hpp"
 #include "fleetwatt/core/csv_reader.hpp"
 #include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/core/time.hpp"
 #include "fleetwatt/core/timestamp.hpp"
 
 namespace fleetwatt::models::fit {
@@ -22,6 +24,9 @@ using core::SourceLocation;
 using core::TraceFormatError;
 
 namespace {
+
+/// The largest power a sample may read, in W: a megawatt, beyond any GPU's or node's draw.
+constexpr double kMaxPowerW = 1e6;
 
 /// Header name without its unit ("power.draw [W]" -> "power.draw"), lower case.
 std::string header_key(std::string_view h) {
@@ -117,11 +122,12 @@ PowerTrace read_power_trace(std::istream& in, const std::string& source) {
     if (index_col >= 0) {
       const core::CsvField& f = fields[static_cast<std::size_t>(index_col)];
       const auto v = parse_value(f.text);
-      // An index past int's range (9223372036854775807) is no GPU's: checked before the conversion.
-      if (!v || *v < 0 || *v != std::floor(*v) || *v > std::numeric_limits<int>::max())
+      // An index past int's range (9223372036854775807) is no GPU's: checked by the conversion.
+      const auto i = v && *v == std::floor(*v) ? core::integer_in_range<int>(*v, 0) : std::nullopt;
+      if (!i)
         throw TraceFormatError(SourceLocation{source, line_no, f.column}, "index",
                                "'" + f.text + "' is not a GPU index");
-      gpu = static_cast<int>(*v);
+      gpu = *i;
     } else {
       // Without an index column, GPUs of one query share the timestamp and come in order.
       same_stamp_count = (tf.text == prev_stamp) ? same_stamp_count + 1 : 0;
@@ -134,11 +140,18 @@ PowerTrace read_power_trace(std::istream& in, const std::string& source) {
       continue;
     }
     const auto p = parse_value(pf.text);
-    if (!p || *p < 0.0)
+    // Above kMaxPowerW is no GPU's or node's draw: 1e300 W made the trace's energy infinite.
+    if (!p || *p < 0.0 || *p > kMaxPowerW)
       throw TraceFormatError(SourceLocation{source, line_no, pf.column},
                              keys[static_cast<std::size_t>(power_col)],
-                             "'" + pf.text + "' is not a power in W");
+                             "'" + pf.text + "' is not a power in W (0 to 1e6)");
     if (!t0) t0 = *t;
+    // The series is re-based to its first sample; a later one beyond the clock's input range (1e300 s) is
+    // no sampling interval.
+    if (std::fabs(*t - *t0) > core::kMaxInputSeconds)
+      throw TraceFormatError(
+          SourceLocation{source, line_no, tf.column}, keys[static_cast<std::size_t>(time_col)],
+          "'" + tf.text + "' is beyond the 1e9 s (31.7 years) a log may span from its first sample");
     auto& s = series[gpu];
     s.index = gpu;
     if (const auto it = last_time.find(gpu); it != last_time.end()) {

@@ -56,6 +56,9 @@ GpuHardware parse_one(const core::TomlTable& t) {
     }
     if (*v < 0.0 || (required && *v == 0.0))
       t.fail(key, required ? "must be positive" : "must not be negative");
+    // Far above any GPU's figure in its unit (W, TFLOP/s, GiB, GB/s), and low enough that scaling it to
+    // FLOP/s or bytes stays finite (1e300 TFLOP/s became an infinite FLOP rate).
+    if (*v > 1e6) t.fail(key, fmt::format("{} is beyond any GPU's (at most 1e6)", *v));
     return *v;
   };
   GpuHardware g;

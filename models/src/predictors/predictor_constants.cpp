@@ -21,22 +21,25 @@ constexpr std::array<const char*, 4> kStackKeys{"stack_eager", "stack_amp", "sta
 // ---------------------------------------------------------------------------------------------------------
 // File format
 
-void read_map(const core::TomlTable& t, const std::string& key, std::map<std::string, double>& out) {
+// Each figure's range follows from what it is (the comment above each read says why); a value outside is a
+// located error at its key. Figures that divide a step's FLOPs or bytes (efficiencies, family factors) have
+// a floor above 0: a subnormal efficiency made the step's time NaN.
+void read_map(const core::TomlTable& t, const std::string& key, std::map<std::string, double>& out, double lo,
+              double hi) {
   const auto sub = t.table(key);
   if (!sub) return;
   for (const auto& [k, v] : sub->raw()) {
     const auto d = v.value<double>();
-    if (!d || !(*d > 0.0))
+    if (!d || !(*d > 0.0 && *d >= lo && *d <= hi))
       throw core::ConfigError(sub->where(std::string(k.str())), sub->dotted(std::string(k.str())),
-                              "must be a positive number");
+                              fmt::format("must be a positive number from {} to {}", lo, hi));
     out[std::string(k.str())] = *d;
   }
 }
 
-double need(const core::TomlTable& t, const std::string& key) {
-  const auto v = t.number(key);
-  if (!v) throw core::ConfigError(t.where(), t.dotted(key), "missing");
-  return *v;
+double need(const core::TomlTable& t, const std::string& key, double lo, double hi) {
+  if (!t.has(key)) throw core::ConfigError(t.where(), t.dotted(key), "missing");
+  return *t.number_in(key, lo, hi);
 }
 
 std::string format_map(const std::string& header, const std::map<std::string, double>& m) {
@@ -59,33 +62,56 @@ PredictorFit parse_predictor_fit(std::string_view toml_text, const std::string& 
   if (!time || !power || !band)
     throw core::ConfigError(top.where(), "time", "a fit file needs [time], [power] and [band]");
   auto& tc = fit.time;
-  for (std::size_t c = 0; c < kOpClasses; ++c) tc.eta[c] = need(*time, kEtaKeys[c]);
-  tc.eta_memory = need(*time, "eta_memory");
-  tc.half_tensor_factor = need(*time, "half_tensor_factor");
-  tc.kernel_launch_s = need(*time, "kernel_launch_s");
-  tc.optimizer_bytes_per_param = need(*time, "optimizer_bytes_per_param");
-  tc.optimizer_kernels_per_tensor = need(*time, "optimizer_kernels_per_tensor");
-  for (std::size_t s = 0; s < 4; ++s) tc.stack_factor[s] = need(*time, kStackKeys[s]);
-  tc.data_s_per_pixel = need(*time, "data_s_per_pixel");
-  tc.data_s_per_sample = time->number("data_s_per_sample", 0.0);
-  tc.epoch_end_s = need(*time, "epoch_end_s");
-  read_map(*time, "family_compute", tc.family_compute);
-  read_map(*time, "family_memory", tc.family_memory);
-  read_map(*time, "family_gemm", tc.family_gemm);
+  // Achieved fractions of a peak (and the tensor path's relative to the FP32 path's): (0, 1], floored at
+  // 1e-9 as they divide the FLOPs and bytes of a step.
+  constexpr double kFraction = 1e-9;
+  for (std::size_t c = 0; c < kOpClasses; ++c) tc.eta[c] = need(*time, kEtaKeys[c], kFraction, 1.0);
+  tc.eta_memory = need(*time, "eta_memory", kFraction, 1.0);
+  tc.half_tensor_factor = need(*time, "half_tensor_factor", kFraction, 1.0);
+  // Seconds per kernel launch: microseconds in practice; a second per launch is already absurd.
+  tc.kernel_launch_s = need(*time, "kernel_launch_s", 0.0, 1.0);
+  // The optimiser step's bytes per parameter (16 for Adam in FP32) and kernels per tensor (3): counts of
+  // a step's work, up to 1e3.
+  tc.optimizer_bytes_per_param = need(*time, "optimizer_bytes_per_param", 0.0, 1e3);
+  tc.optimizer_kernels_per_tensor = need(*time, "optimizer_kernels_per_tensor", 0.0, 1e3);
+  // Multipliers of eager's memory traffic and launches: fusion removes work, never adds it.
+  for (std::size_t s = 0; s < 4; ++s) tc.stack_factor[s] = need(*time, kStackKeys[s], 0.0, 1.0);
+  // Host seconds per pixel-channel and per sample, and the end-of-epoch seconds: at most a second per
+  // pixel, an hour per sample and a day per epoch's end.
+  tc.data_s_per_pixel = need(*time, "data_s_per_pixel", 0.0, 1.0);
+  tc.data_s_per_sample = time->number_in("data_s_per_sample", 0.0, 3600.0).value_or(0.0);
+  tc.epoch_end_s = need(*time, "epoch_end_s", 0.0, 86400.0);
+  // Factors of the pooled efficiencies, per architecture family (fitted near 1 under a ridge penalty).
+  read_map(*time, "family_compute", tc.family_compute, 1e-3, 1e3);
+  read_map(*time, "family_memory", tc.family_memory, 1e-3, 1e3);
+  read_map(*time, "family_gemm", tc.family_gemm, 1e-3, 1e3);
   auto& pc = fit.power;
-  pc.floor_hbm = need(*power, "floor_hbm");
-  pc.floor_gddr = need(*power, "floor_gddr");
-  for (std::size_t c = 0; c < kPowerClasses; ++c)
-    pc.saturation[c] = need(*power, fmt::format("saturation_{}", to_string(static_cast<PowerClass>(c))));
-  pc.exponent = need(*power, "exponent");
-  pc.memory_weight = need(*power, "memory_weight");
-  read_map(*power, "gpu_floor_w", pc.gpu_floor_W);
-  read_map(*power, "gpu_saturation", pc.gpu_saturation);
-  fit.band.level = need(*band, "level");
+  // Floors and saturations are fractions of the TDP; the exponent of g(u) = u^gamma on u in [0, 1] is
+  // positive (0^0 would draw saturation power at idle) and at most 10 (u^10 is already a step); the memory
+  // weight is the share of a bandwidth-bound second counted toward u.
+  pc.floor_hbm = need(*power, "floor_hbm", 0.0, 1.0);
+  pc.floor_gddr = need(*power, "floor_gddr", 0.0, 1.0);
+  for (std::size_t c = 0; c < kPowerClasses; ++c) {
+    const std::string key = fmt::format("saturation_{}", to_string(static_cast<PowerClass>(c)));
+    pc.saturation[c] = need(*power, key, 0.0, 1.0);
+    if (!(pc.saturation[c] > 0.0)) power->fail(key, "must be positive (a fraction of the TDP)");
+  }
+  pc.exponent = need(*power, "exponent", 0.0, 10.0);
+  if (!(pc.exponent > 0.0)) power->fail("exponent", "must be positive");
+  pc.memory_weight = need(*power, "memory_weight", 0.0, 1.0);
+  // Per-GPU floors in watts, up to 1e6 W as a GPU preset's figures; per-GPU saturation factors multiply the
+  // class's fraction (fitted near 1), up to 10.
+  read_map(*power, "gpu_floor_w", pc.gpu_floor_W, 0.0, 1e6);
+  read_map(*power, "gpu_saturation", pc.gpu_saturation, 1e-3, 10.0);
+  // A quantile level lies strictly between 0 and 1.
+  fit.band.level = need(*band, "level", 0.0, 1.0);
+  if (!(fit.band.level > 0.0 && fit.band.level < 1.0)) band->fail("level", "must lie in (0, 1)");
   if (const auto seen = band->strings("seen_gpus")) fit.band.seen_gpus = {seen->begin(), seen->end()};
-  read_map(*band, "time", fit.band.time);
-  read_map(*band, "power", fit.band.power);
-  read_map(top, "workload_work", fit.workload_work);
+  // Half-widths of |ln(measured / predicted)|: e^20 (a factor of 5e8) is past any band worth giving.
+  read_map(*band, "time", fit.band.time, 0.0, 20.0);
+  read_map(*band, "power", fit.band.power, 0.0, 20.0);
+  // Per-sample work factors of the fitting data's workloads.
+  read_map(top, "workload_work", fit.workload_work, 1e-6, 1e6);
   return fit;
 }
 

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "fleetwatt/core/csv_reader.hpp"
+#include "fleetwatt/core/time.hpp"
 #include "fleetwatt/core/timestamp.hpp"
 
 namespace fleetwatt::sim {
@@ -118,6 +119,12 @@ GridSignal read_grid_signal_csv(std::istream& in, const std::string& name, const
            fmt::format("'{}' is not a number", f[*vc].text));
     if (!t.empty() && !(*time > t.back()))
       fail(row.line, static_cast<std::uint32_t>(*tc + 1), header[*tc], "times must increase from row to row");
+    // The series is met on the engine's clock: one spanning more than its input range (a time of 1e300 s)
+    // would only overflow the signal's sums.
+    if (!t.empty() && *time - t.front() > core::kMaxInputSeconds)
+      fail(row.line, static_cast<std::uint32_t>(*tc + 1), header[*tc],
+           fmt::format("{} s after the first row, beyond the {:.0e} s (31.7 years) a simulated time may span",
+                       *time - t.front(), core::kMaxInputSeconds));
     // A grid's carbon intensity stays under ~2,000 g/kWh and wholesale prices under ~10,000 per MWh: a
     // bound far above both keeps the run's carbon and cost sums finite (1e308 made them NaN).
     const double scaled = *value * options.scale;
