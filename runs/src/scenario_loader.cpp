@@ -744,7 +744,9 @@ GridConfig parse_grid(const TomlTable& t, const std::filesystem::path& scenario_
     for (const char* k : {"at_s", "duration_s"})
       if (!et.has(k)) throw ConfigError(et.where(), et.dotted(k), "missing");
     e.at_s = *et.number_at_least("at_s", 0.0, false);
-    e.duration_s = *et.number_at_least("duration_s", 0.0, true);
+    // One clock tick at least: a shorter event would be 0 ns on the clock (the region file has the same
+    // floor).
+    e.duration_s = *et.number_at_least("duration_s", 1e-9, false);
     e.kind = et.string("kind").value_or(e.kind);
     if (e.kind != "dip" && e.kind != "fault")
       et.fail("kind", fmt::format("'{}' is not dip or fault", e.kind));

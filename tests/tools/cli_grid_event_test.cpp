@@ -156,6 +156,9 @@ TEST_CASE("bad grid-event keys: one located line, exit 2, no file", "[cli][grid_
       {"", "\n[[grid.event]]\nat_s = 10\nduration_s = 1\nkind = \"brownout\"\n",
        "grid.event[0].kind: 'brownout' is not dip or fault"},
       {"", "\n[[grid.event]]\nat_s = 10\n", "grid.event[0].duration_s: missing"},
+      // Shorter than the clock's nanosecond, it was an event of no time on the clock.
+      {"", "\n[[grid.event]]\nat_s = 10\nduration_s = 1e-320\n",
+       "grid.event[0].duration_s: must be at least 1e-09"},
       {"", "\n[[grid.event]]\nat_s = 9000\nduration_s = 1\n",
        "grid.event.at_s: 9000 s is not before the horizon"},
       {"", "\n[[grid.event]]\nat_s = 10\nduration_s = 5\n[[grid.event]]\nat_s = 12\nduration_s = 1\n",
