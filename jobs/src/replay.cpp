@@ -63,6 +63,7 @@ std::vector<JobSpec> build_scenario_workload(const WorkloadConfig& w, std::uint6
     // jobs first, so a warm-up leaves their marks as they were).
     Random rng(seed ^ 0x5deece66dULL);
     for (auto& j : generated) {
+      j.class_origin = p.where;  // a job the predictor or the clock refuses is located at its preset
       if (rng.uniform() < p.deferrable_fraction) {
         j.deferrable = true;
         j.inferred |= inferred::deferrable;

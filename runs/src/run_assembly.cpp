@@ -183,6 +183,14 @@ PreparedRun prepare(runs::Scenario scenario, const RunOverrides& overrides, bool
   r.jobs = jobs::build_scenario_workload(r.scenario.workload, r.scenario.seed,
                                          static_cast<std::uint32_t>(r.scenario.fleet.largest_group_gpus()),
                                          estimate);
+  // Trace, preset and generated jobs, matched now, are checked as the engine will draw them: a bad one is
+  // refused before the run rather than when the clock reaches it.
+  {
+    const sim::FleetLayout layout(sim::fleet_groups(r.setup));
+    const double horizon_s = r.scenario.workload.horizon_s;
+    for (const auto& j : r.jobs)
+      if (j.submit_s < horizon_s) sim::precheck_job(j, layout, *r.predictor);
+  }
   r.job_count = r.jobs.size();
   warn_jobs_after_horizon(r.jobs, r.scenario);
   return r;
