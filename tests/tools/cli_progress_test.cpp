@@ -44,9 +44,10 @@ std::vector<std::string> heartbeat_lines(const std::string& err) {
 TEST_CASE("a long run prints plain progress lines on a stderr that is not a terminal", "[cli][progress]") {
   TempDir dir;
   const auto scenario = dir.write("s.toml", long_scenario(864000));
-  // run_command captures stderr in a file: not a terminal.
+  // run_command captures stderr in a file: not a terminal. 4 s leaves room for the first progress figures
+  // under the sanitizers.
   const auto r =
-      run_command("FLEETWATT_HEARTBEAT_S=0.5 timeout --preserve-status -s INT 3 " + fleetwatt_command() +
+      run_command("FLEETWATT_HEARTBEAT_S=0.5 timeout --preserve-status -s INT 4 " + fleetwatt_command() +
                   " run " + scenario.string() + " -o " + (dir / "out.h5").string());
   INFO(r.err);
   CHECK(r.exit_code == 130);
