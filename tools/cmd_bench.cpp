@@ -29,6 +29,7 @@
 #include "fleetwatt/results/hdf5/result_writer.hpp"
 #include "fleetwatt/runs/run_assembly.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
+#include "heartbeat.hpp"
 
 namespace fleetwatt::tools {
 
@@ -184,6 +185,8 @@ int bench(const BenchOptions& o) {
   }
 
   const auto t0 = std::chrono::steady_clock::now();
+  Heartbeat heartbeat;  // lines on a stderr that is not a terminal (heartbeat.hpp)
+  heartbeat.phase("loading the scenario");
   runs::Scenario scenario = runs::load_scenario(o.scenario, o.overrides);
   if (o.scale != 1.0) scale_scenario(scenario, o.scale, "--scale");
   if (o.no_topology) scenario.topology.reset();
@@ -193,6 +196,7 @@ int bench(const BenchOptions& o) {
                                   : std::filesystem::path(o.output);
   if (!o.no_output) check_run_output_path(out, {}, "-o", scenario);
   // As `fleetwatt run`: generated jobs drawn as the run goes, finished ones streamed to the file.
+  heartbeat.phase("drawing the workload");
   runs::PreparedRun r = runs::prepare_streamed_run(std::move(scenario));
   print_warnings(r.scenario);
   const auto engine_ptr = runs::make_engine_taking_jobs(r);
@@ -206,7 +210,8 @@ int bench(const BenchOptions& o) {
     engine.attach(&*writer);
     writer->stream_jobs(engine);
   }
-  engine.run(progress_printer(), 100000, &stop_flag());
+  heartbeat.phase("simulating");
+  engine.run(heartbeat.callback(progress_printer()), 100000, &stop_flag());
   if (writer) {
     const bool groups = engine.layout().groups().size() > 1;
     writer->write_jobs(engine.jobs(), engine.cluster(), groups);
@@ -214,6 +219,7 @@ int bench(const BenchOptions& o) {
     writer->write_summary(engine.summary());
     writer->commit();
   }
+  heartbeat.stop();  // no line among the figures
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const auto& s = engine.summary();
   std::cout << fmt::format("  scenario                    {} ({} GPUs, {:.1f} h, {} jobs)\n", o.scenario,

@@ -14,6 +14,7 @@
 #include "fleetwatt/runs/run_assembly.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
 #include "fleetwatt/sim/policies/policy_registry.hpp"
+#include "heartbeat.hpp"
 
 namespace fleetwatt::tools {
 
@@ -61,11 +62,14 @@ int compare(const CompareOptions& o) {
       throw jobs::ConfigError({}, "--policies",
                               fmt::format("unknown policy '{}' (known: {})", p, fmt::join(names, ", ")));
   }
-  set_polling(false);  // until the policies run: building the workload polls nothing (cli_support.hpp)
+  set_polling(false);   // until the policies run: building the workload polls nothing (cli_support.hpp)
+  Heartbeat heartbeat;  // lines on a stderr that is not a terminal (heartbeat.hpp)
+  heartbeat.phase("loading the scenario");
   runs::Scenario scenario = runs::load_scenario(o.scenario, o.overrides);
   // Before any policy runs: an unwritable result file must not cost the whole comparison.
   if (!o.output.empty()) check_run_output_path(o.output, {}, "-o", scenario);
   if (!o.csv.empty()) check_run_output_path(o.csv, {}, "--csv", scenario);
+  heartbeat.phase("drawing the workload");
   runs::PreparedRun r = runs::prepare_run(std::move(scenario), {o.seed, std::nullopt});
   // Node series are not kept by compare; a long interval keeps big fleets fast.
   r.setup.node_interval = sim::Duration::from_seconds(std::max(3600.0, r.scenario.workload.horizon_s));
@@ -75,8 +79,11 @@ int compare(const CompareOptions& o) {
   // With the default list, a policy the scenario cannot run is left out with its reason; a missing power cap
   // is derived. Each policy is built before any runs, so parameter errors and warnings come first.
   set_polling(true);
+  // The policies run at once, each on its own engine: the heartbeat names the phase, not one engine's time.
+  heartbeat.phase(fmt::format("simulating {} polic{}", policies.size(), policies.size() == 1 ? "y" : "ies"));
   const auto comparison = runs::compare_with_defaults(r, policies, !o.policies_given, threads, &stop_flag(),
                                                       [&] { print_warnings(r.scenario); });
+  heartbeat.stop();  // nothing after the table (writing the files takes a moment)
   const auto& rows = comparison.rows;
   if (!o.quiet) std::cout << results::format_comparison(rows);
   for (const auto& note : comparison.notes) (o.quiet ? std::cerr : std::cout) << "note: " << note << '\n';

@@ -24,6 +24,7 @@
 #include "fleetwatt/core/file_text.hpp"
 #include "fleetwatt/core/text_output.hpp"
 #include "fleetwatt/results/hdf5/result_reader.hpp"
+#include "heartbeat.hpp"
 
 extern char** environ;
 
@@ -132,11 +133,15 @@ int report(const ReportOptions& o) {
   const fs::path temp = core::temporary_beside(out);
   const core::LiveTemporary live(temp);  // a second Ctrl-C removes it on the way out
   int status = 0;
-  try {
-    status = run_module(python, result, temp, out);
-  } catch (...) {
-    fs::remove(temp, ec);
-    throw;
+  {
+    Heartbeat heartbeat;  // lines on a stderr that is not a terminal (heartbeat.hpp)
+    heartbeat.phase(fmt::format("drawing {}", out.string()));
+    try {
+      status = run_module(python, result, temp, out);
+    } catch (...) {
+      fs::remove(temp, ec);
+      throw;
+    }
   }
   if (stop_flag().load() || status != 0) {
     fs::remove(temp, ec);

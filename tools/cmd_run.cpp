@@ -9,6 +9,7 @@
 #include "fleetwatt/runs/region.hpp"
 #include "fleetwatt/runs/run_assembly.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
+#include "heartbeat.hpp"
 #include "region_run.hpp"
 #include "scenario_run.hpp"
 
@@ -31,7 +32,9 @@ int run_scenario(const RunOptions& o) {
   if (runs::is_region_file(o.scenario))
     return run_region(
         {o.scenario, o.output, o.seed, o.band, o.overrides, o.quiet, o.max_output, o.max_memory});
-  set_polling(false);  // until the simulation: building the workload polls nothing (cli_support.hpp)
+  set_polling(false);   // until the simulation: building the workload polls nothing (cli_support.hpp)
+  Heartbeat heartbeat;  // lines on a stderr that is not a terminal (heartbeat.hpp)
+  heartbeat.phase("loading the scenario");
   runs::Scenario scenario = runs::load_scenario(o.scenario, o.overrides);
   // -o is relative to the current directory; the scenario's [output] path was resolved against its folder.
   const bool given = !o.output.empty();
@@ -43,12 +46,15 @@ int run_scenario(const RunOptions& o) {
   check_run_output_path(out, given ? jobs::SourceLocation{} : scenario.output.path_where,
                         given ? "-o" : "output.path", scenario);
   // Generated jobs are drawn as the run goes: memory follows the running and queued jobs.
+  heartbeat.phase("drawing the workload");
   runs::PreparedRun r = runs::prepare_streamed_run(std::move(scenario), {o.seed, band_override(o.band)});
   print_warnings(r.scenario);
   check_output_size(r, o.max_output);
   check_memory_size(r, o.max_memory);
   set_polling(true);
-  const std::string summary = simulate_to_file(r, out, progress_printer(), &stop_flag());
+  heartbeat.phase("simulating");
+  const std::string summary = simulate_to_file(r, out, heartbeat.callback(progress_printer()), &stop_flag());
+  heartbeat.stop();  // no line after the summary
   if (!o.quiet) {
     std::cout << summary;
     std::cout << fmt::format("  {:<28}{}\n", "result file", out.string());

@@ -24,6 +24,7 @@
 #include "fleetwatt/results/hdf5/sweep_index.hpp"
 #include "fleetwatt/runs/run_assembly.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
+#include "heartbeat.hpp"
 #include "output_lock.hpp"
 #include "scenario_run.hpp"
 #include "sweep_distribute.hpp"
@@ -127,18 +128,21 @@ void refuse_unknown_keys(const SweepOptions& o, const std::vector<SweepAxis>& ax
   }
 }
 
-MemberOutcome run_member(const SweepOptions& o, const SweepMember& m, const fs::path& file, int rank) {
+MemberOutcome run_member(const SweepOptions& o, const SweepMember& m, const fs::path& file, int rank,
+                         Heartbeat& heartbeat) {
   const auto t0 = std::chrono::steady_clock::now();
   MemberOutcome out{m.index, "done", "", rank, 0.0};
   try {
     // The sweep's own --set first, then the member's: the order `fleetwatt run --set ...` would apply.
     std::vector<std::string> sets = o.overrides;
     sets.insert(sets.end(), m.overrides.begin(), m.overrides.end());
+    heartbeat.phase(fmt::format("member {}: drawing the workload", m.name()));
     runs::PreparedRun r =
         runs::prepare_run(runs::load_scenario(o.scenario, sets), {m.seed, band_override(m.band)});
     check_output_size(r, o.max_output);
     check_memory_size(r, o.max_memory);
-    (void)simulate_to_file(r, file, {}, &stop_flag());
+    heartbeat.phase(fmt::format("member {}: simulating", m.name()));
+    (void)simulate_to_file(r, file, heartbeat.callback({}), &stop_flag());
   } catch (const sim::Interrupted&) {
     throw;
   } catch (const std::exception& e) {
@@ -220,6 +224,9 @@ int sweep(const SweepOptions& o, const Distribution& d) {
   std::vector<std::size_t> todo;
   // Rank 0 alone holds the lock, for the whole sweep: the other ranks write only the members it hands out.
   std::optional<OutputLock> lock;
+  // Lines on a stderr that is not a terminal, from rank 0 alone (heartbeat.hpp); -q asks for no progress.
+  Heartbeat heartbeat(heartbeat_period(), lead && !o.quiet && !stderr_is_terminal());
+  heartbeat.phase("loading the scenario");
   try {
     std::vector<SweepAxis> axes;
     for (const auto& g : o.grid) axes.push_back(parse_grid_axis(g));
@@ -260,15 +267,17 @@ int sweep(const SweepOptions& o, const Distribution& d) {
     journal << fmt::format("{}\t{}\t{}\t{:.17g}\t{}\n", r.index, r.status, r.rank, r.wall_s, r.error)
             << std::flush;
     ++finished;
+    heartbeat.spoke();
     if (!o.quiet)
       std::cerr << fmt::format("  [{}/{}] {} {} {} (rank {}, {:.2f} s){}\n", finished, todo.size(),
                                members[r.index].name(), members[r.index].label(), r.status, r.rank, r.wall_s,
                                r.error.empty() ? "" : ": " + r.error);
   };
   const RunMember run = [&](std::size_t index, int rank) {
-    return run_member(o, members[index], dir / (members[index].name() + ".h5"), rank);
+    return run_member(o, members[index], dir / (members[index].name() + ".h5"), rank, heartbeat);
   };
   const bool complete = d.distribute(todo, run, record);
+  heartbeat.phase("writing the index");
   if (!lead) return complete ? 0 : interrupted_exit_status();
   if (!complete) {
     std::size_t done = 0;
@@ -324,6 +333,7 @@ int sweep(const SweepOptions& o, const Distribution& d) {
   results::write_sweep_index(out, rows,
                              {base.text, base.file.string(), command.empty() ? "" : command.substr(1),
                               place.ranks, wall, FLEETWATT_VERSION, FLEETWATT_GIT_COMMIT});
+  heartbeat.stop();  // no line after the table
   if (!o.quiet) {
     std::cout << fmt::format("fleetwatt sweep: {} members ({} done, {} failed{}) on {} rank{} in {:.2f} s\n",
                              members.size(), members.size() - failed, failed,

@@ -14,6 +14,7 @@
 #include "fleetwatt/results/metrics/wall_clock.hpp"
 #include "fleetwatt/runs/region.hpp"
 #include "fleetwatt/runs/run_assembly.hpp"
+#include "heartbeat.hpp"
 #include "output_lock.hpp"
 #include "scenario_run.hpp"
 #include "version.hpp"
@@ -58,6 +59,9 @@ void check_common_window(const runs::Region& region, std::int64_t interval_ns) {
 int run_region(const RegionRunOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   set_polling(false);  // until the sites run: preparing them polls nothing (cli_support.hpp)
+  // Lines on a stderr that is not a terminal (heartbeat.hpp); -q asks for no progress at all.
+  Heartbeat heartbeat(heartbeat_period(), !o.quiet && !stderr_is_terminal());
+  heartbeat.phase("loading the region");
   runs::Region region = runs::load_region(o.region, o.overrides, o.seed);
   const fs::path out = o.output.empty() ? fs::path(region.file.stem().string() + ".h5") : fs::path(o.output);
   check_output_path(out, {}, "-o", region.file);
@@ -67,6 +71,7 @@ int run_region(const RegionRunOptions& o) {
   check_common_window(region, interval_ns);
   std::vector<runs::PreparedRun> runs;
   for (auto& site : region.sites) {
+    heartbeat.phase(fmt::format("drawing the workload of site {}", site.name));
     runs.push_back(runs::prepare_run(std::move(site.scenario), {std::nullopt, band_override(o.band)}));
     for (const auto& w : runs.back().scenario.warnings->take_new())
       std::cerr << "fleetwatt: warning: site " << site.name << ": " << w << '\n';
@@ -87,8 +92,11 @@ int run_region(const RegionRunOptions& o) {
     const auto& site = region.sites[i];
     const fs::path file = dir / (site.name + ".h5");
     if (!o.quiet) std::cerr << fmt::format("  site {} ({} of {})\n", site.name, i + 1, runs.size());
+    heartbeat.spoke();
+    heartbeat.phase(fmt::format("simulating site {}", site.name));
     const auto s0 = std::chrono::steady_clock::now();
-    (void)simulate_to_file(runs[i], file, o.quiet ? nullptr : progress_printer(), &stop_flag());
+    (void)simulate_to_file(runs[i], file, o.quiet ? nullptr : heartbeat.callback(progress_printer()),
+                           &stop_flag());
     results::SweepMemberRow row;
     row.member = static_cast<std::int64_t>(i);
     row.name = site.name;
@@ -104,6 +112,7 @@ int run_region(const RegionRunOptions& o) {
     series.push_back(results::read_site_series(
         file, site.name, core::Duration::from_seconds(runs[i].scenario.output.facility_interval_s).ns()));
   }
+  heartbeat.phase("writing the region file");
   const results::RegionSeries base = results::common_base(series, interval_ns);
   const results::RegionFigures f = results::region_figures(base);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -112,6 +121,7 @@ int run_region(const RegionRunOptions& o) {
   results::write_region_index(out, rows, base, f,
                               {region.text, region.file.string(), command.empty() ? "" : command.substr(1), 1,
                                wall, FLEETWATT_VERSION, FLEETWATT_GIT_COMMIT});
+  heartbeat.stop();  // no line after the summary
   if (!o.quiet) {
     results::WallClock clock;
     clock.start_unix_s = base.start_unix_ns / 1'000'000'000;

@@ -131,3 +131,21 @@ TEST_CASE("a jobs_csv or topology file naming an unrelated file does not quote i
   CHECK(r.err.find("TOPSECRET") == std::string::npos);
   CHECK_FALSE(fs::exists(dir / "r.h5"));
 }
+
+TEST_CASE("a topology file that is missing or of no known type is located at the scenario's topology.file",
+          "[cli][confinement]") {
+  TempDir dir;
+  for (const std::string file : {"missing.dot", "topo.txt"}) {
+    if (file == "topo.txt") dir.write(file, "graph { a -- b }\n");
+    const auto scenario =
+        dir.write("s.toml", std::string(kSmall) + "[topology]\nkind = \"file\"\nfile = \"" + file + "\"\n");
+    const auto r = run_command(fleetwatt_binary().string() + " run -q " + scenario.string() + " -o " +
+                               (dir / "r.h5").string());
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    // The scenario's line of the key, then the path it names: the user sees where to correct it.
+    CHECK(r.err.starts_with("fleetwatt: error: " + scenario.string() + ":"));
+    CHECK(r.err.find(": topology.file: " + (dir / file).string() + ": ") != std::string::npos);
+    CHECK_FALSE(fs::exists(dir / "r.h5"));
+  }
+}

@@ -250,7 +250,15 @@ Topology build_topology(const TopologyConfig& config, std::uint32_t nodes, std::
     return ConfigError(config.where, fmt::format("topology.{}", field), message);
   };
   if (config.kind == kFileFabric) {
-    Topology topo = read_topology_file(config.file);
+    Topology topo;
+    try {
+      topo = read_topology_file(config.file);
+    } catch (const ConfigError& e) {
+      // An error inside the file is located there, at its line. One about the file as a whole (missing,
+      // unreadable, of no known type) is the scenario's: located at its [topology] table, naming the path.
+      if (e.where().line != 0 || e.where().file != config.file.string()) throw;
+      throw fail("file", fmt::format("{}: {}", config.file.string(), e.message()));
+    }
     if (topo.gpus().size() != static_cast<std::size_t>(nodes) * gpus_per_node)
       throw fail("file", fmt::format("{} holds {} GPUs but the fleet has {} nodes x {} GPUs",
                                      config.file.string(), topo.gpus().size(), nodes, gpus_per_node));
