@@ -240,8 +240,10 @@ std::uint64_t available_memory_bytes() {
 
 void check_memory_size(runs::PreparedRun& run, std::uint64_t max_bytes) {
   const bool given = max_bytes > 0;
-  if (!given) max_bytes = available_memory_bytes();
-  if (max_bytes == 0) return;
+  if (!given) {
+    const std::uint64_t available = available_memory_bytes();
+    max_bytes = available > 0 ? std::min(available, kDefaultMaxMemoryBytes) : kDefaultMaxMemoryBytes;
+  }
   const runs::OutputEstimate e = runs::estimate_output(run);
   if (e.memory_bytes <= static_cast<double>(max_bytes)) {
     runs::limit_held_jobs(run, static_cast<double>(max_bytes));
@@ -255,7 +257,7 @@ void check_memory_size(runs::PreparedRun& run, std::uint64_t max_bytes) {
                   "segment of {} samples, {} jobs held), above {} {:.3g} GiB: {}, or give a larger "
                   "--max-memory",
                   e.memory_bytes / GiB, e.facility_rows, e.spectrum_samples, e.held_jobs,
-                  given ? "--max-memory" : "the available memory", static_cast<double>(max_bytes) / GiB,
+                  given ? "--max-memory" : "the default --max-memory", static_cast<double>(max_bytes) / GiB,
                   by_jobs ? "lower the rate, shorten workload.horizon_s or warmup_s"
                           : "raise output.facility_interval_s or shorten workload.horizon_s"));
 }
@@ -263,7 +265,8 @@ void check_memory_size(runs::PreparedRun& run, std::uint64_t max_bytes) {
 void add_max_memory_option(CLI::App& cmd, std::uint64_t& max_bytes) {
   cmd.add_option("--max-memory", max_bytes,
                  "Refuse a run whose memory would exceed this size, estimated before it runs (bytes, or "
-                 "500MB, 20GB; 1 KB = 1024 bytes; default: the machine's available memory)")
+                 "500MB, 20GB; 1 KB = 1024 bytes; default: 2 GB, or the machine's available memory when "
+                 "less)")
       ->transform(CLI::AsSizeValue(false));
 }
 

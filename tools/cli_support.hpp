@@ -44,11 +44,16 @@ void check_output_size(const runs::PreparedRun& run, std::uint64_t max_bytes);
 /// Adds --max-output SIZE (bytes, or with a unit: 500MB, 20GB; 1 KB = 1024 bytes) to `cmd`.
 void add_max_output_option(CLI::App& cmd, std::uint64_t& max_bytes);
 /// Refuses (ConfigError naming the key that drives it, exit 2) a run whose memory, estimated before it runs
-/// (runs/output_estimate.hpp), would exceed `max_bytes`; 0 stands for the machine's available memory
-/// (MemAvailable in /proc/meminfo; no check where it cannot be read). A streamed run's queue is then bounded
+/// (runs/output_estimate.hpp), would exceed `max_bytes`; 0 stands for the default, kDefaultMaxMemoryBytes or
+/// the machine's available memory (MemAvailable in /proc/meminfo) when less. A streamed run's queue is then bounded
 /// by what is left (runs::limit_held_jobs): outgrowing it is bad input at the arrival rate.
 void check_memory_size(runs::PreparedRun& run, std::uint64_t max_bytes);
-/// Adds --max-memory SIZE (bytes, or with a unit as --max-output; default: the available memory) to `cmd`.
+/// The default of --max-memory: 2 GiB, the most a scenario file may make a command hold unless the user
+/// asks for more (a held job is ~2.6 kB: about 800,000 jobs held for compare, sweep and Python-style runs;
+/// a streamed run holds only its queue).
+inline constexpr std::uint64_t kDefaultMaxMemoryBytes = 2ull << 30;
+/// Adds --max-memory SIZE (bytes, or with a unit as --max-output; default: kDefaultMaxMemoryBytes, or the
+/// available memory when less) to `cmd`.
 void add_max_memory_option(CLI::App& cmd, std::uint64_t& max_bytes);
 /// Warns on stderr of temporary files beside `target` left by processes that no longer run.
 void warn_stale_temporaries(const std::filesystem::path& target);

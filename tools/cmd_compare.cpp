@@ -28,7 +28,7 @@ struct CompareOptions {
   std::optional<std::uint64_t> seed;
   unsigned threads = 0;
   std::optional<double> facility_interval_s;
-  std::uint64_t max_memory = 0;  // per policy run (0: the available memory)
+  std::uint64_t max_memory = 0;  // per policy run (0: the default, 2 GiB or the available memory)
   std::vector<std::string> overrides;
   bool quiet = false;
   bool policies_given = false;  ///< --policies was on the command line (else unrunnable ones are left out)

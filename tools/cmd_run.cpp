@@ -24,7 +24,7 @@ struct RunOptions {
   std::vector<std::string> overrides;
   bool quiet = false;
   std::uint64_t max_output = kDefaultMaxOutputBytes;
-  std::uint64_t max_memory = 0;  // 0: the available memory
+  std::uint64_t max_memory = 0;  // 0: the default, 2 GiB or the available memory
 };
 
 int run_scenario(const RunOptions& o) {

@@ -51,7 +51,7 @@ struct SweepOptions {
   bool resume = false;
   bool quiet = false;
   std::uint64_t max_output = kDefaultMaxOutputBytes;  ///< per member
-  std::uint64_t max_memory = 0;                       ///< per member (0: the available memory)
+  std::uint64_t max_memory = 0;                       ///< per member (0: the default, 2 GiB or the available memory)
 };
 
 fs::path members_dir(const fs::path& out) {

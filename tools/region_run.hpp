@@ -18,7 +18,7 @@ struct RegionRunOptions {
   std::vector<std::string> overrides;
   bool quiet = false;
   std::uint64_t max_output = 0;  ///< per site
-  std::uint64_t max_memory = 0;  ///< per site (0: the available memory)
+  std::uint64_t max_memory = 0;  ///< per site (0: the default, 2 GiB or the available memory)
 };
 
 int run_region(const RegionRunOptions& o);
