@@ -10,11 +10,21 @@
 #include <cctype>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fleetwatt/core/input_error.hpp"
 
 namespace fleetwatt::test {
+
+/// An input's fields and their valid values, in the order its template names them.
+using Fields = std::vector<std::pair<std::string, std::string>>;
+
+/// Whether `value` is one of numeric_edges()'s integers beyond 64 bits: in a TOML file, a syntax error
+/// located at its line and column before any key is read (toml++ names none).
+inline bool beyond_64_bits(const std::string& value) {
+  return value == "9223372036854775808" || value == "-9223372036854775809" || value == "18446744073709551616";
+}
 
 /// ±1e300 (finite, overflows any sum), NaN and the infinities (as a reader's number parser spells them),
 /// 2^63, -(2^63 + 1) and 2^64 (just past the 64-bit integers' range), 2^32 (past 32 bits) and a subnormal.

@@ -8,6 +8,20 @@
 
 namespace fleetwatt::test {
 
+/// Whether the tests run under AddressSanitizer: it reserves terabytes of address space for its shadow and
+/// inflates the resident set, so address-space limits (`ulimit -v`) and RSS bounds are left out there.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kAsan = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kAsan = true;
+#else
+inline constexpr bool kAsan = false;
+#endif
+#else
+inline constexpr bool kAsan = false;
+#endif
+
 /// ../shared/data beside the checkout, or nothing when it is absent (a user's clone) or the environment's
 /// FLEETWATT_TEST_NO_SHARED_DATA is 1.
 [[nodiscard]] std::optional<std::filesystem::path> shared_data();

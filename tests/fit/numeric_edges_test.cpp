@@ -13,7 +13,7 @@
 #include "numeric_edges.hpp"
 
 using namespace fleetwatt;
-using Fields = std::vector<std::pair<std::string, std::string>>;
+using test::Fields;
 
 TEST_CASE("the power log's time, power and GPU index at the numeric edges are located or in range",
           "[telemetry][bad-input][edges]") {

@@ -11,15 +11,7 @@
 #include "numeric_edges.hpp"
 
 using namespace fleetwatt;
-using Fields = std::vector<std::pair<std::string, std::string>>;
-
-namespace {
-// An integer literal beyond 64 bits is a TOML syntax error: located at its line and column, before any key
-// is read (toml++ names none).
-bool beyond_64_bits(const std::string& value) {
-  return value == "9223372036854775808" || value == "-9223372036854775809" || value == "18446744073709551616";
-}
-}  // namespace
+using test::Fields;
 
 TEST_CASE("every numeric field of a symbolic-regression model file at the numeric edges is located or finite",
           "[sr_model][bad-input][edges]") {
@@ -78,7 +70,7 @@ TEST_CASE("every numeric field of a symbolic-regression model file at the numeri
       const auto error = test::input_error_of(
           [&] { file = models::fit::parse_sr_model(test::fill(text, fields, name, value), "model.toml"); });
       if (error) {
-        if (beyond_64_bits(value) && name != "constant")
+        if (test::beyond_64_bits(value) && name != "constant")
           CHECK(error->rfind("model.toml:" + std::to_string(at[k].first) + ":", 0) == 0);
         else
           test::check_located(*error, "model.toml", at[k].first, at[k].second);

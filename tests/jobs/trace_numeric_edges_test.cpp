@@ -16,7 +16,7 @@
 #include "numeric_edges.hpp"
 
 using namespace fleetwatt;
-using Fields = std::vector<std::pair<std::string, std::string>>;
+using test::Fields;
 
 namespace {
 

@@ -16,12 +16,6 @@ using namespace fleetwatt;
 
 namespace {
 
-// An integer literal beyond 64 bits is a TOML syntax error: located at its line and column, before any key
-// is read (toml++ names none).
-bool beyond_64_bits(const std::string& value) {
-  return value == "9223372036854775808" || value == "-9223372036854775809" || value == "18446744073709551616";
-}
-
 struct Key {
   std::string section;  ///< the table the key is written under
   std::string key;      ///< as written (quoted for a table entry)
@@ -145,7 +139,7 @@ TEST_CASE("every numeric key of a predictor fit file at the numeric edges is loc
       const auto error =
           test::input_error_of([&] { fit = models::parse_predictor_fit(text(k, value), "fit.toml"); });
       if (error) {
-        if (beyond_64_bits(value))
+        if (test::beyond_64_bits(value))
           CHECK(error->rfind("fit.toml:" + std::to_string(lines[k]) + ":", 0) == 0);
         else
           test::check_located(*error, "fit.toml", lines[k], keys[k].field);

@@ -9,15 +9,7 @@
 #include "numeric_edges.hpp"
 
 using namespace fleetwatt;
-using Fields = std::vector<std::pair<std::string, std::string>>;
-
-namespace {
-// An integer literal beyond 64 bits is a TOML syntax error: located at its line and column, before any key
-// is read (toml++ names none).
-bool beyond_64_bits(const std::string& value) {
-  return value == "9223372036854775808" || value == "-9223372036854775809" || value == "18446744073709551616";
-}
-}  // namespace
+using test::Fields;
 
 TEST_CASE("every numeric key of a GPU preset at the numeric edges is located or finite",
           "[gpu-presets][bad-input][edges]") {
@@ -50,7 +42,7 @@ TEST_CASE("every numeric key of a GPU preset at the numeric edges is located or 
       const auto error = test::input_error_of(
           [&] { got = models::parse_gpu_presets(test::fill(text, fields, key, value), "gpus.toml"); });
       if (error) {
-        if (beyond_64_bits(value))
+        if (test::beyond_64_bits(value))
           CHECK(error->rfind("gpus.toml:" + std::to_string(line) + ":", 0) == 0);
         else  // a tdp_w at or below idle_w is refused at idle_w, naming tdp_w
           test::check_located(*error, "gpus.toml", error->find("idle_w:") != std::string::npos ? 4 : line,

@@ -13,15 +13,7 @@
 #include "numeric_edges.hpp"
 
 using namespace fleetwatt;
-using Fields = std::vector<std::pair<std::string, std::string>>;
-
-namespace {
-// An integer literal beyond 64 bits is a TOML syntax error: located at its line and column, before any key
-// is read (toml++ names none).
-bool beyond_64_bits(const std::string& value) {
-  return value == "9223372036854775808" || value == "-9223372036854775809" || value == "18446744073709551616";
-}
-}  // namespace
+using test::Fields;
 
 TEST_CASE("every numeric key of a region file at the numeric edges is located or on the clock",
           "[region][bad-input][edges]") {
@@ -75,7 +67,7 @@ TEST_CASE("every numeric key of a region file at the numeric edges is located or
       runs::Region r;
       const auto error = test::input_error_of([&] { r = parse(test::fill(text, fields, name, value)); });
       if (error) {
-        if (beyond_64_bits(value))
+        if (test::beyond_64_bits(value))
           CHECK(error->rfind("region.toml:" + std::to_string(at[k].first) + ":", 0) == 0);
         else
           test::check_located(*error, "region.toml", at[k].first, at[k].second);

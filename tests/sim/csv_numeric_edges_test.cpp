@@ -13,7 +13,7 @@
 #include "numeric_edges.hpp"
 
 using namespace fleetwatt;
-using Fields = std::vector<std::pair<std::string, std::string>>;
+using test::Fields;
 
 namespace {
 // A series time the engine will meet on its integer-nanosecond clock.

@@ -34,20 +34,6 @@ std::size_t lines(const std::string& s) {
   return n;
 }
 
-// AddressSanitizer reserves terabytes of address space for its shadow: under it `ulimit -v` would stop
-// fleetwatt from starting, so the address-space limits are left out there (the time limit stays).
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAsan = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAsan = true;
-#else
-constexpr bool kAsan = false;
-#endif
-#else
-constexpr bool kAsan = false;
-#endif
-
 /// "ulimit -v KIB; " (nothing under ASan).
 std::string address_limit(long kib) {
   return kAsan ? std::string() : "ulimit -v " + std::to_string(kib) + "; ";

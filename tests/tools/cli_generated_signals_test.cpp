@@ -41,20 +41,6 @@ using namespace fleetwatt::test;
 
 namespace {
 
-// AddressSanitizer reserves terabytes of address space and inflates the resident set: under it the
-// address-space guard and the RSS bound are left out (the executable is labelled asan-slow as well).
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAsan = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAsan = true;
-#else
-constexpr bool kAsan = false;
-#endif
-#else
-constexpr bool kAsan = false;
-#endif
-
 constexpr long kMaxRssKiB = 2L * 1024 * 1024;  // the claim: at most 2 GB
 constexpr double kSigintGraceS = 1.0;          // the claim: SIGINT is obeyed within 1 s
 constexpr double kProgressDeadlineS = 60.0;    // the claim: no 60 s without progress output
