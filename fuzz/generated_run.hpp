@@ -111,7 +111,10 @@ inline constexpr double kGeneratedMaxOutputBytes = 64.0 * 1024 * 1024;
 inline constexpr double kGeneratedMaxMemoryBytes = 512.0 * 1024 * 1024;
 
 /// Runs `text` as the scenario `dir`/scenario.toml into `dir`/result.h5, the run stopped after
-/// `wall_limit` (a problem: no generated scenario should take that long).
+/// `wall_limit` (a problem: no generated scenario should take that long). Its preparation (drawing,
+/// matching and checking the jobs, bounded by the expected jobs against the memory budget) may take half
+/// as long: past it, the preparation must stop when told (as Ctrl-C tells it), and the scenario counts as
+/// beyond the budget, like a result too large.
 inline GeneratedRun run_generated(const std::string& text, const std::filesystem::path& dir,
                                   std::chrono::milliseconds wall_limit) {
   using namespace generated_detail;
@@ -119,7 +122,18 @@ inline GeneratedRun run_generated(const std::string& text, const std::filesystem
   const auto result = dir / "result.h5";
   std::filesystem::remove(result);
   try {
-    runs::PreparedRun r = runs::prepare_streamed_run(runs::parse_scenario(text, dir / "scenario.toml"));
+    runs::PreparedRun r;
+    {
+      std::atomic<bool> stop{false};
+      Watchdog watchdog(stop, wall_limit / 2);
+      try {
+        r = runs::prepare_streamed_run(runs::parse_scenario(text, dir / "scenario.toml"), {},
+                                       {&stop, kGeneratedMaxMemoryBytes});
+      } catch (const sim::Interrupted&) {
+        out.refusal = fmt::format("preparing the jobs took longer than {} ms", (wall_limit / 2).count());
+        return out;
+      }
+    }
     const runs::OutputEstimate e = runs::estimate_output(r);
     if (e.bytes > kGeneratedMaxOutputBytes) {
       out.refusal = fmt::format("{}: the result would hold {:.3g} bytes", e.dominant_key, e.bytes);
@@ -129,8 +143,6 @@ inline GeneratedRun run_generated(const std::string& text, const std::filesystem
       out.refusal = fmt::format("{}: the run would hold {:.3g} bytes", e.memory_key, e.memory_bytes);
       return out;
     }
-    // A queue that outgrows the same memory is refused as the run goes (the engine's held-jobs limit).
-    runs::limit_held_jobs(r, kGeneratedMaxMemoryBytes);
     std::atomic<bool> stop{false};
     runs::RunOutcome done;
     {

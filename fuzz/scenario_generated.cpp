@@ -2,7 +2,9 @@
 // scenario_generator.hpp), each decision taken from the fuzzer's bytes, run through the whole pipeline
 // in-process (generated_run.hpp). A refusal as bad input is fine; any other exception, a run past 5 s, a
 // non-finite or unbalanced result, a leftover file, a crash or a sanitizer report is a finding: the
-// scenario's text is printed before the abort so that it can be run with `fleetwatt run`.
+// scenario's text is printed before the abort so that it can be run with `fleetwatt run`. A timeout ends
+// the process from libFuzzer's alarm, before that: FLEETWATT_FUZZ_PRINT=1 prints every scenario as it
+// starts (reproduce: FLEETWATT_FUZZ_PRINT=1 fuzz_scenario_generated FILE).
 #include <unistd.h>
 
 #include <chrono>
@@ -24,6 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }();
   fuzz::ByteChoices choices(data, size);
   const std::string text = fuzz::generate_scenario(choices);
+  static const bool print = std::getenv("FLEETWATT_FUZZ_PRINT") != nullptr;
+  if (print) std::fprintf(stderr, "generated scenario:\n%s\n", text.c_str());
   const fuzz::GeneratedRun r = fuzz::run_generated(text, dir, std::chrono::seconds(5));
   if (!r.problem.empty()) {
     std::fprintf(stderr, "generated scenario:\n%s\nproblem: %s\n", text.c_str(), r.problem.c_str());

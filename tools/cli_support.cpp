@@ -238,12 +238,16 @@ std::uint64_t available_memory_bytes() {
 }
 }  // namespace
 
+double memory_limit_bytes(std::uint64_t given) {
+  if (given > 0) return static_cast<double>(given);
+  const std::uint64_t available = available_memory_bytes();
+  return static_cast<double>(available > 0 ? std::min(available, kDefaultMaxMemoryBytes)
+                                           : kDefaultMaxMemoryBytes);
+}
+
 void check_memory_size(runs::PreparedRun& run, std::uint64_t max_bytes) {
   const bool given = max_bytes > 0;
-  if (!given) {
-    const std::uint64_t available = available_memory_bytes();
-    max_bytes = available > 0 ? std::min(available, kDefaultMaxMemoryBytes) : kDefaultMaxMemoryBytes;
-  }
+  max_bytes = static_cast<std::uint64_t>(memory_limit_bytes(max_bytes));
   const runs::OutputEstimate e = runs::estimate_output(run);
   if (e.memory_bytes <= static_cast<double>(max_bytes)) {
     runs::limit_held_jobs(run, static_cast<double>(max_bytes));

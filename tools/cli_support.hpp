@@ -45,13 +45,16 @@ void check_output_size(const runs::PreparedRun& run, std::uint64_t max_bytes);
 void add_max_output_option(CLI::App& cmd, std::uint64_t& max_bytes);
 /// Refuses (ConfigError naming the key that drives it, exit 2) a run whose memory, estimated before it runs
 /// (runs/output_estimate.hpp), would exceed `max_bytes`; 0 stands for the default, kDefaultMaxMemoryBytes or
-/// the machine's available memory (MemAvailable in /proc/meminfo) when less. A streamed run's queue is then bounded
-/// by what is left (runs::limit_held_jobs): outgrowing it is bad input at the arrival rate.
+/// the machine's available memory (MemAvailable in /proc/meminfo) when less. A streamed run's queue is then
+/// bounded by what is left (runs::limit_held_jobs): outgrowing it is bad input at the arrival rate.
 void check_memory_size(runs::PreparedRun& run, std::uint64_t max_bytes);
 /// The default of --max-memory: 2 GiB, the most a scenario file may make a command hold unless the user
 /// asks for more (a held job is ~2.6 kB: about 800,000 jobs held for compare, sweep and Python-style runs;
 /// a streamed run holds only its queue).
 inline constexpr std::uint64_t kDefaultMaxMemoryBytes = 2ull << 30;
+/// The memory limit a command runs under: `given` (--max-memory) when set, else the default
+/// (kDefaultMaxMemoryBytes, or the available memory when less), bytes.
+[[nodiscard]] double memory_limit_bytes(std::uint64_t given);
 /// Adds --max-memory SIZE (bytes, or with a unit as --max-output; default: kDefaultMaxMemoryBytes, or the
 /// available memory when less) to `cmd`.
 void add_max_memory_option(CLI::App& cmd, std::uint64_t& max_bytes);

@@ -70,7 +70,8 @@ int compare(const CompareOptions& o) {
   if (!o.output.empty()) check_run_output_path(o.output, {}, "-o", scenario);
   if (!o.csv.empty()) check_run_output_path(o.csv, {}, "--csv", scenario);
   heartbeat.phase("drawing the workload");
-  runs::PreparedRun r = runs::prepare_run(std::move(scenario), {o.seed, std::nullopt});
+  runs::PreparedRun r = runs::prepare_run(std::move(scenario), {o.seed, std::nullopt},
+                                          {nullptr, memory_limit_bytes(o.max_memory)});
   // Node series are not kept by compare; a long interval keeps big fleets fast.
   r.setup.node_interval = sim::Duration::from_seconds(std::max(3600.0, r.scenario.workload.horizon_s));
   if (o.facility_interval_s) r.setup.facility_interval = sim::Duration::from_seconds(*o.facility_interval_s);

@@ -47,7 +47,8 @@ int run_scenario(const RunOptions& o) {
                         given ? "-o" : "output.path", scenario);
   // Generated jobs are drawn as the run goes: memory follows the running and queued jobs.
   heartbeat.phase("drawing the workload");
-  runs::PreparedRun r = runs::prepare_streamed_run(std::move(scenario), {o.seed, band_override(o.band)});
+  runs::PreparedRun r = runs::prepare_streamed_run(std::move(scenario), {o.seed, band_override(o.band)},
+                                                   {nullptr, memory_limit_bytes(o.max_memory)});
   print_warnings(r.scenario);
   check_output_size(r, o.max_output);
   check_memory_size(r, o.max_memory);

@@ -51,7 +51,7 @@ struct SweepOptions {
   bool resume = false;
   bool quiet = false;
   std::uint64_t max_output = kDefaultMaxOutputBytes;  ///< per member
-  std::uint64_t max_memory = 0;                       ///< per member (0: the default, 2 GiB or the available memory)
+  std::uint64_t max_memory = 0;  ///< per member (0: the default, 2 GiB or the available memory)
 };
 
 fs::path members_dir(const fs::path& out) {
@@ -138,7 +138,8 @@ MemberOutcome run_member(const SweepOptions& o, const SweepMember& m, const fs::
     sets.insert(sets.end(), m.overrides.begin(), m.overrides.end());
     heartbeat.phase(fmt::format("member {}: drawing the workload", m.name()));
     runs::PreparedRun r =
-        runs::prepare_run(runs::load_scenario(o.scenario, sets), {m.seed, band_override(m.band)});
+        runs::prepare_run(runs::load_scenario(o.scenario, sets), {m.seed, band_override(m.band)},
+                          {&stop_flag(), memory_limit_bytes(o.max_memory)});
     check_output_size(r, o.max_output);
     check_memory_size(r, o.max_memory);
     heartbeat.phase(fmt::format("member {}: simulating", m.name()));

@@ -72,7 +72,8 @@ int run_region(const RegionRunOptions& o) {
   std::vector<runs::PreparedRun> runs;
   for (auto& site : region.sites) {
     heartbeat.phase(fmt::format("drawing the workload of site {}", site.name));
-    runs.push_back(runs::prepare_run(std::move(site.scenario), {std::nullopt, band_override(o.band)}));
+    runs.push_back(runs::prepare_run(std::move(site.scenario), {std::nullopt, band_override(o.band)},
+                                     {nullptr, memory_limit_bytes(o.max_memory)}));
     for (const auto& w : runs.back().scenario.warnings->take_new())
       std::cerr << "fleetwatt: warning: site " << site.name << ": " << w << '\n';
     check_output_size(runs.back(), o.max_output);

@@ -83,6 +83,16 @@ std::string ParamSet::dotted(std::string_view key) const {
   return section_.empty() ? std::string(key) : section_ + "." + std::string(key);
 }
 
+namespace {
+struct UnitScale {
+  std::string_view suffix;
+  double most;
+  std::string_view unit;
+};
+constexpr UnitScale kPowerEnergyScales[] = {
+    {"_w", 1e9, "W"}, {"_kw", 1e6, "kW"}, {"_j", 3.2e16, "J"}, {"_kwh", 8.8e9, "kWh"}, {"_wh", 8.8e12, "Wh"}};
+}  // namespace
+
 double ParamSet::get_double(std::string_view key, double fallback) const {
   auto it = values_.find(std::string(key));
   if (it == values_.end()) return fallback;
@@ -102,6 +112,14 @@ double ParamSet::get_double(std::string_view key, double fallback) const {
     throw ConfigError(it->second.where, dotted(key),
                       fmt::format("{} s is beyond the {:.0e} s (31.7 years) a simulated time may span", v,
                                   kMaxInputSeconds));
+  // Powers and energies are summed over servers and intervals into a run's totals: beyond a campus's scale
+  // they overflow them (a sleeping node at 1e300 W made a day's energy infinite). The bounds are far above
+  // any real figure: 1 GW for a power, 1 GW for a year as an energy.
+  for (const auto& [suffix, most, unit] : kPowerEnergyScales)
+    if (key.size() > suffix.size() && key.substr(key.size() - suffix.size()) == suffix && std::fabs(v) > most)
+      throw ConfigError(it->second.where, dotted(key),
+                        fmt::format("{} {} is beyond the {:.2g} {} a fleet's power or energy may reach", v,
+                                    unit, most, unit));
   return v;
 }
 

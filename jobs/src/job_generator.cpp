@@ -76,10 +76,14 @@ std::optional<JobSpec> ArrivalStream::next() {
   return std::nullopt;
 }
 
-std::vector<JobSpec> generate_jobs(const GeneratorConfig& c, std::uint64_t seed, std::int64_t first_id) {
+std::vector<JobSpec> generate_jobs(const GeneratorConfig& c, std::uint64_t seed, std::int64_t first_id,
+                                   const std::atomic<bool>* stop) {
   std::vector<JobSpec> jobs;
   ArrivalStream arrivals(c, seed, first_id);
-  while (auto j = arrivals.next()) jobs.push_back(std::move(*j));
+  while (auto j = arrivals.next()) {
+    jobs.push_back(std::move(*j));
+    if (jobs.size() % core::kStopPollEvery == 0) core::throw_if_stopped(stop);
+  }
   return jobs;
 }
 
@@ -106,19 +110,20 @@ std::vector<JobSpec> generate_warmup_jobs(const GeneratorConfig& c, std::uint64_
   return jobs;
 }
 
-std::vector<JobSpec> build_workload(const WorkloadConfig& w, std::uint64_t seed) {
+std::vector<JobSpec> build_workload(const WorkloadConfig& w, std::uint64_t seed,
+                                    const std::atomic<bool>* stop) {
   std::vector<JobSpec> jobs = w.jobs;
   if (w.generator) {
     std::int64_t next = 1;
     for (const auto& j : jobs) next = std::max(next, j.id + 1);
-    auto generated = generate_jobs(*w.generator, seed, next);
+    auto generated = generate_jobs(*w.generator, seed, next, stop);
     // Warm-up arrivals (ids after the window's, which stay those of a run without one) lead up to a
     // generator that opens with the window; one that starts later begins from an empty fleet by choice.
     const double warmup_s = w.warmup_s.value_or(0.0);
     if (w.generator->start_s == 0.0 && warmup_s > 0.0) {
       next += static_cast<std::int64_t>(generated.size());
-      auto warmup = w.periodic_warmup ? periodic_warmup_jobs(generated, w.horizon_s, warmup_s, next)
-                                      : generate_warmup_jobs(*w.generator, seed, warmup_s, next);
+      auto warmup = w.periodic_warmup ? periodic_warmup_jobs(generated, w.horizon_s, warmup_s, next, stop)
+                                      : generate_warmup_jobs(*w.generator, seed, warmup_s, next, stop);
       generated.insert(generated.begin(), std::make_move_iterator(warmup.begin()),
                        std::make_move_iterator(warmup.end()));
     }

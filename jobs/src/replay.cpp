@@ -33,12 +33,14 @@ TraceOptions trace_options(const TraceConfig& c, std::uint64_t seed, std::uint32
 }
 
 std::vector<JobSpec> build_scenario_workload(const WorkloadConfig& w, std::uint64_t seed,
-                                             std::uint32_t fleet_gpus, const RuntimeEstimate& estimate) {
-  std::vector<JobSpec> jobs = build_workload(w, seed);
+                                             std::uint32_t fleet_gpus, const RuntimeEstimate& estimate,
+                                             const std::atomic<bool>* stop) {
+  std::vector<JobSpec> jobs = build_workload(w, seed, stop);
   int sources = (!jobs.empty() ? 1 : 0);
   if (w.trace) {
     auto o = trace_options(*w.trace, seed, fleet_gpus);
     o.estimate = estimate;
+    o.stop = stop;
     auto r = read_trace(w.trace->file, o);
     jobs.insert(jobs.end(), std::make_move_iterator(r.jobs.begin()), std::make_move_iterator(r.jobs.end()));
     ++sources;
@@ -47,7 +49,7 @@ std::vector<JobSpec> build_scenario_workload(const WorkloadConfig& w, std::uint6
     const auto& p = *w.preset;
     auto generated =
         generate_preset_jobs(cluster_preset(p.cluster), {p.mean_rate_per_s, p.start_s, p.end_s, fleet_gpus},
-                             seed, 0, {}, estimate);
+                             seed, 0, {}, estimate, stop);
     // An explicit warm-up before a preset that opens with the window: its arrivals over [-warmup, 0) from a
     // stream of their own (the rate is constant, so drawing them forwards is as good as backwards), ids
     // after the window's, which stay as without one.
@@ -55,7 +57,7 @@ std::vector<JobSpec> build_scenario_workload(const WorkloadConfig& w, std::uint6
     if (p.start_s == 0.0 && warmup_s > 0.0 && !w.periodic_warmup) {
       auto warmup = generate_preset_jobs(
           cluster_preset(p.cluster), {p.mean_rate_per_s, -warmup_s, 0.0, fleet_gpus}, seed ^ kWarmupStream,
-          static_cast<std::int64_t>(generated.size()), {}, estimate);
+          static_cast<std::int64_t>(generated.size()), {}, estimate, stop);
       generated.insert(generated.end(), std::make_move_iterator(warmup.begin()),
                        std::make_move_iterator(warmup.end()));
     }
@@ -72,8 +74,8 @@ std::vector<JobSpec> build_scenario_workload(const WorkloadConfig& w, std::uint6
     }
     // A periodic warm-up repeats the window's jobs, deferrable marks and all, so it is made after marking.
     if (p.start_s == 0.0 && warmup_s > 0.0 && w.periodic_warmup) {
-      auto warmup =
-          periodic_warmup_jobs(generated, w.horizon_s, warmup_s, static_cast<std::int64_t>(generated.size()));
+      auto warmup = periodic_warmup_jobs(generated, w.horizon_s, warmup_s,
+                                         static_cast<std::int64_t>(generated.size()), stop);
       generated.insert(generated.end(), std::make_move_iterator(warmup.begin()),
                        std::make_move_iterator(warmup.end()));
     }

@@ -78,6 +78,7 @@ TraceRead finish(std::vector<trace_detail::RawJob> raw, std::vector<SkippedRecor
 
   out.jobs.reserve(kept.size());
   for (std::size_t i = 0; i < kept.size(); ++i) {
+    if (i % 4096 == 0) core::throw_if_stopped(options.stop);
     auto& r = kept[i];
     JobSpec& job = r.spec;
     if (!keep_ids) job.id = static_cast<std::int64_t>(i);

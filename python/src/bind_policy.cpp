@@ -376,13 +376,11 @@ void bind_policy(py::module_& m) {
         // that the run reads (the scenario itself, its jobs or trace) is refused.
         runs::check_output_path(out, {"run", 0, 0}, "output", runs::scenario_inputs(scenario));
         runs::PreparedRun r;
-        {
-          py::gil_scoped_release release;
-          r = runs::prepare_run(scenario, {seed, std::nullopt});
-        }
         auto owned = std::make_unique<PythonPolicy>(std::move(policy));
         PythonPolicy* adapter = owned.get();
+        // Prepared on the worker, as fleetwatt.run does: Ctrl-C reaches the drawing of the workload too.
         run_interruptibly([&](const std::atomic<bool>& stop) {
+          r = runs::prepare_run(scenario, {seed, std::nullopt}, {&stop});
           runs::RunToFileOptions o;
           o.stop = &stop;
           o.version = FLEETWATT_VERSION;

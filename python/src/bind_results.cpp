@@ -48,11 +48,10 @@ void bind_results(py::module_& m) {
         // that the run reads (the scenario itself, its jobs or trace) is refused.
         runs::check_output_path(out, {"run", 0, 0}, "output", runs::scenario_inputs(scenario));
         runs::PreparedRun r;
-        {
-          py::gil_scoped_release release;
-          r = runs::prepare_run(scenario, {seed, std::nullopt});
-        }
+        // Prepared on the worker too: drawing and matching a large workload takes seconds, and Ctrl-C
+        // reaches it through the same flag as the run.
         run_interruptibly([&](const std::atomic<bool>& stop) {
+          r = runs::prepare_run(scenario, {seed, std::nullopt}, {&stop});
           runs::RunToFileOptions o;
           o.stop = &stop;
           o.version = FLEETWATT_VERSION;
@@ -92,7 +91,7 @@ void bind_results(py::module_& m) {
         std::ostringstream csv;
         run_interruptibly([&](const std::atomic<bool>& stop) {
           // As `fleetwatt compare`: one prepared workload, no node series, each policy built first.
-          runs::PreparedRun r = runs::prepare_run(scenario, {seed, std::nullopt});
+          runs::PreparedRun r = runs::prepare_run(scenario, {seed, std::nullopt}, {&stop});
           for (const auto& p : names) (void)sim::make_scheduler(sim::with_policy(r.scenario.scheduler, p));
           r.setup.node_interval =
               sim::Duration::from_seconds(std::max(3600.0, r.scenario.workload.horizon_s));

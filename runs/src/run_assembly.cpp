@@ -104,16 +104,18 @@ ExpectedJobs check_expected_arrivals(const jobs::WorkloadConfig& w) {
 
 // A run that holds its whole job list (a trace, a preset, compare, sweep and Python runs) keeps a JobSpec and
 // the engine's Job for every job to the end: they must fit this machine's memory.
-void check_memory_need(double jobs, const jobs::WorkloadConfig& w) {
+void check_memory_need(double jobs, const jobs::WorkloadConfig& w, const PrepareLimits& limits) {
   const double need = jobs * kHeldJobBytes;
-  const double have = physical_memory_bytes();
+  const bool given = limits.max_memory_bytes > 0.0;
+  const double have = given ? limits.max_memory_bytes : physical_memory_bytes();
   if (have > 0.0 && need > have)
     throw jobs::ConfigError(
         w.warmup_where, "workload",
-        fmt::format(
-            "{:.3g} jobs, held to the end of the run, need up to {:.3g} GiB of memory (~{:.0f} bytes "
-            "each), more than this machine's {:.3g} GiB: lower the rate, shorten horizon_s or warmup_s",
-            jobs, need / 1073741824.0, kHeldJobBytes, have / 1073741824.0));
+        fmt::format("{:.3g} jobs, held to the end of the run, need up to {:.3g} GiB of memory (~{:.0f} bytes "
+                    "each), more than {} {:.3g} GiB: lower the rate, shorten horizon_s or warmup_s{}",
+                    jobs, need / 1073741824.0, kHeldJobBytes,
+                    given ? "the memory allowed," : "this machine's", have / 1073741824.0,
+                    given ? ", or allow more (--max-memory)" : ""));
 }
 
 // Jobs submitted at or after the horizon never run: say how many, once, so a trace or job list cut short by
@@ -132,8 +134,22 @@ void warn_jobs_after_horizon(const std::vector<jobs::JobSpec>& jobs, const runs:
                   late, jobs.size(), horizon_s, first));
 }
 
+// Each job submitted before the horizon checked as the engine will check it when it draws it, on every GPU
+// type (jobs after the horizon are never drawn); a prediction each, so `stop` is polled every few thousand.
+void precheck_jobs(const std::vector<jobs::JobSpec>& list, const PreparedRun& r,
+                   const std::atomic<bool>* stop) {
+  const sim::FleetLayout layout(sim::fleet_groups(r.setup));
+  const double horizon_s = r.scenario.workload.horizon_s;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (i % 4096 == 4095) core::throw_if_stopped(stop);
+    if (list[i].submit_s < horizon_s) sim::precheck_job(list[i], layout, *r.predictor);
+  }
+}
+
 /// prepare_run, with the job list built unless `stream` and the workload can be drawn as the run goes.
-PreparedRun prepare(runs::Scenario scenario, const RunOverrides& overrides, bool stream) {
+PreparedRun prepare(runs::Scenario scenario, const RunOverrides& overrides, bool stream,
+                    const PrepareLimits& limits) {
+  const std::atomic<bool>* stop = limits.stop;
   PreparedRun r;
   r.scenario = std::move(scenario);
   if (overrides.seed) r.scenario.seed = *overrides.seed;
@@ -148,8 +164,7 @@ PreparedRun prepare(runs::Scenario scenario, const RunOverrides& overrides, bool
   // hold) is refused before any arrival is drawn or predicted. Jobs after the horizon are never drawn.
   {
     const sim::FleetLayout layout(sim::fleet_groups(r.setup));
-    for (const auto& j : r.scenario.workload.jobs)
-      if (j.submit_s < r.scenario.workload.horizon_s) sim::precheck_job(j, layout, *r.predictor);
+    precheck_jobs(r.scenario.workload.jobs, r, stop);
   }
   const auto estimate = runtime_estimate(*r.predictor, r.setup.gpu);
   // The warm-up, when the scenario leaves it out: long enough for generated jobs to fill the fleet.
@@ -174,35 +189,32 @@ PreparedRun prepare(runs::Scenario scenario, const RunOverrides& overrides, bool
     r.streamed = true;
     r.job_count = static_cast<std::uint64_t>(std::llround(expected.all));
     r.held_job_count = static_cast<std::uint64_t>(std::llround(expected.warmup));
-    // Until a caller sets its own memory limit (--max-memory), the queue may grow to fill this machine.
-    limit_held_jobs(r, physical_memory_bytes());
+    check_memory_need(expected.warmup, workload, limits);
+    // The queue may grow to fill what the limit (or this machine) leaves.
+    limit_held_jobs(r, limits.max_memory_bytes > 0.0 ? limits.max_memory_bytes : physical_memory_bytes());
     warn_jobs_after_horizon(r.scenario.workload.jobs, r.scenario);
     return r;
   }
-  check_memory_need(expected.all, workload);
+  check_memory_need(expected.all, workload, limits);
   r.jobs = jobs::build_scenario_workload(r.scenario.workload, r.scenario.seed,
                                          static_cast<std::uint32_t>(r.scenario.fleet.largest_group_gpus()),
-                                         estimate);
+                                         estimate, stop);
   // Trace, preset and generated jobs, matched now, are checked as the engine will draw them: a bad one is
   // refused before the run rather than when the clock reaches it.
-  {
-    const sim::FleetLayout layout(sim::fleet_groups(r.setup));
-    const double horizon_s = r.scenario.workload.horizon_s;
-    for (const auto& j : r.jobs)
-      if (j.submit_s < horizon_s) sim::precheck_job(j, layout, *r.predictor);
-  }
+  precheck_jobs(r.jobs, r, stop);
   r.job_count = r.jobs.size();
   warn_jobs_after_horizon(r.jobs, r.scenario);
   return r;
 }
 }  // namespace
 
-PreparedRun prepare_run(runs::Scenario scenario, const RunOverrides& overrides) {
-  return prepare(std::move(scenario), overrides, false);
+PreparedRun prepare_run(runs::Scenario scenario, const RunOverrides& overrides, const PrepareLimits& limits) {
+  return prepare(std::move(scenario), overrides, false, limits);
 }
 
-PreparedRun prepare_streamed_run(runs::Scenario scenario, const RunOverrides& overrides) {
-  return prepare(std::move(scenario), overrides, true);
+PreparedRun prepare_streamed_run(runs::Scenario scenario, const RunOverrides& overrides,
+                                 const PrepareLimits& limits) {
+  return prepare(std::move(scenario), overrides, true, limits);
 }
 
 std::unique_ptr<jobs::JobSource> job_source(const PreparedRun& run, const std::atomic<bool>* stop) {

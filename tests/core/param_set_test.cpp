@@ -108,7 +108,7 @@ TEST_CASE("a parameter in seconds beyond the simulated clock is refused at its k
   p.set("wake_latency_s", {1e300, {"s.toml", 8, 1}});
   p.set("hold_s", {std::int64_t{9'000'000'000'000'000'000}, {"s.toml", 9, 1}});
   p.set("delay_s", {-1e9, {"s.toml", 10, 1}});
-  p.set("cap_w", {1e300, {"s.toml", 11, 1}});
+  p.set("ratio", {1e300, {"s.toml", 11, 1}});
   CHECK_THROWS_WITH(
       p.get_double("wake_latency_s", 0.0),
       "s.toml:8:1: scheduler.powercap.wake_latency_s: 1e+300 s is beyond the 1e+09 s (31.7 years) "
@@ -116,5 +116,30 @@ TEST_CASE("a parameter in seconds beyond the simulated clock is refused at its k
   CHECK_THROWS_WITH(p.get_double("hold_s", 0.0),
                     Catch::StartsWith("s.toml:9:1: scheduler.powercap.hold_s: 9e+18 s"));
   CHECK(p.get_double("delay_s", 0.0) == -1e9);  // the limit itself is a time the clock holds
-  CHECK(p.get_double("cap_w", 0.0) == 1e300);   // not a time: its own reader bounds it
+  CHECK(p.get_double("ratio", 0.0) == 1e300);   // not a time: its own reader bounds it
+}
+
+TEST_CASE("a power or energy beyond a fleet's scale is refused at its key", "[param_set]") {
+  // A sleeping node at sleep_w = 1e300 made a day's grid energy infinite (found by the generated scenarios).
+  // The bounds: 1 GW for a power (1e6 kW), a year of 1 GW for an energy (3.2e16 J, 8.8e9 kWh).
+  const ParamSpecs specs = {{"sleep_w", ParamType::number, 20.0, "", "W", "", {}},
+                            {"wake_energy_j", ParamType::number, 3e4, "", "J", "", {}},
+                            {"cap_kw", ParamType::number, 0.0, "", "kW", "", {}},
+                            {"factor", ParamType::number, 1.0, "", "", "", {}}};
+  const auto with = [&](const std::string& key, double v) {
+    auto p = table();
+    p.set(key, {v, {"s.toml", 8, 1}});
+    return p.checked(specs);
+  };
+  CHECK(with("sleep_w", 1e9).get_double("sleep_w") == 1e9);
+  CHECK(with("sleep_w", -1e9).get_double("sleep_w") == -1e9);  // the sign is the getter's to check
+  CHECK_THROWS_WITH(with("sleep_w", 1e300).get_double("sleep_w"),
+                    "s.toml:8:1: scheduler.powercap.sleep_w: 1e+300 W is beyond the 1e+09 W a fleet's power or "
+                    "energy may reach");
+  CHECK_THROWS_WITH(with("sleep_w", -2e9).get_non_negative("sleep_w"), Catch::Contains("beyond the 1e+09 W"));
+  CHECK(with("wake_energy_j", 3e16).get_double("wake_energy_j") == 3e16);
+  CHECK_THROWS_WITH(with("wake_energy_j", 1e17).get_double("wake_energy_j"), Catch::Contains("beyond the 3.2e+16 J"));
+  CHECK_THROWS_WITH(with("cap_kw", 2e6).get_double("cap_kw"), Catch::Contains("beyond the 1e+06 kW"));
+  // A dimensionless number has no scale of its own: only finiteness is checked.
+  CHECK(with("factor", 1e300).get_double("factor") == 1e300);
 }

@@ -230,7 +230,7 @@ epochs = [1, 5]
   const auto t0 = std::chrono::steady_clock::now();
   const auto r =
       run_command(address_limit(4000000) + "timeout --preserve-status -k 30 -s INT 1 " + fleetwatt_command() +
-                  " compare -q " + scenario.string() + " --policies fifo --threads 1");
+                  " compare -q " + scenario.string() + " --policies fifo --threads 1 --max-memory 8GB");
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   INFO(r.err);
   CHECK(r.exit_code == 130);
@@ -274,14 +274,13 @@ TEST_CASE("the warm-up a streamed run lays down up front counts in its memory", 
   // the run starts (~2.6 kB each, ~24 GiB), refused before any is drawn.
   const auto scenario =
       dir.write("w.toml", flooded("60000000", "60", "warmup_s = 600\nwarmup_arrivals = \"periodic\""));
-  // Refused under the default limit (2 GB, or less where less memory is available).
+  // Refused under the default limit (2 GB, or less where less memory is available), at warmup_s.
   const auto r = bounded("run -q " + scenario.string() + " -o " + (dir / "out.h5").string());
   INFO(r.err);
   CHECK(r.exit_code == 2);
-  CHECK(r.err.find("w.toml: workload: the run would hold about ") != std::string::npos);
-  CHECK(r.err.find("above the default --max-memory ") != std::string::npos);
   // rate x warm-up, 10^6 / 60 s x 600 s, exactly: the expectation, not a count of drawn jobs.
-  CHECK(r.err.find("10000000 jobs held") != std::string::npos);
+  CHECK(r.err.find("w.toml:6:1: workload: 1e+07 jobs, held to the end of the run") != std::string::npos);
+  CHECK(r.err.find("more than the memory allowed") != std::string::npos);
   CHECK(lines(r.err) == 1);
   CHECK(files_in(dir.path()) == 1);
 }
@@ -299,4 +298,48 @@ TEST_CASE("a streamed run's size is estimated from the expected arrivals, before
   CHECK(r.err.find("71582788 jobs") != std::string::npos);
   CHECK(r.err.find("above --max-output 10 GiB") != std::string::npos);
   CHECK(files_in(dir.path()) == 1);
+}
+
+namespace {
+
+/// The PAI-calibrated preset at `rate_per_hour` over two days on 64 GPUs: 48 x rate jobs expected.
+std::string pai_preset(const std::string& rate_per_hour) {
+  return "[fleet]\nnodes = 16\ngpus_per_node = 4\n[workload]\nhorizon_s = 172800\n[workload.preset]\n"
+         "cluster = \"pai\"\nrate_per_hour = " +
+         rate_per_hour + "\n";
+}
+
+}  // namespace
+
+TEST_CASE("a held job list is sized against --max-memory before any job is drawn", "[cli][bounds]") {
+  TempDir dir;
+  // 20,000 an hour for 48 h: 960,000 preset jobs expected, ~2.6 kB each held: 2.5 GB. They were drawn and
+  // matched (9 s, 4.4 GB for compare) before the limit was checked; now the expectation meets it first.
+  const auto scenario = dir.write("p.toml", pai_preset("20000"));
+  for (const std::string command : {"compare -q " + scenario.string() + " --policies fifo --max-memory 1GB",
+                                    "run -q " + scenario.string() + " --max-memory 1GB -o " +
+                                        (dir / "out.h5").string()}) {
+    const auto r = bounded(command);
+    INFO(command << '\n' << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("p.toml:4:1: workload: 9.6e+05 jobs, held to the end of the run") != std::string::npos);
+    CHECK(r.err.find("more than the memory allowed, 1 GiB") != std::string::npos);
+    CHECK(lines(r.err) == 1);
+    CHECK(files_in(dir.path()) == 1);
+  }
+}
+
+TEST_CASE("Ctrl-C stops a sweep member while it draws its workload", "[cli][bounds][signals]") {
+  TempDir dir;
+  // 240,000 preset jobs drawn and matched for the member: seconds, during which the sweep polled nothing.
+  const auto scenario = dir.write("p.toml", pai_preset("5000"));
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto r = run_command(address_limit(8000000) + "timeout --preserve-status -k 30 -s INT 1 " +
+                             fleetwatt_command() + " sweep " + scenario.string() +
+                             " --grid seed=1..2 --max-memory 4GB -o " + (dir / "sw.h5").string());
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  INFO(r.err);
+  CHECK(r.exit_code == 130);
+  CHECK(s < 10.0);  // generous: it ends within the second after the signal at 1 s
+  CHECK_FALSE(fs::exists(dir / "sw.h5"));
 }

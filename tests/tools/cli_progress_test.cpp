@@ -72,10 +72,11 @@ TEST_CASE("a long run prints plain progress lines on a stderr that is not a term
 
 TEST_CASE("the heartbeat names the preparation while a workload is drawn", "[cli][progress]") {
   TempDir dir;
-  // compare draws the whole workload (a million arrivals) before its policies run.
+  // compare draws the whole workload (a million arrivals, more than the default 2 GB holds) before its
+  // policies run.
   const auto scenario = dir.write("s.toml", long_scenario(8640000));
   const auto r = run_command("FLEETWATT_HEARTBEAT_S=0.1 timeout --preserve-status -s INT 1.5 " +
-                             fleetwatt_command() + " compare " + scenario.string() + " --policies fifo");
+                             fleetwatt_command() + " compare " + scenario.string() + " --policies fifo --max-memory 8GB");
   INFO(r.err);
   CHECK(r.exit_code == 130);
   const auto beats = heartbeat_lines(r.err);

@@ -13,12 +13,14 @@
 // already match heavy-tailed targets; arrivals are Poisson.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "fleetwatt/core/interrupted.hpp"
 #include "fleetwatt/jobs/job_inference.hpp"
 #include "fleetwatt/jobs/job_spec.hpp"
 
@@ -70,11 +72,13 @@ struct PresetArrivals {
 
 /// Generated jobs in arrival order with ids from first_id. Model fields are inferred from `inference`; when
 /// `estimate` is given, epochs (and dataset sizes) are matched so the predicted run time is D (completed
-/// jobs) or D / f (stopped ones). recorded_runtime_s holds the drawn run time D.
+/// jobs) or D / f (stopped ones). recorded_runtime_s holds the drawn run time D. `stop` is polled as they
+/// are drawn (raised: core::Interrupted).
 [[nodiscard]] std::vector<JobSpec> generate_preset_jobs(const ClusterPreset& preset,
                                                         const PresetArrivals& arrivals, std::uint64_t seed,
                                                         std::int64_t first_id,
                                                         const InferenceConfig& inference,
-                                                        const RuntimeEstimate& estimate);
+                                                        const RuntimeEstimate& estimate,
+                                                        const std::atomic<bool>* stop = nullptr);
 
 }  // namespace fleetwatt::jobs

@@ -12,8 +12,10 @@
 namespace fleetwatt::jobs {
 
 /// Generated jobs in arrival order, ids starting at first_id. Deterministic for a given seed on any platform.
+/// `stop` is polled as they are drawn (raised: core::Interrupted).
 [[nodiscard]] std::vector<JobSpec> generate_jobs(const GeneratorConfig& config, std::uint64_t seed,
-                                                 std::int64_t first_id);
+                                                 std::int64_t first_id,
+                                                 const std::atomic<bool>* stop = nullptr);
 
 /// The warm-up's arrivals: the same generator continued backwards in time from its start_s over warmup_s
 /// (the same rate and day/night cycle, a stream of its own from the same seed), in arrival order with ids
@@ -34,7 +36,8 @@ inline constexpr double kMaxExpectedArrivals = 1e8;
 [[nodiscard]] double arrival_rate(const GeneratorConfig& config, double t_s);
 
 /// Every job of a workload (drawn with `seed`): explicit ones, then generated ones (with the warm-up's, when
-/// the workload has one), sorted by submit time (stable).
-[[nodiscard]] std::vector<JobSpec> build_workload(const WorkloadConfig& workload, std::uint64_t seed);
+/// the workload has one), sorted by submit time (stable). `stop` is polled as they are drawn.
+[[nodiscard]] std::vector<JobSpec> build_workload(const WorkloadConfig& workload, std::uint64_t seed,
+                                                  const std::atomic<bool>* stop = nullptr);
 
 }  // namespace fleetwatt::jobs

@@ -2,6 +2,7 @@
 // predictor's run-time estimate (to match recorded run times), which only the caller can supply.
 #pragma once
 
+#include <atomic>
 #include <vector>
 
 #include "fleetwatt/jobs/job_inference.hpp"
@@ -17,9 +18,11 @@ namespace fleetwatt::jobs {
 /// Every job of a workload drawn with `seed` on a fleet whose largest job gets `fleet_gpus` (larger jobs
 /// clip): explicit and [workload.generator] jobs (build_workload), then the replayed
 /// trace and the preset's jobs, sorted by submit time (stable) and renumbered 0..n-1 when more than one
-/// source contributes. `estimate` may be empty (no run-time matching).
+/// source contributes. `estimate` may be empty (no run-time matching). `stop` is polled as the jobs are
+/// drawn and matched (raised: core::Interrupted).
 [[nodiscard]] std::vector<JobSpec> build_scenario_workload(const WorkloadConfig& workload, std::uint64_t seed,
                                                            std::uint32_t fleet_gpus,
-                                                           const RuntimeEstimate& estimate);
+                                                           const RuntimeEstimate& estimate,
+                                                           const std::atomic<bool>* stop = nullptr);
 
 }  // namespace fleetwatt::jobs

@@ -5,6 +5,7 @@
 // line and skipped, or refused (TraceFormatError) in strict mode.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <istream>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/core/interrupted.hpp"
 #include "fleetwatt/core/registry.hpp"
 #include "fleetwatt/jobs/job_inference.hpp"
 #include "fleetwatt/jobs/job_spec.hpp"
@@ -78,6 +80,8 @@ struct TraceOptions {
   RuntimeEstimate estimate;             ///< empty: epochs stay as drawn (no run-time matching)
   double deferrable_fraction = 0.0;     ///< share of jobs marked deferrable (drawn with the seed)
   double defer_window_s = 12 * 3600.0;  ///< deadline = submit + run time + this, for deferrable jobs
+  /// Polled while the kept jobs are matched to their run times (raised: core::Interrupted).
+  const std::atomic<bool>* stop = nullptr;
 };
 
 /// One malformed record that was skipped.

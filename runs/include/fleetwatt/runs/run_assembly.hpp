@@ -19,6 +19,15 @@
 
 namespace fleetwatt::runs {
 
+/// What bounds the preparation of a run: its stop flag and the memory its held jobs may take.
+struct PrepareLimits {
+  /// Polled as the jobs are drawn, matched and checked (raised: core::Interrupted).
+  const std::atomic<bool>* stop = nullptr;
+  /// The memory a run's job list (or a streamed run's warm-up and queue) may take, bytes, checked against
+  /// the expected jobs before any is drawn; 0: this machine's physical memory.
+  double max_memory_bytes = 0.0;
+};
+
 /// What the command line may change in a scenario before it runs.
 struct RunOverrides {
   std::optional<std::uint64_t> seed;  ///< --seed: replaces the scenario's seed
@@ -47,15 +56,18 @@ struct PreparedRun {
                                                      const models::GpuHardware& gpu);
 
 /// Applies the overrides, then builds the setup, the predictor and every job of the scenario (trace and
-/// preset jobs matched on the reference GPU type, the first group's).
-[[nodiscard]] PreparedRun prepare_run(runs::Scenario scenario, const RunOverrides& overrides = {});
+/// preset jobs matched on the reference GPU type, the first group's), each checked as the engine will check
+/// it, within `limits`.
+[[nodiscard]] PreparedRun prepare_run(runs::Scenario scenario, const RunOverrides& overrides = {},
+                                      const PrepareLimits& limits = {});
 /// The same for a scenario file.
 [[nodiscard]] PreparedRun prepare_run(const std::filesystem::path& scenario_file,
                                       const RunOverrides& overrides = {});
 /// As prepare_run, but a workload of generated and explicit jobs is not built: engines draw it as they run,
 /// so memory follows the running and queued jobs, not the horizon's (a trace or preset is built as above).
 /// A bad generated job then fails when it is drawn, during the run.
-[[nodiscard]] PreparedRun prepare_streamed_run(runs::Scenario scenario, const RunOverrides& overrides = {});
+[[nodiscard]] PreparedRun prepare_streamed_run(runs::Scenario scenario, const RunOverrides& overrides = {},
+                                               const PrepareLimits& limits = {});
 
 /// The run's jobs as an engine takes them: a fresh stream of a streamed run, else its list (copied, or moved
 /// out of the run with `take`). A stream counts its arrivals and lays down its warm-up as it is made,
