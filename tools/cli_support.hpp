@@ -22,6 +22,7 @@
 
 namespace fleetwatt::tools {
 
+using core::json_number;
 using core::json_string;
 
 /// Exit status for bad user input (scenario, trace, CSV, flags).
@@ -45,8 +46,8 @@ void check_output_size(const runs::PreparedRun& run, std::uint64_t max_bytes);
 void add_max_output_option(CLI::App& cmd, std::uint64_t& max_bytes);
 /// Refuses (ConfigError naming the key that drives it, exit 2) a run whose memory, estimated before it runs
 /// (runs/output_estimate.hpp), would exceed `max_bytes`; 0 stands for the default, kDefaultMaxMemoryBytes or
-/// the machine's available memory (MemAvailable in /proc/meminfo) when less. A streamed run's queue is then bounded
-/// by what is left (runs::limit_held_jobs): outgrowing it is bad input at the arrival rate.
+/// the machine's available memory (MemAvailable in /proc/meminfo) when less. A streamed run's queue is then
+/// bounded by what is left (runs::limit_held_jobs): outgrowing it is bad input at the arrival rate.
 void check_memory_size(runs::PreparedRun& run, std::uint64_t max_bytes);
 /// The default of --max-memory: 2 GiB, the most a scenario file may make a command hold unless the user
 /// asks for more (a held job is ~2.6 kB: about 800,000 jobs held for compare, sweep and Python-style runs;
