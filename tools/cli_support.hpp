@@ -22,6 +22,7 @@
 
 namespace fleetwatt::tools {
 
+using core::json_number;
 using core::json_string;
 
 /// Exit status for bad user input (scenario, trace, CSV, flags).

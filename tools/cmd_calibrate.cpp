@@ -36,25 +36,29 @@ int run_calibrate(const CalibrateOptions& o) {
     const TraceSummary s = summarise_trace(trace, o.gpu, seg);
     const auto& r = trace.report;
     if (o.json) {
+      // Doubles through json_number: JSON has no spelling for NaN or inf (it writes null), so any figure
+      // keeps the object parseable.
       fmt::print("{{\"source\": {}, \"gpus\": [", json_string(s.source));
       for (std::size_t i = 0; i < s.gpus.size(); ++i) fmt::print("{}{}", i ? ", " : "", s.gpus[i]);
       fmt::print(
           "], \"samples\": {}, \"duration_s\": {}, \"energy_J\": {}, \"phase_energy_J\": {}, "
           "\"mean_power_W\": {}, \"peak_W\": {}, \"peak_s\": {}, \"valley_W\": {}, \"valley_s\": {}, "
           "\"idle_W\": {}, \"idle_s\": {}, \"n_peaks\": {}, \"n_valleys\": {}, ",
-          s.samples, s.duration_s, s.energy_J, s.phase_energy_J, s.mean_power_W, s.peak_W, s.peak_s,
-          s.valley_W, s.valley_s, s.idle_W, s.idle_s, s.n_peaks, s.n_valleys);
+          s.samples, json_number(s.duration_s), json_number(s.energy_J), json_number(s.phase_energy_J),
+          json_number(s.mean_power_W), json_number(s.peak_W), json_number(s.peak_s), json_number(s.valley_W),
+          json_number(s.valley_s), json_number(s.idle_W), json_number(s.idle_s), s.n_peaks, s.n_valleys);
       fmt::print(
           "\"sampling\": {{\"rows\": {}, \"missing_power\": {}, \"duplicated_times\": {}, \"gaps\": {}, "
           "\"gap_s\": {}, \"median_interval_s\": {}, \"irregular\": {}}}, ",
-          r.rows, r.missing_power, r.duplicated_times, r.gaps, r.gap_s, r.median_interval_s,
-          r.irregular ? "true" : "false");
+          r.rows, r.missing_power, r.duplicated_times, r.gaps, json_number(r.gap_s),
+          json_number(r.median_interval_s), r.irregular ? "true" : "false");
       fmt::print("\"phases\": [");
       bool first = true;
       for (const auto& g : s.per_gpu)
         for (const auto& p : g.phases) {
-          fmt::print("{}{{\"gpu\": {}, \"kind\": \"{}\", \"start_s\": {}, \"end_s\": {}, \"level_W\": {}}}",
-                     first ? "" : ", ", g.gpu, to_string(p.kind), p.start_s, p.end_s, p.level_W);
+          fmt::print("{}{{\"gpu\": {}, \"kind\": {}, \"start_s\": {}, \"end_s\": {}, \"level_W\": {}}}",
+                     first ? "" : ", ", g.gpu, json_string(to_string(p.kind)), json_number(p.start_s),
+                     json_number(p.end_s), json_number(p.level_W));
           first = false;
         }
       fmt::print("]}}\n");

@@ -51,10 +51,6 @@ struct FitOptions {
   int bench_rows = 1000;
 };
 
-std::string json_number(double v) {
-  return std::isfinite(v) ? fmt::format("{}", v) : "null";
-}
-
 std::string version_text() {
   return "fleetwatt fit";
 }

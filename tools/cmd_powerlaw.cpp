@@ -56,7 +56,7 @@ int fit_laws(const PowerLawOptions& o) {
     samples[op].second.push_back(t);
   }
   std::string json =
-      "{\"gpu\": " + json_string(gpu.id) + ", \"vmax_flops\": " + fmt::format("{}", vmax) + ", \"fits\": [";
+      "{\"gpu\": " + json_string(gpu.id) + ", \"vmax_flops\": " + json_number(vmax) + ", \"fits\": [";
   if (!o.json) {
     std::cout << fmt::format(
         "eta(c) = eta_max (1 - exp(-k c^alpha)), c in GFLOP, on {} at {} ({:.1f} TFLOP/s)\n", gpu.id,
@@ -76,8 +76,8 @@ int fit_laws(const PowerLawOptions& o) {
       json += fmt::format(
           "{}{{\"op\": {}, \"eta_max_percent\": {}, \"k\": {}, \"alpha\": {}, \"rmse_percent\": "
           "{}, \"samples\": {}}}",
-          first ? "" : ", ", json_string(op), f.law.eta_max_percent, f.law.k, f.law.alpha, f.rmse_percent,
-          s.first.size());
+          first ? "" : ", ", json_string(op), json_number(f.law.eta_max_percent), json_number(f.law.k),
+          json_number(f.law.alpha), json_number(f.rmse_percent), s.first.size());
     } else {
       std::cout << fmt::format("{:<16}{:>10.2f}{:>12.4g}{:>10.3f}{:>12.3f}{:>8}\n", op, f.law.eta_max_percent,
                                f.law.k, f.law.alpha, f.rmse_percent, s.first.size());
@@ -112,12 +112,14 @@ int fit_energy(const PowerLawOptions& o) {
     throw jobs::TraceFormatError({o.file, 0, 0}, o.target, err.what());
   }
   if (o.json) {
+    // Energies near the double range overflow the sums of squares: r_squared, the standard errors and the
+    // intervals are then NaN or inf, which json_number writes as null.
     std::string j = fmt::format("{{\"r_squared\": {}, \"observations\": {}, \"coefficients\": {{",
-                                reg.r_squared, reg.observations);
+                                json_number(reg.r_squared), reg.observations);
     for (std::size_t i = 0; i < reg.names.size(); ++i)
       j += fmt::format("{}{}: {{\"coef\": {}, \"std_err\": {}, \"ci_low\": {}, \"ci_high\": {}}}",
-                       i ? ", " : "", json_string(reg.names[i]), reg.coef[i], reg.std_err[i], reg.ci_low[i],
-                       reg.ci_high[i]);
+                       i ? ", " : "", json_string(reg.names[i]), json_number(reg.coef[i]),
+                       json_number(reg.std_err[i]), json_number(reg.ci_low[i]), json_number(reg.ci_high[i]));
     std::cout << j << "}}\n";
   } else {
     std::cout << reg.table();

@@ -37,12 +37,14 @@ struct ValidateOptions {
   double level = 0.8;
 };
 
+/// Doubles through json_number: a measured time or power near zero makes a relative error inf, which JSON
+/// cannot spell (json_number writes null).
 std::string json_summary(const models::ErrorSummary& s) {
   return fmt::format(
       "{{\"rows\": {}, \"time_mre\": {}, \"power_rows\": {}, \"power_mre\": {}, \"banded_rows\": {}, "
       "\"time_in_band\": {}, \"power_in_band\": {}, \"band_level\": {}}}",
-      s.rows, s.time_mre, s.power_rows, s.power_mre, s.banded_rows, s.time_in_band, s.power_in_band,
-      s.band_level);
+      s.rows, json_number(s.time_mre), s.power_rows, json_number(s.power_mre), s.banded_rows,
+      json_number(s.time_in_band), json_number(s.power_in_band), json_number(s.band_level));
 }
 
 std::string table_line(const std::string& gpu, const models::ErrorSummary& s) {
@@ -61,11 +63,11 @@ std::string scenario_job_json(const jobs::JobSpec& j) {
   const auto& p = m.parallel;
   std::string out = fmt::format(
       "{{\"model\": {}, \"n_gpus\": {}, \"tp\": {}, \"pp\": {}, \"cp\": {}, \"vp\": {}, \"zero\": {}, "
-      "\"seq\": {}, \"global_batch\": {}, \"dataset_samples\": {}, \"precision\": \"{}\", \"stack\": \"{}\", "
-      "\"attention\": \"{}\"",
+      "\"seq\": {}, \"global_batch\": {}, \"dataset_samples\": {}, \"precision\": {}, \"stack\": {}, "
+      "\"attention\": {}",
       json_string(m.model), j.n_gpus, p.tp, p.pp, p.cp, p.vp, p.zero, m.input_size, m.batch_size,
-      m.dataset_samples, kPrecision[static_cast<int>(m.precision)], jobs::to_string(m.stack),
-      jobs::to_string(m.attention));
+      json_number(m.dataset_samples), json_string(kPrecision[static_cast<int>(m.precision)]),
+      json_string(jobs::to_string(m.stack)), json_string(jobs::to_string(m.attention)));
   if (p.micro_batch > 0) out += fmt::format(", \"micro_batch\": {}", p.micro_batch);
   if (p.first_stage_layers > 0) out += fmt::format(", \"first_stage_layers\": {}", p.first_stage_layers);
   if (p.last_stage_layers > 0) out += fmt::format(", \"last_stage_layers\": {}", p.last_stage_layers);
@@ -132,14 +134,16 @@ int validate_steps(const ValidateOptions& o) {
           items.empty() ? "" : ", ", json_string(r.where.to_string()), json_string(r.source),
           json_string(r.zoo), json_string(r.gpu), json_string(r.precision_name), r.gpus, r.global_batch,
           r.seq, r.parallel.tp, r.parallel.pp, r.parallel.cp, r.parallel.vp, r.parallel.micro_batch,
-          r.parallel.zero >= 3, r.step_s, c.predicted_s, c.error, c.fits, c.compute_s, c.bubble_s, c.tp_s,
-          c.cp_s, c.pp_s, c.dp_s, json_string(c.refused), scenario_job_json(models::published_step_job(r)));
+          r.parallel.zero >= 3, json_number(r.step_s), json_number(c.predicted_s), json_number(c.error),
+          c.fits, json_number(c.compute_s), json_number(c.bubble_s), json_number(c.tp_s), json_number(c.cp_s),
+          json_number(c.pp_s), json_number(c.dp_s), json_string(c.refused),
+          scenario_job_json(models::published_step_job(r)));
     }
     std::cout << fmt::format(
         "{{\"rows\": [{}], \"predicted\": {}, \"refused\": {}, \"unsupported\": {}, \"mean_abs_error\": {}, "
         "\"max_abs_error\": {}, \"within_15_percent\": {}, \"internode_gbytes_per_s\": {}}}\n",
-        items, predicted, compared.size() - predicted, unsupported, mean, worst, within,
-        models::published_system_internode_Bps() / 1e9);
+        items, predicted, compared.size() - predicted, unsupported, json_number(mean), json_number(worst),
+        within, json_number(models::published_system_internode_Bps() / 1e9));
     return 0;
   }
   // Columns as wide as their longest entry (precision names such as "FP8-CS (FP8-MX)" vary).
