@@ -88,6 +88,32 @@ TEST_CASE("A Megatron-Bridge summary: releases, systems, precisions and step tim
   CHECK(rows[3].unsupported == "no GPU preset for DGX-GB300");
 }
 
+TEST_CASE("A throughput cell beyond any GPU, or a count beyond 32 bits, is refused at its row and column",
+          "[models][published][edges]") {
+  // "1e308" read as its leading digit 1 became a step of 65,536 s; now the exponent is read and the figure
+  // is refused (any GPU stays far below 10^8 tokens/s and 10^6 TFLOP/s).
+  fleetwatt::test::TempDir dir;
+  std::filesystem::create_directories(dir / "megatron-bridge-performance");
+  const std::string header =
+      "## 25.11 NeMo Container\n### Pre-Training Performance\n#### System: DGX-H100\n"
+      "| Model | #-GPUs | Precision | GBS | MBS | Sequence Length | TP | PP | CP | VP | Tokens / sec / GPU "
+      "|\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|\n";
+  const auto read_row = [&](const std::string& gpus, const std::string& tokens) {
+    dir.write(
+        "megatron-bridge-performance/performance-summary.md",
+        header + "| LLAMA3_8B | " + gpus + " | BF16 | 128 | 1 | 8192 | 1 | 1 | 1 | n/a | " + tokens + " |\n");
+    return read_published_steps(dir.path());
+  };
+  CHECK(read_row("8", "1.5e4").front().tokens_per_s_per_gpu == 15000.0);
+  for (const std::string tokens : {"1e308", "1e400", "2e8"})
+    CHECK_THROWS_WITH(read_row("8", tokens), Catch::Contains("performance-summary.md:6:") &&
+                                                 Catch::Contains("Tokens / sec / GPU: ") &&
+                                                 Catch::Contains("beyond the 1e+08 any GPU reaches"));
+  CHECK_THROWS_WITH(read_row("4294967296", "1000"),
+                    Catch::Contains("#-GPUs: expected a whole number, found '4294967296'"));
+}
+
 TEST_CASE("NeMo's summary and long-sequence tables: defaults, HTML rows and NeMo's own FLOP count",
           "[models][published]") {
   fleetwatt::test::TempDir dir;

@@ -3,6 +3,8 @@
 // conversion to a step time (see the header).
 #include "fleetwatt/models/fit/published_steps.hpp"
 
+#include "fleetwatt/core/checked_integer.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -51,7 +53,9 @@ bool separator_row(const std::string& line) {
 std::optional<double> first_number(const std::string& cell) {
   std::string digits;
   bool started = false;
-  for (const char c : cell) {
+  std::size_t i = 0;
+  for (; i < cell.size(); ++i) {
+    const char c = cell[i];
     if (std::isdigit(static_cast<unsigned char>(c)) || (started && c == '.')) {
       digits += c, started = true;
     } else if (started && c == ',') {
@@ -61,7 +65,25 @@ std::optional<double> first_number(const std::string& cell) {
     }
   }
   if (digits.empty()) return std::nullopt;
-  return std::stod(digits);
+  // An exponent belongs to the figure ("1e308" is not 1): read it whole, so that the range checks see it.
+  if (i + 1 < cell.size() && (cell[i] == 'e' || cell[i] == 'E')) {
+    std::size_t j = i + 1;
+    std::string exponent(1, 'e');
+    if (cell[j] == '+' || cell[j] == '-') exponent += cell[j++];
+    const std::size_t first = j;
+    while (j < cell.size() && std::isdigit(static_cast<unsigned char>(cell[j]))) exponent += cell[j++];
+    if (j > first) digits += exponent;
+  }
+  return std::strtod(digits.c_str(), nullptr);  // out of range: HUGE_VAL, refused by the caller's range
+}
+
+/// A throughput cell: a number in (0, most], or nothing (the column is then not used); beyond is bad input.
+double throughput_cell(const std::string& cell, double most, const SourceLocation& where,
+                       const std::string& column) {
+  const auto v = first_number(cell).value_or(0.0);
+  if (!(v <= most))
+    throw ConfigError(where, column, fmt::format("{} is beyond the {:.0e} any GPU reaches", v, most));
+  return v;
 }
 
 /// A count column's value; `fallback` for "n/a" (VP and EP of a run that does not use them).
@@ -72,9 +94,10 @@ std::uint32_t count_cell(const std::string& cell, std::uint32_t fallback, const 
     if (core::lower_case(trim(cell)) == "n/a" || trim(cell).empty()) return fallback;
     throw ConfigError(where, column, fmt::format("expected a whole number, found '{}'", cell));
   }
-  if (*v < 0.0 || *v > 4294967295.0 || *v != std::floor(*v))
+  const auto n = core::integer_in_range<std::uint32_t>(*v);
+  if (!n || *v != std::floor(*v))
     throw ConfigError(where, column, fmt::format("expected a whole number, found '{}'", cell));
-  return static_cast<std::uint32_t>(*v);
+  return *n;
 }
 
 /// The column whose header matches `key` (lower case, spaces removed), or -1.
@@ -169,8 +192,12 @@ PublishedStep pipe_row(const std::vector<std::string>& header, const std::vector
   } else {
     par.zero = 1;  // the distributed optimizer every NeMo and Megatron-Bridge recipe uses
   }
-  r.tokens_per_s_per_gpu = first_number(need("tokens/sec/gpu", "Tokens / sec / GPU")).value_or(0.0);
-  if (const auto tf = at("modeltflop/sec/gpu")) r.model_tflops_per_gpu = first_number(*tf).value_or(0.0);
+  // Bounds far above any GPU (an H100 trains at ~10^4 tokens/s and ~10^3 TFLOP/s): a figure beyond is a
+  // damaged cell, not a fast GPU.
+  r.tokens_per_s_per_gpu =
+      throughput_cell(need("tokens/sec/gpu", "Tokens / sec / GPU"), 1e8, where, "Tokens / sec / GPU");
+  if (const auto tf = at("modeltflop/sec/gpu"))
+    r.model_tflops_per_gpu = throughput_cell(*tf, 1e6, where, "Model TFLOP / sec / GPU");
   finish(r);
   return r;
 }
@@ -282,7 +309,7 @@ void read_long_sequence(const fs::path& file, std::vector<PublishedStep>& out) {
     par.micro_batch = 1;
     par.zero = 1;
     const std::uint32_t dp = count_cell(cells[6], 1, where, "DP");
-    r.model_tflops_per_gpu = first_number(cells[8]).value_or(0.0);
+    r.model_tflops_per_gpu = throughput_cell(cells[8], 1e6, where, "Model TFLOP / sec / GPU");
     finish(r);
     // The B200 table's rows give fewer ranks than GPUs (TP 1, PP 1, DP 2, CP 1 on 8 GPUs): the source
     // contradicts itself, so the row says so instead of being guessed at.
