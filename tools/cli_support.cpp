@@ -254,16 +254,19 @@ void check_memory_size(runs::PreparedRun& run, std::uint64_t max_bytes) {
     return;
   }
   constexpr double GiB = 1073741824.0;
-  const bool by_jobs = e.memory_key == "workload";
+  const char* remedy = e.memory_key == "workload" ? "lower the rate, shorten workload.horizon_s or warmup_s"
+                       : e.memory_key == "fleet.nodes" ? "simulate fewer servers"
+                                                       : "raise output.facility_interval_s or shorten "
+                                                         "workload.horizon_s";
   throw jobs::ConfigError(
       {run.scenario.file.string(), 0, 0}, e.memory_key,
       fmt::format("the run would hold about {:.3g} GiB in memory ({} facility intervals, a power-quality "
-                  "segment of {} samples, {} jobs held), above {} {:.3g} GiB: {}, or give a larger "
-                  "--max-memory",
-                  e.memory_bytes / GiB, e.facility_rows, e.spectrum_samples, e.held_jobs,
+                  "segment of {} samples, {} jobs held, {} servers{} at {:.3g} GiB), above {} {:.3g} GiB: "
+                  "{}, or give a larger --max-memory",
+                  e.memory_bytes / GiB, e.facility_rows, e.spectrum_samples, e.held_jobs, e.nodes,
+                  run.setup.topology ? " and their interconnect" : "", e.fleet_memory_bytes / GiB,
                   given ? "--max-memory" : "the default --max-memory", static_cast<double>(max_bytes) / GiB,
-                  by_jobs ? "lower the rate, shorten workload.horizon_s or warmup_s"
-                          : "raise output.facility_interval_s or shorten workload.horizon_s"));
+                  remedy));
 }
 
 void add_max_memory_option(CLI::App& cmd, std::uint64_t& max_bytes) {

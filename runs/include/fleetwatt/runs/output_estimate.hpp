@@ -30,10 +30,11 @@ struct OutputEstimate {
   /// The scenario key that dominates the size ("output.node_interval_s" or "output.facility_interval_s").
   std::string dominant_key;
   /// What the run holds in memory, bytes: the facility series kept for the load-duration curve, the
-  /// power-quality spectrum's segment buffers, and the job list of a run that holds it whole.
+  /// power-quality spectrum's segment buffers, the held jobs, and the fleet's state with its interconnect.
   double memory_bytes = 0.0;
+  double fleet_memory_bytes = 0.0;     ///< of which the fleet's state and its interconnect
   std::uint64_t spectrum_samples = 0;  ///< the power-quality segment's length (samples)
-  /// The scenario key that drives the memory ("output.facility_interval_s" or "workload").
+  /// The scenario key that drives the memory ("output.facility_interval_s", "workload" or "fleet.nodes").
   std::string memory_key;
 };
 
