@@ -316,7 +316,7 @@ TEST_CASE("a held job list is sized against --max-memory before any job is drawn
   // 20,000 an hour for 48 h: 960,000 preset jobs expected, ~2.6 kB each held: 2.5 GB. They were drawn and
   // matched (9 s, 4.4 GB for compare) before the limit was checked; now the expectation meets it first.
   const auto scenario = dir.write("p.toml", pai_preset("20000"));
-  for (const std::string command :
+  for (const std::string& command :
        {"compare -q " + scenario.string() + " --policies fifo --max-memory 1GB",
         "run -q " + scenario.string() + " --max-memory 1GB -o " + (dir / "out.h5").string()}) {
     const auto r = bounded(command);
