@@ -78,7 +78,10 @@ void check_format(const Case& c) {
     const auto got = read(c.format, test::fill(c.text, c.fields, "", ""));
     REQUIRE(got.jobs.size() == 2 - (c.line == 2));  // the input itself is valid
   }
-  for (const auto& [field, good] : c.fields) {
+  // Named, not a structured binding: a lambda below captures it (clang before 16 cannot).
+  for (const auto& entry : c.fields) {
+    [[maybe_unused]] const auto& field = entry.first;
+    [[maybe_unused]] const auto& good = entry.second;
     for (const auto& value : test::numeric_edges()) {
       INFO(jobs::to_string(c.format) << ": " << field << " = " << value);
       const std::string text = test::fill(c.text, c.fields, field, value);
@@ -193,7 +196,10 @@ TEST_CASE("every numeric column of fleetwatt's job table at the numeric edges is
                          {"limit_s", "700"},
                          {"deadline_s", "900"}};
   std::string header, row;
-  for (const auto& [name, good] : fields) {
+  // Named, not a structured binding: a lambda below captures it (clang before 16 cannot).
+  for (const auto& entry : fields) {
+    [[maybe_unused]] const auto& name = entry.first;
+    [[maybe_unused]] const auto& good = entry.second;
     header += (header.empty() ? "" : ",") + name;
     row += (row.empty() ? "{" : ",{") + name + "}";
   }
@@ -218,7 +224,10 @@ TEST_CASE("the time stamps of a Philly job at the numeric edges are located or r
       "[{\"start_time\": \"{start_time}\", \"end_time\": \"{end_time}\", \"detail\": "
       "[{\"ip\": \"m1\", \"gpus\": [\"gpu0\", \"gpu1\"]}]}]}\n"
       "]\n";
-  for (const auto& [field, good] : fields) {
+  // Named, not a structured binding: a lambda below captures it (clang before 16 cannot).
+  for (const auto& entry : fields) {
+    [[maybe_unused]] const auto& field = entry.first;
+    [[maybe_unused]] const auto& good = entry.second;
     for (const auto& value : test::numeric_edges()) {
       INFO(field << " = " << value);
       jobs::TraceRead got;
@@ -251,7 +260,10 @@ TEST_CASE("every numeric field of the PAI 2020 tables at the numeric edges is lo
                                                     {"task_start", "start_time"},
                                                     {"task_end", "end_time"},
                                                     {"plan_gpu", "plan_gpu"}};
-  for (const auto& [field, good] : fields) {
+  // Named, not a structured binding: a lambda below captures it (clang before 16 cannot).
+  for (const auto& entry : fields) {
+    [[maybe_unused]] const auto& field = entry.first;
+    [[maybe_unused]] const auto& good = entry.second;
     for (const auto& value : test::numeric_edges()) {
       INFO(field << " = " << value);
       jobs::TraceOptions options;
@@ -279,7 +291,10 @@ TEST_CASE("every numeric column of the jobs CSV at the numeric edges is located 
   const std::string text =
       "job_id,submit_s,n_gpus,epochs,peak_s,peak_W,valley_s,valley_W\n"
       "{job_id},{submit_s},{n_gpus},{epochs},{peak_s},{peak_W},{valley_s},{valley_W}\n";
-  for (const auto& [field, good] : fields) {
+  // Named, not a structured binding: a lambda below captures it (clang before 16 cannot).
+  for (const auto& entry : fields) {
+    [[maybe_unused]] const auto& field = entry.first;
+    [[maybe_unused]] const auto& good = entry.second;
     for (const auto& value : test::numeric_edges()) {
       INFO(field << " = " << value);
       std::istringstream in(test::fill(text, fields, field, value));
