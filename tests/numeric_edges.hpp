@@ -20,6 +20,14 @@ namespace fleetwatt::test {
 /// An input's fields and their valid values, in the order its template names them.
 using Fields = std::vector<std::pair<std::string, std::string>>;
 
+/// The fields' names, in order: a loop over them gives a plain variable that a lambda can capture (clang
+/// before 16 cannot capture a structured binding).
+inline std::vector<std::string> field_names(const Fields& fields) {
+  std::vector<std::string> names;
+  for (const auto& f : fields) names.push_back(f.first);
+  return names;
+}
+
 /// Whether `value` is one of numeric_edges()'s integers beyond 64 bits: in a TOML file, a syntax error
 /// located at its line and column before any key is read (toml++ names none).
 inline bool beyond_64_bits(const std::string& value) {

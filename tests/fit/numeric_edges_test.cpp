@@ -27,10 +27,7 @@ TEST_CASE("the power log's time, power and GPU index at the numeric edges are lo
     std::istringstream in(test::fill(text, fields, "", ""));
     REQUIRE(models::fit::read_power_trace(in, "power.csv").gpus.front().time_s.size() == 3);
   }
-  // Named, not a structured binding: a lambda below captures it (clang before 16 cannot).
-  for (const auto& entry : fields) {
-    [[maybe_unused]] const auto& field = entry.first;
-    [[maybe_unused]] const auto& good = entry.second;
+  for (const std::string& field : test::field_names(fields)) {
     for (const auto& value : test::numeric_edges()) {
       INFO(field << " = " << value);
       std::istringstream in(test::fill(text, fields, field, value));

@@ -85,10 +85,7 @@ TEST_CASE("every numeric field of a symbolic-regression model file at the numeri
       CHECK(m.update_alpha > 0.0);
       CHECK(m.update_alpha <= 1.0);
       CHECK(m.updates >= 0);
-      // Named, not a structured binding: a lambda below captures it (clang before 16 cannot).
-      for (const auto& entry : m.metrics) {
-        [[maybe_unused]] const auto& key = entry.first;
-        [[maybe_unused]] const auto& v = entry.second;
+      for (const auto& [key, v] : m.metrics) {
         CAPTURE(key);
         CHECK(std::isfinite(v));
       }

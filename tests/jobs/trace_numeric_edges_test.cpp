@@ -78,10 +78,7 @@ void check_format(const Case& c) {
     const auto got = read(c.format, test::fill(c.text, c.fields, "", ""));
     REQUIRE(got.jobs.size() == 2 - (c.line == 2));  // the input itself is valid
   }
-  // Named, not a structured binding: a lambda below captures it (clang before 16 cannot).
-  for (const auto& entry : c.fields) {
-    [[maybe_unused]] const auto& field = entry.first;
-    [[maybe_unused]] const auto& good = entry.second;
+  for (const std::string& field : test::field_names(c.fields)) {
     for (const auto& value : test::numeric_edges()) {
       INFO(jobs::to_string(c.format) << ": " << field << " = " << value);
       const std::string text = test::fill(c.text, c.fields, field, value);
@@ -196,10 +193,7 @@ TEST_CASE("every numeric column of fleetwatt's job table at the numeric edges is
                          {"limit_s", "700"},
                          {"deadline_s", "900"}};
   std::string header, row;
-  // Named, not a structured binding: a lambda below captures it (clang before 16 cannot).
-  for (const auto& entry : fields) {
-    [[maybe_unused]] const auto& name = entry.first;
-    [[maybe_unused]] const auto& good = entry.second;
+  for (const std::string& name : test::field_names(fields)) {
     header += (header.empty() ? "" : ",") + name;
     row += (row.empty() ? "{" : ",{") + name + "}";
   }
@@ -224,10 +218,7 @@ TEST_CASE("the time stamps of a Philly job at the numeric edges are located or r
       "[{\"start_time\": \"{start_time}\", \"end_time\": \"{end_time}\", \"detail\": "
       "[{\"ip\": \"m1\", \"gpus\": [\"gpu0\", \"gpu1\"]}]}]}\n"
       "]\n";
-  // Named, not a structured binding: a lambda below captures it (clang before 16 cannot).
-  for (const auto& entry : fields) {
-    [[maybe_unused]] const auto& field = entry.first;
-    [[maybe_unused]] const auto& good = entry.second;
+  for (const std::string& field : test::field_names(fields)) {
     for (const auto& value : test::numeric_edges()) {
       INFO(field << " = " << value);
       jobs::TraceRead got;
@@ -260,10 +251,7 @@ TEST_CASE("every numeric field of the PAI 2020 tables at the numeric edges is lo
                                                     {"task_start", "start_time"},
                                                     {"task_end", "end_time"},
                                                     {"plan_gpu", "plan_gpu"}};
-  // Named, not a structured binding: a lambda below captures it (clang before 16 cannot).
-  for (const auto& entry : fields) {
-    [[maybe_unused]] const auto& field = entry.first;
-    [[maybe_unused]] const auto& good = entry.second;
+  for (const std::string& field : test::field_names(fields)) {
     for (const auto& value : test::numeric_edges()) {
       INFO(field << " = " << value);
       jobs::TraceOptions options;
@@ -291,10 +279,7 @@ TEST_CASE("every numeric column of the jobs CSV at the numeric edges is located 
   const std::string text =
       "job_id,submit_s,n_gpus,epochs,peak_s,peak_W,valley_s,valley_W\n"
       "{job_id},{submit_s},{n_gpus},{epochs},{peak_s},{peak_W},{valley_s},{valley_W}\n";
-  // Named, not a structured binding: a lambda below captures it (clang before 16 cannot).
-  for (const auto& entry : fields) {
-    [[maybe_unused]] const auto& field = entry.first;
-    [[maybe_unused]] const auto& good = entry.second;
+  for (const std::string& field : test::field_names(fields)) {
     for (const auto& value : test::numeric_edges()) {
       INFO(field << " = " << value);
       std::istringstream in(test::fill(text, fields, field, value));

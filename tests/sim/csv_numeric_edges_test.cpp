@@ -33,10 +33,7 @@ TEST_CASE("the grid signal's time and value at the numeric edges are located or 
     std::istringstream in(test::fill(text, fields, "", ""));
     REQUIRE(sim::read_grid_signal_csv(in, "signal.csv", {}).times().size() == 3);
   }
-  // Named, not a structured binding: a lambda below captures it (clang before 16 cannot).
-  for (const auto& entry : fields) {
-    [[maybe_unused]] const auto& field = entry.first;
-    [[maybe_unused]] const auto& good = entry.second;
+  for (const std::string& field : test::field_names(fields)) {
     for (const auto& value : test::numeric_edges()) {
       INFO(field << " = " << value);
       std::istringstream in(test::fill(text, fields, field, value));
@@ -68,10 +65,7 @@ TEST_CASE("every numeric column of the weather CSV at the numeric edges is locat
       std::istringstream in(test::fill(text, fields, "", ""));
       REQUIRE(sim::read_weather_csv(in, "weather.csv").t_s.size() == 3);
     }
-    // Named, not a structured binding: a lambda below captures it (clang before 16 cannot).
-    for (const auto& entry : fields) {
-      [[maybe_unused]] const auto& field = entry.first;
-      [[maybe_unused]] const auto& good = entry.second;
+    for (const std::string& field : test::field_names(fields)) {
       for (const auto& value : test::numeric_edges()) {
         INFO(field << " = " << value);
         std::istringstream in(test::fill(text, fields, field, value));
