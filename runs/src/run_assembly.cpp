@@ -200,8 +200,9 @@ PreparedRun prepare(runs::Scenario scenario, const RunOverrides& overrides, bool
                                          static_cast<std::uint32_t>(r.scenario.fleet.largest_group_gpus()),
                                          estimate, stop);
   // Trace, preset and generated jobs, matched now, are checked as the engine will draw them: a bad one is
-  // refused before the run rather than when the clock reaches it.
-  precheck_jobs(r.jobs, r, stop);
+  // refused before the run rather than when the clock reaches it. A list of explicit jobs alone (a large
+  // jobs_csv) was checked whole above.
+  if (workload.generator || workload.trace || workload.preset) precheck_jobs(r.jobs, r, stop);
   r.job_count = r.jobs.size();
   warn_jobs_after_horizon(r.jobs, r.scenario);
   return r;
