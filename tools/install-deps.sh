@@ -9,6 +9,7 @@ packages=(
   libeigen3-dev           # linear algebra, least squares, Levenberg-Marquardt
   libtomlplusplus-dev     # scenarios and model files
   libhdf5-dev             # result files (HDF5 C++ API)
+  libdeflate-dev          # result files' chunks compressed (zlib format, faster than zlib)
   libcli11-dev            # the command line
   libfmt-dev              # formatting
   nlohmann-json3-dev      # the Philly trace reader (JSON)

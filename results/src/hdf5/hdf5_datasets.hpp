@@ -13,16 +13,25 @@
 
 namespace fleetwatt::results {
 
+class ChunkCompressor;
+
+/// The filters of an appended dataset, chosen by measurement (docs/development.md, "Result files"): deflate
+/// after HDF5's byte shuffle, which suits integers and smooth series, or deflate alone, which on series of
+/// doubles that repeat (node power, GPU change points) is both faster and smaller.
+enum class Packing { shuffle_deflate, deflate };
+
 /// Writes a variable-length string attribute.
 void write_string_attribute(H5::H5Object& obj, const std::string& name, const std::string& value);
 void write_int_attribute(H5::H5Object& obj, const std::string& name, std::int64_t value);
 void write_double_attribute(H5::H5Object& obj, const std::string& name, double value);
 
-/// A 1-D dataset that grows at its end.
+/// A 1-D dataset that grows at its end. With a compressor, appends that fill whole chunks from a chunk's
+/// start are compressed by it and written directly; the rest go through HDF5's own filters.
 class AppendableSeries {
  public:
   AppendableSeries(H5::Group& group, const std::string& name, const H5::PredType& type,
-                   const std::string& units, hsize_t chunk);
+                   const std::string& units, hsize_t chunk, ChunkCompressor* compressor = nullptr,
+                   Packing packing = Packing::shuffle_deflate);
   /// Appends n values of the dataset's type from `data`.
   void append(const void* data, hsize_t n);
   [[nodiscard]] hsize_t size() const noexcept { return size_; }
@@ -32,6 +41,9 @@ class AppendableSeries {
   H5::DataSet dataset_;
   H5::PredType type_;
   hsize_t size_ = 0;
+  hsize_t chunk_;
+  ChunkCompressor* compressor_;
+  Packing packing_;
 };
 
 /// A 1-D dataset of variable-length UTF-8 strings that grows at its end (chunked, not compressed: a filter
@@ -48,11 +60,13 @@ class AppendableStrings {
   hsize_t size_ = 0;
 };
 
-/// A rows x columns dataset that grows by columns (rows fixed: one per node).
+/// A rows x columns dataset of doubles that grows by columns (rows fixed: one per node). With a compressor,
+/// a block of exactly one chunk's columns, from a chunk's start, is compressed by it and written directly.
 class AppendableMatrix {
  public:
   AppendableMatrix(H5::Group& group, const std::string& name, hsize_t rows, const std::string& units,
-                   hsize_t chunk_rows, hsize_t chunk_cols);
+                   hsize_t chunk_rows, hsize_t chunk_cols, ChunkCompressor* compressor = nullptr,
+                   Packing packing = Packing::shuffle_deflate);
   /// Appends `cols` columns from a rows x cols row-major block.
   void append_columns(const double* block, hsize_t cols);
   [[nodiscard]] hsize_t columns() const noexcept { return cols_; }
@@ -62,6 +76,9 @@ class AppendableMatrix {
   H5::DataSet dataset_;
   hsize_t rows_;
   hsize_t cols_ = 0;
+  hsize_t chunk_rows_, chunk_cols_;
+  ChunkCompressor* compressor_;
+  Packing packing_;
 };
 
 /// A complete 1-D dataset written at once (job table columns, summary values).

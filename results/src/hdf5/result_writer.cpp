@@ -13,6 +13,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "chunk_compressor.hpp"
 #include "fleetwatt/core/text_output.hpp"
 #include "fleetwatt/results/hdf5/hdf5_error.hpp"
 #include "fleetwatt/results/metrics/job_times.hpp"
@@ -52,6 +53,9 @@ struct RemoveUnlessBuilt {
 }  // namespace
 
 struct ResultWriter::Impl {
+  // The facility, node and GPU-change series' whole chunks are compressed on its thread while the engine
+  // runs (chunk_compressor.hpp).
+  ChunkCompressor compressor;
   // Optionals because the HDF5 C++ classes have no (non-deprecated) copy assignment.
   std::unique_ptr<H5::H5File> file;
   std::optional<H5::Group> root, facility_group, nodes_group, gpus_group, changes_group;
@@ -200,6 +204,7 @@ struct ResultWriter::Impl {
   /// while any of its objects is open); `given_up`: after a failure (give_up_hdf5_file).
   void close_all(bool given_up = false) {
     const QuietStderr quiet;
+    compressor.drop();  // chunks still queued belong to a file that is not committed
     f_time.reset();
     f_it.reset();
     f_facility.reset();
@@ -232,15 +237,20 @@ struct ResultWriter::Impl {
     else
       close_hdf5_once(file);  // at most once, thrown away when its flush fails (hdf5_commit.hpp)
   }
-  void flush_changes() {
+  /// Appends the buffered GPU changes: whole chunks while the run goes (a change of many GPUs overfills
+  /// the buffer; the rest waits, so every append starts on a chunk's edge and is compressed off this
+  /// thread), everything at the end.
+  void flush_changes(bool all = true) {
     const QuietStderr quiet;
     if (!gpu_changes) return;
-    c_gpu->append(cb_gpu.data(), cb_gpu.size());
-    c_time->append(cb_time.data(), cb_time.size());
-    c_power->append(cb_power.data(), cb_power.size());
-    cb_gpu.clear();
-    cb_time.clear();
-    cb_power.clear();
+    const std::size_t n = all ? cb_gpu.size() : cb_gpu.size() / kChangeChunk * kChangeChunk;
+    c_gpu->append(cb_gpu.data(), n);
+    c_time->append(cb_time.data(), n);
+    c_power->append(cb_power.data(), n);
+    const auto written = static_cast<std::ptrdiff_t>(n);
+    cb_gpu.erase(cb_gpu.begin(), cb_gpu.begin() + written);
+    cb_time.erase(cb_time.begin(), cb_time.begin() + written);
+    cb_power.erase(cb_power.begin(), cb_power.begin() + written);
   }
 };
 
@@ -261,14 +271,15 @@ ResultWriter::ResultWriter(std::filesystem::path target, const WriterLayout& lay
   m.root.emplace(m.file->openGroup("/"));
   m.facility_group.emplace(m.file->createGroup("/facility"));
   auto& fg = *m.facility_group;
-  m.f_time.emplace(fg, "time_s", H5::PredType::NATIVE_DOUBLE, "s", kSeriesChunk);
-  m.f_it.emplace(fg, "it_power_W", H5::PredType::NATIVE_DOUBLE, "W", kSeriesChunk);
-  m.f_facility.emplace(fg, "facility_power_W", H5::PredType::NATIVE_DOUBLE, "W", kSeriesChunk);
-  m.f_pue.emplace(fg, "pue", H5::PredType::NATIVE_DOUBLE, "1", kSeriesChunk);
-  m.f_energy.emplace(fg, "energy_J", H5::PredType::NATIVE_DOUBLE, "J", kSeriesChunk);
-  m.f_carbon.emplace(fg, "carbon_kg", H5::PredType::NATIVE_DOUBLE, "kg", kSeriesChunk);
+  auto* z = &m.compressor;
+  m.f_time.emplace(fg, "time_s", H5::PredType::NATIVE_DOUBLE, "s", kSeriesChunk, z);
+  m.f_it.emplace(fg, "it_power_W", H5::PredType::NATIVE_DOUBLE, "W", kSeriesChunk, z);
+  m.f_facility.emplace(fg, "facility_power_W", H5::PredType::NATIVE_DOUBLE, "W", kSeriesChunk, z);
+  m.f_pue.emplace(fg, "pue", H5::PredType::NATIVE_DOUBLE, "1", kSeriesChunk, z);
+  m.f_energy.emplace(fg, "energy_J", H5::PredType::NATIVE_DOUBLE, "J", kSeriesChunk, z);
+  m.f_carbon.emplace(fg, "carbon_kg", H5::PredType::NATIVE_DOUBLE, "kg", kSeriesChunk, z);
   m.f_cost.emplace(fg, "cost", H5::PredType::NATIVE_DOUBLE, "currency of the [grid.price] signal",
-                   kSeriesChunk);
+                   kSeriesChunk, z);
   write_double_attribute(fg, "interval_s", layout.facility_interval_s);
   write_string_attribute(
       fg, "description",
@@ -294,7 +305,9 @@ ResultWriter::ResultWriter(std::filesystem::path target, const WriterLayout& lay
   m.block_cols = std::clamp<std::size_t>(kNodeBlockValues / std::max<std::uint32_t>(1, layout.nodes), 1, 256);
   m.nb_block.assign(static_cast<std::size_t>(layout.nodes) * m.block_cols, 0.0);
   m.n_time.emplace(ng, "time_s", H5::PredType::NATIVE_DOUBLE, "s", kSeriesChunk);
-  m.n_power.emplace(ng, "power_W", layout.nodes, "W", 256, m.block_cols);
+  // Node power repeats from one interval to the next: deflate alone packs it smaller and faster than
+  // after a shuffle (docs/development.md, "Result files").
+  m.n_power.emplace(ng, "power_W", layout.nodes, "W", 256, m.block_cols, z, Packing::deflate);
   write_double_attribute(ng, "interval_s", layout.node_interval_s);
   write_string_attribute(ng, "description",
                          "power_W[node][i]: exact mean IT power of the node (base + its GPUs) over "
@@ -309,9 +322,9 @@ ResultWriter::ResultWriter(std::filesystem::path target, const WriterLayout& lay
   if (m.gpu_changes) {
     m.changes_group.emplace(m.file->createGroup("/gpus/changes"));
     auto& cg = *m.changes_group;
-    m.c_gpu.emplace(cg, "gpu", H5::PredType::NATIVE_UINT32, "1", kChangeChunk);
-    m.c_time.emplace(cg, "time_s", H5::PredType::NATIVE_DOUBLE, "s", kChangeChunk);
-    m.c_power.emplace(cg, "power_W", H5::PredType::NATIVE_DOUBLE, "W", kChangeChunk);
+    m.c_gpu.emplace(cg, "gpu", H5::PredType::NATIVE_UINT32, "1", kChangeChunk, z);
+    m.c_time.emplace(cg, "time_s", H5::PredType::NATIVE_DOUBLE, "s", kChangeChunk, z, Packing::deflate);
+    m.c_power.emplace(cg, "power_W", H5::PredType::NATIVE_DOUBLE, "W", kChangeChunk, z, Packing::deflate);
     write_string_attribute(
         cg, "description",
         layout.gpus > 0
@@ -391,7 +404,7 @@ void ResultWriter::gpu_change(sim::Time t, std::span<const sim::GpuIndex> gpus, 
     m.cb_time.push_back(ts);
     m.cb_power.push_back(power_W);
   }
-  if (m.cb_gpu.size() >= kChangeChunk) m.flush_changes();
+  if (m.cb_gpu.size() >= kChangeChunk) m.flush_changes(false);
 }
 
 void ResultWriter::network_change(sim::Time t, double power_W) {
@@ -620,6 +633,7 @@ void ResultWriter::commit() {
   m.flush_nodes();
   m.flush_changes();
   m.flush_network(0);
+  m.compressor.finish();
   m.close_all();
   std::error_code ec;
   std::filesystem::rename(temp_, target_, ec);
