@@ -16,8 +16,9 @@ using namespace fleetwatt::test;
 
 namespace {
 
-/// A 10-day run of 400 servers: minutes of simulation (about 6 s per 10 % on the 2-core development VM);
-/// `horizon_s` longer makes the workload's drawing (compare draws it whole) take seconds as well.
+/// `horizon_s` of 400 servers' run: 10 days take about 4 s on the idle 2-core development VM (its series
+/// compressed beside the engine), 30 days three times that; longer makes the workload's drawing (compare
+/// draws it whole) take seconds as well.
 std::string long_scenario(long horizon_s) {
   return "[fleet]\nnodes = 400\n[workload]\nhorizon_s = " + std::to_string(horizon_s) +
          "\n[workload.generator]\nrate_per_hour = 400\n[[workload.generator.mix]]\nclass = \"vit\"\n"
@@ -43,7 +44,8 @@ std::vector<std::string> heartbeat_lines(const std::string& err) {
 
 TEST_CASE("a long run prints plain progress lines on a stderr that is not a terminal", "[cli][progress]") {
   TempDir dir;
-  const auto scenario = dir.write("s.toml", long_scenario(864000));
+  // 30 days: still simulating when SIGINT comes at 4 s (10 days, about 4 s, could finish first).
+  const auto scenario = dir.write("s.toml", long_scenario(2592000));
   // run_command captures stderr in a file: not a terminal. 4 s leaves room for the first progress figures
   // under the sanitizers.
   const auto r =
