@@ -3,12 +3,15 @@
 // outcomes allowed are a refusal as bad input (core::InputError, located) or a run whose numbers hold up:
 // finite summary figures, facility energy >= IT energy >= GPU energy, every job accounted for, and a file
 // with no inf anywhere and NaN only where docs/results.md documents it. Anything else (another exception, a
-// run past its wall-clock limit, a broken figure) is returned as a problem to report with the scenario.
+// run past its CPU-time limit, a broken figure) is returned as a problem to report with the scenario.
 // Shared by the fuzz target (scenario_generated.cpp) and the seeded test; header-only for that reason.
 #pragma once
 
 #include <fmt/format.h>
 
+#include <time.h>
+
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -76,13 +79,33 @@ inline std::string summary_problem(const sim::RunSummary& s) {
   return "";
 }
 
-/// Raises `stop` after `limit`, unless told to finish first.
+/// The CPU time this process has used so far: the run's own thread, the result file's compressor and
+/// anything else the run starts, but not what other processes take from a shared machine.
+inline std::chrono::nanoseconds process_cpu_time() {
+  timespec t{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return std::chrono::seconds(t.tv_sec) + std::chrono::nanoseconds(t.tv_nsec);
+}
+
+/// Raises `stop` once the process has spent `limit` of CPU time since construction, unless told to finish
+/// first. CPU time, not wall time, so that a loaded machine (other fuzzing jobs, a build) cannot make an
+/// ordinary scenario look slow; a run that waits instead of working is still stopped after ten times the
+/// limit of wall time.
 class Watchdog {
  public:
   Watchdog(std::atomic<bool>& stop, std::chrono::milliseconds limit)
       : thread_([this, &stop, limit] {
+          const auto cpu_start = process_cpu_time();
+          const auto wall_end = std::chrono::steady_clock::now() + 10 * limit;
+          const auto poll =
+              std::clamp(limit / 50, std::chrono::milliseconds(1), std::chrono::milliseconds(50));
           std::unique_lock<std::mutex> lock(mutex_);
-          if (!done_cv_.wait_for(lock, limit, [this] { return done_; })) stop = true;
+          while (!done_cv_.wait_for(lock, poll, [this] { return done_; })) {
+            if (process_cpu_time() - cpu_start >= limit || std::chrono::steady_clock::now() >= wall_end) {
+              stop = true;
+              return;
+            }
+          }
         }) {}
   ~Watchdog() {
     {
@@ -111,12 +134,12 @@ inline constexpr double kGeneratedMaxOutputBytes = 64.0 * 1024 * 1024;
 inline constexpr double kGeneratedMaxMemoryBytes = 512.0 * 1024 * 1024;
 
 /// Runs `text` as the scenario `dir`/scenario.toml into `dir`/result.h5, the run stopped after
-/// `wall_limit` (a problem: no generated scenario should take that long). Its preparation (drawing,
-/// matching and checking the jobs, bounded by the expected jobs against the memory budget) may take half
-/// as long: past it, the preparation must stop when told (as Ctrl-C tells it), and the scenario counts as
-/// beyond the budget, like a result too large.
+/// `cpu_limit` of CPU time (a problem: no generated scenario should take that long). Its preparation
+/// (drawing, matching and checking the jobs, bounded by the expected jobs against the memory budget) may take
+/// half as long: past it, the preparation must stop when told (as Ctrl-C tells it), and the scenario counts
+/// as beyond the budget, like a result too large.
 inline GeneratedRun run_generated(const std::string& text, const std::filesystem::path& dir,
-                                  std::chrono::milliseconds wall_limit) {
+                                  std::chrono::milliseconds cpu_limit) {
   using namespace generated_detail;
   GeneratedRun out;
   const auto result = dir / "result.h5";
@@ -125,12 +148,13 @@ inline GeneratedRun run_generated(const std::string& text, const std::filesystem
     runs::PreparedRun r;
     {
       std::atomic<bool> stop{false};
-      Watchdog watchdog(stop, wall_limit / 2);
+      Watchdog watchdog(stop, cpu_limit / 2);
       try {
         r = runs::prepare_streamed_run(runs::parse_scenario(text, dir / "scenario.toml"), {},
                                        {&stop, kGeneratedMaxMemoryBytes});
       } catch (const sim::Interrupted&) {
-        out.refusal = fmt::format("preparing the jobs took longer than {} ms", (wall_limit / 2).count());
+        out.refusal =
+            fmt::format("preparing the jobs took more than {} ms of CPU time", (cpu_limit / 2).count());
         return out;
       }
     }
@@ -146,7 +170,7 @@ inline GeneratedRun run_generated(const std::string& text, const std::filesystem
     std::atomic<bool> stop{false};
     runs::RunOutcome done;
     {
-      Watchdog watchdog(stop, wall_limit);
+      Watchdog watchdog(stop, cpu_limit);
       runs::RunToFileOptions options;
       options.stop = &stop;
       done = runs::run_to_file(r, result, std::move(options));
@@ -158,7 +182,7 @@ inline GeneratedRun run_generated(const std::string& text, const std::filesystem
     out.refusal = e.what();
     if (out.refusal.empty()) out.problem = "an input error without a message";
   } catch (const sim::Interrupted&) {
-    out.problem = fmt::format("the run took longer than {} ms", wall_limit.count());
+    out.problem = fmt::format("the run took more than {} ms of CPU time", cpu_limit.count());
   } catch (const std::exception& e) {
     out.problem = fmt::format("{} escaped: {}", typeid(e).name(), e.what());
   }

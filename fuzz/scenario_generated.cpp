@@ -1,7 +1,7 @@
 // Fuzz target: whole valid scenarios generated from the registries' declared parameters (see
 // scenario_generator.hpp), each decision taken from the fuzzer's bytes, run through the whole pipeline
-// in-process (generated_run.hpp). A refusal as bad input is fine; any other exception, a run past 5 s, a
-// non-finite or unbalanced result, a leftover file, a crash or a sanitizer report is a finding: the
+// in-process (generated_run.hpp). A refusal as bad input is fine; any other exception, a run past 5 s of CPU
+// time, a non-finite or unbalanced result, a leftover file, a crash or a sanitizer report is a finding: the
 // scenario's text is printed before the abort so that it can be run with `fleetwatt run`. A timeout ends
 // the process from libFuzzer's alarm, before that: FLEETWATT_FUZZ_PRINT=1 prints every scenario as it
 // starts (reproduce: FLEETWATT_FUZZ_PRINT=1 fuzz_scenario_generated FILE).

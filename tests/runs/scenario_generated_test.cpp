@@ -5,12 +5,14 @@
 // fuzz/scenario_generated.cpp from the fuzzer's bytes.
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "generated_run.hpp"
@@ -76,4 +78,28 @@ TEST_CASE("byte-driven decisions, as the fuzz target takes them, give scenarios 
     ran += r.ran ? 1 : 0;
   }
   CHECK(ran >= 20);
+}
+
+TEST_CASE("the generated runs' watchdog counts CPU time, not waiting", "[runs][generated]") {
+  using namespace std::chrono;
+  using fleetwatt::fuzz::generated_detail::process_cpu_time;
+  using fleetwatt::fuzz::generated_detail::Watchdog;
+  // Waiting 150 ms costs almost no CPU: a 40-ms limit is not reached (the wall-time backstop is 400 ms).
+  {
+    std::atomic<bool> stop{false};
+    Watchdog watchdog(stop, milliseconds(40));
+    std::this_thread::sleep_for(milliseconds(150));
+    CHECK_FALSE(stop.load());
+  }
+  // Working is counted: spinning stops after about 40 ms of CPU time (given up after 5 s of wall time).
+  std::atomic<bool> stop{false};
+  const auto cpu_start = process_cpu_time();
+  {
+    Watchdog watchdog(stop, milliseconds(40));
+    const auto give_up = steady_clock::now() + seconds(5);
+    while (!stop.load() && steady_clock::now() < give_up) {
+    }
+  }
+  CHECK(stop.load());
+  CHECK(process_cpu_time() - cpu_start >= milliseconds(40));
 }
