@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
+#include "fleetwatt/sim/engine/engine.hpp"
 #include "fleetwatt/sim/power/facility_model.hpp"
 #include "fleetwatt/sim/power/grid_signal.hpp"
 #include "fleetwatt/sim/power/weather.hpp"
@@ -146,6 +147,10 @@ EngineSetup engine_setup(const runs::Scenario& s) {
       e.topology->node.pcie.bandwidth_Bps = e.gpu.pcie_bw_Bps;
       e.topology->node.pcie_root.bandwidth_Bps = 2.0 * e.gpu.pcie_bw_Bps;
     }
+    // A fabric too small or far too large for the fleet is refused here, before any job is drawn.
+    std::uint64_t servers = 0;
+    for (const auto& g : sim::fleet_groups(e)) servers += g.nodes;
+    topologies::check_fabric_size(*e.topology, static_cast<std::uint32_t>(servers));
   }
   if (s.failures.enabled) {
     e.failures.enabled = true;

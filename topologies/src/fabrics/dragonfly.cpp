@@ -50,6 +50,15 @@ NetworkPorts build_dragonfly(Topology& topo, std::uint32_t groups, std::uint32_t
   return ports;
 }
 
+namespace {
+/// The groups given, or the fewest that hold the fleet (at least one).
+std::uint32_t groups_for(const TopologyConfig& c, std::uint32_t nodes) {
+  if (c.groups != 0) return c.groups;
+  const std::uint64_t per_group = std::uint64_t{c.routers_per_group} * c.hosts_per_router;
+  return static_cast<std::uint32_t>(std::max<std::uint64_t>(1, (nodes + per_group - 1) / per_group));
+}
+}  // namespace
+
 FabricKindEntry dragonfly_kind() {
   const TopologyConfig d;
   return {"dragonfly",
@@ -58,13 +67,19 @@ FabricKindEntry dragonfly_kind() {
            params::count("routers_per_group", d.routers_per_group, "routers in a group"),
            params::count("global_links_per_router", d.global_links, "links to other groups per router"),
            params::count("hosts_per_router", d.hosts_per_router, "servers per router")},
-          [](Topology& topo, const TopologyConfig& c, std::uint32_t nodes) {
-            const std::uint32_t per_group = c.routers_per_group * c.hosts_per_router;
-            const std::uint32_t groups =
-                c.groups != 0 ? c.groups : std::max<std::uint32_t>(1, (nodes + per_group - 1) / per_group);
-            return build_dragonfly(topo, groups, c.routers_per_group, c.hosts_per_router, c.global_links,
-                                   c.fabric);
-          }};
+          {[](Topology& topo, const TopologyConfig& c, std::uint32_t nodes) {
+             return build_dragonfly(topo, groups_for(c, nodes), c.routers_per_group, c.hosts_per_router,
+                                    c.global_links, c.fabric);
+           },
+           [](const TopologyConfig& c, std::uint32_t nodes) {
+             // All-to-all inside each group; each global link takes a global port at both ends, so there
+             // are at most half as many as ports (exactly that many in the canonical dragonfly).
+             const double groups = groups_for(c, nodes), routers = c.routers_per_group;
+             const double local = groups * routers * (routers - 1) / 2;
+             const double global = groups > 1 ? groups * routers * c.global_links / 2 : 0.0;
+             return FabricSize{groups * routers, local + global, groups * routers * c.hosts_per_router,
+                               c.groups != 0 ? "groups" : "routers_per_group"};
+           }}};
 }
 
 }  // namespace fleetwatt::topologies

@@ -50,9 +50,15 @@ FabricKindEntry fat_tree_kind() {
   return {"fat_tree",
           "k-ary fat-tree: k^3/4 servers, 5k^2/4 switches",
           {params::computed("k", core::ParamType::integer, "smallest that fits", "", "switch radix (even)")},
-          [](Topology& topo, const TopologyConfig& c, std::uint32_t nodes) {
-            return build_fat_tree(topo, c.k != 0 ? c.k : smallest_fat_tree_k(nodes), c.fabric);
-          }};
+          {[](Topology& topo, const TopologyConfig& c, std::uint32_t nodes) {
+             return build_fat_tree(topo, c.k != 0 ? c.k : smallest_fat_tree_k(nodes), c.fabric);
+           },
+           [](const TopologyConfig& c, std::uint32_t nodes) {
+             // k^2/4 core, k^2/2 aggregation and k^2/2 edge switches; k^3/4 edge-aggregation and as many
+             // aggregation-core links; k/2 servers on each edge switch.
+             const double k = c.k != 0 ? c.k : smallest_fat_tree_k(nodes);
+             return FabricSize{1.25 * k * k, 0.5 * k * k * k, 0.25 * k * k * k, "k"};
+           }}};
 }
 
 }  // namespace fleetwatt::topologies

@@ -34,6 +34,14 @@ NetworkPorts build_leaf_spine(Topology& topo, std::uint32_t leaves, std::uint32_
   return ports;
 }
 
+namespace {
+/// The leaves given, or the fewest that hold the fleet.
+std::uint32_t leaves_for(const TopologyConfig& c, std::uint32_t nodes) {
+  if (c.leaves != 0) return c.leaves;
+  return static_cast<std::uint32_t>((std::uint64_t{nodes} + c.hosts_per_leaf - 1) / c.hosts_per_leaf);
+}
+}  // namespace
+
 FabricKindEntry leaf_spine_kind() {
   const TopologyConfig d;
   return {
@@ -44,12 +52,15 @@ FabricKindEntry leaf_spine_kind() {
        params::count("hosts_per_leaf", d.hosts_per_leaf, "servers per leaf"),
        params::num("oversubscription", d.oversubscription, "",
                    "leaf uplink = hosts_per_leaf x NIC bandwidth / oversubscription")},
-      [](Topology& topo, const TopologyConfig& c, std::uint32_t nodes) {
-        const std::uint32_t leaves =
-            c.leaves != 0 ? c.leaves : (nodes + c.hosts_per_leaf - 1) / c.hosts_per_leaf;
-        return build_leaf_spine(topo, leaves, c.spines, c.hosts_per_leaf,
-                                c.nic_link.bandwidth_Bps * c.node.nics, c.oversubscription, c.fabric);
-      }};
+      {[](Topology& topo, const TopologyConfig& c, std::uint32_t nodes) {
+         return build_leaf_spine(topo, leaves_for(c, nodes), c.spines, c.hosts_per_leaf,
+                                 c.nic_link.bandwidth_Bps * c.node.nics, c.oversubscription, c.fabric);
+       },
+       [](const TopologyConfig& c, std::uint32_t nodes) {
+         const double leaves = leaves_for(c, nodes);
+         return FabricSize{leaves + c.spines, leaves * c.spines, leaves * c.hosts_per_leaf,
+                           c.leaves != 0 ? "leaves" : "spines"};
+       }}};
 }
 
 }  // namespace fleetwatt::topologies

@@ -31,11 +31,12 @@ struct Reader {
   [[nodiscard]] ConfigError error(std::string_view key, const std::string& message) const {
     return ConfigError(p.where_of(key), p.dotted(key), message);
   }
-  std::uint32_t count(std::string_view key, std::uint32_t fallback, std::uint32_t min = 1) const {
+  std::uint32_t count(std::string_view key, std::uint32_t fallback, std::uint32_t min = 1,
+                      std::uint32_t max = 1'000'000) const {
     if (!p.has(key)) return fallback;
     const auto v = p.get_int(key, fallback);
-    if (v < static_cast<std::int64_t>(min) || v > 1'000'000)
-      throw error(key, fmt::format("must be an integer in [{}, 1000000], got {}", min, v));
+    if (v < static_cast<std::int64_t>(min) || v > static_cast<std::int64_t>(max))
+      throw error(key, fmt::format("must be an integer in [{}, {}], got {}", min, max, v));
     return static_cast<std::uint32_t>(v);
   }
   double positive(std::string_view key, double fallback, double scale = 1.0) const {
@@ -199,7 +200,7 @@ TopologyConfig parse_topology_config(const ParamSet& raw, const std::filesystem:
 
   c.node.fabric = r.choice<NodeFabric>("node_fabric", NodeFabric::nvswitch,
                                        {{"nvswitch", NodeFabric::nvswitch}, {"pcie", NodeFabric::pcie}});
-  c.node.nics = r.count("nics_per_node", c.node.nics);
+  c.node.nics = r.count("nics_per_node", c.node.nics, 1, kMaxNicsPerNode);
   c.nic_link.bandwidth_Bps = r.positive("nic_gbps", c.nic_link.bandwidth_Bps, kGbps);
   c.node.nvlink.bandwidth_Bps = r.positive("nvlink_gbps", c.node.nvlink.bandwidth_Bps, kGbps);
   c.nvlink_set = params.has("nvlink_gbps");
@@ -245,10 +246,36 @@ TopologyConfig parse_topology_config(const ParamSet& raw, const std::filesystem:
   return c;
 }
 
+FabricSize fabric_size(const TopologyConfig& config, std::uint32_t nodes) {
+  const auto& kind = fabric_kinds().at(config.kind, config.where, "topology.kind");
+  return kind.make.size ? kind.make.size(config, nodes) : FabricSize{};
+}
+
+void check_fabric_size(const TopologyConfig& config, std::uint32_t nodes) {
+  if (config.kind == kFileFabric) return;  // the file is the graph: as large as what it holds
+  const FabricSize f = fabric_size(config, nodes);
+  const auto fail = [&](const std::string& key, const std::string& message) {
+    return ConfigError(config.where, fmt::format("topology.{}", key), message);
+  };
+  if (f.host_slots < nodes)
+    throw fail(f.key, fmt::format("the {} fabric has {:.0f} host slots but the fleet has {} nodes",
+                                  config.kind, f.host_slots, nodes));
+  const double fabric = f.switches + f.links, storage = 2.0 * config.storage.servers;
+  const double limit = std::max(kMaxFabricElements, kMaxFabricElementsPerServer * nodes);
+  if (fabric + storage > limit)
+    throw fail(
+        fabric >= storage ? f.key : "storage_servers",
+        fmt::format("the {} fabric would hold {:.4g} switches, {:.4g} links and {} storage servers for "
+                    "{} servers: at most {:.0f} of them in all ({:.0f} a server in a larger fleet)",
+                    config.kind, f.switches, f.links, config.storage.servers, nodes, kMaxFabricElements,
+                    kMaxFabricElementsPerServer));
+}
+
 Topology build_topology(const TopologyConfig& config, std::uint32_t nodes, std::uint32_t gpus_per_node) {
   const auto fail = [&](const std::string& field, const std::string& message) {
     return ConfigError(config.where, fmt::format("topology.{}", field), message);
   };
+  check_fabric_size(config, nodes);
   if (config.kind == kFileFabric) {
     Topology topo;
     try {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "fabric_params.hpp"
@@ -18,6 +19,9 @@ NetworkPorts build_torus(Topology& topo, const std::vector<std::uint32_t>& dims,
   for (const auto d : dims)
     if (d == 0) throw std::invalid_argument("torus dimensions must be positive");
   if (hosts_per_router == 0) throw std::invalid_argument("hosts_per_router must be positive");
+  // Counted in double first: the product of three 32-bit dimensions may not fit any integer type.
+  if (torus_size(dims, 1, "").switches > std::numeric_limits<std::uint32_t>::max())
+    throw std::invalid_argument("a torus of more than 2^32 routers");
   std::uint32_t total = 1;
   for (const auto d : dims) total *= d;
   NetworkPorts ports;
@@ -43,6 +47,28 @@ NetworkPorts build_torus(Topology& topo, const std::vector<std::uint32_t>& dims,
   return ports;
 }
 
+FabricSize torus_size(const std::vector<std::uint32_t>& dims, std::uint32_t hosts_per_router,
+                      std::string key) {
+  double routers = 1.0;
+  for (const auto d : dims) routers *= d;
+  // As build_torus links them: a link per router along each dimension longer than 2, half as many along
+  // one of 2, none along one of 1.
+  double links = 0.0;
+  for (const auto d : dims) links += d > 2 ? routers : d == 2 ? routers / 2 : 0.0;
+  return FabricSize{routers, links, routers * hosts_per_router, std::move(key)};
+}
+
+namespace {
+/// The dimensions given, or a square 2-D torus just large enough.
+std::vector<std::uint32_t> dims_for(const TopologyConfig& c, std::uint32_t nodes) {
+  if (!c.dims.empty()) return c.dims;
+  const auto routers = (std::uint64_t{nodes} + c.hosts_per_router - 1) / c.hosts_per_router;
+  const auto side = std::max<std::uint32_t>(
+      static_cast<std::uint32_t>(std::ceil(std::sqrt(static_cast<double>(routers)))), 1);
+  return {side, side};
+}
+}  // namespace
+
 FabricKindEntry torus_kind() {
   const TopologyConfig d;
   return {"torus",
@@ -50,16 +76,13 @@ FabricKindEntry torus_kind() {
           {params::computed("dims", core::ParamType::numbers, "square 2-D that fits", "",
                             "routers along each dimension"),
            params::count("hosts_per_router", d.hosts_per_router, "servers per router")},
-          [](Topology& topo, const TopologyConfig& c, std::uint32_t nodes) {
-            std::vector<std::uint32_t> dims = c.dims;
-            if (dims.empty()) {
-              // A square 2-D torus just large enough.
-              const std::uint32_t routers = (nodes + c.hosts_per_router - 1) / c.hosts_per_router;
-              auto side = static_cast<std::uint32_t>(std::ceil(std::sqrt(static_cast<double>(routers))));
-              dims = {std::max<std::uint32_t>(side, 1), std::max<std::uint32_t>(side, 1)};
-            }
-            return build_torus(topo, dims, c.hosts_per_router, c.fabric);
-          }};
+          {[](Topology& topo, const TopologyConfig& c, std::uint32_t nodes) {
+             return build_torus(topo, dims_for(c, nodes), c.hosts_per_router, c.fabric);
+           },
+           [](const TopologyConfig& c, std::uint32_t nodes) {
+             return torus_size(dims_for(c, nodes), c.hosts_per_router,
+                               c.dims.empty() ? "hosts_per_router" : "dims");
+           }}};
 }
 
 }  // namespace fleetwatt::topologies

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 
 #include "fleetwatt/core/registry.hpp"
 #include "fleetwatt/topologies/graph/builders.hpp"
@@ -15,11 +16,27 @@ namespace fleetwatt::topologies {
 
 struct TopologyConfig;
 
-/// Builds a kind's switches and links for `nodes` servers as `config` describes them (its sizes 0: the
-/// smallest that holds the fleet) and returns where servers and storage attach. Throws
-/// std::invalid_argument for a fabric that cannot be built.
-using FabricFactory =
-    std::function<NetworkPorts(Topology& topo, const TopologyConfig& config, std::uint32_t nodes)>;
+/// How large a kind's fabric is for a fleet, counted from its configuration before anything is built, in
+/// doubles because the keys' product may exceed every integer type (three torus dimensions of 10^6).
+struct FabricSize {
+  double switches = 0.0;    ///< switches and routers
+  double links = 0.0;       ///< links between them (for a dragonfly's global links, at most this many)
+  double host_slots = 0.0;  ///< servers it can attach
+  std::string key;          ///< the kind's own key that sets its size ("k", "dims", ...), for messages
+};
+
+/// A kind's builder and its count. `build` makes the switches and links for `nodes` servers as `config`
+/// describes them (its sizes 0: the smallest that holds the fleet) and returns where servers and storage
+/// attach; it throws std::invalid_argument for a fabric that cannot be built. `size` counts the same fabric
+/// without building it, so that one too large for its fleet is refused before any work.
+struct FabricFactory {
+  std::function<NetworkPorts(Topology& topo, const TopologyConfig& config, std::uint32_t nodes)> build;
+  std::function<FabricSize(const TopologyConfig& config, std::uint32_t nodes)> size;
+
+  NetworkPorts operator()(Topology& topo, const TopologyConfig& config, std::uint32_t nodes) const {
+    return build(topo, config, nodes);
+  }
+};
 using FabricKindEntry = core::RegistryEntry<FabricFactory>;
 using FabricKinds = core::Registry<FabricFactory>;
 

@@ -55,6 +55,24 @@ struct TopologyConfig {
 [[nodiscard]] TopologyConfig parse_topology_config(const jobs::ParamSet& params,
                                                    const std::filesystem::path& scenario_dir);
 
+/// The most switches, links and storage servers a generated fabric may hold: this many, or this many a
+/// server in a larger fleet. A fabric in use needs at most about 16 a server (a fat-tree 2 to 3, a 3-D
+/// torus 4, a dragonfly of 32-router groups 16), so this allows one several times larger than its fleet,
+/// while a 10 kB scenario cannot ask for 10^7 routers (seconds and gigabytes to build, before the run can
+/// be stopped). It also keeps the fabric within the per-server memory estimate (runs/output_estimate.cpp).
+inline constexpr double kMaxFabricElements = 65'536;
+inline constexpr double kMaxFabricElementsPerServer = 32;
+/// The most NICs a server may have (today's GPU servers have 8 to 12).
+inline constexpr std::uint32_t kMaxNicsPerNode = 64;
+
+/// The configured fabric's size for `nodes` servers, counted without building it (zeros for kind = file).
+[[nodiscard]] FabricSize fabric_size(const TopologyConfig& config, std::uint32_t nodes);
+
+/// Refuses, as a ConfigError at the [topology] table naming the key that sizes the fabric, a generated
+/// fabric with fewer host slots than `nodes` or more switches, links and storage servers than the limits
+/// above. build_topology checks it too; a run checks it before its jobs are prepared.
+void check_fabric_size(const TopologyConfig& config, std::uint32_t nodes);
+
 /// Builds and validates the fleet: `nodes` servers of `gpus_per_node` GPUs on the configured fabric, plus
 /// storage. A file-based topology must hold exactly nodes * gpus_per_node GPUs.
 [[nodiscard]] Topology build_topology(const TopologyConfig& config, std::uint32_t nodes,

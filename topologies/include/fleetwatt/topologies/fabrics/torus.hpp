@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "fleetwatt/topologies/fabrics/fabric_kinds.hpp"
@@ -12,6 +13,10 @@ namespace fleetwatt::topologies {
 /// Torus of 1 to 3 dimensions with wrap-around links; a router at every point, hosts_per_router hosts each.
 NetworkPorts build_torus(Topology& topo, const std::vector<std::uint32_t>& dims,
                          std::uint32_t hosts_per_router, const FabricSpec& fabric);
+/// What build_torus makes of `dims`, counted without building it; `key` names the key that set them.
+[[nodiscard]] FabricSize torus_size(const std::vector<std::uint32_t>& dims, std::uint32_t hosts_per_router,
+                                    std::string key);
+
 /// The [topology] kind "torus": its keys and how it sizes itself to the fleet.
 [[nodiscard]] FabricKindEntry torus_kind();
 
