@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (fuzz/, clang with ASan + UBSan) and runs each for SECONDS, as many at a
 # time as FUZZ_PARALLEL (default: the hardware threads), printing the executions and findings per target.
-# Exits 1 when any target found something (a crash, an uncaught exception, a hang over 10 s, a leak, a
+# Exits 1 when any target found something (a crash, an uncaught exception, a hang over 30 s, a leak, a
 # sanitizer report, memory over 2 GB): the input is kept in BUILD/findings/TARGET/ (reproduce:
 # BUILD/fuzz/fuzz_TARGET FILE).
 #
@@ -47,8 +47,9 @@ run_target() {
   mkdir -p "$corpus" "$findings"
   local before rc execs rate found status=none
   before=$(find "$findings" -type f | wc -l)
-  # The grown corpus first (libFuzzer adds new inputs to it), then the collected seeds.
-  "$build/fuzz/fuzz_$t" -max_total_time="$seconds" ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} -timeout=10 \
+  # The grown corpus first (libFuzzer adds new inputs to it), then the collected seeds. The timeout is
+  # wall time: room for a generated scenario's 7.5 s of CPU (generated_run.hpp) on a loaded machine.
+  "$build/fuzz/fuzz_$t" -max_total_time="$seconds" ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} -timeout=30 \
     -rss_limit_mb=2048 -print_final_stats=1 -dict="fuzz/dict/$t.dict" -artifact_prefix="$findings/" \
     "$corpus" "$build/seeds/$t" >"$log" 2>&1 && rc=0 || rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
