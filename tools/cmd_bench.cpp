@@ -4,7 +4,8 @@
 // so neither shares the other's peak), on this machine. `--network-scaling N` times the scenario at N x its
 // fleet and arrivals with and without its [topology], and at 100,000 GPUs with it, each in a child process of
 // its own so that peak memory is each run's alone (the goals: the network at most 1.5x the time and 2x the
-// memory, 100,000 GPUs in 4 GiB).
+// memory, 100,000 GPUs in 4 GiB). `--instructions` is the instruction-count gate instead
+// (bench_instructions.hpp): the baseline file's cases under callgrind, against their committed counts.
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -20,6 +21,7 @@
 #include <iostream>
 #include <thread>
 
+#include "bench_instructions.hpp"
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "fleetwatt/core/event_queue.hpp"
@@ -338,7 +340,17 @@ int network_scaling(const BenchOptions& o) {
 
 void add_bench_command(CLI::App& app, Action& action) {
   auto opts = std::make_shared<BenchOptions>();
-  CLI::App* cmd = app.add_subcommand("bench", "Measure events/s, wall time and peak memory of a whole run");
+  auto gate = std::make_shared<InstructionOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "bench",
+      "Measure events/s, wall time and peak memory of a whole run; with --instructions, check the instruction "
+      "counts of bench/instructions.toml's runs (callgrind)");
+  cmd->footer(
+      "Examples:\n"
+      "  fleetwatt bench                              # speed and memory figures of the default day\n"
+      "  fleetwatt bench --network-scaling 10         # the network's cost at 10x the fleet\n"
+      "  fleetwatt bench --instructions               # the instruction-count gate (exit 1: a slowdown)\n"
+      "  fleetwatt bench --instructions --case llm-campus --tolerance 1");
   cmd->add_option("scenario", opts->scenario, "Scenario to time")->capture_default_str();
   cmd->add_option("-o,--output", opts->output,
                   "Keep the result file here (default: a temporary file, removed)");
@@ -376,8 +388,38 @@ void add_bench_command(CLI::App& app, Action& action) {
       ->delimiter(',');
   cmd->add_flag_callback(
       "--no-memory", [opts] { opts->memory_days.clear(); }, "Skip the memory cases");
-  cmd->callback([opts, &action] {
-    action = [opts] { return opts->network_scaling > 0.0 ? network_scaling(*opts) : bench(*opts); };
+  CLI::Option* instructions = cmd->add_flag(
+      "--instructions", gate->enabled,
+      "Count the instructions of each case of --baseline (a `fleetwatt run` of this binary under valgrind's "
+      "callgrind) and compare: exit 1 when one is more than --tolerance over its count");
+  // The timing options are refused beside it: its runs are the baseline file's cases, arguments included.
+  for (const char* name : {"scenario", "--output", "--no-output", "--queue-events", "--predict-jobs", "--set",
+                           "--scale", "--no-topology", "--network-scaling", "--network-gpus", "--network-repeats",
+                           "--memory-days", "--no-memory"})
+    instructions->excludes(cmd->get_option(name));
+  cmd->add_option("--baseline", gate->baseline,
+                  "The cases and their counts (scenario paths relative to its `root`, default its folder)")
+      ->needs(instructions)
+      ->capture_default_str();
+  cmd->add_option("--tolerance", gate->tolerance_pct,
+                  "Percent over its baseline a case may count; more than this under it passes and asks for "
+                  "the baseline to be lowered")
+      ->needs(instructions)
+      ->check(CLI::Range(0.0, 100.0))
+      ->capture_default_str();
+  cmd->add_flag("--update-baseline", gate->update,
+                "Write the measured counts (and compiler, machine) into --baseline, keeping its cases")
+      ->needs(instructions);
+  cmd->add_option("--case", gate->cases, "Measure this case alone (repeatable; default: every case)")
+      ->needs(instructions);
+  cmd->add_option("-j,--jobs", gate->jobs, "Cases measured at once (default: one per hardware thread)")
+      ->needs(instructions)
+      ->check(CLI::Range(1u, 256u));
+  cmd->callback([opts, gate, &action] {
+    action = [opts, gate] {
+      if (gate->enabled) return bench_instructions(*gate);
+      return opts->network_scaling > 0.0 ? network_scaling(*opts) : bench(*opts);
+    };
   });
 }
 
