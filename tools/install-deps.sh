@@ -16,6 +16,7 @@ packages=(
   catch2                  # tests (Catch2 v2)
   libbenchmark-dev        # micro-benchmarks
   hdf5-tools              # h5dump / h5ls for looking at results
+  valgrind                # fleetwatt bench --instructions: the instruction-count gate (callgrind)
   python3-matplotlib python3-numpy python3-h5py  # fleetwatt report's figures (Debian's /usr/bin/python3)
   python3-pil             # fleetwatt report's screenshot checks (test, docs picture)
   chromium                # renders fleetwatt report's page headless in its test
