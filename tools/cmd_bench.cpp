@@ -392,11 +392,13 @@ void add_bench_command(CLI::App& app, Action& action) {
       "--instructions", gate->enabled,
       "Count the instructions of each case of --baseline (a `fleetwatt run` of this binary under valgrind's "
       "callgrind) and compare: exit 1 when one is more than --tolerance over its count");
-  // The timing options are refused beside it: its runs are the baseline file's cases, arguments included.
+  // The timing options are refused beside it (its runs are the baseline file's cases, arguments included),
+  // by the action rather than CLI11's excludes(), which would tag every one of them in --help.
+  std::vector<const CLI::Option*> timing;
   for (const char* name : {"scenario", "--output", "--no-output", "--queue-events", "--predict-jobs", "--set",
                            "--scale", "--no-topology", "--network-scaling", "--network-gpus", "--network-repeats",
                            "--memory-days", "--no-memory"})
-    instructions->excludes(cmd->get_option(name));
+    timing.push_back(cmd->get_option(name));
   cmd->add_option("--baseline", gate->baseline,
                   "The cases and their counts (scenario paths relative to its `root`, default its folder)")
       ->needs(instructions)
@@ -415,9 +417,17 @@ void add_bench_command(CLI::App& app, Action& action) {
   cmd->add_option("-j,--jobs", gate->jobs, "Cases measured at once (default: one per hardware thread)")
       ->needs(instructions)
       ->check(CLI::Range(1u, 256u));
-  cmd->callback([opts, gate, &action] {
-    action = [opts, gate] {
-      if (gate->enabled) return bench_instructions(*gate);
+  cmd->callback([opts, gate, timing, &action] {
+    action = [opts, gate, timing] {
+      if (gate->enabled) {
+        for (const CLI::Option* t : timing)
+          if (t->count() > 0)
+            throw jobs::ConfigError({}, "--instructions",
+                                    fmt::format("measures the cases of --baseline and takes no {}: give a "
+                                                "case's arguments in its [[case]] table",
+                                                t->get_name(false, true)));
+        return bench_instructions(*gate);
+      }
       return opts->network_scaling > 0.0 ? network_scaling(*opts) : bench(*opts);
     };
   });

@@ -141,6 +141,11 @@ TEST_CASE("bench --instructions: bad input is one line and status 2", "[cli][ins
   // The timing options are the other mode's.
   r = run_command(bench + file.string() + " " + (dir / "tiny.toml").string());
   CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--instructions: measures the cases of --baseline and takes no scenario") != std::string::npos);
+  CHECK(one_line(r));
+  r = run_command(bench + file.string() + " --set seed=3");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("takes no --set") != std::string::npos);
   r = run_command(fleetwatt_command() + " bench --tolerance 5");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("--instructions") != std::string::npos);
