@@ -266,6 +266,12 @@ std::vector<Measured> measure(const std::vector<const InstructionCase*>& cases, 
 }  // namespace
 
 int bench_instructions(const InstructionOptions& o) {
+  // The default names a file of the checkout from its root: elsewhere, say so rather than "cannot be opened".
+  std::error_code ec;
+  if (o.baseline == InstructionOptions{}.baseline && !fs::exists(o.baseline, ec))
+    throw ConfigError({o.baseline, 0, 0}, "--baseline",
+                      "no such file (the default is relative to the current folder: run from the repository "
+                      "root, or name the file)");
   const InstructionBaseline baseline = read_instruction_baseline(o.baseline);
   std::vector<const InstructionCase*> cases;
   for (const std::string& name : o.cases) {

@@ -119,6 +119,12 @@ TEST_CASE("bench --instructions: bad input is one line and status 2", "[cli][ins
   CHECK(r.exit_code == 2);
   CHECK(r.err == "fleetwatt: error: " + (dir / "absent.toml").string() + ": file: cannot be opened\n");
 
+  // The default baseline, from a folder that is not the repository root.
+  r = run_command("cd " + dir.path().string() + " && " + fleetwatt_command() + " bench --instructions");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "fleetwatt: error: bench/instructions.toml: --baseline: no such file (the default is relative "
+                 "to the current folder: run from the repository root, or name the file)\n");
+
   const auto bad = dir.write("bad.toml", "[[case]]\nname = \"x\"\nscenario = \"tiny.toml\"\nargs = 3\n");
   r = run_command(bench + bad.string());
   CHECK(r.exit_code == 2);
