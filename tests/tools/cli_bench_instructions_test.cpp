@@ -87,12 +87,13 @@ TEST_CASE("bench --instructions fails a case 5 % over its baseline and passes on
   CHECK(measured.cases[0].machine.find("Valgrind-") != std::string::npos);
   INFO("measured " << count << " instructions");
 
-  // The baseline 5 % below the count: the count is 1/0.95 - 1 = 5.26 % over it, beyond 3 %.
+  // The baseline 5 % below the count: the count is 1/0.95 - 1 = 5.26 % over it, beyond 3 %. Runs differ by
+  // up to a few tenths of a percent (the result writer's compressing thread), hence the loose figures.
   file = baseline(dir, {{"tiny", count * 95 / 100}});
   r = run_command(bench);
   INFO(r.out << r.err);
   CHECK(r.exit_code == 1);
-  CHECK(r.err.find("fleetwatt: bench: tiny: 5.2") != std::string::npos);
+  CHECK(r.err.find("fleetwatt: bench: tiny: 5.") != std::string::npos);
   CHECK(r.err.find("% over its baseline") != std::string::npos);
   CHECK(r.out.find("  tiny ") != std::string::npos);  // the table's row
 
@@ -103,7 +104,7 @@ TEST_CASE("bench --instructions fails a case 5 % over its baseline and passes on
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
   CHECK(r.err.find("over its baseline") == std::string::npos);
-  CHECK(r.out.find("gain: 4.7") != std::string::npos);  // 1 - 1/1.05 = 4.76 % under
+  CHECK(r.out.find("gain: 4.") != std::string::npos);  // 1 - 1/1.05 = 4.76 % under
   CHECK(r.out.find("lower the baseline") != std::string::npos);
   CHECK(r.out.find("equal: ") == std::string::npos);  // within: no line of its own
 }
