@@ -32,11 +32,12 @@ EventId EventQueue::schedule_at(Time t, Callback cb, int priority) {
     slot = free_slots_.back();
     free_slots_.pop_back();
   }
-  slots_[slot].pending = true;
-  const std::uint32_t generation = slots_[slot].generation;
-  heap_.push_back(Entry{t, priority, next_sequence_++, slot, generation, std::move(cb)});
+  Slot& s = slots_[slot];
+  s.pending = true;
+  s.callback = std::move(cb);
+  heap_.push_back(Entry{t, static_cast<std::int32_t>(priority), slot, next_sequence_++});
   std::push_heap(heap_.begin(), heap_.end(), later);
-  return make_id(generation, slot);
+  return make_id(s.generation, slot);
 }
 
 EventId EventQueue::schedule_in(Duration d, Callback cb, int priority) {
@@ -52,6 +53,7 @@ bool EventQueue::cancel(EventId id) {
   if (!s.pending || s.generation != generation) return false;
   s.pending = false;
   ++s.generation;  // the heap entry is now stale; its slot is freed when it surfaces
+  s.callback = nullptr;  // what it captured goes now, not when the entry surfaces
   ++cancelled_;
   return true;
 }
@@ -62,15 +64,16 @@ void EventQueue::free_slot(std::uint32_t slot) {
 
 EventQueue::Entry EventQueue::pop_top() {
   std::pop_heap(heap_.begin(), heap_.end(), later);
-  Entry e = std::move(heap_.back());
+  const Entry e = heap_.back();
   heap_.pop_back();
   return e;
 }
 
 void EventQueue::drop_cancelled_top() {
+  // A slot stays taken while its entry is in the heap, so a slot that is not pending marks a cancelled entry.
   while (!heap_.empty()) {
     const Entry& top = heap_.front();
-    if (slots_[top.slot].generation == top.generation) return;
+    if (slots_[top.slot].pending) return;
     const std::uint32_t slot = top.slot;
     pop_top();
     --cancelled_;
@@ -87,15 +90,19 @@ std::optional<Time> EventQueue::next_time() {
 bool EventQueue::step() {
   drop_cancelled_top();
   if (heap_.empty()) return false;
-  Entry e = pop_top();
+  const Entry e = pop_top();
   Slot& s = slots_[e.slot];
   s.pending = false;
   ++s.generation;
+  // Out of the slot before it runs: the callback may schedule events, which may reuse the slot or grow the
+  // table under it.
+  const Callback callback = std::move(s.callback);
+  s.callback = nullptr;
   free_slot(e.slot);
   FLEETWATT_ASSERT(e.time >= now_, "event queue order violated");
   now_ = e.time;
   ++events_run_;
-  e.callback();
+  callback();
   return true;
 }
 

@@ -43,23 +43,23 @@ class EventQueue {
   std::uint64_t run_until(Time t);
 
  private:
+  // The heap holds small plain entries, so its sifts move 24 bytes and never a callback; the callback
+  // waits in its slot until the entry surfaces.
   struct Entry {
     Time time;
-    int priority;
-    std::uint64_t sequence;  ///< insertion order, the final tie-break
+    std::int32_t priority;
     std::uint32_t slot;
-    std::uint32_t generation;
-    Callback callback;
+    std::uint64_t sequence;  ///< insertion order, the final tie-break
   };
   struct Slot {
     std::uint32_t generation = 1;  ///< bumped when its event runs or is cancelled, so old ids go stale
     bool pending = false;
+    Callback callback;
   };
   static bool later(const Entry& a, const Entry& b);
   void drop_cancelled_top();
   Entry pop_top();
   void free_slot(std::uint32_t slot);
-
   std::vector<Entry> heap_;
   std::vector<Slot> slots_;
   std::vector<std::uint32_t> free_slots_;
