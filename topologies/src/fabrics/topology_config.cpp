@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "fabric_params.hpp"
+#include "fleetwatt/core/assert.hpp"
 #include "fleetwatt/topologies/graph/graph_io.hpp"
 
 namespace fleetwatt::topologies {
@@ -307,9 +308,10 @@ Topology build_topology(const TopologyConfig& config, std::uint32_t nodes, std::
   } catch (const std::invalid_argument& e) {
     throw fail("kind", e.what());
   }
-  if (ports.host_ports.size() < nodes)
-    throw fail("kind", fmt::format("the fabric has {} host slots but the fleet has {} nodes",
-                                   ports.host_ports.size(), nodes));
+  // check_fabric_size refused a fabric of too few host slots from the kind's own count of them.
+  FLEETWATT_ASSERT(ports.host_ports.size() >= nodes,
+                   fmt::format("the {} fabric built {} host slots for {} nodes, fewer than it counted",
+                               config.kind, ports.host_ports.size(), nodes));
   for (std::uint32_t n = 0; n < nodes; ++n)
     attach_node(topo, servers[n], ports.host_ports[n], config.nic_link);
   if (config.storage.servers > 0) attach_storage(topo, ports, config.storage);
