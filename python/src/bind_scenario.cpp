@@ -5,9 +5,7 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
-#include <fcntl.h>
-#include <unistd.h>
-
+#include <stdlib.h>  // on_exit (glibc)
 #include <cstdio>
 #include <cstdlib>
 
@@ -44,14 +42,17 @@ void bind_errors(py::module_& m) {
   // thread, where its exit handler closes what a failed write left (results/src/hdf5/hdf5_commit.hpp).
   results::quiet_hdf5_errors();
   // Registered after HDF5's own exit handler (installed by the call above), so run before it, once the
-  // interpreter has finished: a result file thrown away after a failed write cannot be closed, and HDF5's
-  // handler would print "infinite loop closing library" about it. Nothing else is written then.
-  std::atexit([] {
-    if (!results::hdf5_file_abandoned()) return;
-    std::fflush(nullptr);
-    const int null = ::open("/dev/null", O_WRONLY);
-    if (null >= 0) ::dup2(null, STDERR_FILENO);
-  });
+  // interpreter has finished: a result file thrown away after a failed write cannot be closed. HDF5's
+  // handler would print "infinite loop closing library" about it, or crash closing it (a failed direct
+  // chunk write leaves its index half updated), so the process ends here with the interpreter's exit
+  // status, as the command line does (glibc's on_exit hands the handler that status).
+  on_exit(
+      [](int status, void*) {
+        if (!results::hdf5_file_abandoned()) return;
+        std::fflush(nullptr);
+        std::_Exit(status);
+      },
+      nullptr);
   m.attr("ConfigError") = py::reinterpret_borrow<py::object>(config_error);
   m.attr("ResultError") = py::reinterpret_borrow<py::object>(result_error);
   m.attr("InterruptedError") = py::reinterpret_borrow<py::object>(interrupted_error);
