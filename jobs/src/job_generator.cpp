@@ -2,6 +2,7 @@
 // candidates at the peak rate and keep each with probability rate(t) / peak rate, which is exact for any
 // bounded rate profile.
 #include "fleetwatt/jobs/job_generator.hpp"
+#include "fleetwatt/jobs/job_source.hpp"
 #include "fleetwatt/jobs/job_stream.hpp"
 
 #include <algorithm>
@@ -130,8 +131,7 @@ std::vector<JobSpec> build_workload(const WorkloadConfig& w, std::uint64_t seed,
     jobs.insert(jobs.end(), std::make_move_iterator(generated.begin()),
                 std::make_move_iterator(generated.end()));
   }
-  std::stable_sort(jobs.begin(), jobs.end(),
-                   [](const JobSpec& a, const JobSpec& b) { return a.submit_s < b.submit_s; });
+  sort_by_submit(jobs);
   return jobs;
 }
 

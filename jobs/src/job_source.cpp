@@ -9,6 +9,11 @@ bool smooths_itself(const JobSpec& job) noexcept {
   return job.smoothing && *job.smoothing != SmoothingMode::off;
 }
 
+void sort_by_submit(std::vector<JobSpec>& jobs) {
+  const auto earlier = [](const JobSpec& a, const JobSpec& b) { return a.submit_s < b.submit_s; };
+  if (!std::is_sorted(jobs.begin(), jobs.end(), earlier)) std::stable_sort(jobs.begin(), jobs.end(), earlier);
+}
+
 JobList::JobList(std::vector<JobSpec> jobs)
     : jobs_(std::move(jobs)), any_smoothing_(std::any_of(jobs_.begin(), jobs_.end(), smooths_itself)) {}
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "fleetwatt/jobs/job_generator.hpp"
+#include "fleetwatt/jobs/job_source.hpp"
 #include "fleetwatt/jobs/warmup.hpp"
 
 namespace fleetwatt::jobs {
@@ -18,8 +19,7 @@ ScenarioJobStream::ScenarioJobStream(const WorkloadConfig& w, std::uint64_t seed
     : fixed_(w.jobs) {
   // build_workload stable-sorts [explicit, warm-up, window] by submit time: the same order is a merge of
   // the three, each in its own order (explicit ones stable-sorted), taking ties in that order.
-  std::stable_sort(fixed_.begin(), fixed_.end(),
-                   [](const JobSpec& a, const JobSpec& b) { return a.submit_s < b.submit_s; });
+  sort_by_submit(fixed_);
   any_smoothing_ = std::any_of(fixed_.begin(), fixed_.end(), smooths_itself);
   size_ = fixed_.size();
   if (!w.generator) return;

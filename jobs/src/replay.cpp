@@ -5,6 +5,7 @@
 
 #include "fleetwatt/jobs/cluster_presets.hpp"
 #include "fleetwatt/jobs/job_generator.hpp"
+#include "fleetwatt/jobs/job_source.hpp"
 #include "fleetwatt/jobs/warmup.hpp"
 
 namespace fleetwatt::jobs {
@@ -83,8 +84,7 @@ std::vector<JobSpec> build_scenario_workload(const WorkloadConfig& w, std::uint6
                 std::make_move_iterator(generated.end()));
     ++sources;
   }
-  std::stable_sort(jobs.begin(), jobs.end(),
-                   [](const JobSpec& a, const JobSpec& b) { return a.submit_s < b.submit_s; });
+  sort_by_submit(jobs);
   if (sources > 1)
     for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].id = static_cast<std::int64_t>(i);
   return jobs;

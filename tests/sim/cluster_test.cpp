@@ -1,6 +1,7 @@
 // GPU ownership: allocation, release, free counts, and refusal of double booking.
 #include <catch2/catch.hpp>
 
+#include <set>
 #include <stdexcept>
 
 #include "fleetwatt/core/assert.hpp"
@@ -31,4 +32,26 @@ TEST_CASE("a GPU is never given to two jobs", "[cluster]") {
   CHECK_THROWS_AS(c.allocate(1, std::vector<GpuIndex>{0, 1}), fleetwatt::InvariantError);
   CHECK(c.owner(0) == kNoJob);  // the refused allocation changed nothing
   CHECK_THROWS_AS(c.release(1, std::vector<GpuIndex>{1}), fleetwatt::InvariantError);
+}
+
+TEST_CASE("a job's GPUs in any order leave every node in the bucket of its free count", "[cluster]") {
+  // GPUs counted by runs on one server: runs that come back to a server, spread over several, and a
+  // release in another order than the allocation must end where one GPU at a time would.
+  Cluster c(3, 4);
+  c.allocate(0, std::vector<GpuIndex>{0, 1, 4, 2, 8, 9, 10, 11});  // node 0 twice, node 2 whole
+  CHECK(c.free_gpus() == 4);
+  CHECK(c.free_gpus(0) == 1);
+  CHECK(c.free_gpus(1) == 3);
+  CHECK(c.free_gpus(2) == 0);
+  CHECK(c.nodes_with_free(0) == std::set<NodeIndex>{2});
+  CHECK(c.nodes_with_free(1) == std::set<NodeIndex>{0});
+  CHECK(c.nodes_with_free(3) == std::set<NodeIndex>{1});
+  CHECK(c.nodes_with_free(4).empty());
+  c.release(0, std::vector<GpuIndex>{11, 2, 10, 4, 1, 9, 8, 0});
+  CHECK(c.free_gpus() == 12);
+  CHECK(c.nodes_with_free(4) == std::set<NodeIndex>{0, 1, 2});
+  for (std::uint32_t k = 0; k < 4; ++k) CHECK(c.nodes_with_free(k).empty());
+  // A GPU named twice in one release is refused at its second mention.
+  c.allocate(1, std::vector<GpuIndex>{5});
+  CHECK_THROWS_AS(c.release(1, std::vector<GpuIndex>{5, 5}), fleetwatt::InvariantError);
 }

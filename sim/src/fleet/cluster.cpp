@@ -68,24 +68,32 @@ void Cluster::allocate(JobIndex job, std::span<const GpuIndex> gpus) {
         owner_[g] == kNoJob,
         fmt::format("GPU {} double-booked: held by job #{}, asked for by job #{}", g, owner_[g], job));
   }
-  for (GpuIndex g : gpus) {
-    owner_[g] = job;
-    const NodeIndex n = node_of(g);
-    move_bucket(n, free_per_node_[n], free_per_node_[n] - 1);
-    --free_per_node_[n];
-    --free_total_;
+  // A job's GPUs come server by server: one bucket move per run of GPUs on one node, not one per GPU.
+  for (std::size_t i = 0; i < gpus.size();) {
+    const NodeIndex n = node_of(gpus[i]);
+    std::uint32_t k = 0;
+    for (; i < gpus.size() && node_of(gpus[i]) == n; ++i, ++k) owner_[gpus[i]] = job;
+    move_bucket(n, free_per_node_[n], free_per_node_[n] - k);
+    free_per_node_[n] -= k;
+    free_total_ -= k;
   }
 }
 
 void Cluster::release(JobIndex job, std::span<const GpuIndex> gpus) {
-  for (GpuIndex g : gpus) {
-    FLEETWATT_ASSERT(g < owner_.size() && owner_[g] == job,
-                     fmt::format("GPU {} released by job #{} which does not hold it", g, job));
-    owner_[g] = kNoJob;
-    const NodeIndex n = node_of(g);
-    move_bucket(n, free_per_node_[n], free_per_node_[n] + 1);
-    ++free_per_node_[n];
-    ++free_total_;
+  for (GpuIndex g : gpus)
+    FLEETWATT_ASSERT(g < owner_.size(), fmt::format("GPU {} released by job #{} does not exist", g, job));
+  for (std::size_t i = 0; i < gpus.size();) {
+    const NodeIndex n = node_of(gpus[i]);
+    std::uint32_t k = 0;
+    for (; i < gpus.size() && node_of(gpus[i]) == n; ++i, ++k) {
+      const GpuIndex g = gpus[i];
+      FLEETWATT_ASSERT(owner_[g] == job,
+                       fmt::format("GPU {} released by job #{} which does not hold it", g, job));
+      owner_[g] = kNoJob;
+    }
+    move_bucket(n, free_per_node_[n], free_per_node_[n] + k);
+    free_per_node_[n] += k;
+    free_total_ += k;
   }
 }
 

@@ -184,24 +184,19 @@ void PowerLedger::touch_node(NodeIndex n, Time now) {
 void PowerLedger::set_gpu_power(Time at, std::span<const GpuIndex> gpus, double power_W, bool to_sink) {
   const Time now = window(at);
   advance(now);
-  NodeIndex last_node = ~NodeIndex{0};
-  for (GpuIndex g : gpus) {
-    const NodeIndex n = node_of_gpu_[g];
-    if (n != last_node) touch_node(n, now);
-    last_node = n;
-    gpu_total_W_ += power_W - gpu_W_[g];
-    gpu_W_[g] = power_W;
-  }
-  // Recompute the touched nodes from their GPUs rather than by deltas, so node power never drifts.
-  last_node = ~NodeIndex{0};
-  for (GpuIndex g : gpus) {
-    const NodeIndex n = node_of_gpu_[g];
-    if (n == last_node) continue;
-    last_node = n;
-    double w = node_base_W_[n];
-    double gpus = 0.0;
-    for (GpuIndex i = first_gpu_[n]; i < first_gpu_[n + 1]; ++i) gpus += gpu_W_[i];
-    node_W_[n] = w + load_ * gpus;
+  // Run by run of GPUs on one server (a job's GPUs come server by server): the node's energy up to now,
+  // then its GPUs, then its power recomputed from its GPUs rather than by deltas, so it never drifts.
+  for (std::size_t i = 0; i < gpus.size();) {
+    const NodeIndex n = node_of_gpu_[gpus[i]];
+    touch_node(n, now);
+    for (; i < gpus.size() && node_of_gpu_[gpus[i]] == n; ++i) {
+      const GpuIndex g = gpus[i];
+      gpu_total_W_ += power_W - gpu_W_[g];
+      gpu_W_[g] = power_W;
+    }
+    double node_gpus_W = 0.0;
+    for (GpuIndex k = first_gpu_[n]; k < first_gpu_[n + 1]; ++k) node_gpus_W += gpu_W_[k];
+    node_W_[n] = node_base_W_[n] + load_ * node_gpus_W;
   }
   it_W_ = base_total_W_ + load_ * gpu_total_W_ + other_it_W_;
   if (to_sink && sink_ && at >= Time::zero()) sink_->gpu_change(now, gpus, power_W);

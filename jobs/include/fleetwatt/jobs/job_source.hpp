@@ -24,6 +24,11 @@ class JobSource {
   [[nodiscard]] virtual bool in_memory() const noexcept { return false; }
 };
 
+/// Puts `jobs` in submit order, ties in their order (a stable sort). A list already in order, as a job file
+/// or a generator's stream usually is, is left as it is without moving a job: a merge sort moves every
+/// job spec through its buffer even then.
+void sort_by_submit(std::vector<JobSpec>& jobs);
+
 /// A list of jobs in memory, handed out in its order (which must be by submit time, as build_workload's).
 class JobList final : public JobSource {
  public:
