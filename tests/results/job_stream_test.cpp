@@ -3,6 +3,7 @@
 // jobs) and over a long run of the shipped default fleet.
 #include <catch2/catch.hpp>
 
+#include <H5Cpp.h>
 #include <fmt/format.h>
 
 #include "fleetwatt/results/hdf5/result_reader.hpp"
@@ -158,4 +159,42 @@ TEST_CASE("a long run of the default fleet streams the job table it would have w
   CHECK(test::result_files_difference(dir / "whole.h5", dir / "block.h5").empty());
   const results::ResultReader r(dir / "block.h5");
   CHECK(r.integers("/jobs/id").size() > 6000);
+}
+
+TEST_CASE("the job table's numeric columns are chunked a block at a time and compressed", "[results][jobs]") {
+  // One chunk a block, so each block goes whole to the compressor; the last, partial one is padded to a
+  // chunk. The values read back are checked above; here, the layout: 9 jobs in blocks of 4 are 3 chunks
+  // of 4 rows, each shuffled and deflated, and the first blocks' repeating columns pack below their size.
+  test::TempDir dir;
+  const auto prepared = runs::parse_scenario(scenario(9), dir / "s.toml");
+  write_streamed(prepared, dir / "block.h5", 4);
+  const H5::H5File f((dir / "block.h5").string(), H5F_ACC_RDONLY);
+  for (const char* name : {"/jobs/peak_W", "/jobs/energy_J", "/jobs/n_gpus"}) {
+    INFO(name);
+    const H5::DataSet d = f.openDataSet(name);
+    const H5::DSetCreatPropList p = d.getCreatePlist();
+    hsize_t chunk[1] = {0};
+    REQUIRE(p.getChunk(1, chunk) == 1);
+    CHECK(chunk[0] == 4);
+    REQUIRE(p.getNfilters() == 2);
+    const auto filter = [&p](int k) {
+      unsigned flags = 0, config = 0, values[8] = {};
+      std::size_t n = 8;
+      char filter_name[64] = {};
+      return p.getFilter(k, flags, n, values, sizeof filter_name, filter_name, config);
+    };
+    CHECK(filter(0) == H5Z_FILTER_SHUFFLE);
+    CHECK(filter(1) == H5Z_FILTER_DEFLATE);
+    hsize_t nchunks = 0;
+    REQUIRE(H5Dget_num_chunks(d.getId(), d.getSpace().getId(), &nchunks) >= 0);
+    CHECK(nchunks == 3);
+  }
+  // With the default block, the 9 rows are one chunk of 4,096, padded: deflated to a small part of it.
+  write_streamed(prepared, dir / "default.h5", results::kJobBlockRows);
+  const H5::H5File g((dir / "default.h5").string(), H5F_ACC_RDONLY);
+  const H5::DataSet peak = g.openDataSet("/jobs/peak_W");
+  hsize_t chunk[1] = {0};
+  REQUIRE(peak.getCreatePlist().getChunk(1, chunk) == 1);
+  CHECK(chunk[0] == results::kJobBlockRows);
+  CHECK(peak.getStorageSize() < results::kJobBlockRows * sizeof(double) / 100);
 }

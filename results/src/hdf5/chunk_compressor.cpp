@@ -5,6 +5,7 @@
 #include <libdeflate.h>
 
 #include <algorithm>
+#include <iterator>
 #include <new>
 #include <stdexcept>
 
@@ -32,10 +33,15 @@ ChunkCompressor::~ChunkCompressor() {
 }
 
 std::vector<unsigned char> ChunkCompressor::buffer(std::size_t bytes) {
+  // A spare of the same size first: datasets of several chunk sizes share the spares, and growing one
+  // that was shrunk would clear its new bytes again.
+  auto spare = std::find_if(spare_values_.rbegin(), spare_values_.rend(),
+                            [bytes](const auto& v) { return v.size() == bytes; });
+  if (spare == spare_values_.rend() && !spare_values_.empty()) spare = spare_values_.rbegin();
   std::vector<unsigned char> b;
-  if (!spare_values_.empty()) {
-    b = std::move(spare_values_.back());
-    spare_values_.pop_back();
+  if (spare != spare_values_.rend()) {
+    b = std::move(*spare);
+    spare_values_.erase(std::next(spare).base());
   }
   b.resize(bytes);
   return b;
@@ -123,7 +129,9 @@ void ChunkCompressor::compress(Chunk& c) {
     std::copy(in + elements * size, in + n, shuffled_.data() + elements * size);  // a tail HDF5 leaves as is
     in = shuffled_.data();
   }
-  c.packed.resize(libdeflate_zlib_compress_bound(deflate_, n));
+  // Never shrunk: a spare that held a larger chunk's output is not cleared again when it grows back.
+  const std::size_t bound = libdeflate_zlib_compress_bound(deflate_, n);
+  if (c.packed.size() < bound) c.packed.resize(bound);
   c.packed_bytes = libdeflate_zlib_compress(deflate_, in, n, c.packed.data(), c.packed.size());
   if (c.packed_bytes == 0) throw std::runtime_error("deflate: a chunk did not fit its bound");
 }

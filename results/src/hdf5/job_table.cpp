@@ -7,14 +7,10 @@
 #include <limits>
 #include <optional>
 
+#include "chunk_compressor.hpp"
 #include "hdf5_datasets.hpp"
 
 namespace fleetwatt::results {
-
-namespace {
-// Rows per HDF5 chunk: a block of rows appends within a chunk HDF5 keeps in its cache.
-constexpr hsize_t kJobChunkRows = 16384;
-}  // namespace
 
 struct JobTable::Column {
   enum class Kind { real, integer, text };
@@ -51,11 +47,14 @@ struct JobTable::Column {
   }
 };
 
-JobTable::JobTable(H5::Group group, NodeOf node_of, bool gpu_column, std::size_t block_rows)
+JobTable::JobTable(H5::Group group, NodeOf node_of, bool gpu_column, std::size_t block_rows,
+                   ChunkCompressor* compressor)
     : group_(std::move(group)),
       node_of_(std::move(node_of)),
       gpu_column_(gpu_column),
-      block_rows_(std::max<std::size_t>(1, block_rows)) {}
+      block_rows_(std::max<std::size_t>(1, block_rows)),
+      own_compressor_(compressor ? nullptr : std::make_unique<ChunkCompressor>(false)),
+      compressor_(compressor ? compressor : own_compressor_.get()) {}
 
 JobTable::~JobTable() = default;
 
@@ -179,13 +178,16 @@ void JobTable::create(const sim::JobRecord* first) {
     real("restart_J", "J (all the job's GPUs) during restarts",
          [](const sim::JobRecord& j) { return j.failures->restart_J; });
   }
+  // One chunk a block: every block but the last fills a chunk from its start, which the compressor takes
+  // whole; the last is padded to one.
+  const hsize_t chunk_rows = block_rows_;
   for (auto& c : columns_) {
     if (c->kind == Kind::text)
-      c->strings.emplace(group_, c->name, c->units, kJobChunkRows);
+      c->strings.emplace(group_, c->name, c->units, chunk_rows);
     else
       c->series.emplace(group_, c->name,
                         c->kind == Kind::real ? H5::PredType::NATIVE_DOUBLE : H5::PredType::NATIVE_INT64,
-                        c->units, kJobChunkRows);
+                        c->units, chunk_rows, compressor_);
   }
 }
 
@@ -204,6 +206,7 @@ void JobTable::flush() {
 void JobTable::finish() {
   if (!created_) create(nullptr);
   flush();
+  compressor_->finish();
 }
 
 }  // namespace fleetwatt::results

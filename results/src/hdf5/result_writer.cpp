@@ -425,7 +425,7 @@ void ResultWriter::stream_jobs(sim::Engine& engine, std::size_t block_rows) {
   const sim::Cluster* cluster = &engine.cluster();
   m.jobs = std::make_unique<JobTable>(
       *m.jobs_group, [cluster](sim::GpuIndex gpu) { return std::int64_t{cluster->node_of(gpu)}; },
-      engine.layout().groups().size() > 1, block_rows);
+      engine.layout().groups().size() > 1, block_rows, &m.compressor);
   engine.stream_jobs(this);
 }
 
@@ -440,7 +440,7 @@ void ResultWriter::write_jobs(const std::deque<sim::Job>& jobs, std::uint32_t gp
   H5::Group g = impl_->file->createGroup("/jobs");
   JobTable table(
       g, [gpus_per_node](sim::GpuIndex gpu) { return std::int64_t{gpu / gpus_per_node}; }, false,
-      kJobBlockRows);
+      kJobBlockRows, &impl_->compressor);
   for (const auto& j : jobs) {
     impl_->job_times.add(j);
     table.append(sim::record_of(j));
@@ -463,7 +463,7 @@ void ResultWriter::write_jobs(const std::deque<sim::Job>& jobs, const sim::Clust
   H5::Group g = m.file->createGroup("/jobs");
   JobTable table(
       g, [&cluster](sim::GpuIndex gpu) { return std::int64_t{cluster.node_of(gpu)}; }, gpu_column,
-      kJobBlockRows);
+      kJobBlockRows, &m.compressor);
   for (const auto& j : jobs) {
     m.job_times.add(j);
     table.append(sim::record_of(j));
