@@ -84,9 +84,12 @@ void PowerLedger::send_state() {
   if (!run.empty()) sink_->gpu_change(Time::zero(), run, gpu_W_[run.front()]);
 }
 
-void PowerLedger::advance_nodes_to(Time b) {
+void PowerLedger::cut_node_samples(Time b, double dt) {
+  // One pass: each node's energy up to b, its mean over the interval, and a fresh interval from b.
   for (NodeIndex n = 0; n < node_W_.size(); ++n) {
-    node_interval_J_[n] += node_W_[n] * (b - node_last_[n]).seconds();
+    const double joules = node_interval_J_[n] + node_W_[n] * (b - node_last_[n]).seconds();
+    node_sample_W_[n] = joules / dt;
+    node_interval_J_[n] = 0.0;
     node_last_[n] = b;
   }
 }
@@ -156,12 +159,7 @@ void PowerLedger::advance(Time now) {
   for (;;) {
     const Time b = node_start_ + config_.node_interval;
     if (b > now) break;
-    advance_nodes_to(b);
-    const double dt = config_.node_interval.seconds();
-    for (NodeIndex n = 0; n < node_W_.size(); ++n) {
-      node_sample_W_[n] = node_interval_J_[n] / dt;
-      node_interval_J_[n] = 0.0;
-    }
+    cut_node_samples(b, config_.node_interval.seconds());
     if (sink_) sink_->node_samples(node_start_, node_sample_W_);
     node_start_ = b;
   }
@@ -240,9 +238,7 @@ void PowerLedger::close(Time at) {
     if (sink_) sink_->facility_sample(facility_start_, mean_it, mean, facility_energy_J());
   }
   if (node_start_ < end) {
-    advance_nodes_to(end);
-    const double dt = (end - node_start_).seconds();
-    for (NodeIndex n = 0; n < node_W_.size(); ++n) node_sample_W_[n] = node_interval_J_[n] / dt;
+    cut_node_samples(end, (end - node_start_).seconds());
     if (sink_) sink_->node_samples(node_start_, node_sample_W_);
   }
   closed_ = true;

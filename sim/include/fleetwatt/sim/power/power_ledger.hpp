@@ -108,7 +108,9 @@ class PowerLedger {
   /// `t` clamped to the window's start (zero); the first time in the window sends the state held there.
   Time window(Time t);
   void send_state();
-  void advance_nodes_to(Time t);
+  /// Ends the node interval in progress at `t`: each node's mean power over its `dt` seconds into
+  /// node_sample_W_, and a new interval from `t`.
+  void cut_node_samples(Time t, double dt);
   void touch_node(NodeIndex n, Time now);
   /// Weather-driven facility energy of the current IT power over [a, b), cut at weather steps.
   double facility_J(Time a, Time b);
