@@ -15,11 +15,18 @@ constexpr EventId make_id(std::uint32_t generation, std::uint32_t slot) {
 }
 }  // namespace
 
-bool EventQueue::later(const Entry& a, const Entry& b) {
-  if (a.time != b.time) return a.time > b.time;
-  if (a.priority != b.priority) return a.priority > b.priority;
-  return a.sequence > b.sequence;
-}
+namespace {
+// The heap's order as a function object, so that the heap algorithms inline it (a function pointer is
+// called through at every level of every sift).
+struct Later {
+  template <class E>
+  bool operator()(const E& a, const E& b) const noexcept {
+    if (a.time != b.time) return a.time > b.time;
+    if (a.priority != b.priority) return a.priority > b.priority;
+    return a.sequence > b.sequence;
+  }
+};
+}  // namespace
 
 EventId EventQueue::schedule_at(Time t, Callback cb, int priority) {
   FLEETWATT_ASSERT(t >= now_, fmt::format("event scheduled in the past: at {} but now is {}", format_time(t),
@@ -36,7 +43,7 @@ EventId EventQueue::schedule_at(Time t, Callback cb, int priority) {
   s.pending = true;
   s.callback = std::move(cb);
   heap_.push_back(Entry{t, static_cast<std::int32_t>(priority), slot, next_sequence_++});
-  std::push_heap(heap_.begin(), heap_.end(), later);
+  std::push_heap(heap_.begin(), heap_.end(), Later{});
   return make_id(s.generation, slot);
 }
 
@@ -52,7 +59,7 @@ bool EventQueue::cancel(EventId id) {
   Slot& s = slots_[slot];
   if (!s.pending || s.generation != generation) return false;
   s.pending = false;
-  ++s.generation;  // the heap entry is now stale; its slot is freed when it surfaces
+  ++s.generation;        // the heap entry is now stale; its slot is freed when it surfaces
   s.callback = nullptr;  // what it captured goes now, not when the entry surfaces
   ++cancelled_;
   return true;
@@ -63,7 +70,7 @@ void EventQueue::free_slot(std::uint32_t slot) {
 }
 
 EventQueue::Entry EventQueue::pop_top() {
-  std::pop_heap(heap_.begin(), heap_.end(), later);
+  std::pop_heap(heap_.begin(), heap_.end(), Later{});
   const Entry e = heap_.back();
   heap_.pop_back();
   return e;

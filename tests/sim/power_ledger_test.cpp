@@ -119,3 +119,39 @@ TEST_CASE("compensated sums keep a year of small increments exact", "[ledger]") 
   CHECK(s.value() == Approx(3'153'600.0).epsilon(1e-14));
   CHECK(std::fabs(naive - 3'153'600.0) > std::fabs(s.value() - 3'153'600.0));
 }
+
+TEST_CASE("a node interval's means are right for nodes changed in it, before it and never", "[ledger]") {
+  // Three one-GPU nodes, base 100 W, GPU idle 10 W, node intervals of 2 s, closed at 7 s (a partial last
+  // interval [6, 7)). Node 0 changes once in [0, 2) and holds; node 1 never changes; node 2 changes in
+  // [0, 2), holds through [2, 4), and changes twice in [4, 6) (once exactly at its start).
+  LedgerConfig c = small_config();
+  c.nodes = 3;
+  c.gpus_per_node = 1;
+  fleetwatt::test::RecordingSink sink;
+  PowerLedger ledger(c, &sink);
+  ledger.set_gpu_power(Time::from_seconds(0.5), std::vector<GpuIndex>{0}, 50);  // node 0: 110 -> 150 W
+  ledger.set_gpu_power(Time::from_seconds(1.5), std::vector<GpuIndex>{2}, 30);  // node 2: 110 -> 130 W
+  ledger.set_gpu_power(Time::from_seconds(4.0), std::vector<GpuIndex>{2}, 90);  // node 2: 130 -> 190 W
+  ledger.set_gpu_power(Time::from_seconds(5.0), std::vector<GpuIndex>{2}, 10);  // node 2: 190 -> 110 W
+  ledger.close(Time::from_seconds(7));
+
+  REQUIRE(sink.n_start.size() == 4);
+  const auto node = [&](std::size_t interval, std::size_t n) { return sink.n_power.at(interval).at(n); };
+  // [0, 2): node 0 0.5 s at 110 W and 1.5 s at 150 W = 140; node 2 1.5 s at 110 and 0.5 s at 130 = 115.
+  CHECK(node(0, 0) == Approx(140));
+  CHECK(node(0, 1) == Approx(110));
+  CHECK(node(0, 2) == Approx(115));
+  // [2, 4): no change anywhere; each node at the power it ended [0, 2) with.
+  CHECK(node(1, 0) == Approx(150));
+  CHECK(node(1, 1) == Approx(110));
+  CHECK(node(1, 2) == Approx(130));
+  // [4, 6): node 2 1 s at 190 W and 1 s at 110 W = 150.
+  CHECK(node(2, 0) == Approx(150));
+  CHECK(node(2, 1) == Approx(110));
+  CHECK(node(2, 2) == Approx(150));
+  // [6, 7): the partial interval, every node at its last power.
+  CHECK(sink.n_start[3] == Approx(6));
+  CHECK(node(3, 0) == Approx(150));
+  CHECK(node(3, 1) == Approx(110));
+  CHECK(node(3, 2) == Approx(110));
+}

@@ -42,7 +42,10 @@ PowerLedger::PowerLedger(const LedgerConfig& config, PowerSink* sink)
   config_.nodes = nodes;
   node_interval_J_.assign(nodes, 0.0);
   node_last_.assign(nodes, Time::zero());
-  node_sample_W_.assign(nodes, 0.0);
+  node_touched_.assign(nodes, 0);
+  node_sample_W_.resize(nodes);
+  const double dt = config_.node_interval.seconds();
+  for (NodeIndex n = 0; n < nodes; ++n) node_sample_W_[n] = node_W_[n] * dt / dt;
   it_W_ = base_total_W_ + load_ * gpu_total_W_;
   if (config_.facility) weather_step_ = config_.facility->step_at(Time::zero());
   PowerSink* s = sink_;
@@ -85,12 +88,33 @@ void PowerLedger::send_state() {
 }
 
 void PowerLedger::cut_node_samples(Time b, double dt) {
-  // One pass: each node's energy up to b, its mean over the interval, and a fresh interval from b.
+  // A node untouched since the interval began drew node_W_ throughout: its mean, (0 + W x dt) / dt, is
+  // already in node_sample_W_ (set when it was last touched), so only the nodes touched since are visited.
+  for (const NodeIndex n : touched_) {
+    node_sample_W_[n] = (node_interval_J_[n] + node_W_[n] * (b - node_last_[n]).seconds()) / dt;
+  }
+}
+
+void PowerLedger::restart_node_interval(Time b) {
+  // Touched nodes start the next interval untouched: their sample becomes the full interval's mean at
+  // their present power, the value the next cut keeps unless they are touched again.
+  const double dt = config_.node_interval.seconds();
+  for (const NodeIndex n : touched_) {
+    node_sample_W_[n] = node_W_[n] * dt / dt;
+    node_touched_[n] = 0;
+  }
+  touched_.clear();
+  node_start_ = b;
+}
+
+void PowerLedger::cut_final_node_samples(Time end, double dt) {
+  // A partial interval: every node's mean over its own length (the untouched nodes' kept samples assume a
+  // full interval).
   for (NodeIndex n = 0; n < node_W_.size(); ++n) {
-    const double joules = node_interval_J_[n] + node_W_[n] * (b - node_last_[n]).seconds();
+    const double joules = node_touched_[n] != 0
+                              ? node_interval_J_[n] + node_W_[n] * (end - node_last_[n]).seconds()
+                              : node_W_[n] * (end - node_start_).seconds();
     node_sample_W_[n] = joules / dt;
-    node_interval_J_[n] = 0.0;
-    node_last_[n] = b;
   }
 }
 
@@ -161,7 +185,7 @@ void PowerLedger::advance(Time now) {
     if (b > now) break;
     cut_node_samples(b, config_.node_interval.seconds());
     if (sink_) sink_->node_samples(node_start_, node_sample_W_);
-    node_start_ = b;
+    restart_node_interval(b);
   }
   const double dt = (now - last_).seconds();
   if (dt > 0.0)
@@ -174,7 +198,16 @@ void PowerLedger::advance(Time now) {
   last_ = now;
 }
 
-void PowerLedger::touch_node(NodeIndex n, Time now) {
+void PowerLedger::first_touch(NodeIndex n) {
+  // First change in this interval: its energy so far is counted from the interval's start.
+  node_touched_[n] = 1;
+  touched_.push_back(n);
+  node_interval_J_[n] = 0.0;
+  node_last_[n] = node_start_;
+}
+
+inline void PowerLedger::touch_node(NodeIndex n, Time now) {
+  if (node_touched_[n] == 0) first_touch(n);
   node_interval_J_[n] += node_W_[n] * (now - node_last_[n]).seconds();
   node_last_[n] = now;
 }
@@ -184,18 +217,24 @@ void PowerLedger::set_gpu_power(Time at, std::span<const GpuIndex> gpus, double 
   advance(now);
   // Run by run of GPUs on one server (a job's GPUs come server by server): the node's energy up to now,
   // then its GPUs, then its power recomputed from its GPUs rather than by deltas, so it never drifts.
+  // The running total in a local: the same additions in the same order, without a store and reload of the
+  // member after every GPU's (possibly aliasing) store.
+  double gpu_total_W = gpu_total_W_;
+  double* const gpu_W = gpu_W_.data();
+  const NodeIndex* const node_of_gpu = node_of_gpu_.data();
   for (std::size_t i = 0; i < gpus.size();) {
-    const NodeIndex n = node_of_gpu_[gpus[i]];
+    const NodeIndex n = node_of_gpu[gpus[i]];
     touch_node(n, now);
-    for (; i < gpus.size() && node_of_gpu_[gpus[i]] == n; ++i) {
+    for (; i < gpus.size() && node_of_gpu[gpus[i]] == n; ++i) {
       const GpuIndex g = gpus[i];
-      gpu_total_W_ += power_W - gpu_W_[g];
-      gpu_W_[g] = power_W;
+      gpu_total_W += power_W - gpu_W[g];
+      gpu_W[g] = power_W;
     }
     double node_gpus_W = 0.0;
-    for (GpuIndex k = first_gpu_[n]; k < first_gpu_[n + 1]; ++k) node_gpus_W += gpu_W_[k];
+    for (GpuIndex k = first_gpu_[n]; k < first_gpu_[n + 1]; ++k) node_gpus_W += gpu_W[k];
     node_W_[n] = node_base_W_[n] + load_ * node_gpus_W;
   }
+  gpu_total_W_ = gpu_total_W;
   it_W_ = base_total_W_ + load_ * gpu_total_W_ + other_it_W_;
   if (to_sink && sink_ && at >= Time::zero()) sink_->gpu_change(now, gpus, power_W);
 }
@@ -238,7 +277,7 @@ void PowerLedger::close(Time at) {
     if (sink_) sink_->facility_sample(facility_start_, mean_it, mean, facility_energy_J());
   }
   if (node_start_ < end) {
-    cut_node_samples(end, (end - node_start_).seconds());
+    cut_final_node_samples(end, (end - node_start_).seconds());
     if (sink_) sink_->node_samples(node_start_, node_sample_W_);
   }
   closed_ = true;

@@ -443,6 +443,8 @@ std::vector<DirectedLink> Router::path(Vertex a, Vertex b, std::uint64_t flow_ke
 }
 
 double Router::append_path(Vertex a, Vertex b, std::uint64_t flow_key, std::vector<DirectedLink>& out) {
+  double memo_latency_s = 0.0;
+  if (single_paths_.find(a, b, out, memo_latency_s)) return memo_latency_s;
   const Distances d = distances(a, b);
   if (d(a) == kInf)
     throw std::invalid_argument(
@@ -454,14 +456,18 @@ double Router::append_path(Vertex a, Vertex b, std::uint64_t flow_key, std::vect
   const std::int32_t ds = server_[b], ss = server_[a];
   Vertex v = a;
   double latency_s = 0.0;  // summed in route order, as latency() sums it
+  const std::size_t first = out.size();
+  bool single = true;  // no choice on the way: the pair's only shortest path, whatever the key
   while (v != b) {
     next_hops(v, d, ds, ss);
+    single = single && next.size() == 1;
     const Arc& arc = *next[key % next.size()];
     key /= next.size();
     out.push_back(arc.link);
     latency_s += arc.latency_s;
     v = arc.to;
   }
+  if (single) single_paths_.keep(a, b, std::span(out).subspan(first), latency_s);
   return latency_s;
 }
 

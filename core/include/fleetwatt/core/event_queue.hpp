@@ -56,7 +56,6 @@ class EventQueue {
     bool pending = false;
     Callback callback;
   };
-  static bool later(const Entry& a, const Entry& b);
   void drop_cancelled_top();
   Entry pop_top();
   void free_slot(std::uint32_t slot);

@@ -108,10 +108,15 @@ class PowerLedger {
   /// `t` clamped to the window's start (zero); the first time in the window sends the state held there.
   Time window(Time t);
   void send_state();
-  /// Ends the node interval in progress at `t`: each node's mean power over its `dt` seconds into
-  /// node_sample_W_, and a new interval from `t`.
+  /// Ends the node interval in progress at `t`: each node's mean power over its `dt` seconds (the whole
+  /// interval) into node_sample_W_; the nodes touched in it are the only ones whose mean changed.
   void cut_node_samples(Time t, double dt);
+  /// Starts the next node interval at `t` once the samples have been sent.
+  void restart_node_interval(Time t);
+  /// The last, partial node interval: every node's mean over its `dt` seconds up to `end`.
+  void cut_final_node_samples(Time end, double dt);
   void touch_node(NodeIndex n, Time now);
+  void first_touch(NodeIndex n);
   /// Weather-driven facility energy of the current IT power over [a, b), cut at weather steps.
   double facility_J(Time a, Time b);
 
@@ -147,10 +152,14 @@ class PowerLedger {
   double peak_facility_W_ = 0.0;
   double pue_min_ = 0.0, pue_max_ = 0.0;
   void note_interval_pue(double mean_it, double mean_facility);
-  // Node interval in progress: per-node energy since node_start_, integrated up to node_last_[n].
+  // Node interval in progress. A node touched in it (a power change) has its energy since node_start_,
+  // integrated up to node_last_[n], and is listed in touched_; an untouched one drew node_W_ throughout and
+  // its interval mean already sits in node_sample_W_, so a cut costs the nodes that changed, not the fleet.
   Time node_start_ = Time::zero();
   std::vector<double> node_interval_J_;
   std::vector<Time> node_last_;
+  std::vector<std::uint8_t> node_touched_;
+  std::vector<NodeIndex> touched_;
   std::vector<double> node_sample_W_;
 };
 

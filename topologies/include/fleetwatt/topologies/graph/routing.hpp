@@ -12,9 +12,11 @@
 //
 // State is shared, not per pair: one table of network distances per network vertex that servers attach to
 // (a fat-tree's leaf switches), kept within a memory budget and recomputed when evicted, and per
-// destination only its server's few vertices and its exits to the network. Routes are computed on demand
-// and never stored here, so routing memory grows with the fleet's servers, not with GPU pairs or GPUs x
-// switches. Evictions change no result: tables are pure functions of the graph.
+// destination only its server's few vertices and its exits to the network. Routes are computed on demand;
+// only those of pairs with a single shortest path (most of a ring's neighbours: GPUs of one server, servers
+// under one switch) are kept, in a memo of bounded size (single_path_memo.hpp), so routing memory grows with
+// the fleet's servers, not with GPU pairs or GPUs x switches. Evictions change no result: tables and routes
+// are pure functions of the graph.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +24,7 @@
 #include <span>
 #include <vector>
 
+#include "fleetwatt/topologies/graph/single_path_memo.hpp"
 #include "fleetwatt/topologies/graph/topology.hpp"
 
 namespace fleetwatt::topologies {
@@ -173,6 +176,7 @@ class Router {
   std::vector<double> local_;
   std::vector<const Arc*> next_;
   std::vector<std::pair<double, Vertex>> heap_;
+  SinglePathMemo single_paths_;
 };
 
 }  // namespace fleetwatt::topologies
