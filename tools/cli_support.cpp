@@ -97,11 +97,7 @@ int guarded(const std::function<int()>& body) {
     if (stderr_is_terminal()) std::cerr << "\r\033[K";
     std::cerr << "fleetwatt: error: " << e.what() << '\n';
     // A result file whose close failed is abandoned half torn down: HDF5's exit handler would crash on it.
-    if (results::hdf5_file_abandoned()) {
-      std::cerr.flush();
-      std::fflush(nullptr);
-      std::_Exit(1);
-    }
+    if (results::hdf5_file_abandoned()) results::end_before_hdf5_exit_handler(1);
     return 1;
   } catch (...) {
     // Not a std::exception: HDF5's own (a full disk while a result streams: the writer's destructor has
@@ -112,10 +108,7 @@ int guarded(const std::function<int()>& body) {
       // A file whose close failed is left half torn down by HDF5 1.10, and the library's own exit handler
       // (H5close) would crash closing it again: leave without running exit handlers. The temporary file is
       // already gone (removed while the exception unwound).
-      std::cout.flush();
-      std::cerr.flush();
-      std::fflush(nullptr);
-      std::_Exit(1);
+      results::end_before_hdf5_exit_handler(1);
     }
     std::cerr
         << "fleetwatt: internal error: an unexpected exception; please report it with the command line\n";

@@ -17,13 +17,11 @@ constexpr EventId make_id(std::uint32_t generation, std::uint32_t slot) {
 
 namespace {
 // The heap's order as a function object, so that the heap algorithms inline it (a function pointer is
-// called through at every level of every sift).
+// called through at every level of every sift); std::push_heap and std::pop_heap keep the latest on top.
 struct Later {
   template <class E>
   bool operator()(const E& a, const E& b) const noexcept {
-    if (a.time != b.time) return a.time > b.time;
-    if (a.priority != b.priority) return a.priority > b.priority;
-    return a.sequence > b.sequence;
+    return a.time_ns > b.time_ns || (a.time_ns == b.time_ns && a.order > b.order);
   }
 };
 }  // namespace
@@ -31,6 +29,9 @@ struct Later {
 EventId EventQueue::schedule_at(Time t, Callback cb, int priority) {
   FLEETWATT_ASSERT(t >= now_, fmt::format("event scheduled in the past: at {} but now is {}", format_time(t),
                                           format_time(now_)));
+  FLEETWATT_ASSERT(priority >= -kPriorityBias && priority < kPriorityBias,
+                   fmt::format("event priority {} outside [-2^23, 2^23)", priority));
+  FLEETWATT_ASSERT(next_sequence_ < (std::uint64_t{1} << kSequenceBits), "more than 2^40 events scheduled");
   std::uint32_t slot;
   if (free_slots_.empty()) {
     slot = static_cast<std::uint32_t>(slots_.size());
@@ -42,7 +43,8 @@ EventId EventQueue::schedule_at(Time t, Callback cb, int priority) {
   Slot& s = slots_[slot];
   s.pending = true;
   s.callback = std::move(cb);
-  heap_.push_back(Entry{t, static_cast<std::int32_t>(priority), slot, next_sequence_++});
+  const auto biased = static_cast<std::uint64_t>(static_cast<std::int64_t>(priority) + kPriorityBias);
+  heap_.push_back(Entry{t.ns(), (biased << kSequenceBits) | next_sequence_++, slot});
   std::push_heap(heap_.begin(), heap_.end(), Later{});
   return make_id(s.generation, slot);
 }
@@ -91,7 +93,7 @@ void EventQueue::drop_cancelled_top() {
 std::optional<Time> EventQueue::next_time() {
   drop_cancelled_top();
   if (heap_.empty()) return std::nullopt;
-  return heap_.front().time;
+  return Time::from_ns(heap_.front().time_ns);
 }
 
 bool EventQueue::step() {
@@ -106,8 +108,8 @@ bool EventQueue::step() {
   const Callback callback = std::move(s.callback);
   s.callback = nullptr;
   free_slot(e.slot);
-  FLEETWATT_ASSERT(e.time >= now_, "event queue order violated");
-  now_ = e.time;
+  FLEETWATT_ASSERT(e.time_ns >= now_.ns(), "event queue order violated");
+  now_ = Time::from_ns(e.time_ns);
   ++events_run_;
   callback();
   return true;

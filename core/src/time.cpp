@@ -15,12 +15,6 @@ Duration Duration::from_seconds(double s) {
   return Duration(static_cast<std::int64_t>(ns));
 }
 
-Duration operator+(Duration a, Duration b) {
-  std::int64_t r;
-  if (__builtin_add_overflow(a.ns_, b.ns_, &r)) throw std::overflow_error("simulated time overflow");
-  return Duration(r);
-}
-
 Duration operator*(Duration a, std::int64_t k) {
   std::int64_t r;
   if (__builtin_mul_overflow(a.ns_, k, &r)) throw std::overflow_error("simulated time overflow");

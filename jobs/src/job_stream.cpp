@@ -16,7 +16,11 @@ bool streamable(const WorkloadConfig& w) noexcept {
 
 ScenarioJobStream::ScenarioJobStream(const WorkloadConfig& w, std::uint64_t seed,
                                      const std::atomic<bool>* stop)
-    : fixed_(w.jobs) {
+    : ScenarioJobStream(w, w.jobs, seed, stop) {}
+
+ScenarioJobStream::ScenarioJobStream(const WorkloadConfig& w, std::vector<JobSpec> explicit_jobs,
+                                     std::uint64_t seed, const std::atomic<bool>* stop)
+    : fixed_(std::move(explicit_jobs)) {
   // build_workload stable-sorts [explicit, warm-up, window] by submit time: the same order is a merge of
   // the three, each in its own order (explicit ones stable-sorted), taking ties in that order.
   sort_by_submit(fixed_);

@@ -48,9 +48,7 @@ void bind_errors(py::module_& m) {
   // status, as the command line does (glibc's on_exit hands the handler that status).
   on_exit(
       [](int status, void*) {
-        if (!results::hdf5_file_abandoned()) return;
-        std::fflush(nullptr);
-        std::_Exit(status);
+        if (results::hdf5_file_abandoned()) results::end_before_hdf5_exit_handler(status);
       },
       nullptr);
   m.attr("ConfigError") = py::reinterpret_borrow<py::object>(config_error);

@@ -225,8 +225,13 @@ std::unique_ptr<jobs::JobSource> job_source(const PreparedRun& run, const std::a
 }
 
 std::unique_ptr<jobs::JobSource> take_job_source(PreparedRun& run, const std::atomic<bool>* stop) {
-  if (run.streamed)
-    return std::make_unique<jobs::ScenarioJobStream>(run.scenario.workload, run.scenario.seed, stop);
+  if (run.streamed) {
+    // The explicit jobs (a 30,000-row jobs_csv) are handed over, not copied: nothing reads them after this.
+    std::vector<jobs::JobSpec> explicit_jobs = std::move(run.scenario.workload.jobs);
+    run.scenario.workload.jobs.clear();
+    return std::make_unique<jobs::ScenarioJobStream>(run.scenario.workload, std::move(explicit_jobs),
+                                                     run.scenario.seed, stop);
+  }
   return std::make_unique<jobs::JobList>(std::move(run.jobs));
 }
 

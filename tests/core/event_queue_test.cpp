@@ -1,11 +1,14 @@
 // The event queue: total order (time, priority, insertion), lazy cancellation, run_until semantics.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <stdexcept>
+#include <tuple>
 #include <vector>
 
 #include "fleetwatt/core/assert.hpp"
 #include "fleetwatt/core/event_queue.hpp"
+#include "fleetwatt/core/random.hpp"
 
 using namespace fleetwatt::core;
 
@@ -112,4 +115,62 @@ TEST_CASE("pending counts only live events through cancels and reuse", "[queue]"
   q.run_until(Time::from_seconds(100));
   CHECK(q.pending() == 0);
   CHECK(q.events_run() == 5);
+}
+
+TEST_CASE("thousands of events with cancellations run in the order a full sort gives", "[queue]") {
+  // Random times (many equal), priorities across the whole allowed range and cancellations of a third,
+  // some scheduled from running events: the queue's order must be the sort by (time, priority, insertion).
+  struct Planned {
+    std::int64_t t;
+    int priority;
+    std::uint64_t seq;
+    bool operator<(const Planned& o) const {
+      return std::tie(t, priority, seq) < std::tie(o.t, o.priority, o.seq);
+    }
+  };
+  EventQueue q;
+  Random rng(20261129);
+  std::vector<Planned> expected;
+  std::vector<std::uint64_t> ran;
+  std::vector<EventId> ids;
+  std::uint64_t seq = 0;
+  const int priorities[] = {-(1 << 23), -5, 0, 1, 2, 10, (1 << 23) - 1};
+  const auto plan = [&](std::int64_t t) {
+    const int p = priorities[rng.integer(0, 6)];
+    const std::uint64_t s = seq++;
+    ids.push_back(q.schedule_at(
+        Time::from_ns(t), [&ran, s] { ran.push_back(s); }, p));
+    expected.push_back({t, p, s});
+  };
+  for (int i = 0; i < 3000; ++i) plan(static_cast<std::int64_t>(rng.integer(0, 400)));
+  std::vector<bool> cancelled(ids.size(), false);
+  for (std::size_t i = 0; i < ids.size(); i += 3) cancelled[i] = q.cancel(ids[i]);
+  // Events scheduled later, from outside, at or after the clock: they join the same order.
+  for (int i = 0; i < 3; ++i) {
+    q.run_until(Time::from_ns(100 * (i + 1)));
+    for (int k = 0; k < 500; ++k) plan(100 * (i + 1) + static_cast<std::int64_t>(rng.integer(0, 300)));
+  }
+  while (q.step()) {
+  }
+  std::vector<std::uint64_t> want;
+  std::sort(expected.begin(), expected.end());
+  for (const auto& e : expected)
+    if (e.seq >= cancelled.size() || !cancelled[e.seq]) want.push_back(e.seq);
+  CHECK(ran == want);
+  CHECK(ran.size() == 3000 - 1000 + 1500);
+}
+
+TEST_CASE("a priority below -2^23 or from 2^23 up is refused", "[queue]") {
+  EventQueue q;
+  CHECK_NOTHROW(q.schedule_at(
+      Time::zero(), [] {}, (1 << 23) - 1));
+  CHECK_NOTHROW(q.schedule_at(
+      Time::zero(), [] {}, -(1 << 23)));
+  CHECK_THROWS_AS(q.schedule_at(
+                      Time::zero(), [] {}, 1 << 23),
+                  fleetwatt::InvariantError);
+  CHECK_THROWS_AS(q.schedule_at(
+                      Time::zero(), [] {}, -(1 << 23) - 1),
+                  fleetwatt::InvariantError);
+  CHECK(q.pending() == 2);
 }

@@ -108,6 +108,14 @@ epochs = [1, 5]
     std::size_t explicit_jobs = 0;
     for (const auto& j : streamed) explicit_jobs += j.id >= 40 && j.id <= 42;
     CHECK(explicit_jobs == 3);
+    // The explicit jobs handed over (a run taking its jobs: the workload's own list is left empty) stream
+    // the same.
+    Scenario taken = s;
+    std::vector<JobSpec> handed = std::move(taken.workload.jobs);
+    taken.workload.jobs.clear();
+    REQUIRE(handed.size() == 3);
+    ScenarioJobStream from_handed(taken.workload, std::move(handed), s.seed);
+    check_same(drain(from_handed), built);
   }
 }
 

@@ -6,6 +6,9 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
 #include <mutex>
 #include <regex>
 
@@ -75,6 +78,13 @@ void note_abandoned_hdf5_file() {
 
 bool hdf5_file_abandoned() {
   return g_abandoned.load();
+}
+
+void end_before_hdf5_exit_handler(int status) {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  std::_Exit(status);
 }
 
 std::string hdf5_write_failure(const std::filesystem::path& target, const std::string& what,

@@ -56,9 +56,12 @@ std::vector<GpuIndex> Cluster::free_gpus_of(NodeIndex n) const {
   return out;
 }
 
-void Cluster::move_bucket(NodeIndex n, std::uint32_t from, std::uint32_t to) {
-  nodes_by_free_[from].erase(n);
-  nodes_by_free_[to].insert(n);
+void Cluster::set_free(NodeIndex n, std::uint32_t count) {
+  const std::uint32_t was = free_per_node_[n];
+  nodes_by_free_[was].erase(n);
+  nodes_by_free_[count].insert(n);
+  free_per_node_[n] = count;
+  free_total_ = free_total_ - was + count;
 }
 
 void Cluster::allocate(JobIndex job, std::span<const GpuIndex> gpus) {
@@ -68,33 +71,23 @@ void Cluster::allocate(JobIndex job, std::span<const GpuIndex> gpus) {
         owner_[g] == kNoJob,
         fmt::format("GPU {} double-booked: held by job #{}, asked for by job #{}", g, owner_[g], job));
   }
-  // A job's GPUs come server by server: one bucket move per run of GPUs on one node, not one per GPU.
-  for (std::size_t i = 0; i < gpus.size();) {
-    const NodeIndex n = node_of(gpus[i]);
-    std::uint32_t k = 0;
-    for (; i < gpus.size() && node_of(gpus[i]) == n; ++i, ++k) owner_[gpus[i]] = job;
-    move_bucket(n, free_per_node_[n], free_per_node_[n] - k);
-    free_per_node_[n] -= k;
-    free_total_ -= k;
-  }
+  // One bucket move per run of GPUs on one node, not one per GPU.
+  for_each_node_run(
+      gpus, [this](GpuIndex g) { return node_of(g); }, [](NodeIndex) {}, [&](GpuIndex g) { owner_[g] = job; },
+      [this](NodeIndex n, std::uint32_t count) { set_free(n, free_per_node_[n] - count); });
 }
 
 void Cluster::release(JobIndex job, std::span<const GpuIndex> gpus) {
   for (GpuIndex g : gpus)
     FLEETWATT_ASSERT(g < owner_.size(), fmt::format("GPU {} released by job #{} does not exist", g, job));
-  for (std::size_t i = 0; i < gpus.size();) {
-    const NodeIndex n = node_of(gpus[i]);
-    std::uint32_t k = 0;
-    for (; i < gpus.size() && node_of(gpus[i]) == n; ++i, ++k) {
-      const GpuIndex g = gpus[i];
-      FLEETWATT_ASSERT(owner_[g] == job,
-                       fmt::format("GPU {} released by job #{} which does not hold it", g, job));
-      owner_[g] = kNoJob;
-    }
-    move_bucket(n, free_per_node_[n], free_per_node_[n] + k);
-    free_per_node_[n] += k;
-    free_total_ += k;
-  }
+  for_each_node_run(
+      gpus, [this](GpuIndex g) { return node_of(g); }, [](NodeIndex) {},
+      [&](GpuIndex g) {
+        FLEETWATT_ASSERT(owner_[g] == job,
+                         fmt::format("GPU {} released by job #{} which does not hold it", g, job));
+        owner_[g] = kNoJob;
+      },
+      [this](NodeIndex n, std::uint32_t count) { set_free(n, free_per_node_[n] + count); });
 }
 
 }  // namespace fleetwatt::sim

@@ -222,18 +222,17 @@ void PowerLedger::set_gpu_power(Time at, std::span<const GpuIndex> gpus, double 
   double gpu_total_W = gpu_total_W_;
   double* const gpu_W = gpu_W_.data();
   const NodeIndex* const node_of_gpu = node_of_gpu_.data();
-  for (std::size_t i = 0; i < gpus.size();) {
-    const NodeIndex n = node_of_gpu[gpus[i]];
-    touch_node(n, now);
-    for (; i < gpus.size() && node_of_gpu[gpus[i]] == n; ++i) {
-      const GpuIndex g = gpus[i];
-      gpu_total_W += power_W - gpu_W[g];
-      gpu_W[g] = power_W;
-    }
-    double node_gpus_W = 0.0;
-    for (GpuIndex k = first_gpu_[n]; k < first_gpu_[n + 1]; ++k) node_gpus_W += gpu_W[k];
-    node_W_[n] = node_base_W_[n] + load_ * node_gpus_W;
-  }
+  for_each_node_run(
+      gpus, [node_of_gpu](GpuIndex g) { return node_of_gpu[g]; }, [&](NodeIndex n) { touch_node(n, now); },
+      [&](GpuIndex g) {
+        gpu_total_W += power_W - gpu_W[g];
+        gpu_W[g] = power_W;
+      },
+      [&](NodeIndex n, std::uint32_t) {
+        double node_gpus_W = 0.0;
+        for (GpuIndex k = first_gpu_[n]; k < first_gpu_[n + 1]; ++k) node_gpus_W += gpu_W[k];
+        node_W_[n] = node_base_W_[n] + load_ * node_gpus_W;
+      });
   gpu_total_W_ = gpu_total_W;
   it_W_ = base_total_W_ + load_ * gpu_total_W_ + other_it_W_;
   if (to_sink && sink_ && at >= Time::zero()) sink_->gpu_change(now, gpus, power_W);

@@ -1,6 +1,6 @@
 // The discrete-event core: a binary heap ordered by (time, priority, insertion sequence), a total order that
-// makes runs deterministic. Cancellation is lazy: a cancelled entry is skipped when it reaches the top. Ids
-// are (generation, slot) pairs over a recycled slot table, so bookkeeping is O(1) and bounded by pending
+// makes runs deterministic. Cancellation is lazy: a cancelled entry is skipped when it reaches the top.
+// Ids are (generation, slot) pairs over a recycled slot table, so bookkeeping is O(1) and bounded by pending
 // events. Part of core so that tools and tests can drive a queue without the engine.
 #pragma once
 
@@ -24,6 +24,7 @@ class EventQueue {
   explicit EventQueue(Time start = Time::zero()) : now_(start) {}
 
   /// Schedules `cb` at absolute time t (t >= now()); lower priority values run first at equal times.
+  /// Priorities lie in [-2^23, 2^23).
   EventId schedule_at(Time t, Callback cb, int priority = 0);
   /// Schedules `cb` after d (d >= 0) from now().
   EventId schedule_in(Duration d, Callback cb, int priority = 0);
@@ -44,13 +45,15 @@ class EventQueue {
 
  private:
   // The heap holds small plain entries, so its sifts move 24 bytes and never a callback; the callback
-  // waits in its slot until the entry surfaces.
+  // waits in its slot until the entry surfaces. Priority and insertion sequence share one word (priority
+  // offset to unsigned in the top 24 bits, sequence below), so an entry's order is two integer comparisons.
   struct Entry {
-    Time time;
-    std::int32_t priority;
+    std::int64_t time_ns;
+    std::uint64_t order;  ///< (priority + 2^23) << 40 | sequence
     std::uint32_t slot;
-    std::uint64_t sequence;  ///< insertion order, the final tie-break
   };
+  static constexpr int kSequenceBits = 40;
+  static constexpr int kPriorityBias = 1 << 23;
   struct Slot {
     std::uint32_t generation = 1;  ///< bumped when its event runs or is cancelled, so old ids go stale
     bool pending = false;

@@ -30,8 +30,13 @@ class Duration {
   [[nodiscard]] constexpr std::int64_t ns() const { return ns_; }
   [[nodiscard]] constexpr double seconds() const { return static_cast<double>(ns_) / 1e9; }
 
-  /// Checked addition: throws std::overflow_error rather than wrapping.
-  friend Duration operator+(Duration a, Duration b);
+  /// Checked addition: throws std::overflow_error rather than wrapping. Inline: every event adds to the
+  /// clock.
+  friend constexpr Duration operator+(Duration a, Duration b) {
+    std::int64_t r = 0;
+    if (__builtin_add_overflow(a.ns_, b.ns_, &r)) throw std::overflow_error("simulated time overflow");
+    return Duration(r);
+  }
   /// Checked subtraction, like addition: a wrapped clock would silently reorder events.
   friend constexpr Duration operator-(Duration a, Duration b) {
     std::int64_t r = 0;

@@ -46,6 +46,10 @@ class ScenarioJobStream final : public JobSource {
   /// `stop` as it goes (raised: core::Interrupted).
   ScenarioJobStream(const WorkloadConfig& workload, std::uint64_t seed,
                     const std::atomic<bool>* stop = nullptr);
+  /// The same with the workload's explicit jobs handed over in `explicit_jobs` (workload.jobs is not read):
+  /// a run that takes its scenario's jobs streams them without a copy of the list.
+  ScenarioJobStream(const WorkloadConfig& workload, std::vector<JobSpec> explicit_jobs, std::uint64_t seed,
+                    const std::atomic<bool>* stop = nullptr);
   [[nodiscard]] std::optional<JobSpec> next() override;
   [[nodiscard]] bool any_job_smoothing() const override { return any_smoothing_; }
   /// Jobs in all (counted up front by drawing the arrivals once without keeping them).

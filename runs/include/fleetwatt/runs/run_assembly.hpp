@@ -70,7 +70,8 @@ struct PreparedRun {
                                                const PrepareLimits& limits = {});
 
 /// The run's jobs as an engine takes them: a fresh stream of a streamed run, else its list (copied, or moved
-/// out of the run with `take`). A stream counts its arrivals and lays down its warm-up as it is made,
+/// out of the run with `take`, which also moves a streamed run's explicit jobs, scenario.workload.jobs, into
+/// its stream). A stream counts its arrivals and lays down its warm-up as it is made,
 /// polling `stop` (raised: core::Interrupted).
 [[nodiscard]] std::unique_ptr<jobs::JobSource> job_source(const PreparedRun& run,
                                                           const std::atomic<bool>* stop = nullptr);
@@ -79,8 +80,8 @@ struct PreparedRun {
 
 /// The engine of a prepared run (a copy of its jobs), with the scenario's scheduler and placement.
 [[nodiscard]] std::unique_ptr<sim::Engine> make_engine(const PreparedRun& run);
-/// The same, moving the run's jobs into the engine (run.jobs is left empty): a run simulated once need not
-/// hold its workload twice. `stop` as job_source's.
+/// The same, moving the run's jobs into the engine (run.jobs, and a streamed run's scenario.workload.jobs,
+/// are left empty): a run simulated once need not hold its workload twice. `stop` as job_source's.
 [[nodiscard]] std::unique_ptr<sim::Engine> make_engine_taking_jobs(PreparedRun& run,
                                                                    const std::atomic<bool>* stop = nullptr);
 /// The same with another [scheduler] configuration (a policy comparison runs each policy this way).

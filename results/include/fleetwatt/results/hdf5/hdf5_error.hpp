@@ -35,9 +35,13 @@ void quiet_hdf5_errors();
 
 /// Marks that a file's close failed and its handle was abandoned: HDF5 1.10 leaves such a file half torn
 /// down, and its exit handler (H5close) would crash closing it again, so the process must end without
-/// running exit handlers (the command line does: std::_Exit).
+/// running exit handlers (end_before_hdf5_exit_handler).
 void note_abandoned_hdf5_file();
 [[nodiscard]] bool hdf5_file_abandoned();
+/// Ends the process with `status` after flushing the C and C++ standard streams, without running exit
+/// handlers: HDF5's (H5close) would crash on an abandoned file. The command line calls it after reporting
+/// such a failure, the Python module from its exit hook.
+[[noreturn]] void end_before_hdf5_exit_handler(int status);
 
 /// "FILE: cannot write the WHAT: REASON; nothing was written" for an HDF5 failure while writing `target`
 /// (its temporary file already removed); REASON is the system's when HDF5 recorded one, else HDF5's

@@ -33,6 +33,22 @@ inline constexpr std::uint32_t kNoGroup = ~std::uint32_t{0};
 /// The GPUs a job runs on, sorted ascending.
 using Placement = std::vector<GpuIndex>;
 
+/// Visits `gpus` run by run of consecutive GPUs on one node, in order: enter(node) before a run's GPUs,
+/// gpu(g) for each of them, leave(node, count) after, with node_of(g) naming a GPU's node. A job's GPUs come
+/// server by server (ascending, node-major), so what is per server (a free-count bucket, a server's energy
+/// and power) is done once per run rather than once per GPU; one pass, as the ledger's phase changes need.
+template <class NodeOf, class Enter, class Gpu, class Leave>
+void for_each_node_run(std::span<const GpuIndex> gpus, const NodeOf& node_of, Enter&& enter, Gpu&& gpu,
+                       Leave&& leave) {
+  for (std::size_t i = 0; i < gpus.size();) {
+    const NodeIndex n = node_of(gpus[i]);
+    enter(n);
+    std::uint32_t count = 0;
+    for (; i < gpus.size() && node_of(gpus[i]) == n; ++i, ++count) gpu(gpus[i]);
+    leave(n, count);
+  }
+}
+
 /// `nodes` identical nodes of `gpus_per_node` GPUs each (one group of a heterogeneous fleet).
 struct NodeBlock {
   std::uint32_t nodes = 1;
@@ -81,7 +97,8 @@ class Cluster {
   void release(JobIndex job, std::span<const GpuIndex> gpus);
 
  private:
-  void move_bucket(NodeIndex n, std::uint32_t from, std::uint32_t to);
+  /// Node n has `count` free GPUs from now on: its bucket, its count and the total follow.
+  void set_free(NodeIndex n, std::uint32_t count);
 
   std::uint32_t nodes_ = 0, gpus_per_node_ = 0;
   NodeIndex node_offset_ = 0;
