@@ -6,7 +6,6 @@
 #include <pybind11/stl/filesystem.h>
 
 #include <stdlib.h>  // on_exit (glibc)
-#include <cstdio>
 #include <cstdlib>
 
 #include "bindings.hpp"

@@ -219,6 +219,26 @@ TEST_CASE("a router with a one-table budget routes exactly as one that keeps eve
   CHECK(big.cached_network_tables() == 8);
 }
 
+TEST_CASE("a router gives every pair the route a fresh router gives it, single path or not") {
+  // A k = 4 fat-tree: GPUs of one server and servers under one edge switch have one shortest path (kept by
+  // the memo after the first route), servers in different pods have four (never kept: the key chooses).
+  TopologyConfig c = config("fat_tree");
+  c.k = 4;
+  c.storage.servers = 0;
+  const Topology t = build_topology(c, 16, 2);
+  Router warm(t, RouteMetric::hops);
+  const auto& gpus = t.gpus();
+  for (int round = 0; round < 2; ++round)
+    for (std::size_t i = 0; i < gpus.size(); ++i)
+      for (std::size_t j = 0; j < gpus.size(); ++j)
+        for (std::uint64_t key = 0; key < 3; ++key) {
+          if (i == j) continue;
+          Router fresh(t, RouteMetric::hops);
+          INFO("gpu " << i << " to gpu " << j << ", key " << key << ", round " << round);
+          CHECK(warm.path(gpus[i], gpus[j], key) == fresh.path(gpus[i], gpus[j], key));
+        }
+}
+
 TEST_CASE("routes on a GraphML topology equal the stored routes, with hop counts by hand") {
   // Four routers in a ring r0 - r1 - r2 - r3 - r0 plus a chord r0 - r2; server i (GPUs gi0, gi1 on one
   // NVSwitch-like hub hi) hangs off router ri; storage st on r3. By hand, in hops:

@@ -1,8 +1,6 @@
 // The memo of single-path routes: what is kept is found, by its ordered pair; past capacity it starts again.
 #include <catch2/catch.hpp>
 
-#include "fleetwatt/topologies/fabrics/topology_config.hpp"
-#include "fleetwatt/topologies/graph/routing.hpp"
 #include "fleetwatt/topologies/graph/single_path_memo.hpp"
 
 using namespace fleetwatt::topologies;
@@ -42,25 +40,4 @@ TEST_CASE("the memo grows its table as pairs come and empties itself past its ca
   CHECK_FALSE(memo.find(0, 1, out, latency));
   REQUIRE(memo.find(9000, 9001, out, latency));
   CHECK(out == std::vector<DirectedLink>{5, 6});
-}
-
-TEST_CASE("a router gives every pair the route a fresh router gives it, single path or not") {
-  // A k = 4 fat-tree: GPUs of one server and servers under one edge switch have one shortest path (kept by
-  // the memo after the first route), servers in different pods have four (never kept: the key chooses).
-  TopologyConfig c;
-  c.kind = "fat_tree";
-  c.k = 4;
-  c.storage.servers = 0;
-  const Topology t = build_topology(c, 16, 2);
-  Router warm(t, RouteMetric::hops);
-  const auto& gpus = t.gpus();
-  for (int round = 0; round < 2; ++round)
-    for (std::size_t i = 0; i < gpus.size(); ++i)
-      for (std::size_t j = 0; j < gpus.size(); ++j)
-        for (std::uint64_t key = 0; key < 3; ++key) {
-          if (i == j) continue;
-          Router fresh(t, RouteMetric::hops);
-          INFO("gpu " << i << " to gpu " << j << ", key " << key << ", round " << round);
-          CHECK(warm.path(gpus[i], gpus[j], key) == fresh.path(gpus[i], gpus[j], key));
-        }
 }

@@ -44,8 +44,7 @@ PowerLedger::PowerLedger(const LedgerConfig& config, PowerSink* sink)
   node_last_.assign(nodes, Time::zero());
   node_touched_.assign(nodes, 0);
   node_sample_W_.resize(nodes);
-  const double dt = config_.node_interval.seconds();
-  for (NodeIndex n = 0; n < nodes; ++n) node_sample_W_[n] = node_W_[n] * dt / dt;
+  for (NodeIndex n = 0; n < nodes; ++n) node_sample_W_[n] = whole_interval_mean_W(n);
   it_W_ = base_total_W_ + load_ * gpu_total_W_;
   if (config_.facility) weather_step_ = config_.facility->step_at(Time::zero());
   PowerSink* s = sink_;
@@ -87,6 +86,12 @@ void PowerLedger::send_state() {
   if (!run.empty()) sink_->gpu_change(Time::zero(), run, gpu_W_[run.front()]);
 }
 
+double PowerLedger::whole_interval_mean_W(NodeIndex n) const {
+  // As a cut computes it for a node untouched all interval: (0 + W x dt) / dt, to the last bit.
+  const double dt = config_.node_interval.seconds();
+  return node_W_[n] * dt / dt;
+}
+
 void PowerLedger::cut_node_samples(Time b, double dt) {
   // A node untouched since the interval began drew node_W_ throughout: its mean, (0 + W x dt) / dt, is
   // already in node_sample_W_ (set when it was last touched), so only the nodes touched since are visited.
@@ -98,9 +103,8 @@ void PowerLedger::cut_node_samples(Time b, double dt) {
 void PowerLedger::restart_node_interval(Time b) {
   // Touched nodes start the next interval untouched: their sample becomes the full interval's mean at
   // their present power, the value the next cut keeps unless they are touched again.
-  const double dt = config_.node_interval.seconds();
   for (const NodeIndex n : touched_) {
-    node_sample_W_[n] = node_W_[n] * dt / dt;
+    node_sample_W_[n] = whole_interval_mean_W(n);
     node_touched_[n] = 0;
   }
   touched_.clear();

@@ -8,8 +8,9 @@
 namespace fleetwatt::topologies {
 
 SinglePathMemo::SinglePathMemo(std::size_t capacity)
-    : slots_(std::min<std::size_t>(kFirstSlots, std::bit_ceil(2 * std::max<std::size_t>(capacity, 1)))),
-      capacity_(std::bit_ceil(2 * std::max<std::size_t>(capacity, 1)) / 2) {}
+    : capacity_(std::bit_ceil(std::max<std::size_t>(capacity, 1))) {
+  slots_.resize(std::min(kFirstSlots, 2 * capacity_));
+}
 
 void SinglePathMemo::grow() {
   std::vector<Slot> old(slots_.size() * 2);

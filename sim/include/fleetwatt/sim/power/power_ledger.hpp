@@ -111,6 +111,8 @@ class PowerLedger {
   /// Ends the node interval in progress at `t`: each node's mean power over its `dt` seconds (the whole
   /// interval) into node_sample_W_; the nodes touched in it are the only ones whose mean changed.
   void cut_node_samples(Time t, double dt);
+  /// Node n's mean over a whole node interval at its present power, the sample it keeps while untouched.
+  [[nodiscard]] double whole_interval_mean_W(NodeIndex n) const;
   /// Starts the next node interval at `t` once the samples have been sent.
   void restart_node_interval(Time t);
   /// The last, partial node interval: every node's mean over its `dt` seconds up to `end`.
