@@ -9,6 +9,45 @@
 
 using namespace fleetwatt::sim;
 
+namespace {
+std::vector<NodeIndex> members(const NodeSet& s) {
+  return {s.begin(), s.end()};
+}
+}  // namespace
+
+TEST_CASE("a node set walks its members in ascending order through inserts and erases", "[cluster]") {
+  // Against std::set, over 300 nodes (five words, the last partial): inserts, erases of members and of
+  // non-members, repeated inserts, and a set emptied and refilled from its top word.
+  NodeSet s(300);
+  std::set<NodeIndex> ref;
+  CHECK(s.empty());
+  CHECK(s.begin() == s.end());
+  std::uint64_t x = 12345;
+  for (int i = 0; i < 5000; ++i) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    const auto n = static_cast<NodeIndex>((x >> 33) % 300);
+    if ((x >> 20) % 3 == 0) {
+      s.erase(n);
+      ref.erase(n);
+    } else {
+      s.insert(n);
+      ref.insert(n);
+    }
+    if (i % 97 == 0) REQUIRE(members(s) == std::vector<NodeIndex>(ref.begin(), ref.end()));
+  }
+  CHECK(members(s) == std::vector<NodeIndex>(ref.begin(), ref.end()));
+  CHECK(s.size() == ref.size());
+  for (const NodeIndex n : ref) s.erase(n);
+  CHECK(s.empty());
+  CHECK(members(s).empty());
+  s.insert(299);
+  s.insert(64);
+  s.insert(63);
+  CHECK(members(s) == std::vector<NodeIndex>{63, 64, 299});
+  CHECK(s.contains(64));
+  CHECK_FALSE(s.contains(65));
+}
+
 TEST_CASE("allocation and release keep per-node free counts", "[cluster]") {
   Cluster c(3, 4);
   CHECK(c.gpus() == 12);
@@ -43,13 +82,13 @@ TEST_CASE("a job's GPUs in any order leave every node in the bucket of its free 
   CHECK(c.free_gpus(0) == 1);
   CHECK(c.free_gpus(1) == 3);
   CHECK(c.free_gpus(2) == 0);
-  CHECK(c.nodes_with_free(0) == std::set<NodeIndex>{2});
-  CHECK(c.nodes_with_free(1) == std::set<NodeIndex>{0});
-  CHECK(c.nodes_with_free(3) == std::set<NodeIndex>{1});
+  CHECK(members(c.nodes_with_free(0)) == std::vector<NodeIndex>{2});
+  CHECK(members(c.nodes_with_free(1)) == std::vector<NodeIndex>{0});
+  CHECK(members(c.nodes_with_free(3)) == std::vector<NodeIndex>{1});
   CHECK(c.nodes_with_free(4).empty());
   c.release(0, std::vector<GpuIndex>{11, 2, 10, 4, 1, 9, 8, 0});
   CHECK(c.free_gpus() == 12);
-  CHECK(c.nodes_with_free(4) == std::set<NodeIndex>{0, 1, 2});
+  CHECK(members(c.nodes_with_free(4)) == std::vector<NodeIndex>{0, 1, 2});
   for (std::uint32_t k = 0; k < 4; ++k) CHECK(c.nodes_with_free(k).empty());
   // A GPU named twice in one release is refused at its second mention.
   c.allocate(1, std::vector<GpuIndex>{5});

@@ -27,7 +27,7 @@ Cluster::Cluster(std::span<const NodeBlock> blocks, NodeIndex node_offset) : nod
   node_of_gpu_.reserve(total);
   first_gpu_.reserve(nodes_ + 1);
   free_per_node_.reserve(nodes_);
-  nodes_by_free_.resize(gpus_per_node_ + 1);
+  nodes_by_free_.assign(gpus_per_node_ + 1, NodeSet(nodes_));
   GpuIndex next = 0;
   NodeIndex n = 0;
   for (const auto& b : blocks)

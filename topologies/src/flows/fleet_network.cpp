@@ -187,10 +187,13 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const jobs:
     use_links(*s->allreduce, +1);
   }
   if (storage_Bps_ > 0.0 && meta.dataset_samples > 0.0 && s->sample_bytes > 0.0) {
-    // One read flow per node, capped by that node's share of the data-loader workers.
+    // One read flow per node, capped by that node's share of the data-loader workers. The GPUs are sorted,
+    // so each node's lie together, in the order of s->nodes: one pass counts them.
+    std::size_t at = 0;
     for (const auto node : s->nodes) {
-      const auto on_node = static_cast<double>(std::count_if(
-          s->gpus.begin(), s->gpus.end(), [&](std::uint32_t g) { return node_of_gpu(g) == node; }));
+      std::size_t count = 0;
+      for (; at < s->gpus.size() && node_of_gpu_[s->gpus[at]] == node; ++at) ++count;
+      const auto on_node = static_cast<double>(count);
       const double cap =
           s->workers * on_node / n_gpus * config_.training.decode_rate_per_worker * s->sample_bytes;
       s->reads.push_back(reads_->add(std::min(cap, nic_[node].Bps > 0.0 ? nic_[node].Bps : kInf)));

@@ -69,7 +69,7 @@ class ReusedHeap {
 class Router::Distances {
  public:
   Distances(const Router& r, const std::vector<Exit>& exits, std::span<const double> own,
-            std::int32_t dst_server, std::int32_t src_server, const std::vector<double>& local)
+            std::int32_t dst_server, std::int32_t src_server, std::span<const double> local)
       : r_(r), exits_(exits), own_(own), dst_server_(dst_server), src_server_(src_server), local_(local) {}
 
   double operator()(Vertex v) const {
@@ -82,6 +82,7 @@ class Router::Distances {
   /// Distance of the network vertex in `slot`: the nearest exit. Floating-point addition rounds
   /// monotonically, so this equals the minimum a full per-destination table held, bit for bit.
   double network(std::uint32_t slot) const {
+    if (exits_.size() == 1) return exits_.front().table[slot] + exits_.front().offset;  // one way in
     double d = kInf;
     for (const Exit& e : exits_) d = std::min(d, e.table[slot] + e.offset);
     return d;
@@ -92,7 +93,7 @@ class Router::Distances {
   const std::vector<Exit>& exits_;
   std::span<const double> own_;
   std::int32_t dst_server_, src_server_;
-  const std::vector<double>& local_;
+  std::span<const double> local_;
 };
 
 Router::Router(const Topology& topo, RouteMetric metric, std::size_t table_budget_bytes)
@@ -123,13 +124,19 @@ Router::Router(const Topology& topo, RouteMetric metric, std::size_t table_budge
     arc_begin_[v] = static_cast<std::uint32_t>(arcs_.size());
     for (const Edge& e : boost::make_iterator_range(boost::out_edges(v, g))) {
       const std::uint32_t id = g[e].id;
-      arcs_.push_back(Arc{static_cast<std::uint32_t>(boost::target(e, g)), topo_.directed(id, v),
-                          topo_.link(id).latency_s});
+      const double latency_s = topo_.link(id).latency_s;
+      arcs_.push_back(Arc{static_cast<std::uint32_t>(boost::target(e, g)), topo_.directed(id, v), latency_s,
+                          metric_ == RouteMetric::hops ? 1.0 : latency_s + kHopTieBreak_s});
     }
   }
   arc_begin_[n] = static_cast<std::uint32_t>(arcs_.size());
   order_network_slots();
   find_server_shapes();
+  links_servers_.assign(server_vertices_.size(), 0);
+  for (std::size_t s = 0; s < server_vertices_.size(); ++s)
+    for (const Vertex u : server_vertices_[s])
+      for (const Arc& a : arcs(u))
+        if (server_[a.to] >= 0 && server_[a.to] != static_cast<std::int32_t>(s)) links_servers_[s] = 1;
   index_network_arcs();
   network_tables_.resize(network_vertices_);
   const std::size_t table_bytes = std::max<std::size_t>(1, network_vertices_) * sizeof(double);
@@ -196,10 +203,6 @@ void Router::index_network_arcs() {
   }
 }
 
-double Router::weight(const Arc& a) const noexcept {
-  return metric_ == RouteMetric::hops ? 1.0 : a.latency_s + kHopTieBreak_s;
-}
-
 bool Router::on_shortest(double dist_v, double dist_u, double w) const {
   if (metric_ == RouteMetric::hops) return dist_u + w == dist_v;
   return std::abs(dist_u + w - dist_v) <= 1e-9 * kHopTieBreak_s + 1e-12 * dist_v;
@@ -218,7 +221,7 @@ const double* Router::network_distances(Vertex from) {
     if (d > dist[slot_[v]]) continue;
     for (const NetworkArc& na : network_arcs(slot_[v])) {  // servers do not forward
       const Arc& a = arcs_[na.arc];
-      const double nd = d + weight(a);
+      const double nd = d + a.weight;
       if (nd < dist[na.slot]) {
         dist[na.slot] = nd;
         heap.emplace(nd, a.to);
@@ -239,7 +242,7 @@ void Router::settle_within_server(std::vector<double>& dist, std::int32_t server
     if (d > dist[slot_[v]]) continue;
     for (const Arc& a : arcs(v)) {
       if (server_[a.to] != server) continue;
-      const double nd = d + weight(a);
+      const double nd = d + a.weight;
       if (nd < dist[slot_[a.to]]) {
         dist[slot_[a.to]] = nd;
         heap.emplace(nd, a.to);
@@ -276,7 +279,7 @@ void Router::find_server_shapes() {
           continue;
         }
         signature.push_back(to);
-        signature.push_back(std::bit_cast<std::uint64_t>(weight(a)));
+        signature.push_back(std::bit_cast<std::uint64_t>(a.weight));
       }
     }
     const auto [it, fresh] = shapes.emplace(signature, static_cast<std::uint32_t>(shape_base_.size()));
@@ -323,7 +326,7 @@ Router::ToDestination Router::to_destination(Vertex dst) {
       if (own[slot_[u]] == kInf) continue;
       for (const Arc& a : arcs(u)) {
         if (server_[a.to] >= 0) continue;
-        const double offset = own[slot_[u]] + weight(a);
+        const double offset = own[slot_[u]] + a.weight;
         const auto index = static_cast<std::uint32_t>(std::find(first, last, a.to) - first);
         // One exit per attachment vertex, at its smallest offset: table + offset rounds monotonically in
         // the offset, so the minimum is unchanged (a server's NICs usually share one leaf switch).
@@ -374,8 +377,8 @@ Router::Distances Router::distances(Vertex src, Vertex dst) {
       if (d > *dist(v)) continue;
       for (const Arc& a : arcs(v)) {
         double* du = dist(a.to);
-        if (du != nullptr && d + weight(a) < *du) {
-          *du = d + weight(a);
+        if (du != nullptr && d + a.weight < *du) {
+          *du = d + a.weight;
           heap.emplace(*du, a.to);
         }
       }
@@ -398,7 +401,16 @@ Router::Distances Router::distances(Vertex src, Vertex dst) {
     // The source server's side: seeded from its links to the network and to the destination's server,
     // then searched within the server.
     const Distances net(*this, exits_, to.own, ds, ss, local);
-    const auto& members = server_vertices_[static_cast<std::size_t>(ss)];
+    const auto server = static_cast<std::size_t>(ss);
+    const bool memo = !links_servers_[server];  // seeded from the network alone
+    if (memo) {
+      source_key_.clear();
+      for (std::uint32_t i = attach_begin_[server]; i < attach_begin_[server + 1]; ++i)
+        source_key_.push_back(net.network(slot_[attach_pool_[i]]));
+      if (const auto kept = source_sides_.find(shape_of_[server], source_key_))
+        return Distances(*this, exits_, to.own, ds, ss, *kept);
+    }
+    const auto& members = server_vertices_[server];
     local.assign(members.size(), kInf);
     ReusedHeap heap(heap_);
     for (const Vertex u : members) {
@@ -407,11 +419,12 @@ Router::Distances Router::distances(Vertex src, Vertex dst) {
         double dx = kInf;
         if (xs < 0) dx = net.network(slot_[a.to]);
         if (xs >= 0 && xs == ds) dx = to.own[slot_[a.to]];
-        if (dx + weight(a) < local[slot_[u]]) local[slot_[u]] = dx + weight(a);
+        if (dx + a.weight < local[slot_[u]]) local[slot_[u]] = dx + a.weight;
       }
       if (local[slot_[u]] < kInf) heap.emplace(local[slot_[u]], u);
     }
     settle_within_server(local, ss);
+    if (memo) source_sides_.keep(shape_of_[server], source_key_, local);
   }
   return Distances(*this, exits_, to.own, ds, ss, local);
 }
@@ -429,7 +442,7 @@ double Router::path_count(Vertex a, Vertex b) {
     if (const auto it = memo.find(v); it != memo.end()) return it->second;
     double n = 0.0;
     for (const Arc& arc : arcs(v))
-      if (on_shortest(d(v), d(arc.to), weight(arc))) n += count(arc.to);
+      if (on_shortest(d(v), d(arc.to), arc.weight)) n += count(arc.to);
     memo.emplace(v, n);
     return n;
   };
@@ -477,13 +490,13 @@ void Router::next_hops(Vertex v, const Distances& d, std::int32_t dst_server, st
   const double dv = d(v);
   if (server_[v] >= 0) {
     for (const Arc& arc : arcs(v))
-      if (on_shortest(dv, d(arc.to), weight(arc))) next.push_back(&arc);
+      if (on_shortest(dv, d(arc.to), arc.weight)) next.push_back(&arc);
   } else {
     // A network vertex: its arcs into servers other than the route's two lead nowhere (servers do not
     // forward, so their distance is infinite), and the rest are listed apart.
     for (const NetworkArc& na : network_arcs(slot_[v])) {
       const Arc& arc = arcs_[na.arc];
-      if (on_shortest(dv, d.network(na.slot), weight(arc))) next.push_back(&arc);
+      if (on_shortest(dv, d.network(na.slot), arc.weight)) next.push_back(&arc);
     }
     // Each list is in adjacency order; hops from more than one are put back in it (ECMP choices index it).
     int lists = next.empty() ? 0 : 1;
@@ -492,7 +505,7 @@ void Router::next_hops(Vertex v, const Distances& d, std::int32_t dst_server, st
       for (const ServerEntry& e : entries(server)) {
         if (e.from != v) continue;
         const Arc& arc = arcs_[e.arc];
-        if (on_shortest(dv, d(arc.to), weight(arc))) next.push_back(&arc);
+        if (on_shortest(dv, d(arc.to), arc.weight)) next.push_back(&arc);
       }
       if (next.size() > before) ++lists;
     };

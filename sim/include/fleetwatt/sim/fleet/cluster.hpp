@@ -6,12 +6,12 @@
 #pragma once
 
 #include <cstdint>
-#include <set>
 #include <span>
 #include <vector>
 
 #include "fleetwatt/core/event_queue.hpp"
 #include "fleetwatt/core/time.hpp"
+#include "fleetwatt/sim/fleet/node_set.hpp"
 
 namespace fleetwatt::sim {
 
@@ -85,9 +85,7 @@ class Cluster {
   /// Lowest-numbered node with at least k free GPUs, or nodes() if none.
   [[nodiscard]] NodeIndex first_node_with_free(std::uint32_t k) const;
   /// Nodes with exactly k free GPUs, ascending.
-  [[nodiscard]] const std::set<NodeIndex>& nodes_with_free(std::uint32_t k) const {
-    return nodes_by_free_[k];
-  }
+  [[nodiscard]] const NodeSet& nodes_with_free(std::uint32_t k) const { return nodes_by_free_[k]; }
   /// Free GPUs of a node, ascending.
   [[nodiscard]] std::vector<GpuIndex> free_gpus_of(NodeIndex n) const;
 
@@ -108,7 +106,7 @@ class Cluster {
   std::vector<JobIndex> owner_;
   std::vector<std::uint32_t> free_per_node_;
   std::uint32_t free_total_ = 0;
-  std::vector<std::set<NodeIndex>> nodes_by_free_;  ///< [k] = nodes with exactly k free GPUs
+  std::vector<NodeSet> nodes_by_free_;  ///< [k] = nodes with exactly k free GPUs
 };
 
 }  // namespace fleetwatt::sim

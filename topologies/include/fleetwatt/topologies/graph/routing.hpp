@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "fleetwatt/topologies/graph/single_path_memo.hpp"
+#include "fleetwatt/topologies/graph/source_side_memo.hpp"
 #include "fleetwatt/topologies/graph/topology.hpp"
 
 namespace fleetwatt::topologies {
@@ -59,20 +60,21 @@ class Router {
   /// Network tables cached now, and the most kept between routes.
   [[nodiscard]] std::size_t cached_network_tables() const noexcept { return network_filled_.size(); }
   [[nodiscard]] std::size_t network_table_limit() const noexcept { return network_cache_limit_; }
+  /// Source-server searches kept (see SourceSideMemo).
+  [[nodiscard]] std::size_t cached_source_sides() const noexcept { return source_sides_.size(); }
 
   [[nodiscard]] const Topology& topology() const noexcept { return topo_; }
   [[nodiscard]] RouteMetric metric() const noexcept { return metric_; }
 
  private:
-  /// One end of a link as seen from a vertex: the neighbour, the directed link towards it, its latency
-  /// (the weight follows from it and the metric: see weight()).
+  /// One end of a link as seen from a vertex: the neighbour, the directed link towards it, its latency and
+  /// its weight under the metric (one per link, or its latency plus a picosecond), computed once.
   struct Arc {
     std::uint32_t to;
     DirectedLink link;
     double latency_s;
+    double weight;
   };
-  /// An arc's weight under the metric: one per link, or its latency plus a picosecond.
-  [[nodiscard]] double weight(const Arc& a) const noexcept;
   /// Distances to one destination: inside its own server (by server slot), and the network vertices the
   /// server is linked to with the distance from each to the destination. A network vertex's distance is
   /// the minimum over those exits of its network distance to the exit plus the exit's offset, computed
@@ -177,6 +179,11 @@ class Router {
   std::vector<const Arc*> next_;
   std::vector<std::pair<double, Vertex>> heap_;
   SinglePathMemo single_paths_;
+  // A source server's distances depend only on its shape and its attachments' distances to the
+  // destination, unless it links to other servers directly (then the destination's server seeds it too).
+  std::vector<std::uint8_t> links_servers_;  ///< per server: 1 when linked to another server
+  std::vector<double> source_key_;           ///< scratch: the attachments' distances of one route
+  SourceSideMemo source_sides_;
 };
 
 }  // namespace fleetwatt::topologies
