@@ -1,7 +1,8 @@
 // Routes computed on demand from shared per-switch tables equal the routes of a stored all-pairs table
 // (the reference below: one full search per destination over the whole graph, the simplest correct
 // router), on small fat-trees, the other generated fabrics and a GraphML file; hop counts checked by
-// hand; and a router whose table budget forces evictions routes exactly as one that keeps every table.
+// hand, with the source-server searches a fat-tree's routes keep; and a router whose table budget forces
+// evictions routes exactly as one that keeps every table.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -203,6 +204,23 @@ TEST_CASE("fat-tree hop counts by hand, and ECMP path counts (k/2)^2 across pods
   CHECK(r.path_count(gpu[0], gpu[4]) == 4);
   CHECK(r.path(gpu[0], gpu[4], 0).size() == 10);
   CHECK(r.cached_network_tables() <= 2);  // a route's one exit table, after evicting
+}
+
+TEST_CASE("a fat-tree's routes search each source server once per distance to the destination") {
+  // k = 4, one GPU and one NIC per server (GPU - PCIe switch - NIC - edge switch), sixteen servers of one
+  // shape. From a server's edge switch a destination GPU in another server is 3 hops away under the same
+  // edge (edge NIC PCIe GPU), 5 in the same pod and 7 across pods: three keys, whatever the pair, so
+  // routing all 240 ordered pairs of servers keeps three source sides. Every route is checked against a
+  // fresh router's (which searches every time) below; here the count is the point.
+  TopologyConfig c = config("fat_tree");
+  c.k = 4;
+  c.storage.servers = 0;
+  const Topology t = build_topology(c, 16, 1);
+  Router r(t, RouteMetric::hops);
+  for (const Vertex a : t.gpus())
+    for (const Vertex b : t.gpus())
+      if (a != b) (void)r.path(a, b, 0);
+  CHECK(r.cached_source_sides() == 3);
 }
 
 TEST_CASE("a router with a one-table budget routes exactly as one that keeps every table") {

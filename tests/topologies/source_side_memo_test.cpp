@@ -1,12 +1,10 @@
 // The memo of source-server distances: found by shape and the exact bits of the attachments' distances;
-// past capacity it starts again; and on a fat-tree a router needs one source search per distinct key.
+// past capacity it starts again.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <vector>
 
-#include "fleetwatt/topologies/fabrics/topology_config.hpp"
-#include "fleetwatt/topologies/graph/routing.hpp"
 #include "fleetwatt/topologies/graph/source_side_memo.hpp"
 
 using namespace fleetwatt::topologies;
@@ -42,22 +40,4 @@ TEST_CASE("the source memo empties itself past its capacity") {
   CHECK(memo.size() == 1);
   CHECK_FALSE(memo.find(0, std::vector<double>{0.0}));
   CHECK(found(memo, 1, {0.5}) == std::vector<double>{4.0});
-}
-
-TEST_CASE("a fat-tree's routes search each source server once per distance to the destination") {
-  // k = 4, one GPU and one NIC per server (GPU - PCIe switch - NIC - edge switch), sixteen servers of one
-  // shape. From a server's edge switch a destination GPU in another server is 3 hops away under the same
-  // edge (edge NIC PCIe GPU), 5 in the same pod and 7 across pods: three keys, whatever the pair, so
-  // routing all 240 ordered pairs of servers keeps three source sides. Every route is checked against a
-  // fresh router's (which searches every time) in routing_scale_test; here the count is the point.
-  TopologyConfig c;
-  c.kind = "fat_tree";
-  c.k = 4;
-  c.storage.servers = 0;
-  const Topology t = build_topology(c, 16, 1);
-  Router r(t, RouteMetric::hops);
-  for (const Vertex a : t.gpus())
-    for (const Vertex b : t.gpus())
-      if (a != b) (void)r.path(a, b, 0);
-  CHECK(r.cached_source_sides() == 3);
 }

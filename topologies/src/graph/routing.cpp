@@ -132,11 +132,6 @@ Router::Router(const Topology& topo, RouteMetric metric, std::size_t table_budge
   arc_begin_[n] = static_cast<std::uint32_t>(arcs_.size());
   order_network_slots();
   find_server_shapes();
-  links_servers_.assign(server_vertices_.size(), 0);
-  for (std::size_t s = 0; s < server_vertices_.size(); ++s)
-    for (const Vertex u : server_vertices_[s])
-      for (const Arc& a : arcs(u))
-        if (server_[a.to] >= 0 && server_[a.to] != static_cast<std::int32_t>(s)) links_servers_[s] = 1;
   index_network_arcs();
   network_tables_.resize(network_vertices_);
   const std::size_t table_bytes = std::max<std::size_t>(1, network_vertices_) * sizeof(double);
@@ -261,6 +256,7 @@ void Router::find_server_shapes() {
   std::vector<std::uint64_t> signature;
   shape_of_.assign(server_vertices_.size(), 0);
   attach_begin_.assign(server_vertices_.size() + 1, 0);
+  links_servers_.assign(server_vertices_.size(), 0);
   for (std::size_t s = 0; s < server_vertices_.size(); ++s) {
     attach_begin_[s] = static_cast<std::uint32_t>(attach_pool_.size());
     signature.clear();
@@ -276,6 +272,7 @@ void Router::find_server_shapes() {
           to = kNetworkBit | static_cast<std::uint64_t>(at - first);
           if (at == attach_pool_.end()) attach_pool_.push_back(a.to);
         } else {
+          links_servers_[s] = 1;  // its source-side distances depend on that server too
           continue;
         }
         signature.push_back(to);

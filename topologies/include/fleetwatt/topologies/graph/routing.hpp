@@ -133,7 +133,8 @@ class Router {
   void settle_within_server(std::vector<double>& dist, std::int32_t server);
   /// Valid until the next call (the pools may grow; the exits are scratch).
   ToDestination to_destination(Vertex dst);
-  /// Groups servers by shape (see CachedDestination) and lists each one's network neighbours.
+  /// Groups servers by shape (see CachedDestination), lists each one's network neighbours and marks those
+  /// linked directly to another server (links_servers_).
   void find_server_shapes();
   /// Distances from a network vertex to every network vertex (by network slot), over the network only:
   /// one table per vertex that servers attach to (a fat-tree's leaf switches), shared by every route that
