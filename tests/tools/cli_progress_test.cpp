@@ -47,10 +47,12 @@ TEST_CASE("a long run prints plain progress lines on a stderr that is not a term
   // 30 days: still simulating when SIGINT comes at 4 s (10 days, about 4 s, could finish first).
   const auto scenario = dir.write("s.toml", long_scenario(2592000));
   // run_command captures stderr in a file: not a terminal. 4 s leaves room for the first progress figures
-  // under the sanitizers.
+  // under the sanitizers. --foreground: one SIGINT, to the run only; without it timeout signals the run and
+  // then its whole process group, and a second SIGINT that lands after the first was handled is a user's
+  // second Ctrl-C, which ends the run in the signal handler instead of at its next poll.
   const auto r =
-      run_command("FLEETWATT_HEARTBEAT_S=0.5 timeout --preserve-status -s INT 4 " + fleetwatt_command() +
-                  " run " + scenario.string() + " -o " + (dir / "out.h5").string());
+      run_command("FLEETWATT_HEARTBEAT_S=0.5 timeout --foreground --preserve-status -s INT 4 " +
+                  fleetwatt_command() + " run " + scenario.string() + " -o " + (dir / "out.h5").string());
   INFO(r.err);
   CHECK(r.exit_code == 130);
   const auto beats = heartbeat_lines(r.err);
@@ -77,8 +79,9 @@ TEST_CASE("the heartbeat names the preparation while a workload is drawn", "[cli
   // compare draws the whole workload (a million arrivals, more than the default 2 GB holds) before its
   // policies run.
   const auto scenario = dir.write("s.toml", long_scenario(8640000));
-  const auto r = run_command("FLEETWATT_HEARTBEAT_S=0.1 timeout --preserve-status -s INT 1.5 " +
-                             fleetwatt_command() + " compare " + scenario.string() + " --policies fifo --max-memory 8GB");
+  const auto r = run_command("FLEETWATT_HEARTBEAT_S=0.1 timeout --foreground --preserve-status -s INT 1.5 " +
+                             fleetwatt_command() + " compare " + scenario.string() +
+                             " --policies fifo --max-memory 8GB");
   INFO(r.err);
   CHECK(r.exit_code == 130);
   const auto beats = heartbeat_lines(r.err);
