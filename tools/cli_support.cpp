@@ -43,9 +43,11 @@ extern "C" void fleetwatt_on_signal(int sig) {
     stop_flag().store(true);  // the command stops at its next poll and cleans up itself
     return;
   }
-  // Nothing polls (or a second signal): remove what is being written and end now, within the second.
+  // Nothing polls (or a second signal): remove what is being written and end now, within the second. The
+  // words are the polling path's (guarded, below): a signal sent twice at once (GNU timeout signals the
+  // command and then its process group) may end the run either way, and the user reads the same line.
   fleetwatt::core::remove_live_temporaries();
-  static const char message[] = "fleetwatt: interrupted; no output file was written\n";
+  static const char message[] = "fleetwatt: interrupted; no result file was written\n";
   [[maybe_unused]] const auto n = ::write(STDERR_FILENO, message, sizeof message - 1);
   ::_exit(128 + sig);
 }

@@ -17,6 +17,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <system_error>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
@@ -492,7 +493,8 @@ int run_export(const ExportOptions& given) {
            fmt::format("'{}' is not facility, nodes, policies, jobs or members", given.what));
   check_format_options(given);
   const ExportOptions& o = given;
-  if (!fs::is_regular_file(o.file)) refuse(o.file, "RESULT", "no such file");
+  std::error_code missing;
+  if (!fs::is_regular_file(o.file, missing)) refuse(o.file, "RESULT", "no such file");
   std::optional<results::ResultReader> h5;
   try {
     h5.emplace(o.file);

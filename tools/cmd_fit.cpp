@@ -6,10 +6,12 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "cli_support.hpp"
@@ -167,7 +169,8 @@ int run_fit(FitOptions o) {
   std::vector<std::string> texts;
   std::vector<std::string> json_targets;
   SrModelFile file;
-  if (!o.output.empty() && std::filesystem::exists(o.output)) file = load_sr_model(o.output);
+  std::error_code ec;
+  if (!o.output.empty() && std::filesystem::exists(o.output, ec)) file = load_sr_model(o.output);
   std::string table4_text, table4_csv_text;
   for (const auto& target : o.targets) {
     Dataset all = make_dataset(table, target, o.features, o.group);

@@ -166,7 +166,7 @@ Region parse_region(std::string_view text, const std::filesystem::path& file,
       t.require_known({"name", "scenario", "set", "seed"});
       std::filesystem::path p = *path;
       if (p.is_relative()) p = file.parent_path() / p;
-      if (!std::filesystem::exists(p)) t.fail("scenario", fmt::format("file not found: {}", p.string()));
+      if (auto why = core::missing_file(p)) t.fail("scenario", *why);
       const std::vector<std::string> sets = t.strings("set").value_or(std::vector<std::string>{});
       site.scenario = load_scenario(p, sets, t.dotted("set"));
       site.source = p.string();

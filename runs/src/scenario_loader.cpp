@@ -165,8 +165,7 @@ FleetConfig parse_fleet(const TomlTable& t) {
   if (auto file = t.string("gpu_file")) {
     f.gpu_file = *file;
     if (f.gpu_file.is_relative()) f.gpu_file = std::filesystem::path(t.file()).parent_path() / f.gpu_file;
-    if (!std::filesystem::exists(f.gpu_file))
-      t.fail("gpu_file", fmt::format("file not found: {}", f.gpu_file.string()));
+    if (auto why = core::missing_file(f.gpu_file)) t.fail("gpu_file", *why);
   }
   f.gpu_idle_W = t.number_in("gpu_idle_w", 0.0, kMaxGpuW);
   f.gpu_tdp_W = t.number_in("gpu_tdp_w", 0.0, kMaxGpuW);
@@ -662,7 +661,7 @@ TraceConfig parse_trace(const TomlTable& t, const std::filesystem::path& scenari
   c.where = t.where();
   if (!raw.has("file")) throw ConfigError(t.where(), t.dotted("file"), "missing (the trace file)");
   c.file = resolve(scenario_file, raw.get_string("file", ""));
-  if (!std::filesystem::exists(c.file)) t.fail("file", fmt::format("file not found: {}", c.file.string()));
+  if (auto why = core::missing_file(c.file)) t.fail("file", *why);
   std::optional<TraceFormat> format;
   if (raw.has("format")) {
     c.format = raw.get_string("format", "");
@@ -724,7 +723,7 @@ GridSignalConfig parse_grid_signal(const TomlTable& t, const std::filesystem::pa
   c.where = t.where();
   if (!t.has("file")) throw ConfigError(t.where(), t.dotted("file"), "missing (a CSV of time, value)");
   c.file = resolve(scenario_file, *t.string("file"));
-  if (!std::filesystem::exists(c.file)) t.fail("file", fmt::format("file not found: {}", c.file.string()));
+  if (auto why = core::missing_file(c.file)) t.fail("file", *why);
   c.options.time_column = t.string("time_column").value_or("");
   c.options.value_column = t.string("value_column").value_or("");
   c.options.scale = t.number_at_least("scale", 0.0, true).value_or(1.0);
@@ -788,7 +787,7 @@ WorkloadConfig parse_workload(const TomlTable& t, const std::filesystem::path& s
   if (auto csv = t.string("jobs_csv")) {
     std::filesystem::path p = *csv;
     if (p.is_relative()) p = scenario_file.parent_path() / p;
-    if (!std::filesystem::exists(p)) t.fail("jobs_csv", fmt::format("file not found: {}", p.string()));
+    if (auto why = core::missing_file(p)) t.fail("jobs_csv", *why);
     auto jobs = read_jobs_csv(p);
     w.jobs.insert(w.jobs.end(), jobs.begin(), jobs.end());
   }

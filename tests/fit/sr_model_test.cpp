@@ -126,7 +126,8 @@ TEST_CASE("the sr predictor turns job metadata into the square wave", "[sr_model
 
   cfg.params.set("path", {std::string("absent.toml"), {(dir / "scenario.toml").string(), 4, 8}});
   CHECK_THROWS_WITH(fleetwatt::models::PredictorRegistry::with_builtins().make(cfg),
-                    Catch::Contains("scenario.toml:4:8") && Catch::Contains("does not exist"));
+                    Catch::Contains("scenario.toml:4:8: predictor.path: file not found: ") &&
+                        Catch::Contains("absent.toml"));
   // An empty path names the scenario's folder: refused at the key, not when the folder fails to read.
   cfg.params.set("path", {std::string(""), {(dir / "scenario.toml").string(), 4, 8}});
   CHECK_THROWS_WITH(

@@ -262,7 +262,7 @@ epochs = [1, 5]
   INFO(r.err);
   CHECK(r.exit_code == 130);
   CHECK(s < 10.0);  // generous: it ends within the second after the signal at 1 s
-  CHECK(r.err == "fleetwatt: interrupted; no output file was written\n");
+  CHECK(r.err == "fleetwatt: interrupted; no result file was written\n");
   CHECK(files_in(dir.path()) == 1);
 }
 

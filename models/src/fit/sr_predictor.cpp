@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <system_error>
 
+#include "fleetwatt/core/file_text.hpp"
 #include "fleetwatt/core/input_error.hpp"
 
 namespace fleetwatt::models::fit {
@@ -87,10 +89,11 @@ std::unique_ptr<SrPredictor> SrPredictor::from_config(const models::PredictorCon
   }
   // A folder (path = "" names the scenario's own) is refused here, at the key: read as a file it failed
   // with the folder's name and no line.
-  if (!std::filesystem::is_regular_file(p))
-    throw ConfigError(params.where_of("path"), "predictor.path",
-                      fmt::format("model file '{}' {}", p.string(),
-                                  std::filesystem::exists(p) ? "is not a file" : "does not exist"));
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(p, ec))
+    throw ConfigError(
+        params.where_of("path"), "predictor.path",
+        core::missing_file(p).value_or(fmt::format("model file '{}' is not a file", p.string())));
   return std::make_unique<SrPredictor>(p);
 }
 
