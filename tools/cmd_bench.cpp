@@ -20,6 +20,8 @@
 #include <fstream>
 #include <iostream>
 #include <thread>
+#include <tuple>
+#include <vector>
 
 #include "bench_instructions.hpp"
 #include "cli_support.hpp"
@@ -50,6 +52,8 @@ struct BenchOptions {
   unsigned network_repeats = 3;  ///< with/without pairs of --network-scaling, alternating
   /// Horizons (days) of the memory cases; empty: none.
   std::vector<double> memory_days{1.0, 30.0};
+  /// Times the scenario runs, one after another; the figures are the median run's, with the range.
+  unsigned repeat = 1;
 };
 
 /// The network model's scaling goals the comparison checks: at most 1.5x the time and 2x the memory of the
@@ -140,6 +144,18 @@ std::pair<double, double> run_memory_case(const std::string& scenario, double da
   return {static_cast<double>(u.ru_maxrss) / 1024.0, wall};  // Linux reports KiB
 }
 
+/// One timed run of the scenario: its engine loop's and its whole wall time, and what it simulated.
+struct TimedRun {
+  double engine_s = 0.0, wall_s = 0.0;
+  std::uint64_t events = 0;
+  std::uint32_t gpus = 0;
+  double horizon_s = 0.0;
+  std::uint64_t jobs = 0;
+};
+TimedRun time_scenario(const BenchOptions& o);
+/// The runs' figures: the median run's, with the range when there are several.
+void print_timed_runs(const BenchOptions& o, std::vector<TimedRun> runs);
+
 int bench(const BenchOptions& o) {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
@@ -186,6 +202,19 @@ int bench(const BenchOptions& o) {
                              predictor->name());
   }
 
+  // The scenario's run, `repeat` times: a shared VM's wall time varies by a fifth from one minute to the
+  // next, and a median of several runs says more than any one of them.
+  std::vector<TimedRun> runs;
+  for (unsigned k = 0; k < o.repeat; ++k) {
+    runs.push_back(time_scenario(o));
+    if (stop_flag().load()) throw sim::Interrupted();
+  }
+  print_timed_runs(o, runs);
+  std::cout << fmt::format("  peak memory (max RSS)       {:.1f} MiB\n", peak_rss_MiB());
+  return 0;
+}
+
+TimedRun time_scenario(const BenchOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   Heartbeat heartbeat;  // lines on a stderr that is not a terminal (heartbeat.hpp)
   heartbeat.phase("loading the scenario");
@@ -222,21 +251,41 @@ int bench(const BenchOptions& o) {
     writer->commit();
   }
   heartbeat.stop();  // no line among the figures
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  TimedRun t;
+  t.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const auto& s = engine.summary();
+  t.engine_s = s.wall_s;
+  t.events = s.events;
+  t.gpus = engine.cluster().gpus();
+  t.horizon_s = s.horizon_s;
+  t.jobs = s.jobs_total;
+  if (writer && o.output.empty()) std::filesystem::remove(out);
+  return t;
+}
+
+void print_timed_runs(const BenchOptions& o, std::vector<TimedRun> runs) {
+  const TimedRun& first = runs.front();
   std::cout << fmt::format("  scenario                    {} ({} GPUs, {:.1f} h, {} jobs)\n", o.scenario,
-                           engine.cluster().gpus(), s.horizon_s / 3600, s.jobs_total);
+                           first.gpus, first.horizon_s / 3600, first.jobs);
+  // The median of an even count is the lower middle run: a run that happened, not a mean of two.
+  const auto median = [&](auto key) {
+    std::sort(runs.begin(), runs.end(),
+              [&](const TimedRun& a, const TimedRun& b) { return key(a) < key(b); });
+    return std::tuple{key(runs[(runs.size() - 1) / 2]), key(runs.front()), key(runs.back())};
+  };
+  const auto range = [&](double lo, double hi) {
+    return runs.size() < 2 ? std::string() : fmt::format("; {} runs: {:.3f}-{:.3f} s", runs.size(), lo, hi);
+  };
+  const auto [engine_s, engine_lo, engine_hi] = median([](const TimedRun& r) { return r.engine_s; });
   std::cout << fmt::format(
       "  engine events               {} in {:.3f} s = {:.2f} M events/s (engine loop incl. "
-      "power accounting{})\n",
-      s.events, s.wall_s, static_cast<double>(s.events) / s.wall_s / 1e6,
-      o.no_output ? "" : " and HDF5 streaming");
-  std::cout << fmt::format("  whole run wall time         {:.3f} s (load, predict, simulate{})\n", wall,
-                           o.no_output ? "" : ", write HDF5");
-  std::cout << fmt::format("  peak memory (max RSS)       {:.1f} MiB\n", peak_rss_MiB());
-  if (writer && o.output.empty()) std::filesystem::remove(out);
-
-  return 0;
+      "power accounting{}{}{})\n",
+      first.events, engine_s, static_cast<double>(first.events) / engine_s / 1e6,
+      o.no_output ? "" : " and HDF5 streaming", runs.size() < 2 ? "" : "; the median",
+      range(engine_lo, engine_hi));
+  const auto [wall_s, wall_lo, wall_hi] = median([](const TimedRun& r) { return r.wall_s; });
+  std::cout << fmt::format("  whole run wall time         {:.3f} s (load, predict, simulate{}{})\n", wall_s,
+                           o.no_output ? "" : ", write HDF5", range(wall_lo, wall_hi));
 }
 
 struct ChildRun {
@@ -288,6 +337,7 @@ int network_scaling(const BenchOptions& o) {
       static_cast<double>(o.network_gpus) / static_cast<double>(s.fleet.gpus_per_node) / base_nodes;
   BenchOptions child = o;
   child.network_scaling = 0.0;
+  child.repeat = 1;  // the pairs are the repeats here
   child.predict_jobs = 0;
   child.memory_days.clear();
   child.queue_events = 1000;
@@ -348,6 +398,7 @@ void add_bench_command(CLI::App& app, Action& action) {
   cmd->footer(
       "Examples:\n"
       "  fleetwatt bench                              # speed and memory figures of the default day\n"
+      "  fleetwatt bench --no-output --no-memory --repeat 9   # the engine's events/s, median of 9 runs\n"
       "  fleetwatt bench --network-scaling 10         # the network's cost at 10x the fleet\n"
       "  fleetwatt bench --instructions               # the instruction-count gate (exit 1: a slowdown)\n"
       "  fleetwatt bench --instructions --case llm-campus --tolerance 1");
@@ -388,6 +439,11 @@ void add_bench_command(CLI::App& app, Action& action) {
       ->delimiter(',');
   cmd->add_flag_callback(
       "--no-memory", [opts] { opts->memory_days.clear(); }, "Skip the memory cases");
+  cmd->add_option("--repeat", opts->repeat,
+                  "Run the scenario this many times, one after another, and give the median run's engine "
+                  "and wall time with the range (a shared machine's times vary from minute to minute)")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 99u));
   CLI::Option* instructions = cmd->add_flag(
       "--instructions", gate->enabled,
       "Count the instructions of each case of --baseline (a `fleetwatt run` of this binary under valgrind's "
@@ -396,8 +452,8 @@ void add_bench_command(CLI::App& app, Action& action) {
   // by the action rather than CLI11's excludes(), which would tag every one of them in --help.
   std::vector<const CLI::Option*> timing;
   for (const char* name : {"scenario", "--output", "--no-output", "--queue-events", "--predict-jobs", "--set",
-                           "--scale", "--no-topology", "--network-scaling", "--network-gpus", "--network-repeats",
-                           "--memory-days", "--no-memory"})
+                           "--scale", "--no-topology", "--network-scaling", "--network-gpus",
+                           "--network-repeats", "--memory-days", "--no-memory", "--repeat"})
     timing.push_back(cmd->get_option(name));
   cmd->add_option("--baseline", gate->baseline,
                   "The cases and their counts (scenario paths relative to its `root`, default its folder)")

@@ -1,9 +1,12 @@
 // fleetwatt bench's scaling options end to end: --scale and --no-topology change what is timed, and
 // --network-scaling runs the scaled scenario with and without its network and the large run, each in a
-// process of its own; scenarios it cannot scale are refused with one line and exit status 2.
+// process of its own; --repeat gives the median of several runs with their range; scenarios it cannot scale
+// are refused with one line and exit status 2.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <regex>
+#include <string>
 
 #include "test_support.hpp"
 
@@ -40,6 +43,38 @@ TEST_CASE("bench --scale multiplies the fleet and --no-topology drops the networ
   CHECK(r.exit_code == 0);
   // 4 nodes x 2.5 = 10 nodes of 4 GPUs.
   CHECK(r.out.find("(40 GPUs, 1.0 h") != std::string::npos);
+}
+
+TEST_CASE("bench --repeat gives the median run's engine and wall time with the range of the runs", "[cli]") {
+  TempDir dir;
+  const auto s = dir.write("s.toml", kNetworked);
+  const auto r = run_command(fleetwatt_command() + " bench " + s.string() +
+                             " --no-output --no-memory --predict-jobs 0 --queue-events 10 --repeat 3");
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  // One line of figures each, the median inside the range: lo <= median <= hi.
+  const std::regex engine(R"(engine events +(\d+) in ([0-9.]+) s = [0-9.]+ M events/s \(engine loop incl\. )"
+                          R"(power accounting; the median; 3 runs: ([0-9.]+)-([0-9.]+) s\))");
+  const std::regex wall(
+      R"(whole run wall time +([0-9.]+) s \(load, predict, simulate; 3 runs: ([0-9.]+)-([0-9.]+) s\))");
+  std::smatch m;
+  REQUIRE(std::regex_search(r.out, m, engine));
+  CHECK(std::stod(m[3]) <= std::stod(m[2]));
+  CHECK(std::stod(m[2]) <= std::stod(m[4]));
+  REQUIRE(std::regex_search(r.out, m, wall));
+  CHECK(std::stod(m[2]) <= std::stod(m[1]));
+  CHECK(std::stod(m[1]) <= std::stod(m[3]));
+  std::size_t lines = 0;
+  for (auto at = r.out.find("engine events"); at != std::string::npos;
+       at = r.out.find("engine events", at + 1))
+    ++lines;
+  CHECK(lines == 1);
+  // One run (the default) prints no range.
+  const auto one = run_command(fleetwatt_command() + " bench " + s.string() +
+                               " --no-output --no-memory --predict-jobs 0 --queue-events 10");
+  CHECK(one.exit_code == 0);
+  CHECK(one.out.find("runs:") == std::string::npos);
+  CHECK(run_command(fleetwatt_command() + " bench " + s.string() + " --repeat 0").exit_code == 2);
 }
 
 TEST_CASE("bench --network-scaling times the scaled run with and without the network, and the large run",
