@@ -65,6 +65,22 @@ TEST_CASE("allocation and release keep per-node free counts", "[cluster]") {
   CHECK(c.owner(0) == kNoJob);
 }
 
+TEST_CASE("a node's first free GPUs are appended in ascending order, no more than it has", "[cluster]") {
+  Cluster c(2, 4);
+  c.allocate(0, std::vector<GpuIndex>{1, 3});  // node 0: GPUs 0 and 2 free
+  std::vector<GpuIndex> out{7};                // appended after what is there
+  c.append_free_gpus(0, 1, out);
+  CHECK(out == std::vector<GpuIndex>{7, 0});
+  c.append_free_gpus(0, 4, out);  // asks for 4, the node has 2
+  CHECK(out == std::vector<GpuIndex>{7, 0, 0, 2});
+  out.clear();
+  c.append_free_gpus(1, 3, out);
+  CHECK(out == std::vector<GpuIndex>{4, 5, 6});
+  c.append_free_gpus(1, 0, out);
+  CHECK(out.size() == 3);
+  CHECK(c.free_gpus_of(0) == std::vector<GpuIndex>{0, 2});  // the list it replaces in the placements
+}
+
 TEST_CASE("a GPU is never given to two jobs", "[cluster]") {
   Cluster c(1, 4);
   c.allocate(0, std::vector<GpuIndex>{1});

@@ -56,6 +56,14 @@ std::vector<GpuIndex> Cluster::free_gpus_of(NodeIndex n) const {
   return out;
 }
 
+void Cluster::append_free_gpus(NodeIndex n, std::uint32_t k, std::vector<GpuIndex>& out) const {
+  for (GpuIndex g = first_gpu_[n]; g < first_gpu_[n + 1] && k > 0; ++g)
+    if (owner_[g] == kNoJob) {
+      out.push_back(g);
+      --k;
+    }
+}
+
 void Cluster::set_free(NodeIndex n, std::uint32_t count) {
   const std::uint32_t was = free_per_node_[n];
   nodes_by_free_[was].erase(n);

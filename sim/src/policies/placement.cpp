@@ -14,8 +14,7 @@ std::optional<Placement> FirstFitPlacement::place(const Cluster& c, std::uint32_
     // A job that fits in one server is never split across servers: it waits for one with room.
     const NodeIndex n = c.first_node_with_free(n_gpus);
     if (n >= c.nodes()) return std::nullopt;
-    auto free = c.free_gpus_of(n);
-    out.assign(free.begin(), free.begin() + n_gpus);
+    c.append_free_gpus(n, n_gpus, out);
     return out;
   }
   // Multi-node jobs: whole free servers first (fewest servers, least fragmentation), lowest-numbered first...
@@ -30,11 +29,9 @@ std::optional<Placement> FirstFitPlacement::place(const Cluster& c, std::uint32_
   // ...then the rest from the lowest-numbered servers with room.
   for (NodeIndex n = 0; n < c.nodes() && remaining > 0; ++n) {
     if (c.free_gpus(n) == 0 || std::find(used.begin(), used.end(), n) != used.end()) continue;
-    for (GpuIndex i : c.free_gpus_of(n)) {
-      if (remaining == 0) break;
-      out.push_back(i);
-      --remaining;
-    }
+    const std::size_t before = out.size();
+    c.append_free_gpus(n, remaining, out);
+    remaining -= static_cast<std::uint32_t>(out.size() - before);
   }
   if (remaining > 0) return std::nullopt;
   std::sort(out.begin(), out.end());

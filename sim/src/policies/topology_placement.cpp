@@ -21,8 +21,7 @@ std::optional<NodeIndex> best_fit_node(const Cluster& c, std::uint32_t k, const 
 }
 
 void take(const Cluster& c, NodeIndex n, std::uint32_t k, Placement& out) {
-  const auto free = c.free_gpus_of(n);
-  out.insert(out.end(), free.begin(), free.begin() + k);
+  c.append_free_gpus(n, k, out);
 }
 
 std::uint32_t rack_count(const std::vector<std::uint32_t>& racks) {

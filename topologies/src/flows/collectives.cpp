@@ -14,6 +14,7 @@ namespace {
 std::vector<Transfer> ring(const std::vector<Vertex>& ranks, double bytes) {
   std::vector<Transfer> t;
   if (ranks.size() < 2) return t;
+  t.reserve(ranks.size());
   for (std::size_t i = 0; i < ranks.size(); ++i)
     t.push_back({ranks[i], ranks[(i + 1) % ranks.size()], bytes});
   return t;
@@ -165,12 +166,14 @@ PlacedCollective::PlacedCollective(Collective collective, Router& router, FlowNe
   flows_.reserve(transfers);
   latency_.reserve(transfers);
   path_at_.reserve(transfers + 1);
+  path_at_.push_back(0);
   links_.reserve(transfers * 4);  // most transfers of a ring stay in a server (two or three links)
   try {
     if (collective_.phases.size() == 1) {
       // One phase (a ring, the usual all-reduce): every transfer is its own flow, in order, as the general
       // case below makes them, without its two maps' allocation per transfer.
       auto& map = flow_of_.emplace_back();
+      map.reserve(transfers);
       for (const auto& t : collective_.phases.front().transfers) map.push_back(add(t));
     } else {
       std::map<std::tuple<Vertex, Vertex, std::uint32_t>, std::uint32_t> index;

@@ -168,8 +168,8 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const jobs:
   if (s->step_plan) {
     add_step_traffic(*s, id, key);
   } else if (n_gpus > 1 && grad > 0.0) {
-    std::vector<Vertex> ranks;
-    ranks.reserve(n_gpus);
+    auto& ranks = scratch_ranks_;
+    ranks.clear();
     for (const auto gpu : s->gpus) ranks.push_back(topo_.gpus().at(gpu));
     Collective c;
     switch (config_.allreduce) {
@@ -190,6 +190,7 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const jobs:
     // One read flow per node, capped by that node's share of the data-loader workers. The GPUs are sorted,
     // so each node's lie together, in the order of s->nodes: one pass counts them.
     std::size_t at = 0;
+    s->reads.reserve(s->nodes.size());
     for (const auto node : s->nodes) {
       std::size_t count = 0;
       for (; at < s->gpus.size() && node_of_gpu_[s->gpus[at]] == node; ++at) ++count;
@@ -209,11 +210,12 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const jobs:
                                       : models::checkpoint_bytes(s->meta, config_.training);
   if (checkpoint_bytes > 0.0 && storage_Bps_ > 0.0) {
     // The nodes grouped by NIC bandwidth: fixed while the job runs, so computed once.
-    std::vector<double> caps;
-    caps.reserve(s->nodes.size());
+    auto& caps = scratch_caps_;
+    caps.clear();
     for (const auto node : s->nodes) caps.push_back(nic_[node].Bps > 0.0 ? nic_[node].Bps : kInf);
     std::sort(caps.begin(), caps.end());
-    std::vector<std::pair<double, std::uint32_t>> groups;
+    auto& groups = scratch_groups_;
+    groups.clear();
     for (std::size_t i = 0; i < caps.size();) {
       std::size_t k = i;
       while (k < caps.size() && caps[k] == caps[i]) ++k;
@@ -224,7 +226,7 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const jobs:
     c.single = groups.size() == 1 && !s->reads.empty();
     c.cap_Bps = groups.front().first;
     c.nodes = groups.front().second;
-    if (!c.single) s->write_groups = std::move(groups);
+    if (!c.single) s->write_groups = groups;
   }
   jobs_[id] = std::move(s);
   return id;

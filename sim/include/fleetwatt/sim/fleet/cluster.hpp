@@ -88,6 +88,9 @@ class Cluster {
   [[nodiscard]] const NodeSet& nodes_with_free(std::uint32_t k) const { return nodes_by_free_[k]; }
   /// Free GPUs of a node, ascending.
   [[nodiscard]] std::vector<GpuIndex> free_gpus_of(NodeIndex n) const;
+  /// Appends the first `k` free GPUs of node n (ascending; fewer when it has fewer) to `out`: a placement
+  /// built in place, without a list of the node's free GPUs per node taken.
+  void append_free_gpus(NodeIndex n, std::uint32_t k, std::vector<GpuIndex>& out) const;
 
   /// Gives the GPUs to `job`; throws InvariantError if any is taken (a double booking is a bug).
   void allocate(JobIndex job, std::span<const GpuIndex> gpus);

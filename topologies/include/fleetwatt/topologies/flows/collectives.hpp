@@ -91,7 +91,7 @@ class PlacedCollective {
   FlowNetwork* network_;
   std::vector<FlowId> flows_;                        ///< one per distinct pair
   std::vector<DirectedLink> links_;                  ///< the flows' routes, one after another
-  std::vector<std::uint32_t> path_at_{0};            ///< per flow: its route's start; one more at the end
+  std::vector<std::uint32_t> path_at_;               ///< per flow: its route's start; one more at the end
   std::vector<double> latency_;                      ///< per flow
   std::vector<std::vector<std::uint32_t>> flow_of_;  ///< [phase][transfer] -> index into flows_
   std::uint32_t group_ = FlowNetwork::kNoGroup;

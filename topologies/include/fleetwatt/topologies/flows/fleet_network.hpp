@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "fleetwatt/jobs/job_spec.hpp"
@@ -124,6 +125,11 @@ class FleetNetwork {
   /// the NIC, bounds loading in practice. A checkpoint's duration is fixed at its start.
   std::unique_ptr<SharedPool> reads_, writes_;
   std::vector<std::unique_ptr<JobState>> jobs_;
+  // Scratch of add_job, reused so that a job's start allocates only what the job keeps: its ranks' vertices
+  // and its nodes' NIC bandwidths, sorted and grouped.
+  std::vector<Vertex> scratch_ranks_;
+  std::vector<double> scratch_caps_;
+  std::vector<std::pair<double, std::uint32_t>> scratch_groups_;
   /// What a checkpoint needs, by NetJob, in a dense array: a checkpoint per epoch of every job reaches it
   /// without touching the job's (cold, scattered) state in the usual case, one NIC bandwidth among its
   /// nodes and reads holding them.
