@@ -51,8 +51,7 @@ NodeIndex Cluster::first_node_with_free(std::uint32_t k) const {
 
 std::vector<GpuIndex> Cluster::free_gpus_of(NodeIndex n) const {
   std::vector<GpuIndex> out;
-  for (GpuIndex g = first_gpu_[n]; g < first_gpu_[n + 1]; ++g)
-    if (owner_[g] == kNoJob) out.push_back(g);
+  append_free_gpus(n, gpus_on(n), out);
   return out;
 }
 
