@@ -34,6 +34,7 @@ class FacilitySeries final : public sim::PowerSink {
   }
   void node_samples(sim::Time, std::span<const double>) override {}
   void gpu_change(sim::Time, std::span<const sim::GpuIndex>, double) override {}
+  [[nodiscard]] bool wants_gpu_changes() const override { return false; }
   void grid_sample(sim::Time, double carbon_kg, double cost) override {
     carbon.push_back(carbon_kg);
     price.push_back(cost);

@@ -9,6 +9,7 @@
 #include "fleetwatt/runs/run_assembly.hpp"
 #include "fleetwatt/sim/engine/engine.hpp"
 #include "fleetwatt/sim/policies/policies.hpp"
+#include "sim_test_support.hpp"
 
 using namespace fleetwatt;
 
@@ -117,6 +118,8 @@ TEST_CASE("jobs run on one group each with that type's phases, and their energy 
   // FIFO, first fit, groups in order: job 0 (8 GPUs, 2 epochs) fills group a; job 1 (2 GPUs) finds no room
   // in a and runs on b; job 2 (4 GPUs) fits neither now and starts on a when job 0 ends at 2 x 15 = 30 s.
   auto e = engine(two_groups(100.0), {job(0, 8, 2), job(1, 2, 1), job(2, 4, 1)}, p);
+  test::RecordingSink sink;  // keeps GPU changes, so the ledger keeps each GPU's power
+  e->attach(&sink);
   e->run();
   const auto& jobs = e->jobs();
   CHECK(jobs[0].gpu_type.preset == "typea");
@@ -140,9 +143,10 @@ TEST_CASE("jobs run on one group each with that type's phases, and their energy 
   CHECK(e->summary().gpu_energy_J == Approx(gpu_J));
   // IT adds node bases 2 x 100 + 40 W; facility x 1.5.
   CHECK(e->summary().facility_energy_J == Approx(1.5 * (gpu_J + 240.0 * 100.0)));
-  // After the run every GPU is back at its own type's idle power.
+  // After the run every GPU is back at its own type's idle power, and the change list says so.
   CHECK(e->ledger().gpu_power_W(0) == 50.0);
   CHECK(e->ledger().gpu_power_W(9) == 20.0);
+  CHECK(sink.changes.back().W == 50.0);
 }
 
 TEST_CASE("before placement a job's power bound covers every type, after it, its own", "[sim][fleet]") {

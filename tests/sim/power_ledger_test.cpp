@@ -155,3 +155,126 @@ TEST_CASE("a node interval's means are right for nodes changed in it, before it 
   CHECK(node(3, 1) == Approx(110));
   CHECK(node(3, 2) == Approx(110));
 }
+
+namespace {
+/// 3 servers of 4 GPUs idle at 0.1 W (not a binary fraction: a sum of doubles in event order drifts).
+LedgerConfig three_servers(bool per_gpu) {
+  LedgerConfig c;
+  c.nodes = 3;
+  c.gpus_per_node = 4;
+  c.gpu_idle_W = 0.1;
+  c.node_base_W = 100;
+  c.node_load_fraction = 0.25;
+  c.facility_interval = Duration::from_seconds(1);
+  c.node_interval = Duration::from_seconds(10);
+  c.per_gpu = per_gpu;
+  return c;
+}
+/// A server's power beside its hand sum: 4 GPUs' powers rounded to 2^-36 W (7.3e-12 W each), x 1.25.
+constexpr double kRounding_W = 4 * 0x1p-37 * 1.25;
+}  // namespace
+
+TEST_CASE(
+    "server and fleet GPU sums are exact: changes that come back leave the power where it was, bit for bit",
+    "[ledger]") {
+  // 3,000 changes over ill-rounding powers, in groupings that cut servers differently, then every GPU back to
+  // 0.1 W: a sum of doubles in event order ends a few ulp away; integer sums end exactly where they began.
+  for (const bool per_gpu : {true, false}) {
+    PowerLedger ledger(three_servers(per_gpu));
+    const double it0 = ledger.it_power_W(), node0 = ledger.node_power_W(1);
+    CHECK(node0 == Approx(100.0 + 1.25 * 0.4).epsilon(0).margin(kRounding_W));
+    const std::vector<GpuIndex> a{1, 2, 3, 4, 5}, b{6, 7, 8, 9, 10, 11}, rest{0};
+    std::vector<NodeRun> ra, rb, rr;
+    ledger.node_runs(a, ra);
+    ledger.node_runs(b, rb);
+    ledger.node_runs(rest, rr);
+    const double levels[] = {0.1, 312.7, 1e-3, 699.99999, 0.3, 45.1};
+    double wa = 0.1, wb = 0.1;
+    // The fleet's GPU sum as doubles added GPU by GPU in event order, for contrast.
+    double by_doubles = 0.0;
+    for (int g = 0; g < 12; ++g) by_doubles += 0.1;
+    const double by_doubles0 = by_doubles;
+    const auto add = [&by_doubles](std::size_t n, double from, double to) {
+      for (std::size_t k = 0; k < n; ++k) by_doubles += to - from;
+    };
+    for (int i = 1; i <= 1000; ++i) {
+      const double na = levels[i % 6], nb = levels[(i * 5 + 1) % 6];
+      add(a.size(), wa, na);
+      add(b.size(), wb, nb);
+      add(1, i == 1 ? 0.1 : 7.7, 7.7);
+      ledger.change_gpu_power(Time::from_seconds(i * 0.01), a, ra, wa, na);
+      ledger.change_gpu_power(Time::from_seconds(i * 0.01), b, rb, wb, nb);
+      ledger.change_gpu_power(Time::from_seconds(i * 0.01 + 0.005), rest, rr, i == 1 ? 0.1 : 7.7, 7.7);
+      wa = na;
+      wb = nb;
+    }
+    ledger.change_gpu_power(Time::from_seconds(11), a, ra, wa, 0.1);
+    ledger.change_gpu_power(Time::from_seconds(11), b, rb, wb, 0.1);
+    ledger.change_gpu_power(Time::from_seconds(11), rest, rr, 7.7, 0.1);
+    add(a.size(), wa, 0.1);
+    add(b.size(), wb, 0.1);
+    add(1, 7.7, 0.1);
+    CHECK(by_doubles != by_doubles0);  // what the integer sums avoid
+    CHECK(ledger.it_power_W() == it0);
+    CHECK(ledger.node_power_W(1) == node0);
+    // A server's power in the meantime is its base plus 1.25 x the exact sum of its GPUs: server 0 with
+    // GPU 0 at 7.7 W and 1-3 at 45.1 W.
+    ledger.change_gpu_power(Time::from_seconds(12), a, ra, 0.1, 45.1);
+    ledger.change_gpu_power(Time::from_seconds(12), rest, rr, 0.1, 7.7);
+    CHECK(ledger.node_power_W(0) == Approx(100.0 + 1.25 * (7.7 + 3 * 45.1)).epsilon(0).margin(kRounding_W));
+    ledger.close(Time::from_seconds(13));
+  }
+}
+
+TEST_CASE(
+    "a ledger without per-GPU power changes servers only, and one with it checks what each change starts "
+    "from",
+    "[ledger]") {
+  PowerLedger lean(three_servers(false));
+  CHECK_FALSE(lean.per_gpu());
+  const std::vector<GpuIndex> gpus{2, 3, 4, 8};
+  std::vector<NodeRun> runs;
+  lean.node_runs(gpus, runs);
+  REQUIRE(runs.size() == 3);  // GPUs 2-3 on server 0, 4 on 1, 8 on 2
+  CHECK((runs[0].node == 0 && runs[0].count == 2 && runs[1].node == 1 && runs[1].count == 1 &&
+         runs[2].node == 2 && runs[2].count == 1));
+  lean.change_gpu_power(Time::from_seconds(1), gpus, runs, 0.1, 300.0);
+  CHECK(lean.node_power_W(0) == Approx(100.0 + 1.25 * (2 * 0.1 + 2 * 300.0)).epsilon(0).margin(kRounding_W));
+  CHECK_THROWS_AS(lean.gpu_power_W(2), fleetwatt::InvariantError);
+  CHECK_THROWS_AS(lean.set_gpu_power(Time::from_seconds(2), gpus, 5.0), fleetwatt::InvariantError);
+  // Runs that do not cover the change's GPUs are a caller's bug.
+  CHECK_THROWS_AS(lean.change_gpu_power(Time::from_seconds(2), gpus, std::span(runs).first(2), 300.0, 5.0),
+                  fleetwatt::InvariantError);
+
+  PowerLedger kept(three_servers(true));
+  kept.change_gpu_power(Time::from_seconds(1), gpus, {}, 0.1, 300.0);  // runs cut by the ledger
+  CHECK(kept.gpu_power_W(2) == 300.0);
+  CHECK(kept.gpu_power_W(1) == 0.1);
+  CHECK(kept.node_power_W(0) == lean.node_power_W(0));
+  // GPU 2 draws 300 W, not 0.1 W.
+  CHECK_THROWS_AS(kept.change_gpu_power(Time::from_seconds(2), std::vector<GpuIndex>{2}, {}, 0.1, 5.0),
+                  fleetwatt::InvariantError);
+}
+
+TEST_CASE(
+    "a sink that keeps GPU changes makes the ledger keep each GPU's power, and one that does not leaves it "
+    "off",
+    "[ledger]") {
+  struct Quiet final : PowerSink {
+    void facility_sample(Time, double, double, double) override {}
+    void node_samples(Time, std::span<const double>) override {}
+    void gpu_change(Time, std::span<const GpuIndex>, double) override {}
+    [[nodiscard]] bool wants_gpu_changes() const override { return false; }
+  };
+  fleetwatt::test::RecordingSink keeps;
+  PowerLedger a(three_servers(false), &keeps);
+  CHECK(a.per_gpu());
+  CHECK(keeps.changes.size() == 12);  // the initial state: every GPU idle at zero
+  Quiet quiet;
+  PowerLedger b(three_servers(false), &quiet);
+  CHECK_FALSE(b.per_gpu());
+  // Per-GPU power cannot start once GPUs have changed: there is nothing to start it from.
+  PowerLedger c(three_servers(false));
+  c.change_gpu_power(Time::zero(), std::vector<GpuIndex>{0}, {}, 0.1, 50.0);
+  CHECK_THROWS_AS(c.attach(&keeps), fleetwatt::InvariantError);
+}

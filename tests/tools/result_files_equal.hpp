@@ -11,11 +11,18 @@
 
 namespace fleetwatt::test {
 
-/// "" when equal, else the first difference.
-inline std::string result_files_difference(const std::filesystem::path& a, const std::filesystem::path& b) {
+/// "" when equal, else the first difference. Datasets whose names start with `skip` (when given) are left
+/// out, in either file.
+inline std::string result_files_difference(const std::filesystem::path& a, const std::filesystem::path& b,
+                                           const std::string& skip = "") {
   const results::ResultReader ra(a), rb(b);
-  const auto names = ra.datasets();
-  if (names != rb.datasets()) return "the files hold different datasets";
+  auto names = ra.datasets(), other = rb.datasets();
+  if (!skip.empty()) {
+    const auto skipped = [&skip](const std::string& n) { return n.rfind(skip, 0) == 0; };
+    std::erase_if(names, skipped);
+    std::erase_if(other, skipped);
+  }
+  if (names != other) return "the files hold different datasets";
   for (const auto& n : names) {
     // The run's own wall time is not a result.
     if (n == "/summary/wall_s") continue;

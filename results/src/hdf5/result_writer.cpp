@@ -395,6 +395,10 @@ void ResultWriter::node_samples(sim::Time start, std::span<const double> node_W)
   if (++m.block_used == m.block_cols) m.flush_nodes();
 }
 
+bool ResultWriter::wants_gpu_changes() const {
+  return impl_->gpu_changes;
+}
+
 void ResultWriter::gpu_change(sim::Time t, std::span<const sim::GpuIndex> gpus, double power_W) {
   auto& m = *impl_;
   if (!m.gpu_changes) return;

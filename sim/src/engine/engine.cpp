@@ -120,13 +120,13 @@ void Engine::start_job(JobIndex j, Placement gpus) {
   groups_.allocate(j, gpus);
   waiting_.erase(std::find(waiting_.begin(), waiting_.end(), j));
   job.gpus = std::move(gpus);
-  // New GPUs: the stages' draws and their GPU lists are rebuilt on the first step.
-  job.wave.stage_W.clear();
-  job.wave.stage_gpus.clear();
   job.gpu_type.group = group;
   job.gpu_type.preset = layout_.groups()[group].gpu.id;
   job.gpu_type.idle_W = layout_.groups()[group].gpu.idle_W;
   job.gpu_type.tdp_W = layout_.groups()[group].gpu.tdp_W;
+  // New GPUs, idle: their servers are cut once; the stages' draws and GPU lists are rebuilt on the first
+  // step.
+  meter_.place(job);
   job.smoothing = PowerSmoothing::of(setup_.smoothing, job.spec.smoothing, job.gpu_type.tdp_W);
   if (!typed_.empty()) {
     // Its phases, epochs and dataset on the type it got (matched again to a recorded run time).

@@ -88,7 +88,8 @@ void Controls::sleep_node(NodeIndex n, double sleep_W) {
       "sleep_node: the node is busy or not powered");
   const auto gpus = nodes_.cluster.free_gpus_of(n);
   nodes_.groups.allocate(kNodeAsleep, gpus);
-  nodes_.ledger.set_gpu_power(jobs_.queue().now(), gpus, 0.0);
+  const double idle_W = nodes_.layout.groups()[nodes_.layout.group_of_node(n)].gpu.idle_W;
+  nodes_.ledger.change_gpu_power(jobs_.queue().now(), gpus, {}, idle_W, 0.0);  // free GPUs idle
   nodes_.ledger.set_node_base_power(jobs_.queue().now(), n, sleep_W);
   nodes_.power[n] = NodePower::sleeping;
 }
@@ -106,7 +107,7 @@ void Controls::wake_node(NodeIndex n, Duration latency, double wake_energy_J) {
         std::vector<GpuIndex> gpus(g);
         for (std::uint32_t i = 0; i < g; ++i) gpus[i] = nodes_.cluster.first_gpu(n) + i;
         nodes_.ledger.set_node_base_power(jobs_.queue().now(), n, group.node_base_W);
-        nodes_.ledger.set_gpu_power(jobs_.queue().now(), gpus, group.gpu.idle_W);
+        nodes_.ledger.change_gpu_power(jobs_.queue().now(), gpus, {}, 0.0, group.gpu.idle_W);
         nodes_.groups.release(kNodeAsleep, gpus);
         nodes_.power[n] = NodePower::on;
         nodes_.request_schedule();

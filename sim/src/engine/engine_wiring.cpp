@@ -40,6 +40,7 @@ LedgerConfig ledger_config(const EngineSetup& s, const FleetLayout& layout) {
   c.start = Time::from_ns(-s.warmup.ns());
   c.facility_interval = s.facility_interval;
   c.node_interval = s.node_interval;
+  c.per_gpu = false;  // a sink that writes /gpus/changes turns it on when attached
   if (!s.groups.empty()) c.groups = ledger_groups(layout);
   return c;
 }

@@ -24,30 +24,74 @@ std::vector<GpuIndex> stage_major_gpus(const Job& job, std::size_t stages) {
 
 }  // namespace
 
+void JobMeter::place(Job& job) {
+  job.drawn_W = job.gpu_type.idle_W;  // free GPUs draw their idle power until the job's first phase
+  job.wave.stage_W.clear();
+  job.wave.stage_gpus.clear();
+  job.wave.stage_runs.clear();
+  job.wave.stage_run_begin.clear();
+  ledger_.node_runs(job.gpus, job.gpu_runs);
+}
+
+std::span<const GpuIndex> JobMeter::stage_gpus(const Job& job, std::size_t k) {
+  const std::size_t per = job.gpus.size() / job.wave.stage_W.size();
+  const std::span<const GpuIndex> gpus(job.wave.stage_gpus.empty() ? job.gpus : job.wave.stage_gpus);
+  return gpus.subspan(k * per, per);
+}
+
+std::span<const NodeRun> JobMeter::stage_runs(const Job& job, std::size_t k) {
+  const auto& w = job.wave;
+  return std::span(w.stage_runs)
+      .subspan(w.stage_run_begin[k], w.stage_run_begin[k + 1] - w.stage_run_begin[k]);
+}
+
 void JobMeter::draw(Job& job, Time t, double W_per_gpu, double stretch, double raw_W) {
+  auto& stages = job.wave.stage_W;
+  if (stages.empty() || std::all_of(stages.begin(), stages.end(), [&](double w) { return w == stages[0]; })) {
+    const double from_W = stages.empty() ? job.drawn_W : stages[0];
+    ledger_.change_gpu_power(t, job.gpus, job.gpu_runs, from_W, W_per_gpu);
+  } else {
+    // Stages drawing apart: each moves from its own draw, and the sink hears of the job as one change.
+    for (std::size_t k = 0; k < stages.size(); ++k)
+      ledger_.change_gpu_power(t, stage_gpus(job, k), stage_runs(job, k), stages[k], W_per_gpu, false);
+    ledger_.record_gpu_power(t, job.gpus, W_per_gpu);
+  }
   job.drawn_W = W_per_gpu;
   job.raw_W = std::isnan(raw_W) ? W_per_gpu : raw_W;
   job.controls.phase_stretch = stretch;
-  std::fill(job.wave.stage_W.begin(), job.wave.stage_W.end(), W_per_gpu);
-  ledger_.set_gpu_power(t, job.gpus, W_per_gpu);
+  std::fill(stages.begin(), stages.end(), W_per_gpu);
 }
 
 void JobMeter::draw_stages(Job& job, Time t, std::span<const double> stage_W, double stretch, bool record,
                            double raw_W) {
   auto& now = job.wave.stage_W;
   const std::size_t stages = stage_W.size();
-  if (now.size() != stages) {
-    now.assign(stages, -1.0);
-    job.wave.stage_gpus = stage_major_gpus(job, stages);
+  const bool first = now.size() != stages;
+  if (first) {
+    // The job's GPUs as one draw (its last uniform one), then cut into these stages and their servers.
+    double uniform_W = job.drawn_W;
+    if (!now.empty()) {  // another stage count: its stages first brought to one draw (the sink hears later)
+      uniform_W = now[0];
+      for (std::size_t k = 1; k < now.size(); ++k)
+        ledger_.change_gpu_power(t, stage_gpus(job, k), stage_runs(job, k), now[k], uniform_W, false);
+    }
+    now.assign(stages, uniform_W);
+    auto& w = job.wave;
+    w.stage_gpus = stage_major_gpus(job, stages);
+    w.stage_runs.clear();
+    w.stage_run_begin.assign(1, 0);
+    for (std::size_t k = 0; k < stages; ++k) {
+      ledger_.node_runs(stage_gpus(job, k), scratch_runs_);
+      w.stage_runs.insert(w.stage_runs.end(), scratch_runs_.begin(), scratch_runs_.end());
+      w.stage_run_begin.push_back(static_cast<std::uint32_t>(w.stage_runs.size()));
+    }
   }
-  const std::size_t per = job.gpus.size() / stages;
-  const std::span<const GpuIndex> gpus(job.wave.stage_gpus.empty() ? job.gpus : job.wave.stage_gpus);
   double sum = 0.0;
   for (std::size_t k = 0; k < stages; ++k) {
     sum += stage_W[k];
-    if (stage_W[k] == now[k]) continue;  // a stage that does not change costs nothing
+    if (!first && stage_W[k] == now[k]) continue;  // a stage that does not change costs nothing
+    ledger_.change_gpu_power(t, stage_gpus(job, k), stage_runs(job, k), now[k], stage_W[k], record);
     now[k] = stage_W[k];
-    ledger_.set_gpu_power(t, gpus.subspan(k * per, per), stage_W[k], record);
   }
   job.drawn_W = sum / static_cast<double>(stages);  // stages are equal in size
   job.raw_W = std::isnan(raw_W) ? job.drawn_W : raw_W;

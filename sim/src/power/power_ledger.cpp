@@ -8,7 +8,31 @@
 #include <cmath>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 namespace fleetwatt::sim {
+
+namespace {
+// GPU power sums in integers of 2^-36 W (15 pW): exact in any order and grouping. A server's sum fits 64
+// bits up to 2^27 W (a GPU below 2^16 W, a server of at most 1,024 GPUs: 2^26 W); the fleet's is kept in
+// 128. A GPU's power rounds by at most 7.3e-12 W, 7e-14 of 100 W.
+constexpr double kFxPerW = 0x1p36, kWPerFx = 0x1p-36;
+
+std::int64_t to_fx(double W) {
+  FLEETWATT_ASSERT(W >= 0.0 && W < 0x1p16, "a GPU power outside [0, 2^16) W");
+  return static_cast<std::int64_t>(W * kFxPerW + 0.5);
+}
+
+double fx_W(std::int64_t fx) {
+  return static_cast<double>(fx) * kWPerFx;
+}
+
+__extension__ typedef __int128 WideFx;
+
+double fx_W(WideFx fx) {
+  return static_cast<double>(fx) * kWPerFx;
+}
+}  // namespace
 
 void EnergySum::add(double x) noexcept {
   const double t = sum_ + x;
@@ -27,37 +51,66 @@ PowerLedger::PowerLedger(const LedgerConfig& config, PowerSink* sink)
   if (config_.groups.empty())
     config_.groups.push_back({config.nodes, config.gpus_per_node, config.gpu_idle_W, config.node_base_W});
   std::uint32_t nodes = 0;
+  GpuIndex gpus = 0;
   for (const auto& grp : config_.groups) {
+    const std::int64_t idle_fx = to_fx(grp.gpu_idle_W);
     for (std::uint32_t i = 0; i < grp.nodes; ++i, ++nodes) {
-      first_gpu_.push_back(static_cast<GpuIndex>(gpu_W_.size()));
+      first_gpu_.push_back(gpus);
+      gpus += grp.gpus_per_node;
       node_of_gpu_.insert(node_of_gpu_.end(), grp.gpus_per_node, nodes);
-      gpu_W_.insert(gpu_W_.end(), grp.gpus_per_node, grp.gpu_idle_W);
-      node_W_.push_back(grp.node_base_W + load_ * grp.gpus_per_node * grp.gpu_idle_W);
+      node_gpu_fx_.push_back(idle_fx * grp.gpus_per_node);
+      gpu_total_fx_ += node_gpu_fx_.back();
       node_base_W_.push_back(grp.node_base_W);
     }
-    gpu_total_W_ += static_cast<double>(std::uint64_t{grp.nodes} * grp.gpus_per_node) * grp.gpu_idle_W;
     base_total_W_ += grp.nodes * grp.node_base_W;
   }
-  first_gpu_.push_back(static_cast<GpuIndex>(gpu_W_.size()));
+  first_gpu_.push_back(gpus);
   config_.nodes = nodes;
+  node_W_.resize(nodes);
+  for (NodeIndex n = 0; n < nodes; ++n) set_node_power(n);
   node_interval_J_.assign(nodes, 0.0);
   node_last_.assign(nodes, Time::zero());
   node_touched_.assign(nodes, 0);
   node_sample_W_.resize(nodes);
   for (NodeIndex n = 0; n < nodes; ++n) node_sample_W_[n] = whole_interval_mean_W(n);
-  it_W_ = base_total_W_ + load_ * gpu_total_W_;
+  set_it_power();
+  if (config_.per_gpu) keep_per_gpu();
   if (config_.facility) weather_step_ = config_.facility->step_at(Time::zero());
   PowerSink* s = sink_;
   sink_ = nullptr;
   attach(s);
 }
 
+void PowerLedger::keep_per_gpu() {
+  FLEETWATT_ASSERT(!changed_, "per-GPU power asked for after GPUs have changed");
+  per_gpu_ = true;
+  gpu_W_.clear();
+  gpu_W_.reserve(first_gpu_.back());
+  for (const auto& grp : config_.groups)
+    gpu_W_.insert(gpu_W_.end(), std::uint64_t{grp.nodes} * grp.gpus_per_node, grp.gpu_idle_W);
+}
+
+void PowerLedger::set_node_power(NodeIndex n) {
+  node_W_[n] = node_base_W_[n] + load_ * fx_W(node_gpu_fx_[n]);
+}
+
+void PowerLedger::set_it_power() {
+  gpu_total_W_ = fx_W(gpu_total_fx_);
+  it_W_ = base_total_W_ + load_ * gpu_total_W_ + other_it_W_;
+}
+
+double PowerLedger::gpu_power_W(GpuIndex g) const {
+  FLEETWATT_ASSERT(per_gpu_, "gpu_power_W on a ledger that does not keep per-GPU power");
+  return gpu_W_[g];
+}
+
 void PowerLedger::attach(PowerSink* sink) {
   FLEETWATT_ASSERT(last_ <= Time::zero() && !closed_, "a power sink must be attached before the run starts");
   sink_ = sink;
   if (!sink_) return;
+  if (!per_gpu_ && sink_->wants_gpu_changes()) keep_per_gpu();
   state_pending_ = config_.start < Time::zero();
-  if (state_pending_) return;
+  if (state_pending_ || !per_gpu_) return;
   GpuIndex next = 0;
   for (const auto& grp : config_.groups) {
     std::vector<GpuIndex> gpus(std::uint64_t{grp.nodes} * grp.gpus_per_node);
@@ -74,6 +127,7 @@ Time PowerLedger::window(Time t) {
 
 void PowerLedger::send_state() {
   state_pending_ = false;
+  if (!per_gpu_) return;  // a sink that keeps no GPU changes
   // One change per run of GPUs drawing the same power, all at zero: the state the warm-up left.
   std::vector<GpuIndex> run;
   for (GpuIndex g = 0; g < gpu_W_.size(); ++g) {
@@ -152,6 +206,9 @@ void PowerLedger::note_interval_pue(double mean_it, double mean_facility) {
 void PowerLedger::advance(Time now) {
   FLEETWATT_ASSERT(!closed_, "power ledger used after close");
   FLEETWATT_ASSERT(now >= last_, "power ledger asked to go back in time");
+  // A second change at the same instant: no interval ends and nothing is integrated (the facility interval
+  // would add it_W_ x 0 s), so there is nothing to do.
+  if (now == last_) return;
   // Facility intervals that end by `now`.
   Time cursor = last_;
   for (;;) {
@@ -216,29 +273,72 @@ inline void PowerLedger::touch_node(NodeIndex n, Time now) {
   node_last_[n] = now;
 }
 
-void PowerLedger::set_gpu_power(Time at, std::span<const GpuIndex> gpus, double power_W, bool to_sink) {
-  const Time now = window(at);
-  advance(now);
-  // Run by run of GPUs on one server (a job's GPUs come server by server): the node's energy up to now,
-  // then its GPUs, then its power recomputed from its GPUs rather than by deltas, so it never drifts.
-  // The running total in a local: the same additions in the same order, without a store and reload of the
-  // member after every GPU's (possibly aliasing) store.
-  double gpu_total_W = gpu_total_W_;
-  double* const gpu_W = gpu_W_.data();
+void PowerLedger::node_runs(std::span<const GpuIndex> gpus, std::vector<NodeRun>& out) const {
+  out.clear();
   const NodeIndex* const node_of_gpu = node_of_gpu_.data();
   for_each_node_run(
-      gpus, [node_of_gpu](GpuIndex g) { return node_of_gpu[g]; }, [&](NodeIndex n) { touch_node(n, now); },
+      gpus, [node_of_gpu](GpuIndex g) { return node_of_gpu[g]; }, [](NodeIndex) {}, [](GpuIndex) {},
+      [&out](NodeIndex n, std::uint32_t count) {
+        out.push_back(NodeRun{n, count});
+      });
+}
+
+void PowerLedger::change_gpu_power(Time at, std::span<const GpuIndex> gpus, std::span<const NodeRun> runs,
+                                   double from_W, double to_W, bool to_sink) {
+  if (runs.empty() && !gpus.empty()) {
+    node_runs(gpus, scratch_runs_);
+    runs = scratch_runs_;
+  }
+  const Time now = window(at);
+  advance(now);
+  // Checked before anything moves: a caller's bug leaves the ledger as it was.
+  std::uint64_t count = 0;
+  for (const NodeRun& r : runs) count += r.count;
+  FLEETWATT_ASSERT(count == gpus.size(), "a change's server runs miss some of its GPUs");
+  if (per_gpu_) {
+    for (const GpuIndex g : gpus)
+      FLEETWATT_ASSERT(
+          gpu_W_[g] == from_W,
+          fmt::format("GPU {} draws {} W, not the {} W its change starts from", g, gpu_W_[g], from_W));
+    for (const GpuIndex g : gpus) gpu_W_[g] = to_W;
+  }
+  changed_ = true;
+  // Server by server: its energy up to now, then its GPU sum moved by count x (to - from), exactly.
+  const std::int64_t delta = to_fx(to_W) - to_fx(from_W);
+  for (const NodeRun& r : runs) {
+    touch_node(r.node, now);
+    node_gpu_fx_[r.node] += delta * r.count;
+    set_node_power(r.node);
+  }
+  gpu_total_fx_ += static_cast<WideFx>(delta) * static_cast<WideFx>(count);
+  set_it_power();
+  if (to_sink && sink_ && at >= Time::zero()) sink_->gpu_change(now, gpus, to_W);
+}
+
+void PowerLedger::set_gpu_power(Time at, std::span<const GpuIndex> gpus, double power_W, bool to_sink) {
+  FLEETWATT_ASSERT(per_gpu_, "set_gpu_power on a ledger that does not keep per-GPU power");
+  const Time now = window(at);
+  advance(now);
+  changed_ = true;
+  const std::int64_t to = to_fx(power_W);
+  const NodeIndex* const node_of_gpu = node_of_gpu_.data();
+  std::int64_t node_delta = 0;
+  for_each_node_run(
+      gpus, [node_of_gpu](GpuIndex g) { return node_of_gpu[g]; },
+      [&](NodeIndex n) {
+        touch_node(n, now);
+        node_delta = 0;
+      },
       [&](GpuIndex g) {
-        gpu_total_W += power_W - gpu_W[g];
-        gpu_W[g] = power_W;
+        node_delta += to - to_fx(gpu_W_[g]);
+        gpu_W_[g] = power_W;
       },
       [&](NodeIndex n, std::uint32_t) {
-        double node_gpus_W = 0.0;
-        for (GpuIndex k = first_gpu_[n]; k < first_gpu_[n + 1]; ++k) node_gpus_W += gpu_W[k];
-        node_W_[n] = node_base_W_[n] + load_ * node_gpus_W;
+        node_gpu_fx_[n] += node_delta;
+        gpu_total_fx_ += node_delta;
+        set_node_power(n);
       });
-  gpu_total_W_ = gpu_total_W;
-  it_W_ = base_total_W_ + load_ * gpu_total_W_ + other_it_W_;
+  set_it_power();
   if (to_sink && sink_ && at >= Time::zero()) sink_->gpu_change(now, gpus, power_W);
 }
 
@@ -252,7 +352,7 @@ void PowerLedger::add_other_it_power(Time at, double delta_W) {
   const Time now = window(at);
   advance(now);
   other_it_W_ += delta_W;
-  it_W_ = base_total_W_ + load_ * gpu_total_W_ + other_it_W_;
+  set_it_power();
 }
 
 void PowerLedger::set_node_base_power(Time at, NodeIndex n, double base_W) {
@@ -261,10 +361,8 @@ void PowerLedger::set_node_base_power(Time at, NodeIndex n, double base_W) {
   touch_node(n, now);
   base_total_W_ += base_W - node_base_W_[n];
   node_base_W_[n] = base_W;
-  double gpus = 0.0;
-  for (GpuIndex i = first_gpu_[n]; i < first_gpu_[n + 1]; ++i) gpus += gpu_W_[i];
-  node_W_[n] = base_W + load_ * gpus;
-  it_W_ = base_total_W_ + load_ * gpu_total_W_ + other_it_W_;
+  set_node_power(n);
+  set_it_power();
 }
 
 void PowerLedger::close(Time at) {

@@ -65,6 +65,8 @@ class ResultWriter final : public sim::PowerSink, public sim::JobSink {
   /// Per-interval carbon and cost: /facility/carbon_kg and /facility/cost beside the power series.
   void grid_sample(sim::Time start, double carbon_kg, double cost) override;
   void gpu_change(sim::Time t, std::span<const sim::GpuIndex> gpus, double power_W) override;
+  /// Whether /gpus/changes is written (the layout's gpu_changes).
+  [[nodiscard]] bool wants_gpu_changes() const override;
   /// Network power change points; written as /network/time_s and /network/power_W at commit.
   void network_change(sim::Time t, double power_W) override;
   /// With batteries: /facility/grid_import_W, battery_W and battery_soc beside the facility series.

@@ -49,6 +49,13 @@ void for_each_node_run(std::span<const GpuIndex> gpus, const NodeOf& node_of, En
   }
 }
 
+/// `count` consecutive GPUs of a GPU list on one node: a list cut run by run as for_each_node_run cuts it,
+/// kept with a job's placement so that what is per server costs O(servers) at every change, not O(GPUs).
+struct NodeRun {
+  NodeIndex node = 0;
+  std::uint32_t count = 0;
+};
+
 /// `nodes` identical nodes of `gpus_per_node` GPUs each (one group of a heterogeneous fleet).
 struct NodeBlock {
   std::uint32_t nodes = 1;

@@ -168,8 +168,9 @@ struct Job {
   EventId write_event = 0;
 
   // Where it runs.
-  Placement gpus;       ///< its GPUs (set at start)
-  JobGpuType gpu_type;  ///< their type (set at start)
+  Placement gpus;                 ///< its GPUs (set at start)
+  std::vector<NodeRun> gpu_runs;  ///< its GPUs server by server (set at start, for the power ledger)
+  JobGpuType gpu_type;            ///< their type (set at start)
   /// Several GPU types, before start: the highest per-GPU phase power over the types and the lowest idle
   /// power, so power-aware policies bound what a start may add whatever type it gets (0: use peak_W()).
   double queued_peak_W = 0.0;

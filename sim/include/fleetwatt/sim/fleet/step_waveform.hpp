@@ -56,6 +56,9 @@ struct StepWave {
   /// The job's GPUs stage by stage where its rank order interleaves the stages (empty: its GPUs, whose
   /// k-th slice of GPUs / stages is stage k).
   std::vector<GpuIndex> stage_gpus;
+  /// Each stage's GPUs server by server: stage k's runs are stage_runs[stage_run_begin[k], [k + 1]).
+  std::vector<NodeRun> stage_runs;
+  std::vector<std::uint32_t> stage_run_begin;
 };
 
 }  // namespace fleetwatt::sim

@@ -18,6 +18,9 @@ class JobMeter {
  public:
   explicit JobMeter(PowerLedger& ledger) : ledger_(ledger) {}
 
+  /// The job has just been placed on job.gpus (idle): its servers are cut once for every later change.
+  void place(Job& job);
+
   /// From `t` on the job's GPUs draw `W_per_gpu` each, running `stretch` times slower than planned (a
   /// power cap's clock-model stretch; 1: none). Settle the job first: the span before `t` is at the old draw.
   /// `raw_W` is what the work alone would draw ([smoothing] raises W_per_gpu above it; NaN: the same).
@@ -40,7 +43,12 @@ class JobMeter {
   void close_peak(Job& job) const;
 
  private:
+  /// Stage k's GPUs and their servers (stages set up by draw_stages).
+  static std::span<const GpuIndex> stage_gpus(const Job& job, std::size_t k);
+  static std::span<const NodeRun> stage_runs(const Job& job, std::size_t k);
+
   PowerLedger& ledger_;
+  std::vector<NodeRun> scratch_runs_;
 };
 
 }  // namespace fleetwatt::sim

@@ -33,6 +33,9 @@ class MeterFilter : public PowerSink {
   void gpu_change(Time t, std::span<const GpuIndex> gpus, double power_W) final {
     if (down_) down_->gpu_change(t, gpus, power_W);
   }
+  [[nodiscard]] bool wants_gpu_changes() const final {
+    return down_ != nullptr && down_->wants_gpu_changes();
+  }
   void network_change(Time t, double power_W) final {
     if (down_) down_->network_change(t, power_W);
   }

@@ -1,6 +1,12 @@
 // Power accounting. GPU power is piecewise constant and changes only at events; the ledger integrates it
 // exactly (energy += P_old * dt at each change), keeps node and facility totals, and cuts the facility and
 // node series into fixed intervals whose samples are exact interval means.
+//
+// A server's GPU power and the fleet's are sums kept in integers (units of 2^-36 W), so they are exact
+// whatever the order or grouping of the changes: a change of a job's GPUs updates each server it spans by
+// count x (new - old) without drifting over a year, and the totals equal the sums over the GPUs bit for bit.
+// Each GPU's own power is kept only when asked (LedgerConfig::per_gpu, or a sink that writes /gpus/changes):
+// a job's phase change then costs O(servers it spans), not O(GPUs).
 #pragma once
 
 #include <cstdint>
@@ -51,6 +57,9 @@ struct LedgerConfig {
   const FacilityModel* facility = nullptr;
   Duration facility_interval = Duration::from_ns(1'000'000'000);
   Duration node_interval = Duration::from_ns(10'000'000'000);
+  /// Keep each GPU's power: gpu_power_W(), set_gpu_power(), and a check at every change that its GPUs drew
+  /// what the caller says. Off, a sink that writes GPU changes turns it on when attached.
+  bool per_gpu = true;
   /// Heterogeneous fleets: node groups laid out in order (node-major GPU numbering, as Cluster). When
   /// given, they replace nodes, gpus_per_node, gpu_idle_W and node_base_W; empty: one uniform group.
   std::vector<LedgerGroup> groups;
@@ -65,8 +74,15 @@ class PowerLedger {
   /// Sends the series to `sink` from now on; only before time has advanced. Emits the initial GPU state.
   void attach(PowerSink* sink);
 
-  /// From `now` on, each GPU in `gpus` draws `power_W`; the sink hears of it unless `to_sink` is false
-  /// (a step-level job's segments, which /gpus/changes leaves out by default).
+  /// `gpus` cut into runs of consecutive GPUs on one server, into `out` (for change_gpu_power).
+  void node_runs(std::span<const GpuIndex> gpus, std::vector<NodeRun>& out) const;
+  /// From `now` on, the GPUs in `gpus`, each drawing `from_W` until now, draw `to_W`; `runs` are their
+  /// servers (node_runs() of `gpus`; empty: cut here). O(servers), plus O(GPUs) where GPUs are kept. The
+  /// sink hears of it unless `to_sink` is false (a step-level job's segments, which /gpus/changes leaves
+  /// out by default).
+  void change_gpu_power(Time now, std::span<const GpuIndex> gpus, std::span<const NodeRun> runs,
+                        double from_W, double to_W, bool to_sink = true);
+  /// From `now` on, each GPU in `gpus` draws `power_W`, whatever it drew before; needs per-GPU power.
   void set_gpu_power(Time now, std::span<const GpuIndex> gpus, double power_W, bool to_sink = true);
   /// Tells only the sink that each GPU in `gpus` draws `power_W` from `now` on (nothing is integrated).
   void record_gpu_power(Time now, std::span<const GpuIndex> gpus, double power_W);
@@ -82,7 +98,9 @@ class PowerLedger {
   /// Integrates up to `end` and emits the last (possibly partial) samples; no change may follow.
   void close(Time end);
 
-  [[nodiscard]] double gpu_power_W(GpuIndex g) const { return gpu_W_[g]; }
+  /// Needs per-GPU power (per_gpu()).
+  [[nodiscard]] double gpu_power_W(GpuIndex g) const;
+  [[nodiscard]] bool per_gpu() const noexcept { return per_gpu_; }
   [[nodiscard]] double node_power_W(NodeIndex n) const { return node_W_[n]; }
   [[nodiscard]] double it_power_W() const noexcept { return it_W_; }
   [[nodiscard]] double facility_power_W() const;
@@ -118,6 +136,11 @@ class PowerLedger {
   /// The last, partial node interval: every node's mean over its `dt` seconds up to `end`.
   void cut_final_node_samples(Time end, double dt);
   void touch_node(NodeIndex n, Time now);
+  /// Node n's power from its GPU sum, and the fleet's IT power from the totals.
+  void set_node_power(NodeIndex n);
+  void set_it_power();
+  /// Starts keeping each GPU's power (every GPU at its group's idle power: only before any change).
+  void keep_per_gpu();
   void first_touch(NodeIndex n);
   /// Weather-driven facility energy of the current IT power over [a, b), cut at weather steps.
   double facility_J(Time a, Time b);
@@ -126,7 +149,13 @@ class PowerLedger {
   PowerSink* sink_;
   std::vector<GpuIndex> first_gpu_;  ///< [n] = first GPU of node n; [nodes] = all GPUs
   std::vector<NodeIndex> node_of_gpu_;
-  std::vector<double> gpu_W_;
+  bool per_gpu_ = false;
+  bool changed_ = false;                   ///< a GPU's power has changed
+  std::vector<double> gpu_W_;              ///< per GPU, when per_gpu_
+  std::vector<std::int64_t> node_gpu_fx_;  ///< per node: its GPUs' power, in units of 2^-36 W
+  __extension__ typedef __int128 WideFx;   // GCC and Clang's 128-bit integer (-Wpedantic: an extension)
+  WideFx gpu_total_fx_ = 0;                ///< the fleet's GPU power, in the same units
+  std::vector<NodeRun> scratch_runs_;
   std::vector<double> node_W_;
   std::vector<double> node_base_W_;  ///< per-node non-GPU power
   double base_total_W_ = 0.0;

@@ -18,6 +18,8 @@ class PowerSink {
   virtual void node_samples(Time start, std::span<const double> node_W) = 0;
   /// From time t on, each GPU in `gpus` draws `power_W`.
   virtual void gpu_change(Time t, std::span<const GpuIndex> gpus, double power_W) = 0;
+  /// Whether gpu_change() keeps anything: the ledger keeps each GPU's power only for a sink that does.
+  [[nodiscard]] virtual bool wants_gpu_changes() const { return true; }
   /// From time t on, the network (switches, NICs, links, storage servers) draws `power_W`.
   virtual void network_change(Time /*t*/, double /*power_W*/) {}
   /// Carbon (kg) and cost (price-signal currency) of the facility over the interval starting at `start`
