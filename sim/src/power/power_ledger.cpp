@@ -58,19 +58,16 @@ PowerLedger::PowerLedger(const LedgerConfig& config, PowerSink* sink)
       first_gpu_.push_back(gpus);
       gpus += grp.gpus_per_node;
       node_of_gpu_.insert(node_of_gpu_.end(), grp.gpus_per_node, nodes);
-      node_gpu_fx_.push_back(idle_fx * grp.gpus_per_node);
-      gpu_total_fx_ += node_gpu_fx_.back();
-      node_base_W_.push_back(grp.node_base_W);
+      Node& node = nodes_.emplace_back();
+      node.gpu_fx = idle_fx * grp.gpus_per_node;
+      node.base_W = grp.node_base_W;
+      gpu_total_fx_ += node.gpu_fx;
     }
     base_total_W_ += grp.nodes * grp.node_base_W;
   }
   first_gpu_.push_back(gpus);
   config_.nodes = nodes;
-  node_W_.resize(nodes);
   for (NodeIndex n = 0; n < nodes; ++n) set_node_power(n);
-  node_interval_J_.assign(nodes, 0.0);
-  node_last_.assign(nodes, Time::zero());
-  node_touched_.assign(nodes, 0);
   node_sample_W_.resize(nodes);
   for (NodeIndex n = 0; n < nodes; ++n) node_sample_W_[n] = whole_interval_mean_W(n);
   set_it_power();
@@ -91,7 +88,7 @@ void PowerLedger::keep_per_gpu() {
 }
 
 void PowerLedger::set_node_power(NodeIndex n) {
-  node_W_[n] = node_base_W_[n] + load_ * fx_W(node_gpu_fx_[n]);
+  nodes_[n].W = nodes_[n].base_W + load_ * fx_W(nodes_[n].gpu_fx);
 }
 
 void PowerLedger::set_it_power() {
@@ -143,14 +140,15 @@ void PowerLedger::send_state() {
 double PowerLedger::whole_interval_mean_W(NodeIndex n) const {
   // As a cut computes it for a node untouched all interval: (0 + W x dt) / dt, to the last bit.
   const double dt = config_.node_interval.seconds();
-  return node_W_[n] * dt / dt;
+  return nodes_[n].W * dt / dt;
 }
 
 void PowerLedger::cut_node_samples(Time b, double dt) {
-  // A node untouched since the interval began drew node_W_ throughout: its mean, (0 + W x dt) / dt, is
+  // A node untouched since the interval began drew its power throughout: its mean, (0 + W x dt) / dt, is
   // already in node_sample_W_ (set when it was last touched), so only the nodes touched since are visited.
   for (const NodeIndex n : touched_) {
-    node_sample_W_[n] = (node_interval_J_[n] + node_W_[n] * (b - node_last_[n]).seconds()) / dt;
+    const Node& node = nodes_[n];
+    node_sample_W_[n] = (node.interval_J + node.W * (b - node.last).seconds()) / dt;
   }
 }
 
@@ -159,7 +157,7 @@ void PowerLedger::restart_node_interval(Time b) {
   // their present power, the value the next cut keeps unless they are touched again.
   for (const NodeIndex n : touched_) {
     node_sample_W_[n] = whole_interval_mean_W(n);
-    node_touched_[n] = 0;
+    nodes_[n].touched = false;
   }
   touched_.clear();
   node_start_ = b;
@@ -168,10 +166,10 @@ void PowerLedger::restart_node_interval(Time b) {
 void PowerLedger::cut_final_node_samples(Time end, double dt) {
   // A partial interval: every node's mean over its own length (the untouched nodes' kept samples assume a
   // full interval).
-  for (NodeIndex n = 0; n < node_W_.size(); ++n) {
-    const double joules = node_touched_[n] != 0
-                              ? node_interval_J_[n] + node_W_[n] * (end - node_last_[n]).seconds()
-                              : node_W_[n] * (end - node_start_).seconds();
+  for (NodeIndex n = 0; n < nodes_.size(); ++n) {
+    const Node& node = nodes_[n];
+    const double joules = node.touched ? node.interval_J + node.W * (end - node.last).seconds()
+                                       : node.W * (end - node_start_).seconds();
     node_sample_W_[n] = joules / dt;
   }
 }
@@ -261,16 +259,17 @@ void PowerLedger::advance(Time now) {
 
 void PowerLedger::first_touch(NodeIndex n) {
   // First change in this interval: its energy so far is counted from the interval's start.
-  node_touched_[n] = 1;
+  nodes_[n].touched = true;
   touched_.push_back(n);
-  node_interval_J_[n] = 0.0;
-  node_last_[n] = node_start_;
+  nodes_[n].interval_J = 0.0;
+  nodes_[n].last = node_start_;
 }
 
 inline void PowerLedger::touch_node(NodeIndex n, Time now) {
-  if (node_touched_[n] == 0) first_touch(n);
-  node_interval_J_[n] += node_W_[n] * (now - node_last_[n]).seconds();
-  node_last_[n] = now;
+  Node& node = nodes_[n];
+  if (!node.touched) first_touch(n);
+  node.interval_J += node.W * (now - node.last).seconds();
+  node.last = now;
 }
 
 void PowerLedger::node_runs(std::span<const GpuIndex> gpus, std::vector<NodeRun>& out) const {
@@ -307,7 +306,7 @@ void PowerLedger::change_gpu_power(Time at, std::span<const GpuIndex> gpus, std:
   const std::int64_t delta = to_fx(to_W) - to_fx(from_W);
   for (const NodeRun& r : runs) {
     touch_node(r.node, now);
-    node_gpu_fx_[r.node] += delta * r.count;
+    nodes_[r.node].gpu_fx += delta * r.count;
     set_node_power(r.node);
   }
   gpu_total_fx_ += static_cast<WideFx>(delta) * static_cast<WideFx>(count);
@@ -334,7 +333,7 @@ void PowerLedger::set_gpu_power(Time at, std::span<const GpuIndex> gpus, double 
         gpu_W_[g] = power_W;
       },
       [&](NodeIndex n, std::uint32_t) {
-        node_gpu_fx_[n] += node_delta;
+        nodes_[n].gpu_fx += node_delta;
         gpu_total_fx_ += node_delta;
         set_node_power(n);
       });
@@ -359,8 +358,8 @@ void PowerLedger::set_node_base_power(Time at, NodeIndex n, double base_W) {
   const Time now = window(at);
   advance(now);
   touch_node(n, now);
-  base_total_W_ += base_W - node_base_W_[n];
-  node_base_W_[n] = base_W;
+  base_total_W_ += base_W - nodes_[n].base_W;
+  nodes_[n].base_W = base_W;
   set_node_power(n);
   set_it_power();
 }

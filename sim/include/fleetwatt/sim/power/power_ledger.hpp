@@ -101,7 +101,7 @@ class PowerLedger {
   /// Needs per-GPU power (per_gpu()).
   [[nodiscard]] double gpu_power_W(GpuIndex g) const;
   [[nodiscard]] bool per_gpu() const noexcept { return per_gpu_; }
-  [[nodiscard]] double node_power_W(NodeIndex n) const { return node_W_[n]; }
+  [[nodiscard]] double node_power_W(NodeIndex n) const { return nodes_[n].W; }
   [[nodiscard]] double it_power_W() const noexcept { return it_W_; }
   [[nodiscard]] double facility_power_W() const;
 
@@ -150,14 +150,23 @@ class PowerLedger {
   std::vector<GpuIndex> first_gpu_;  ///< [n] = first GPU of node n; [nodes] = all GPUs
   std::vector<NodeIndex> node_of_gpu_;
   bool per_gpu_ = false;
-  bool changed_ = false;                   ///< a GPU's power has changed
-  std::vector<double> gpu_W_;              ///< per GPU, when per_gpu_
-  std::vector<std::int64_t> node_gpu_fx_;  ///< per node: its GPUs' power, in units of 2^-36 W
-  __extension__ typedef __int128 WideFx;   // GCC and Clang's 128-bit integer (-Wpedantic: an extension)
-  WideFx gpu_total_fx_ = 0;                ///< the fleet's GPU power, in the same units
+  bool changed_ = false;                  ///< a GPU's power has changed
+  std::vector<double> gpu_W_;             ///< per GPU, when per_gpu_
+  __extension__ typedef __int128 WideFx;  // GCC and Clang's 128-bit integer (-Wpedantic: an extension)
+  WideFx gpu_total_fx_ = 0;               ///< the fleet's GPU power, in the same units
   std::vector<NodeRun> scratch_runs_;
-  std::vector<double> node_W_;
-  std::vector<double> node_base_W_;  ///< per-node non-GPU power
+  /// A server, all a change of it reads and writes in one place (one or two cache lines, where six arrays
+  /// cost up to six misses): its GPUs' power sum in units of 2^-36 W, its power and its own non-GPU power,
+  /// and the node interval in progress (see node_start_).
+  struct Node {
+    std::int64_t gpu_fx = 0;
+    double W = 0.0;
+    double base_W = 0.0;
+    double interval_J = 0.0;
+    Time last = Time::zero();
+    bool touched = false;
+  };
+  std::vector<Node> nodes_;
   double base_total_W_ = 0.0;
   std::vector<std::function<void(Time, Time, double)>> observers_;
   double gpu_total_W_ = 0.0;
@@ -183,13 +192,11 @@ class PowerLedger {
   double peak_facility_W_ = 0.0;
   double pue_min_ = 0.0, pue_max_ = 0.0;
   void note_interval_pue(double mean_it, double mean_facility);
-  // Node interval in progress. A node touched in it (a power change) has its energy since node_start_,
-  // integrated up to node_last_[n], and is listed in touched_; an untouched one drew node_W_ throughout and
-  // its interval mean already sits in node_sample_W_, so a cut costs the nodes that changed, not the fleet.
+  // Node interval in progress. A node touched in it (a power change) has its energy since node_start_ in
+  // Node::interval_J, integrated up to Node::last, and is listed in touched_; an untouched one drew its power
+  // throughout and its interval mean already sits in node_sample_W_, so a cut costs the nodes that changed,
+  // not the fleet.
   Time node_start_ = Time::zero();
-  std::vector<double> node_interval_J_;
-  std::vector<Time> node_last_;
-  std::vector<std::uint8_t> node_touched_;
   std::vector<NodeIndex> touched_;
   std::vector<double> node_sample_W_;
 };
