@@ -981,7 +981,7 @@ Scenario parse_scenario_table(const toml::table& root, std::string text, const s
   const std::uint64_t fleet_gpus = s.fleet.largest_group_gpus();
   const char* fleet_word = s.fleet.groups.size() > 1 ? "the largest node group" : "the fleet";
   for (const auto& j : s.workload.jobs)
-    sim::check_gpu_count(j.class_origin, fmt::format("job {}", j.id), j.n_gpus, fleet_gpus, fleet_word);
+    sim::check_gpu_count(j.class_origin, j.id, j.n_gpus, fleet_gpus, fleet_word);
   if (s.workload.generator)
     for (const auto& m : s.workload.generator->mix)
       for (auto n : m.n_gpus) sim::check_gpu_count(m.class_origin, "mix entry", n, fleet_gpus, fleet_word);

@@ -38,8 +38,8 @@ bool Engine::draw_job() {
   jobs::JobSpec& spec = *next;
   const auto& groups = layout_.groups();
   const auto& types = layout_.types();
-  check_gpu_count(spec.class_origin, fmt::format("job {}", spec.id), spec.n_gpus,
-                  layout_.largest_group_gpus(), groups.size() > 1 ? "the largest node group" : "the fleet");
+  check_gpu_count(spec.class_origin, spec.id, spec.n_gpus, layout_.largest_group_gpus(),
+                  groups.size() > 1 ? "the largest node group" : "the fleet");
   Job job;
   TypedRun run;  // what it starts as
   if (types.size() == 1) {
@@ -75,7 +75,7 @@ bool Engine::draw_job() {
         if (layout_.type_of_group(g) == t) largest = std::max(largest, layout_.gpus(g));
     }
     if (!any) throw *first_error;
-    check_gpu_count(spec.class_origin, fmt::format("job {}", spec.id), spec.n_gpus, largest,
+    check_gpu_count(spec.class_origin, spec.id, spec.n_gpus, largest,
                     "the largest node group of a GPU type it can run on");
     // Until it starts: the reference type's run, or the first type it can run on.
     std::size_t first = typed_.size() - types.size();

@@ -18,6 +18,12 @@ void check_gpu_count(const core::SourceLocation& origin, std::string_view who, s
         origin, "n_gpus", fmt::format("{} asks for {} GPUs but {} has {}", who, n_gpus, holder, holder_gpus));
 }
 
+void check_gpu_count(const core::SourceLocation& origin, std::int64_t id, std::uint64_t n_gpus,
+                     std::uint64_t holder_gpus, std::string_view holder) {
+  if (n_gpus == 0 || n_gpus > holder_gpus)
+    check_gpu_count(origin, fmt::format("job {}", id), n_gpus, holder_gpus, holder);
+}
+
 FleetLayout::FleetLayout(std::vector<FleetGroup> groups) : groups_(std::move(groups)) {
   if (groups_.empty()) throw std::invalid_argument("a fleet needs at least one node group");
   NodeIndex node = 0;

@@ -22,6 +22,9 @@ namespace fleetwatt::sim {
 /// engine what it draws from a generator or trace; both through this.
 void check_gpu_count(const core::SourceLocation& origin, std::string_view who, std::uint64_t n_gpus,
                      std::uint64_t holder_gpus, std::string_view holder);
+/// The same for job `id` ("job 7"), its name written only when it fails: every drawn job is checked.
+void check_gpu_count(const core::SourceLocation& origin, std::int64_t id, std::uint64_t n_gpus,
+                     std::uint64_t holder_gpus, std::string_view holder);
 
 /// One group of identical nodes.
 struct FleetGroup {
