@@ -26,6 +26,12 @@ struct CalibrateOptions {
   models::fit::JobRecordMeta meta;
 };
 
+double mean_of(const std::vector<double>& v) {
+  double sum = 0.0;
+  for (const double x : v) sum += x;
+  return sum / static_cast<double>(v.size());
+}
+
 int run_calibrate(const CalibrateOptions& o) {
   using namespace models::fit;
   {
@@ -52,6 +58,15 @@ int run_calibrate(const CalibrateOptions& o) {
           "\"gap_s\": {}, \"median_interval_s\": {}, \"irregular\": {}}}, ",
           r.rows, r.missing_power, r.duplicated_times, r.gaps, json_number(r.gap_s),
           json_number(r.median_interval_s), r.irregular ? "true" : "false");
+      fmt::print("\"sm_active\": [");
+      bool first_sm = true;
+      for (const auto& g : trace.gpus) {
+        if (g.sm_active.empty()) continue;
+        fmt::print("{}{{\"gpu\": {}, \"samples\": {}, \"mean\": {}}}", first_sm ? "" : ", ", g.index,
+                   g.sm_active.size(), json_number(mean_of(g.sm_active)));
+        first_sm = false;
+      }
+      fmt::print("], ");
       fmt::print("\"phases\": [");
       bool first = true;
       for (const auto& g : s.per_gpu)
@@ -70,6 +85,10 @@ int run_calibrate(const CalibrateOptions& o) {
           "{} duplicated timestamps, {} gaps totalling {:.1f} s\n",
           r.median_interval_s, r.min_interval_s, r.max_interval_s, r.irregular ? ", irregular" : "",
           r.missing_power, r.duplicated_times, r.gaps, r.gap_s);
+      for (const auto& g : trace.gpus)
+        if (!g.sm_active.empty())
+          fmt::print("SM activity (DCGM_FI_PROF_SM_ACTIVE) of GPU {}: mean {:.3f} over {} samples\n", g.index,
+                     mean_of(g.sm_active), g.sm_active.size());
       for (const auto& g : s.per_gpu) {
         fmt::print("\nGPU {}: {} phases (split at {:.1f} W)\n", g.gpu, g.phases.size(), g.threshold_W);
         fmt::print("  {:<7} {:>10} {:>10} {:>10} {:>9}\n", "phase", "start_s", "end_s", "length_s",

@@ -126,3 +126,58 @@ TEST_CASE("fleetwatt calibrate prints JSON with the measured and segmented figur
   CHECK(badgpu.exit_code == 2);
   CHECK_THAT(badgpu.err, Catch::Contains("no GPU with index 5"));
 }
+
+TEST_CASE("fleetwatt calibrate reads the same run from a DCGM dump as from nvidia-smi's CSV",
+          "[records][command][dcgm]") {
+  const auto bin = fleetwatt::test::fleetwatt_binary();
+  if (bin.empty() || !std::filesystem::exists(bin)) {
+    WARN("skipped: the fleetwatt binary is not built");
+    return;
+  }
+  // two_gpu_log() as Prometheus samples (series after series, as promtool tsdb dump lists them), with an
+  // SM activity of 0.9 in the peaks and 0.1 elsewhere for GPU 1.
+  std::istringstream csv(two_gpu_log());
+  std::string line;
+  std::getline(csv, line);
+  std::ostringstream power[2], sm;
+  for (int i = 0; std::getline(csv, line); ++i) {
+    const int gpu = (i % 2);
+    const double W = std::stod(line.substr(line.find(", ", 25) + 2));
+    const long long ms = 1714564800000LL + 1000LL * (i / 2);
+    power[gpu] << "DCGM_FI_DEV_POWER_USAGE{gpu=\"" << gpu << "\",Hostname=\"n1\"} " << W << ' ' << ms << '\n';
+    if (gpu == 1)
+      sm << "DCGM_FI_PROF_SM_ACTIVE{gpu=\"1\",Hostname=\"n1\"} " << (W > 200 ? 0.9 : 0.1) << ' ' << ms
+         << '\n';
+  }
+  TempDir dir;
+  const auto log = dir.write("two.csv", two_gpu_log());
+  const auto prom = dir.write(
+      "two.prom", "# TYPE DCGM_FI_DEV_POWER_USAGE gauge\n" + power[0].str() + power[1].str() + sm.str());
+  const auto a =
+      fleetwatt::test::run_command(bin.string() + " calibrate " + log.string() + " --gpu 1 --json");
+  const auto b =
+      fleetwatt::test::run_command(bin.string() + " calibrate " + prom.string() + " --gpu 1 --json");
+  REQUIRE(a.exit_code == 0);
+  REQUIRE(b.exit_code == 0);
+  // Everything but the source's name and the SM activity (which only the dump has) is the same text.
+  const auto figures = [](const std::string& out) {
+    const auto from = out.find("\"gpus\"");
+    std::string s = out.substr(from);
+    const auto sm_at = s.find("\"sm_active\"");
+    return s.erase(sm_at, s.find("], ", sm_at) + 3 - sm_at);
+  };
+  CHECK(figures(a.out) == figures(b.out));
+  CHECK_THAT(a.out, Catch::Contains("\"sm_active\": [], "));
+  // GPU 1: 90 samples in peaks (0.9) and 40 elsewhere (0.1): (90 x 0.9 + 40 x 0.1) / 130.
+  CHECK_THAT(b.out, Catch::Contains(
+                        "\"sm_active\": [{\"gpu\": 1, \"samples\": 130, \"mean\": 0.65384615384615"));
+  const auto text = fleetwatt::test::run_command(bin.string() + " calibrate " + prom.string());
+  CHECK_THAT(text.out,
+             Catch::Contains("SM activity (DCGM_FI_PROF_SM_ACTIVE) of GPU 1: mean 0.654 over 130 samples"));
+  // A bad sample: exit 2, one line naming the file, line, column and key.
+  const auto bad = dir.write("bad.prom", "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} 1.5e7 1714564800000\n");
+  const auto r = fleetwatt::test::run_command(bin.string() + " calibrate " + bad.string());
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "fleetwatt: error: " + bad.string() +
+                     ":1:34: DCGM_FI_DEV_POWER_USAGE: '1.5e7' is not a power in W (0 to 1e6)\n");
+}

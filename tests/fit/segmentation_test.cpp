@@ -98,9 +98,9 @@ TEST_CASE("a flat trace is one phase", "[segmentation]") {
 }
 
 TEST_CASE("segmentation options and too-short series are rejected", "[segmentation]") {
-  GpuPowerSeries s{0, {0.0}, {1.0}};
+  GpuPowerSeries s{0, {0.0}, {1.0}, {}, {}};
   CHECK_THROWS_WITH(segment_series(s, {}, "x.csv"), Catch::Contains("at least two"));
-  s = GpuPowerSeries{0, {0.0, 1.0}, {1.0, 2.0}};
+  s = GpuPowerSeries{0, {0.0, 1.0}, {1.0, 2.0}, {}, {}};
   SegmentOptions bad;
   bad.smoothing_window = 4;
   CHECK_THROWS_WITH(segment_series(s, bad, "x.csv"), Catch::Contains("smoothing_window"));

@@ -118,3 +118,104 @@ TEST_CASE("a GPU index beyond int's range is refused at its line and column", "[
             .gpu(2147483647)
             .power_W == std::vector<double>{100});
 }
+
+namespace {
+/// What read_power_trace says about `text`, "" when it reads.
+std::string error_of(const std::string& text, const std::string& source = "dcgm.prom") {
+  std::istringstream in(text);
+  try {
+    (void)read_power_trace(in, source);
+  } catch (const fleetwatt::core::TraceFormatError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("DCGM metrics in Prometheus's text format: power per gpu label, SM activity beside it",
+          "[telemetry][dcgm]") {
+  // As `promtool tsdb dump` prints it: series after series (GPU 1's power first), each sample's time in
+  // milliseconds since 1970; comments, other metrics and a NaN reading among them.
+  std::istringstream in(
+      "# HELP DCGM_FI_DEV_POWER_USAGE Power draw (in W).\n"
+      "# TYPE DCGM_FI_DEV_POWER_USAGE gauge\n"
+      "DCGM_FI_DEV_POWER_USAGE{Hostname=\"node1\",gpu=\"1\",modelName=\"NVIDIA H100 \\\"SXM\\\"\"} 500 "
+      "1700000000500\n"
+      "DCGM_FI_DEV_POWER_USAGE{Hostname=\"node1\",gpu=\"1\",modelName=\"NVIDIA H100 \\\"SXM\\\"\"} 600 "
+      "1700000001500\n"
+      "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\",Hostname=\"node1\"} 100.5 1700000000000\n"
+      "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\",Hostname=\"node1\"} NaN 1700000000250\n"
+      "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\",Hostname=\"node1\"} 300.5 1700000001000\n"
+      "DCGM_FI_DEV_GPU_TEMP{gpu=\"0\",Hostname=\"node1\"} 41 1700000000000\n"
+      "DCGM_FI_PROF_SM_ACTIVE{gpu=\"0\",Hostname=\"node1\"} 0.25 1700000000000\n"
+      "DCGM_FI_PROF_SM_ACTIVE{gpu=\"0\",Hostname=\"node1\"} 0.75 1700000001000\n");
+  const auto tr = read_power_trace(in, "dcgm.prom");
+  REQUIRE(tr.gpus.size() == 2);
+  // Times from the earliest sample of any series (GPU 0's, at ...000.000).
+  CHECK(tr.gpu(0).time_s == std::vector<double>{0.0, 1.0});
+  CHECK(tr.gpu(0).power_W == std::vector<double>{100.5, 300.5});
+  CHECK(tr.gpu(1).time_s == std::vector<double>{0.5, 1.5});
+  CHECK(tr.gpu(0).sm_active == std::vector<double>{0.25, 0.75});
+  CHECK(tr.gpu(0).sm_time_s == std::vector<double>{0.0, 1.0});
+  CHECK(tr.gpu(1).sm_active.empty());
+  CHECK(tr.report.missing_power == 1);
+  CHECK(tr.report.other_samples == 1);
+  CHECK(tr.report.median_interval_s == 1.0);
+  // Trapezoid: (100.5 + 300.5) / 2 x 1 s.
+  CHECK(trapezoid_energy_J(tr.gpu(0)) == 200.5);
+}
+
+TEST_CASE("a CSV of DCGM fields and a plain time_s,power_W,gpu log are read", "[telemetry][dcgm]") {
+  const auto dcgm = parse(
+      "timestamp,gpu,DCGM_FI_DEV_POWER_USAGE,DCGM_FI_PROF_SM_ACTIVE\n"
+      "2024-05-01T10:00:00Z,0,200,0.5\n"
+      "2024-05-01T10:00:00Z,1,210,0.6\n"
+      "2024-05-01T10:00:01Z,0,400,N/A\n"
+      "2024-05-01T10:00:01Z,1,410,0.9\n");
+  REQUIRE(dcgm.gpus.size() == 2);
+  CHECK(dcgm.gpu(1).power_W == std::vector<double>{210, 410});
+  CHECK(dcgm.gpu(0).sm_active == std::vector<double>{0.5});
+  CHECK(dcgm.gpu(1).sm_time_s == std::vector<double>{0.0, 1.0});
+  const auto plain = parse("time_s,power_W,gpu\n0,50,3\n0,60,2\n2,70,3\n");
+  REQUIRE(plain.gpus.size() == 2);
+  CHECK(plain.gpu(3).power_W == std::vector<double>{50, 70});
+  CHECK(plain.gpu(2).time_s == std::vector<double>{0.0});
+  CHECK(error_of("time_s,power_W,DCGM_FI_PROF_SM_ACTIVE\n0,50,1.5\n", "log.csv") ==
+        "log.csv:2:6: dcgm_fi_prof_sm_active: '1.5' is not an activity from 0 to 1");
+}
+
+TEST_CASE("a bad DCGM sample is refused at its line, column and key", "[telemetry][dcgm][bad-input]") {
+  const std::string p = "DCGM_FI_DEV_POWER_USAGE";
+  const std::pair<std::string, std::string> cases[] = {
+      {p + "{gpu=\"0\"} 100\n",
+       "dcgm.prom:1:37: timestamp: the sample has no timestamp (milliseconds since 1970); a scrape of "
+       "dcgm-exporter has none: dump the series with `promtool tsdb dump` or a range query"},
+      {p + "{gpu=\"0\"} hot 1700000000000\n",
+       "dcgm.prom:1:34: DCGM_FI_DEV_POWER_USAGE: 'hot' is not a power in W (0 to 1e6)"},
+      {p + "{gpu=\"0\"} 2e6 1700000000000\n",
+       "dcgm.prom:1:34: DCGM_FI_DEV_POWER_USAGE: '2e6' is not a power in W (0 to 1e6)"},
+      {p + "{Hostname=\"a\"} 100 1700000000000\n",
+       "dcgm.prom:1:24: gpu: DCGM_FI_DEV_POWER_USAGE has no gpu label (dcgm-exporter writes gpu=\"0\")"},
+      {p + "{gpu=\"x\"} 100 1700000000000\n", "dcgm.prom:1:24: gpu: gpu=\"x\" is not a GPU index"},
+      {p + "{gpu=\"0\",Hostname=\"a\"} 1 1700000000000\n" + p +
+           "{gpu=\"0\",Hostname=\"b\"} 1 1700000001000\n",
+       "dcgm.prom:2:24: Hostname: Hostname=\"b\" after \"a\" (line 1): a log holds one machine; select one "
+       "host's "
+       "series"},
+      {p + "{gpu=\"0\"} 1 1700000001000\n" + p + "{gpu=\"0\"} 1 1700000000000\n",
+       "dcgm.prom:2:36: timestamp: time runs backwards for GPU 0's DCGM_FI_DEV_POWER_USAGE"},
+      {p + "{gpu=\"0\"} 1 -5\n", "dcgm.prom:1:36: timestamp: '-5' is not a time in milliseconds since 1970"},
+      {p + "{gpu=\"0} 1 1700000000000\n", "dcgm.prom:1:25: gpu: the label value has no closing quote"},
+      {p + "{gpu=\"0\" x} 1 1700000000000\n", "dcgm.prom:1:33: labels: expected ',' or '}'"},
+      {p + "{gpu=\"0\"} 1 1700000000000 extra\n",
+       "dcgm.prom:1:50: record: unexpected text after the timestamp"},
+      {"DCGM_FI_PROF_SM_ACTIVE{gpu=\"0\"} 1.2 1700000000000\n",
+       "dcgm.prom:1:33: DCGM_FI_PROF_SM_ACTIVE: '1.2' is not an activity from 0 to 1"},
+      {"DCGM_FI_DEV_GPU_TEMP{gpu=\"0\"} 40 1700000000000\n",
+       "dcgm.prom:1: DCGM_FI_DEV_POWER_USAGE: the log has no DCGM_FI_DEV_POWER_USAGE sample"},
+  };
+  for (const auto& [text, message] : cases) {
+    INFO(text);
+    CHECK(error_of(text) == message);
+  }
+}

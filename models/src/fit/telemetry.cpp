@@ -1,5 +1,6 @@
-// Power-log reader: header detection for nvidia-smi's two column styles and plain time/power CSV, unit
-// stripping, per-GPU series and a report of the sampling's irregularities. Records and timestamps are read
+// Power-log reader: header detection for nvidia-smi's two column styles, DCGM field columns and plain
+// time/power CSV, unit stripping, per-GPU series and a report of the sampling's irregularities; a log in
+// Prometheus's text format goes to prometheus_log.cpp. Records and timestamps are read
 // by core's CSV tokenizer and date parser, so a log's "+02:00" offset is honoured like a trace's.
 #include "fleetwatt/models/fit/telemetry.hpp"
 
@@ -9,6 +10,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <string_view>
 
 #include "fleetwatt/core/checked_integer.hpp"
@@ -16,6 +18,7 @@
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/core/time.hpp"
 #include "fleetwatt/core/timestamp.hpp"
+#include "prometheus_log.hpp"
 
 namespace fleetwatt::models::fit {
 
@@ -77,7 +80,65 @@ PowerTrace read_power_trace(const std::filesystem::path& path) {
   return read_power_trace(in, path.string());
 }
 
+namespace {
+
+/// The first line that is neither blank nor a '#' comment.
+std::string_view first_content_line(std::string_view text) {
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::string_view line = text.substr(at, end - at);
+    const std::size_t first = line.find_first_not_of(" \t\r");
+    if (first != std::string_view::npos && line[first] != '#') return line.substr(first);
+    at = end + 1;
+  }
+  return {};
+}
+
+/// Sampling statistics over every GPU's intervals.
+void report_sampling(PowerTrace& trace) {
+  std::vector<double> intervals;
+  for (const auto& s : trace.gpus)
+    for (std::size_t i = 1; i < s.time_s.size(); ++i) intervals.push_back(s.time_s[i] - s.time_s[i - 1]);
+  auto& r = trace.report;
+  if (intervals.empty()) return;
+  std::vector<double> sorted = intervals;
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2),
+                   sorted.end());
+  r.median_interval_s = sorted[sorted.size() / 2];
+  r.min_interval_s = *std::min_element(intervals.begin(), intervals.end());
+  r.max_interval_s = *std::max_element(intervals.begin(), intervals.end());
+  for (const double dt : intervals) {
+    if (dt > 3.0 * r.median_interval_s) {
+      ++r.gaps;
+      r.gap_s += dt;
+    } else if (std::abs(dt - r.median_interval_s) > 0.2 * r.median_interval_s) {
+      r.irregular = true;
+    }
+  }
+}
+
+PowerTrace read_csv_power(std::istream& in, const std::string& source);
+
+}  // namespace
+
 PowerTrace read_power_trace(std::istream& in, const std::string& source) {
+  // Read whole, so that the first line can choose the format.
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  PowerTrace trace;
+  if (looks_like_prometheus(first_content_line(text))) {
+    trace = read_prometheus_power(text, source);
+  } else {
+    std::istringstream csv(text);
+    trace = read_csv_power(csv, source);
+  }
+  report_sampling(trace);
+  return trace;
+}
+
+namespace {
+
+PowerTrace read_csv_power(std::istream& in, const std::string& source) {
   PowerTrace trace;
   trace.source = source;
   // '#' lines are notes some logging scripts put above the header.
@@ -89,15 +150,17 @@ PowerTrace read_power_trace(std::istream& in, const std::string& source) {
   const std::uint32_t header_line = head->line;
   for (const auto& f : head->fields) keys.push_back(header_key(f.text));
   const int time_col = find_column(keys, {"timestamp", "time_s", "time", "t_s", "t"});
-  const int power_col =
-      find_column(keys, {"power.draw", "gpu_power_draw", "power_w", "power.draw.instant", "power"});
-  const int index_col = find_column(keys, {"index", "gpu_index"});
+  const int power_col = find_column(keys, {"power.draw", "gpu_power_draw", "power_w", "power.draw.instant",
+                                           "power", "dcgm_fi_dev_power_usage"});
+  const int index_col = find_column(keys, {"index", "gpu_index", "gpu"});
+  const int sm_col = find_column(keys, {"dcgm_fi_prof_sm_active"});
   if (time_col < 0)
     throw TraceFormatError(SourceLocation{source, header_line, 1}, "header",
                            "no time column (expected 'timestamp' as nvidia-smi writes it, or 'time_s')");
   if (power_col < 0)
     throw TraceFormatError(SourceLocation{source, header_line, 1}, "header",
-                           "no power column (expected 'power.draw [W]', 'gpu_power_draw' or 'power_W')");
+                           "no power column (expected 'power.draw [W]', 'gpu_power_draw', 'power_W' or "
+                           "'DCGM_FI_DEV_POWER_USAGE')");
 
   std::map<int, GpuPowerSeries> series;
   std::map<int, double> last_time;  // absolute, per GPU, for duplicate and order checks
@@ -167,35 +230,26 @@ PowerTrace read_power_trace(std::istream& in, const std::string& source) {
     last_time[gpu] = *t;
     s.time_s.push_back(*t - *t0);
     s.power_W.push_back(*p);
+    if (sm_col >= 0) {  // SM activity beside the power, at the same times
+      const core::CsvField& f = fields[static_cast<std::size_t>(sm_col)];
+      if (is_missing(f.text)) continue;
+      const auto a = parse_value(f.text);
+      if (!a || *a < 0.0 || *a > 1.0)
+        throw TraceFormatError(SourceLocation{source, line_no, f.column},
+                               keys[static_cast<std::size_t>(sm_col)],
+                               "'" + f.text + "' is not an activity from 0 to 1");
+      s.sm_time_s.push_back(*t - *t0);
+      s.sm_active.push_back(*a);
+    }
   }
   if (series.empty())
     throw TraceFormatError(SourceLocation{source, csv.line(), 0}, "record",
                            "the power log has no power samples");
   for (auto& [idx, s] : series) trace.gpus.push_back(std::move(s));
-
-  // Sampling statistics over every GPU's intervals.
-  std::vector<double> intervals;
-  for (const auto& s : trace.gpus)
-    for (std::size_t i = 1; i < s.time_s.size(); ++i) intervals.push_back(s.time_s[i] - s.time_s[i - 1]);
-  auto& r = trace.report;
-  if (!intervals.empty()) {
-    std::vector<double> sorted = intervals;
-    std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2),
-                     sorted.end());
-    r.median_interval_s = sorted[sorted.size() / 2];
-    r.min_interval_s = *std::min_element(intervals.begin(), intervals.end());
-    r.max_interval_s = *std::max_element(intervals.begin(), intervals.end());
-    for (const double dt : intervals) {
-      if (dt > 3.0 * r.median_interval_s) {
-        ++r.gaps;
-        r.gap_s += dt;
-      } else if (std::abs(dt - r.median_interval_s) > 0.2 * r.median_interval_s) {
-        r.irregular = true;
-      }
-    }
-  }
   return trace;
 }
+
+}  // namespace
 
 double trapezoid_energy_J(const GpuPowerSeries& s) noexcept {
   double e = 0.0;

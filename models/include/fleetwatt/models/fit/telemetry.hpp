@@ -1,7 +1,9 @@
 // Reading recorded GPU power logs: the CSV that `nvidia-smi --query-gpu=... --format=csv` writes (units in
-// the header and in the values, `[N/A]` fields, one or many GPUs, an optional index column) and plain
-// `time_s,power_W` CSV. Irregular sampling, gaps and duplicated timestamps are kept and reported, not
-// smoothed away: the caller decides what to do with them.
+// the header and in the values, `[N/A]` fields, one or many GPUs, an optional index column), plain
+// `time_s,power_W[,gpu]` CSV, a CSV of DCGM fields (`DCGM_FI_DEV_POWER_USAGE`, `DCGM_FI_PROF_SM_ACTIVE`),
+// and DCGM metrics in Prometheus's text format with timestamps (`promtool tsdb dump`). Irregular sampling,
+// gaps and duplicated timestamps are kept and reported, not smoothed away: the caller decides what to do with
+// them.
 #pragma once
 
 #include <cstddef>
@@ -17,11 +19,15 @@ struct GpuPowerSeries {
   int index = 0;                ///< GPU index (the `index` column, or the order of appearance per timestamp)
   std::vector<double> time_s;   ///< seconds since the trace's first sample
   std::vector<double> power_W;  ///< board power draw
+  /// SM activity (DCGM_FI_PROF_SM_ACTIVE: the fraction of time an SM had work, 0 to 1) where the log has it,
+  /// with its own times (a DCGM dump's series are sampled apart from the power's); empty otherwise.
+  std::vector<double> sm_time_s;
+  std::vector<double> sm_active;
 };
 
 /// What the reader noticed about the sampling; nothing here is silently repaired.
 struct TraceReport {
-  std::size_t rows = 0;           ///< data rows read
+  std::size_t rows = 0;           ///< data rows read (power readings, in a Prometheus log)
   std::size_t missing_power = 0;  ///< rows whose power field was `[N/A]` or empty (skipped)
   std::size_t duplicated_times =
       0;                 ///< samples whose timestamp repeated the previous one of that GPU (skipped)
@@ -31,6 +37,7 @@ struct TraceReport {
   double min_interval_s = 0.0;     ///< shortest sampling interval between kept samples
   double max_interval_s = 0.0;     ///< longest one
   bool irregular = false;          ///< intervals vary by more than 20 % of the median (excluding gaps)
+  std::size_t other_samples = 0;   ///< Prometheus samples of metrics other than power and SM activity
 };
 
 /// A power log: one series per GPU, sorted by GPU index.
