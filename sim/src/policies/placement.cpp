@@ -9,14 +9,16 @@ std::optional<Placement> FirstFitPlacement::place(const Cluster& c, std::uint32_
   const std::uint32_t g = c.gpus_per_node();
   if (n_gpus == 0 || n_gpus > c.free_gpus()) return std::nullopt;
   Placement out;
-  out.reserve(n_gpus);
   if (n_gpus <= g) {
-    // A job that fits in one server is never split across servers: it waits for one with room.
+    // A job that fits in one server is never split across servers: it waits for one with room (and
+    // allocates nothing while it waits: a FIFO head is tried at every job's end).
     const NodeIndex n = c.first_node_with_free(n_gpus);
     if (n >= c.nodes()) return std::nullopt;
+    out.reserve(n_gpus);
     c.append_free_gpus(n, n_gpus, out);
     return out;
   }
+  out.reserve(n_gpus);
   // Multi-node jobs: whole free servers first (fewest servers, least fragmentation), lowest-numbered first...
   std::uint32_t remaining = n_gpus;
   std::vector<NodeIndex> used;
