@@ -160,7 +160,6 @@ PowerTrace read_prometheus_power(std::string_view text, const std::string& sourc
     std::uint32_t line, column;  ///< of its timestamp
   };
   std::map<int, std::vector<Point>> power, sm;
-  std::map<std::pair<int, bool>, std::int64_t> last;  // (gpu, is SM series) -> last time, for order checks
   std::string host;
   std::uint32_t host_line = 0;
   std::uint32_t line_no = 0;
@@ -222,18 +221,16 @@ PowerTrace read_prometheus_power(std::string_view text, const std::string& sourc
           SourceLocation{source, line_no, s.value_column}, key,
           "'" + std::string(s.value) + "' is not " +
               (is_power ? std::string("a power in W (0 to 1e6)") : "an activity from 0 to 1"));
-    auto& seen = last[{*gpu, is_sm}];
     auto& series = (is_power ? power : sm)[*gpu];
-    if (!series.empty()) {
-      if (t < seen)
+    if (!series.empty()) {  // its last kept sample: order and duplicates are checked against it
+      if (t < series.back().ms)
         throw TraceFormatError(SourceLocation{source, line_no, s.stamp_column}, "timestamp",
                                "time runs backwards for GPU " + std::to_string(*gpu) + "'s " + key);
-      if (t == seen) {
+      if (t == series.back().ms) {
         if (is_power) ++trace.report.duplicated_times;
         continue;
       }
     }
-    seen = t;
     series.push_back({t, *v, line_no, s.stamp_column});
   }
   if (power.empty())

@@ -27,8 +27,6 @@ double fx_W(std::int64_t fx) {
   return static_cast<double>(fx) * kWPerFx;
 }
 
-__extension__ typedef __int128 WideFx;
-
 double fx_W(WideFx fx) {
   return static_cast<double>(fx) * kWPerFx;
 }
@@ -275,12 +273,14 @@ inline void PowerLedger::touch_node(NodeIndex n, Time now) {
 void PowerLedger::node_runs(std::span<const GpuIndex> gpus, std::vector<NodeRun>& out) const {
   out.clear();
   const NodeIndex* const node_of_gpu = node_of_gpu_.data();
-  std::size_t runs = 0;  // counted first, so a job's list is allocated once at its size
-  for (std::size_t i = 0; i < gpus.size(); ++i)
-    runs += i == 0 || node_of_gpu[gpus[i]] != node_of_gpu[gpus[i - 1]];
+  const auto node_of = [node_of_gpu](GpuIndex g) { return node_of_gpu[g]; };
+  // Counted first, so a job's list is allocated once at its size.
+  std::size_t runs = 0;
+  for_each_node_run(
+      gpus, node_of, [](NodeIndex) {}, [](GpuIndex) {}, [&runs](NodeIndex, std::uint32_t) { ++runs; });
   out.reserve(runs);
   for_each_node_run(
-      gpus, [node_of_gpu](GpuIndex g) { return node_of_gpu[g]; }, [](NodeIndex) {}, [](GpuIndex) {},
+      gpus, node_of, [](NodeIndex) {}, [](GpuIndex) {},
       [&out](NodeIndex n, std::uint32_t count) {
         out.push_back(NodeRun{n, count});
       });

@@ -22,6 +22,10 @@ namespace fleetwatt::sim {
 
 class FacilityModel;
 
+/// A fleet's GPU power in units of 2^-36 W: GCC and Clang's 128-bit integer (an extension, hence the
+/// keyword that keeps -Wpedantic quiet).
+__extension__ typedef __int128 WideFx;
+
 /// Compensated (Neumaier) sum: energy totals over a year of a fleet stay exact to ~1e-16 relative.
 class EnergySum {
  public:
@@ -150,10 +154,9 @@ class PowerLedger {
   std::vector<GpuIndex> first_gpu_;  ///< [n] = first GPU of node n; [nodes] = all GPUs
   std::vector<NodeIndex> node_of_gpu_;
   bool per_gpu_ = false;
-  bool changed_ = false;                  ///< a GPU's power has changed
-  std::vector<double> gpu_W_;             ///< per GPU, when per_gpu_
-  __extension__ typedef __int128 WideFx;  // GCC and Clang's 128-bit integer (-Wpedantic: an extension)
-  WideFx gpu_total_fx_ = 0;               ///< the fleet's GPU power, in the same units
+  bool changed_ = false;       ///< a GPU's power has changed
+  std::vector<double> gpu_W_;  ///< per GPU, when per_gpu_
+  WideFx gpu_total_fx_ = 0;    ///< the fleet's GPU power, in units of 2^-36 W
   std::vector<NodeRun> scratch_runs_;
   /// A server, all a change of it reads and writes in one place (one or two cache lines, where six arrays
   /// cost up to six misses): its GPUs' power sum in units of 2^-36 W, its power and its own non-GPU power,
