@@ -1,6 +1,7 @@
 // Collective costs on placed GPUs and shared links, against their alpha-beta closed forms.
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
+#include <stdexcept>
 
 #include "fleetwatt/topologies/fabrics/topology_config.hpp"
 #include "fleetwatt/topologies/flows/collectives.hpp"
@@ -162,4 +163,61 @@ TEST_CASE("a placed collective's flows leave the network with it") {
     CHECK(net.live_flows() == 4);
   }
   CHECK(net.live_flows() == 0);
+}
+
+TEST_CASE("one placed collective takes one collective after another, each timed as if placed alone") {
+  // Released, it holds no flow; placed again with another ring (a job slot's next job), it costs what a
+  // new object placing that ring costs: 2(p-1)/p S/B + 2(p-1) alpha with p of the new ring.
+  Topology t = gpu_ring(4, 10e9);
+  Router r(t, RouteMetric::hops);
+  FlowNetwork net(t.directed_capacities());
+  const double S = 1e9, alpha = 5e-6;
+  PlacedCollective slot;
+  CHECK_FALSE(slot.placed());
+  ring_all_reduce(t.gpus(), S, slot.next());
+  slot.place(r, net, 0, 7);
+  CHECK(net.live_flows() == 4);
+  CHECK(slot.time(alpha) == Approx(2.0 * 3 / 4 * S / 10e9 + 6 * alpha).epsilon(1e-12));
+  CHECK_THROWS_AS(slot.next(), std::logic_error);
+  slot.release();
+  CHECK_FALSE(slot.placed());
+  CHECK(net.live_flows() == 0);
+  const std::vector<Vertex> two{t.gpus()[0], t.gpus()[1]};
+  ring_all_reduce(two, S, slot.next());
+  slot.place(r, net, 0, 7);
+  CHECK(net.live_flows() == 2);
+  // Two ranks: one link each way, p = 2.
+  CHECK(slot.time(alpha) == Approx(S / 2 / 10e9 * 2 + 2 * alpha).epsilon(1e-12));
+  FlowNetwork fresh_net(t.directed_capacities());
+  CHECK(slot.time(alpha) == PlacedCollective(ring_all_reduce(two, S), r, fresh_net, 0, 7).time(alpha));
+}
+
+TEST_CASE("a builder writing into a used collective gives what it gives into a new one") {
+  const auto c = racks_config();
+  const Topology t = build_topology(c, 2, 2);
+  Collective reused;
+  tree_all_reduce(t.gpus(), 1e9, reused);  // two phases, to be replaced by three, then by one
+  hierarchical_all_reduce(t, t.gpus(), 2e9, reused);
+  const Collective fresh = hierarchical_all_reduce(t, t.gpus(), 2e9);
+  const auto same = [](const Collective& a, const Collective& b) {
+    if (a.name != b.name || a.phases.size() != b.phases.size()) return false;
+    for (std::size_t i = 0; i < a.phases.size(); ++i) {
+      const auto &x = a.phases[i], &y = b.phases[i];
+      if (x.latency_steps != y.latency_steps || x.bandwidth_steps != y.bandwidth_steps ||
+          x.transfers.size() != y.transfers.size())
+        return false;
+      for (std::size_t k = 0; k < x.transfers.size(); ++k)
+        if (x.transfers[k].src != y.transfers[k].src || x.transfers[k].dst != y.transfers[k].dst ||
+            x.transfers[k].bytes != y.transfers[k].bytes)
+          return false;
+    }
+    return true;
+  };
+  REQUIRE(fresh.phases.size() == 3);
+  CHECK(same(reused, fresh));
+  ring_all_reduce(t.gpus(), 1e9, reused);
+  CHECK(reused.phases.size() == 1);
+  CHECK(same(reused, ring_all_reduce(t.gpus(), 1e9)));
+  concurrent_sends({}, 1e9, reused);
+  CHECK(reused.phases.empty());
 }

@@ -115,3 +115,29 @@ TEST_CASE("network power is the idle sum plus the active part of links and NICs 
   net.remove_job(j);
   CHECK(net.power_W() == Approx(idle));
 }
+
+TEST_CASE("a job slot reused after a job ends gives the next job what a fresh network gives it") {
+  // Job slots (and their flows' buffers) are recycled: a job on a recycled slot must cost what it costs on
+  // a network that never held another job, and leave nothing behind when it ends.
+  auto c = config();
+  FleetNetwork net(build_topology(c, 16, 4), c);
+  const double idle = net.power_W();
+  ModelMetadata m = io_job();
+  m.params = 350e6;
+  const NetJob big = net.add_job({0, 1, 2, 3, 16, 17, 32, 33, 48, 49}, m, 30.0);
+  net.remove_job(big);
+  CHECK(net.power_W() == Approx(idle));
+  const NetJob small = net.add_job({8, 9, 12, 13}, m, 30.0);
+  CHECK(small == big);  // the same slot
+  FleetNetwork fresh(build_topology(c, 16, 4), c);
+  const NetJob alone = fresh.add_job({8, 9, 12, 13}, m, 30.0);
+  const auto a = net.epoch_cost(small), b = fresh.epoch_cost(alone);
+  CHECK(a.allreduce_s == b.allreduce_s);
+  CHECK(a.read_share_Bps == b.read_share_Bps);
+  CHECK(a.epoch_s() == b.epoch_s());
+  CHECK(net.power_W() == Approx(fresh.power_W()));
+  CHECK(net.begin_checkpoint(small) == fresh.begin_checkpoint(alone));
+  net.end_checkpoint(small);
+  net.remove_job(small);
+  CHECK(net.power_W() == Approx(idle));
+}

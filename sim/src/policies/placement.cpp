@@ -1,5 +1,6 @@
 // First-fit placement.
 #include <algorithm>
+#include <optional>
 
 #include "fleetwatt/sim/policies/scheduler.hpp"
 
@@ -20,17 +21,19 @@ std::optional<Placement> FirstFitPlacement::place(const Cluster& c, std::uint32_
   }
   out.reserve(n_gpus);
   // Multi-node jobs: whole free servers first (fewest servers, least fragmentation), lowest-numbered first...
+  // The set walks in ascending order, so the servers taken whole are the free ones up to the last taken.
   std::uint32_t remaining = n_gpus;
-  std::vector<NodeIndex> used;
+  std::optional<NodeIndex> last_whole;
   for (NodeIndex n : c.nodes_with_free(g)) {
     if (remaining < g) break;
     for (GpuIndex i = c.first_gpu(n); i < c.first_gpu(n) + g; ++i) out.push_back(i);
-    used.push_back(n);
+    last_whole = n;
     remaining -= g;
   }
+  const auto taken_whole = [&](NodeIndex n) { return last_whole && n <= *last_whole && c.free_gpus(n) == g; };
   // ...then the rest from the lowest-numbered servers with room.
   for (NodeIndex n = 0; n < c.nodes() && remaining > 0; ++n) {
-    if (c.free_gpus(n) == 0 || std::find(used.begin(), used.end(), n) != used.end()) continue;
+    if (c.free_gpus(n) == 0 || taken_whole(n)) continue;
     const std::size_t before = out.size();
     c.append_free_gpus(n, remaining, out);
     remaining -= static_cast<std::uint32_t>(out.size() - before);

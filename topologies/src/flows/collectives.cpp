@@ -5,152 +5,221 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <stdexcept>
 #include <tuple>
 
 namespace fleetwatt::topologies {
 
 namespace {
 
-std::vector<Transfer> ring(const std::vector<Vertex>& ranks, double bytes) {
-  std::vector<Transfer> t;
-  if (ranks.size() < 2) return t;
-  t.reserve(ranks.size());
+/// Writes a builder's phases into a collective in order, reusing the phases (and their transfer lists) it
+/// already has; finish() drops the ones not written.
+class PhaseWriter {
+ public:
+  PhaseWriter(Collective& c, const char* name) : c_(c) { c_.name = name; }
+  CollectivePhase& add(std::size_t latency_steps, std::size_t bandwidth_steps) {
+    if (used_ == c_.phases.size()) c_.phases.emplace_back();
+    CollectivePhase& p = c_.phases[used_++];
+    p.transfers.clear();
+    p.latency_steps = static_cast<std::uint32_t>(latency_steps);
+    p.bandwidth_steps = static_cast<std::uint32_t>(bandwidth_steps);
+    return p;
+  }
+  /// Takes back the last phase added (it got no transfers).
+  void drop_last() { --used_; }
+  void finish() { c_.phases.resize(used_); }
+
+ private:
+  Collective& c_;
+  std::size_t used_ = 0;
+};
+
+/// Appends the ring of `ranks` in order, `bytes` per transfer (nothing for fewer than two ranks).
+void append_ring(const std::vector<Vertex>& ranks, double bytes, std::vector<Transfer>& out) {
+  if (ranks.size() < 2) return;
   for (std::size_t i = 0; i < ranks.size(); ++i)
-    t.push_back({ranks[i], ranks[(i + 1) % ranks.size()], bytes});
-  return t;
+    out.push_back({ranks[i], ranks[(i + 1) % ranks.size()], bytes});
 }
 
-std::uint32_t steps(std::size_t n) {
-  return static_cast<std::uint32_t>(n);
+/// One phase of a ring over `ranks`: `passes` (p-1) steps of bytes/p.
+void ring_passes(const std::vector<Vertex>& ranks, double bytes, std::size_t passes, const char* name,
+                 Collective& out) {
+  PhaseWriter w(out, name);
+  const std::size_t p = ranks.size();
+  if (p >= 2) {
+    CollectivePhase& phase = w.add(passes * (p - 1), passes * (p - 1));
+    phase.transfers.reserve(p);
+    append_ring(ranks, bytes / static_cast<double>(p), phase.transfers);
+  }
+  w.finish();
+}
+
+template <class Builder>
+Collective built(Builder&& builder) {
+  Collective c;
+  builder(c);
+  return c;
 }
 
 }  // namespace
 
-Collective ring_all_reduce(const std::vector<Vertex>& ranks, double bytes) {
+void ring_all_reduce(const std::vector<Vertex>& ranks, double bytes, Collective& out) {
+  ring_passes(ranks, bytes, 2, "ring_all_reduce", out);
+}
+
+void ring_all_gather(const std::vector<Vertex>& ranks, double bytes, Collective& out) {
+  ring_passes(ranks, bytes, 1, "ring_all_gather", out);
+}
+
+void ring_reduce_scatter(const std::vector<Vertex>& ranks, double bytes, Collective& out) {
+  ring_passes(ranks, bytes, 1, "ring_reduce_scatter", out);
+}
+
+void all_to_all(const std::vector<Vertex>& ranks, double bytes, Collective& out) {
+  PhaseWriter w(out, "all_to_all");
   const std::size_t p = ranks.size();
-  Collective c{"ring_all_reduce", {}};
-  if (p < 2) return c;
-  c.phases.push_back({ring(ranks, bytes / static_cast<double>(p)), steps(2 * (p - 1)), steps(2 * (p - 1))});
-  return c;
+  if (p >= 2) {
+    CollectivePhase& phase = w.add(p - 1, 1);
+    for (std::size_t i = 0; i < p; ++i)
+      for (std::size_t j = 0; j < p; ++j)
+        if (i != j) phase.transfers.push_back({ranks[i], ranks[j], bytes / static_cast<double>(p)});
+  }
+  w.finish();
 }
 
-Collective ring_all_gather(const std::vector<Vertex>& ranks, double bytes) {
-  const std::size_t p = ranks.size();
-  Collective c{"ring_all_gather", {}};
-  if (p < 2) return c;
-  c.phases.push_back({ring(ranks, bytes / static_cast<double>(p)), steps(p - 1), steps(p - 1)});
-  return c;
-}
-
-Collective ring_reduce_scatter(const std::vector<Vertex>& ranks, double bytes) {
-  Collective c = ring_all_gather(ranks, bytes);
-  c.name = "ring_reduce_scatter";
-  return c;
-}
-
-Collective all_to_all(const std::vector<Vertex>& ranks, double bytes) {
-  const std::size_t p = ranks.size();
-  Collective c{"all_to_all", {}};
-  if (p < 2) return c;
-  CollectivePhase phase{{}, steps(p - 1), 1};
-  for (std::size_t i = 0; i < p; ++i)
-    for (std::size_t j = 0; j < p; ++j)
-      if (i != j) phase.transfers.push_back({ranks[i], ranks[j], bytes / static_cast<double>(p)});
-  c.phases.push_back(std::move(phase));
-  return c;
-}
-
-Collective rail_ring_groups(const Topology& topo, const std::vector<std::vector<Vertex>>& groups,
-                            double bytes, std::uint32_t passes) {
-  Collective c{"rail_ring_groups", {}};
+void rail_ring_groups(const Topology& topo, const std::vector<std::vector<Vertex>>& groups, double bytes,
+                      std::uint32_t passes, Collective& out) {
+  PhaseWriter w(out, "rail_ring_groups");
   const std::size_t p = groups.empty() ? 0 : groups.front().size();
-  if (p < 2 || passes == 0) return c;
-  CollectivePhase phase{{}, steps(passes * (p - 1)), steps(passes * (p - 1))};
-  for (const auto& g : groups) {
-    std::map<std::int32_t, std::vector<Vertex>> by_node;
-    for (const Vertex v : g) by_node[topo.vertex(v).node].push_back(v);
-    if (by_node.size() < 2) continue;
-    std::size_t rails = p;
-    for (const auto& [node, members] : by_node) rails = std::min(rails, members.size());
-    const double per_rail = bytes / (static_cast<double>(p) * rails);
-    for (std::size_t k = 0; k < rails; ++k) {
-      std::vector<Vertex> ring_k;
-      for (const auto& [node, members] : by_node) ring_k.push_back(members[k]);
-      const auto t = ring(ring_k, per_rail);
-      phase.transfers.insert(phase.transfers.end(), t.begin(), t.end());
+  if (p >= 2 && passes != 0) {
+    CollectivePhase& phase = w.add(passes * (p - 1), passes * (p - 1));
+    std::vector<Vertex> ring_k;
+    for (const auto& g : groups) {
+      std::map<std::int32_t, std::vector<Vertex>> by_node;
+      for (const Vertex v : g) by_node[topo.vertex(v).node].push_back(v);
+      if (by_node.size() < 2) continue;
+      std::size_t rails = p;
+      for (const auto& [node, members] : by_node) rails = std::min(rails, members.size());
+      const double per_rail = bytes / (static_cast<double>(p) * rails);
+      for (std::size_t k = 0; k < rails; ++k) {
+        ring_k.clear();
+        for (const auto& [node, members] : by_node) ring_k.push_back(members[k]);
+        append_ring(ring_k, per_rail, phase.transfers);
+      }
     }
+    if (phase.transfers.empty()) w.drop_last();
   }
-  if (!phase.transfers.empty()) c.phases.push_back(std::move(phase));
-  return c;
+  w.finish();
 }
 
-Collective concurrent_sends(const std::vector<std::pair<Vertex, Vertex>>& pairs, double bytes) {
-  Collective c{"concurrent_sends", {}};
-  if (pairs.empty()) return c;
-  CollectivePhase phase{{}, 1, 1};
-  for (const auto& [src, dst] : pairs) phase.transfers.push_back({src, dst, bytes});
-  c.phases.push_back(std::move(phase));
-  return c;
+void concurrent_sends(const std::vector<std::pair<Vertex, Vertex>>& pairs, double bytes, Collective& out) {
+  PhaseWriter w(out, "concurrent_sends");
+  if (!pairs.empty()) {
+    CollectivePhase& phase = w.add(1, 1);
+    for (const auto& [src, dst] : pairs) phase.transfers.push_back({src, dst, bytes});
+  }
+  w.finish();
 }
 
-Collective tree_all_reduce(const std::vector<Vertex>& ranks, double bytes) {
+void tree_all_reduce(const std::vector<Vertex>& ranks, double bytes, Collective& out) {
+  PhaseWriter w(out, "tree_all_reduce");
   const std::size_t p = ranks.size();
-  Collective c{"tree_all_reduce", {}};
-  if (p < 2) return c;
-  // Heap-ordered binary trees: position i's parent is (i - 1) / 2; depth = floor(log2 p).
-  std::uint32_t depth = 0;
-  while ((std::size_t{2} << depth) <= p) ++depth;
-  CollectivePhase reduce{{}, depth, 1}, broadcast{{}, depth, 1};
-  for (std::size_t shift = 0; shift < 2; ++shift) {
-    const auto rank = [&](std::size_t pos) { return ranks[(pos + shift) % p]; };
-    for (std::size_t i = 1; i < p; ++i) {
-      reduce.transfers.push_back({rank(i), rank((i - 1) / 2), bytes / 2.0});
-      broadcast.transfers.push_back({rank((i - 1) / 2), rank(i), bytes / 2.0});
+  if (p >= 2) {
+    // Heap-ordered binary trees: position i's parent is (i - 1) / 2; depth = floor(log2 p).
+    std::uint32_t depth = 0;
+    while ((std::size_t{2} << depth) <= p) ++depth;
+    CollectivePhase& reduce = w.add(depth, 1);
+    for (std::size_t shift = 0; shift < 2; ++shift) {
+      const auto rank = [&](std::size_t pos) { return ranks[(pos + shift) % p]; };
+      for (std::size_t i = 1; i < p; ++i)
+        reduce.transfers.push_back({rank(i), rank((i - 1) / 2), bytes / 2.0});
+    }
+    CollectivePhase& broadcast = w.add(depth, 1);
+    for (std::size_t shift = 0; shift < 2; ++shift) {
+      const auto rank = [&](std::size_t pos) { return ranks[(pos + shift) % p]; };
+      for (std::size_t i = 1; i < p; ++i)
+        broadcast.transfers.push_back({rank((i - 1) / 2), rank(i), bytes / 2.0});
     }
   }
-  c.phases.push_back(std::move(reduce));
-  c.phases.push_back(std::move(broadcast));
-  return c;
+  w.finish();
 }
 
-Collective hierarchical_all_reduce(const Topology& topo, const std::vector<Vertex>& ranks, double bytes) {
-  Collective c{"hierarchical_all_reduce", {}};
+void hierarchical_all_reduce(const Topology& topo, const std::vector<Vertex>& ranks, double bytes,
+                             Collective& out) {
+  PhaseWriter w(out, "hierarchical_all_reduce");
   std::map<std::int32_t, std::vector<Vertex>> by_node;
   for (const Vertex v : ranks) by_node[topo.vertex(v).node].push_back(v);
   std::size_t g = 0;
   for (const auto& [node, list] : by_node) g = std::max(g, list.size());
   const std::size_t n = by_node.size();
-  if (ranks.size() < 2) return c;
-  const double shard = bytes / static_cast<double>(g);
-  if (g > 1) {
-    CollectivePhase rs{{}, steps(g - 1), steps(g - 1)};
-    for (const auto& [node, list] : by_node) {
-      const auto t = ring(list, shard);
-      rs.transfers.insert(rs.transfers.end(), t.begin(), t.end());
-    }
-    c.phases.push_back(rs);
-  }
-  if (n > 1) {
-    CollectivePhase ar{{}, steps(2 * (n - 1)), steps(2 * (n - 1))};
-    for (std::size_t j = 0; j < g; ++j) {
+  if (ranks.size() >= 2) {
+    const double shard = bytes / static_cast<double>(g);
+    // The intra-node rings: reduce-scatter first, all-gather last (the same transfers).
+    const auto intra = [&](CollectivePhase& phase) {
+      for (const auto& [node, list] : by_node) append_ring(list, shard, phase.transfers);
+    };
+    if (g > 1) intra(w.add(g - 1, g - 1));
+    if (n > 1) {
+      CollectivePhase& ar = w.add(2 * (n - 1), 2 * (n - 1));
       std::vector<Vertex> across;
-      for (const auto& [node, list] : by_node)
-        if (j < list.size()) across.push_back(list[j]);
-      const auto t = ring(across, shard / static_cast<double>(n));
-      ar.transfers.insert(ar.transfers.end(), t.begin(), t.end());
+      for (std::size_t j = 0; j < g; ++j) {
+        across.clear();
+        for (const auto& [node, list] : by_node)
+          if (j < list.size()) across.push_back(list[j]);
+        append_ring(across, shard / static_cast<double>(n), ar.transfers);
+      }
     }
-    c.phases.push_back(std::move(ar));
+    if (g > 1) intra(w.add(g - 1, g - 1));
   }
-  if (g > 1) {
-    CollectivePhase ag = c.phases.front();  // the same intra-node rings, gathering instead of reducing
-    c.phases.push_back(std::move(ag));
-  }
-  return c;
+  w.finish();
+}
+
+Collective ring_all_reduce(const std::vector<Vertex>& ranks, double bytes) {
+  return built([&](Collective& c) { ring_all_reduce(ranks, bytes, c); });
+}
+Collective tree_all_reduce(const std::vector<Vertex>& ranks, double bytes) {
+  return built([&](Collective& c) { tree_all_reduce(ranks, bytes, c); });
+}
+Collective hierarchical_all_reduce(const Topology& topo, const std::vector<Vertex>& ranks, double bytes) {
+  return built([&](Collective& c) { hierarchical_all_reduce(topo, ranks, bytes, c); });
+}
+Collective ring_all_gather(const std::vector<Vertex>& ranks, double bytes) {
+  return built([&](Collective& c) { ring_all_gather(ranks, bytes, c); });
+}
+Collective ring_reduce_scatter(const std::vector<Vertex>& ranks, double bytes) {
+  return built([&](Collective& c) { ring_reduce_scatter(ranks, bytes, c); });
+}
+Collective all_to_all(const std::vector<Vertex>& ranks, double bytes) {
+  return built([&](Collective& c) { all_to_all(ranks, bytes, c); });
+}
+Collective rail_ring_groups(const Topology& topo, const std::vector<std::vector<Vertex>>& groups,
+                            double bytes, std::uint32_t passes) {
+  return built([&](Collective& c) { rail_ring_groups(topo, groups, bytes, passes, c); });
+}
+Collective concurrent_sends(const std::vector<std::pair<Vertex, Vertex>>& pairs, double bytes) {
+  return built([&](Collective& c) { concurrent_sends(pairs, bytes, c); });
 }
 
 PlacedCollective::PlacedCollective(Collective collective, Router& router, FlowNetwork& network,
                                    std::uint64_t flow_key, std::uint32_t group)
-    : collective_(std::move(collective)), network_(&network), group_(group) {
+    : collective_(std::move(collective)) {
+  place(router, network, flow_key, group);
+}
+
+Collective& PlacedCollective::next() {
+  if (placed()) throw std::logic_error("a placed collective is written to before it is released");
+  return collective_;
+}
+
+void PlacedCollective::place(Router& router, FlowNetwork& network, std::uint64_t flow_key,
+                             std::uint32_t group) {
+  if (placed()) throw std::logic_error("a collective is placed twice without release");
+  group_ = group;
+  cached_ = false;
+  flows_.clear();
+  links_.clear();
+  path_at_.clear();
+  latency_.clear();
   // Phases run one after another, so a pair that talks in several phases (the intra-node rings of a
   // hierarchical all-reduce) is one flow; within a phase, each transfer is its own flow even when two share
   // a pair (the two trees of a double binary tree), so that they compete for the path.
@@ -168,19 +237,21 @@ PlacedCollective::PlacedCollective(Collective collective, Router& router, FlowNe
   path_at_.reserve(transfers + 1);
   path_at_.push_back(0);
   links_.reserve(transfers * 4);  // most transfers of a ring stay in a server (two or three links)
+  flow_of_.resize(collective_.phases.size());
+  for (auto& map : flow_of_) map.clear();
   try {
     if (collective_.phases.size() == 1) {
       // One phase (a ring, the usual all-reduce): every transfer is its own flow, in order, as the general
       // case below makes them, without its two maps' allocation per transfer.
-      auto& map = flow_of_.emplace_back();
+      auto& map = flow_of_.front();
       map.reserve(transfers);
       for (const auto& t : collective_.phases.front().transfers) map.push_back(add(t));
     } else {
       std::map<std::tuple<Vertex, Vertex, std::uint32_t>, std::uint32_t> index;
-      for (const auto& phase : collective_.phases) {
-        auto& map = flow_of_.emplace_back();
+      for (std::size_t ph = 0; ph < collective_.phases.size(); ++ph) {
+        auto& map = flow_of_[ph];
         std::map<std::pair<Vertex, Vertex>, std::uint32_t> seen_in_phase;
-        for (const auto& t : phase.transfers) {
+        for (const auto& t : collective_.phases[ph].transfers) {
           const auto key = std::make_tuple(t.src, t.dst, seen_in_phase[{t.src, t.dst}]++);
           auto it = index.find(key);
           if (it == index.end()) it = index.emplace(key, add(t)).first;
@@ -190,13 +261,16 @@ PlacedCollective::PlacedCollective(Collective collective, Router& router, FlowNe
     }
   } catch (...) {
     for (const FlowId f : flows_) network.remove_flow(f);
+    flows_.clear();
     throw;
   }
+  network_ = &network;
 }
 
-PlacedCollective::~PlacedCollective() {
+void PlacedCollective::release() noexcept {
   if (network_ == nullptr) return;
   for (const FlowId f : flows_) network_->remove_flow(f);
+  network_ = nullptr;
 }
 
 PlacedCollective::PlacedCollective(PlacedCollective&& other) noexcept

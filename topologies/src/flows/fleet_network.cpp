@@ -18,7 +18,11 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr std::uint32_t kDefaultBatchPerGpu = 32;
 }  // namespace
 
+/// A job slot's state. Slots are reused as jobs come and go (NetJob ids are recycled), and with them the
+/// capacity of every list and collective below: a job's start allocates nothing once the slot has held one
+/// of its size.
 struct FleetNetwork::JobState {
+  bool live = false;
   // What every epoch and checkpoint reads comes first, in a few cache lines: at tens of thousands of GPUs
   // these objects are cold when a job's epoch ends, and the misses were most of a checkpoint's cost.
   std::vector<std::uint32_t> reads;  ///< per node: client ids in reads_
@@ -33,11 +37,11 @@ struct FleetNetwork::JobState {
   std::uint64_t steps = 1;
   double sample_bytes = 0.0;
   double workers = 0.0;
-  std::optional<PlacedCollective> allreduce;
+  PlacedCollective allreduce;
   /// A step-level plan's traffic (its groups' rings and sends that leave the NVLink domains).
   bool step_plan = false;
   jobs::StepTraffic traffic;
-  std::optional<PlacedCollective> dp, dp_outer, pp, cp;
+  PlacedCollective dp, dp_outer, pp, cp;
   std::vector<std::uint32_t> gpus;
   std::vector<std::uint32_t> nodes;  ///< distinct, ascending
   jobs::ModelMetadata meta;
@@ -133,71 +137,84 @@ void FleetNetwork::use_storage(int delta) {
 }
 
 NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const jobs::EpochPlan& plan) {
-  const jobs::ModelMetadata& meta = plan.model;
-  auto s = std::make_unique<JobState>();
-  s->gpus = gpus;
-  std::sort(s->gpus.begin(), s->gpus.end());
-  s->nodes.reserve(s->gpus.size());
-  for (const auto gpu : s->gpus) s->nodes.push_back(node_of_gpu(gpu));
-  s->nodes.erase(std::unique(s->nodes.begin(), s->nodes.end()), s->nodes.end());
-  s->meta = meta;
-  s->compute_s = plan[jobs::PartKind::compute].s;
-  s->step_plan = plan.steps > 0.0 && plan.traffic && *plan.traffic != jobs::StepTraffic{};
-  if (s->step_plan) s->traffic = *plan.traffic;
-  const auto n_gpus = static_cast<std::uint32_t>(s->gpus.size());
-  const std::uint32_t batch = meta.batch_size != 0 ? meta.batch_size : kDefaultBatchPerGpu * n_gpus;
-  s->steps = models::steps_per_epoch(meta.dataset_samples, batch);
-  s->sample_bytes = models::bytes_per_sample(meta, config_.training);
-  s->workers =
-      meta.workers != 0 ? meta.workers : static_cast<double>(config_.training.default_workers) * n_gpus;
-
   NetJob id;
   if (!free_.empty()) {
     id = free_.back();
     free_.pop_back();
   } else {
     id = static_cast<NetJob>(jobs_.size());
-    jobs_.emplace_back();
+    jobs_.push_back(std::make_unique<JobState>());
     checkpoints_.emplace_back();
     epoch_memo_.emplace_back();
   }
+  JobState& s = *jobs_[id];
+  try {
+    fill_job(s, id, gpus, plan);
+  } catch (...) {
+    release_job(s);
+    free_.push_back(id);
+    throw;
+  }
+  s.live = true;
+  return id;
+}
+
+void FleetNetwork::fill_job(JobState& s, NetJob id, const std::vector<std::uint32_t>& gpus,
+                            const jobs::EpochPlan& plan) {
+  const jobs::ModelMetadata& meta = plan.model;
+  s.gpus.assign(gpus.begin(), gpus.end());
+  std::sort(s.gpus.begin(), s.gpus.end());
+  s.nodes.clear();
+  for (const auto gpu : s.gpus) s.nodes.push_back(node_of_gpu(gpu));
+  s.nodes.erase(std::unique(s.nodes.begin(), s.nodes.end()), s.nodes.end());
+  s.meta = meta;
+  s.compute_s = plan[jobs::PartKind::compute].s;
+  s.step_plan = plan.steps > 0.0 && plan.traffic && *plan.traffic != jobs::StepTraffic{};
+  s.traffic = s.step_plan ? *plan.traffic : jobs::StepTraffic{};
+  const auto n_gpus = static_cast<std::uint32_t>(s.gpus.size());
+  const std::uint32_t batch = meta.batch_size != 0 ? meta.batch_size : kDefaultBatchPerGpu * n_gpus;
+  s.steps = models::steps_per_epoch(meta.dataset_samples, batch);
+  s.sample_bytes = models::bytes_per_sample(meta, config_.training);
+  s.workers =
+      meta.workers != 0 ? meta.workers : static_cast<double>(config_.training.default_workers) * n_gpus;
+
   // ECMP keys differ per job so that jobs spread over equal paths.
   const std::uint64_t key = static_cast<std::uint64_t>(id) * 0x10001ULL;
 
   const double grad = models::gradient_bytes(meta, config_.training);
-  if (s->step_plan) {
-    add_step_traffic(*s, id, key);
+  if (s.step_plan) {
+    add_step_traffic(s, id, key);
   } else if (n_gpus > 1 && grad > 0.0) {
     auto& ranks = scratch_ranks_;
     ranks.clear();
-    for (const auto gpu : s->gpus) ranks.push_back(topo_.gpus().at(gpu));
-    Collective c;
+    for (const auto gpu : s.gpus) ranks.push_back(topo_.gpus().at(gpu));
+    Collective& c = s.allreduce.next();
     switch (config_.allreduce) {
       case AllReduceAlgorithm::ring:
-        c = ring_all_reduce(ranks, grad);
+        ring_all_reduce(ranks, grad, c);
         break;
       case AllReduceAlgorithm::tree:
-        c = tree_all_reduce(ranks, grad);
+        tree_all_reduce(ranks, grad, c);
         break;
       case AllReduceAlgorithm::hierarchical:
-        c = hierarchical_all_reduce(topo_, ranks, grad);
+        hierarchical_all_reduce(topo_, ranks, grad, c);
         break;
     }
-    s->allreduce.emplace(std::move(c), router_, *fabric_, key, 2 * id);
-    use_links(*s->allreduce, +1);
+    s.allreduce.place(router_, *fabric_, key, 2 * id);
+    use_links(s.allreduce, +1);
   }
-  if (storage_Bps_ > 0.0 && meta.dataset_samples > 0.0 && s->sample_bytes > 0.0) {
+  if (storage_Bps_ > 0.0 && meta.dataset_samples > 0.0 && s.sample_bytes > 0.0) {
     // One read flow per node, capped by that node's share of the data-loader workers. The GPUs are sorted,
-    // so each node's lie together, in the order of s->nodes: one pass counts them.
+    // so each node's lie together, in the order of s.nodes: one pass counts them.
     std::size_t at = 0;
-    s->reads.reserve(s->nodes.size());
-    for (const auto node : s->nodes) {
+    s.reads.reserve(s.nodes.size());
+    for (const auto node : s.nodes) {
       std::size_t count = 0;
-      for (; at < s->gpus.size() && node_of_gpu_[s->gpus[at]] == node; ++at) ++count;
+      for (; at < s.gpus.size() && node_of_gpu_[s.gpus[at]] == node; ++at) ++count;
       const auto on_node = static_cast<double>(count);
       const double cap =
-          s->workers * on_node / n_gpus * config_.training.decode_rate_per_worker * s->sample_bytes;
-      s->reads.push_back(reads_->add(std::min(cap, nic_[node].Bps > 0.0 ? nic_[node].Bps : kInf)));
+          s.workers * on_node / n_gpus * config_.training.decode_rate_per_worker * s.sample_bytes;
+      s.reads.push_back(reads_->add(std::min(cap, nic_[node].Bps > 0.0 ? nic_[node].Bps : kInf)));
       use_nic(node, +1);
       use_storage(+1);
     }
@@ -207,12 +224,12 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const jobs:
   c = CheckpointState{};
   const double checkpoint_bytes = plan.checkpoint_bytes > 0.0
                                       ? plan.checkpoint_bytes
-                                      : models::checkpoint_bytes(s->meta, config_.training);
+                                      : models::checkpoint_bytes(s.meta, config_.training);
   if (checkpoint_bytes > 0.0 && storage_Bps_ > 0.0) {
     // The nodes grouped by NIC bandwidth: fixed while the job runs, so computed once.
     auto& caps = scratch_caps_;
     caps.clear();
-    for (const auto node : s->nodes) caps.push_back(nic_[node].Bps > 0.0 ? nic_[node].Bps : kInf);
+    for (const auto node : s.nodes) caps.push_back(nic_[node].Bps > 0.0 ? nic_[node].Bps : kInf);
     std::sort(caps.begin(), caps.end());
     auto& groups = scratch_groups_;
     groups.clear();
@@ -222,14 +239,12 @@ NetJob FleetNetwork::add_job(const std::vector<std::uint32_t>& gpus, const jobs:
       groups.emplace_back(caps[i], static_cast<std::uint32_t>(k - i));
       i = k;
     }
-    c.write_bytes = checkpoint_bytes / static_cast<double>(s->nodes.size());
-    c.single = groups.size() == 1 && !s->reads.empty();
+    c.write_bytes = checkpoint_bytes / static_cast<double>(s.nodes.size());
+    c.single = groups.size() == 1 && !s.reads.empty();
     c.cap_Bps = groups.front().first;
     c.nodes = groups.front().second;
-    if (!c.single) s->write_groups = groups;
+    if (!c.single) s.write_groups.assign(groups.begin(), groups.end());
   }
-  jobs_[id] = std::move(s);
-  return id;
 }
 
 void FleetNetwork::add_step_traffic(JobState& s, NetJob id, std::uint64_t key) {
@@ -239,11 +254,11 @@ void FleetNetwork::add_step_traffic(JobState& s, NetJob id, std::uint64_t key) {
   if (dp == 0) return;  // the plan's split does not fit these GPUs: nothing to lay out
   const auto vertex = [&](const jobs::RankCoords& c) { return topo_.gpus().at(s.gpus[par.rank(c, dp)]); };
   const auto& t = s.traffic;
-  const auto place = [&](std::optional<PlacedCollective>& out, Collective c, FlowNetwork& plane,
-                         std::uint32_t group) {
-    if (c.phases.empty()) return;
-    out.emplace(std::move(c), router_, plane, key, group);
-    use_links(*out, +1);
+  // A builder writes into the slot's collective; one without transfers is not placed.
+  const auto place = [&](PlacedCollective& out, FlowNetwork& plane, std::uint32_t group) {
+    if (out.next().phases.empty()) return;
+    out.place(router_, plane, key, group);
+    use_links(out, +1);
   };
   const auto passes = [](double p) { return static_cast<std::uint32_t>(std::lround(p)); };
   // Data parallel: each group of the tp x pp positions (each shard group under hybrid sharding), its
@@ -261,7 +276,8 @@ void FleetNetwork::add_step_traffic(JobState& s, NetJob id, std::uint64_t key) {
           std::sort(g.begin(), g.end());
           groups.push_back(std::move(g));
         }
-    place(s.dp, rail_ring_groups(topo_, groups, t.dp.bytes, passes(t.dp.passes)), *fabric_, 2 * id);
+    rail_ring_groups(topo_, groups, t.dp.bytes, passes(t.dp.passes), s.dp.next());
+    place(s.dp, *fabric_, 2 * id);
   }
   if (t.dp_outer.fabric) {
     std::vector<std::vector<Vertex>> groups;
@@ -273,8 +289,8 @@ void FleetNetwork::add_step_traffic(JobState& s, NetJob id, std::uint64_t key) {
             for (std::uint32_t o = 0; o < replicas; ++o) g.push_back(vertex({tp, c, p, o * shard + i}));
             groups.push_back(std::move(g));
           }
-    place(s.dp_outer, rail_ring_groups(topo_, groups, t.dp_outer.bytes, passes(t.dp_outer.passes)), *fabric_,
-          2 * id + 1);
+    rail_ring_groups(topo_, groups, t.dp_outer.bytes, passes(t.dp_outer.passes), s.dp_outer.next());
+    place(s.dp_outer, *fabric_, 2 * id + 1);
   }
   // Pipeline: every stage boundary of every tp x cp x dp position (the fill and drain pass them one after
   // another; the slowest boundary's rate times each send).
@@ -285,7 +301,8 @@ void FleetNetwork::add_step_traffic(JobState& s, NetJob id, std::uint64_t key) {
         for (std::uint32_t tp = 0; tp < par.tp; ++tp)
           for (std::uint32_t p = 0; p + 1 < par.pp; ++p)
             pairs.emplace_back(vertex({tp, c, p, d}), vertex({tp, c, p + 1, d}));
-    place(s.pp, concurrent_sends(pairs, t.pp.bytes), sends(), 2 * id);
+    concurrent_sends(pairs, t.pp.bytes, s.pp.next());
+    place(s.pp, sends(), 2 * id);
   }
   // Context parallel: each ring of cp ranks passes its KV blocks to the next.
   if (t.cp.fabric && par.cp > 1) {
@@ -295,7 +312,8 @@ void FleetNetwork::add_step_traffic(JobState& s, NetJob id, std::uint64_t key) {
         for (std::uint32_t tp = 0; tp < par.tp; ++tp)
           for (std::uint32_t c = 0; c < par.cp; ++c)
             pairs.emplace_back(vertex({tp, c, p, d}), vertex({tp, (c + 1) % par.cp, p, d}));
-    place(s.cp, concurrent_sends(pairs, t.cp.bytes), sends(), 2 * id + 1);
+    concurrent_sends(pairs, t.cp.bytes, s.cp.next());
+    place(s.cp, sends(), 2 * id + 1);
   }
 }
 
@@ -306,22 +324,27 @@ FlowNetwork& FleetNetwork::sends() {
 }
 
 void FleetNetwork::remove_job(NetJob job) {
-  auto& s = jobs_.at(job);
-  FLEETWATT_ASSERT(s, "removing a job the network does not hold");
+  FLEETWATT_ASSERT(job < jobs_.size() && jobs_[job]->live, "removing a job the network does not hold");
   if (checkpoints_[job].writing) end_checkpoint(job);
-  for (auto* c : {&s->allreduce, &s->dp, &s->dp_outer, &s->pp, &s->cp})
-    if (*c) {
-      use_links(**c, -1);
-      c->reset();
-    }
-  for (std::size_t i = 0; i < s->reads.size(); ++i) {
-    reads_->remove(s->reads[i]);
-    use_nic(s->nodes[i], -1);
-    use_storage(-1);
-  }
-  s.reset();
+  release_job(*jobs_[job]);
   epoch_memo_[job].valid = false;
   free_.push_back(job);
+}
+
+void FleetNetwork::release_job(JobState& s) {
+  for (auto* c : {&s.allreduce, &s.dp, &s.dp_outer, &s.pp, &s.cp})
+    if (c->placed()) {
+      use_links(*c, -1);
+      c->release();
+    }
+  for (std::size_t i = 0; i < s.reads.size(); ++i) {
+    reads_->remove(s.reads[i]);
+    use_nic(s.nodes[i], -1);
+    use_storage(-1);
+  }
+  s.reads.clear();
+  s.write_groups.clear();
+  s.live = false;
 }
 
 EpochCost FleetNetwork::epoch_cost(NetJob job) {
@@ -344,19 +367,19 @@ EpochCost FleetNetwork::epoch_cost(NetJob job) {
     // The plan's rings and sends: those on the fabric at the current rates, the others as planned.
     const auto& t = s.traffic;
     c.step_plan = true;
-    const auto ring = [&](const jobs::StepTraffic::Ring& r, std::optional<PlacedCollective>& placed) {
+    const auto ring = [&](const jobs::StepTraffic::Ring& r, PlacedCollective& placed) {
       if (!r.fabric) return r.plan_s;
-      return std::max(r.floor_s, placed ? r.times * placed->time(alpha) : 0.0);
+      return std::max(r.floor_s, placed.placed() ? r.times * placed.time(alpha) : 0.0);
     };
-    const auto sends = [&](const jobs::StepTraffic::Sends& x, std::optional<PlacedCollective>& placed) {
+    const auto sends = [&](const jobs::StepTraffic::Sends& x, PlacedCollective& placed) {
       if (!x.fabric) return x.plan_s;
-      return placed ? x.count * placed->time(alpha) : 0.0;
+      return placed.placed() ? x.count * placed.time(alpha) : 0.0;
     };
     c.dp_step_s = ring(t.dp, s.dp) + ring(t.dp_outer, s.dp_outer);
     c.pp_step_s = sends(t.pp, s.pp);
     c.cp_step_s = sends(t.cp, s.cp);
-  } else if (s.allreduce) {
-    c.allreduce_s = s.allreduce->time(config_.training.alpha_s);
+  } else if (s.allreduce.placed()) {
+    c.allreduce_s = s.allreduce.time(config_.training.alpha_s);
     c.comm_s = c.allreduce_s * steps;
     c.comm_exposed_s = steps * models::exposed_communication(s.compute_s / steps, c.allreduce_s,
                                                              config_.training.comm_overlap,
@@ -371,15 +394,16 @@ EpochCost FleetNetwork::epoch_cost(NetJob job) {
     c.io_exposed_s = l.exposed_s;
   }
   // Every read client's rate is min(its cap, the level): the level is all that can change them.
-  const std::uint8_t groups = static_cast<std::uint8_t>((s.allreduce || s.dp ? 1 : 0) | (s.dp_outer ? 2 : 0) |
-                                                        (s.pp ? 4 : 0) | (s.cp ? 8 : 0));
+  const std::uint8_t groups = static_cast<std::uint8_t>((s.allreduce.placed() || s.dp.placed() ? 1 : 0) |
+                                                        (s.dp_outer.placed() ? 2 : 0) |
+                                                        (s.pp.placed() ? 4 : 0) | (s.cp.placed() ? 8 : 0));
   memo = EpochMemo{c, s.reads.empty() ? 0.0 : reads_->level(), true, groups, !s.reads.empty()};
   return c;
 }
 
 double FleetNetwork::begin_checkpoint(NetJob job) {
   auto& c = checkpoints_.at(job);
-  FLEETWATT_ASSERT(jobs_[job], "checkpoint of a job the network does not hold");
+  FLEETWATT_ASSERT(jobs_[job]->live, "checkpoint of a job the network does not hold");
   FLEETWATT_ASSERT(!c.writing, "checkpoint already in progress");
   // Data-parallel replicas hold the same state; each node writes its 1/n share (sharded checkpoints).
   if (!(c.write_bytes > 0.0)) return 0.0;

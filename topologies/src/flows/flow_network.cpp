@@ -12,6 +12,9 @@ namespace fleetwatt::topologies {
 
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
+/// Directed links of a usual long route: GPU to GPU across a three-tier fabric (GPU, PCIe switch, NIC,
+/// leaf, aggregation, core, and down again).
+constexpr std::size_t kRouteLinks = 10;
 }  // namespace
 
 FlowNetwork::FlowNetwork(std::vector<double> capacities_Bps)
@@ -39,6 +42,10 @@ FlowId FlowNetwork::add_flow(std::span<const DirectedLink> path, double max_rate
     flow_mark_.push_back(0);
   }
   Flow& flow = flows_[f];
+  // A recycled flow that needs more room takes enough for a route across a fabric's tiers, so that it
+  // takes later routes without allocating again.
+  if (flow.path.capacity() < path.size() && flow.path.capacity() > 0)
+    flow.path.reserve(std::max(path.size(), kRouteLinks));
   flow.path.assign(path.begin(), path.end());
   // A flow never exceeds its narrowest link; capping it there changes no max-min rate but makes the sum
   // of caps on each link finite, which is what the unsaturated fast path in update() checks.

@@ -31,48 +31,76 @@ struct Collective {
   std::vector<CollectivePhase> phases;
 };
 
+// Each builder writes into `out`, replacing what it held but keeping its buffers (a network that places
+// and removes jobs' collectives reuses one object per job slot without allocating); the overload without
+// `out` returns a new collective.
+
 /// Ring all-reduce of `bytes` per rank: 2(p-1) steps of bytes/p around the ring of `ranks` in order.
-[[nodiscard]] Collective ring_all_reduce(const std::vector<Vertex>& ranks, double bytes);
+void ring_all_reduce(const std::vector<Vertex>& ranks, double bytes, Collective& out);
 /// Double-binary-tree all-reduce (NCCL): two binary trees, the second with ranks shifted by one, each
 /// reducing then broadcasting half the buffer, pipelined: 2 * depth latencies, bytes/2 per tree edge each
 /// way.
-[[nodiscard]] Collective tree_all_reduce(const std::vector<Vertex>& ranks, double bytes);
+void tree_all_reduce(const std::vector<Vertex>& ranks, double bytes, Collective& out);
 /// Hierarchical all-reduce: ring reduce-scatter inside each node, ring all-reduce of the 1/g shards across
 /// nodes (one ring per local rank), ring all-gather inside each node. Ranks are grouped by the node
 /// index of their vertices.
-[[nodiscard]] Collective hierarchical_all_reduce(const Topology& topo, const std::vector<Vertex>& ranks,
-                                                 double bytes);
+void hierarchical_all_reduce(const Topology& topo, const std::vector<Vertex>& ranks, double bytes,
+                             Collective& out);
 /// Ring all-gather producing `bytes` on every rank: p-1 steps of bytes/p.
-[[nodiscard]] Collective ring_all_gather(const std::vector<Vertex>& ranks, double bytes);
+void ring_all_gather(const std::vector<Vertex>& ranks, double bytes, Collective& out);
 /// Ring reduce-scatter of `bytes` per rank: p-1 steps of bytes/p.
-[[nodiscard]] Collective ring_reduce_scatter(const std::vector<Vertex>& ranks, double bytes);
+void ring_reduce_scatter(const std::vector<Vertex>& ranks, double bytes, Collective& out);
 /// All-to-all: every rank sends bytes/p to every other rank at once; p-1 message latencies.
-[[nodiscard]] Collective all_to_all(const std::vector<Vertex>& ranks, double bytes);
+void all_to_all(const std::vector<Vertex>& ranks, double bytes, Collective& out);
 /// Rings over several groups of p ranks at once (a job's data-parallel groups), `passes` ring passes each
 /// (reduce-scatter and all-gather 1, all-reduce 2, ZeRO-3's step 3), as NCCL runs them across servers: each
 /// group's members by server; with g of them on every server, g rails (member k of each server to member k of
 /// the next, one NIC each) carry the traffic between servers, 1/g of it each: passes (p - 1) steps of bytes /
 /// (p g) per rail link. The traffic inside a server (NVLink) is not put on the fabric. Groups on one server
 /// give no transfers.
+void rail_ring_groups(const Topology& topo, const std::vector<std::vector<Vertex>>& groups, double bytes,
+                      std::uint32_t passes, Collective& out);
+/// Concurrent point-to-point sends of `bytes` each (a pipeline's stage boundaries, a context-parallel
+/// ring's step): one latency, one bandwidth step at the slowest pair's rate.
+void concurrent_sends(const std::vector<std::pair<Vertex, Vertex>>& pairs, double bytes, Collective& out);
+
+[[nodiscard]] Collective ring_all_reduce(const std::vector<Vertex>& ranks, double bytes);
+[[nodiscard]] Collective tree_all_reduce(const std::vector<Vertex>& ranks, double bytes);
+[[nodiscard]] Collective hierarchical_all_reduce(const Topology& topo, const std::vector<Vertex>& ranks,
+                                                 double bytes);
+[[nodiscard]] Collective ring_all_gather(const std::vector<Vertex>& ranks, double bytes);
+[[nodiscard]] Collective ring_reduce_scatter(const std::vector<Vertex>& ranks, double bytes);
+[[nodiscard]] Collective all_to_all(const std::vector<Vertex>& ranks, double bytes);
 [[nodiscard]] Collective rail_ring_groups(const Topology& topo,
                                           const std::vector<std::vector<Vertex>>& groups, double bytes,
                                           std::uint32_t passes);
-/// Concurrent point-to-point sends of `bytes` each (a pipeline's stage boundaries, a context-parallel
-/// ring's step): one latency, one bandwidth step at the slowest pair's rate.
 [[nodiscard]] Collective concurrent_sends(const std::vector<std::pair<Vertex, Vertex>>& pairs, double bytes);
 
-/// A collective's transfers routed and registered as flows; the flows leave the network with the object.
+/// A collective's transfers routed and registered as flows; the flows leave the network when it is
+/// released or destroyed. One object can place one collective after another, keeping its buffers.
 class PlacedCollective {
  public:
-  /// Routes each distinct (src, dst) pair once; `flow_key` seeds ECMP so different jobs spread. With a
-  /// `group` (one per live collective), time() is kept until one of its flows' rates changes.
+  /// Nothing placed.
+  PlacedCollective() = default;
+  /// Places `collective` (see place()).
   PlacedCollective(Collective collective, Router& router, FlowNetwork& network, std::uint64_t flow_key = 0,
                    std::uint32_t group = FlowNetwork::kNoGroup);
-  ~PlacedCollective();
+  ~PlacedCollective() { release(); }
   PlacedCollective(PlacedCollective&& other) noexcept;
   PlacedCollective& operator=(PlacedCollective&&) = delete;
   PlacedCollective(const PlacedCollective&) = delete;
   PlacedCollective& operator=(const PlacedCollective&) = delete;
+
+  /// The collective to place next, for a builder to write into; only while nothing is placed.
+  [[nodiscard]] Collective& next();
+  /// Routes each distinct (src, dst) pair of next() once and registers the flows on `network`; `flow_key`
+  /// seeds ECMP so different jobs spread. With a `group` (one per live collective), time() is kept until
+  /// one of its flows' rates changes.
+  void place(Router& router, FlowNetwork& network, std::uint64_t flow_key = 0,
+             std::uint32_t group = FlowNetwork::kNoGroup);
+  /// Removes the flows from the network (their order is their order of creation); keeps the buffers.
+  void release() noexcept;
+  [[nodiscard]] bool placed() const noexcept { return network_ != nullptr; }
 
   /// Duration at the current fair rates, with `alpha_s` software latency per message (recomputed only
   /// when the rates or alpha changed, with a group; the same number either way).
@@ -88,7 +116,7 @@ class PlacedCollective {
 
  private:
   Collective collective_;
-  FlowNetwork* network_;
+  FlowNetwork* network_ = nullptr;                   ///< where the flows are; null while nothing is placed
   std::vector<FlowId> flows_;                        ///< one per distinct pair
   std::vector<DirectedLink> links_;                  ///< the flows' routes, one after another
   std::vector<std::uint32_t> path_at_;               ///< per flow: its route's start; one more at the end

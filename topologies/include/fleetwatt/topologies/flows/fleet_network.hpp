@@ -107,8 +107,12 @@ class FleetNetwork {
   /// use_nic and use_storage for each of these nodes (a checkpoint of a job that holds no read clients).
   void hold_nics(const std::vector<std::uint32_t>& nodes, int delta);
 
+  /// add_job on a free slot: the job's state, flows and read clients.
+  void fill_job(JobState& s, NetJob id, const std::vector<std::uint32_t>& gpus, const jobs::EpochPlan& plan);
   /// The step-level traffic of a job on its placement (add_job).
   void add_step_traffic(JobState& s, NetJob id, std::uint64_t key);
+  /// Takes a job's flows and read clients off the network; its slot keeps its buffers for the next job.
+  void release_job(JobState& s);
 
   Topology topo_;
   TopologyConfig config_;
