@@ -127,6 +127,8 @@ int run_calibrate(const CalibrateOptions& o) {
                               {&meta.epochs, &f.epochs},
                               {&meta.gpus, &f.gpus}})
         if (*src) *dst = *src;
+      // A zoo model's parameters and FLOPs where neither the flags nor the file give them.
+      meta = with_zoo_counts(meta, core::SourceLocation{o.meta_file.empty() ? "--model" : o.meta_file, 0, 0});
       append_record(o.records, meta, s);
       if (!o.json) fmt::print("record appended to {}\n", o.records);
     }
@@ -156,9 +158,11 @@ void add_calibrate_command(CLI::App& app, Action& action) {
   cmd->add_option("--meta", o->meta_file,
                   "job metadata TOML (model, params, flops, batch_size, data_size, "
                   "input_size, workers, epochs, gpus, gpu_type) for the record");
-  cmd->add_option("--model", o->meta.model, "model name for the record");
-  cmd->add_option("--params", o->meta.params, "trainable parameters for the record");
-  cmd->add_option("--flops", o->meta.flops, "forward FLOPs per sample for the record");
+  cmd->add_option("--model", o->meta.model,
+                  "model name for the record; a zoo model (fleetwatt list) fills --params, --flops and "
+                  "--input-size where they are not given");
+  cmd->add_option("--params", o->meta.params, "trainable parameters for the record (default: the zoo's)");
+  cmd->add_option("--flops", o->meta.flops, "forward FLOPs per sample for the record (default: the zoo's)");
   cmd->add_option("--batch-size", o->meta.batch_size, "batch size (samples) for the record");
   cmd->add_option("--data-size", o->meta.data_size, "samples per epoch for the record");
   cmd->add_option("--input-size", o->meta.input_size, "image side (px) or sequence length for the record");

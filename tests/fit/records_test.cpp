@@ -119,6 +119,26 @@ TEST_CASE("fleetwatt calibrate prints JSON with the measured and segmented figur
                                                rec.string() + " --model bert --batch-size 64");
   REQUIRE(r2.exit_code == 0);
   CHECK(RecordTable::read(rec).cell(0, 0) == "bert");
+  // A zoo model fills what the flags leave out. ResNet-50 at 224 px: 25.56 M parameters and 4.1 G
+  // multiply-accumulates (He et al. 2016, table 1: 3.8 G, counting conv layers only; torchvision's summary:
+  // 4.09 G MACs, 25.557 M parameters), 8.2 GFLOPs a sample as 2 x MACs.
+  const auto zoo_rec = dir / "zoo.csv";
+  const auto r3 = fleetwatt::test::run_command(bin.string() + " calibrate " + log.string() + " --records " +
+                                               zoo_rec.string() + " --model resnet50 --batch-size 32");
+  REQUIRE(r3.exit_code == 0);
+  const auto zoo = RecordTable::read(zoo_rec);
+  CHECK(zoo.numeric("params")[0] == Approx(25.557e6).epsilon(0.001));
+  CHECK(zoo.numeric("flops")[0] == Approx(8.18e9).epsilon(0.01));
+  CHECK(zoo.numeric("input_size")[0] == 224.0);
+  // Given counts are kept; an input size the model cannot take is bad input naming the key.
+  const auto r4 = fleetwatt::test::run_command(bin.string() + " calibrate " + log.string() + " --records " +
+                                               zoo_rec.string() + " --model resnet50 --params 1e6");
+  REQUIRE(r4.exit_code == 0);
+  CHECK(RecordTable::read(zoo_rec).numeric("params")[1] == 1e6);
+  const auto r5 = fleetwatt::test::run_command(bin.string() + " calibrate " + log.string() + " --records " +
+                                               zoo_rec.string() + " --model resnet50 --input-size 3");
+  CHECK(r5.exit_code == 2);
+  CHECK_THAT(r5.err, Catch::Contains("input_size"));
   const auto bad = fleetwatt::test::run_command(bin.string() + " calibrate " + (dir / "none.csv").string());
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.err, Catch::Contains("none.csv") && Catch::Contains("cannot open"));
@@ -169,8 +189,8 @@ TEST_CASE("fleetwatt calibrate reads the same run from a DCGM dump as from nvidi
   CHECK(figures(a.out) == figures(b.out));
   CHECK_THAT(a.out, Catch::Contains("\"sm_active\": [], "));
   // GPU 1: 90 samples in peaks (0.9) and 40 elsewhere (0.1): (90 x 0.9 + 40 x 0.1) / 130.
-  CHECK_THAT(b.out, Catch::Contains(
-                        "\"sm_active\": [{\"gpu\": 1, \"samples\": 130, \"mean\": 0.65384615384615"));
+  CHECK_THAT(b.out,
+             Catch::Contains("\"sm_active\": [{\"gpu\": 1, \"samples\": 130, \"mean\": 0.65384615384615"));
   const auto text = fleetwatt::test::run_command(bin.string() + " calibrate " + prom.string());
   CHECK_THAT(text.out,
              Catch::Contains("SM activity (DCGM_FI_PROF_SM_ACTIVE) of GPU 1: mean 0.654 over 130 samples"));

@@ -4,15 +4,19 @@
 
 #include "fleetwatt/core/text_output.hpp"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include "fleetwatt/core/csv_reader.hpp"
 #include "fleetwatt/core/file_text.hpp"
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/core/toml_table.hpp"
+#include "fleetwatt/models/zoo/model_zoo.hpp"
 
 namespace fleetwatt::models::fit {
 
@@ -108,6 +112,23 @@ std::string record_header() {
   return "model,params,flops,batch_size,data_size,input_size,workers,epochs,gpus,gpu_type,valley_W,valley_s,"
          "peak_W,"
          "peak_s,n_valleys,energy_measured_J,energy_phases_J,source";
+}
+
+JobRecordMeta with_zoo_counts(JobRecordMeta meta, const SourceLocation& where) {
+  if (!is_zoo_model(meta.model) || (meta.params && meta.flops)) return meta;
+  const double size = meta.input_size.value_or(0.0);
+  if (!(size >= 0.0 && size <= 1e6 && size == std::floor(size)))
+    throw ConfigError(where, "input_size", fmt::format("{} is not an input size (a whole number)", size));
+  ModelCount count;
+  try {
+    count = count_model(meta.model, static_cast<std::uint32_t>(size));
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(where, "input_size", e.what());
+  }
+  if (!meta.params) meta.params = count.params;
+  if (!meta.flops) meta.flops = count.forward_flops;
+  if (!meta.input_size) meta.input_size = count.input_size;
+  return meta;
 }
 
 std::string record_line(const JobRecordMeta& m, const TraceSummary& s) {

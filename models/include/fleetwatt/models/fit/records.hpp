@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/models/fit/segmentation.hpp"
 #include "fleetwatt/models/fit/telemetry.hpp"
 
@@ -51,6 +52,12 @@ struct JobRecordMeta {
   std::optional<double> gpus;
   std::string gpu_type;
 };
+
+/// The metadata with a zoo model's counts where it leaves them out: trainable parameters and forward FLOPs
+/// per sample (models/zoo/model_zoo.hpp) at the metadata's input size, or at the zoo's default input size,
+/// which it then records. Given counts are kept; a model the zoo does not know is returned unchanged. An
+/// input size the model cannot take is a ConfigError at `where`, key input_size.
+[[nodiscard]] JobRecordMeta with_zoo_counts(JobRecordMeta meta, const core::SourceLocation& where);
 
 /// Reads job metadata from a TOML file (keys: model, params, flops, batch_size, data_size, input_size,
 /// workers, epochs, gpus, gpu_type); unknown keys and wrong types are ConfigErrors with file, line and
