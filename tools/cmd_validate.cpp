@@ -9,12 +9,14 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "fleetwatt/core/file_text.hpp"
 #include "fleetwatt/core/text_output.hpp"
+#include "fleetwatt/models/fit/few_shot.hpp"
 #include "fleetwatt/models/fit/measurements.hpp"
 #include "fleetwatt/models/fit/predictor_fit.hpp"
 #include "fleetwatt/models/fit/published_steps.hpp"
@@ -35,6 +37,7 @@ struct ValidateOptions {
   std::string step_calibration;
   bool json = false, leave_one_gpu_out = false, fit = false, steps = false;
   double level = 0.8;
+  std::optional<std::size_t> few_shot;  ///< K calibration runs per (GPU, workload)
 };
 
 /// Doubles through json_number: a measured time or power near zero makes a relative error inf, which JSON
@@ -184,14 +187,17 @@ int validate(const ValidateOptions& o) {
   if (!o.gpu_file.empty()) user_gpus = models::load_gpu_preset_file(o.gpu_file);
   std::function<models::Prediction(const models::Measurement&)> predict;
   // A registry predictor is built first, so a bad name is refused before any file is read.
-  if (!o.leave_one_gpu_out && !o.fit) predict = models::registry_predictor(o.predictor, user_gpus);
+  // Few-shot calibration corrects the zero-shot (leave-one-GPU-out) predictions.
+  const bool leave_one_gpu_out = o.leave_one_gpu_out || o.few_shot.has_value();
+  if (!leave_one_gpu_out && !o.fit) predict = models::registry_predictor(o.predictor, user_gpus);
   const models::MeasurementSet set = models::read_measurements(o.measurements);
   std::map<const models::Measurement*, models::Prediction> left_out;
-  if (o.leave_one_gpu_out || o.fit) {
+  if (leave_one_gpu_out || o.fit) {
     // The default predictor's own procedure: refit its constants (on all but one GPU at a time).
     if (o.predictor != "datasheet")
       throw ConfigError({"command line", 0, 0}, "--predictor",
-                        "--fit and --leave-one-gpu-out refit the datasheet predictor's constants only");
+                        "--fit, --leave-one-gpu-out and --few-shot refit the datasheet predictor's constants "
+                        "only");
     const std::vector<models::PreparedRow> prepared = models::prepare_rows(set);
     models::FitOptions options;
     options.progress = [](const std::string& what) { std::cerr << "fleetwatt: " << what << "\n"; };
@@ -208,14 +214,23 @@ int validate(const ValidateOptions& o) {
       write_text_atomically(o.fit_output, models::format_predictor_fit(out));
       std::cerr << fmt::format("fleetwatt: wrote {}\n", o.fit_output);
     }
-    if (!o.leave_one_gpu_out) return 0;
+    if (!leave_one_gpu_out) return 0;
     predict = [&left_out](const models::Measurement& m) {
       const auto it = left_out.find(&m);
       if (it == left_out.end()) throw std::runtime_error("no left-out prediction (model or GPU unknown)");
       return it->second;
     };
   }
-  const models::ValidationReport report = models::validate_measurements(set, predict);
+  const models::ValidationReport zero_shot = models::validate_measurements(set, predict);
+  std::optional<models::FewShotReport> few;
+  if (o.few_shot) {
+    few = models::few_shot(set, zero_shot, *o.few_shot, o.level);
+    std::cerr << fmt::format(
+        "fleetwatt: few-shot, k = {}: {} rows calibrate their (GPU, workload) groups, {} rows of groups with "
+        "no more than k rows are left out, {} rows predicted\n",
+        few->k, few->calibration_rows, few->uncalibrated_rows, few->report.compared.size());
+  }
+  const models::ValidationReport& report = few ? few->report : zero_shot;
   if (!o.rows_csv.empty()) {
     // Every compared row, for plots and for finding where a predictor is off.
     std::string csv =
@@ -245,8 +260,14 @@ int validate(const ValidateOptions& o) {
     std::string gpus;
     for (const auto& [id, s] : report.gpus)
       gpus += fmt::format("{}{}: {}", gpus.empty() ? "" : ", ", json_string(id), json_summary(s));
-    std::cout << fmt::format("{{\"predictor\": {}, \"gpus\": {{{}}}, \"all\": {}, \"skipped\": {}}}\n",
-                             json_string(o.predictor), gpus, json_summary(report.all), report.skipped.size());
+    const std::string few_json =
+        few ? fmt::format(
+                  ", \"few_shot\": {{\"k\": {}, \"calibration_rows\": {}, \"uncalibrated_rows\": {}}}",
+                  few->k, few->calibration_rows, few->uncalibrated_rows)
+            : "";
+    std::cout << fmt::format("{{\"predictor\": {}, \"gpus\": {{{}}}, \"all\": {}, \"skipped\": {}{}}}\n",
+                             json_string(o.predictor), gpus, json_summary(report.all), report.skipped.size(),
+                             few_json);
     return 0;
   }
   std::cout << fmt::format("{:<16} {:>6} {:>11} {:>11} {:>12} {:>13} {:>14} {:>7}\n", "GPU", "rows",
@@ -273,7 +294,8 @@ void add_validate_command(CLI::App& app, Action& action) {
       "summary_power_<gpu>.csv,\n"
       "the GAISSA records CSV, NeuSight label/<GPU>/*.json, a fleetwatt records CSV (calibrate --records).\n"
       "Time is compared per epoch, or per step for per-step rows (NeuSight); power where measured.\n"
-      "Examples:\n  fleetwatt validate ../shared/data --json\n  fleetwatt validate ../shared/data --steps");
+      "Examples:\n  fleetwatt validate ../shared/data --json\n  fleetwatt validate ../shared/data --steps\n"
+      "  fleetwatt validate ../shared/data/zeus-nsdi23 --few-shot 1");
   cmd->add_option("measurements", o->measurements, "Measurement file or folder")->required();
   cmd->add_option("--predictor", o->predictor, "Predictor name (see `fleetwatt list`)")
       ->capture_default_str();
@@ -285,7 +307,14 @@ void add_validate_command(CLI::App& app, Action& action) {
   cmd->add_flag("--fit", o->fit, "Fit the datasheet predictor's constants and band on the measurements");
   cmd->add_option("-o,--output", o->fit_output, "With --fit: write the fitted constants (TOML) here");
   cmd->add_option("--rows", o->rows_csv, "Write every compared row (measured and predicted) to this CSV");
-  cmd->add_option("--level", o->level, "Band level for --fit / --leave-one-gpu-out")
+  cmd->add_option(
+         "--few-shot", o->few_shot,
+         "Calibrate each (GPU, workload) on K of its rows (at the default power limit, batches nearest "
+         "their middle one) and predict its other rows: the leave-one-GPU-out predictions times the group's "
+         "factors, "
+         "shrunk toward 1 by the other GPUs' scatter; 0 is the leave-one-GPU-out figure")
+      ->check(CLI::Range(0, 100));
+  cmd->add_option("--level", o->level, "Band level for --fit / --leave-one-gpu-out / --few-shot")
       ->capture_default_str()
       ->check(CLI::Range(0.5, 0.99));
   cmd->add_flag("--json", o->json, "Print one JSON object {gpus, all, skipped} instead of the table");

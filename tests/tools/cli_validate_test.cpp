@@ -180,3 +180,28 @@ TEST_CASE("validate --steps and predict give a published row the same step",
     CHECK(json_number(p.out, "step_s") == Approx(row->at("predicted_s").get<double>()).epsilon(1e-12));
   }
 }
+
+TEST_CASE("validate --few-shot predicts the rows its calibration runs leave, and says how many it used",
+          "[cli][validate][few-shot]") {
+  TempDir dir;
+  const auto file = dir.write("summary_power_a40.csv", zeus_text());
+  // Few-shot corrects the datasheet predictor's leave-one-GPU-out predictions: another predictor is bad
+  // input.
+  const auto bad =
+      run_command(fleetwatt_command() + " validate " + file.string() + " --few-shot 1 --predictor table");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("--few-shot") != std::string::npos);
+  FLEETWATT_REQUIRE_SHARED_DATA(data);
+  // GAISSA's 219 runs: 7 (GPU, architecture) groups, each calibrated on one run, the other 212 predicted.
+  const auto r = run_command(fleetwatt_command() + " validate " + (data / "gaissa-seaa2023").string() +
+                             " --few-shot 1 --json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j.contains("few_shot"));
+  CHECK(j["few_shot"]["k"] == 1);
+  const int calibration = j["few_shot"]["calibration_rows"], left = j["few_shot"]["uncalibrated_rows"];
+  CHECK(calibration == 7);
+  CHECK(calibration + left + j["all"]["rows"].get<int>() == 219);
+  CHECK(r.err.find("few-shot, k = 1: 7 rows calibrate") != std::string::npos);
+}

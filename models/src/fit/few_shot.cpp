@@ -1,0 +1,222 @@
+// Few-shot calibration per (machine, workload) and its evaluation against the zero-shot predictions.
+#include "fleetwatt/models/fit/few_shot.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+
+namespace fleetwatt::models {
+
+double shrinkage_weight(const std::vector<std::pair<double, double>>& pairs) {
+  double xy = 0.0, xx = 0.0;
+  for (const auto& [x, y] : pairs) {
+    xy += x * y;
+    xx += x * x;
+  }
+  return xx > 0.0 ? std::clamp(xy / xx, 0.0, 1.0) : 0.0;
+}
+
+namespace {
+
+/// A row of the zero-shot comparison with its group.
+struct Row {
+  std::size_t compared = 0;  ///< index into zero.compared
+  const Measurement* m = nullptr;
+  double log_time = std::numeric_limits<double>::quiet_NaN();   ///< log(measured / predicted) time
+  double log_power = std::numeric_limits<double>::quiet_NaN();  ///< the same for power; NaN: not measured
+};
+
+double log_ratio(double measured, double predicted) {
+  return measured > 0.0 && predicted > 0.0 ? std::log(measured / predicted)
+                                           : std::numeric_limits<double>::quiet_NaN();
+}
+
+/// The value at quantile `q` of `v` (nearest rank, upper); 0 for an empty list.
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size())));
+  return v[std::min(v.size() - 1, rank == 0 ? 0 : rank - 1)];
+}
+
+using GroupKey = std::pair<std::string, std::string>;  // (GPU, workload)
+
+/// The row's power limit (its board's maximum where it states none); 0: unknown.
+double power_limit(const Measurement& m) {
+  return m.power_limit_W > 0.0 ? m.power_limit_W : m.tdp_W;
+}
+
+/// Whether a predicted power sits at the row's limit (the limit binds).
+bool at_limit(double predicted_W, const Measurement& m) {
+  const double limit = power_limit(m);
+  return limit > 0.0 && predicted_W >= 0.99 * limit;
+}
+
+/// The power correction applies to the draw the GPU chooses, not to its power limit: a prediction at the
+/// row's limit stays there, and no corrected draw exceeds the limit.
+double corrected_power(double predicted_W, double factor, const Measurement& m) {
+  if (at_limit(predicted_W, m)) return predicted_W;
+  const double limit = power_limit(m);
+  return limit > 0.0 ? std::min(predicted_W * factor, limit) : predicted_W * factor;
+}
+
+}  // namespace
+
+FewShotReport few_shot(const MeasurementSet& set, const ValidationReport& zero, std::size_t k, double level) {
+  if (!(level > 0.0 && level < 1.0)) throw std::invalid_argument("few-shot band level must be in (0, 1)");
+  FewShotReport out;
+  out.k = k;
+  out.level = level;
+
+  // Groups, each ordered by the calibration rule: the default power limit first (the group's highest, a 0
+  // limit being the default), then the batch nearest the middle one of those runs (a typical operating
+  // point: the smallest batches are often host-bound, the largest memory-bound), then file order.
+  std::map<GroupKey, std::vector<Row>> groups;
+  for (std::size_t i = 0; i < zero.compared.size(); ++i) {
+    const RowComparison& c = zero.compared[i];
+    const Measurement& m = set.rows.at(c.row);
+    groups[{m.gpu, m.workload}].push_back(
+        {i, &m, log_ratio(c.measured_s, c.predicted_s), log_ratio(c.measured_W, c.predicted_W)});
+  }
+  const auto limit = [](const Measurement& m) {
+    return m.power_limit_W > 0.0 ? m.power_limit_W : std::numeric_limits<double>::infinity();
+  };
+  for (auto& [key, rows] : groups) {
+    double top = 0.0;
+    for (const Row& r : rows) top = std::max(top, limit(*r.m));
+    // The middle batch of the runs at the default limit (the lower middle of an even count).
+    std::vector<double> batches;
+    for (const Row& r : rows)
+      if (limit(*r.m) == top) batches.push_back(r.m->job.meta.batch_size);
+    std::sort(batches.begin(), batches.end());
+    const double middle = batches[(batches.size() - 1) / 2];
+    const auto distance = [&](const Row& r) {
+      return std::abs(std::log(std::max(1.0, double(r.m->job.meta.batch_size)) / std::max(1.0, middle)));
+    };
+    std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+      const bool da = limit(*a.m) == top, db = limit(*b.m) == top;
+      if (da != db) return da;
+      if (distance(a) != distance(b)) return distance(a) < distance(b);
+      if (a.m->job.meta.batch_size != b.m->job.meta.batch_size)
+        return a.m->job.meta.batch_size < b.m->job.meta.batch_size;
+      return zero.compared[a.compared].row < zero.compared[b.compared].row;
+    });
+  }
+
+  // Each GPU's shrinkage weights from the other GPUs' groups, and its corrected predictions.
+  /// The mean of the finite log ratios of a group's first k rows (NaN: none).
+  const auto calibration_mean = [&](const std::vector<Row>& rows, bool power) {
+    double sum = 0.0;
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < k && i < rows.size(); ++i) {
+      const double x = power ? rows[i].log_power : rows[i].log_time;
+      if (std::isnan(x)) continue;
+      sum += x;
+      ++n;
+    }
+    return n ? sum / static_cast<double>(n) : std::numeric_limits<double>::quiet_NaN();
+  };
+  // A run of the calibration runs' configuration (batch and power limit) repeats them; another one varies it.
+  const auto repeats = [&](const std::vector<Row>& rows, std::size_t i) {
+    for (std::size_t c = 0; c < k; ++c)
+      if (rows[c].m->job.meta.batch_size == rows[i].m->job.meta.batch_size &&
+          rows[c].m->power_limit_W == rows[i].m->power_limit_W)
+        return true;
+    return false;
+  };
+  const auto weights_without = [&](const std::string& gpu, bool power) {
+    std::vector<std::pair<double, double>> repeat, varied;
+    for (const auto& [key, rows] : groups) {
+      if (key.first == gpu || rows.size() <= k) continue;
+      const double x = calibration_mean(rows, power);
+      if (std::isnan(x)) continue;
+      for (std::size_t i = k; i < rows.size(); ++i) {
+        const double y = power ? rows[i].log_power : rows[i].log_time;
+        // A run whose prediction sits at its limit is not corrected, so it says nothing of the weight.
+        const bool binds = power && at_limit(zero.compared[rows[i].compared].predicted_W, *rows[i].m);
+        if (std::isnan(y) || binds) continue;
+        (repeats(rows, i) ? repeat : varied).emplace_back(x, y);
+      }
+    }
+    ShrinkageWeights w;
+    w.varied = shrinkage_weight(varied);
+    // Without repeated runs elsewhere, a repeat is weighed as a varied run (the cautious choice).
+    w.repeat = repeat.empty() ? w.varied : shrinkage_weight(repeat);
+    w.repeat_pairs = repeat.size();
+    w.varied_pairs = varied.size();
+    return w;
+  };
+  struct Corrected {
+    std::size_t compared;
+    double time_s, power_W;
+    double log_time_residual, log_power_residual;  ///< log(measured / corrected); NaN: not measured
+  };
+  std::map<std::string, std::vector<Corrected>> corrected;
+  std::map<std::string, bool> gpus;
+  for (const auto& [key, rows] : groups) gpus[key.first] = true;
+  for (const auto& [gpu, unused] : gpus) {
+    const ShrinkageWeights wt = k ? weights_without(gpu, false) : ShrinkageWeights{};
+    const ShrinkageWeights wp = k ? weights_without(gpu, true) : ShrinkageWeights{};
+    out.time_weights[gpu] = wt;
+    out.power_weights[gpu] = wp;
+    for (const auto& [key, rows] : groups) {
+      if (key.first != gpu) continue;
+      if (rows.size() <= k) {
+        out.uncalibrated_rows += rows.size();
+        continue;
+      }
+      out.calibration_rows += k;
+      const double xt = calibration_mean(rows, false), xp = calibration_mean(rows, true);
+      for (std::size_t i = k; i < rows.size(); ++i) {
+        const bool repeat = repeats(rows, i);
+        const double ft = std::isnan(xt) ? 1.0 : std::exp((repeat ? wt.repeat : wt.varied) * xt);
+        const double fp = std::isnan(xp) ? 1.0 : std::exp((repeat ? wp.repeat : wp.varied) * xp);
+        const RowComparison& c = zero.compared[rows[i].compared];
+        const double power_W = corrected_power(c.predicted_W, fp, *rows[i].m);
+        corrected[gpu].push_back({rows[i].compared, c.predicted_s * ft, power_W,
+                                  rows[i].log_time - std::log(ft), log_ratio(c.measured_W, power_W)});
+      }
+    }
+  }
+
+  // Each GPU's band: the level quantile of the other GPUs' corrected residuals.
+  std::map<std::size_t, Prediction> predicted;  // by index into zero.compared
+  for (const auto& [gpu, rows] : corrected) {
+    std::vector<double> rt, rp;
+    for (const auto& [other, others] : corrected) {
+      if (other == gpu) continue;
+      for (const Corrected& c : others) {
+        if (!std::isnan(c.log_time_residual)) rt.push_back(std::abs(c.log_time_residual));
+        if (!std::isnan(c.log_power_residual)) rp.push_back(std::abs(c.log_power_residual));
+      }
+    }
+    const double ht = quantile(rt, level), hp = quantile(rp, level);
+    for (const Corrected& c : rows) {
+      Prediction p;
+      p.epoch_s = p.step_s = c.time_s;
+      p.avg_power_W = c.power_W;
+      p.band = {level, std::exp(-ht), std::exp(ht), std::exp(-hp), std::exp(hp)};
+      predicted[c.compared] = p;
+    }
+  }
+
+  // The report over the predicted rows, its row indices mapped back to the set's.
+  MeasurementSet kept = set;
+  kept.rows.clear();
+  std::vector<std::size_t> original;
+  std::vector<Prediction> predictions;
+  for (const auto& [compared, p] : predicted) {
+    original.push_back(zero.compared[compared].row);
+    kept.rows.push_back(set.rows[original.back()]);
+    predictions.push_back(p);
+  }
+  out.report = validate_measurements(kept, [&](const Measurement& m) {
+    return predictions.at(static_cast<std::size_t>(&m - kept.rows.data()));
+  });
+  for (RowComparison& c : out.report.compared) c.row = original.at(c.row);
+  return out;
+}
+
+}  // namespace fleetwatt::models
