@@ -2,12 +2,14 @@
 // one JSON object), and optionally joins them with the job's metadata into a line of a records CSV.
 #include <fmt/format.h>
 
+#include <iostream>
 #include <optional>
 #include <string>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/models/fit/epochs.hpp"
 #include "fleetwatt/models/fit/records.hpp"
 
 namespace fleetwatt::tools {
@@ -41,6 +43,10 @@ int run_calibrate(const CalibrateOptions& o) {
     seg.min_phase_samples = o.min_phase;
     const TraceSummary s = summarise_trace(trace, o.gpu, seg);
     const auto& r = trace.report;
+    // Each selected GPU's epochs, and what the command was told.
+    std::vector<std::pair<int, EpochFinding>> epochs;
+    for (const int g : s.gpus) epochs.emplace_back(g, find_epochs(trace.gpu(g)));
+    const std::optional<double> told = o.meta.epochs;
     if (o.json) {
       // Doubles through json_number: JSON has no spelling for NaN or inf (it writes null), so any figure
       // keeps the object parseable.
@@ -65,6 +71,26 @@ int run_calibrate(const CalibrateOptions& o) {
         fmt::print("{}{{\"gpu\": {}, \"samples\": {}, \"mean\": {}}}", first_sm ? "" : ", ", g.index,
                    g.sm_active.size(), json_number(mean_of(g.sm_active)));
         first_sm = false;
+      }
+      fmt::print("], ");
+      fmt::print("\"epochs\": [");
+      for (std::size_t i = 0; i < epochs.size(); ++i) {
+        const auto& [g, f] = epochs[i];
+        fmt::print("{}{{\"gpu\": {}, \"found\": {}, \"told\": {}, \"stages\": [", i ? ", " : "", g,
+                   f.epochs.size(), told ? json_number(*told) : "null");
+        for (std::size_t k = 0; k < f.stages.size(); ++k) {
+          const auto& st = f.stages[k];
+          fmt::print("{}{{\"start_s\": {}, \"end_s\": {}, \"period_s\": {}, \"epochs\": {}}}", k ? ", " : "",
+                     json_number(st.start_s), json_number(st.end_s), json_number(st.period_s), st.epochs);
+        }
+        fmt::print("], \"list\": [");
+        for (std::size_t k = 0; k < f.epochs.size(); ++k) {
+          const auto& e = f.epochs[k];
+          fmt::print("{}{{\"start_s\": {}, \"end_s\": {}, \"energy_J\": {}, \"mean_W\": {}}}", k ? ", " : "",
+                     json_number(e.start_s), json_number(e.end_s), json_number(e.energy_J),
+                     json_number(e.mean_W()));
+        }
+        fmt::print("]}}");
       }
       fmt::print("], ");
       fmt::print("\"phases\": [");
@@ -104,6 +130,26 @@ int run_calibrate(const CalibrateOptions& o) {
                        g.cycles[i].peak_s, g.cycles[i].valley_W, g.cycles[i].valley_s);
         }
       }
+      for (const auto& [g, f] : epochs) {
+        fmt::print("\nGPU {}: {} epochs found{}", g, f.epochs.size(),
+                   told ? fmt::format(" ({:g} told)", *told) : std::string());
+        for (std::size_t k = 0; k < f.stages.size(); ++k) {
+          const auto& st = f.stages[k];
+          fmt::print("{} stage {} {:.1f}-{:.1f} s: {} x {}", k ? ";" : ",", k + 1, st.start_s, st.end_s,
+                     st.epochs,
+                     st.period_s > 0.0 ? fmt::format("{:.1f} s", st.period_s) : std::string("(no period)"));
+        }
+        fmt::print("\n");
+        if (o.cycles) {
+          fmt::print("  {:<6} {:>10} {:>10} {:>10} {:>9} {:>12}\n", "epoch", "start_s", "end_s", "length_s",
+                     "mean_W", "energy_J");
+          for (std::size_t k = 0; k < f.epochs.size(); ++k) {
+            const auto& e = f.epochs[k];
+            fmt::print("  {:<6} {:>10.1f} {:>10.1f} {:>10.1f} {:>9.1f} {:>12.0f}\n", k + 1, e.start_s,
+                       e.end_s, e.duration_s(), e.mean_W(), e.energy_J);
+          }
+        }
+      }
       fmt::print(
           "\nsquare wave per GPU: peak {:.1f} W x {:.1f} s ({} peaks), valley {:.1f} W x {:.1f} s ({} "
           "valleys), idle {:.1f} W for {:.1f} s\n",
@@ -112,6 +158,12 @@ int run_calibrate(const CalibrateOptions& o) {
           "energy: measured {:.1f} J (trapezoid), from the phases {:.1f} J ({:+.2f} %), mean {:.1f} W\n",
           s.energy_J, s.phase_energy_J, 100.0 * (s.phase_energy_J - s.energy_J) / s.energy_J, s.mean_power_W);
     }
+    // A count that differs from the one given is worth a look before the record is trusted.
+    for (const auto& [g, f] : epochs)
+      if (told && static_cast<double>(f.epochs.size()) != *told)
+        std::cerr << fmt::format(
+            "fleetwatt: calibrate: GPU {}: {} epochs found in the log, {:g} told (--epochs)\n", g,
+            f.epochs.size(), *told);
     if (!o.records.empty()) {
       JobRecordMeta meta = o.meta_file.empty() ? JobRecordMeta{} : read_job_meta_toml(o.meta_file);
       // Flags override the metadata file.
@@ -127,6 +179,9 @@ int run_calibrate(const CalibrateOptions& o) {
                               {&meta.epochs, &f.epochs},
                               {&meta.gpus, &f.gpus}})
         if (*src) *dst = *src;
+      // The epochs found, where neither the flags nor the file give them.
+      if (!meta.epochs && !epochs.empty() && !epochs.front().second.epochs.empty())
+        meta.epochs = static_cast<double>(epochs.front().second.epochs.size());
       // A zoo model's parameters and FLOPs where neither the flags nor the file give them.
       meta = with_zoo_counts(meta, core::SourceLocation{o.meta_file.empty() ? "--model" : o.meta_file, 0, 0});
       append_record(o.records, meta, s);
@@ -152,7 +207,7 @@ void add_calibrate_command(CLI::App& app, Action& action) {
   cmd->add_option("--smoothing", o->smoothing, "moving-average width in samples, odd, 1-9 (default 5)");
   cmd->add_option("--min-phase", o->min_phase,
                   "shortest phase in samples; shorter runs are noise (default 3)");
-  cmd->add_flag("--cycles", o->cycles, "also print each peak/valley cycle");
+  cmd->add_flag("--cycles", o->cycles, "also print each peak/valley cycle and each epoch found");
   cmd->add_option("--records", o->records,
                   "append a record (metadata + measured phases) to this records CSV");
   cmd->add_option("--meta", o->meta_file,
@@ -167,7 +222,9 @@ void add_calibrate_command(CLI::App& app, Action& action) {
   cmd->add_option("--data-size", o->meta.data_size, "samples per epoch for the record");
   cmd->add_option("--input-size", o->meta.input_size, "image side (px) or sequence length for the record");
   cmd->add_option("--workers", o->meta.workers, "data-loader workers for the record");
-  cmd->add_option("--epochs", o->meta.epochs, "epochs the run trained, for the record");
+  cmd->add_option("--epochs", o->meta.epochs,
+                  "epochs the run trained, for the record and to check against the epochs found in the log "
+                  "(default: the epochs found)");
   cmd->add_option("--gpus", o->meta.gpus, "GPUs of the job for the record (default: GPUs in the log)");
   cmd->add_option("--gpu-type", o->meta.gpu_type, "GPU type for the record");
   cmd->callback([o, &action] { action = [o] { return run_calibrate(*o); }; });
