@@ -16,7 +16,7 @@
 #include "commands.hpp"
 #include "fleetwatt/core/file_text.hpp"
 #include "fleetwatt/core/text_output.hpp"
-#include "fleetwatt/models/fit/few_shot.hpp"
+#include "fleetwatt/models/few_shot.hpp"
 #include "fleetwatt/models/fit/measurements.hpp"
 #include "fleetwatt/models/fit/predictor_fit.hpp"
 #include "fleetwatt/models/fit/published_steps.hpp"

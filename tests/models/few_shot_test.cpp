@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "fleetwatt/models/fit/few_shot.hpp"
+#include "fleetwatt/models/few_shot.hpp"
 
 using namespace fleetwatt::models;
 

@@ -9,7 +9,7 @@
 #include <map>
 #include <tuple>
 
-#include "fleetwatt/models/fit/few_shot.hpp"
+#include "fleetwatt/models/few_shot.hpp"
 #include "fleetwatt/models/fit/predictor_fit.hpp"
 #include "fleetwatt/models/predictors/datasheet_predictor.hpp"
 #include "test_support.hpp"

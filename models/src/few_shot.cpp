@@ -1,5 +1,5 @@
 // Few-shot calibration per (machine, workload) and its evaluation against the zero-shot predictions.
-#include "fleetwatt/models/fit/few_shot.hpp"
+#include "fleetwatt/models/few_shot.hpp"
 
 #include <algorithm>
 #include <cmath>
