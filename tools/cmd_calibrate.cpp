@@ -184,7 +184,20 @@ int run_calibrate(const CalibrateOptions& o) {
         meta.epochs = static_cast<double>(epochs.front().second.epochs.size());
       // A zoo model's parameters and FLOPs where neither the flags nor the file give them.
       meta = with_zoo_counts(meta, core::SourceLocation{o.meta_file.empty() ? "--model" : o.meta_file, 0, 0});
-      append_record(o.records, meta, s);
+      // The record's epoch: the epochs found, per GPU, over the GPUs that have them.
+      TraceSummary recorded = s;
+      double duration = 0.0, energy = 0.0, count = 0.0;
+      for (const auto& [g, f] : epochs)
+        for (const auto& e : f.epochs) {
+          duration += e.duration_s();
+          energy += e.energy_J;
+          count += 1.0;
+        }
+      if (count > 0.0 && duration > 0.0) {
+        recorded.epoch_s = duration / count;
+        recorded.epoch_W = energy / duration;
+      }
+      append_record(o.records, meta, recorded);
       if (!o.json) fmt::print("record appended to {}\n", o.records);
     }
     return 0;

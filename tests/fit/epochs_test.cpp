@@ -10,6 +10,7 @@
 #include "fleetwatt/jobs/random.hpp"
 
 #include "fleetwatt/models/fit/epochs.hpp"
+#include "fleetwatt/models/fit/measurements.hpp"
 #include "fleetwatt/models/fit/records.hpp"
 #include "test_support.hpp"
 
@@ -183,4 +184,33 @@ TEST_CASE("checkpoint valleys down to the idle level are epochs, not stages", "[
   REQUIRE(f.stages.size() == 1);
   CHECK(f.stages[0].period_s == Approx(430.0).margin(1.0));
   CHECK(f.epochs.size() == 60);
+}
+
+TEST_CASE("a calibrated GAISSA record's epoch is the run's: its length over the epochs it ran",
+          "[epochs][command][shared]") {
+  const auto bin = fleetwatt::test::fleetwatt_binary();
+  if (bin.empty() || !std::filesystem::exists(bin)) {
+    WARN("skipped: the fleetwatt binary is not built");
+    return;
+  }
+  FLEETWATT_REQUIRE_SHARED_DATA(data);
+  // ResNet-50's run 0 (the first log in time order): 4,018 s of training (the record's 1.1162 h), 108
+  // "trained epochs" in GAISSA's record, 99 run (see above): 40.6 s an epoch. The square wave's peak and
+  // valley would make it 334 s.
+  std::vector<std::filesystem::path> logs;
+  for (const auto& f : std::filesystem::directory_iterator(data / "gaissa-seaa2023" / "rtx3070" / "resnet50"))
+    logs.push_back(f.path());
+  std::sort(logs.begin(), logs.end());
+  fleetwatt::test::TempDir dir;
+  const auto rec = dir / "rec.csv";
+  const auto r =
+      fleetwatt::test::run_command(bin.string() + " calibrate " + logs.front().string() + " --records " +
+                                   rec.string() + " --model resnet50 --gpu-type rtx3070 --batch-size 32");
+  REQUIRE(r.exit_code == 0);
+  const auto set = fleetwatt::models::read_measurements(rec);
+  REQUIRE(set.rows.size() == 1);
+  CHECK(set.rows[0].job.epochs == 99);
+  CHECK(set.rows[0].epoch_s == Approx(4018.0 / 99.0).epsilon(0.02));
+  // The record's power is the epochs' mean: the run's 178.7 W mean less its idle ends.
+  CHECK(set.rows[0].avg_power_W == Approx(179.0).margin(2.0));
 }

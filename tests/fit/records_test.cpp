@@ -87,6 +87,21 @@ TEST_CASE("records are appended under one header and read back as a table", "[re
   CHECK(t.line_of(1) == 3);
   // An empty metadata value is not a number.
   CHECK_THROWS_WITH(t.numeric("flops"), Catch::Contains("records.csv:2:") && Catch::Contains("flops"));
+  // The epochs found go in the last two cells; a file in the layout before them keeps its layout.
+  TraceSummary with_epochs = s;
+  with_epochs.epoch_s = 40.5;
+  with_epochs.epoch_W = 180.25;
+  append_record(path, m, with_epochs);
+  const auto t3 = RecordTable::read(path);
+  CHECK(std::stod(t3.cell(2, t3.column("epoch_s"))) == 40.5);
+  CHECK(std::stod(t3.cell(2, t3.column("epoch_W"))) == 180.25);
+  CHECK(t3.cell(0, t3.column("epoch_s")).empty());
+  const auto old = dir / "old.csv";
+  std::ofstream(old) << record_header_without_epochs() << "\n";
+  append_record(old, m, with_epochs);
+  const auto t4 = RecordTable::read(old);
+  CHECK(t4.columns().size() == t.columns().size() - 2);
+  CHECK(t4.cell(0, t4.column("source")) == "two.csv");
   std::ofstream(dir / "other.csv") << "a,b\n1,2\n";
   CHECK_THROWS_WITH(append_record(dir / "other.csv", m, s), Catch::Contains("different header"));
 }

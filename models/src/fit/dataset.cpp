@@ -36,8 +36,9 @@ const std::vector<std::string>& default_feature_columns() {
 }
 
 const std::vector<std::string>& measured_columns() {
-  static const std::vector<std::string> cols{"valley_W",  "valley_s",          "peak_W",         "peak_s",
-                                             "n_valleys", "energy_measured_J", "energy_phases_J"};
+  static const std::vector<std::string> cols{"valley_W",        "valley_s",  "peak_W",
+                                             "peak_s",          "n_valleys", "energy_measured_J",
+                                             "energy_phases_J", "epoch_s",   "epoch_W"};
   return cols;
 }
 

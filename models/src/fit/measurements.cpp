@@ -72,6 +72,7 @@ class Table {
   }
   std::optional<CsvRow> next() { return reader_.next(); }
   [[nodiscard]] const std::string& name() const { return reader_.name(); }
+  [[nodiscard]] bool has(const std::string& col) const { return columns_.count(col) != 0; }
 
   [[nodiscard]] std::size_t index(const std::string& col) const {
     const auto it = columns_.find(col);
@@ -266,17 +267,22 @@ void read_records(const fs::path& file, MeasurementSet& out) {
     for (const char* col :
          {"params", "flops", "batch_size", "data_size", "peak_W", "peak_s", "valley_W", "valley_s"})
       if (num(col) < 0.0) throw ConfigError(t.where(*row, col), col, "must not be negative");
+    for (const char* col : {"epoch_s", "epoch_W"})
+      if (t.has(col) && num(col) < 0.0) throw ConfigError(t.where(*row, col), col, "must not be negative");
     if (gpu.empty()) {
       out.skipped.push_back({where, fmt::format("no GPU preset for gpu_type '{}'", gpu_type)});
       continue;
     }
-    if (!(p.epoch_s() > 0.0)) {
-      out.skipped.push_back({where, "no measured phases (peak_s and valley_s are 0)"});
+    // The epochs found in the log where the record has them; else one epoch is one peak (the training
+    // steps) and one valley (checkpoint, evaluation) of the square wave.
+    const double epoch_s = t.has("epoch_s") ? num("epoch_s") : 0.0;
+    const double epoch_W = t.has("epoch_W") ? num("epoch_W") : 0.0;
+    if (!(epoch_s > 0.0) && !(p.epoch_s() > 0.0)) {
+      out.skipped.push_back({where, "no measured phases (peak_s and valley_s are 0) and no epochs"});
       continue;
     }
-    // One epoch is one peak (the training steps) and one valley (checkpoint, evaluation).
-    m.epoch_s = p.epoch_s();
-    m.avg_power_W = p.mean_W();
+    m.epoch_s = epoch_s > 0.0 ? epoch_s : p.epoch_s();
+    m.avg_power_W = epoch_s > 0.0 && epoch_W > 0.0 ? epoch_W : p.mean_W();
     out.rows.push_back(std::move(m));
   }
 }
@@ -384,7 +390,7 @@ Layout layout_of(const fs::path& file) {
   const std::string header = first_line(file);
   if (header == kZeusHeader) return Layout::zeus;
   if (header.rfind(kGaissaHeaderStart, 0) == 0) return Layout::gaissa;
-  if (header == fit::record_header()) return Layout::records;
+  if (header == fit::record_header() || header == fit::record_header_without_epochs()) return Layout::records;
   return neusight_operator_name(file) ? Layout::neusight_operators : Layout::none;
 }
 

@@ -108,10 +108,14 @@ std::optional<double> parse_cell(const std::string& s) {
 
 }  // namespace
 
-std::string record_header() {
+std::string record_header_without_epochs() {
   return "model,params,flops,batch_size,data_size,input_size,workers,epochs,gpus,gpu_type,valley_W,valley_s,"
          "peak_W,"
          "peak_s,n_valleys,energy_measured_J,energy_phases_J,source";
+}
+
+std::string record_header() {
+  return record_header_without_epochs() + ",epoch_s,epoch_W";
 }
 
 JobRecordMeta with_zoo_counts(JobRecordMeta meta, const SourceLocation& where) {
@@ -141,6 +145,7 @@ std::string record_line(const JobRecordMeta& m, const TraceSummary& s) {
        {s.valley_W, s.valley_s, s.peak_W, s.peak_s, double(s.n_valleys), s.energy_J, s.phase_energy_J})
     cells.push_back(csv_number(v));
   cells.push_back(csv_text(s.source));
+  for (const double v : {s.epoch_s, s.epoch_W}) cells.push_back(v > 0.0 ? csv_number(v) : std::string());
   std::string line;
   for (std::size_t i = 0; i < cells.size(); ++i) {
     if (i) line.push_back(',');
@@ -151,7 +156,7 @@ std::string record_line(const JobRecordMeta& m, const TraceSummary& s) {
 
 void append_record(const std::filesystem::path& path, const JobRecordMeta& meta,
                    const TraceSummary& summary) {
-  bool need_header = true;
+  bool need_header = true, without_epochs = false;
   std::string existing;
   {
     std::string first;
@@ -159,19 +164,23 @@ void append_record(const std::filesystem::path& path, const JobRecordMeta& meta,
     std::istringstream lines(existing);
     if (std::getline(lines, first)) {
       if (!first.empty() && first.back() == '\r') first.pop_back();
-      if (first != record_header())
+      without_epochs = first == record_header_without_epochs();
+      if (first != record_header() && !without_epochs)
         throw ConfigError(SourceLocation{path.string(), 1, 1}, "header",
                           "the records file has a different header; expected '" + record_header() + "'");
       need_header = false;
     }
   }
+  // A file of the layout without epochs keeps it: its record leaves the two last cells out.
+  std::string line = record_line(meta, summary);
+  if (without_epochs) line.erase(line.rfind(',', line.rfind(',') - 1));
   // Rewritten through a temporary file rather than appended in place: a full disk then leaves the old
   // records intact instead of a torn last line.
   if (!existing.empty() && existing.back() != '\n') existing.push_back('\n');
   core::write_text_output(path, "file", [&](std::ostream& out) {
     out << existing;
     if (need_header) out << record_header() << '\n';
-    out << record_line(meta, summary) << '\n';
+    out << line << '\n';
   });
 }
 

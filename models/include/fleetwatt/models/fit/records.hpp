@@ -33,6 +33,10 @@ struct TraceSummary {
   std::size_t n_peaks = 0;
   std::size_t n_valleys = 0;
   std::vector<Segmentation> per_gpu;
+  /// The epochs found in the log (fit/epochs.hpp), for the record: the mean epoch's duration and the mean
+  /// power over the epochs, per GPU; 0 where no epochs were found (summarise_trace leaves them 0).
+  double epoch_s = 0.0;
+  double epoch_W = 0.0;
 };
 
 /// Segments every GPU of the trace (or only `gpu`) and summarises it.
@@ -66,10 +70,14 @@ struct JobRecordMeta {
 
 /// The records CSV header (one line, no newline).
 [[nodiscard]] std::string record_header();
+/// The header before the epochs found were recorded (without epoch_s and epoch_W): still read, and appended
+/// to in its own layout.
+[[nodiscard]] std::string record_header_without_epochs();
 /// One record line (no newline) joining the metadata and the measured phases.
 [[nodiscard]] std::string record_line(const JobRecordMeta& meta, const TraceSummary& summary);
-/// Appends one record to a records CSV, writing the header first when the file is new or empty; throws
-/// ConfigError when an existing file has a different header.
+/// Appends one record to a records CSV, writing the header first when the file is new or empty; a file in the
+/// layout without epochs gets the record in that layout; throws ConfigError when an existing file has another
+/// header.
 void append_record(const std::filesystem::path& path, const JobRecordMeta& meta, const TraceSummary& summary);
 
 /// A CSV read as text cells, with the positions needed for messages.
