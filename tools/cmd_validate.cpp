@@ -311,8 +311,8 @@ void add_validate_command(CLI::App& app, Action& action) {
          "--few-shot", o->few_shot,
          "Calibrate each (GPU, workload) on K of its rows (at the default power limit, batches nearest "
          "their middle one) and predict its other rows: the leave-one-GPU-out predictions times the group's "
-         "factors, "
-         "shrunk toward 1 by the other GPUs' scatter; 0 is the leave-one-GPU-out figure")
+         "factors, shrunk toward 1 by how well such runs foretold the others on the other GPUs; 0 is the "
+         "leave-one-GPU-out figure")
       ->check(CLI::Range(0, 100));
   cmd->add_option("--level", o->level, "Band level for --fit / --leave-one-gpu-out / --few-shot")
       ->capture_default_str()

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <stdexcept>
 #include <utility>
 
@@ -154,9 +155,9 @@ FewShotReport few_shot(const MeasurementSet& set, const ValidationReport& zero, 
     double log_time_residual, log_power_residual;  ///< log(measured / corrected); NaN: not measured
   };
   std::map<std::string, std::vector<Corrected>> corrected;
-  std::map<std::string, bool> gpus;
-  for (const auto& [key, rows] : groups) gpus[key.first] = true;
-  for (const auto& [gpu, unused] : gpus) {
+  std::set<std::string> gpus;
+  for (const auto& [key, rows] : groups) gpus.insert(key.first);
+  for (const std::string& gpu : gpus) {
     const ShrinkageWeights wt = k ? weights_without(gpu, false) : ShrinkageWeights{};
     const ShrinkageWeights wp = k ? weights_without(gpu, true) : ShrinkageWeights{};
     out.time_weights[gpu] = wt;

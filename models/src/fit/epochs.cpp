@@ -2,6 +2,8 @@
 // epochs of each stage by dynamic programming over the residual's strength (epochs.hpp).
 #include "fleetwatt/models/fit/epochs.hpp"
 
+#include "fleetwatt/core/median.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -16,36 +18,25 @@ namespace {
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
-/// The median of v (the mean of the two middle values for an even count); v is reordered.
-double median_of(std::vector<double>& v) {
-  const std::size_t n = v.size();
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n / 2), v.end());
-  const double upper = v[n / 2];
-  if (n % 2 == 1) return upper;
-  return 0.5 * (upper + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n / 2)));
-}
-
 /// The median of x[from, to).
-double median_of(const double* x, std::size_t from, std::size_t to, std::vector<double>& scratch) {
-  scratch.assign(x + from, x + to);
-  return median_of(scratch);
+double window_median(const double* x, std::size_t from, std::size_t to) {
+  return core::median(std::vector<double>(x + from, x + to));
 }
 
 /// The running median of x over `w` samples centred on each (shorter at the ends).
 std::vector<double> running_median(const double* x, std::size_t n, std::size_t w) {
-  std::vector<double> out(n), scratch;
+  std::vector<double> out(n);
   const std::size_t h = w / 2;
-  for (std::size_t i = 0; i < n; ++i)
-    out[i] = median_of(x, i > h ? i - h : 0, std::min(n, i + h + 1), scratch);
+  for (std::size_t i = 0; i < n; ++i) out[i] = window_median(x, i > h ? i - h : 0, std::min(n, i + h + 1));
   return out;
 }
 
 /// 1.4826 x the median absolute deviation: the noise's standard deviation for Gaussian noise; 1 when 0.
 double noise_of(const std::vector<double>& r) {
-  std::vector<double> v = r;
-  const double m = median_of(v);
+  const double m = core::median(r);
+  std::vector<double> v(r.size());
   for (std::size_t i = 0; i < r.size(); ++i) v[i] = std::abs(r[i] - m);
-  const double s = 1.4826 * median_of(v);
+  const double s = 1.4826 * core::median(std::move(v));
   return s > 0.0 ? s : 1.0;
 }
 
@@ -55,7 +46,7 @@ class Finder {
     const auto& t = s.time_s;
     std::vector<double> steps;
     for (std::size_t i = 1; i < t.size(); ++i) steps.push_back(t[i] - t[i - 1]);
-    dt_ = steps.empty() ? 1.0 : median_of(steps);
+    dt_ = steps.empty() ? 1.0 : core::median(std::move(steps));
     if (!(dt_ > 0.0)) dt_ = 1.0;
     const auto samples = [&](double seconds) {
       return std::max<std::size_t>(1, static_cast<std::size_t>(std::lround(seconds / dt_)));
@@ -70,9 +61,8 @@ class Finder {
     const std::size_t n = p.size();
     if (n < 12) return out;
     const std::vector<double> smooth = running_median(p.data(), n, 3);
-    std::vector<double> sorted = p;
     const double idle = *std::min_element(smooth.begin(), smooth.end());
-    const double median = median_of(sorted);
+    const double median = core::median(p);
     // Without an idle level apart from the working one (a log that starts and ends mid-run), all is active.
     const double level = median - idle >= 0.1 * median ? idle + 0.5 * (median - idle) : kNegInf;
     std::size_t a = n, b = 0;
@@ -170,8 +160,7 @@ class Finder {
     std::vector<double> spacing;
     for (std::size_t k = 1; k < cuts.size(); ++k)
       spacing.push_back(static_cast<double>(cuts[k].first - cuts[k - 1].first));
-    std::vector<double> sorted = spacing;
-    const double m = median_of(sorted);
+    const double m = core::median(spacing);
     const auto steady = [&](double d) { return std::abs(d - m) < o_.period_agreement * m; };
     std::vector<std::pair<std::size_t, std::size_t>> kept;
     for (std::size_t k = 0; k < cuts.size(); ++k)
@@ -249,10 +238,10 @@ class Finder {
       return v;
     }();
     const double noise = noise_of(r);
-    std::vector<double> d(n, 0.0), scratch;
+    std::vector<double> d(n, 0.0);
     const double* x = s_.power_W.data() + a;
     for (std::size_t t = w; t + w < n; ++t)
-      d[t] = std::abs(median_of(x, t, t + w, scratch) - median_of(x, t - w, t, scratch));
+      d[t] = std::abs(window_median(x, t, t + w) - window_median(x, t - w, t));
     for (std::size_t t = w; t + w < n; ++t) {
       if (!(d[t] > o_.level_shift_sigma * noise)) continue;
       const auto from = d.begin() + static_cast<std::ptrdiff_t>(t > w ? t - w : 0);
