@@ -96,12 +96,18 @@ TEST_CASE("bench --instructions fails a case 5 % over its baseline and passes on
   INFO("measured " << count << " instructions");
 
   // The baseline 5 % below the count: the count is 1/0.95 - 1 = 5.26 % over it, beyond 3 %. Runs differ by
-  // up to a few tenths of a percent (the result writer's compressing thread), hence the loose figures.
+  // up to about 0.6 % (the result writer's compressing thread), hence the loose figures.
   file = baseline(dir, {{"tiny", count * 95 / 100}});
   r = run_command(bench);
   INFO(r.out << r.err);
   CHECK(r.exit_code == 1);
-  CHECK(r.err.find("fleetwatt: bench: tiny: 5.") != std::string::npos);
+  // 5.26 % give or take the run-to-run spread (0.55 % seen in CI: 154.1 M then 153.3 M instructions).
+  const std::string over_prefix = "fleetwatt: bench: tiny: ";
+  const auto over_at = r.err.find(over_prefix);
+  REQUIRE(over_at != std::string::npos);
+  const double over = std::stod(r.err.substr(over_at + over_prefix.size()));
+  CHECK(over > 4.0);
+  CHECK(over < 6.5);
   CHECK(r.err.find("% over its baseline") != std::string::npos);
   CHECK(r.out.find("  tiny ") != std::string::npos);  // the table's row
 
