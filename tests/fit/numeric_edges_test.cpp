@@ -58,7 +58,7 @@ TEST_CASE("every numeric records column at the numeric edges is located or a fin
   // 1e300 read as the finite numbers they are, 1e-320 as about zero.
   const std::string header = models::fit::record_header();
   const std::string good =
-      "resnet50,25.6e6,4.1e9,256,1281167,224,8,1,8,A100,80,1.5,300,10.5,4,1000,990,run1,40.5,180";
+      "resnet50,25.6e6,4.1e9,256,1281167,224,8,1,8,A100,80,1.5,300,10.5,4,1000,990,run1,40.5,180,250,300";
   std::vector<std::string> columns, cells;
   for (std::size_t a = 0, b = 0; a <= header.size(); a = b + 1) {
     b = header.find(',', a);

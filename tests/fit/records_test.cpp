@@ -100,8 +100,23 @@ TEST_CASE("records are appended under one header and read back as a table", "[re
   std::ofstream(old) << record_header_without_epochs() << "\n";
   append_record(old, m, with_epochs);
   const auto t4 = RecordTable::read(old);
-  CHECK(t4.columns().size() == t.columns().size() - 2);
+  CHECK(t4.columns().size() == t.columns().size() - 4);
   CHECK(t4.cell(0, t4.column("source")) == "two.csv");
+  CHECK(t4.cell(0, t4.columns().size() - 1) == "two.csv");  // no cell past the header's last
+  // The layout with the epochs but before the board's limits keeps its layout too.
+  const auto epochs_only = dir / "epochs-only.csv";
+  std::ofstream(epochs_only) << record_header_without_epochs() << ",epoch_s,epoch_W\n";
+  TraceSummary with_limits = with_epochs;
+  with_limits.power_limit_W = 200.0;
+  with_limits.max_power_limit_W = 240.0;
+  append_record(epochs_only, m, with_limits);
+  const auto t5 = RecordTable::read(epochs_only);
+  CHECK(t5.columns().size() == t.columns().size() - 2);
+  CHECK(std::stod(t5.cell(0, t5.column("epoch_W"))) == 180.25);
+  append_record(path, m, with_limits);
+  const auto t6 = RecordTable::read(path);
+  CHECK(std::stod(t6.cell(3, t6.column("power_limit_W"))) == 200.0);
+  CHECK(std::stod(t6.cell(3, t6.column("max_power_limit_W"))) == 240.0);
   std::ofstream(dir / "other.csv") << "a,b\n1,2\n";
   CHECK_THROWS_WITH(append_record(dir / "other.csv", m, s), Catch::Contains("different header"));
 }

@@ -44,6 +44,23 @@ TEST_CASE("the underscore header style and the dash date format are read", "[tel
   // The run crosses midnight: one second apart.
   CHECK(tr.gpu(0).time_s[1] == Approx(1.0));
   CHECK(tr.gpu(0).power_W[1] == Approx(24.11));
+  CHECK(tr.gpu(0).max_limit_W == Approx(240.0));
+  CHECK(tr.gpu(0).limit_W == 0.0);  // not in this log
+}
+
+TEST_CASE("the board's power limits are read beside the draw, located when they are not powers",
+          "[telemetry]") {
+  const auto tr = parse(
+      "timestamp, index, power.draw [W], power.limit [W], power.max_limit [W]\n"
+      "2024/01/01 00:00:00.000, 0, 100.00 W, 250.00 W, 300.00 W\n"
+      "2024/01/01 00:00:00.000, 1, 100.00 W, [N/A], [N/A]\n"
+      "2024/01/01 00:00:01.000, 0, 110.00 W, 200.00 W, 300.00 W\n");
+  CHECK(tr.gpu(0).limit_W == Approx(200.0));  // the last reading: the limit set during the run
+  CHECK(tr.gpu(0).max_limit_W == Approx(300.0));
+  CHECK(tr.gpu(1).limit_W == 0.0);
+  CHECK_THROWS_WITH(parse("timestamp, power.draw [W], power.limit [W]\n"
+                          "2024/01/01 00:00:00.000, 100.00 W, -5 W\n"),
+                    "log.csv:2:36: power.limit: '-5 W' is not a power limit in W (above 0, to 1e6)");
 }
 
 TEST_CASE("zone offsets in ISO timestamps are applied, not dropped", "[telemetry]") {

@@ -65,11 +65,11 @@ TEST_CASE("Leave-one-GPU-out errors stay at the figures docs/predictors.md repor
   // docs/predictors.md, "How good is the default predictor": time and power MRE per GPU with at least 10
   // rows. Guards sit 20 % above those figures.
   const std::map<std::string, std::pair<double, double>> reported{
-      {"a100-pcie-40gb", {0.171, 0}}, {"a40", {0.470, 0.090}},
-      {"gtx750ti", {0.760, 0.233}},   {"l4", {0.104, 0}},
-      {"mi100", {0.075, 0}},          {"mi210", {0.077, 0}},
-      {"mi250", {0.107, 0}},          {"rtx3070", {0.452, 0.408}},
-      {"rtx6000", {0.410, 0.148}},    {"v100-pcie-32gb", {0.521, 0.160}}};
+      {"a100-pcie-40gb", {0.174, 0}}, {"a40", {0.557, 0.093}},
+      {"gtx750ti", {0.776, 0.232}},   {"l4", {0.102, 0}},
+      {"mi100", {0.061, 0}},          {"mi210", {0.077, 0}},
+      {"mi250", {0.107, 0}},          {"rtx3070", {0.478, 0.407}},
+      {"rtx6000", {0.412, 0.149}},    {"v100-pcie-32gb", {0.539, 0.157}}};
   for (const auto& [g, figures] : reported) {
     INFO(g);
     const Errors& e = v.per_gpu.at(g);
@@ -275,11 +275,11 @@ TEST_CASE("Few-shot calibration (k = 1) stays at the figures docs/calibration.md
   WARN(report);
   // docs/calibration.md, "Few-shot calibration": time and power MRE per GPU with at least 10 predicted rows,
   // and the pooled band coverage at the 80 % level. Guards sit 10 % above the errors.
-  const std::map<std::string, std::pair<double, double>> reported{{"a40", {0.130, 0.071}},
-                                                                  {"gtx750ti", {0.047, 0.003}},
-                                                                  {"rtx3070", {0.094, 0.016}},
-                                                                  {"rtx6000", {0.177, 0.117}},
-                                                                  {"v100-pcie-32gb", {0.089, 0.143}}};
+  const std::map<std::string, std::pair<double, double>> reported{{"a40", {0.126, 0.071}},
+                                                                  {"gtx750ti", {0.027, 0.003}},
+                                                                  {"rtx3070", {0.062, 0.016}},
+                                                                  {"rtx6000", {0.182, 0.118}},
+                                                                  {"v100-pcie-32gb", {0.089, 0.147}}};
   for (const auto& [g, figures] : reported) {
     INFO(g);
     const ErrorSummary& s = few.report.gpus.at(g);
@@ -287,10 +287,10 @@ TEST_CASE("Few-shot calibration (k = 1) stays at the figures docs/calibration.md
     CHECK(s.time_mre < 1.1 * figures.first);
     CHECK(s.power_mre < 1.1 * figures.second + 0.002);
   }
-  // Every group is calibrated on one run; the zero-shot errors were 45.9 % and 17.2 % over all rows.
+  // Every group is calibrated on one run; the zero-shot errors were 49.2 % and 17.2 % over all rows.
   CHECK(few.calibration_rows + few.uncalibrated_rows + few.report.compared.size() == zero.compared.size());
-  CHECK(few.report.all.time_mre < 0.131);
-  CHECK(few.report.all.power_mre < 0.100);
+  CHECK(few.report.all.time_mre < 0.125);   // 11.4 %
+  CHECK(few.report.all.power_mre < 0.100);  // 9.3 %
   CHECK(few.report.all.time_in_band > 0.75);
   CHECK(few.report.all.time_in_band < 0.85);
   CHECK(few.report.all.power_in_band > 0.75);

@@ -184,13 +184,44 @@ void read_zeus(const fs::path& file, MeasurementSet& out) {
 
 // ---- GAISSA ----------------------------------------------------------------------------------------------
 
-void read_gaissa(const fs::path& file, MeasurementSet& out) {
-  // Keras applications' parameter counts (ImageNet heads; transfer learning keeps the backbone).
+// Keras applications' parameter counts (ImageNet heads; transfer learning keeps the backbone).
+const std::map<std::string, double>& keras_params() {
   static const std::map<std::string, double> kParams{{"mobilenet_v2", 3.54e6},
                                                      {"nasnet_mobile", 5.33e6},
                                                      {"resnet50", 25.6e6},
                                                      {"vgg16", 138.4e6},
                                                      {"xception", 22.9e6}};
+  return kParams;
+}
+
+constexpr std::string_view kKerasPrefix = "keras-";
+
+/// A Keras application trained as GAISSA trained it ("keras-<architecture>", transfer learning from
+/// ImageNet): its job described the same way whether the row is GAISSA's own or a calibrated record of such
+/// a run. Known by their FLOPs only: the Keras models run at an unstated image size; with a frozen backbone a
+/// step is about one forward pass. Keras model.fit runs a TensorFlow graph, but with TensorFlow's
+/// per-operator dispatch rather than torch.compile-style fusion: left on the eager stack (fitted as compiled,
+/// these host-bound runs would pull the compiled factor to 1 and make fusion a no-op for every job).
+/// False for a model that is not one of them.
+bool describe_keras_transfer(Measurement& m) {
+  const std::string& model = m.job.meta.model;
+  if (model.rfind(kKerasPrefix, 0) != 0) return false;
+  const auto params = keras_params().find(model.substr(kKerasPrefix.size()));
+  if (params == keras_params().end()) return false;
+  m.workload = model;
+  if (!(m.job.meta.params > 0.0)) m.job.meta.params = params->second;
+  m.job.meta.training_flops_per_sample = m.job.meta.flops_per_sample;
+  m.job.meta.precision = default_fp32_math(m.gpu);
+  return true;
+}
+
+/// GAISSA's "trained epochs" is, by its preprocessing (src/data/preprocessing.py,
+/// _get_number_of_trained_epochs), the 10 epochs of the frozen backbone's head plus the restored
+/// fine-tuning epoch's absolute 0-based index plus the early-stopping patience, 20; the run stopped at that
+/// index + 20, so it ran 10 + (index + 20 - 10 + 1) = trained - 9 epochs (the power logs show as many).
+constexpr double kGaissaHeadEpochs = 10.0, kGaissaCountedNotRun = 9.0;
+
+void read_gaissa(const fs::path& file, MeasurementSet& out) {
   Table t(file);
   while (const auto row = t.next()) {
     const SourceLocation where{file.string(), row->line, 0};
@@ -201,8 +232,7 @@ void read_gaissa(const fs::path& file, MeasurementSet& out) {
       out.skipped.push_back({where, fmt::format("no GPU preset for '{}'", gpu_name)});
       continue;
     }
-    const auto params = kParams.find(arch);
-    if (params == kParams.end()) {
+    if (!keras_params().count(arch)) {
       out.skipped.push_back({where, fmt::format("unknown Keras architecture '{}'", arch)});
       continue;
     }
@@ -210,22 +240,22 @@ void read_gaissa(const fs::path& file, MeasurementSet& out) {
     m.source = "gaissa";
     m.where = where;
     m.gpu = gpu;
-    m.workload = "keras-" + arch;
-    const double epochs = t.positive(*row, "trained epochs");
-    // Known by their FLOPs only: the Keras models run at an unstated image size; with a frozen backbone a
-    // step is about one forward pass.
-    m.job.meta.model = "keras-" + arch;
-    m.job.meta.params = params->second;
+    const double trained = t.positive(*row, "trained epochs");
+    if (!(trained > kGaissaHeadEpochs))
+      throw ConfigError(
+          t.where(*row, "trained epochs"), "trained epochs",
+          fmt::format("{} is no more than the 10 head epochs every GAISSA run trains", trained));
+    const double ran = trained - kGaissaCountedNotRun;
+    m.job.meta.model = std::string(kKerasPrefix) + arch;
     m.job.meta.flops_per_sample = t.positive(*row, "GFLOPs") * 1e9;
-    m.job.meta.training_flops_per_sample = m.job.meta.flops_per_sample;
-    // Keras model.fit runs a TensorFlow graph, but with TensorFlow's per-operator dispatch rather than
-    // torch.compile-style fusion: left on the eager stack (fitted as compiled, these host-bound runs would
-    // pull the compiled factor to 1 and make fusion a no-op for every job).
-    m.job.meta.precision = default_fp32_math(gpu);
+    describe_keras_transfer(m);
     m.job.meta.batch_size = t.count(*row, "batch size");
-    m.job.meta.dataset_samples = t.positive(*row, "total seen images") / epochs;
+    // "total seen images" counts the training and validation images of every trained epoch as GAISSA
+    // counted them: per epoch, they are over that count.
+    m.job.meta.dataset_samples = t.positive(*row, "total seen images") / trained;
+    m.job.epochs = static_cast<std::uint32_t>(ran);
     m.tdp_W = t.positive(*row, "max power limit (W)");
-    m.epoch_s = t.positive(*row, "training duration (h)") * 3600.0 / epochs;
+    m.epoch_s = t.positive(*row, "training duration (h)") * 3600.0 / ran;
     m.avg_power_W = t.positive(*row, "average power draw (W)");
     out.rows.push_back(std::move(m));
   }
@@ -267,7 +297,7 @@ void read_records(const fs::path& file, MeasurementSet& out) {
     for (const char* col :
          {"params", "flops", "batch_size", "data_size", "peak_W", "peak_s", "valley_W", "valley_s"})
       if (num(col) < 0.0) throw ConfigError(t.where(*row, col), col, "must not be negative");
-    for (const char* col : {"epoch_s", "epoch_W"})
+    for (const char* col : {"epoch_s", "epoch_W", "power_limit_W", "max_power_limit_W"})
       if (t.has(col) && num(col) < 0.0) throw ConfigError(t.where(*row, col), col, "must not be negative");
     if (gpu.empty()) {
       out.skipped.push_back({where, fmt::format("no GPU preset for gpu_type '{}'", gpu_type)});
@@ -283,6 +313,13 @@ void read_records(const fs::path& file, MeasurementSet& out) {
     }
     m.epoch_s = epoch_s > 0.0 ? epoch_s : p.epoch_s();
     m.avg_power_W = epoch_s > 0.0 && epoch_W > 0.0 ? epoch_W : p.mean_W();
+    // The board's limits as the log read them: the highest settable one stands for the board's maximum
+    // (GAISSA's "max power limit"), and a limit below it is the run's.
+    const double limit_W = t.has("power_limit_W") ? num("power_limit_W") : 0.0;
+    const double max_limit_W = t.has("max_power_limit_W") ? num("max_power_limit_W") : 0.0;
+    m.tdp_W = max_limit_W;
+    if (limit_W > 0.0 && !(max_limit_W > 0.0 && limit_W >= max_limit_W)) m.power_limit_W = limit_W;
+    describe_keras_transfer(m);
     out.rows.push_back(std::move(m));
   }
 }
@@ -390,7 +427,8 @@ Layout layout_of(const fs::path& file) {
   const std::string header = first_line(file);
   if (header == kZeusHeader) return Layout::zeus;
   if (header.rfind(kGaissaHeaderStart, 0) == 0) return Layout::gaissa;
-  if (header == fit::record_header() || header == fit::record_header_without_epochs()) return Layout::records;
+  for (const std::string& layout : fit::record_headers())
+    if (header == layout) return Layout::records;
   return neusight_operator_name(file) ? Layout::neusight_operators : Layout::none;
 }
 

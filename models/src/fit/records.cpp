@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -48,6 +49,8 @@ TraceSummary summarise_trace(const PowerTrace& trace, std::optional<int> gpu, co
     valley_t += seg.valley_total_s;
     idle_E += seg.idle_W * seg.idle_s;
     idle_t += seg.idle_s;
+    s.power_limit_W = std::max(s.power_limit_W, g->limit_W);
+    s.max_power_limit_W = std::max(s.max_power_limit_W, g->max_limit_W);
     peak_count += double(seg.n_peaks);
     valley_count += double(seg.n_valleys);
     s.per_gpu.push_back(std::move(seg));
@@ -114,8 +117,13 @@ std::string record_header_without_epochs() {
          "peak_s,n_valleys,energy_measured_J,energy_phases_J,source";
 }
 
+std::vector<std::string> record_headers() {
+  const std::string before = record_header_without_epochs();
+  return {before, before + ",epoch_s,epoch_W", record_header()};
+}
+
 std::string record_header() {
-  return record_header_without_epochs() + ",epoch_s,epoch_W";
+  return record_header_without_epochs() + ",epoch_s,epoch_W,power_limit_W,max_power_limit_W";
 }
 
 JobRecordMeta with_zoo_counts(JobRecordMeta meta, const SourceLocation& where) {
@@ -145,7 +153,8 @@ std::string record_line(const JobRecordMeta& m, const TraceSummary& s) {
        {s.valley_W, s.valley_s, s.peak_W, s.peak_s, double(s.n_valleys), s.energy_J, s.phase_energy_J})
     cells.push_back(csv_number(v));
   cells.push_back(csv_text(s.source));
-  for (const double v : {s.epoch_s, s.epoch_W}) cells.push_back(v > 0.0 ? csv_number(v) : std::string());
+  for (const double v : {s.epoch_s, s.epoch_W, s.power_limit_W, s.max_power_limit_W})
+    cells.push_back(v > 0.0 ? csv_number(v) : std::string());
   std::string line;
   for (std::size_t i = 0; i < cells.size(); ++i) {
     if (i) line.push_back(',');
@@ -156,7 +165,8 @@ std::string record_line(const JobRecordMeta& m, const TraceSummary& s) {
 
 void append_record(const std::filesystem::path& path, const JobRecordMeta& meta,
                    const TraceSummary& summary) {
-  bool need_header = true, without_epochs = false;
+  bool need_header = true;
+  std::size_t columns = 0;  // of the file's layout; 0: a new file
   std::string existing;
   {
     std::string first;
@@ -164,16 +174,21 @@ void append_record(const std::filesystem::path& path, const JobRecordMeta& meta,
     std::istringstream lines(existing);
     if (std::getline(lines, first)) {
       if (!first.empty() && first.back() == '\r') first.pop_back();
-      without_epochs = first == record_header_without_epochs();
-      if (first != record_header() && !without_epochs)
+      for (const std::string& layout : record_headers())
+        if (first == layout)
+          columns = static_cast<std::size_t>(std::count(layout.begin(), layout.end(), ',')) + 1;
+      if (columns == 0)
         throw ConfigError(SourceLocation{path.string(), 1, 1}, "header",
                           "the records file has a different header; expected '" + record_header() + "'");
       need_header = false;
     }
   }
-  // A file of the layout without epochs keeps it: its record leaves the two last cells out.
+  // A file of an earlier layout keeps it: its record leaves out the cells its header does not name.
   std::string line = record_line(meta, summary);
-  if (without_epochs) line.erase(line.rfind(',', line.rfind(',') - 1));
+  // (The trailing cells are numbers: the last commas are theirs.)
+  const std::string current = record_header();
+  const auto all = static_cast<std::size_t>(std::count(current.begin(), current.end(), ',')) + 1;
+  for (std::size_t i = columns; i > 0 && i < all; ++i) line.erase(line.rfind(','));
   // Rewritten through a temporary file rather than appended in place: a full disk then leaves the old
   // records intact instead of a torn last line.
   if (!existing.empty() && existing.back() != '\n') existing.push_back('\n');

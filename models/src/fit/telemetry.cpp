@@ -154,6 +154,9 @@ PowerTrace read_csv_power(std::istream& in, const std::string& source) {
                                            "power", "dcgm_fi_dev_power_usage"});
   const int index_col = find_column(keys, {"index", "gpu_index", "gpu"});
   const int sm_col = find_column(keys, {"dcgm_fi_prof_sm_active"});
+  const int limit_col =
+      find_column(keys, {"power.limit", "enforced.power.limit", "dcgm_fi_dev_power_mgmt_limit"});
+  const int max_limit_col = find_column(keys, {"power.max_limit", "gpu_max_power"});
   if (time_col < 0)
     throw TraceFormatError(SourceLocation{source, header_line, 1}, "header",
                            "no time column (expected 'timestamp' as nvidia-smi writes it, or 'time_s')");
@@ -230,6 +233,18 @@ PowerTrace read_csv_power(std::istream& in, const std::string& source) {
     last_time[gpu] = *t;
     s.time_s.push_back(*t - *t0);
     s.power_W.push_back(*p);
+    // The limits beside the draw: checked like it, `[N/A]` on boards that do not report them.
+    for (const auto& [col, into] :
+         {std::pair{limit_col, &s.limit_W}, std::pair{max_limit_col, &s.max_limit_W}}) {
+      if (col < 0) continue;
+      const core::CsvField& f = fields[static_cast<std::size_t>(col)];
+      if (is_missing(f.text)) continue;
+      const auto w = parse_value(f.text);
+      if (!w || *w <= 0.0 || *w > kMaxPowerW)
+        throw TraceFormatError(SourceLocation{source, line_no, f.column}, keys[static_cast<std::size_t>(col)],
+                               "'" + f.text + "' is not a power limit in W (above 0, to 1e6)");
+      *into = *w;
+    }
     if (sm_col >= 0) {  // SM activity beside the power, at the same times
       const core::CsvField& f = fields[static_cast<std::size_t>(sm_col)];
       if (is_missing(f.text)) continue;

@@ -37,6 +37,10 @@ struct TraceSummary {
   /// power over the epochs, per GPU; 0 where no epochs were found (summarise_trace leaves them 0).
   double epoch_s = 0.0;
   double epoch_W = 0.0;
+  /// The board's power limit in the run and its highest settable limit (the log's readings, the highest
+  /// over the GPUs); 0 where the log has none.
+  double power_limit_W = 0.0;
+  double max_power_limit_W = 0.0;
 };
 
 /// Segments every GPU of the trace (or only `gpu`) and summarises it.
@@ -73,6 +77,9 @@ struct JobRecordMeta {
 /// The header before the epochs found were recorded (without epoch_s and epoch_W): still read, and appended
 /// to in its own layout.
 [[nodiscard]] std::string record_header_without_epochs();
+/// Every layout a records file may have, oldest first, the current one last: each is read, and a file of
+/// an earlier one is appended to in its own layout (without the columns added since).
+[[nodiscard]] std::vector<std::string> record_headers();
 /// One record line (no newline) joining the metadata and the measured phases.
 [[nodiscard]] std::string record_line(const JobRecordMeta& meta, const TraceSummary& summary);
 /// Appends one record to a records CSV, writing the header first when the file is new or empty; a file in the

@@ -23,6 +23,11 @@ struct GpuPowerSeries {
   /// with its own times (a DCGM dump's series are sampled apart from the power's); empty otherwise.
   std::vector<double> sm_time_s;
   std::vector<double> sm_active;
+  /// The board's power limit in force and the highest it can be set to (nvidia-smi `power.limit`,
+  /// `power.max_limit` or `gpu_max_power`; DCGM_FI_DEV_POWER_MGMT_LIMIT), the last reading of each; 0 where
+  /// the log has none.
+  double limit_W = 0.0;
+  double max_limit_W = 0.0;
 };
 
 /// What the reader noticed about the sampling; nothing here is silently repaired.
