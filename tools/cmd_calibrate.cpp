@@ -11,6 +11,7 @@
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/models/fit/epochs.hpp"
 #include "fleetwatt/models/fit/records.hpp"
+#include "fleetwatt/models/site_file.hpp"
 
 namespace fleetwatt::tools {
 
@@ -25,8 +26,43 @@ struct CalibrateOptions {
   bool cycles = false;
   std::string meta_file;
   std::string records;
+  std::string site, site_name, host;
   models::fit::JobRecordMeta meta;
 };
+
+/// The run as a site file's [[run]]: the record's metadata and measured epoch (the epochs found, else one
+/// peak and one valley of the square wave, as a records file's reader takes it).
+models::SiteRun site_run(const models::fit::JobRecordMeta& meta, const models::fit::TraceSummary& s,
+                         const CalibrateOptions& o) {
+  models::SiteRun run;
+  run.where = {o.trace, 0, 0};
+  run.host = o.host;
+  run.source = s.source;
+  auto& r = run.run;
+  r.model = meta.model;
+  r.gpu_type = meta.gpu_type;
+  const auto whole = [](const std::optional<double>& v) {
+    return static_cast<std::uint32_t>(v.value_or(0.0));
+  };
+  r.params = meta.params.value_or(0.0);
+  r.flops = meta.flops.value_or(0.0);
+  r.data_size = meta.data_size.value_or(0.0);
+  r.batch_size = whole(meta.batch_size);
+  r.input_size = whole(meta.input_size);
+  r.workers = whole(meta.workers);
+  r.epochs = whole(meta.epochs);
+  r.gpus = meta.gpus ? whole(meta.gpus) : static_cast<std::uint32_t>(s.gpus.size());
+  jobs::PhaseProfile p;
+  p.peak_W = s.peak_W, p.peak_s = s.peak_s, p.valley_W = s.valley_W, p.valley_s = s.valley_s;
+  r.epoch_s = s.epoch_s > 0.0 ? s.epoch_s : p.epoch_s();
+  r.power_W = s.epoch_s > 0.0 && s.epoch_W > 0.0 ? s.epoch_W : p.mean_W();
+  if (!(r.epoch_s > 0.0))
+    throw jobs::ConfigError({o.trace, 0, 0}, "--site",
+                            "no epochs and no peak/valley phases in the log to record");
+  r.power_limit_W = s.power_limit_W;
+  r.max_power_limit_W = s.max_power_limit_W;
+  return run;
+}
 
 double mean_of(const std::vector<double>& v) {
   double sum = 0.0;
@@ -34,8 +70,41 @@ double mean_of(const std::vector<double>& v) {
   return sum / static_cast<double>(v.size());
 }
 
+/// The record's metadata: the flags over the metadata file.
+models::fit::JobRecordMeta record_meta(const CalibrateOptions& o) {
+  using models::fit::JobRecordMeta;
+  JobRecordMeta meta = o.meta_file.empty() ? JobRecordMeta{} : models::fit::read_job_meta_toml(o.meta_file);
+  const auto& f = o.meta;
+  if (!f.model.empty()) meta.model = f.model;
+  if (!f.gpu_type.empty()) meta.gpu_type = f.gpu_type;
+  for (auto [dst, src] : {std::pair{&meta.params, &f.params},
+                          {&meta.flops, &f.flops},
+                          {&meta.batch_size, &f.batch_size},
+                          {&meta.data_size, &f.data_size},
+                          {&meta.input_size, &f.input_size},
+                          {&meta.workers, &f.workers},
+                          {&meta.epochs, &f.epochs},
+                          {&meta.gpus, &f.gpus}})
+    if (*src) *dst = *src;
+  return meta;
+}
+
+/// What a site's run must name, checked before the log is read.
+void check_site_meta(const models::fit::JobRecordMeta& meta) {
+  for (const auto& [missing, flag] : {std::pair{meta.model.empty(), "--model"},
+                                      {meta.gpu_type.empty(), "--gpu-type"},
+                                      {!meta.batch_size, "--batch-size"}})
+    if (missing)
+      throw jobs::ConfigError({"command line", 0, 0}, flag,
+                              "is needed for --site (a site's run names its model, GPU and batch)");
+  if (models::record_gpu(meta.gpu_type).empty())
+    throw jobs::ConfigError({"command line", 0, 0}, "--gpu-type",
+                            fmt::format("no GPU preset for '{}' (see `fleetwatt list`)", meta.gpu_type));
+}
+
 int run_calibrate(const CalibrateOptions& o) {
   using namespace models::fit;
+  if (!o.site.empty()) check_site_meta(record_meta(o));
   {
     const PowerTrace trace = read_power_trace(o.trace);
     SegmentOptions seg;
@@ -164,21 +233,8 @@ int run_calibrate(const CalibrateOptions& o) {
         std::cerr << fmt::format(
             "fleetwatt: calibrate: GPU {}: {} epochs found in the log, {:g} told (--epochs)\n", g,
             f.epochs.size(), *told);
-    if (!o.records.empty()) {
-      JobRecordMeta meta = o.meta_file.empty() ? JobRecordMeta{} : read_job_meta_toml(o.meta_file);
-      // Flags override the metadata file.
-      const auto& f = o.meta;
-      if (!f.model.empty()) meta.model = f.model;
-      if (!f.gpu_type.empty()) meta.gpu_type = f.gpu_type;
-      for (auto [dst, src] : {std::pair{&meta.params, &f.params},
-                              {&meta.flops, &f.flops},
-                              {&meta.batch_size, &f.batch_size},
-                              {&meta.data_size, &f.data_size},
-                              {&meta.input_size, &f.input_size},
-                              {&meta.workers, &f.workers},
-                              {&meta.epochs, &f.epochs},
-                              {&meta.gpus, &f.gpus}})
-        if (*src) *dst = *src;
+    if (!o.records.empty() || !o.site.empty()) {
+      JobRecordMeta meta = record_meta(o);
       // The epochs found, where neither the flags nor the file give them.
       if (!meta.epochs && !epochs.empty() && !epochs.front().second.epochs.empty())
         meta.epochs = static_cast<double>(epochs.front().second.epochs.size());
@@ -197,8 +253,17 @@ int run_calibrate(const CalibrateOptions& o) {
         recorded.epoch_s = duration / count;
         recorded.epoch_W = energy / duration;
       }
-      append_record(o.records, meta, recorded);
-      if (!o.json) fmt::print("record appended to {}\n", o.records);
+      if (!o.site.empty()) {
+        const models::SiteRun run = site_run(meta, recorded, o);
+        if (!o.records.empty()) append_record(o.records, meta, recorded);
+        models::append_site_run(o.site, o.site_name, run);
+        if (!o.json)
+          fmt::print("run appended to site {}: {} on {}, {:.2f} s an epoch, {:.1f} W\n", o.site,
+                     run.run.model, run.run.gpu_type, run.run.epoch_s, run.run.power_W);
+      } else {
+        append_record(o.records, meta, recorded);
+      }
+      if (!o.json && !o.records.empty()) fmt::print("record appended to {}\n", o.records);
     }
     return 0;
   }
@@ -223,6 +288,12 @@ void add_calibrate_command(CLI::App& app, Action& action) {
   cmd->add_flag("--cycles", o->cycles, "also print each peak/valley cycle and each epoch found");
   cmd->add_option("--records", o->records,
                   "append a record (metadata + measured phases) to this records CSV");
+  cmd->add_option("--site", o->site,
+                  "append the run (metadata + measured epoch and power) to this site file (TOML), created "
+                  "when absent; predict/validate --site and a scenario's [fleet] site correct predictions "
+                  "with its runs");
+  cmd->add_option("--site-name", o->site_name, "the site's name, for a new site file (default: its stem)");
+  cmd->add_option("--host", o->host, "the machine the run was measured on, for the site file");
   cmd->add_option("--meta", o->meta_file,
                   "job metadata TOML (model, params, flops, batch_size, data_size, "
                   "input_size, workers, epochs, gpus, gpu_type) for the record");

@@ -149,6 +149,17 @@ int predict(const PredictOptions& o) {
   std::cout << fmt::format("facility   {:.4g} J ({:.2f} kWh) at PUE {:.3g}\n", facility, facility / 3.6e6,
                            r.pue);
   std::cout << fmt::format("predictor  {}; GPU preset {} ({})\n", r.predictor, r.gpu.id, r.gpu.source);
+  if (r.site) {
+    if (r.site->runs > 0)
+      std::cout << fmt::format(
+          "site       {}: {} run(s) of {} on {}: every part's time x {:.4f}, power x {:.4f} (below the "
+          "limit); the step and power lines above are the datasheet's own working\n",
+          r.site_file, r.site->runs, models::site_workload(r.job), r.gpu.id, r.site->time, r.site->power);
+    else
+      std::cout << fmt::format(
+          "site       {}: no run of {} on {}: the predictor's own prediction\n", r.site_file,
+          models::site_workload(r.job).empty() ? "this job" : models::site_workload(r.job), r.gpu.id);
+  }
   return 0;
 }
 
@@ -254,6 +265,8 @@ void add_predict_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(1.0, 10.0));
   cmd->add_option("--scenario", o->scenario, "Take the job, GPU, PUE and predictor from this scenario TOML");
   cmd->add_option("--job", o->job_id, "With --scenario: the id of the job to predict (default: the first)");
+  cmd->add_option("--site", o->site,
+                  "Site file of measured runs (calibrate --site): correct the prediction to that site");
   cmd->add_flag("--json", o->json, "Print one JSON object (SI units) instead of text");
   cmd->callback([&action, o] { action = [o] { return predict(*o); }; });
 }

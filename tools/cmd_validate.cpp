@@ -21,6 +21,7 @@
 #include "fleetwatt/models/fit/predictor_fit.hpp"
 #include "fleetwatt/models/fit/published_steps.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
+#include "fleetwatt/models/site_predictor.hpp"
 #include "fleetwatt/models/validation_report.hpp"
 
 namespace fleetwatt::tools {
@@ -35,6 +36,7 @@ struct ValidateOptions {
   std::string fit_output;
   std::string rows_csv;
   std::string step_calibration;
+  std::string site;  ///< a site file: predictions corrected to its runs
   bool json = false, leave_one_gpu_out = false, fit = false, steps = false;
   double level = 0.8;
   std::optional<std::size_t> few_shot;  ///< K calibration runs per (GPU, workload)
@@ -189,7 +191,13 @@ int validate(const ValidateOptions& o) {
   // A registry predictor is built first, so a bad name is refused before any file is read.
   // Few-shot calibration corrects the zero-shot (leave-one-GPU-out) predictions.
   const bool leave_one_gpu_out = o.leave_one_gpu_out || o.few_shot.has_value();
-  if (!leave_one_gpu_out && !o.fit) predict = models::registry_predictor(o.predictor, user_gpus);
+  if (!o.site.empty() && (leave_one_gpu_out || o.fit))
+    throw ConfigError({"command line", 0, 0}, "--site",
+                      "corrects the built-in predictor's predictions: not with --fit, --leave-one-gpu-out or "
+                      "--few-shot");
+  if (!leave_one_gpu_out && !o.fit)
+    predict = models::registry_predictor(
+        o.predictor, user_gpus, o.site.empty() ? nullptr : models::load_site(o.site, o.predictor, user_gpus));
   const models::MeasurementSet set = models::read_measurements(o.measurements);
   std::map<const models::Measurement*, models::Prediction> left_out;
   if (leave_one_gpu_out || o.fit) {
@@ -207,19 +215,21 @@ int validate(const ValidateOptions& o) {
     for (const auto& p : fit.left_out)
       left_out[p.row->row] = {p.prediction.epoch_s, p.prediction.step_s, p.prediction.avg_power_W,
                               p.prediction.band};
-    if (!o.fit_output.empty()) {
-      models::PredictorFit out = fit.fit;
-      out.provenance = fmt::format("{} rows of {} GPUs in {}", prepared.size(), fit.fit.band.seen_gpus.size(),
-                                   std::filesystem::path(o.measurements).filename().string());
-      write_text_atomically(o.fit_output, models::format_predictor_fit(out));
-      std::cerr << fmt::format("fleetwatt: wrote {}\n", o.fit_output);
-    }
-    if (!leave_one_gpu_out) return 0;
     predict = [&left_out](const models::Measurement& m) {
       const auto it = left_out.find(&m);
       if (it == left_out.end()) throw std::runtime_error("no left-out prediction (model or GPU unknown)");
       return it->second;
     };
+    if (!o.fit_output.empty()) {
+      models::PredictorFit out = fit.fit;
+      out.provenance = fmt::format("{} rows of {} GPUs in {}", prepared.size(), fit.fit.band.seen_gpus.size(),
+                                   std::filesystem::path(o.measurements).filename().string());
+      // A site's runs are corrected as few-shot calibration with one run per group measured here.
+      out.site = models::few_shot(set, models::validate_measurements(set, predict), 1, o.level).site;
+      write_text_atomically(o.fit_output, models::format_predictor_fit(out));
+      std::cerr << fmt::format("fleetwatt: wrote {}\n", o.fit_output);
+    }
+    if (!leave_one_gpu_out) return 0;
   }
   const models::ValidationReport zero_shot = models::validate_measurements(set, predict);
   std::optional<models::FewShotReport> few;
@@ -307,6 +317,9 @@ void add_validate_command(CLI::App& app, Action& action) {
   cmd->add_flag("--fit", o->fit, "Fit the datasheet predictor's constants and band on the measurements");
   cmd->add_option("-o,--output", o->fit_output, "With --fit: write the fitted constants (TOML) here");
   cmd->add_option("--rows", o->rows_csv, "Write every compared row (measured and predicted) to this CSV");
+  cmd->add_option("--site", o->site,
+                  "Site file of measured runs (calibrate --site): predictions corrected to that site, as "
+                  "predict --site gives them");
   cmd->add_option(
          "--few-shot", o->few_shot,
          "Calibrate each (GPU, workload) on K of its rows (at the default power limit, batches nearest "

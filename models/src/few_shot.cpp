@@ -1,6 +1,9 @@
 // Few-shot calibration per (machine, workload) and its evaluation against the zero-shot predictions.
 #include "fleetwatt/models/few_shot.hpp"
 
+#include "fleetwatt/models/fit/predictor_fit.hpp"
+#include "fleetwatt/models/site_correction.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -34,14 +37,6 @@ double log_ratio(double measured, double predicted) {
                                            : std::numeric_limits<double>::quiet_NaN();
 }
 
-/// The value at quantile `q` of `v` (nearest rank, upper); 0 for an empty list.
-double quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size())));
-  return v[std::min(v.size() - 1, rank == 0 ? 0 : rank - 1)];
-}
-
 using GroupKey = std::pair<std::string, std::string>;  // (GPU, workload)
 
 /// The row's power limit (its board's maximum where it states none); 0: unknown.
@@ -51,16 +46,7 @@ double power_limit(const Measurement& m) {
 
 /// Whether a predicted power sits at the row's limit (the limit binds).
 bool at_limit(double predicted_W, const Measurement& m) {
-  const double limit = power_limit(m);
-  return limit > 0.0 && predicted_W >= 0.99 * limit;
-}
-
-/// The power correction applies to the draw the GPU chooses, not to its power limit: a prediction at the
-/// row's limit stays there, and no corrected draw exceeds the limit.
-double corrected_power(double predicted_W, double factor, const Measurement& m) {
-  if (at_limit(predicted_W, m)) return predicted_W;
-  const double limit = power_limit(m);
-  return limit > 0.0 ? std::min(predicted_W * factor, limit) : predicted_W * factor;
+  return binds(predicted_W, power_limit(m));
 }
 
 }  // namespace
@@ -175,11 +161,29 @@ FewShotReport few_shot(const MeasurementSet& set, const ValidationReport& zero, 
         const double ft = std::isnan(xt) ? 1.0 : std::exp((repeat ? wt.repeat : wt.varied) * xt);
         const double fp = std::isnan(xp) ? 1.0 : std::exp((repeat ? wp.repeat : wp.varied) * xp);
         const RowComparison& c = zero.compared[rows[i].compared];
-        const double power_W = corrected_power(c.predicted_W, fp, *rows[i].m);
+        const double power_W = corrected_power(c.predicted_W, fp, power_limit(*rows[i].m));
         corrected[gpu].push_back({rows[i].compared, c.predicted_s * ft, power_W,
                                   rows[i].log_time - std::log(ft), log_ratio(c.measured_W, power_W)});
       }
     }
+  }
+
+  // What a site's runs are corrected by (PredictorFit::site): the weights fitted on every GPU's groups, and
+  // the band of every GPU's corrected rows (each corrected with weights fitted without its GPU).
+  if (k) {
+    const ShrinkageWeights wt = weights_without("", false), wp = weights_without("", true);
+    std::vector<double> rt, rp;
+    for (const auto& [gpu, rows] : corrected)
+      for (const Corrected& c : rows) {
+        if (!std::isnan(c.log_time_residual)) rt.push_back(std::abs(c.log_time_residual));
+        if (!std::isnan(c.log_power_residual)) rp.push_back(std::abs(c.log_power_residual));
+      }
+    out.site = {wt.repeat,
+                wt.varied,
+                wp.repeat,
+                wp.varied,
+                conformal_quantile(rt, level),
+                conformal_quantile(rp, level)};
   }
 
   // Each GPU's band: the level quantile of the other GPUs' corrected residuals.
@@ -193,7 +197,7 @@ FewShotReport few_shot(const MeasurementSet& set, const ValidationReport& zero, 
         if (!std::isnan(c.log_power_residual)) rp.push_back(std::abs(c.log_power_residual));
       }
     }
-    const double ht = quantile(rt, level), hp = quantile(rp, level);
+    const double ht = conformal_quantile(rt, level), hp = conformal_quantile(rp, level);
     for (const Corrected& c : rows) {
       Prediction p;
       p.epoch_s = p.step_s = c.time_s;

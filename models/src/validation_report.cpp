@@ -2,6 +2,8 @@
 // per GPU and overall; and the registry predictors as prediction functions.
 #include "fleetwatt/models/validation_report.hpp"
 
+#include "fleetwatt/models/site_predictor.hpp"
+
 #include <cmath>
 #include <map>
 #include <memory>
@@ -123,7 +125,8 @@ jobs::JobSpec as_predicted(const Measurement& m) {
 }
 
 std::function<Prediction(const Measurement&)> registry_predictor(const std::string& kind,
-                                                                 const std::vector<GpuHardware>& extra) {
+                                                                 const std::vector<GpuHardware>& extra,
+                                                                 std::shared_ptr<const SiteCorrection> site) {
   const PredictorRegistry registry = PredictorRegistry::with_builtins();
   bool takes_limit = false;
   bool known = false;
@@ -138,13 +141,16 @@ std::function<Prediction(const Measurement&)> registry_predictor(const std::stri
   if (!known) (void)registry.make(base);  // throws the ConfigError listing the known predictors
   // One predictor per distinct power limit, built on first use.
   auto cache = std::make_shared<std::map<double, std::shared_ptr<const PowerPredictor>>>();
-  return [registry, takes_limit, base, cache, extra](const Measurement& m) -> Prediction {
+  return [registry, takes_limit, base, cache, extra, site](const Measurement& m) -> Prediction {
     const double limit = takes_limit ? m.power_limit_W : 0.0;
     auto& slot = (*cache)[limit];
     if (!slot) {
       models::PredictorConfig config = base;
       if (limit > 0.0) config.params.set("power_limit_w", {limit, m.where});
-      slot = registry.make(config);
+      if (site)
+        slot = std::make_shared<SitePredictor>(registry.make(config), site, limit);
+      else
+        slot = registry.make(config);
     }
     GpuHardware gpu = find_gpu(m.gpu, extra);
     if (m.tdp_W > 0.0) gpu.tdp_W = m.tdp_W;
@@ -157,9 +163,11 @@ std::function<Prediction(const Measurement&)> registry_predictor(const std::stri
     // A step: the datasheet breakdown's step time; other predictors: the epoch's steps (its peak) over the
     // steps per epoch (one for per-step rows, whose dataset is one global batch).
     p.step_s = profile.peak_s;
-    if (const auto* ds = dynamic_cast<const DatasheetPredictor*>(slot.get());
+    const auto* corrected = dynamic_cast<const SitePredictor*>(slot.get());
+    const PowerPredictor& inner = corrected ? corrected->inner() : *slot;
+    if (const auto* ds = dynamic_cast<const DatasheetPredictor*>(&inner);
         ds != nullptr && DatasheetPredictor::has_metadata(job))
-      p.step_s = ds->explain(job, gpu).step_s;
+      p.step_s = ds->explain(job, gpu).step_s * (corrected ? corrected->factors(job, gpu).time : 1.0);
     p.band = slot->band(job, gpu);
     return p;
   };

@@ -83,6 +83,8 @@ runs::PredictionRequest request_of(const py::dict& options) {
       r.scenario = py::str(v).cast<std::string>();  // str or a path
     else if (key == "gpu_file")
       r.gpu_file = py::str(v).cast<std::string>();
+    else if (key == "site")
+      r.site = py::str(v).cast<std::string>();  // str or a path
     else if (key == "recompute")
       r.recompute = as_text(key, v);
     else if (key == "attention")
@@ -148,7 +150,7 @@ runs::PredictionRequest request_of(const py::dict& options) {
           "first_stage_layers, last_stage_layers, ep, zero, fsdp_shard_size, micro_batch, "
           "recompute, attention, checkpoint, rank_order, tp_comm_overlap, model_shape, power_limit, "
           "predictor, "
-          "pue, scenario, job, gpu_file");
+          "pue, scenario, job, gpu_file, site");
   }
   return r;
 }

@@ -149,6 +149,19 @@ def test_predict_is_the_commands_json(binary):
         fleetwatt.predict(model="resnet50", gpu="no-such-gpu", batch=256, samples=1000)
 
 
+def test_predict_with_a_site_is_the_commands_json(binary, tmp_path):
+    import json
+
+    site = tmp_path / "lab.toml"
+    site.write_text('name = "lab"\n[[run]]\ngpu_type = "a40"\nmodel = "resnet50"\nbatch_size = 64\n'
+                    'data_size = 50000\nepoch_s = 150.0\npower_w = 250.0\n')
+    p = subprocess.run([binary, "predict", "--json", "--model", "resnet50", "--gpu", "a40", "--batch", "64",
+                        "--samples", "50000", "--site", str(site)], capture_output=True, text=True, check=True)
+    got = fleetwatt.predict(model="resnet50", gpu="a40", batch=64, samples=50000, site=site)
+    assert got == json.loads(p.stdout)
+    assert got["site_runs"] == 1 and got["site_time_factor"] < 1.0
+
+
 def test_predict_llm_job_and_scenario_job_are_the_commands_json(binary, root):
     import json
 

@@ -12,6 +12,7 @@
 #include "fleetwatt/core/json_text.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
 #include "fleetwatt/models/predictors/component_model.hpp"
+#include "fleetwatt/models/site_predictor.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
 #include "fleetwatt/runs/scenario_predictor.hpp"
 
@@ -151,6 +152,8 @@ JobPrediction build_request(const PredictionRequest& o, models::PredictorConfig&
     // The [predictor] table as the run assembles it: with what [fleet] and [topology] say of the NVLink
     // domain, the NICs and the storage servers, so predict and run plan the job on the same links.
     config = scenario_predictor_config(s);
+    r.site_file = s.fleet.site.string();
+    r.gpu_file = s.fleet.gpu_file.string();
     return r;
   }
   if (o.batch == 0 || !(o.samples > 0.0))
@@ -262,15 +265,30 @@ JobPrediction predict_job(const PredictionRequest& o) {
     config.params.set("power_limit_w", {o.power_limit, {o.origin, 0, 0}});
   }
   if (o.pue != 1.0) r.pue = o.pue;
-  const auto predictor = PredictorRegistry::with_builtins().make(config);
+  std::unique_ptr<models::PowerPredictor> predictor = PredictorRegistry::with_builtins().make(config);
+  if (!o.site.empty()) r.site_file = o.site;
+  const models::SitePredictor* site = nullptr;
+  if (!r.site_file.empty()) {
+    // Corrected to the site's runs, each predicted by this kind of predictor uncorrected (as validate does).
+    const std::string gpu_file = o.gpu_file.empty() ? r.gpu_file : o.gpu_file;
+    const auto correction =
+        models::load_site(r.site_file, config.kind,
+                          gpu_file.empty() ? std::vector<GpuHardware>{} : load_gpu_preset_file(gpu_file));
+    const double limit =
+        config.params.has("power_limit_w") ? config.params.get_double("power_limit_w", 0.0) : 0.0;
+    auto corrected = std::make_unique<models::SitePredictor>(std::move(predictor), correction, limit);
+    site = corrected.get();
+    predictor = std::move(corrected);
+  }
   r.predictor = predictor->name();
+  if (site) r.site = site->factors(r.job, r.gpu);
   r.plan = predictor->plan(r.job, r.gpu);
   r.profile = r.plan.profile();
   r.band = predictor->uncertainty(r.job, r.gpu);
   r.pband = predictor->band(r.job, r.gpu);
 
   // Counts and the datasheet working, when the job carries model metadata.
-  if (const auto* ds = dynamic_cast<const DatasheetPredictor*>(predictor.get());
+  if (const auto* ds = dynamic_cast<const DatasheetPredictor*>(site ? &site->inner() : predictor.get());
       ds != nullptr && DatasheetPredictor::has_metadata(r.job))
     r.step = ds->explain(r.job, r.gpu);
   if (DatasheetPredictor::has_metadata(r.job)) r.counts = resolve_model(r.job.meta, r.job.class_origin);
@@ -336,6 +354,13 @@ std::string prediction_json(const JobPrediction& r) {
   num("epoch_s_high", epoch_s * pband.time_high);
   num("avg_power_low_W", p.mean_W() * pband.power_low);
   num("avg_power_high_W", p.mean_W() * pband.power_high);
+  if (r.site) {
+    // The site's correction: 0 runs when the site has none of this job's workload on its GPU.
+    str("site", r.site_file);
+    num("site_runs", static_cast<double>(r.site->runs));
+    num("site_time_factor", r.site->time);
+    num("site_power_factor", r.site->power);
+  }
   num("tp", r.job.meta.parallel.tp);
   num("pp", r.job.meta.parallel.pp);
   num("vp", r.job.meta.parallel.vp);

@@ -20,6 +20,7 @@
 #include "fleetwatt/jobs/warmup.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
 #include "fleetwatt/models/predictors/banded_predictor.hpp"
+#include "fleetwatt/models/site_predictor.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
 #include "fleetwatt/sim/engine/job_precheck.hpp"
 #include "fleetwatt/sim/fleet/job.hpp"
@@ -155,9 +156,23 @@ PreparedRun prepare(runs::Scenario scenario, const RunOverrides& overrides, bool
   if (overrides.seed) r.scenario.seed = *overrides.seed;
   if (overrides.band) r.scenario.predictor.band = *overrides.band;
   r.setup = engine_setup(r.scenario);
-  r.predictor =
-      models::at_band(models::PredictorRegistry::with_builtins().make(scenario_predictor_config(r.scenario)),
-                      r.scenario.predictor.band);
+  {
+    const models::PredictorConfig config = scenario_predictor_config(r.scenario);
+    std::unique_ptr<models::PowerPredictor> predictor =
+        models::PredictorRegistry::with_builtins().make(config);
+    if (!r.scenario.fleet.site.empty()) {
+      // Every job corrected to the site's runs of its GPU type (predicted uncorrected by this kind, as
+      // `validate --site` and `predict --site` do), then at the scenario's band.
+      const auto& gpu_file = r.scenario.fleet.gpu_file;
+      const auto site = models::load_site(
+          r.scenario.fleet.site, config.kind,
+          gpu_file.empty() ? std::vector<models::GpuHardware>{} : models::load_gpu_preset_file(gpu_file));
+      const double limit =
+          config.params.has("power_limit_w") ? config.params.get_double("power_limit_w", 0.0) : 0.0;
+      predictor = std::make_unique<models::SitePredictor>(std::move(predictor), site, limit);
+    }
+    r.predictor = models::at_band(std::move(predictor), r.scenario.predictor.band);
+  }
   // The [scheduler] section is checked against the policies' declarations before any job is built.
   check_scheduler_config(r.scenario.scheduler);
   // Explicit jobs are known now: a bad one (a zoo model without dataset_samples, a length the clock cannot

@@ -20,6 +20,7 @@
 #include "fleetwatt/jobs/job_generator.hpp"
 #include "fleetwatt/jobs/jobs_csv.hpp"
 #include "fleetwatt/jobs/trace.hpp"
+#include "fleetwatt/models/site_file.hpp"
 #include "fleetwatt/runs/scenario_override.hpp"
 #include "fleetwatt/sim/fleet/fleet_layout.hpp"
 
@@ -156,7 +157,7 @@ FleetGroupConfig parse_fleet_group(const TomlTable& t, std::size_t k) {
 
 FleetConfig parse_fleet(const TomlTable& t) {
   t.require_known({"nodes", "gpus_per_node", "gpu", "gpu_file", "gpu_idle_w", "gpu_tdp_w", "node_base_w",
-                   "node_load_w_per_gpu_w", "group"});
+                   "node_load_w_per_gpu_w", "site", "group"});
   FleetConfig f;
   f.nodes = static_cast<std::uint32_t>(t.integer("nodes", 1, 10'000'000).value_or(f.nodes));
   f.gpus_per_node = static_cast<std::uint32_t>(t.integer("gpus_per_node", 1, 1024).value_or(f.gpus_per_node));
@@ -167,6 +168,13 @@ FleetConfig parse_fleet(const TomlTable& t) {
     if (f.gpu_file.is_relative()) f.gpu_file = std::filesystem::path(t.file()).parent_path() / f.gpu_file;
     if (auto why = core::missing_file(f.gpu_file)) t.fail("gpu_file", *why);
   }
+  if (auto file = t.string("site")) {
+    // Read in full before the run starts, so a bad run is an error at its line there.
+    f.site = *file;
+    if (f.site.is_relative()) f.site = std::filesystem::path(t.file()).parent_path() / f.site;
+    if (auto why = core::missing_file(f.site)) t.fail("site", *why);
+    (void)models::read_site_file(f.site);
+  }
   f.gpu_idle_W = t.number_in("gpu_idle_w", 0.0, kMaxGpuW);
   f.gpu_tdp_W = t.number_in("gpu_tdp_w", 0.0, kMaxGpuW);
   if (f.gpu_tdp_W && !(*f.gpu_tdp_W > 0.0)) t.fail("gpu_tdp_w", "must be positive, got 0");
@@ -174,12 +182,12 @@ FleetConfig parse_fleet(const TomlTable& t) {
   f.node_base_W = t.number_in("node_base_w", 0.0, kMaxNodeBaseW).value_or(0.0);
   f.node_load_fraction = t.number_in("node_load_w_per_gpu_w", 0.0, 10.0).value_or(0.0);
   if (!t.has("group")) return f;
-  // Node groups: the fleet is theirs alone; only gpu_file and node_base_w (a default) stay shared.
+  // Node groups: the fleet is theirs alone; only gpu_file, site and node_base_w (a default) stay shared.
   for (const char* key : {"nodes", "gpus_per_node", "gpu", "gpu_idle_w", "gpu_tdp_w"})
     if (t.has(key))
       t.fail(key,
-             "cannot be given with [[fleet.group]] tables (set it in each group; node_base_w and "
-             "gpu_file stay shared)");
+             "cannot be given with [[fleet.group]] tables (set it in each group; node_base_w, gpu_file "
+             "and site stay shared)");
   const auto tables = t.tables("group");
   if (tables.empty()) t.fail("group", "must be an array of tables ([[fleet.group]])");
   std::set<std::string> names;

@@ -175,8 +175,15 @@ TEST_CASE("The fit file round-trips and a bad one is refused naming its key", "[
   CHECK(back.time.eta == f.time.eta);
   CHECK(back.power.gpu_floor_W.size() == f.power.gpu_floor_W.size());
   CHECK(back.band.time.size() == f.band.time.size());
+  CHECK(back.site.power_varied == f.site.power_varied);
+  CHECK(back.site.time_band == f.site.time_band);
   CHECK_THROWS_WITH(parse_predictor_fit("[time]\neta_tensor = 0.5\n[power]\n[band]\n", "bad.toml"),
                     Catch::Contains("bad.toml") && Catch::Contains("time.eta_vector"));
+  // A shrinkage weight outside [0, 1] is refused at its key.
+  std::string text = format_predictor_fit(f);
+  text.replace(text.find("time_varied = "), 14, "time_varied = 1.5 #");
+  CHECK_THROWS_WITH(parse_predictor_fit(text, "w.toml"),
+                    Catch::Contains("w.toml") && Catch::Contains("site.time_varied"));
 }
 
 TEST_CASE("No predictor reaches 15 % on the RTX 6000 left out: its host-bound epochs",
@@ -295,4 +302,12 @@ TEST_CASE("Few-shot calibration (k = 1) stays at the figures docs/calibration.md
   CHECK(few.report.all.time_in_band < 0.85);
   CHECK(few.report.all.power_in_band > 0.75);
   CHECK(few.report.all.power_in_band < 0.85);
+  // What a site's runs are corrected by is this evaluation's, as the built-in fit file keeps it ([site]).
+  const SiteShrinkage& built_in = default_predictor_fit().site;
+  CHECK(few.site.time_repeat == Approx(built_in.time_repeat).epsilon(1e-4));
+  CHECK(few.site.time_varied == Approx(built_in.time_varied).epsilon(1e-4));
+  CHECK(few.site.power_repeat == Approx(built_in.power_repeat).epsilon(1e-4));
+  CHECK(few.site.power_varied == Approx(built_in.power_varied).epsilon(1e-4));
+  CHECK(few.site.time_band == Approx(built_in.time_band).epsilon(1e-4));
+  CHECK(few.site.power_band == Approx(built_in.power_band).epsilon(1e-4));
 }

@@ -23,6 +23,7 @@ TEST_CASE("docs/scenario.md's scenario reference parses as a scenario", "[scenar
   const std::string toml = page.substr(start + 8, end - start - 8);
   test::TempDir dir;
   dir.write("my-gpus.toml", "");  // the reference names a user preset file
+  dir.write("my-site.toml", "name = \"lab\"\n");  // and a site file (no runs yet)
   dir.write("jobs.csv",
             "job_id,submit_s,n_gpus,epochs,peak_s,peak_W,valley_s,valley_W\n100,0,4,2,10,250,1,60\n");
   auto s = runs::load_scenario(dir.write("reference.toml", toml));
@@ -31,4 +32,5 @@ TEST_CASE("docs/scenario.md's scenario reference parses as a scenario", "[scenar
   REQUIRE(s.workload.generator);
   CHECK(s.workload.generator->mix.size() == 1);
   CHECK(s.predictor.classes.size() == 1);
+  CHECK(s.fleet.site.filename() == "my-site.toml");
 }

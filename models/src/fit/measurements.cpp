@@ -267,30 +267,22 @@ void read_records(const fs::path& file, MeasurementSet& out) {
   Table t(file);
   while (const auto row = t.next()) {
     const SourceLocation where{file.string(), row->line, 0};
-    const std::string& gpu_type = t.text(*row, "gpu_type");
-    std::string gpu;
-    for (const auto& g : gpu_presets())
-      if (g.id == gpu_type) gpu = g.id;
-    if (gpu.empty()) gpu = preset_for_gpu_name(gpu_type);
     // Every number is read (and checked) before deciding to skip, so a malformed row is always an error.
     const auto num = [&](const char* col) { return t.number(*row, col, true).value_or(0.0); };
     const auto whole = [&](const char* col) {
       return core::checked_integer<std::uint32_t>(num(col), t.where(*row, col), col);
     };
-    Measurement m;
-    m.source = "records";
-    m.where = where;
-    m.gpu = gpu;
-    m.job.meta.model = t.text(*row, "model");
-    m.workload = m.job.meta.model.empty() ? "records" : m.job.meta.model;
-    m.job.meta.params = num("params");
-    m.job.meta.flops_per_sample = num("flops");
-    m.job.meta.batch_size = whole("batch_size");
-    m.job.meta.dataset_samples = num("data_size");
-    m.job.meta.input_size = whole("input_size");
-    m.job.meta.workers = whole("workers");
-    m.job.epochs = std::max<std::uint32_t>(1, whole("epochs"));
-    m.job.n_gpus = std::max<std::uint32_t>(1, whole("gpus"));
+    RecordedRun r;
+    r.model = t.text(*row, "model");
+    r.gpu_type = t.text(*row, "gpu_type");
+    r.params = num("params");
+    r.flops = num("flops");
+    r.batch_size = whole("batch_size");
+    r.data_size = num("data_size");
+    r.input_size = whole("input_size");
+    r.workers = whole("workers");
+    r.epochs = whole("epochs");
+    r.gpus = whole("gpus");
     jobs::PhaseProfile p;
     p.peak_W = num("peak_W"), p.peak_s = num("peak_s"), p.valley_W = num("valley_W"),
     p.valley_s = num("valley_s");
@@ -299,8 +291,8 @@ void read_records(const fs::path& file, MeasurementSet& out) {
       if (num(col) < 0.0) throw ConfigError(t.where(*row, col), col, "must not be negative");
     for (const char* col : {"epoch_s", "epoch_W", "power_limit_W", "max_power_limit_W"})
       if (t.has(col) && num(col) < 0.0) throw ConfigError(t.where(*row, col), col, "must not be negative");
-    if (gpu.empty()) {
-      out.skipped.push_back({where, fmt::format("no GPU preset for gpu_type '{}'", gpu_type)});
+    if (record_gpu(r.gpu_type).empty()) {
+      out.skipped.push_back({where, fmt::format("no GPU preset for gpu_type '{}'", r.gpu_type)});
       continue;
     }
     // The epochs found in the log where the record has them; else one epoch is one peak (the training
@@ -311,15 +303,11 @@ void read_records(const fs::path& file, MeasurementSet& out) {
       out.skipped.push_back({where, "no measured phases (peak_s and valley_s are 0) and no epochs"});
       continue;
     }
-    m.epoch_s = epoch_s > 0.0 ? epoch_s : p.epoch_s();
-    m.avg_power_W = epoch_s > 0.0 && epoch_W > 0.0 ? epoch_W : p.mean_W();
-    // The board's limits as the log read them: the highest settable one stands for the board's maximum
-    // (GAISSA's "max power limit"), and a limit below it is the run's.
-    const double limit_W = t.has("power_limit_W") ? num("power_limit_W") : 0.0;
-    const double max_limit_W = t.has("max_power_limit_W") ? num("max_power_limit_W") : 0.0;
-    m.tdp_W = max_limit_W;
-    if (limit_W > 0.0 && !(max_limit_W > 0.0 && limit_W >= max_limit_W)) m.power_limit_W = limit_W;
-    describe_keras_transfer(m);
+    r.epoch_s = epoch_s > 0.0 ? epoch_s : p.epoch_s();
+    r.power_W = epoch_s > 0.0 && epoch_W > 0.0 ? epoch_W : p.mean_W();
+    r.power_limit_W = t.has("power_limit_W") ? num("power_limit_W") : 0.0;
+    r.max_power_limit_W = t.has("max_power_limit_W") ? num("max_power_limit_W") : 0.0;
+    Measurement m = recorded_measurement(r, where);
     out.rows.push_back(std::move(m));
   }
 }
@@ -514,6 +502,38 @@ std::string preset_for_gpu_name(const std::string& name) {
   for (const auto& g : gpu_presets())
     if (normalise(g.id) == key) return g.id;
   return {};
+}
+
+std::string record_gpu(const std::string& gpu_type) {
+  for (const auto& g : gpu_presets())
+    if (g.id == gpu_type) return g.id;
+  return preset_for_gpu_name(gpu_type);
+}
+
+Measurement recorded_measurement(const RecordedRun& r, const SourceLocation& where) {
+  Measurement m;
+  m.source = "records";
+  m.where = where;
+  m.gpu = record_gpu(r.gpu_type);
+  m.job.meta.model = r.model;
+  m.workload = r.model.empty() ? "records" : r.model;
+  m.job.meta.params = r.params;
+  m.job.meta.flops_per_sample = r.flops;
+  m.job.meta.batch_size = r.batch_size;
+  m.job.meta.dataset_samples = r.data_size;
+  m.job.meta.input_size = r.input_size;
+  m.job.meta.workers = r.workers;
+  m.job.epochs = std::max<std::uint32_t>(1, r.epochs);
+  m.job.n_gpus = std::max<std::uint32_t>(1, r.gpus);
+  m.epoch_s = r.epoch_s;
+  m.avg_power_W = r.power_W;
+  // The board's limits as the log read them: the highest settable one stands for the board's maximum
+  // (GAISSA's "max power limit"), and a limit below it is the run's.
+  m.tdp_W = r.max_power_limit_W;
+  if (r.power_limit_W > 0.0 && !(r.max_power_limit_W > 0.0 && r.power_limit_W >= r.max_power_limit_W))
+    m.power_limit_W = r.power_limit_W;
+  if (!m.gpu.empty()) describe_keras_transfer(m);
+  return m;
 }
 
 MeasurementSet read_measurements(const std::filesystem::path& path) {

@@ -334,6 +334,17 @@ double conformal_quantile(std::vector<Score> scores, double level, double test_w
   return scores.back().value;
 }
 
+}  // namespace
+
+double conformal_quantile(const std::vector<double>& scores, double level) {
+  std::vector<Score> unit;
+  unit.reserve(scores.size());
+  for (const double v : scores) unit.push_back({v, 1.0});
+  return conformal_quantile(std::move(unit), level, 1.0);
+}
+
+namespace {
+
 /// Left-out residuals count each GPU once (its rows share a weight of 1): the band is for a GPU not yet
 /// seen, and rows of one GPU are not exchangeable with another's. In-sample residuals count per row.
 void add_scores(const std::vector<LeftOutPrediction>& preds, bool seen, Scores& time, Scores& power) {

@@ -53,7 +53,7 @@ std::string format_map(const std::string& header, const std::map<std::string, do
 PredictorFit parse_predictor_fit(std::string_view toml_text, const std::string& file) {
   const toml::table root = core::parse_toml(toml_text, file);
   const core::TomlTable top(root, "", file);
-  top.require_known({"provenance", "time", "power", "band", "workload_work"});
+  top.require_known({"provenance", "time", "power", "band", "site", "workload_work"});
   PredictorFit fit;
   fit.provenance = top.string("provenance").value_or("");
   const auto time = top.table("time");
@@ -110,6 +110,19 @@ PredictorFit parse_predictor_fit(std::string_view toml_text, const std::string& 
   // Half-widths of |ln(measured / predicted)|: e^20 (a factor of 5e8) is past any band worth giving.
   read_map(*band, "time", fit.band.time, 0.0, 20.0);
   read_map(*band, "power", fit.band.power, 0.0, 20.0);
+  if (const auto site = top.table("site")) {
+    site->require_known(
+        {"time_repeat", "time_varied", "power_repeat", "power_varied", "time_band", "power_band"});
+    // Shrinkage weights lie in [0, 1] (0: the datasheet prediction, 1: the measured factor); band
+    // half-widths as [band]'s.
+    auto& w = fit.site;
+    w.time_repeat = need(*site, "time_repeat", 0.0, 1.0);
+    w.time_varied = need(*site, "time_varied", 0.0, 1.0);
+    w.power_repeat = need(*site, "power_repeat", 0.0, 1.0);
+    w.power_varied = need(*site, "power_varied", 0.0, 1.0);
+    w.time_band = need(*site, "time_band", 0.0, 20.0);
+    w.power_band = need(*site, "power_band", 0.0, 20.0);
+  }
   // Per-sample work factors of the fitting data's workloads.
   read_map(top, "workload_work", fit.workload_work, 1e-6, 1e6);
   return fit;
@@ -147,6 +160,13 @@ std::string format_predictor_fit(const PredictorFit& fit) {
   out += "]\n";
   out += format_map("band.time", fit.band.time);
   out += format_map("band.power", fit.band.power);
+  const auto& w = fit.site;
+  out += fmt::format(
+      "\n# A site's measured runs: shrinkage of their factors (repeat: a job at a run's batch and power "
+      "limit)\n# and the corrected predictions' band half-widths (few-shot calibration, one run per group).\n"
+      "[site]\ntime_repeat = {:.6g}\ntime_varied = {:.6g}\npower_repeat = {:.6g}\npower_varied = {:.6g}\n"
+      "time_band = {:.6g}\npower_band = {:.6g}\n",
+      w.time_repeat, w.time_varied, w.power_repeat, w.power_varied, w.time_band, w.power_band);
   if (!fit.workload_work.empty()) {
     out +=
         "\n# Nuisance constants of the fitting data (not used for jobs): per-sample work x the stated FLOPs "

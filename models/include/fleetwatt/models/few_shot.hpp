@@ -4,7 +4,8 @@
 // weight w shrinking it toward 1 (the datasheet prediction) by how well a group's calibration runs foretold
 // its other runs on the other machines (least squares through the origin), one weight for runs that repeat
 // the calibration runs' batch and power limit and one for runs that vary them; the band is the corrected
-// predictions' own spread on the other machines. `fleetwatt validate --few-shot K` reports it.
+// predictions' own spread on the other machines (models/site_correction.hpp's rules, which a site's own
+// runs follow). `fleetwatt validate --few-shot K` reports it.
 #pragma once
 
 #include <cstddef>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "fleetwatt/models/fit/measurements.hpp"
+#include "fleetwatt/models/predictors/predictor_constants.hpp"
 #include "fleetwatt/models/validation_report.hpp"
 
 namespace fleetwatt::models {
@@ -37,6 +39,9 @@ struct FewShotReport {
   std::size_t uncalibrated_rows = 0;  ///< rows of a group with no more than k runs (not predicted)
   /// By GPU: the shrinkage weights its groups' factors used, fitted on the other GPUs.
   std::map<std::string, ShrinkageWeights> time_weights, power_weights;
+  /// For a site's own runs (k > 0): the weights fitted on every GPU's groups and the band half-widths of
+  /// every GPU's corrected rows; what `validate --fit` writes as the fit file's [site] table.
+  SiteShrinkage site;
 };
 
 /// Few-shot evaluation of a zero-shot comparison (`zero`, over `set`: leave-one-GPU-out predictions): in

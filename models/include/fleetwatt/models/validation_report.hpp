@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,8 @@
 #include "fleetwatt/models/predictors/power_predictor.hpp"
 
 namespace fleetwatt::models {
+
+class SiteCorrection;
 
 /// What a predictor says about one measured row. The report compares the time of the kind the row measured:
 /// epoch_s for rows with a measured epoch time, step_s for per-step rows (Measurement::step_s).
@@ -69,7 +72,10 @@ struct ValidationReport {
 /// distinct power limit (power_limit_w set where the predictor declares it), the row's GPU preset (from
 /// `extra` first) with tdp_W overridden where the row states it. Per-step rows get the step time of the
 /// datasheet breakdown (the epoch's compute part for other predictors).
+/// With `site`: each prediction corrected to that site (models/site_predictor.hpp), a per-step row's step
+/// time by the site's time factor.
 [[nodiscard]] std::function<Prediction(const Measurement&)> registry_predictor(
-    const std::string& kind = "datasheet", const std::vector<GpuHardware>& extra = {});
+    const std::string& kind = "datasheet", const std::vector<GpuHardware>& extra = {},
+    std::shared_ptr<const SiteCorrection> site = nullptr);
 
 }  // namespace fleetwatt::models

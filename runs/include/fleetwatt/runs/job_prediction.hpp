@@ -12,6 +12,7 @@
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/models/predictors/datasheet_predictor.hpp"
 #include "fleetwatt/models/predictors/power_predictor.hpp"
+#include "fleetwatt/models/site_correction.hpp"
 #include "fleetwatt/models/zoo/model_zoo.hpp"
 #include "fleetwatt/runs/scenario.hpp"
 
@@ -27,6 +28,9 @@ struct PredictionRequest {
   std::string model, gpu = "a100-sxm-80gb", precision = "fp32", stack = "eager";
   std::optional<std::string> predictor;  ///< default: datasheet, or the scenario's
   std::string scenario, gpu_file;
+  /// A site file (models/site_file.hpp): the prediction corrected to that site's measured runs. Default: a
+  /// scenario's [fleet] site.
+  std::string site;
   std::optional<std::int64_t> job_id;
   std::uint32_t gpus = 1, batch = 0, image = 0, seq = 0, epochs = 1, workers = 0;
   std::uint32_t tp = 1, pp = 1, cp = 1, vp = 1, ep = 1, zero = 0, micro_batch = 0, fsdp_shard_size = 0;
@@ -57,6 +61,11 @@ struct JobPrediction {
   models::PredictionBand pband;
   std::optional<models::StepBreakdown> step;  ///< the datasheet working, for a job with model metadata
   std::optional<models::ModelCount> counts;
+  /// The site file the prediction was corrected to (empty: none) and what it corrected this job by.
+  std::string site_file;
+  std::optional<models::SiteCorrection::Factors> site;
+  /// The scenario's GPU presets file, where the job came from a scenario.
+  std::string gpu_file;
   double epoch_s = 0.0, total_s = 0.0, gpu_energy_J = 0.0, facility_energy_J = 0.0;
 };
 

@@ -52,6 +52,9 @@ struct FleetConfig {
   std::string gpu = "a800";  ///< hardware preset id
   SourceLocation gpu_origin;
   std::filesystem::path gpu_file;    ///< user GPU presets (TOML, the format of models/data/gpu_presets.toml)
+  /// A site file of measured runs (models/site_file.hpp): every group's jobs predicted corrected to the runs
+  /// of their GPU type there. Empty: none.
+  std::filesystem::path site;
   std::optional<double> gpu_idle_W;  ///< overrides the preset's idle power
   std::optional<double> gpu_tdp_W;   ///< overrides the preset's TDP
   double node_base_W = 0.0;          ///< CPU, memory, fans, NIC idle: drawn always

@@ -69,6 +69,23 @@ struct MeasurementSet {
 /// whole. Throws core::ConfigError (file, line or record, key) for a file it cannot read.
 [[nodiscard]] MeasurementSet read_measurements(const std::filesystem::path& path);
 
+/// A measured run as a record states it (a records CSV row, a site file's [[run]]); 0 where not stated.
+struct RecordedRun {
+  std::string model, gpu_type;
+  double params = 0.0, flops = 0.0, data_size = 0.0;
+  std::uint32_t batch_size = 0, input_size = 0, workers = 0, epochs = 0, gpus = 0;
+  double epoch_s = 0.0, power_W = 0.0;                  ///< the measured epoch and mean power
+  double power_limit_W = 0.0, max_power_limit_W = 0.0;  ///< the board's limits as the log read them
+};
+
+/// The GPU preset id for a record's gpu_type (a preset id, or a GPU's name as a source spells it); empty
+/// where fleetwatt has no preset for it.
+[[nodiscard]] std::string record_gpu(const std::string& gpu_type);
+
+/// A recorded run as a measurement (source "records"; its GPU empty where gpu_type has no preset). A model
+/// "keras-<architecture>" of GAISSA's Keras applications is described as GAISSA's own rows describe it.
+[[nodiscard]] Measurement recorded_measurement(const RecordedRun& run, const jobs::SourceLocation& where);
+
 /// The preset id for a GPU as a measurement source names it ("Tesla_V100-PCIE-32GB", "NVIDIA GeForce RTX
 /// 3070", "a40", ...); empty when fleetwatt has no preset for it.
 [[nodiscard]] std::string preset_for_gpu_name(const std::string& name);

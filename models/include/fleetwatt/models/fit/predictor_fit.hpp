@@ -85,6 +85,10 @@ struct LeftOutPrediction {
                                        const std::vector<LeftOutPrediction>& in_sample, double level);
 
 /// The whole procedure the built-in constants come from: fit on every row, leave-one-GPU-out, band.
+/// The split-conformal quantile of residual scores at `level`: the ceil((n + 1) level)-th smallest of the n
+/// scores (the largest where that passes n); 0 for none. The band's half-widths are this, with weights.
+[[nodiscard]] double conformal_quantile(const std::vector<double>& scores, double level);
+
 struct FitReport {
   PredictorFit fit;
   std::vector<LeftOutPrediction> left_out;

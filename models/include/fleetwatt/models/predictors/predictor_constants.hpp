@@ -23,10 +23,23 @@ struct BandTable {
   std::map<std::string, double> time, power;
 };
 
+/// How a site's own measured runs correct predictions there (models/site_correction.hpp), as few-shot
+/// calibration with one run per (GPU, workload) measured it on the fitting data: the shrinkage weights of a
+/// group's factor, exp(w x the mean log(measured / predicted) of its runs), for a job that repeats a run's
+/// batch and power limit and for one that varies them; and the band's half-widths, |ln(measured /
+/// corrected)| at the band's level, of predictions so corrected. Without a [site] table: weights 1 (the
+/// runs' factor as measured) and no band of its own.
+struct SiteShrinkage {
+  double time_repeat = 1.0, time_varied = 1.0;
+  double power_repeat = 1.0, power_varied = 1.0;
+  double time_band = 0.0, power_band = 0.0;
+};
+
 struct PredictorFit {
   RooflineConstants time;
   UtilisationPowerConstants power;
   BandTable band;
+  SiteShrinkage site;
   std::string provenance;  ///< what it was fitted on (a line)
   /// Nuisance constants of the fitting data, not of the predictor: the per-sample work (x the stated) of
   /// workloads known only by FLOPs quoted at an unstated input size (GAISSA's Keras models). Only ratios

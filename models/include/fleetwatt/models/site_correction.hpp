@@ -1,0 +1,93 @@
+// A site's measured runs as corrections of the predictions there. Per (GPU, workload) the site has runs of,
+// a time and a power factor: exp(w x the mean log(measured / predicted) of those runs), the weight w
+// shrinking it toward the datasheet prediction as few-shot calibration measured on the fitting data
+// (PredictorFit::site: one weight for a job that repeats a run's batch and power limit, one for a job that
+// varies them); and a band, the fitted half-width pooled with the site's own leave-one-run-out residuals.
+// The few-shot evaluation (models/few_shot.hpp) and the site predictor (models/site_predictor.hpp) apply
+// these same rules, so `validate --few-shot`, `validate --site`, `predict --site` and `run` agree.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fleetwatt/jobs/job_spec.hpp"
+#include "fleetwatt/models/predictors/power_predictor.hpp"
+#include "fleetwatt/models/predictors/predictor_constants.hpp"
+
+namespace fleetwatt::models {
+
+/// Whether a predicted draw sits at the power limit in force (within 1 %): the limit binds there, and a
+/// factor fitted on the draw the GPU chooses does not apply. `limit_W` 0: no limit known.
+[[nodiscard]] bool binds(double predicted_W, double limit_W) noexcept;
+
+/// A predicted draw corrected by `factor`: kept where the limit binds, never above the limit otherwise.
+[[nodiscard]] double corrected_power(double predicted_W, double factor, double limit_W) noexcept;
+
+/// A run as the shrinkage tells runs apart: a job at a measured run's batch and power limit repeats it.
+struct RunConfig {
+  std::uint32_t batch = 0;
+  double power_limit_W = 0.0;  ///< 0: the board's default
+  [[nodiscard]] bool operator==(const RunConfig& o) const noexcept {
+    return batch == o.batch && power_limit_W == o.power_limit_W;
+  }
+};
+
+/// The workload a job is a run of, for grouping a site's runs: its model's name, with " (forward)" for a
+/// job whose training step is one forward pass (inference, a frozen backbone); empty for a job given by
+/// FLOPs alone, which no run stands for.
+[[nodiscard]] std::string site_workload(const jobs::JobSpec& job);
+
+class SiteCorrection {
+ public:
+  /// One measured run: its GPU preset, workload, configuration and log(measured / predicted) of its epoch
+  /// time and average power (NaN: not measured); `binds`: its predicted power sat at its limit.
+  struct Run {
+    std::string gpu, workload;
+    RunConfig config;
+    double log_time = 0.0, log_power = 0.0;
+    bool binds = false;
+  };
+  /// What a job's prediction is corrected by: `runs` 0 where the site has no run of its (GPU, workload),
+  /// the factors then 1 and the band the predictor's own.
+  struct Factors {
+    std::size_t runs = 0;
+    double time = 1.0, power = 1.0;
+    PredictionBand band;
+  };
+
+  /// `level`: the band's level (the fit's [band] level).
+  SiteCorrection(std::vector<Run> runs, const SiteShrinkage& shrinkage, double level);
+
+  [[nodiscard]] Factors factors(const std::string& gpu, const std::string& workload,
+                                const RunConfig& config) const;
+  [[nodiscard]] const std::vector<Run>& runs() const noexcept { return runs_; }
+  /// The band's half-widths in use, |ln(measured / corrected)|, and the site's own residuals they pool.
+  [[nodiscard]] double time_band() const noexcept { return time_band_; }
+  [[nodiscard]] double power_band() const noexcept { return power_band_; }
+  [[nodiscard]] std::size_t own_residuals() const noexcept { return own_residuals_; }
+
+  /// Pseudo-count of the fitted half-width against the site's own residuals: with 10 of its own, the two
+  /// weigh alike.
+  static constexpr double kPriorResiduals = 10.0;
+
+ private:
+  struct Group {
+    std::vector<const Run*> runs;
+  };
+  std::vector<Run> runs_;
+  SiteShrinkage shrinkage_;
+  double level_ = 0.0;
+  double time_band_ = 0.0, power_band_ = 0.0;
+  std::size_t own_residuals_ = 0;
+  std::map<std::pair<std::string, std::string>, Group> groups_;
+
+  /// Factors from `group`'s runs other than `skip` (nullptr: all).
+  [[nodiscard]] std::pair<double, double> factors_from(const Group& group, const RunConfig& config,
+                                                       const Run* skip, std::size_t& used) const;
+};
+
+}  // namespace fleetwatt::models

@@ -1,0 +1,84 @@
+// A site's measured runs as factors and a band (models/site_correction.hpp).
+#include "fleetwatt/models/site_correction.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "fleetwatt/models/fit/predictor_fit.hpp"
+
+namespace fleetwatt::models {
+
+bool binds(double predicted_W, double limit_W) noexcept {
+  return limit_W > 0.0 && predicted_W >= 0.99 * limit_W;
+}
+
+double corrected_power(double predicted_W, double factor, double limit_W) noexcept {
+  if (binds(predicted_W, limit_W)) return predicted_W;
+  return limit_W > 0.0 ? std::min(predicted_W * factor, limit_W) : predicted_W * factor;
+}
+
+std::string site_workload(const jobs::JobSpec& job) {
+  const auto& m = job.meta;
+  if (m.model.empty()) return {};
+  const bool forward = m.flops_per_sample > 0.0 && m.training_flops_per_sample == m.flops_per_sample;
+  return forward ? m.model + " (forward)" : m.model;
+}
+
+SiteCorrection::SiteCorrection(std::vector<Run> runs, const SiteShrinkage& shrinkage, double level)
+    : runs_(std::move(runs)), shrinkage_(shrinkage), level_(level) {
+  for (const Run& r : runs_) groups_[{r.gpu, r.workload}].runs.push_back(&r);
+  // The site's own residuals: each run predicted from the other runs of its group.
+  std::vector<double> time, power;
+  for (const auto& [key, group] : groups_) {
+    if (group.runs.size() < 2) continue;
+    for (const Run* r : group.runs) {
+      std::size_t used = 0;
+      const auto [ft, fp] = factors_from(group, r->config, r, used);
+      if (!std::isnan(r->log_time)) time.push_back(std::abs(r->log_time - std::log(ft)));
+      if (!std::isnan(r->log_power) && !r->binds) power.push_back(std::abs(r->log_power - std::log(fp)));
+    }
+  }
+  own_residuals_ = time.size();
+  const auto pooled = [&](const std::vector<double>& own, double fitted) {
+    if (own.empty()) return fitted;
+    const double n = static_cast<double>(own.size());
+    return (kPriorResiduals * fitted + n * conformal_quantile(own, level_)) / (kPriorResiduals + n);
+  };
+  time_band_ = pooled(time, shrinkage_.time_band);
+  power_band_ = pooled(power, shrinkage_.power_band);
+}
+
+std::pair<double, double> SiteCorrection::factors_from(const Group& group, const RunConfig& config,
+                                                       const Run* skip, std::size_t& used) const {
+  double st = 0.0, sp = 0.0;
+  std::size_t nt = 0, np = 0;
+  bool repeat = false;
+  used = 0;
+  for (const Run* r : group.runs) {
+    if (r == skip) continue;
+    ++used;
+    repeat = repeat || r->config == config;
+    if (!std::isnan(r->log_time)) st += r->log_time, ++nt;
+    if (!std::isnan(r->log_power)) sp += r->log_power, ++np;
+  }
+  const double wt = repeat ? shrinkage_.time_repeat : shrinkage_.time_varied;
+  const double wp = repeat ? shrinkage_.power_repeat : shrinkage_.power_varied;
+  return {nt ? std::exp(wt * st / static_cast<double>(nt)) : 1.0,
+          np ? std::exp(wp * sp / static_cast<double>(np)) : 1.0};
+}
+
+SiteCorrection::Factors SiteCorrection::factors(const std::string& gpu, const std::string& workload,
+                                                const RunConfig& config) const {
+  Factors f;
+  const auto it = groups_.find({gpu, workload});
+  if (workload.empty() || it == groups_.end()) return f;
+  const auto [ft, fp] = factors_from(it->second, config, nullptr, f.runs);
+  f.time = ft;
+  f.power = fp;
+  if (time_band_ > 0.0 || power_band_ > 0.0)
+    f.band = {level_, std::exp(-time_band_), std::exp(time_band_), std::exp(-power_band_),
+              std::exp(power_band_)};
+  return f;
+}
+
+}  // namespace fleetwatt::models

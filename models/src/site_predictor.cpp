@@ -1,0 +1,82 @@
+// Predictions corrected to a site (models/site_predictor.hpp).
+#include "fleetwatt/models/site_predictor.hpp"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/models/hardware/gpu_hardware.hpp"
+
+namespace fleetwatt::models {
+
+SiteCorrection::Factors SitePredictor::factors(const JobSpec& job, const GpuHardware& gpu) const {
+  // A limit at or above the board's maximum is its default: runs record it as 0.
+  const double limit = power_limit_W_ > 0.0 && power_limit_W_ < gpu.tdp_W ? power_limit_W_ : 0.0;
+  return site_->factors(gpu.id, site_workload(job), {job.meta.batch_size, limit});
+}
+
+EpochPlan SitePredictor::plan(const JobSpec& job, const GpuHardware& gpu) const {
+  EpochPlan p = inner_->plan(job, gpu);
+  const SiteCorrection::Factors f = factors(job, gpu);
+  if (f.runs == 0) return p;
+  const double limit = limit_W(gpu);
+  p.each_part([&](jobs::EpochPart& part) {
+    part.s *= f.time;
+    part.W = corrected_power(part.W, f.power, limit);
+  });
+  return p;
+}
+
+PredictionBand SitePredictor::band(const JobSpec& job, const GpuHardware& gpu) const {
+  const SiteCorrection::Factors f = factors(job, gpu);
+  return f.runs > 0 && f.band.level > 0.0 ? f.band : inner_->band(job, gpu);
+}
+
+UncertaintyBand SitePredictor::uncertainty(const JobSpec& job, const GpuHardware& gpu) const {
+  const SiteCorrection::Factors f = factors(job, gpu);
+  if (f.runs == 0 || !(f.band.level > 0.0)) return inner_->uncertainty(job, gpu);
+  return {1.0 - f.band.time_low * f.band.power_low, f.band.time_high * f.band.power_high - 1.0};
+}
+
+std::shared_ptr<const SiteCorrection> site_correction(
+    const SiteFile& site, const std::function<Prediction(const Measurement&)>& zero_shot,
+    const PredictorFit& fit) {
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  std::vector<SiteCorrection::Run> runs;
+  for (const SiteRun& s : site.runs) {
+    const Measurement m = site_measurement(s);
+    Prediction p;
+    try {
+      p = zero_shot(m);
+    } catch (const core::ConfigError&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw core::ConfigError(s.where, "run", fmt::format("cannot be predicted: {}", e.what()));
+    }
+    if (!(p.epoch_s > 0.0))
+      throw core::ConfigError(s.where, "run",
+                              "cannot be predicted: no epoch time (a model without its size?)");
+    SiteCorrection::Run r;
+    r.gpu = m.gpu;
+    r.workload = site_workload(as_predicted(m));
+    r.config = {m.job.meta.batch_size, m.power_limit_W};
+    r.log_time = std::log(m.epoch_s / p.epoch_s);
+    r.log_power = m.avg_power_W > 0.0 && p.avg_power_W > 0.0 ? std::log(m.avg_power_W / p.avg_power_W) : kNaN;
+    const double limit = m.power_limit_W > 0.0 ? m.power_limit_W
+                         : m.tdp_W > 0.0       ? m.tdp_W
+                                               : find_gpu(m.gpu).tdp_W;
+    r.binds = binds(p.avg_power_W, limit);
+    runs.push_back(std::move(r));
+  }
+  return std::make_shared<const SiteCorrection>(std::move(runs), fit.site, fit.band.level);
+}
+
+std::shared_ptr<const SiteCorrection> load_site(const std::filesystem::path& path, const std::string& kind,
+                                                const std::vector<GpuHardware>& extra) {
+  return site_correction(read_site_file(path), registry_predictor(kind, extra));
+}
+
+}  // namespace fleetwatt::models

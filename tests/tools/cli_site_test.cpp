@@ -1,0 +1,185 @@
+// A site's own runs through the commands: calibrate --site writes them, predict --site corrects a job by
+// them as the hand calculation does (the built-in fit's shrinkage weights), validate --site gives the same
+// prediction for the same job, and a scenario's [fleet] site runs the job as predict gives it.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "fleetwatt/models/fit/records.hpp"
+#include "fleetwatt/models/predictors/predictor_constants.hpp"
+#include "fleetwatt/models/site_file.hpp"
+#include "fleetwatt/results/hdf5/result_reader.hpp"
+#include "test_support.hpp"
+
+using namespace fleetwatt::test;
+
+namespace {
+
+const char* const kSite = R"(name = "lab"
+
+[[run]]
+gpu_type = "a40"
+host = "node-1"
+model = "resnet50"
+batch_size = 64
+data_size = 50000
+epoch_s = 150.0
+power_w = 250.0
+)";
+
+const std::string kJob = " --model resnet50 --gpu a40 --samples 50000 --json";
+
+struct Predicted {
+  double epoch_s = 0.0, power_W = 0.0;
+};
+
+Predicted predict(const std::string& options) {
+  const auto r = run_command(fleetwatt_command() + " predict" + kJob + options);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return {json_number(r.out, "epoch_s"), json_number(r.out, "avg_power_W")};
+}
+
+}  // namespace
+
+TEST_CASE("predict --site corrects a job by its site's runs, and validate --site predicts it the same",
+          "[cli][site]") {
+  TempDir dir;
+  const auto site = dir.write("site.toml", kSite);
+  const auto& w = fleetwatt::models::default_predictor_fit().site;
+  REQUIRE(w.time_repeat > 0.0);
+  // Batch 64 repeats the run: factor exp(w_repeat x ln(measured / predicted)) on the datasheet's figures.
+  const Predicted zero64 = predict(" --batch 64"), zero128 = predict(" --batch 128");
+  const Predicted site64 = predict(" --batch 64 --site " + site.string());
+  CHECK(site64.epoch_s ==
+        Approx(zero64.epoch_s * std::exp(w.time_repeat * std::log(150.0 / zero64.epoch_s))));
+  CHECK(site64.power_W ==
+        Approx(zero64.power_W * std::exp(w.power_repeat * std::log(250.0 / zero64.power_W))));
+  // Batch 128 varies it: the run's ratio, shrunk by the varied weights, on batch 128's own prediction.
+  const Predicted site128 = predict(" --batch 128 --site " + site.string());
+  CHECK(site128.epoch_s ==
+        Approx(zero128.epoch_s * std::exp(w.time_varied * std::log(150.0 / zero64.epoch_s))));
+  CHECK(site128.power_W ==
+        Approx(zero128.power_W * std::exp(w.power_varied * std::log(250.0 / zero64.power_W))));
+  // A GPU the site has no run on: the datasheet's prediction.
+  const auto v100 = run_command(fleetwatt_command() +
+                                " predict --model resnet50 --gpu v100-pcie-32gb --batch 64 "
+                                "--samples 50000 --json --site " +
+                                site.string());
+  const auto plain =
+      run_command(fleetwatt_command() +
+                  " predict --model resnet50 --gpu v100-pcie-32gb --batch 64 --samples 50000 --json");
+  CHECK(json_number(v100.out, "site_runs") == 0.0);
+  CHECK(json_number(v100.out, "epoch_s") == json_number(plain.out, "epoch_s"));
+
+  // The same two jobs as measured runs of a records file: validate --site predicts them as predict does.
+  std::string records = fleetwatt::models::fit::record_header() + "\n";
+  for (const int batch : {64, 128})
+    records += "resnet50,,," + std::to_string(batch) + ",50000,,,1,1,a40,0,0,0,0,0,0,0,run,160,260,,\n";
+  const auto rec = dir.write("rec.csv", records);
+  const auto rows = dir / "rows.csv";
+  const auto v = run_command(fleetwatt_command() + " validate " + rec.string() + " --site " + site.string() +
+                             " --rows " + rows.string());
+  INFO(v.err);
+  REQUIRE(v.exit_code == 0);
+  std::ifstream in(rows);
+  std::string line;
+  std::getline(in, line);  // header: source,gpu,workload,batch,power_limit_W,measured_s,predicted_s,...
+  for (const Predicted& p : {site64, site128}) {
+    REQUIRE(std::getline(in, line));
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
+    REQUIRE(cells.size() == 9);
+    CHECK(std::stod(cells[6]) == Approx(p.epoch_s).epsilon(1e-12));
+    CHECK(std::stod(cells[8]) == Approx(p.power_W).epsilon(1e-12));
+  }
+  // --site corrects the built-in predictor's predictions, not a refit.
+  const auto bad = run_command(fleetwatt_command() + " validate " + rec.string() + " --site " +
+                               site.string() + " --leave-one-gpu-out");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("--site") != std::string::npos);
+}
+
+TEST_CASE("a scenario's [fleet] site runs its jobs as predict --site gives them", "[cli][site]") {
+  TempDir dir;
+  dir.write("site.toml", kSite);
+  const auto scenario = dir.write("one.toml", R"([fleet]
+nodes = 1
+gpus_per_node = 1
+gpu = "a40"
+site = "site.toml"
+[workload]
+horizon_s = 100000
+[[workload.jobs]]
+id = 1
+model = "resnet50"
+global_batch = 64
+dataset_samples = 50000
+epochs = 2
+n_gpus = 1
+)");
+  const auto p = run_command(fleetwatt_command() + " predict --json --scenario " + scenario.string());
+  INFO(p.err);
+  REQUIRE(p.exit_code == 0);
+  CHECK(json_number(p.out, "site_runs") == 1.0);
+  CHECK(json_number(p.out, "site_time_factor") < 1.0);  // the run measured 150 s against ~181 s predicted
+  const auto out = dir / "one.h5";
+  const auto r = run_command(fleetwatt_command() + " run -q " + scenario.string() + " -o " + out.string());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  fleetwatt::results::ResultReader h5(out);
+  CHECK(h5.doubles("/jobs/end_s").at(0) - h5.doubles("/jobs/start_s").at(0) ==
+        Approx(json_number(p.out, "total_s")).epsilon(1e-6));
+  CHECK(h5.doubles("/jobs/energy_J").at(0) == Approx(json_number(p.out, "gpu_energy_J")).epsilon(1e-6));
+
+  // A bad site file is one located error before the run: file, line, column and key.
+  dir.write("site.toml", std::string(kSite) + "epochs_s = 3\n");
+  const auto bad = run_command(fleetwatt_command() + " run -q " + scenario.string() + " -o " + out.string());
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("site.toml:") != std::string::npos);
+  CHECK(bad.err.find("epochs_s") != std::string::npos);
+  CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
+}
+
+TEST_CASE("calibrate --site appends each run to its site file, created on first use", "[cli][site]") {
+  TempDir dir;
+  // 20 epochs of 25 s at 200 W and 5 s at 150 W between 20 s idle ends, 1 Hz, with a little ripple.
+  std::string log = "time_s,power_W\n";
+  int t = 0;
+  const auto add = [&](double w, int n) {
+    for (int i = 0; i < n; ++i, ++t)
+      log += std::to_string(t) + "," + std::to_string(w + 1.5 * std::sin(t * 1.7)) + "\n";
+  };
+  add(25, 20);
+  for (int e = 0; e < 20; ++e) add(200, 25), add(150, 5);
+  add(25, 20);
+  const auto trace = dir.write("log.csv", log);
+  const auto site = dir / "lab.toml";
+  const std::string cmd = fleetwatt_command() + " calibrate " + trace.string() + " --site " + site.string() +
+                          " --gpu-type a40 --batch-size 64 --data-size 50000";
+  // A run needs its model: refused before anything is read or written.
+  auto r = run_command(cmd);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err ==
+        "fleetwatt: error: command line: --model: is needed for --site (a site's run names its model, "
+        "GPU and batch)\n");
+  CHECK_FALSE(std::filesystem::exists(site));
+  r = run_command(cmd + " --model resnet50 --host n1");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  r = run_command(cmd + " --model resnet50 --host n2");
+  REQUIRE(r.exit_code == 0);
+  const auto read = fleetwatt::models::read_site_file(site);
+  CHECK(read.name == "lab");
+  REQUIRE(read.runs.size() == 2);
+  const auto& run = read.runs[1].run;
+  CHECK(read.runs[1].host == "n2");
+  CHECK(run.model == "resnet50");
+  CHECK(run.epochs == 20);
+  // The epochs found: 30 s each, at (25 x 200 + 5 x 150) / 30 = 191.67 W.
+  CHECK(run.epoch_s == Approx(30.0).margin(0.2));
+  CHECK(run.power_W == Approx(191.67).margin(1.0));
+  CHECK(run.params == Approx(25.557e6).epsilon(1e-3));  // the zoo's ResNet-50
+}
