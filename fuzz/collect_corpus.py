@@ -42,6 +42,7 @@ SOURCES = {
     "formula": ([], ["tests/fit/program_test.cpp"], []),
     "predictor_fit_toml": (["models/data/predictor_fit.toml"], [], []),
     "gpu_presets_toml": (["models/data/gpu_presets.toml"], ["tests/models/gpu_hardware_test.cpp"], []),
+    "site_toml": (["fuzz/seeds/site_toml/*"], ["tests/tools/cli_site_test.cpp"], []),
     "graphml": ([], ["tests/topologies/graph_io_test.cpp"], []),
     "dot": ([], ["tests/topologies/graph_io_test.cpp"], []),
     # Bytes are decisions, not text: the seeds are a few hand-made decision strings (fuzz/seeds/).

@@ -276,6 +276,13 @@ void add_calibrate_command(CLI::App& app, Action& action) {
   CLI::App* cmd = app.add_subcommand("calibrate",
                                      "Segment a recorded GPU power log into idle, peak and valley "
                                      "phases; optionally append a training record");
+  cmd->footer(
+      "Examples:\n  fleetwatt calibrate gpu-power.csv --cycles\n"
+      "  fleetwatt calibrate gpu-power.csv --records runs.csv --model resnet50 --gpu-type a40 --batch-size "
+      "64 "
+      "--data-size 50000\n"
+      "  fleetwatt calibrate gpu-power.csv --site lab.toml --model resnet50 --gpu-type a40 --batch-size 64 "
+      "--data-size 50000 --host node-7");
   cmd->add_option("trace", o->trace,
                   "power log: nvidia-smi --query-gpu=timestamp,index,power.draw,... "
                   "--format=csv output, or a time_s,power_W CSV")

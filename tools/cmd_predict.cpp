@@ -175,6 +175,7 @@ void add_predict_command(CLI::App& app, Action& action) {
       "  fleetwatt predict --model llama3_70b --gpu h100-sxm --gpus 64 --tp 4 --pp 4 --cp 2 --vp 5 --batch "
       "128 "
       "--seq 8192 --samples 128 --precision fp8 --stack optimized --zero 1\n"
+      "  fleetwatt predict --model resnet50 --gpu a40 --batch 128 --samples 50000 --site lab.toml\n"
       "FLOPs count 2 per multiply-accumulate; a training step costs 3 forward passes.");
   cmd->add_option("--model", o->model, "Zoo model (see `fleetwatt list`), or a name for --params/--flops");
   cmd->add_option("--gpu", o->gpu, "GPU preset id (see `fleetwatt list`)")->capture_default_str();

@@ -305,7 +305,9 @@ void add_validate_command(CLI::App& app, Action& action) {
       "the GAISSA records CSV, NeuSight label/<GPU>/*.json, a fleetwatt records CSV (calibrate --records).\n"
       "Time is compared per epoch, or per step for per-step rows (NeuSight); power where measured.\n"
       "Examples:\n  fleetwatt validate ../shared/data --json\n  fleetwatt validate ../shared/data --steps\n"
-      "  fleetwatt validate ../shared/data/zeus-nsdi23 --few-shot 1");
+      "  fleetwatt validate ../shared/data/zeus-nsdi23 --few-shot 1\n  fleetwatt validate my-records.csv "
+      "--site "
+      "lab.toml");
   cmd->add_option("measurements", o->measurements, "Measurement file or folder")->required();
   cmd->add_option("--predictor", o->predictor, "Predictor name (see `fleetwatt list`)")
       ->capture_default_str();

@@ -18,15 +18,19 @@ namespace {
 constexpr double kMaxW = 10e3;
 constexpr double kMaxCount = 1e18;
 
+/// A TOML basic string: quotes and backslashes escaped, control characters as \uXXXX.
 std::string toml_string(const std::string& s) {
   std::string out = "\"";
   for (const char c : s) {
-    if (c == '"' || c == '\\') out.push_back('\\');
-    if (c == '\n') {
-      out += "\\n";
-      continue;
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(c);
+    } else if (u < 0x20 || u == 0x7f) {
+      out += fmt::format("\\u{:04X}", u);
+    } else {
+      out.push_back(c);
     }
-    out.push_back(c);
   }
   return out + "\"";
 }
@@ -68,15 +72,26 @@ SiteRun read_run(const core::TomlTable& t) {
 
 }  // namespace
 
-SiteFile read_site_file(const std::filesystem::path& path) {
-  const toml::table root = core::parse_toml_file(path);
-  const core::TomlTable top(root, "", path.string());
+namespace {
+
+SiteFile site_from(const toml::table& root, const std::string& file, const std::string& default_name) {
+  const core::TomlTable top(root, "", file);
   top.require_known({"name", "run"});
   SiteFile site;
-  site.name = top.string("name").value_or(path.stem().string());
+  site.name = top.string("name").value_or(default_name);
   if (top.has("run") && top.tables("run").empty()) top.fail("run", "must be an array of tables ([[run]])");
   for (const core::TomlTable& t : top.tables("run")) site.runs.push_back(read_run(t));
   return site;
+}
+
+}  // namespace
+
+SiteFile read_site_file(const std::filesystem::path& path) {
+  return site_from(core::parse_toml_file(path), path.string(), path.stem().string());
+}
+
+SiteFile parse_site_file(std::string_view text, const std::string& file) {
+  return site_from(core::parse_toml(text, file), file, "site");
 }
 
 std::string format_site_run(const SiteRun& s) {

@@ -15,6 +15,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fleetwatt/core/input_error.hpp"
@@ -37,6 +38,8 @@ struct SiteFile {
 /// Reads a site file; a bad key or value is a core::ConfigError naming file, line, column and key (a run
 /// on a GPU without a preset is one too: the site could not correct it).
 [[nodiscard]] SiteFile read_site_file(const std::filesystem::path& path);
+/// The same from a site file's text (`file` names it in errors; the name defaults to "site").
+[[nodiscard]] SiteFile parse_site_file(std::string_view text, const std::string& file);
 
 /// The run as the [[run]] table read_site_file reads back (each number the shortest text of its value).
 [[nodiscard]] std::string format_site_run(const SiteRun& run);
