@@ -17,6 +17,13 @@ double corrected_power(double predicted_W, double factor, double limit_W) noexce
   return limit_W > 0.0 ? std::min(predicted_W * factor, limit_W) : predicted_W * factor;
 }
 
+double credibility(double w1, std::size_t n) noexcept {
+  if (n == 0 || !(w1 > 0.0)) return 0.0;
+  if (w1 >= 1.0) return 1.0;
+  const double k = (1.0 - w1) / w1;
+  return static_cast<double>(n) / (static_cast<double>(n) + k);
+}
+
 std::string site_workload(const jobs::JobSpec& job) {
   const auto& m = job.meta;
   if (m.model.empty()) return {};
@@ -61,8 +68,8 @@ std::pair<double, double> SiteCorrection::factors_from(const Group& group, const
     if (!std::isnan(r->log_time)) st += r->log_time, ++nt;
     if (!std::isnan(r->log_power)) sp += r->log_power, ++np;
   }
-  const double wt = repeat ? shrinkage_.time_repeat : shrinkage_.time_varied;
-  const double wp = repeat ? shrinkage_.power_repeat : shrinkage_.power_varied;
+  const double wt = credibility(repeat ? shrinkage_.time_repeat : shrinkage_.time_varied, nt);
+  const double wp = credibility(repeat ? shrinkage_.power_repeat : shrinkage_.power_varied, np);
   return {nt ? std::exp(wt * st / static_cast<double>(nt)) : 1.0,
           np ? std::exp(wp * sp / static_cast<double>(np)) : 1.0};
 }

@@ -28,17 +28,23 @@ TEST_CASE("a site's factor is its runs' mean log ratio, shrunk by the weight for
   const SiteCorrection site(runs, shrinkage(), 0.8);
   const double mt = (std::log(1.2) + std::log(1.4)) / 2.0, mp = (std::log(0.9) + std::log(1.1)) / 2.0;
 
-  // Batch 64 at the default limit repeats the first run: weights 1 and 0.8.
+  // Two runs weigh more than one: w1 becomes n / (n + k), k = (1 - w1) / w1. Batch 64 at the default limit
+  // repeats the first run: time 1 stays 1; power 0.8 (k = 0.25) becomes 2 / 2.25.
   auto f = site.factors("a40", "resnet50", {64, 0.0});
   CHECK(f.runs == 2);
   CHECK(f.time == Approx(std::sqrt(1.2 * 1.4)));  // exp(1 x mean log) = the geometric mean
-  CHECK(f.power == Approx(std::exp(0.8 * mp)));
-  // Batch 256 varies them: weights 0.5 and 0.25.
+  CHECK(f.power == Approx(std::exp(2.0 / 2.25 * mp)));
+  // Batch 256 varies them: time 0.5 (k = 1) becomes 2 / 3, power 0.25 (k = 3) becomes 2 / 5.
   f = site.factors("a40", "resnet50", {256, 0.0});
-  CHECK(f.time == Approx(std::exp(0.5 * mt)));
-  CHECK(f.power == Approx(std::exp(0.25 * mp)));
+  CHECK(f.time == Approx(std::exp(2.0 / 3.0 * mt)));
+  CHECK(f.power == Approx(std::exp(0.4 * mp)));
   // So does batch 64 under a 200 W limit.
-  CHECK(site.factors("a40", "resnet50", {64, 200.0}).time == Approx(std::exp(0.5 * mt)));
+  CHECK(site.factors("a40", "resnet50", {64, 200.0}).time == Approx(std::exp(2.0 / 3.0 * mt)));
+  CHECK(credibility(0.5, 1) == Approx(0.5));
+  CHECK(credibility(0.5, 3) == Approx(0.75));
+  CHECK(credibility(1.0, 2) == 1.0);
+  CHECK(credibility(0.0, 5) == 0.0);
+  CHECK(credibility(0.7, 0) == 0.0);
   // Another GPU or workload: nothing to correct by; a run without power corrects time only.
   CHECK(site.factors("v100", "resnet50", {64, 0.0}).runs == 0);
   CHECK(site.factors("a40", "bert", {64, 0.0}).time == 1.0);
@@ -46,8 +52,8 @@ TEST_CASE("a site's factor is its runs' mean log ratio, shrunk by the weight for
   CHECK(f.time == Approx(2.0));
   CHECK(f.power == 1.0);
 
-  // The band: each resnet50 run predicted from the other (a varied configuration: weights 0.5, 0.25), its
-  // |log residual|; with two of its own against 10 at the fitted half-width, h = (10 x h0 + 2 x q) / 12,
+  // The band: each resnet50 run predicted from the other alone (a varied configuration: weights 0.5, 0.25),
+  // its |log residual|; with two of its own against 10 at the fitted half-width, h = (10 x h0 + 2 x q) / 12,
   // q the conformal quantile of the two at 80 %: the ceil(3 x 0.8) = 3rd smallest, past 2, so the larger.
   const double rt =
       std::max(std::abs(std::log(1.2) - 0.5 * std::log(1.4)), std::abs(std::log(1.4) - 0.5 * std::log(1.2)));

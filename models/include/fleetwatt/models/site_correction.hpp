@@ -1,10 +1,11 @@
 // A site's measured runs as corrections of the predictions there. Per (GPU, workload) the site has runs of,
 // a time and a power factor: exp(w x the mean log(measured / predicted) of those runs), the weight w
-// shrinking it toward the datasheet prediction as few-shot calibration measured on the fitting data
-// (PredictorFit::site: one weight for a job that repeats a run's batch and power limit, one for a job that
-// varies them); and a band, the fitted half-width pooled with the site's own leave-one-run-out residuals.
-// The few-shot evaluation (models/few_shot.hpp) and the site predictor (models/site_predictor.hpp) apply
-// these same rules, so `validate --few-shot`, `validate --site`, `predict --site` and `run` agree.
+// shrinking it toward the datasheet prediction as few-shot calibration measured on the fitting data with one
+// run per group (PredictorFit::site: one weight for a job that repeats a run's batch and power limit, one for
+// a job that varies them), and shrinking less the more runs there are (credibility); and a band, the fitted
+// half-width pooled with the site's own leave-one-run-out residuals. The few-shot evaluation
+// (models/few_shot.hpp) and the site predictor (models/site_predictor.hpp) apply these same rules, so
+// `validate --few-shot`, `validate --site`, `predict --site` and `run` agree.
 #pragma once
 
 #include <cstddef>
@@ -26,6 +27,11 @@ namespace fleetwatt::models {
 
 /// A predicted draw corrected by `factor`: kept where the limit binds, never above the limit otherwise.
 [[nodiscard]] double corrected_power(double predicted_W, double factor, double limit_W) noexcept;
+
+/// The weight of the mean of `n` runs given `w1`, the weight of one run: Buhlmann's credibility n / (n + k),
+/// k = (1 - w1) / w1 (the ratio of the spread of runs about their group's level to the spread of the
+/// levels, which w1 measured), so more runs shrink less; 0 for no run.
+[[nodiscard]] double credibility(double w1, std::size_t n) noexcept;
 
 /// A run as the shrinkage tells runs apart: a job at a measured run's batch and power limit repeats it.
 struct RunConfig {
