@@ -181,6 +181,15 @@ int validate_steps(const ValidateOptions& o) {
   return 0;
 }
 
+/// The measurements: a site file's runs (a .toml path), or any layout read_measurements knows.
+models::MeasurementSet read_measured_runs(const std::string& path) {
+  if (std::filesystem::path(path).extension() != ".toml") return models::read_measurements(path);
+  models::MeasurementSet set;
+  for (const models::SiteRun& run : models::read_site_file(path).runs)
+    set.rows.push_back(models::site_measurement(run));
+  return set;
+}
+
 int validate(const ValidateOptions& o) {
   if (o.steps) return validate_steps(o);
   if (!o.fit_output.empty()) check_output_path(o.fit_output, {"command line", 0, 0}, "-o", {});
@@ -198,7 +207,7 @@ int validate(const ValidateOptions& o) {
   if (!leave_one_gpu_out && !o.fit)
     predict = models::registry_predictor(
         o.predictor, user_gpus, o.site.empty() ? nullptr : models::load_site(o.site, o.predictor, user_gpus));
-  const models::MeasurementSet set = models::read_measurements(o.measurements);
+  const models::MeasurementSet set = read_measured_runs(o.measurements);
   std::map<const models::Measurement*, models::Prediction> left_out;
   if (leave_one_gpu_out || o.fit) {
     // The default predictor's own procedure: refit its constants (on all but one GPU at a time).
@@ -302,7 +311,9 @@ void add_validate_command(CLI::App& app, Action& action) {
   cmd->footer(
       "MEASUREMENTS is a file or a folder (read recursively) of known layouts: Zeus "
       "summary_power_<gpu>.csv,\n"
-      "the GAISSA records CSV, NeuSight label/<GPU>/*.json, a fleetwatt records CSV (calibrate --records).\n"
+      "the GAISSA records CSV, NeuSight label/<GPU>/*.json, a fleetwatt records CSV (calibrate --records), "
+      "a\n"
+      "site file (.toml, calibrate --site).\n"
       "Time is compared per epoch, or per step for per-step rows (NeuSight); power where measured.\n"
       "Examples:\n  fleetwatt validate ../shared/data --json\n  fleetwatt validate ../shared/data --steps\n"
       "  fleetwatt validate ../shared/data/zeus-nsdi23 --few-shot 1\n  fleetwatt validate my-records.csv "

@@ -95,6 +95,16 @@ TEST_CASE("predict --site corrects a job by its site's runs, and validate --site
     CHECK(std::stod(cells[6]) == Approx(p.epoch_s).epsilon(1e-12));
     CHECK(std::stod(cells[8]) == Approx(p.power_W).epsilon(1e-12));
   }
+  // The site file is itself measurements validate reads: its run against the datasheet's prediction.
+  const auto own = dir / "own.csv";
+  const auto s = run_command(fleetwatt_command() + " validate " + site.string() + " --rows " + own.string());
+  INFO(s.err);
+  REQUIRE(s.exit_code == 0);
+  std::ifstream own_in(own);
+  std::getline(own_in, line);
+  REQUIRE(std::getline(own_in, line));
+  CHECK(line.rfind("site,a40,resnet50,64,0,150,", 0) == 0);
+  CHECK(std::stod(line.substr(line.find(",150,") + 5)) == Approx(zero64.epoch_s).epsilon(1e-12));
   // --site corrects the built-in predictor's predictions, not a refit.
   const auto bad = run_command(fleetwatt_command() + " validate " + rec.string() + " --site " +
                                site.string() + " --leave-one-gpu-out");
