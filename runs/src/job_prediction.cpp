@@ -152,7 +152,7 @@ JobPrediction build_request(const PredictionRequest& o, models::PredictorConfig&
     // The [predictor] table as the run assembles it: with what [fleet] and [topology] say of the NVLink
     // domain, the NICs and the storage servers, so predict and run plan the job on the same links.
     config = scenario_predictor_config(s);
-    r.site_file = s.fleet.site.string();
+    r.site_file = scenario_site(s, r.gpu.id).string();
     r.gpu_file = s.fleet.gpu_file.string();
     return r;
   }
@@ -269,11 +269,14 @@ JobPrediction predict_job(const PredictionRequest& o) {
   if (!o.site.empty()) r.site_file = o.site;
   const models::SitePredictor* site = nullptr;
   if (!r.site_file.empty()) {
-    // Corrected to the site's runs, each predicted by this kind of predictor uncorrected (as validate does).
+    // Corrected to the site's runs, each predicted by this kind of predictor uncorrected (as validate does);
+    // a scenario's as its run takes them (each group's site for its GPU type).
     const std::string gpu_file = o.gpu_file.empty() ? r.gpu_file : o.gpu_file;
-    const auto correction =
-        models::load_site(r.site_file, config.kind,
-                          gpu_file.empty() ? std::vector<GpuHardware>{} : load_gpu_preset_file(gpu_file));
+    const auto correction = !o.site.empty() || o.scenario.empty()
+                                ? models::load_site(r.site_file, config.kind,
+                                                    gpu_file.empty() ? std::vector<GpuHardware>{}
+                                                                     : load_gpu_preset_file(gpu_file))
+                                : scenario_site_correction(runs::load_scenario(o.scenario), config.kind);
     const double limit =
         config.params.has("power_limit_w") ? config.params.get_double("power_limit_w", 0.0) : 0.0;
     auto corrected = std::make_unique<models::SitePredictor>(std::move(predictor), correction, limit);

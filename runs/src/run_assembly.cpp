@@ -160,16 +160,12 @@ PreparedRun prepare(runs::Scenario scenario, const RunOverrides& overrides, bool
     const models::PredictorConfig config = scenario_predictor_config(r.scenario);
     std::unique_ptr<models::PowerPredictor> predictor =
         models::PredictorRegistry::with_builtins().make(config);
-    if (!r.scenario.fleet.site.empty()) {
-      // Every job corrected to the site's runs of its GPU type (predicted uncorrected by this kind, as
-      // `validate --site` and `predict --site` do), then at the scenario's band.
-      const auto& gpu_file = r.scenario.fleet.gpu_file;
-      const auto site = models::load_site(
-          r.scenario.fleet.site, config.kind,
-          gpu_file.empty() ? std::vector<models::GpuHardware>{} : models::load_gpu_preset_file(gpu_file));
+    // Every job corrected to its site's runs of its GPU type (predicted uncorrected by this kind, as
+    // `validate --site` and `predict --site` do), then at the scenario's band.
+    if (auto site = scenario_site_correction(r.scenario, config.kind)) {
       const double limit =
           config.params.has("power_limit_w") ? config.params.get_double("power_limit_w", 0.0) : 0.0;
-      predictor = std::make_unique<models::SitePredictor>(std::move(predictor), site, limit);
+      predictor = std::make_unique<models::SitePredictor>(std::move(predictor), std::move(site), limit);
     }
     r.predictor = models::at_band(std::move(predictor), r.scenario.predictor.band);
   }

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -134,8 +135,19 @@ void check_idle_below_tdp(const TomlTable& t, std::optional<double> idle, std::o
     t.fail("gpu_idle_w", fmt::format("idle power {} W is above gpu_tdp_w = {} W", *idle, *tdp));
 }
 
+/// A table's `site` key: the site file, relative to the scenario, read in full before the run starts so
+/// that a bad run is an error at its line there.
+std::filesystem::path site_file(const TomlTable& t) {
+  std::filesystem::path path = *t.string("site");
+  if (path.is_relative()) path = std::filesystem::path(t.file()).parent_path() / path;
+  if (auto why = core::missing_file(path)) t.fail("site", *why);
+  (void)models::read_site_file(path);
+  return path;
+}
+
 FleetGroupConfig parse_fleet_group(const TomlTable& t, std::size_t k) {
-  t.require_known({"name", "nodes", "gpus_per_node", "gpu", "gpu_idle_w", "gpu_tdp_w", "node_base_w"});
+  t.require_known(
+      {"name", "nodes", "gpus_per_node", "gpu", "gpu_idle_w", "gpu_tdp_w", "node_base_w", "site"});
   for (const char* key : {"nodes", "gpus_per_node", "gpu"})
     if (!t.has(key))
       throw ConfigError(t.where(), t.dotted(key),
@@ -152,6 +164,7 @@ FleetGroupConfig parse_fleet_group(const TomlTable& t, std::size_t k) {
   if (g.gpu_tdp_W && !(*g.gpu_tdp_W > 0.0)) t.fail("gpu_tdp_w", "must be positive, got 0");
   check_idle_below_tdp(t, g.gpu_idle_W, g.gpu_tdp_W);
   g.node_base_W = t.number_in("node_base_w", 0.0, kMaxNodeBaseW);
+  if (t.has("site")) g.site = site_file(t);
   return g;
 }
 
@@ -168,13 +181,7 @@ FleetConfig parse_fleet(const TomlTable& t) {
     if (f.gpu_file.is_relative()) f.gpu_file = std::filesystem::path(t.file()).parent_path() / f.gpu_file;
     if (auto why = core::missing_file(f.gpu_file)) t.fail("gpu_file", *why);
   }
-  if (auto file = t.string("site")) {
-    // Read in full before the run starts, so a bad run is an error at its line there.
-    f.site = *file;
-    if (f.site.is_relative()) f.site = std::filesystem::path(t.file()).parent_path() / f.site;
-    if (auto why = core::missing_file(f.site)) t.fail("site", *why);
-    (void)models::read_site_file(f.site);
-  }
+  if (t.has("site")) f.site = site_file(t);
   f.gpu_idle_W = t.number_in("gpu_idle_w", 0.0, kMaxGpuW);
   f.gpu_tdp_W = t.number_in("gpu_tdp_w", 0.0, kMaxGpuW);
   if (f.gpu_tdp_W && !(*f.gpu_tdp_W > 0.0)) t.fail("gpu_tdp_w", "must be positive, got 0");
@@ -182,20 +189,31 @@ FleetConfig parse_fleet(const TomlTable& t) {
   f.node_base_W = t.number_in("node_base_w", 0.0, kMaxNodeBaseW).value_or(0.0);
   f.node_load_fraction = t.number_in("node_load_w_per_gpu_w", 0.0, 10.0).value_or(0.0);
   if (!t.has("group")) return f;
-  // Node groups: the fleet is theirs alone; only gpu_file, site and node_base_w (a default) stay shared.
+  // Node groups: the fleet is theirs alone; only gpu_file, site and node_base_w (the last two defaults) stay
+  // shared.
   for (const char* key : {"nodes", "gpus_per_node", "gpu", "gpu_idle_w", "gpu_tdp_w"})
     if (t.has(key))
       t.fail(key,
-             "cannot be given with [[fleet.group]] tables (set it in each group; node_base_w, gpu_file "
-             "and site stay shared)");
+             "cannot be given with [[fleet.group]] tables (set it in each group; gpu_file stays shared, "
+             "node_base_w and site are defaults)");
   const auto tables = t.tables("group");
   if (tables.empty()) t.fail("group", "must be an array of tables ([[fleet.group]])");
   std::set<std::string> names;
+  std::map<std::string, std::filesystem::path> site_of_gpu;  // the site file each GPU type's jobs take
   for (std::size_t k = 0; k < tables.size(); ++k) {
     auto g = parse_fleet_group(tables[k], k);
     if (!names.insert(g.name).second)
       throw ConfigError(tables[k].where("name"), "fleet.group.name",
                         fmt::format("duplicate group name '{}'", g.name));
+    // A job is corrected by its GPU type's runs: two sites for one GPU type would leave it ambiguous.
+    const std::filesystem::path site = g.site.empty() ? f.site : g.site;
+    const auto [it, fresh] = site_of_gpu.emplace(g.gpu, site);
+    if (!fresh && it->second != site)
+      throw ConfigError(tables[k].where(g.site.empty() ? "gpu" : "site"), "fleet.group.site",
+                        fmt::format("groups of GPU type '{}' take one site file ({} and {}): a job is "
+                                    "corrected by its GPU type's runs",
+                                    g.gpu, it->second.empty() ? "none" : it->second.string(),
+                                    site.empty() ? "none" : site.string()));
     f.groups.push_back(std::move(g));
   }
   f.nodes = 0;

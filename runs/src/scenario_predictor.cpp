@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
+#include "fleetwatt/models/site_predictor.hpp"
 #include "fleetwatt/topologies/fabrics/topology_config.hpp"
 
 namespace fleetwatt::runs {
@@ -57,6 +59,38 @@ models::PredictorConfig scenario_predictor_config(const runs::Scenario& s) {
     settle("storage_gbytes_per_s", t.storage.servers * t.storage.link.bandwidth_Bps / 1e9,
            "storage_servers x storage_gbps");
   return c;
+}
+
+std::filesystem::path scenario_site(const runs::Scenario& s, const std::string& gpu) {
+  for (const auto& g : s.fleet.groups)
+    if (g.gpu == gpu && !g.site.empty()) return g.site;
+  return s.fleet.site;
+}
+
+std::shared_ptr<const models::SiteCorrection> scenario_site_correction(const runs::Scenario& s,
+                                                                       const std::string& kind) {
+  models::SiteFile merged;
+  bool any = false;
+  if (s.fleet.groups.empty()) {
+    if (s.fleet.site.empty()) return nullptr;
+    merged = models::read_site_file(s.fleet.site);
+    any = true;
+  } else {
+    std::set<std::string> types;
+    for (const auto& g : s.fleet.groups) {
+      if (!types.insert(g.gpu).second) continue;  // the loader checked that a type has one site
+      const std::filesystem::path site = scenario_site(s, g.gpu);
+      if (site.empty()) continue;
+      any = true;
+      for (auto& run : models::read_site_file(site).runs)
+        if (models::record_gpu(run.run.gpu_type) == g.gpu) merged.runs.push_back(std::move(run));
+    }
+  }
+  if (!any) return nullptr;
+  const auto& file = s.fleet.gpu_file;
+  return models::site_correction(
+      merged, models::registry_predictor(kind, file.empty() ? std::vector<models::GpuHardware>{}
+                                                            : models::load_gpu_preset_file(file)));
 }
 
 }  // namespace fleetwatt::runs

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "fleetwatt/runs/scenario_loader.hpp"
+#include "fleetwatt/runs/scenario_predictor.hpp"
 #include "scenario_test_support.hpp"
 #include "test_support.hpp"
 
@@ -82,9 +83,14 @@ TEST_CASE("docs/scenario.md's heterogeneous fleet example parses", "[scenario][f
   const auto end = page.find("```\n", start + 8);
   fleetwatt::test::TempDir dir;
   dir.write("my-gpus.toml", "");
+  dir.write("my-site.toml", "name = \"lab\"\n");
+  dir.write("big-site.toml", "name = \"big\"\n");
   const auto s = load_scenario(dir.write("fleet.toml", page.substr(start + 8, end - start - 8) + kJobs));
   REQUIRE(s.fleet.groups.size() == 2);
   CHECK(s.fleet.total_gpus() == 4 * 8 + 10 * 2);
+  // The A800s' site is their group's, the T4s' the fleet's.
+  CHECK(scenario_site(s, "a800").filename() == "big-site.toml");
+  CHECK(scenario_site(s, "t4").filename() == "my-site.toml");
 }
 
 TEST_CASE("fleet_scale scales every node group", "[scenario][fleet]") {

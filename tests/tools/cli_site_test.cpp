@@ -153,6 +153,65 @@ n_gpus = 1
   CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
 }
 
+TEST_CASE("a node group's site corrects its GPU type's jobs, and one GPU type takes one site", "[cli][site]") {
+  TempDir dir;
+  dir.write("lab.toml", kSite);
+  // The other site measured the same job on an A40 at twice the time: it must not reach group a40s.
+  std::string other = kSite;
+  other.replace(other.find("epoch_s = 150.0"), 15, "epoch_s = 300.0");
+  dir.write("other.toml", other);
+  const std::string fleet = R"([fleet]
+site = "other.toml"
+[[fleet.group]]
+name = "a40s"
+nodes = 1
+gpus_per_node = 1
+gpu = "a40"
+site = "lab.toml"
+[[fleet.group]]
+name = "v100s"
+nodes = 1
+gpus_per_node = 1
+gpu = "v100-pcie-32gb"
+)";
+  const std::string job = R"([workload]
+horizon_s = 100000
+[[workload.jobs]]
+id = 1
+model = "resnet50"
+global_batch = 64
+dataset_samples = 50000
+epochs = 2
+n_gpus = 1
+)";
+  const auto scenario = dir.write("groups.toml", fleet + job);
+  const auto p = run_command(fleetwatt_command() + " predict --json --scenario " + scenario.string());
+  INFO(p.err);
+  REQUIRE(p.exit_code == 0);
+  const auto lab = run_command(fleetwatt_command() + " predict" + kJob + " --batch 64 --epochs 2 --site " +
+                               (dir / "lab.toml").string());
+  CHECK(json_number(p.out, "total_s") == Approx(json_number(lab.out, "total_s")).epsilon(1e-12));
+  const auto out = dir / "groups.h5";
+  const auto r = run_command(fleetwatt_command() + " run -q " + scenario.string() + " -o " + out.string());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  fleetwatt::results::ResultReader h5(out);
+  CHECK(h5.doubles("/jobs/energy_J").at(0) == Approx(json_number(p.out, "gpu_energy_J")).epsilon(1e-6));
+
+  // Two groups of A40s with different sites: refused at the second group's site.
+  const auto twice = dir.write("twice.toml", fleet + R"([[fleet.group]]
+name = "more"
+nodes = 1
+gpus_per_node = 1
+gpu = "a40"
+site = "other.toml"
+)" + job);
+  const auto bad = run_command(fleetwatt_command() + " run -q " + twice.string() + " -o " + out.string());
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("twice.toml:19:1: fleet.group.site: groups of GPU type 'a40' take one site file") !=
+        std::string::npos);
+}
+
 TEST_CASE("calibrate --site appends each run to its site file, created on first use", "[cli][site]") {
   TempDir dir;
   // 20 epochs of 25 s at 200 W and 5 s at 150 W between 20 s idle ends, 1 Hz, with a little ripple.

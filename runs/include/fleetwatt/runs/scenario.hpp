@@ -43,6 +43,9 @@ struct FleetGroupConfig {
   std::optional<double> gpu_idle_W;   ///< overrides the preset's idle power
   std::optional<double> gpu_tdp_W;    ///< overrides the preset's TDP
   std::optional<double> node_base_W;  ///< else [fleet] node_base_w
+  /// The group's site file (models/site_file.hpp), else [fleet] site: its runs of the group's GPU type
+  /// correct the group's jobs. Groups of one GPU type share one.
+  std::filesystem::path site;
   SourceLocation where;
 };
 
@@ -51,9 +54,9 @@ struct FleetConfig {
   std::uint32_t gpus_per_node = 4;
   std::string gpu = "a800";  ///< hardware preset id
   SourceLocation gpu_origin;
-  std::filesystem::path gpu_file;    ///< user GPU presets (TOML, the format of models/data/gpu_presets.toml)
-  /// A site file of measured runs (models/site_file.hpp): every group's jobs predicted corrected to the runs
-  /// of their GPU type there. Empty: none.
+  std::filesystem::path gpu_file;  ///< user GPU presets (TOML, the format of models/data/gpu_presets.toml)
+  /// A site file of measured runs (models/site_file.hpp): every group's jobs (of a group without a site of
+  /// its own) predicted corrected to the runs of their GPU type there. Empty: none.
   std::filesystem::path site;
   std::optional<double> gpu_idle_W;  ///< overrides the preset's idle power
   std::optional<double> gpu_tdp_W;   ///< overrides the preset's TDP
