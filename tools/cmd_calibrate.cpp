@@ -93,10 +93,12 @@ models::fit::JobRecordMeta record_meta(const CalibrateOptions& o) {
 void check_site_meta(const models::fit::JobRecordMeta& meta) {
   for (const auto& [missing, flag] : {std::pair{meta.model.empty(), "--model"},
                                       {meta.gpu_type.empty(), "--gpu-type"},
-                                      {!meta.batch_size, "--batch-size"}})
+                                      {!meta.batch_size, "--batch-size"},
+                                      {!(meta.data_size.value_or(0.0) > 0.0), "--data-size"}})
     if (missing)
       throw jobs::ConfigError({"command line", 0, 0}, flag,
-                              "is needed for --site (a site's run names its model, GPU and batch)");
+                              "is needed for --site (a site's run names its model, GPU, batch and samples "
+                              "per epoch)");
   if (models::record_gpu(meta.gpu_type).empty())
     throw jobs::ConfigError({"command line", 0, 0}, "--gpu-type",
                             fmt::format("no GPU preset for '{}' (see `fleetwatt list`)", meta.gpu_type));

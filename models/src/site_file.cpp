@@ -39,8 +39,9 @@ SiteRun read_run(const core::TomlTable& t) {
   t.require_known({"gpu_type", "host", "model", "params", "flops", "batch_size", "data_size", "input_size",
                    "workers", "epochs", "gpus", "epoch_s", "power_w", "power_limit_w", "max_power_limit_w",
                    "source"});
-  for (const char* key : {"gpu_type", "model", "batch_size", "epoch_s"})
-    if (!t.has(key)) t.fail(key, "missing (a run needs its GPU, model, batch and measured epoch)");
+  for (const char* key : {"gpu_type", "model", "batch_size", "data_size", "epoch_s"})
+    if (!t.has(key))
+      t.fail(key, "missing (a run needs its GPU, model, batch, samples per epoch and measured epoch)");
   SiteRun s;
   s.where = t.where();
   RecordedRun& r = s.run;
@@ -53,7 +54,8 @@ SiteRun read_run(const core::TomlTable& t) {
   s.source = t.string("source").value_or("");
   r.params = t.number_in("params", 0.0, kMaxCount).value_or(0.0);
   r.flops = t.number_in("flops", 0.0, kMaxCount).value_or(0.0);
-  r.data_size = t.number_in("data_size", 0.0, kMaxCount).value_or(0.0);
+  r.data_size = *t.number_in("data_size", 0.0, kMaxCount);
+  if (!(r.data_size > 0.0)) t.fail("data_size", "must be positive (the samples of a measured epoch)");
   const auto whole = [&](const char* key, std::int64_t lo) {
     return static_cast<std::uint32_t>(
         t.integer(key, lo, std::numeric_limits<std::uint32_t>::max()).value_or(0));
@@ -147,6 +149,8 @@ void append_site_run(const std::filesystem::path& path, const std::string& name,
 Measurement site_measurement(const SiteRun& run) {
   Measurement m = recorded_measurement(run.run, run.where);
   m.source = "site";
+  // What a predictor refuses in the run (an unknown model) is an error at its [[run]] table.
+  m.job.class_origin = run.where;
   return m;
 }
 

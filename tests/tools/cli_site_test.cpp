@@ -144,6 +144,15 @@ n_gpus = 1
         Approx(json_number(p.out, "total_s")).epsilon(1e-6));
   CHECK(h5.doubles("/jobs/energy_J").at(0) == Approx(json_number(p.out, "gpu_energy_J")).epsilon(1e-6));
 
+  // A run the predictor cannot predict is an error at its [[run]] table.
+  dir.write("site.toml",
+            "name = \"lab\"\n\n[[run]]\ngpu_type = \"a40\"\nmodel = \"no-such-model\"\nbatch_size = 64\n"
+            "data_size = 100\nepoch_s = 10\n");
+  const auto unknown =
+      run_command(fleetwatt_command() + " run -q " + scenario.string() + " -o " + out.string());
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err.find("site.toml:3:1: ") != std::string::npos);
+  CHECK(unknown.err.find("no-such-model") != std::string::npos);
   // A bad site file is one located error before the run: file, line, column and key.
   dir.write("site.toml", std::string(kSite) + "epochs_s = 3\n");
   const auto bad = run_command(fleetwatt_command() + " run -q " + scenario.string() + " -o " + out.string());
@@ -153,7 +162,8 @@ n_gpus = 1
   CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
 }
 
-TEST_CASE("a node group's site corrects its GPU type's jobs, and one GPU type takes one site", "[cli][site]") {
+TEST_CASE("a node group's site corrects its GPU type's jobs, and one GPU type takes one site",
+          "[cli][site]") {
   TempDir dir;
   dir.write("lab.toml", kSite);
   // The other site measured the same job on an A40 at twice the time: it must not reach group a40s.
@@ -233,7 +243,7 @@ TEST_CASE("calibrate --site appends each run to its site file, created on first 
   CHECK(r.exit_code == 2);
   CHECK(r.err ==
         "fleetwatt: error: command line: --model: is needed for --site (a site's run names its model, "
-        "GPU and batch)\n");
+        "GPU, batch and samples per epoch)\n");
   CHECK_FALSE(std::filesystem::exists(site));
   r = run_command(cmd + " --model resnet50 --host n1");
   INFO(r.out << r.err);
