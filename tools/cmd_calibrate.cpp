@@ -54,8 +54,7 @@ models::SiteRun site_run(const models::fit::JobRecordMeta& meta, const models::f
   r.gpus = meta.gpus ? whole(meta.gpus) : static_cast<std::uint32_t>(s.gpus.size());
   jobs::PhaseProfile p;
   p.peak_W = s.peak_W, p.peak_s = s.peak_s, p.valley_W = s.valley_W, p.valley_s = s.valley_s;
-  r.epoch_s = s.epoch_s > 0.0 ? s.epoch_s : p.epoch_s();
-  r.power_W = s.epoch_s > 0.0 && s.epoch_W > 0.0 ? s.epoch_W : p.mean_W();
+  models::set_measured_epoch(r, s.epoch_s, s.epoch_W, p);
   if (!(r.epoch_s > 0.0))
     throw jobs::ConfigError({o.trace, 0, 0}, "--site",
                             "no epochs and no peak/valley phases in the log to record");

@@ -168,36 +168,31 @@ FewShotReport few_shot(const MeasurementSet& set, const ValidationReport& zero, 
     }
   }
 
-  // What a site's runs are corrected by (PredictorFit::site): the weights fitted on every GPU's groups, and
-  // the band of every GPU's corrected rows (each corrected with weights fitted without its GPU).
-  if (k) {
-    const ShrinkageWeights wt = weights_without("", false), wp = weights_without("", true);
+  // The band half-widths at `level` of the corrected rows of every GPU but `skip` ("": every GPU).
+  const auto band_without = [&](const std::string& skip) {
     std::vector<double> rt, rp;
-    for (const auto& [gpu, rows] : corrected)
+    for (const auto& [gpu, rows] : corrected) {
+      if (gpu == skip) continue;
       for (const Corrected& c : rows) {
         if (!std::isnan(c.log_time_residual)) rt.push_back(std::abs(c.log_time_residual));
         if (!std::isnan(c.log_power_residual)) rp.push_back(std::abs(c.log_power_residual));
       }
-    out.site = {wt.repeat,
-                wt.varied,
-                wp.repeat,
-                wp.varied,
-                conformal_quantile(rt, level),
-                conformal_quantile(rp, level)};
+    }
+    return std::pair{conformal_quantile(rt, level), conformal_quantile(rp, level)};
+  };
+
+  // What a site's runs are corrected by (PredictorFit::site): the weights fitted on every GPU's groups, and
+  // the band of every GPU's corrected rows (each corrected with weights fitted without its GPU).
+  if (k) {
+    const ShrinkageWeights wt = weights_without("", false), wp = weights_without("", true);
+    const auto [ht, hp] = band_without("");
+    out.site = {wt.repeat, wt.varied, wp.repeat, wp.varied, ht, hp};
   }
 
   // Each GPU's band: the level quantile of the other GPUs' corrected residuals.
   std::map<std::size_t, Prediction> predicted;  // by index into zero.compared
   for (const auto& [gpu, rows] : corrected) {
-    std::vector<double> rt, rp;
-    for (const auto& [other, others] : corrected) {
-      if (other == gpu) continue;
-      for (const Corrected& c : others) {
-        if (!std::isnan(c.log_time_residual)) rt.push_back(std::abs(c.log_time_residual));
-        if (!std::isnan(c.log_power_residual)) rp.push_back(std::abs(c.log_power_residual));
-      }
-    }
-    const double ht = conformal_quantile(rt, level), hp = conformal_quantile(rp, level);
+    const auto [ht, hp] = band_without(gpu);
     for (const Corrected& c : rows) {
       Prediction p;
       p.epoch_s = p.step_s = c.time_s;

@@ -120,7 +120,10 @@ jobs::ModelShape parse_model_shape(const PredictionRequest& o) {
 }
 
 /// The job, GPU, PUE and predictor configuration, from a scenario file or from the options.
-JobPrediction build_request(const PredictionRequest& o, models::PredictorConfig& config) {
+/// `scenario_site`: a scenario's site runs as its run takes them (each group's site for its GPU type),
+/// unless the request names a site file of its own.
+JobPrediction build_request(const PredictionRequest& o, models::PredictorConfig& config,
+                            std::shared_ptr<const models::SiteCorrection>& scenario_site) {
   JobPrediction r;
   std::vector<GpuHardware> user_gpus;
   if (!o.gpu_file.empty()) user_gpus = load_gpu_preset_file(o.gpu_file);
@@ -152,8 +155,9 @@ JobPrediction build_request(const PredictionRequest& o, models::PredictorConfig&
     // The [predictor] table as the run assembles it: with what [fleet] and [topology] say of the NVLink
     // domain, the NICs and the storage servers, so predict and run plan the job on the same links.
     config = scenario_predictor_config(s);
-    r.site_file = scenario_site(s, r.gpu.id).string();
+    r.site_file = runs::scenario_site(s, r.gpu.id).string();
     r.gpu_file = s.fleet.gpu_file.string();
+    if (o.site.empty()) scenario_site = scenario_site_correction(s, o.predictor.value_or(config.kind));
     return r;
   }
   if (o.batch == 0 || !(o.samples > 0.0))
@@ -252,7 +256,8 @@ std::string PredictionRequest::option_name(std::string_view flag) const {
 
 JobPrediction predict_job(const PredictionRequest& o) {
   models::PredictorConfig config;
-  JobPrediction r = build_request(o, config);
+  std::shared_ptr<const models::SiteCorrection> scenario_site;
+  JobPrediction r = build_request(o, config, scenario_site);
   if (o.predictor) {
     config.kind = o.predictor.value_or("datasheet");
     config.kind_origin = {o.origin, 0, 0};
@@ -269,14 +274,13 @@ JobPrediction predict_job(const PredictionRequest& o) {
   if (!o.site.empty()) r.site_file = o.site;
   const models::SitePredictor* site = nullptr;
   if (!r.site_file.empty()) {
-    // Corrected to the site's runs, each predicted by this kind of predictor uncorrected (as validate does);
-    // a scenario's as its run takes them (each group's site for its GPU type).
+    // Corrected to the site's runs, each predicted by this kind of predictor uncorrected (as validate does).
     const std::string gpu_file = o.gpu_file.empty() ? r.gpu_file : o.gpu_file;
-    const auto correction = !o.site.empty() || o.scenario.empty()
-                                ? models::load_site(r.site_file, config.kind,
+    const auto correction = scenario_site
+                                ? scenario_site
+                                : models::load_site(r.site_file, config.kind,
                                                     gpu_file.empty() ? std::vector<GpuHardware>{}
-                                                                     : load_gpu_preset_file(gpu_file))
-                                : scenario_site_correction(runs::load_scenario(o.scenario), config.kind);
+                                                                     : load_gpu_preset_file(gpu_file));
     const double limit =
         config.params.has("power_limit_w") ? config.params.get_double("power_limit_w", 0.0) : 0.0;
     auto corrected = std::make_unique<models::SitePredictor>(std::move(predictor), correction, limit);

@@ -30,6 +30,18 @@ power_w = 250.0
 
 const std::string kJob = " --model resnet50 --gpu a40 --samples 50000 --json";
 
+/// A scenario's workload: one ResNet-50 job of 2 epochs, the job kJob predicts at batch 64.
+const char* const kOneJob = R"([workload]
+horizon_s = 100000
+[[workload.jobs]]
+id = 1
+model = "resnet50"
+global_batch = 64
+dataset_samples = 50000
+epochs = 2
+n_gpus = 1
+)";
+
 struct Predicted {
   double epoch_s = 0.0, power_W = 0.0;
 };
@@ -120,16 +132,7 @@ nodes = 1
 gpus_per_node = 1
 gpu = "a40"
 site = "site.toml"
-[workload]
-horizon_s = 100000
-[[workload.jobs]]
-id = 1
-model = "resnet50"
-global_batch = 64
-dataset_samples = 50000
-epochs = 2
-n_gpus = 1
-)");
+)" + std::string(kOneJob));
   const auto p = run_command(fleetwatt_command() + " predict --json --scenario " + scenario.string());
   INFO(p.err);
   REQUIRE(p.exit_code == 0);
@@ -184,16 +187,7 @@ nodes = 1
 gpus_per_node = 1
 gpu = "v100-pcie-32gb"
 )";
-  const std::string job = R"([workload]
-horizon_s = 100000
-[[workload.jobs]]
-id = 1
-model = "resnet50"
-global_batch = 64
-dataset_samples = 50000
-epochs = 2
-n_gpus = 1
-)";
+  const std::string job = kOneJob;
   const auto scenario = dir.write("groups.toml", fleet + job);
   const auto p = run_command(fleetwatt_command() + " predict --json --scenario " + scenario.string());
   INFO(p.err);

@@ -303,8 +303,7 @@ void read_records(const fs::path& file, MeasurementSet& out) {
       out.skipped.push_back({where, "no measured phases (peak_s and valley_s are 0) and no epochs"});
       continue;
     }
-    r.epoch_s = epoch_s > 0.0 ? epoch_s : p.epoch_s();
-    r.power_W = epoch_s > 0.0 && epoch_W > 0.0 ? epoch_W : p.mean_W();
+    set_measured_epoch(r, epoch_s, epoch_W, p);
     r.power_limit_W = t.has("power_limit_W") ? num("power_limit_W") : 0.0;
     r.max_power_limit_W = t.has("max_power_limit_W") ? num("max_power_limit_W") : 0.0;
     Measurement m = recorded_measurement(r, where);
@@ -502,6 +501,12 @@ std::string preset_for_gpu_name(const std::string& name) {
   for (const auto& g : gpu_presets())
     if (normalise(g.id) == key) return g.id;
   return {};
+}
+
+void set_measured_epoch(RecordedRun& run, double epoch_s, double epoch_W,
+                        const jobs::PhaseProfile& square_wave) {
+  run.epoch_s = epoch_s > 0.0 ? epoch_s : square_wave.epoch_s();
+  run.power_W = epoch_s > 0.0 && epoch_W > 0.0 ? epoch_W : square_wave.mean_W();
 }
 
 std::string record_gpu(const std::string& gpu_type) {

@@ -78,6 +78,11 @@ struct RecordedRun {
   double power_limit_W = 0.0, max_power_limit_W = 0.0;  ///< the board's limits as the log read them
 };
 
+/// A recorded run's measured epoch and mean power: the epochs found in its log (`epoch_s`, `epoch_W`, 0 where
+/// none were found), else one peak and one valley of its square wave.
+void set_measured_epoch(RecordedRun& run, double epoch_s, double epoch_W,
+                        const jobs::PhaseProfile& square_wave);
+
 /// The GPU preset id for a record's gpu_type (a preset id, or a GPU's name as a source spells it); empty
 /// where fleetwatt has no preset for it.
 [[nodiscard]] std::string record_gpu(const std::string& gpu_type);
