@@ -43,6 +43,8 @@ SOURCES = {
     "predictor_fit_toml": (["models/data/predictor_fit.toml"], [], []),
     "gpu_presets_toml": (["models/data/gpu_presets.toml"], ["tests/models/gpu_hardware_test.cpp"], []),
     "site_toml": (["fuzz/seeds/site_toml/*"], ["tests/tools/cli_site_test.cpp"], []),
+    "splitwise_perf": ([], ["tests/models/serving_iteration_test.cpp", "tests/tools/cli_validate_test.cpp"],
+                       ["splitwise-sim/perf_model.csv"]),
     "graphml": ([], ["tests/topologies/graph_io_test.cpp"], []),
     "dot": ([], ["tests/topologies/graph_io_test.cpp"], []),
     # Bytes are decisions, not text: the seeds are a few hand-made decision strings (fuzz/seeds/).

@@ -20,6 +20,7 @@
 #include "fleetwatt/models/fit/measurements.hpp"
 #include "fleetwatt/models/fit/predictor_fit.hpp"
 #include "fleetwatt/models/fit/published_steps.hpp"
+#include "fleetwatt/models/fit/serving_check.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/models/site_predictor.hpp"
 #include "fleetwatt/models/validation_report.hpp"
@@ -37,7 +38,7 @@ struct ValidateOptions {
   std::string rows_csv;
   std::string step_calibration;
   std::string site;  ///< a site file: predictions corrected to its runs
-  bool json = false, leave_one_gpu_out = false, fit = false, steps = false;
+  bool json = false, leave_one_gpu_out = false, fit = false, steps = false, serving = false;
   double level = 0.8;
   std::optional<std::size_t> few_shot;  ///< K calibration runs per (GPU, workload)
 };
@@ -88,6 +89,58 @@ std::string scenario_job_json(const jobs::JobSpec& j) {
 /// No half-written fit file on failure (core/text_output.hpp).
 void write_text_atomically(const std::filesystem::path& path, const std::string& text) {
   core::write_text_output(path, "-o", [&](std::ostream& out) { out << text; });
+}
+
+/// `--serving`: measured LLM serving (SplitwiseSim) beside the serving iteration model.
+int validate_serving(const ValidateOptions& o) {
+  const std::vector<models::ServingMeasurement> rows = models::read_splitwise_perf(o.measurements);
+  const models::ServingCheck check = models::check_serving(rows);
+  if (!o.rows_csv.empty()) {
+    std::ostringstream csv;
+    csv << "model,gpu,tp,prompt_tokens,batch,output_tokens,measured_prompt_s,predicted_prompt_s,"
+           "measured_token_s,predicted_token_s,measured_e2e_s,predicted_e2e_s,measured_power_fraction,"
+           "predicted_power_fraction\n";
+    for (const auto& p : check.predicted) {
+      const auto& m = *p.row;
+      csv << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", m.model, m.gpu, m.tp, m.prompt_tokens,
+                         m.batch, m.output_tokens, m.prompt_s, p.prompt_s, m.token_s, p.token_s, m.e2e_s,
+                         p.e2e_s, m.power_excluded.empty() ? m.power_fraction : 0.0, p.power_fraction);
+    }
+    write_text_atomically(o.rows_csv, csv.str());
+  }
+  const auto pct = [](double v) { return fmt::format("{:.1f}", 100.0 * v); };
+  const auto line = [&](const std::string& name, const models::ServingErrors& e) {
+    return fmt::format("{:<32} {:>5} {:>13} {:>12} {:>11} {:>12}\n", name, e.rows, pct(e.prompt_mre),
+                       pct(e.token_mre), e.power_rows, e.power_rows ? pct(e.power_mre) : "-");
+  };
+  if (o.json) {
+    const auto obj = [](const models::ServingErrors& e) {
+      return fmt::format(
+          "{{\"rows\": {}, \"prompt_mre\": {}, \"token_mre\": {}, \"power_rows\": {}, \"power_mre\": {}}}",
+          e.rows, json_number(e.prompt_mre), json_number(e.token_mre), e.power_rows,
+          json_number(e.power_mre));
+    };
+    std::string groups, gpus;
+    for (const auto& [k, e] : check.groups)
+      groups += fmt::format("{}\"{}\": {}", groups.empty() ? "" : ", ", k, obj(e));
+    for (const auto& [k, e] : check.gpus)
+      gpus += fmt::format("{}\"{}\": {}", gpus.empty() ? "" : ", ", k, obj(e));
+    std::cout << fmt::format(
+        "{{\"groups\": {{{}}}, \"gpus\": {{{}}}, \"all\": {}, \"layer_overhead_s\": {}, \"excluded\": {}}}\n",
+        groups, gpus, obj(check.all), json_number(check.layer_overhead_s), check.excluded);
+    return 0;
+  }
+  std::cout << fmt::format("{:<32} {:>5} {:>13} {:>12} {:>11} {:>12}\n", "GPU model tp", "rows",
+                           "prompt MRE %", "token MRE %", "power rows", "power MRE %");
+  for (const auto& [k, e] : check.groups) std::cout << line(k, e);
+  for (const auto& [k, e] : check.gpus) std::cout << line(k, e);
+  std::cout << line("all", check.all);
+  for (const auto& [gpu, s] : check.overhead_without_gpu)
+    std::cout << fmt::format("host time per layer fitted without {}: {:.1f} us\n", gpu, 1e6 * s);
+  std::cout << fmt::format(
+      "serving: {} configurations compared, {} excluded; host time per layer fitted on all: {:.1f} us\n",
+      check.all.rows, check.excluded, 1e6 * check.layer_overhead_s);
+  return 0;
 }
 
 /// `--steps`: the published LLM pre-training step times (NeMo, Megatron-Bridge) beside the datasheet
@@ -192,6 +245,7 @@ models::MeasurementSet read_measured_runs(const std::string& path) {
 
 int validate(const ValidateOptions& o) {
   if (o.steps) return validate_steps(o);
+  if (o.serving) return validate_serving(o);
   if (!o.fit_output.empty()) check_output_path(o.fit_output, {"command line", 0, 0}, "-o", {});
   if (!o.rows_csv.empty()) check_output_path(o.rows_csv, {"command line", 0, 0}, "--rows", {});
   std::vector<models::GpuHardware> user_gpus;
@@ -316,7 +370,8 @@ void add_validate_command(CLI::App& app, Action& action) {
       "site file (.toml, calibrate --site).\n"
       "Time is compared per epoch, or per step for per-step rows (NeuSight); power where measured.\n"
       "Examples:\n  fleetwatt validate ../shared/data --json\n  fleetwatt validate ../shared/data --steps\n"
-      "  fleetwatt validate ../shared/data/zeus-nsdi23 --few-shot 1\n  fleetwatt validate my-records.csv "
+      "  fleetwatt validate ../shared/data/zeus-nsdi23 --few-shot 1\n  fleetwatt validate "
+      "../shared/data/splitwise-sim --serving\n  fleetwatt validate my-records.csv "
       "--site "
       "lab.toml");
   cmd->add_option("measurements", o->measurements, "Measurement file or folder")->required();
@@ -351,6 +406,11 @@ void add_validate_command(CLI::App& app, Action& action) {
       "--steps", o->steps,
       "Compare published LLM pre-training step times (NeMo and Megatron-Bridge performance summaries "
       "under MEASUREMENTS) with the datasheet predictor's, row by row");
+  cmd->add_flag(
+      "--serving", o->serving,
+      "Compare measured LLM serving (SplitwiseSim's perf_model.csv under MEASUREMENTS: prompt, per-token "
+      "and request times, A100 power) with the serving iteration model, each GPU predicted with the "
+      "host time per layer fitted on the others");
   cmd->callback([&action, o] { action = [o] { return validate(*o); }; });
 }
 

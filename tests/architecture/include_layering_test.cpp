@@ -2,8 +2,9 @@
 // of a library includes a header of a library after it (each folder's CMakeLists.txt says what it may
 // include). The link order alone would not catch it: a header-only use of a later library compiles and links.
 // Inside a library its rooms are ranked the same way (models: zoo -> hardware -> training -> predictors ->
-// fit -> the registry above them, so the predictors read fitted constants and never include how they are
-// fitted; topologies: graph -> fabrics -> flows; sim: fleet -> power -> policies -> engine; results: metrics
+// serving -> fit -> the registry above them, so the predictors read fitted constants and never include how
+// they are fitted; topologies: graph -> fabrics -> flows; sim: fleet -> power -> policies -> engine; results:
+// metrics
 // -> hdf5).
 #include <catch2/catch.hpp>
 
@@ -92,7 +93,7 @@ struct Rooms {
 };
 const std::vector<Rooms>& library_rooms() {
   static const std::vector<Rooms> rooms = {
-      {"models", {"zoo", "hardware", "training", "predictors", "fit"}},
+      {"models", {"zoo", "hardware", "training", "predictors", "serving", "fit"}},
       {"topologies", {"graph", "fabrics", "flows"}},
       {"sim", {"fleet", "power", "policies", "engine"}},
       {"results", {"metrics", "hdf5"}},

@@ -6,9 +6,13 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <fstream>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
+#include "fleetwatt/models/fit/serving_check.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/models/predictors/datasheet_predictor.hpp"
 #include "test_support.hpp"
@@ -204,4 +208,64 @@ TEST_CASE("validate --few-shot predicts the rows its calibration runs leave, and
   CHECK(calibration == 7);
   CHECK(calibration + left + j["all"]["rows"].get<int>() == 219);
   CHECK(r.err.find("few-shot, k = 1: 7 rows calibrate") != std::string::npos);
+}
+
+TEST_CASE("validate --serving gives each row the library's prediction, and a bad row is one located line",
+          "[cli][validate][serving]") {
+  TempDir dir;
+  const std::string header =
+      "model,hardware,prompt_size,batch_size,token_size,peak_power,average_power,prompt_time,token_time,"
+      "e2e_time,tensor_parallel\n";
+  dir.write("perf_model.csv", header +
+                                  "llama2-70b,a100-80gb,512,1,128,1.0,0.74,196,54.8,7160,2\n"
+                                  "llama2-70b,a100-80gb,512,8,128,1.0,0.43,765,46.5,6680,8\n"
+                                  "llama2-70b,h100-80gb,512,1,128,0,0,84,37.0,4820,2\n"
+                                  "bloom-176b,h100-80gb,1024,1,128,0,0,150,40.0,5270,8\n");
+  const auto csv = dir / "rows.csv";
+  const auto r = run_command(fleetwatt_command() + " validate " + dir.path().string() +
+                             " --serving --json --rows " + csv.string());
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["all"]["rows"] == 4);
+  CHECK(j["all"]["power_rows"] == 2);
+  // Each GPU's rows with the host time fitted on the other GPU's.
+  const auto rows = read_splitwise_perf(dir.path());
+  std::map<std::string, double> without;
+  for (const std::string gpu : {"a100-sxm-80gb", "h100-sxm"}) {
+    std::vector<const ServingMeasurement*> others;
+    for (const auto& m : rows)
+      if (m.gpu != gpu) others.push_back(&m);
+    without[gpu] = fit_layer_overhead(others);
+  }
+  std::ifstream in(csv);
+  std::string line;
+  std::getline(in, line);
+  CHECK(line.rfind("model,gpu,tp,prompt_tokens,batch,output_tokens,measured_prompt_s,predicted_prompt_s",
+                   0) == 0);
+  std::size_t n = 0;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    REQUIRE(f.size() == 14);
+    const auto it = std::find_if(rows.begin(), rows.end(), [&](const ServingMeasurement& m) {
+      return m.model == f[0] && m.gpu == f[1] && std::to_string(m.tp) == f[2];
+    });
+    REQUIRE(it != rows.end());
+    ServingConstants c;
+    c.layer_overhead_s = without.at(it->gpu);
+    const ServingPrediction p = predict_serving_row(*it, c);
+    CHECK(std::stod(f[7]) == Approx(p.prompt_s).epsilon(1e-12));
+    CHECK(std::stod(f[9]) == Approx(p.token_s).epsilon(1e-12));
+    CHECK(std::stod(f[13]) == Approx(p.power_fraction).epsilon(1e-12));
+    ++n;
+  }
+  CHECK(n == 4);
+
+  dir.write("perf_model.csv", header + "llama2-70b,a100-80gb,512,1,128,1.0,0.74,196,-54.8,7160,2\n");
+  const auto bad = run_command(fleetwatt_command() + " validate " + dir.path().string() + " --serving");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("perf_model.csv:2:") != std::string::npos);
+  CHECK(bad.err.find("token_time") != std::string::npos);
+  CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
 }

@@ -142,6 +142,11 @@ double resident_floor(const GpuHardware& gpu, const UtilisationPowerConstants& p
   return (has_hbm(gpu) ? power.floor_hbm : power.floor_gddr) * gpu.tdp_W;
 }
 
+double utilisation_power_W(double floor_W, double saturation_W, double achieved,
+                           const UtilisationPowerConstants& power) noexcept {
+  return floor_W + (saturation_W - floor_W) * std::pow(achieved, power.exponent);
+}
+
 RooflineStep roofline_step(const ModelCount& model, const StepInputs& in, const GpuHardware& gpu,
                            const RooflineConstants& tc, const UtilisationPowerConstants& pc) {
   RooflineStep s;
@@ -214,7 +219,7 @@ RooflineStep roofline_step(const ModelCount& model, const StepInputs& in, const 
                                 : pc.saturation[static_cast<std::size_t>(power_class(model.family))] *
                                       lookup(pc.gpu_saturation, gpu.id, 1.0);
   s.saturation_W = std::max(s.floor_W, saturation * gpu.tdp_W);
-  s.full_clock_W = s.floor_W + (s.saturation_W - s.floor_W) * std::pow(s.achieved, pc.exponent);
+  s.full_clock_W = utilisation_power_W(s.floor_W, s.saturation_W, s.achieved, pc);
   s.power_limit_W = in.power_limit_W > 0.0 ? std::min(in.power_limit_W, gpu.tdp_W) : gpu.tdp_W;
   const ClockModel& clock = clock_model();
   s.stretch = clock.stretch(s.full_clock_W, s.power_limit_W, gpu.tdp_W);

@@ -12,6 +12,7 @@
 
 #include "fleetwatt/models/hardware/collectives.hpp"
 #include "fleetwatt/models/hardware/tensor_gemm.hpp"
+#include "fleetwatt/models/training/layer_gemms.hpp"
 #include "fleetwatt/models/training/step_comm.hpp"
 
 namespace fleetwatt::models {
@@ -60,57 +61,6 @@ void add_head(std::array<OpWork, kOpClasses>& ops, const std::array<OpWork, kOpC
     o.flops += h.flops / tp, o.bytes += h.bytes / tp, o.weight_bytes += h.weight_bytes / tp;
     o.kernels += h.kernels;
   }
-}
-
-/// One GEMM of a layer's forward pass on one GPU: M x N x K (M the tokens), `count` of them, in `precision`.
-struct Gemm {
-  double m = 0.0, n = 0.0, k = 0.0, count = 1.0;
-  Precision precision = Precision::bf16;
-};
-
-/// A transformer layer's forward GEMMs on one of tp GPUs for `tokens` tokens (Megatron's column- and
-/// row-parallel split): QKV (grouped-query: heads + 2 kv_heads), the attention output, and the feed-forward
-/// in (gate and up fused when gated) and out; for a mixture of experts the router and each of the GPU's E /
-/// ep experts over its tokens (top_k x ep x tokens / E, balanced: Megatron-Bridge's benchmarks force the
-/// balance). `linear`: the precision of the layer's linear GEMMs (FP8 under Transformer Engine).
-std::vector<Gemm> layer_gemms(const ModelCount& m, double tokens, double tp, double ep, Precision linear,
-                              Precision p16) {
-  const double h = m.d_model, a = m.d_attention > 0 ? m.d_attention : h;
-  const double d_head = a / m.heads, kv = m.kv_heads > 0 ? m.kv_heads : m.heads;
-  const double ff = m.d_ff, in = m.ffn_in_matrices;
-  std::vector<Gemm> g;
-  g.push_back({tokens, (m.heads + 2.0 * kv) * d_head / tp, h, 1.0, linear});
-  g.push_back({tokens, h, a / tp, 1.0, linear});
-  if (m.experts > 1) {
-    const double experts = m.experts, local = std::max(1.0, experts / ep);
-    const double routed = tokens * m.top_k * std::min(ep, experts) / experts;
-    g.push_back({tokens, experts, h, 1.0, p16});
-    g.push_back({routed, in * ff / tp, h, local, linear});
-    g.push_back({routed, h, ff / tp, local, linear});
-  } else {
-    g.push_back({tokens, in * ff / tp, h, 1.0, linear});
-    g.push_back({tokens, h, ff / tp, 1.0, linear});
-  }
-  return g;
-}
-
-/// Seconds (full clocks) and FLOPs of a forward pass over `gemms`, and their time at the peak.
-struct GemmTime {
-  double s = 0.0, flops = 0.0, at_peak_s = 0.0;
-  void add(const GemmTime& o, double times) {
-    s += times * o.s, flops += times * o.flops, at_peak_s += times * o.at_peak_s;
-  }
-};
-GemmTime time_gemms(const std::vector<Gemm>& gemms, const GpuHardware& gpu) {
-  const TensorGemmFit& fit = default_tensor_gemm();
-  GemmTime t;
-  for (const Gemm& g : gemms) {
-    const double flops = 2.0 * g.m * g.n * g.k;
-    t.s += g.count * tensor_gemm_seconds(fit, gpu, g.precision, g.m, g.n, g.k);
-    t.flops += g.count * flops;
-    t.at_peak_s += g.count * flops / matmul_peak_flops(gpu, g.precision);
-  }
-  return t;
 }
 
 /// The element-wise bytes Transformer Engine's FP8 adds per layer and micro-batch for a training step: each

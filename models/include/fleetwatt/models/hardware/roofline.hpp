@@ -143,6 +143,12 @@ struct RooflineStep {
 
 /// The resident floor of `gpu`: its preset's measured resident_W, else the fit's floor for it, else the rule.
 [[nodiscard]] double resident_floor(const GpuHardware& gpu, const UtilisationPowerConstants& power) noexcept;
+/// A GPU's draw at full clocks doing work that keeps it busy for the share `achieved` of the time
+/// (compute-bound seconds plus memory_weight x bandwidth-bound seconds, over all seconds): floor +
+/// (saturation - floor) x achieved^exponent. Training steps (roofline_step) and serving iterations draw by
+/// it.
+[[nodiscard]] double utilisation_power_W(double floor_W, double saturation_W, double achieved,
+                                         const UtilisationPowerConstants& power) noexcept;
 
 /// The model's operator-class work: the zoo's split, or generic_ops() for a model without one.
 [[nodiscard]] std::array<OpWork, kOpClasses> operator_work(const ModelCount& model) noexcept;
