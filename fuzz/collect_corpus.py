@@ -33,6 +33,8 @@ SOURCES = {
     "trace_helios": (["tests/jobs/traces/helios_sample.csv"], ["tests/jobs/trace_formats_test.cpp"], []),
     "trace_swf": (["tests/jobs/traces/sample.swf"], ["tests/jobs/trace_formats_test.cpp"], []),
     "trace_fleetwatt_csv": ([], ["tests/jobs/job_table_csv_test.cpp", "tests/jobs/trace_reader_test.cpp"], []),
+    "request_trace": ([], ["tests/jobs/request_trace_test.cpp", "tests/tools/cli_serve_test.cpp"],
+                      ["azure-llm-inference-2023/*.csv", "mooncake-fast25/*.jsonl"]),
     "grid_signal_csv": ([], ["tests/sim/grid_signal_test.cpp"], ["grid-carbon-*/*.csv"]),
     "weather_csv": (["examples/weather/*.csv"], ["tests/sim/weather_csv_test.cpp"], []),
     "power_log": ([], ["tests/fit/telemetry_test.cpp"], ["zeus-nsdi23/profile_data/*.csv"]),

@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "fleetwatt/jobs/request_trace.hpp"
 #include "fleetwatt/jobs/trace.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
@@ -59,6 +60,9 @@ std::vector<ListSection> registry_sections() {
   for (const auto& f : jobs::trace_formats()) traces.entries.push_back({f.name, f.description, f.params});
   traces.entries.push_back(
       {"(every format)", "keys every [workload.trace] takes", jobs::trace_common_params()});
+  ListSection& requests = out.emplace_back(ListSection{"request trace formats (fleetwatt serve TRACE)", {}});
+  for (const auto& f : jobs::request_trace_formats())
+    requests.entries.push_back({f.name, f.description, f.params});
   ListSection& failures = out.emplace_back(ListSection{"job interruptions ([failures])", {}});
   failures.entries.push_back({"failures",
                               "interruptions of running jobs, restarts and lost work (off unless enabled)",

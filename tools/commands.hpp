@@ -24,5 +24,6 @@ void add_validate_command(CLI::App& app, Action& action);
 void add_export_command(CLI::App& app, Action& action);
 void add_report_command(CLI::App& app, Action& action);
 void add_sweep_command(CLI::App& app, Action& action);
+void add_serve_command(CLI::App& app, Action& action);
 
 }  // namespace fleetwatt::tools

@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   fleetwatt::tools::add_export_command(app, action);
   fleetwatt::tools::add_report_command(app, action);
   fleetwatt::tools::add_sweep_command(app, action);
+  fleetwatt::tools::add_serve_command(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

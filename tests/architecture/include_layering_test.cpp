@@ -3,9 +3,8 @@
 // include). The link order alone would not catch it: a header-only use of a later library compiles and links.
 // Inside a library its rooms are ranked the same way (models: zoo -> hardware -> training -> predictors ->
 // serving -> fit -> the registry above them, so the predictors read fitted constants and never include how
-// they are fitted; topologies: graph -> fabrics -> flows; sim: fleet -> power -> policies -> engine; results:
-// metrics
-// -> hdf5).
+// they are fitted; topologies: graph -> fabrics -> flows; sim: fleet -> power -> serving -> policies ->
+// engine; results: metrics -> hdf5).
 #include <catch2/catch.hpp>
 
 #include <array>
@@ -95,7 +94,7 @@ const std::vector<Rooms>& library_rooms() {
   static const std::vector<Rooms> rooms = {
       {"models", {"zoo", "hardware", "training", "predictors", "serving", "fit"}},
       {"topologies", {"graph", "fabrics", "flows"}},
-      {"sim", {"fleet", "power", "policies", "engine"}},
+      {"sim", {"fleet", "power", "serving", "policies", "engine"}},
       {"results", {"metrics", "hdf5"}},
   };
   return rooms;

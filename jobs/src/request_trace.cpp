@@ -1,0 +1,180 @@
+// LLM inference request traces: the Azure 2023, Mooncake and plain readers, their registry, and rate scaling
+// and repetition (see the header).
+#include "fleetwatt/jobs/request_trace.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+#include "fleetwatt/core/csv_reader.hpp"
+#include "fleetwatt/core/timestamp.hpp"
+
+namespace fleetwatt::jobs {
+namespace {
+
+using core::TraceFormatError;
+
+constexpr std::int64_t kMaxTokens = std::numeric_limits<std::uint32_t>::max();
+
+/// A CSV of requests: the time column read by `time`, the token columns by name.
+template <class Time>
+std::vector<Request> read_csv(std::istream& in, const std::string& name, const char* time_col,
+                              const char* input_col, const char* output_col, Time time) {
+  core::CsvReader csv(in, name);
+  csv.read_header({time_col, input_col, output_col});
+  std::vector<Request> out;
+  while (const auto row = csv.next()) {
+    Request r;
+    r.arrival_s = time(csv, *row);
+    r.input_tokens = static_cast<std::uint32_t>(csv.integer(*row, input_col, 1, kMaxTokens));
+    r.output_tokens = static_cast<std::uint32_t>(csv.integer(*row, output_col, 1, kMaxTokens));
+    r.record = row->line;
+    out.push_back(r);
+  }
+  return out;
+}
+
+std::vector<Request> read_azure2023(std::istream& in, const std::string& name) {
+  return read_csv(in, name, "TIMESTAMP", "ContextTokens", "GeneratedTokens",
+                  [](const core::CsvReader& csv, const core::CsvRow& row) {
+                    const std::string& text = csv.text(row, "TIMESTAMP");
+                    const auto t = core::parse_timestamp(text);
+                    if (!t)
+                      throw TraceFormatError(csv.where(row, *csv.column("TIMESTAMP")), "TIMESTAMP",
+                                             fmt::format("'{}' is not a date and time", text));
+                    return *t;
+                  });
+}
+
+std::vector<Request> read_plain(std::istream& in, const std::string& name) {
+  return read_csv(in, name, "time_s", "input_tokens", "output_tokens",
+                  [](const core::CsvReader& csv, const core::CsvRow& row) {
+                    const double t = csv.number(row, "time_s");
+                    if (!(t >= 0.0))
+                      throw TraceFormatError(csv.where(row, *csv.column("time_s")), "time_s",
+                                             fmt::format("must not be negative, not {}", t));
+                    return t;
+                  });
+}
+
+std::vector<Request> read_mooncake(std::istream& in, const std::string& name) {
+  std::vector<Request> out;
+  std::string line;
+  std::uint32_t number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    const core::SourceLocation where{name, number, 0};
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::exception& e) {
+      throw TraceFormatError(where, "json", fmt::format("not a JSON object: {}", e.what()));
+    }
+    if (!j.is_object()) throw TraceFormatError(where, "json", "not a JSON object");
+    const auto field = [&](const char* key, double lo, double hi) {
+      const auto it = j.find(key);
+      if (it == j.end() || !it->is_number()) throw TraceFormatError(where, key, "missing, or not a number");
+      const double v = it->get<double>();
+      if (!(v >= lo && v <= hi) || (std::string_view(key) != "timestamp" && v != std::floor(v)))
+        throw TraceFormatError(where, key, fmt::format("{} is out of range", v));
+      return v;
+    };
+    Request r;
+    r.arrival_s = field("timestamp", 0.0, 1e15) / 1e3;
+    r.input_tokens = static_cast<std::uint32_t>(field("input_length", 1.0, double(kMaxTokens)));
+    r.output_tokens = static_cast<std::uint32_t>(field("output_length", 1.0, double(kMaxTokens)));
+    r.record = number;
+    out.push_back(r);
+  }
+  return out;
+}
+
+/// The format whose header (or first record) the first line is; nullptr when none.
+const RequestTraceFormats::Entry* detect(const std::string& first) {
+  const auto& formats = request_trace_formats();
+  if (first.rfind("TIMESTAMP,", 0) == 0) return formats.find("azure2023");
+  if (first.rfind("time_s,", 0) == 0) return formats.find("plain");
+  if (first.find('{') != std::string::npos && first.find("input_length") != std::string::npos)
+    return formats.find("mooncake");
+  return nullptr;
+}
+
+}  // namespace
+
+const RequestTraceFormats& request_trace_formats() {
+  static const RequestTraceFormats formats(
+      "request trace format",
+      {{"azure2023",
+        "Azure LLM inference trace 2023 (Splitwise, ISCA 2024): TIMESTAMP,ContextTokens,GeneratedTokens",
+        {},
+        read_azure2023},
+       {"mooncake",
+        "Mooncake (FAST 2025) JSON lines: timestamp (ms), input_length, output_length",
+        {},
+        read_mooncake},
+       {"plain", "CSV time_s,input_tokens,output_tokens", {}, read_plain}});
+  return formats;
+}
+
+RequestTrace read_request_trace(std::istream& in, const std::string& name) {
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);
+  const std::string first = text.substr(0, text.find('\n'));
+  const auto* format = detect(first);
+  if (format == nullptr)
+    throw TraceFormatError({name, 1, 1}, "header",
+                           fmt::format("not a request trace of a known format ({}): its first line is '{}'",
+                                       request_trace_formats().names(), first.substr(0, 80)));
+  std::istringstream body(text);
+  RequestTrace trace;
+  trace.name = name;
+  trace.format = format->name;
+  trace.requests = format->make(body, name);
+  if (trace.requests.empty()) throw TraceFormatError({name, 1, 1}, "requests", "the trace holds no request");
+  std::stable_sort(trace.requests.begin(), trace.requests.end(),
+                   [](const Request& a, const Request& b) { return a.arrival_s < b.arrival_s; });
+  const double start = trace.requests.front().arrival_s;
+  for (Request& r : trace.requests) r.arrival_s -= start;
+  return trace;
+}
+
+RequestTrace read_request_trace(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw TraceFormatError({file.string(), 0, 0}, "file", "cannot open the request trace");
+  return read_request_trace(in, file.string());
+}
+
+RequestTrace scale_and_fill(const RequestTrace& trace, double rate_scale, double horizon_s) {
+  if (!(rate_scale > 0.0) || !std::isfinite(rate_scale))
+    throw std::invalid_argument(fmt::format("rate scale must be positive, not {}", rate_scale));
+  RequestTrace out = trace;
+  for (Request& r : out.requests) r.arrival_s /= rate_scale;
+  if (!(horizon_s > 0.0) || out.requests.empty()) return out;
+  const std::size_t n = out.requests.size();
+  const double span = out.span_s();
+  if (n > 1 && !(span > 0.0))
+    throw std::invalid_argument(
+        "a trace whose requests all arrive at one instant cannot be repeated to a horizon");
+  // One request alone repeats every second.
+  const double period = n > 1 ? span + span / static_cast<double>(n - 1) : 1.0;
+  std::vector<Request> filled;
+  for (double shift = 0.0; shift < horizon_s; shift += period)
+    for (const Request& r : out.requests) {
+      if (r.arrival_s + shift >= horizon_s) break;
+      Request c = r;
+      c.arrival_s += shift;
+      filled.push_back(c);
+    }
+  out.requests = std::move(filled);
+  return out;
+}
+
+}  // namespace fleetwatt::jobs

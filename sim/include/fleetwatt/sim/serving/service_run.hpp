@@ -1,0 +1,67 @@
+// A serving service played request by request (the exact mode): replicas of one LLM on tp GPUs each, requests
+// dispatched round-robin in arrival order, and each replica running vLLM-style continuous batching: first
+// come first served, at most max_batch sequences, at most max_batched_tokens tokens an iteration (each
+// running sequence's next token first, then prompt chunks in arrival order: chunked prefill), and a
+// sequence admitted only when the KV cache holds its whole prompt and generation (no preemption). Each
+// iteration's time and power come from models/serving/serving_iteration.hpp; an idle replica's GPUs hold the
+// model at their resident floor. What it gives: each request's first-token and end times, the service's
+// power per interval, its energy.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "fleetwatt/jobs/request_trace.hpp"
+#include "fleetwatt/models/serving/serving_iteration.hpp"
+
+namespace fleetwatt::sim {
+
+struct ServiceConfig {
+  models::ServingReplica replica;  ///< the model, GPU, tp and precision of each replica
+  std::uint32_t replicas = 1;
+  std::uint32_t max_batch = 256;            ///< sequences running at once (vLLM's max_num_seqs)
+  std::uint32_t max_batched_tokens = 8192;  ///< tokens an iteration runs (vLLM's max_num_batched_tokens)
+  /// Share of the GPUs' memory that holds the weights and the KV cache (vLLM's gpu_memory_utilization).
+  double memory_fraction = 0.9;
+  double interval_s = 1.0;  ///< the power series' interval
+  models::ServingConstants constants;
+};
+
+/// KV cache a replica holds, in tokens: (memory x tp x memory_fraction - 16-bit weights) over the bytes one
+/// token's keys and values take on all tp GPUs (layers x 2 x kv heads x head width x 2 bytes; a GPU holds at
+/// least one kv head). Throws std::invalid_argument when the weights do not fit, or for a config out of
+/// range (no replica, max_batch or max_batched_tokens 0, memory_fraction outside (0, 1], interval not
+/// positive).
+[[nodiscard]] double kv_capacity_tokens(const ServiceConfig& config);
+
+struct ServedRequest {
+  double arrival_s = 0.0, first_token_s = 0.0, end_s = 0.0;
+  std::uint32_t input_tokens = 0, output_tokens = 0;
+  std::uint32_t replica = 0;
+  std::uint32_t record = 0;  ///< the trace's line
+};
+
+struct ServiceRun {
+  std::vector<ServedRequest> requests;  ///< in arrival order
+  /// All the service's GPUs' mean power over each interval from 0 to end_s (the last one over its part up
+  /// to end_s).
+  std::vector<double> power_W;
+  double energy_J = 0.0;  ///< the same, over the run: the series' powers times their intervals
+  double end_s = 0.0;     ///< when the last request ends
+  std::uint64_t iterations = 0;
+  double busy_s = 0.0;  ///< replica-seconds spent in iterations
+  double sequence_seconds =
+      0.0;  ///< sum over iterations of running sequences x its time (mean batch = / busy_s)
+  double kv_capacity_tokens = 0.0;
+};
+
+/// Plays `requests` (in arrival order) on the service. Throws core::TraceFormatError at a request's record
+/// when its prompt and generation need more KV cache than a replica holds, std::invalid_argument for a
+/// config kv_capacity_tokens refuses.
+[[nodiscard]] ServiceRun run_service(const ServiceConfig& config, const std::vector<jobs::Request>& requests,
+                                     const std::string& trace_name);
+
+/// The q quantile (0..1) of `values` by linear interpolation between order statistics (0: none).
+[[nodiscard]] double quantile(std::vector<double> values, double q);
+
+}  // namespace fleetwatt::sim

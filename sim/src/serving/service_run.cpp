@@ -1,0 +1,203 @@
+// A serving service played request by request: round-robin dispatch, continuous batching per replica, the
+// power series and latencies (see the header).
+#include "fleetwatt/sim/serving/service_run.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <stdexcept>
+
+#include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/models/hardware/roofline.hpp"
+#include "fleetwatt/models/predictors/predictor_constants.hpp"
+
+namespace fleetwatt::sim {
+namespace {
+
+/// Bytes of a 16-bit weight, key or value element.
+constexpr double kElementBytes = 2.0;
+
+/// Energy per interval, the interval's joules spread over the intervals [a, b) touches.
+class EnergyBins {
+ public:
+  explicit EnergyBins(double interval_s) : dt_(interval_s) {}
+  void add(double a, double b, double watts) {
+    if (!(b > a)) return;
+    auto i = static_cast<std::size_t>(std::floor(a / dt_));
+    while (a < b) {
+      if (joules_.size() <= i) joules_.resize(i + 1, 0.0);
+      const double edge = std::min(b, static_cast<double>(i + 1) * dt_);
+      joules_[i] += watts * (edge - a);
+      a = edge;
+      ++i;
+    }
+  }
+  [[nodiscard]] const std::vector<double>& joules() const noexcept { return joules_; }
+
+ private:
+  double dt_;
+  std::vector<double> joules_;
+};
+
+/// A sequence a replica runs.
+struct Sequence {
+  std::size_t request = 0;  ///< index into the run's requests
+  double prefilled = 0.0;   ///< prompt tokens processed
+  double generated = 0.0;   ///< tokens generated
+};
+
+}  // namespace
+
+double kv_capacity_tokens(const ServiceConfig& c) {
+  if (c.replicas == 0) throw std::invalid_argument("replicas must be at least 1");
+  if (c.max_batch == 0) throw std::invalid_argument("max_batch must be at least 1");
+  if (c.max_batched_tokens == 0) throw std::invalid_argument("max_batched_tokens must be at least 1");
+  if (!(c.memory_fraction > 0.0 && c.memory_fraction <= 1.0))
+    throw std::invalid_argument(fmt::format("memory_fraction must be in (0, 1], not {}", c.memory_fraction));
+  if (!(c.interval_s > 0.0) || !std::isfinite(c.interval_s))
+    throw std::invalid_argument(fmt::format("interval_s must be positive, not {}", c.interval_s));
+  const models::ModelCount& m = c.replica.model;
+  const double tp = std::max(1u, c.replica.tp);
+  const double memory = c.replica.gpu.memory_bytes * tp * c.memory_fraction;
+  const double weights = m.params * kElementBytes;
+  const double a = m.d_attention > 0 ? m.d_attention : m.d_model;
+  const double d_head = m.heads > 0 ? a / m.heads : 0.0, kv_heads = m.kv_heads > 0 ? m.kv_heads : m.heads;
+  const double per_token = m.blocks * 2.0 * tp * std::max(1.0, kv_heads / tp) * d_head * kElementBytes;
+  if (!(weights < memory) || !(per_token > 0.0))
+    throw std::invalid_argument(fmt::format(
+        "{}'s weights ({:.1f} GiB in 16 bits) do not fit {} x {} ({:.1f} GiB at memory_fraction {})", m.name,
+        weights / 1073741824.0, c.replica.tp, c.replica.gpu.id, memory / 1073741824.0, c.memory_fraction));
+  return std::floor((memory - weights) / per_token);
+}
+
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const double pos = std::clamp(q, 0.0, 1.0) * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
+ServiceRun run_service(const ServiceConfig& config, const std::vector<jobs::Request>& requests,
+                       const std::string& trace_name) {
+  ServiceRun run;
+  run.kv_capacity_tokens = kv_capacity_tokens(config);
+  for (const jobs::Request& r : requests)
+    if (double(r.input_tokens) + r.output_tokens > run.kv_capacity_tokens)
+      throw core::TraceFormatError(
+          {trace_name, r.record, 0}, "input_tokens",
+          fmt::format("a request of {} + {} tokens needs more KV cache than a replica holds ({:.0f} tokens)",
+                      r.input_tokens, r.output_tokens, run.kv_capacity_tokens));
+  const models::ServingReplica& replica = config.replica;
+  const double tp = replica.tp;
+  const double idle_W = tp * models::resident_floor(replica.gpu, models::default_predictor_fit().power);
+  run.requests.reserve(requests.size());
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const jobs::Request& r = requests[i];
+    ServedRequest s;
+    s.arrival_s = r.arrival_s, s.input_tokens = r.input_tokens, s.output_tokens = r.output_tokens;
+    s.replica = static_cast<std::uint32_t>(i % config.replicas);
+    s.record = r.record;
+    run.requests.push_back(s);
+  }
+  EnergyBins bins(config.interval_s);
+  std::vector<double> last_active(config.replicas, 0.0);
+  for (std::uint32_t rep = 0; rep < config.replicas; ++rep) {
+    std::vector<std::size_t> mine;
+    for (std::size_t i = rep; i < run.requests.size(); i += config.replicas) mine.push_back(i);
+    std::deque<std::size_t> waiting;
+    std::vector<Sequence> running;
+    std::size_t next = 0;
+    double t = 0.0, kv_used = 0.0;
+    while (next < mine.size() || !waiting.empty() || !running.empty()) {
+      while (next < mine.size() && run.requests[mine[next]].arrival_s <= t) waiting.push_back(mine[next++]);
+      while (!waiting.empty() && running.size() < config.max_batch) {
+        const ServedRequest& r = run.requests[waiting.front()];
+        const double need = double(r.input_tokens) + r.output_tokens;
+        if (kv_used + need > run.kv_capacity_tokens) break;
+        kv_used += need;
+        running.push_back({waiting.front(), 0.0, 0.0});
+        waiting.pop_front();
+      }
+      if (running.empty()) {
+        // Idle until the next arrival (waiting is empty: an empty cache admits any request that fits).
+        const double arrival = run.requests[mine[next]].arrival_s;
+        bins.add(t, arrival, idle_W);
+        t = arrival;
+        continue;
+      }
+      // The batch: every sequence past its prompt generates a token; prompt chunks fill the rest.
+      models::IterationBatch batch;
+      std::vector<double> chunk(running.size(), 0.0);
+      double budget = config.max_batched_tokens;
+      for (const Sequence& s : running)
+        if (s.prefilled >= run.requests[s.request].input_tokens) {
+          const ServedRequest& r = run.requests[s.request];
+          batch.decode_sequences += 1.0;
+          batch.decode_context_tokens += r.input_tokens + s.generated;
+          budget -= 1.0;
+        }
+      for (std::size_t i = 0; i < running.size() && budget > 0.0; ++i) {
+        const Sequence& s = running[i];
+        const double left = run.requests[s.request].input_tokens - s.prefilled;
+        if (!(left > 0.0)) continue;
+        const double c = std::min(left, budget);
+        chunk[i] = c;
+        budget -= c;
+        batch.prefill_tokens += c;
+        batch.prefill_attended_keys += c * s.prefilled + c * (c + 1.0) / 2.0;
+        if (c == left) batch.prefill_sequences += 1.0;
+      }
+      const models::IterationCost cost = models::serving_iteration(replica, batch, config.constants);
+      bins.add(t, t + cost.time_s, tp * cost.power_W);
+      run.busy_s += cost.time_s;
+      run.sequence_seconds += static_cast<double>(running.size()) * cost.time_s;
+      ++run.iterations;
+      t += cost.time_s;
+      // Tokens out: a finished prompt emits the first token, a decode the next.
+      std::vector<Sequence> still;
+      for (std::size_t i = 0; i < running.size(); ++i) {
+        Sequence s = running[i];
+        ServedRequest& r = run.requests[s.request];
+        if (chunk[i] > 0.0) {
+          s.prefilled += chunk[i];
+          if (s.prefilled < r.input_tokens) {
+            still.push_back(s);
+            continue;
+          }
+          r.first_token_s = t;
+          s.generated = 1.0;
+        } else {
+          s.generated += 1.0;
+        }
+        if (s.generated >= r.output_tokens) {
+          r.end_s = t;
+          kv_used -= double(r.input_tokens) + r.output_tokens;
+        } else {
+          still.push_back(s);
+        }
+      }
+      running = std::move(still);
+    }
+    last_active[rep] = t;
+  }
+  run.end_s = *std::max_element(last_active.begin(), last_active.end());
+  // Every replica holds its model at the floor from its last request to the service's last.
+  for (std::uint32_t rep = 0; rep < config.replicas; ++rep) bins.add(last_active[rep], run.end_s, idle_W);
+  const auto intervals = static_cast<std::size_t>(std::ceil(run.end_s / config.interval_s));
+  std::vector<double> joules = bins.joules();
+  joules.resize(std::max(intervals, joules.size()), 0.0);
+  for (const double j : joules) run.energy_J += j;
+  run.power_W.reserve(joules.size());
+  for (std::size_t i = 0; i < joules.size(); ++i) {
+    // The last interval's mean over the part of it the run covers.
+    const double width = std::min(config.interval_s, run.end_s - static_cast<double>(i) * config.interval_s);
+    run.power_W.push_back(width > 0.0 ? joules[i] / width : 0.0);
+  }
+  return run;
+}
+
+}  // namespace fleetwatt::sim

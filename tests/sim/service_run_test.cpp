@@ -1,0 +1,144 @@
+// A serving service played request by request against hand sums of its iterations (each timed by the
+// serving iteration model): one request's prompt and tokens, a second waiting for a batch of one, a long
+// prompt in two chunks, round-robin dispatch, the KV cache's capacity by hand, the power series' energy,
+// and the refusals.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+#include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/models/hardware/gpu_hardware.hpp"
+#include "fleetwatt/models/hardware/roofline.hpp"
+#include "fleetwatt/sim/serving/service_run.hpp"
+
+namespace fleetwatt::sim {
+namespace {
+
+ServiceConfig small_service() {
+  jobs::ModelShape s;
+  s.layers = 2, s.hidden = 1024, s.heads = 8, s.kv_heads = 8, s.ffn_hidden = 4096, s.vocab = 32000;
+  ServiceConfig c;
+  c.replica.model = models::decoder_from_shape(s, 2048, "small");
+  c.replica.gpu = models::find_gpu("a100-sxm-80gb");
+  c.replica.tp = 1;
+  return c;
+}
+
+jobs::Request request(double at, std::uint32_t in, std::uint32_t out, std::uint32_t record = 2) {
+  jobs::Request r;
+  r.arrival_s = at, r.input_tokens = in, r.output_tokens = out, r.record = record;
+  return r;
+}
+
+models::IterationCost prefill(const ServiceConfig& c, double tokens, double done, bool last) {
+  models::IterationBatch b;
+  b.prefill_tokens = tokens;
+  b.prefill_sequences = last ? 1.0 : 0.0;
+  b.prefill_attended_keys = tokens * done + tokens * (tokens + 1.0) / 2.0;
+  return models::serving_iteration(c.replica, b, c.constants);
+}
+
+models::IterationCost decode(const ServiceConfig& c, double sequences, double context) {
+  models::IterationBatch b;
+  b.decode_sequences = sequences, b.decode_context_tokens = context;
+  return models::serving_iteration(c.replica, b, c.constants);
+}
+
+double floor_W(const ServiceConfig& c) {
+  return models::resident_floor(c.replica.gpu, models::default_predictor_fit().power);
+}
+
+TEST_CASE("One request: its prompt, then a token an iteration at a growing context", "[sim][serving]") {
+  const ServiceConfig c = small_service();
+  const ServiceRun run = run_service(c, {request(0.5, 100, 3)}, "t.csv");
+  const auto p = prefill(c, 100, 0, true), d1 = decode(c, 1, 101), d2 = decode(c, 1, 102);
+  REQUIRE(run.requests.size() == 1);
+  CHECK(run.requests[0].first_token_s == Approx(0.5 + p.time_s).epsilon(1e-12));
+  CHECK(run.requests[0].end_s == Approx(0.5 + p.time_s + d1.time_s + d2.time_s).epsilon(1e-12));
+  CHECK(run.iterations == 3);
+  // The floor until the arrival, then the iterations' draws.
+  const double energy =
+      0.5 * floor_W(c) + p.time_s * p.power_W + d1.time_s * d1.power_W + d2.time_s * d2.power_W;
+  CHECK(run.energy_J == Approx(energy).epsilon(1e-12));
+  // The series (one interval of 1 s, ending at end_s) holds the same energy.
+  REQUIRE(run.power_W.size() == 1);
+  CHECK(run.power_W[0] * run.end_s == Approx(run.energy_J).epsilon(1e-12));
+}
+
+TEST_CASE("A batch of one holds the second request until the first ends", "[sim][serving]") {
+  ServiceConfig c = small_service();
+  c.max_batch = 1;
+  const ServiceRun run = run_service(c, {request(0, 100, 2), request(0, 50, 1, 3)}, "t.csv");
+  const auto p1 = prefill(c, 100, 0, true), d1 = decode(c, 1, 101), p2 = prefill(c, 50, 0, true);
+  CHECK(run.requests[0].end_s == Approx(p1.time_s + d1.time_s).epsilon(1e-12));
+  // One output token: its prompt's iteration emits it, and the request ends there.
+  CHECK(run.requests[1].first_token_s == Approx(p1.time_s + d1.time_s + p2.time_s).epsilon(1e-12));
+  CHECK(run.requests[1].end_s == run.requests[1].first_token_s);
+}
+
+TEST_CASE("A prompt longer than an iteration's tokens runs in chunks, the last one emitting",
+          "[sim][serving]") {
+  ServiceConfig c = small_service();
+  c.max_batched_tokens = 8192;
+  const ServiceRun run = run_service(c, {request(0, 10000, 1)}, "t.csv");
+  const auto a = prefill(c, 8192, 0, false), b = prefill(c, 1808, 8192, true);
+  CHECK(run.iterations == 2);
+  CHECK(run.requests[0].first_token_s == Approx(a.time_s + b.time_s).epsilon(1e-12));
+}
+
+TEST_CASE("Requests go to the replicas in turn, an idle replica holds the floor to the end",
+          "[sim][serving]") {
+  ServiceConfig c = small_service();
+  c.replicas = 2;
+  const ServiceRun run = run_service(
+      c, {request(0, 10, 2), request(0, 10, 2, 3), request(0.001, 10, 2, 4), request(5, 10, 2, 5)}, "t.csv");
+  CHECK(run.requests[0].replica == 0);
+  CHECK(run.requests[1].replica == 1);
+  CHECK(run.requests[2].replica == 0);
+  CHECK(run.requests[3].replica == 1);
+  // Replica 1 ends last: replica 0 holds the floor from its last request to then.
+  const auto p = prefill(c, 10, 0, true), d = decode(c, 1, 11);
+  CHECK(run.end_s == Approx(5 + p.time_s + d.time_s).epsilon(1e-12));
+  double series = 0.0;
+  for (std::size_t i = 0; i < run.power_W.size(); ++i)
+    series += run.power_W[i] * std::min(c.interval_s, run.end_s - double(i) * c.interval_s);
+  CHECK(series == Approx(run.energy_J).epsilon(1e-12));
+  CHECK(run.power_W.size() == 6);
+}
+
+TEST_CASE("The KV cache holds what the memory leaves beside the weights", "[sim][serving]") {
+  ServiceConfig c;
+  c.replica.model = models::count_model("llama2_70b", 0);
+  c.replica.gpu = models::find_gpu("a100-sxm-80gb");
+  c.replica.tp = 4;
+  const models::ModelCount& m = c.replica.model;
+  // 4 x 80 GiB x 0.9 less 2 bytes a parameter, over 80 layers x K and V x 8 kv heads x 128 x 2 bytes.
+  const double expected =
+      std::floor((4 * 80.0 * 1073741824.0 * 0.9 - 2.0 * m.params) / (80 * 2 * 8 * 128 * 2.0));
+  CHECK(kv_capacity_tokens(c) == expected);
+  c.replica.tp = 1;
+  CHECK_THROWS_WITH(kv_capacity_tokens(c), Catch::Contains("do not fit"));
+  ServiceConfig small = small_service();
+  small.memory_fraction = 1.5;
+  CHECK_THROWS_AS(kv_capacity_tokens(small), std::invalid_argument);
+  // A request bigger than the cache is refused at its record.
+  small = small_service();
+  const double capacity = kv_capacity_tokens(small);
+  try {
+    (void)run_service(small, {request(0, static_cast<std::uint32_t>(capacity), 1, 7)}, "t.csv");
+    FAIL("no error");
+  } catch (const core::TraceFormatError& e) {
+    CHECK(std::string(e.what()).find("t.csv:7") != std::string::npos);
+  }
+}
+
+TEST_CASE("Quantiles interpolate between order statistics", "[sim][serving]") {
+  CHECK(quantile({3.0, 1.0, 2.0, 4.0}, 0.5) == 2.5);
+  CHECK(quantile({1.0, 2.0}, 0.99) == Approx(1.99));
+  CHECK(quantile({}, 0.5) == 0.0);
+}
+
+}  // namespace
+}  // namespace fleetwatt::sim

@@ -1,0 +1,114 @@
+// `fleetwatt serve` end to end: its summary equals the library's run of the same trace and service (energy,
+// latency quantiles, the power series' energy), --help has examples, and bad input is one located line with
+// status 2.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "fleetwatt/jobs/request_trace.hpp"
+#include "fleetwatt/models/hardware/gpu_hardware.hpp"
+#include "fleetwatt/sim/serving/service_run.hpp"
+#include "test_support.hpp"
+
+using namespace fleetwatt::test;
+using namespace fleetwatt;
+
+namespace {
+
+/// 40 requests over 20 s, prompts of 200-2,150 tokens, 20-215 generated.
+std::string trace_text() {
+  std::string t = "time_s,input_tokens,output_tokens\n";
+  for (int i = 0; i < 40; ++i) t += fmt::format("{},{},{}\n", 0.5 * i, 200 + 50 * i, 20 + 5 * i);
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("serve's summary is the library's run of the same trace", "[cli][serve]") {
+  TempDir dir;
+  const auto trace = dir.write("requests.csv", trace_text());
+  const auto series = dir / "power.csv";
+  const auto r = run_command(
+      fleetwatt_command() + " serve " + trace.string() +
+      " --model llama3_8b --gpu h100-sxm --replicas 2 --max-batch 16 --json --series " + series.string());
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("serving 40 requests") != std::string::npos);
+  const auto j = nlohmann::json::parse(r.out);
+
+  sim::ServiceConfig c;
+  c.replica.model = models::count_model("llama3_8b", 0);
+  c.replica.gpu = models::find_gpu("h100-sxm");
+  c.replicas = 2, c.max_batch = 16;
+  const jobs::RequestTrace t = jobs::read_request_trace(trace);
+  const sim::ServiceRun run = sim::run_service(c, t.requests, t.name);
+  CHECK(j["requests"] == 40);
+  CHECK(j["gpus"] == 2);
+  CHECK(j["energy_J"].get<double>() == Approx(run.energy_J).epsilon(1e-12));
+  CHECK(j["end_s"].get<double>() == Approx(run.end_s).epsilon(1e-12));
+  CHECK(j["mean_power_W"].get<double>() == Approx(run.energy_J / run.end_s).epsilon(1e-12));
+  CHECK(j["energy_per_request_J"].get<double>() == Approx(run.energy_J / 40).epsilon(1e-12));
+  double tokens = 0.0;
+  std::vector<double> ttft;
+  for (const auto& q : run.requests) tokens += q.output_tokens, ttft.push_back(q.first_token_s - q.arrival_s);
+  CHECK(j["energy_per_1000_output_tokens_J"].get<double>() ==
+        Approx(1000 * run.energy_J / tokens).epsilon(1e-12));
+  CHECK(j["ttft_p99_s"].get<double>() == Approx(sim::quantile(ttft, 0.99)).epsilon(1e-12));
+  // Two idle H100s hold at least their floor, and no interval passes two boards' 700 W.
+  CHECK(j["peak_power_W"].get<double>() <= 1400.0);
+  CHECK(j["mean_power_W"].get<double>() > 2 * 70.0);
+
+  // The series file: the same energy, interval by interval.
+  std::ifstream in(series);
+  std::string line;
+  std::getline(in, line);
+  CHECK(line == "time_s,power_W");
+  double energy = 0.0;
+  std::size_t n = 0;
+  while (std::getline(in, line)) {
+    const double w = std::stod(line.substr(line.find(',') + 1));
+    energy += w * std::min(1.0, run.end_s - double(n));
+    ++n;
+  }
+  CHECK(n == run.power_W.size());
+  CHECK(energy == Approx(run.energy_J).epsilon(1e-9));
+
+  // The text summary names what it is.
+  const auto text =
+      run_command(fleetwatt_command() + " serve " + trace.string() + " --model llama3_8b --gpu h100-sxm");
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("requests served    40") != std::string::npos);
+  CHECK(text.out.find("J per 1,000 output tokens") != std::string::npos);
+}
+
+TEST_CASE("serve explains itself and refuses bad input in one located line", "[cli][serve]") {
+  const auto help = run_command(fleetwatt_command() + " serve --help");
+  CHECK(help.exit_code == 0);
+  CHECK(help.out.find("Examples:") != std::string::npos);
+  TempDir dir;
+  const auto bad = dir.write("requests.csv", "time_s,input_tokens,output_tokens\n0,10,5\n1,10,-5\n");
+  const auto r = run_command(fleetwatt_command() + " serve " + bad.string() + " --model llama3_8b");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("requests.csv:3:") != std::string::npos);
+  CHECK(r.err.find("output_tokens") != std::string::npos);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  const auto good = dir.write("ok.csv", "time_s,input_tokens,output_tokens\n0,10,5\n");
+  // Llama-2-70B's 138 GB of weights on one 80 GB A100.
+  const auto big = run_command(fleetwatt_command() + " serve " + good.string() +
+                               " --model llama2_70b --gpu a100-sxm-80gb");
+  CHECK(big.exit_code == 2);
+  CHECK(big.err.find("--model") != std::string::npos);
+  CHECK(big.err.find("do not fit") != std::string::npos);
+  const auto unknown = run_command(fleetwatt_command() + " serve " + good.string() + " --model nope");
+  CHECK(unknown.exit_code == 2);
+  const auto cnn = run_command(fleetwatt_command() + " serve " + good.string() + " --model resnet50");
+  CHECK(cnn.exit_code == 2);
+  CHECK(cnn.err.find("not a transformer decoder") != std::string::npos);
+  const auto pcie =
+      run_command(fleetwatt_command() + " serve " + good.string() + " --model llama3_8b --gpu l40s --tp 2");
+  CHECK(pcie.exit_code == 2);
+  CHECK(pcie.err.find("NVLink") != std::string::npos);
+}
