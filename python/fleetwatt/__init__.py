@@ -42,6 +42,8 @@ __all__ = [
     "open",
     "predict",
     "run",
+    "serve",
+    "Served",
 ]
 
 _open = open  # the builtin, before fleetwatt.open shadows it here
@@ -307,6 +309,36 @@ def predict(**options) -> dict:
     ConfigError naming the keyword.
     """
     return json.loads(_fleetwatt.predict_json(options))
+
+
+class Served:
+    """An LLM request trace played on replicas of a model (fleetwatt.serve): the summary `fleetwatt serve
+    --json` prints (a dict), each request's times (a DataFrame: record, replica, arrival_s, input_tokens,
+    output_tokens, first_token_s, end_s) and the service's GPU power per interval (a DataFrame time_s,
+    power_W; the last interval's mean over its part up to the last request's end)."""
+
+    def __init__(self, summary: dict, requests: pd.DataFrame, power: pd.DataFrame):
+        self.summary = summary
+        self.requests = requests
+        self.power = power
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return (f"<fleetwatt.Served {s['requests']} requests in {s['end_s']:.1f} s, "
+                f"{s['mean_power_W'] / 1e3:.2f} kW, {s['energy_per_request_J']:.1f} J per request>")
+
+
+def serve(trace: str | os.PathLike, **options) -> Served:
+    """Plays a request trace (Azure LLM inference 2023, Mooncake JSON lines, or CSV
+    time_s,input_tokens,output_tokens) on replicas of a model with continuous batching, as `fleetwatt serve`
+    does. Keywords are the command's options with '_' for '-': serve("conv.csv", model="llama2_70b",
+    gpu="a100-sxm-80gb", tp=4, replicas=2, max_batch=256, max_batched_tokens=8192, memory_fraction=0.9,
+    rate_scale=1.0, horizon_s=0.0, interval_s=1.0). Computed in this process by the same C++ code as the
+    command. A bad keyword or value raises ConfigError naming the keyword; a bad trace record names its line.
+    """
+    summary, requests, power, interval = _fleetwatt.serve_run(str(trace), options)
+    power_df = pd.DataFrame({"time_s": np.arange(len(power)) * interval, "power_W": np.asarray(power)})
+    return Served(json.loads(summary), pd.DataFrame(requests), power_df)
 
 
 from ._env import Env  # noqa: E402  (the Gym-style loop builds on the names above)

@@ -7,9 +7,9 @@
 #include <limits>
 
 #include "bindings.hpp"
-#include "fleetwatt/core/checked_integer.hpp"
 #include "fleetwatt/runs/job_prediction.hpp"
 #include "fleetwatt/runs/scenario.hpp"
+#include "keywords.hpp"
 
 namespace py = pybind11;
 
@@ -19,33 +19,17 @@ namespace {
 constexpr const char* kOrigin = "predict()";
 
 jobs::ConfigError keyword_error(const std::string& key, const std::string& message) {
-  return jobs::ConfigError({kOrigin, 0, 0}, key, message);
+  return python::keyword_error(kOrigin, key, message);
 }
-
 std::string as_text(const std::string& key, const py::handle& v) {
-  if (!py::isinstance<py::str>(v))
-    throw keyword_error(key,
-                        fmt::format("expects a string, got {}", py::str(py::repr(v)).cast<std::string>()));
-  return v.cast<std::string>();
+  return python::as_text(kOrigin, key, v);
 }
-
 double as_number(const std::string& key, const py::handle& v) {
-  if (py::isinstance<py::bool_>(v) || !(py::isinstance<py::int_>(v) || py::isinstance<py::float_>(v)))
-    throw keyword_error(key,
-                        fmt::format("expects a number, got {}", py::str(py::repr(v)).cast<std::string>()));
-  return v.cast<double>();
+  return python::as_number(kOrigin, key, v);
 }
-
 template <typename Int>
 Int as_integer(const std::string& key, const py::handle& v) {
-  const double x = as_number(key, v);
-  // Compared as integers: int64's largest value rounds up to 2^63 as a double, which the cast cannot hold.
-  const auto i = x == std::floor(x) ? core::integer_in_range<Int>(x) : std::nullopt;
-  if (!i)
-    throw keyword_error(
-        key, fmt::format("expects a whole number from {} to {}, got {}", std::numeric_limits<Int>::min(),
-                         std::numeric_limits<Int>::max(), py::str(py::repr(v)).cast<std::string>()));
-  return *i;
+  return python::as_integer<Int>(kOrigin, key, v);
 }
 
 /// model_shape as predict --model-shape takes it: a "layers=..,hidden=.." text, or a dict of the same keys.

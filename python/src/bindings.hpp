@@ -15,6 +15,8 @@ void bind_results(pybind11::module_& m);
 void bind_policy(pybind11::module_& m);
 /// predict_json: one job's prediction without a simulation.
 void bind_predict(pybind11::module_& m);
+/// serve_run: an LLM request trace played on replicas of a model.
+void bind_serve(pybind11::module_& m);
 /// The Gym-style loop.
 void bind_env(pybind11::module_& m);
 

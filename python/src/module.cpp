@@ -14,5 +14,6 @@ PYBIND11_MODULE(_fleetwatt, m) {
   fleetwatt::python::bind_results(m);
   fleetwatt::python::bind_policy(m);
   fleetwatt::python::bind_predict(m);
+  fleetwatt::python::bind_serve(m);
   fleetwatt::python::bind_env(m);
 }

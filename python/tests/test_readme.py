@@ -47,3 +47,6 @@ def test_python_page_blocks_run(tmp_path, monkeypatch):
     again = fleetwatt.open(tmp_path / "day.h5").summary
     assert pd.Series(old.summary, dtype=object).equals(pd.Series(again, dtype=object))  # NaN equals NaN
     assert old.summary["facility_energy_J"] == again["facility_energy_J"] > 0
+    # The served minute: its 60 requests, their energy the power series'.
+    sv = namespace["sv"]
+    assert sv.summary["requests"] == len(sv.requests) == 60

@@ -311,3 +311,33 @@ def test_scenario_warnings_are_python_warnings(two_jobs):
     with pytest.warns(fleetwatt.FleetwattWarning, match="pue"):
         s = fleetwatt.load_scenario(two_jobs, **{"facility.pue": 3.5})
     assert s.take_warnings() == []  # each warning once
+
+
+def test_serve_is_the_commands_json_with_its_requests_and_power(binary, tmp_path):
+    import json
+
+    trace = tmp_path / "requests.csv"
+    trace.write_text("time_s,input_tokens,output_tokens\n" +
+                     "".join(f"{0.5 * i},{200 + 50 * i},{20 + 5 * i}\n" for i in range(30)))
+    series = tmp_path / "power.csv"
+    p = subprocess.run([binary, "serve", str(trace), "--model", "llama3_8b", "--gpu", "h100-sxm", "--replicas", "2",
+                        "--max-batch", "8", "--json", "--series", str(series)],
+                       capture_output=True, text=True, check=True)
+    got = fleetwatt.serve(trace, model="llama3_8b", gpu="h100-sxm", replicas=2, max_batch=8)
+    assert got.summary == json.loads(p.stdout)
+    assert len(got.requests) == 30
+    assert list(got.requests.columns) == ["record", "replica", "arrival_s", "input_tokens", "output_tokens",
+                                          "first_token_s", "end_s"]
+    assert (got.requests.end_s >= got.requests.first_token_s).all()
+    assert (got.requests.first_token_s > got.requests.arrival_s).all()
+    # The power series equals the command's file, and its energy the summary's.
+    import pandas as pd
+
+    cmd = pd.read_csv(series, float_precision="round_trip")
+    assert cmd.power_W.tolist() == got.power.power_W.tolist()
+    widths = (got.summary["end_s"] - got.power.time_s).clip(upper=1.0)
+    assert abs((got.power.power_W * widths).sum() / got.summary["energy_J"] - 1) < 1e-9
+    with pytest.raises(fleetwatt.ConfigError, match="max_batch"):
+        fleetwatt.serve(trace, model="llama3_8b", max_batch=0)
+    with pytest.raises(fleetwatt.ConfigError, match="replica_count"):
+        fleetwatt.serve(trace, model="llama3_8b", replica_count=2)

@@ -1,0 +1,68 @@
+// An LLM service played on a request trace, as `fleetwatt serve` prints it and fleetwatt.serve() returns it:
+// the request (trace, model, GPU, replicas, batching; from flags or keywords), the run, its summary (power,
+// energy per request and per 1,000 output tokens, latency percentiles, batch) and the texts both print.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "fleetwatt/jobs/request_trace.hpp"
+#include "fleetwatt/sim/serving/service_run.hpp"
+
+namespace fleetwatt::runs {
+
+/// What to serve: `fleetwatt serve`'s options with their defaults.
+struct ServeRequest {
+  std::string trace, model, gpu = "h100-sxm";
+  std::uint32_t tp = 1, replicas = 1, max_batch = 256, max_batched_tokens = 8192;
+  double memory_fraction = 0.9, rate_scale = 1.0, horizon_s = 0.0, interval_s = 1.0;
+  /// Where errors say the request came from, and how they name an option (`--max-batch` on the command
+  /// line, the keyword `max_batch` in Python).
+  std::string origin = "command line";
+  bool keyword_names = false;
+  [[nodiscard]] std::string option_name(std::string_view flag) const;
+};
+
+/// What a planner and an operator read from a run.
+struct ServiceSummary {
+  std::size_t requests = 0;
+  double gpus = 0.0, output_tokens = 0.0;
+  double end_s = 0.0, energy_J = 0.0, mean_power_W = 0.0, peak_power_W = 0.0;
+  double energy_per_request_J = 0.0, energy_per_1000_output_tokens_J = 0.0;
+  double ttft_p50_s = 0.0, ttft_p99_s = 0.0, tpot_p50_s = 0.0, tpot_p99_s = 0.0, e2e_p50_s = 0.0,
+         e2e_p99_s = 0.0;
+  double mean_batch = 0.0;  ///< running sequences, time-weighted over the replicas' busy time
+  double busy_share = 0.0;  ///< replicas' busy time / (replicas x end_s)
+  std::uint64_t iterations = 0;
+  double kv_capacity_tokens = 0.0;
+};
+
+/// A served trace.
+struct ServedTrace {
+  sim::ServiceConfig config;
+  jobs::RequestTrace trace;  ///< as played (scaled, filled)
+  sim::ServiceRun run;
+  ServiceSummary summary;
+};
+
+/// Checks the request (a ConfigError at the option for a bad one: an unknown model or GPU, a model that is
+/// not a decoder or does not fit, tp on a GPU without NVLink) and reads the trace (TraceFormatError at a
+/// bad record), scaled and filled: a ServedTrace without its run yet.
+[[nodiscard]] ServedTrace prepare_service(const ServeRequest& request);
+/// Plays a prepared trace: its run and summary.
+void play(ServedTrace& served);
+/// Both.
+[[nodiscard]] ServedTrace serve(const ServeRequest& request);
+
+[[nodiscard]] ServiceSummary summarize(const sim::ServiceRun& run, const sim::ServiceConfig& config);
+/// The summary as one JSON object (what `serve --json` prints).
+[[nodiscard]] std::string summary_json(const ServiceSummary& s);
+/// The summary as `serve` prints it.
+[[nodiscard]] std::string summary_text(const ServeRequest& request, const ServedTrace& served);
+/// CSV time_s,power_W of the service's GPUs per interval.
+[[nodiscard]] std::string power_csv(const ServedTrace& served);
+/// CSV of each request: record, replica, arrival_s, input_tokens, output_tokens, first_token_s, end_s.
+[[nodiscard]] std::string requests_csv(const ServedTrace& served);
+
+}  // namespace fleetwatt::runs

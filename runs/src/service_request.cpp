@@ -1,0 +1,161 @@
+// An LLM service played on a request trace: the request checked, the run, its summary and texts (see the
+// header).
+#include "fleetwatt/runs/service_request.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <stdexcept>
+
+#include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/core/json_text.hpp"
+#include "fleetwatt/models/hardware/gpu_hardware.hpp"
+#include "fleetwatt/models/zoo/model_zoo.hpp"
+
+namespace fleetwatt::runs {
+namespace {
+
+using core::ConfigError;
+
+ConfigError option_error(const ServeRequest& o, std::string_view flag, const std::string& message) {
+  return ConfigError({o.origin, 0, 0}, o.option_name(flag), message);
+}
+
+}  // namespace
+
+std::string ServeRequest::option_name(std::string_view flag) const {
+  std::string name(flag);
+  if (keyword_names) return name;
+  std::replace(name.begin(), name.end(), '_', '-');
+  return "--" + name;
+}
+
+ServedTrace prepare_service(const ServeRequest& o) {
+  ServedTrace out;
+  sim::ServiceConfig& c = out.config;
+  if (!models::is_zoo_model(o.model))
+    throw option_error(o, "model",
+                       fmt::format("unknown model '{}'; known models: {}", o.model, models::zoo_names()));
+  c.replica.model = models::count_model(o.model, 0);
+  if (c.replica.model.blocks == 0 || c.replica.model.d_ff == 0)
+    throw option_error(o, "model", fmt::format("{} is not a transformer decoder", o.model));
+  try {
+    c.replica.gpu = models::find_gpu(o.gpu);
+  } catch (const std::exception& e) {
+    throw option_error(o, "gpu", e.what());
+  }
+  c.replica.tp = o.tp;
+  c.replicas = o.replicas, c.max_batch = o.max_batch, c.max_batched_tokens = o.max_batched_tokens;
+  c.memory_fraction = o.memory_fraction, c.interval_s = o.interval_s;
+  if (o.tp > 1 && !(c.replica.gpu.nvlink_bw_Bps > 0.0))
+    throw option_error(
+        o, "tp",
+        fmt::format("{} has no NVLink: a tensor-parallel replica needs one node's NVLink domain",
+                    c.replica.gpu.id));
+  try {
+    (void)sim::kv_capacity_tokens(c);
+  } catch (const std::invalid_argument& e) {
+    throw option_error(o, "model", e.what());
+  }
+  const jobs::RequestTrace read = jobs::read_request_trace(std::filesystem::path(o.trace));
+  try {
+    out.trace = jobs::scale_and_fill(read, o.rate_scale, o.horizon_s);
+  } catch (const std::invalid_argument& e) {
+    throw option_error(o, "horizon_s", e.what());
+  }
+  if (out.trace.requests.empty())
+    throw option_error(o, "horizon_s", "the horizon holds no request of the trace");
+  return out;
+}
+
+void play(ServedTrace& served) {
+  served.run = sim::run_service(served.config, served.trace.requests, served.trace.name);
+  served.summary = summarize(served.run, served.config);
+}
+
+ServedTrace serve(const ServeRequest& request) {
+  ServedTrace out = prepare_service(request);
+  play(out);
+  return out;
+}
+
+ServiceSummary summarize(const sim::ServiceRun& run, const sim::ServiceConfig& c) {
+  ServiceSummary s;
+  std::vector<double> ttft, tpot, e2e;
+  for (const auto& r : run.requests) {
+    ttft.push_back(r.first_token_s - r.arrival_s);
+    e2e.push_back(r.end_s - r.arrival_s);
+    if (r.output_tokens > 1) tpot.push_back((r.end_s - r.first_token_s) / (r.output_tokens - 1.0));
+    s.output_tokens += r.output_tokens;
+  }
+  s.requests = run.requests.size();
+  s.gpus = double(c.replicas) * c.replica.tp;
+  s.end_s = run.end_s, s.energy_J = run.energy_J;
+  s.mean_power_W = run.end_s > 0.0 ? run.energy_J / run.end_s : 0.0;
+  s.peak_power_W = run.power_W.empty() ? 0.0 : *std::max_element(run.power_W.begin(), run.power_W.end());
+  s.energy_per_request_J = s.requests ? run.energy_J / double(s.requests) : 0.0;
+  s.energy_per_1000_output_tokens_J = s.output_tokens > 0.0 ? 1000.0 * run.energy_J / s.output_tokens : 0.0;
+  s.ttft_p50_s = sim::quantile(ttft, 0.5), s.ttft_p99_s = sim::quantile(ttft, 0.99);
+  s.tpot_p50_s = sim::quantile(tpot, 0.5), s.tpot_p99_s = sim::quantile(tpot, 0.99);
+  s.e2e_p50_s = sim::quantile(e2e, 0.5), s.e2e_p99_s = sim::quantile(e2e, 0.99);
+  s.mean_batch = run.busy_s > 0.0 ? run.sequence_seconds / run.busy_s : 0.0;
+  s.busy_share = run.end_s > 0.0 ? run.busy_s / (double(c.replicas) * run.end_s) : 0.0;
+  s.iterations = run.iterations;
+  s.kv_capacity_tokens = run.kv_capacity_tokens;
+  return s;
+}
+
+std::string summary_json(const ServiceSummary& s) {
+  using core::json_number;
+  return fmt::format(
+      "{{\"requests\": {}, \"end_s\": {}, \"gpus\": {}, \"output_tokens\": {}, \"energy_J\": {}, "
+      "\"mean_power_W\": {}, \"peak_power_W\": {}, \"energy_per_request_J\": {}, "
+      "\"energy_per_1000_output_tokens_J\": {}, \"ttft_p50_s\": {}, \"ttft_p99_s\": {}, \"tpot_p50_s\": {}, "
+      "\"tpot_p99_s\": {}, \"e2e_p50_s\": {}, \"e2e_p99_s\": {}, \"mean_batch\": {}, \"busy_share\": {}, "
+      "\"iterations\": {}, \"kv_capacity_tokens\": {}}}",
+      s.requests, json_number(s.end_s), json_number(s.gpus), json_number(s.output_tokens),
+      json_number(s.energy_J), json_number(s.mean_power_W), json_number(s.peak_power_W),
+      json_number(s.energy_per_request_J), json_number(s.energy_per_1000_output_tokens_J),
+      json_number(s.ttft_p50_s), json_number(s.ttft_p99_s), json_number(s.tpot_p50_s),
+      json_number(s.tpot_p99_s), json_number(s.e2e_p50_s), json_number(s.e2e_p99_s),
+      json_number(s.mean_batch), json_number(s.busy_share), s.iterations, json_number(s.kv_capacity_tokens));
+}
+
+std::string summary_text(const ServeRequest& o, const ServedTrace& served) {
+  const ServiceSummary& s = served.summary;
+  const sim::ServiceConfig& c = served.config;
+  return fmt::format(
+      "service            {} on {} x {} {} (tp {}), {} GPUs; trace {} ({}, rate x {})\n"
+      "requests served    {} in {:.1f} s ({:.0f} output tokens)\n"
+      "GPU power          mean {:.1f} kW, peak {:.1f} kW over {:g} s intervals\n"
+      "GPU energy         {:.2f} kWh: {:.1f} J per request, {:.1f} J per 1,000 output tokens\n"
+      "time to 1st token  p50 {:.3f} s, p99 {:.3f} s\n"
+      "time per token     p50 {:.1f} ms, p99 {:.1f} ms\n"
+      "end to end         p50 {:.2f} s, p99 {:.2f} s\n"
+      "batch              {:.1f} sequences on average while busy; replicas busy {:.1f} % of the time; {} "
+      "iterations\n"
+      "KV cache           {:.0f} tokens per replica\n",
+      o.model, c.replicas, c.replica.tp, c.replica.gpu.id, c.replica.tp, s.gpus, served.trace.name,
+      served.trace.format, o.rate_scale, s.requests, s.end_s, s.output_tokens, s.mean_power_W / 1e3,
+      s.peak_power_W / 1e3, c.interval_s, s.energy_J / 3.6e6, s.energy_per_request_J,
+      s.energy_per_1000_output_tokens_J, s.ttft_p50_s, s.ttft_p99_s, 1e3 * s.tpot_p50_s, 1e3 * s.tpot_p99_s,
+      s.e2e_p50_s, s.e2e_p99_s, s.mean_batch, 100.0 * s.busy_share, s.iterations, s.kv_capacity_tokens);
+}
+
+std::string power_csv(const ServedTrace& served) {
+  std::string out = "time_s,power_W\n";
+  for (std::size_t i = 0; i < served.run.power_W.size(); ++i)
+    out += fmt::format("{},{}\n", double(i) * served.config.interval_s, served.run.power_W[i]);
+  return out;
+}
+
+std::string requests_csv(const ServedTrace& served) {
+  std::string out = "record,replica,arrival_s,input_tokens,output_tokens,first_token_s,end_s\n";
+  for (const auto& r : served.run.requests)
+    out += fmt::format("{},{},{},{},{},{},{}\n", r.record, r.replica, r.arrival_s, r.input_tokens,
+                       r.output_tokens, r.first_token_s, r.end_s);
+  return out;
+}
+
+}  // namespace fleetwatt::runs
