@@ -62,7 +62,9 @@ void add_serve_command(CLI::App& app, Action& action) {
       "Examples:\n"
       "  fleetwatt serve ../shared/data/azure-llm-inference-2023/AzureLLMInferenceTrace_conv.csv \\\n"
       "      --model llama2_70b --gpu a100-sxm-80gb --tp 4 --replicas 2\n"
-      "  fleetwatt serve requests.csv --model llama3_8b --gpu h100-sxm --max-batch 64 --series power.csv");
+      "  fleetwatt serve requests.csv --model llama3_8b --gpu h100-sxm --max-batch 64 --series power.csv\n"
+      "  fleetwatt serve examples/requests/chat-minute.csv --model llama3_8b --gpu h100-sxm --replicas 8 \\\n"
+      "      --generate-rate 20 --hourly 3,2,2,2,2,3,4,6,8,9,10,10,10,10,10,10,10,9,8,7,6,5,4,3");
   cmd->add_option("trace", o->request.trace, "Request trace file")->required();
   cmd->add_option("--model", o->request.model, "Zoo LLM (see `fleetwatt list`)")->required();
   cmd->add_option("--gpu", o->request.gpu, "GPU preset id")->capture_default_str();
@@ -92,6 +94,23 @@ void add_serve_command(CLI::App& app, Action& action) {
   cmd->add_option("--interval-s", o->request.interval_s, "Interval of the power series")
       ->capture_default_str()
       ->check(CLI::Range(1e-3, 86400.0));
+  cmd->add_option(
+         "--generate-rate", o->request.generate_rate,
+         "Generate arrivals at this mean rate (requests/s) over --horizon-s (default a day) instead of "
+         "the trace's; the trace gives the prompt and generation lengths")
+      ->check(CLI::Range(0.0, 1e6));
+  cmd->add_option("--hourly", o->request.hourly,
+                  "With --generate-rate: 24 comma-separated relative rates, one an hour from midnight (a "
+                  "diurnal curve; default flat)");
+  cmd->add_option("--start-hour", o->request.start_hour, "With --generate-rate: the hour of day at time 0")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 23.999999));
+  cmd->add_option("--burstiness", o->request.burstiness,
+                  "With --generate-rate: gamma shape of the inter-arrival times (1: Poisson; 0.25: bursts, "
+                  "their spread twice Poisson's)")
+      ->capture_default_str()
+      ->check(CLI::Range(1e-3, 1e3));
+  cmd->add_option("--seed", o->request.seed, "With --generate-rate: the random seed")->capture_default_str();
   cmd->add_option("--series", o->series_csv, "Write the GPUs' power per interval (CSV time_s,power_W) here");
   cmd->add_option("--requests", o->requests_csv, "Write each request's first-token and end times (CSV) here");
   cmd->add_flag("--json", o->json, "Print one JSON object instead of the summary");

@@ -1,6 +1,7 @@
 // fleetwatt.serve(): an LLM request trace played on replicas of a model in process, from the same request,
 // run and summary as `fleetwatt serve` (runs/service_request.hpp), with keyword names for the command's
 // flags.
+#include <fmt/format.h>
 #include <pybind11/stl.h>
 
 #include "bindings.hpp"
@@ -42,11 +43,29 @@ runs::ServeRequest request_of(const std::string& trace, const py::dict& options)
       r.horizon_s = as_number(kOrigin, key, v);
     else if (key == "interval_s")
       r.interval_s = as_number(kOrigin, key, v);
-    else
+    else if (key == "generate_rate")
+      r.generate_rate = as_number(kOrigin, key, v);
+    else if (key == "start_hour")
+      r.start_hour = as_number(kOrigin, key, v);
+    else if (key == "burstiness")
+      r.burstiness = as_number(kOrigin, key, v);
+    else if (key == "seed")
+      r.seed = as_integer<std::uint64_t>(kOrigin, key, v);
+    else if (key == "hourly") {
+      if (py::isinstance<py::str>(v)) {
+        r.hourly = v.cast<std::string>();
+      } else {
+        r.hourly.clear();
+        for (const auto& x : v.cast<py::sequence>())
+          r.hourly += (r.hourly.empty() ? "" : ",") + fmt::format("{}", as_number(kOrigin, key, x));
+      }
+    } else
       throw keyword_error(
           kOrigin, key,
           "unknown keyword; serve() takes model, gpu, tp, replicas, max_batch, max_batched_tokens, "
-          "memory_fraction, rate_scale, horizon_s, interval_s");
+          "memory_fraction, rate_scale, horizon_s, interval_s, generate_rate, hourly, start_hour, "
+          "burstiness, "
+          "seed");
   }
   // The command's ranges (its CLI11 checks), so that both refuse the same requests.
   const auto at_least_one = [&](const char* key, std::uint32_t v) {

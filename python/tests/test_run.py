@@ -341,3 +341,17 @@ def test_serve_is_the_commands_json_with_its_requests_and_power(binary, tmp_path
         fleetwatt.serve(trace, model="llama3_8b", max_batch=0)
     with pytest.raises(fleetwatt.ConfigError, match="replica_count"):
         fleetwatt.serve(trace, model="llama3_8b", replica_count=2)
+
+
+def test_serve_generated_arrivals_are_the_commands(binary, root):
+    import json
+
+    trace = root / "examples" / "requests" / "chat-minute.csv"
+    hourly = [1, 2] * 12
+    p = subprocess.run([binary, "serve", str(trace), "--model", "llama3_8b", "--generate-rate", "0.5", "--horizon-s",
+                        "900", "--hourly", ",".join(map(str, hourly)), "--burstiness", "0.5", "--seed", "3", "--json"],
+                       capture_output=True, text=True, check=True)
+    got = fleetwatt.serve(trace, model="llama3_8b", generate_rate=0.5, horizon_s=900, hourly=hourly,
+                          burstiness=0.5, seed=3)
+    assert got.summary == json.loads(p.stdout)
+    assert got.requests.arrival_s.max() < 900

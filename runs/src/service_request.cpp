@@ -6,10 +6,13 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <sstream>
 #include <stdexcept>
 
+#include "fleetwatt/core/csv_reader.hpp"
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/core/json_text.hpp"
+#include "fleetwatt/jobs/request_generator.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/models/zoo/model_zoo.hpp"
 
@@ -59,10 +62,40 @@ ServedTrace prepare_service(const ServeRequest& o) {
     throw option_error(o, "model", e.what());
   }
   const jobs::RequestTrace read = jobs::read_request_trace(std::filesystem::path(o.trace));
-  try {
-    out.trace = jobs::scale_and_fill(read, o.rate_scale, o.horizon_s);
-  } catch (const std::invalid_argument& e) {
-    throw option_error(o, "horizon_s", e.what());
+  if (o.generate_rate > 0.0) {
+    jobs::RequestGeneratorConfig g;
+    g.mean_rate_per_s = o.generate_rate * o.rate_scale;
+    g.start_hour = o.start_hour;
+    g.burstiness_shape = o.burstiness;
+    g.horizon_s = o.horizon_s > 0.0 ? o.horizon_s : 86400.0;
+    g.seed = o.seed;
+    if (!o.hourly.empty()) {
+      std::vector<double> v;
+      std::string item;
+      std::istringstream in(o.hourly);
+      while (std::getline(in, item, ',')) {
+        const auto x = core::parse_number(item);
+        if (!x) throw option_error(o, "hourly", fmt::format("'{}' is not a number", item));
+        v.push_back(*x);
+      }
+      if (v.size() != 24)
+        throw option_error(o, "hourly",
+                           fmt::format("needs 24 values (one an hour from midnight), not {}", v.size()));
+      std::copy(v.begin(), v.end(), g.hourly.begin());
+    }
+    out.trace.name = read.name;
+    out.trace.format = read.format + ", generated";
+    try {
+      out.trace.requests = jobs::generate_requests(g, read.requests);
+    } catch (const std::invalid_argument& e) {
+      throw option_error(o, "generate_rate", e.what());
+    }
+  } else {
+    try {
+      out.trace = jobs::scale_and_fill(read, o.rate_scale, o.horizon_s);
+    } catch (const std::invalid_argument& e) {
+      throw option_error(o, "horizon_s", e.what());
+    }
   }
   if (out.trace.requests.empty())
     throw option_error(o, "horizon_s", "the horizon holds no request of the trace");

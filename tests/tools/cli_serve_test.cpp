@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <vector>
 
 #include "fleetwatt/jobs/request_trace.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
@@ -111,4 +113,42 @@ TEST_CASE("serve explains itself and refuses bad input in one located line", "[c
       run_command(fleetwatt_command() + " serve " + good.string() + " --model llama3_8b --gpu l40s --tp 2");
   CHECK(pcie.exit_code == 2);
   CHECK(pcie.err.find("NVLink") != std::string::npos);
+}
+
+TEST_CASE("serve --generate-rate draws a day of arrivals on the hourly curve, lengths from the trace",
+          "[cli][serve]") {
+  TempDir dir;
+  const auto trace = dir.write("requests.csv", "time_s,input_tokens,output_tokens\n0,100,8\n1,300,16\n");
+  const auto requests = dir / "requests-out.csv";
+  // Two hours at 0.5 requests/s on average over the day's curve: hour 0 at 1, hour 1 at 3 (the rest 1):
+  // 0.5 x 24 / 26 and 3 x that a second.
+  std::string hourly = "1,3";
+  for (int i = 0; i < 22; ++i) hourly += ",1";
+  const auto r =
+      run_command(fleetwatt_command() + " serve " + trace.string() +
+                  " --model llama3_8b --gpu h100-sxm --generate-rate 0.5 --horizon-s 7200 --hourly " +
+                  hourly + " --seed 4 --json --requests " + requests.string());
+  REQUIRE(r.exit_code == 0);
+  std::ifstream in(requests);
+  std::string line;
+  std::getline(in, line);
+  double first_hour = 0.0, second_hour = 0.0;
+  bool lengths_recorded = true;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    (std::stod(f[2]) < 3600.0 ? first_hour : second_hour) += 1.0;
+    lengths_recorded =
+        lengths_recorded && ((f[3] == "100" && f[4] == "8") || (f[3] == "300" && f[4] == "16"));
+  }
+  CHECK(lengths_recorded);
+  // Poisson counts: 1,661.5 and 4,984.6 expected; within three standard deviations.
+  CHECK(std::abs(first_hour - 3600 * 0.5 * 24 / 26) < 3 * std::sqrt(1661.5));
+  CHECK(std::abs(second_hour - 3 * 3600 * 0.5 * 24 / 26) < 3 * std::sqrt(4984.6));
+  const auto bad = run_command(fleetwatt_command() + " serve " + trace.string() +
+                               " --model llama3_8b --generate-rate 1 --hourly 1,2,3");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("--hourly") != std::string::npos);
+  CHECK(bad.err.find("24 values") != std::string::npos);
 }

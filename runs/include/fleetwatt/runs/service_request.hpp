@@ -17,6 +17,13 @@ struct ServeRequest {
   std::string trace, model, gpu = "h100-sxm";
   std::uint32_t tp = 1, replicas = 1, max_batch = 256, max_batched_tokens = 8192;
   double memory_fraction = 0.9, rate_scale = 1.0, horizon_s = 0.0, interval_s = 1.0;
+  /// Generated arrivals instead of the trace's own (jobs/request_generator.hpp): this mean rate (requests/s)
+  /// over the horizon (a day when horizon_s is 0), with the hourly curve ("24 comma-separated values",
+  /// empty: flat) from start_hour, gamma inter-arrivals of shape `burstiness` and the seed; the trace gives
+  /// the prompt and generation lengths. 0: play the trace.
+  double generate_rate = 0.0, start_hour = 0.0, burstiness = 1.0;
+  std::string hourly;
+  std::uint64_t seed = 1;
   /// Where errors say the request came from, and how they name an option (`--max-batch` on the command
   /// line, the keyword `max_batch` in Python).
   std::string origin = "command line";
