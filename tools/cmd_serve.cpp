@@ -111,6 +111,9 @@ void add_serve_command(CLI::App& app, Action& action) {
       ->capture_default_str()
       ->check(CLI::Range(1e-3, 1e3));
   cmd->add_option("--seed", o->request.seed, "With --generate-rate: the random seed")->capture_default_str();
+  cmd->add_option("--mode", o->request.mode,
+                  "exact: every request and iteration; fleet: a fluid model by interval (campus scale)")
+      ->capture_default_str();
   cmd->add_option("--series", o->series_csv, "Write the GPUs' power per interval (CSV time_s,power_W) here");
   cmd->add_option("--requests", o->requests_csv, "Write each request's first-token and end times (CSV) here");
   cmd->add_flag("--json", o->json, "Print one JSON object instead of the summary");

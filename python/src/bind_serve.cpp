@@ -49,6 +49,8 @@ runs::ServeRequest request_of(const std::string& trace, const py::dict& options)
       r.start_hour = as_number(kOrigin, key, v);
     else if (key == "burstiness")
       r.burstiness = as_number(kOrigin, key, v);
+    else if (key == "mode")
+      r.mode = as_text(kOrigin, key, v);
     else if (key == "seed")
       r.seed = as_integer<std::uint64_t>(kOrigin, key, v);
     else if (key == "hourly") {
@@ -65,7 +67,7 @@ runs::ServeRequest request_of(const std::string& trace, const py::dict& options)
           "unknown keyword; serve() takes model, gpu, tp, replicas, max_batch, max_batched_tokens, "
           "memory_fraction, rate_scale, horizon_s, interval_s, generate_rate, hourly, start_hour, "
           "burstiness, "
-          "seed");
+          "seed, mode");
   }
   // The command's ranges (its CLI11 checks), so that both refuse the same requests.
   const auto at_least_one = [&](const char* key, std::uint32_t v) {

@@ -2,6 +2,8 @@
 // header).
 #include "fleetwatt/runs/service_request.hpp"
 
+#include "fleetwatt/sim/serving/service_fleet.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -48,6 +50,9 @@ ServedTrace prepare_service(const ServeRequest& o) {
   } catch (const std::exception& e) {
     throw option_error(o, "gpu", e.what());
   }
+  if (o.mode != "exact" && o.mode != "fleet")
+    throw option_error(o, "mode", fmt::format("'{}' is neither exact nor fleet", o.mode));
+  out.fleet = o.mode == "fleet";
   c.replica.tp = o.tp;
   c.replicas = o.replicas, c.max_batch = o.max_batch, c.max_batched_tokens = o.max_batched_tokens;
   c.memory_fraction = o.memory_fraction, c.interval_s = o.interval_s;
@@ -103,7 +108,8 @@ ServedTrace prepare_service(const ServeRequest& o) {
 }
 
 void play(ServedTrace& served) {
-  served.run = sim::run_service(served.config, served.trace.requests, served.trace.name);
+  served.run = served.fleet ? sim::run_service_fleet(served.config, served.trace.requests, served.trace.name)
+                            : sim::run_service(served.config, served.trace.requests, served.trace.name);
   served.summary = summarize(served.run, served.config);
 }
 

@@ -13,6 +13,7 @@
 
 #include "fleetwatt/jobs/request_trace.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
+#include "fleetwatt/sim/serving/service_fleet.hpp"
 #include "fleetwatt/sim/serving/service_run.hpp"
 #include "test_support.hpp"
 
@@ -151,4 +152,26 @@ TEST_CASE("serve --generate-rate draws a day of arrivals on the hourly curve, le
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("--hourly") != std::string::npos);
   CHECK(bad.err.find("24 values") != std::string::npos);
+}
+
+TEST_CASE("serve --mode fleet gives the library's fleet run, and an unknown mode is refused",
+          "[cli][serve]") {
+  TempDir dir;
+  const auto trace = dir.write("requests.csv", trace_text());
+  const auto r = run_command(fleetwatt_command() + " serve " + trace.string() +
+                             " --model llama3_8b --gpu h100-sxm --replicas 2 --mode fleet --json");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  sim::ServiceConfig c;
+  c.replica.model = models::count_model("llama3_8b", 0);
+  c.replica.gpu = models::find_gpu("h100-sxm");
+  c.replicas = 2;
+  const jobs::RequestTrace t = jobs::read_request_trace(trace);
+  const sim::ServiceRun run = sim::run_service_fleet(c, t.requests, t.name);
+  CHECK(j["energy_J"].get<double>() == Approx(run.energy_J).epsilon(1e-12));
+  CHECK(j["end_s"].get<double>() == run.end_s);
+  const auto bad =
+      run_command(fleetwatt_command() + " serve " + trace.string() + " --model llama3_8b --mode fast");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("--mode") != std::string::npos);
 }

@@ -24,6 +24,9 @@ struct ServeRequest {
   double generate_rate = 0.0, start_hour = 0.0, burstiness = 1.0;
   std::string hourly;
   std::uint64_t seed = 1;
+  /// "exact" (every request and iteration: sim/serving/service_run.hpp) or "fleet" (intervals of a fluid
+  /// model: sim/serving/service_fleet.hpp).
+  std::string mode = "exact";
   /// Where errors say the request came from, and how they name an option (`--max-batch` on the command
   /// line, the keyword `max_batch` in Python).
   std::string origin = "command line";
@@ -51,6 +54,7 @@ struct ServedTrace {
   jobs::RequestTrace trace;  ///< as played (scaled, filled)
   sim::ServiceRun run;
   ServiceSummary summary;
+  bool fleet = false;  ///< played in fleet mode
 };
 
 /// Checks the request (a ConfigError at the option for a bad one: an unknown model or GPU, a model that is
