@@ -118,7 +118,8 @@ ServiceRun run_service_fleet(const ServiceConfig& c, const std::vector<jobs::Req
       it.time_s = dec.time_s + q * extra;
       it.power_W = (dec.time_s * (1.0 - q) * dec.power_W + pre.time_s * q * pre.power_W) / it.time_s;
       first_token_s = pre.time_s;
-      // Below one sequence a replica, each runs one for that share of the interval and idles the rest.
+      // With fewer sequences than replicas, each replica runs one for that share of the interval and idles
+      // the rest.
       const double share = std::min(1.0, per_replica);
       power_W = replicas * (share * tp * it.power_W + (1.0 - share) * floor_W);
       run.busy_s += replicas * share * dt;
@@ -163,10 +164,7 @@ ServiceRun run_service_fleet(const ServiceConfig& c, const std::vector<jobs::Req
       for (const Cohort& h : cohorts)
         if (h.admitted) running_end += h.active();
       run.sequence_seconds += (running + running_end) / 2.0 * dt;
-      while (!cohorts.empty() && cohorts.front().admitted &&
-             cohorts.front().done == cohorts.front().lengths.size())
-        cohorts.pop_front();
-      // Finished cohorts behind an unfinished one are dropped when it goes.
+      // Finished cohorts go, wherever they stand (a short cohort can finish before an older long one).
       for (auto it_c = cohorts.begin(); it_c != cohorts.end();) {
         if (it_c->admitted && it_c->done == it_c->lengths.size())
           it_c = cohorts.erase(it_c);
