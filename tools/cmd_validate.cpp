@@ -93,6 +93,14 @@ void write_text_atomically(const std::filesystem::path& path, const std::string&
 
 /// `--serving`: measured LLM serving (SplitwiseSim) beside the serving iteration model.
 int validate_serving(const ValidateOptions& o) {
+  // The serving model has its own check: the training predictor's options say nothing of it.
+  if (o.fit || !o.fit_output.empty() || o.leave_one_gpu_out || o.few_shot || !o.site.empty() || o.steps ||
+      !o.step_calibration.empty() || o.predictor != "datasheet")
+    throw ConfigError(
+        {"command line", 0, 0}, "--serving",
+        "checks the serving iteration model: not with --fit, -o, --leave-one-gpu-out, --few-shot, "
+        "--site, --steps, --step-calibration or --predictor");
+  if (!o.rows_csv.empty()) check_output_path(o.rows_csv, {"command line", 0, 0}, "--rows", {});
   const std::vector<models::ServingMeasurement> rows = models::read_splitwise_perf(o.measurements);
   const models::ServingCheck check = models::check_serving(rows);
   if (!o.rows_csv.empty()) {
@@ -244,8 +252,8 @@ models::MeasurementSet read_measured_runs(const std::string& path) {
 }
 
 int validate(const ValidateOptions& o) {
-  if (o.steps) return validate_steps(o);
   if (o.serving) return validate_serving(o);
+  if (o.steps) return validate_steps(o);
   if (!o.fit_output.empty()) check_output_path(o.fit_output, {"command line", 0, 0}, "-o", {});
   if (!o.rows_csv.empty()) check_output_path(o.rows_csv, {"command line", 0, 0}, "--rows", {});
   std::vector<models::GpuHardware> user_gpus;

@@ -262,6 +262,12 @@ TEST_CASE("validate --serving gives each row the library's prediction, and a bad
   }
   CHECK(n == 4);
 
+  // The training predictor's options do not apply to the serving check.
+  const auto mixed =
+      run_command(fleetwatt_command() + " validate " + dir.path().string() + " --serving --few-shot 1");
+  CHECK(mixed.exit_code == 2);
+  CHECK(mixed.err.find("--serving") != std::string::npos);
+
   dir.write("perf_model.csv", header + "llama2-70b,a100-80gb,512,1,128,1.0,0.74,196,-54.8,7160,2\n");
   const auto bad = run_command(fleetwatt_command() + " validate " + dir.path().string() + " --serving");
   CHECK(bad.exit_code == 2);
