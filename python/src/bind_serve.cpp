@@ -69,20 +69,6 @@ runs::ServeRequest request_of(const std::string& trace, const py::dict& options)
           "burstiness, "
           "seed, mode");
   }
-  // The command's ranges (its CLI11 checks), so that both refuse the same requests.
-  const auto at_least_one = [&](const char* key, std::uint32_t v) {
-    if (v == 0) throw keyword_error(kOrigin, key, "must be at least 1");
-  };
-  at_least_one("tp", r.tp), at_least_one("replicas", r.replicas), at_least_one("max_batch", r.max_batch);
-  at_least_one("max_batched_tokens", r.max_batched_tokens);
-  if (!(r.memory_fraction > 0.0 && r.memory_fraction <= 1.0))
-    throw keyword_error(kOrigin, "memory_fraction", "must be in (0, 1]");
-  if (!(r.rate_scale > 0.0 && r.rate_scale < 1e300))
-    throw keyword_error(kOrigin, "rate_scale", "must be positive");
-  if (!(r.horizon_s >= 0.0 && r.horizon_s < 1e300))
-    throw keyword_error(kOrigin, "horizon_s", "must not be negative");
-  if (!(r.interval_s > 0.0 && r.interval_s < 1e300))
-    throw keyword_error(kOrigin, "interval_s", "must be positive");
   return r;
 }
 

@@ -2,6 +2,8 @@
 // job keys are, the predictor's plan and working, and the JSON text of `fleetwatt predict --json`.
 #include "fleetwatt/runs/job_prediction.hpp"
 
+#include "fleetwatt/runs/option_name.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -248,10 +250,7 @@ JobPrediction build_request(const PredictionRequest& o, models::PredictorConfig&
 }  // namespace
 
 std::string PredictionRequest::option_name(std::string_view flag) const {
-  if (!keyword_names) return "--" + std::string(flag);
-  std::string name(flag);
-  std::replace(name.begin(), name.end(), '-', '_');
-  return name;
+  return runs::option_name(flag, keyword_names);
 }
 
 JobPrediction predict_job(const PredictionRequest& o) {

@@ -2,6 +2,8 @@
 // header).
 #include "fleetwatt/runs/service_request.hpp"
 
+#include "fleetwatt/runs/option_name.hpp"
+
 #include "fleetwatt/sim/serving/service_fleet.hpp"
 
 #include <fmt/format.h>
@@ -15,6 +17,7 @@
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/core/json_text.hpp"
 #include "fleetwatt/jobs/request_generator.hpp"
+#include "fleetwatt/jobs/trace.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/models/zoo/model_zoo.hpp"
 
@@ -27,24 +30,41 @@ ConfigError option_error(const ServeRequest& o, std::string_view flag, const std
   return ConfigError({o.origin, 0, 0}, o.option_name(flag), message);
 }
 
+/// The options' ranges, named at their option whether they came as flags or keywords (the command's CLI11
+/// checks refuse most of them first).
+void check_ranges(const ServeRequest& o) {
+  const auto at_least_one = [&](const char* flag, std::uint32_t v) {
+    if (v == 0) throw option_error(o, flag, "must be at least 1");
+  };
+  at_least_one("tp", o.tp), at_least_one("replicas", o.replicas), at_least_one("max-batch", o.max_batch);
+  at_least_one("max-batched-tokens", o.max_batched_tokens);
+  if (!(o.memory_fraction > 0.0 && o.memory_fraction <= 1.0))
+    throw option_error(o, "memory-fraction", "must be in (0, 1]");
+  if (!(o.rate_scale > 0.0 && o.rate_scale < 1e300)) throw option_error(o, "rate-scale", "must be positive");
+  if (!(o.horizon_s >= 0.0 && o.horizon_s < 1e300))
+    throw option_error(o, "horizon-s", "must not be negative");
+  if (!(o.interval_s > 0.0 && o.interval_s < 1e300)) throw option_error(o, "interval-s", "must be positive");
+  if (!(o.generate_rate >= 0.0 && o.generate_rate < 1e300))
+    throw option_error(o, "generate-rate", "must not be negative");
+  if (!(o.start_hour >= 0.0 && o.start_hour < 24.0))
+    throw option_error(o, "start-hour", "must be in [0, 24)");
+  if (!(o.burstiness > 0.0 && o.burstiness < 1e300)) throw option_error(o, "burstiness", "must be positive");
+}
+
 }  // namespace
 
 std::string ServeRequest::option_name(std::string_view flag) const {
-  std::string name(flag);
-  if (keyword_names) return name;
-  std::replace(name.begin(), name.end(), '_', '-');
-  return "--" + name;
+  return runs::option_name(flag, keyword_names);
 }
 
 ServedTrace prepare_service(const ServeRequest& o) {
+  check_ranges(o);
   ServedTrace out;
   sim::ServiceConfig& c = out.config;
   if (!models::is_zoo_model(o.model))
     throw option_error(o, "model",
                        fmt::format("unknown model '{}'; known models: {}", o.model, models::zoo_names()));
   c.replica.model = models::count_model(o.model, 0);
-  if (c.replica.model.blocks == 0 || c.replica.model.d_ff == 0)
-    throw option_error(o, "model", fmt::format("{} is not a transformer decoder", o.model));
   try {
     c.replica.gpu = models::find_gpu(o.gpu);
   } catch (const std::exception& e) {
@@ -56,11 +76,8 @@ ServedTrace prepare_service(const ServeRequest& o) {
   c.replica.tp = o.tp;
   c.replicas = o.replicas, c.max_batch = o.max_batch, c.max_batched_tokens = o.max_batched_tokens;
   c.memory_fraction = o.memory_fraction, c.interval_s = o.interval_s;
-  if (o.tp > 1 && !(c.replica.gpu.nvlink_bw_Bps > 0.0))
-    throw option_error(
-        o, "tp",
-        fmt::format("{} has no NVLink: a tensor-parallel replica needs one node's NVLink domain",
-                    c.replica.gpu.id));
+  if (const auto [key, why] = models::replica_problem(c.replica); !key.empty())
+    throw option_error(o, key, why);
   try {
     (void)sim::kv_capacity_tokens(c);
   } catch (const std::invalid_argument& e) {
@@ -93,17 +110,17 @@ ServedTrace prepare_service(const ServeRequest& o) {
     try {
       out.trace.requests = jobs::generate_requests(g, read.requests);
     } catch (const std::invalid_argument& e) {
-      throw option_error(o, "generate_rate", e.what());
+      throw option_error(o, "generate-rate", e.what());
     }
   } else {
     try {
       out.trace = jobs::scale_and_fill(read, o.rate_scale, o.horizon_s);
     } catch (const std::invalid_argument& e) {
-      throw option_error(o, "horizon_s", e.what());
+      throw option_error(o, "horizon-s", e.what());
     }
   }
   if (out.trace.requests.empty())
-    throw option_error(o, "horizon_s", "the horizon holds no request of the trace");
+    throw option_error(o, "horizon-s", "the horizon holds no request of the trace");
   return out;
 }
 
@@ -135,9 +152,9 @@ ServiceSummary summarize(const sim::ServiceRun& run, const sim::ServiceConfig& c
   s.peak_power_W = run.power_W.empty() ? 0.0 : *std::max_element(run.power_W.begin(), run.power_W.end());
   s.energy_per_request_J = s.requests ? run.energy_J / double(s.requests) : 0.0;
   s.energy_per_1000_output_tokens_J = s.output_tokens > 0.0 ? 1000.0 * run.energy_J / s.output_tokens : 0.0;
-  s.ttft_p50_s = sim::quantile(ttft, 0.5), s.ttft_p99_s = sim::quantile(ttft, 0.99);
-  s.tpot_p50_s = sim::quantile(tpot, 0.5), s.tpot_p99_s = sim::quantile(tpot, 0.99);
-  s.e2e_p50_s = sim::quantile(e2e, 0.5), s.e2e_p99_s = sim::quantile(e2e, 0.99);
+  s.ttft_p50_s = jobs::quantile(ttft, 0.5), s.ttft_p99_s = jobs::quantile(ttft, 0.99);
+  s.tpot_p50_s = jobs::quantile(tpot, 0.5), s.tpot_p99_s = jobs::quantile(tpot, 0.99);
+  s.e2e_p50_s = jobs::quantile(e2e, 0.5), s.e2e_p99_s = jobs::quantile(e2e, 0.99);
   s.mean_batch = run.busy_s > 0.0 ? run.sequence_seconds / run.busy_s : 0.0;
   s.busy_share = run.end_s > 0.0 ? run.busy_s / (double(c.replicas) * run.end_s) : 0.0;
   s.iterations = run.iterations;

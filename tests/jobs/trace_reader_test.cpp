@@ -91,4 +91,7 @@ TEST_CASE("quantiles interpolate between order statistics", "[traces]") {
   CHECK(quantile(v, 0.0) == 1.0);
   CHECK(quantile(v, 1.0) == 4.0);
   CHECK(quantile(v, 1.0 / 3.0) == Approx(2.0));
+  std::vector<double> two{1.0, 2.0}, none;
+  CHECK(quantile(two, 0.99) == Approx(1.99));
+  CHECK(quantile(none, 0.5) == 0.0);
 }

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "fleetwatt/jobs/request_generator.hpp"
+#include "fleetwatt/jobs/trace.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/sim/serving/service_fleet.hpp"
 
@@ -42,7 +43,7 @@ double mean_latency(const ServiceRun& run) {
 }
 
 double p99(std::vector<double> v) {
-  return quantile(std::move(v), 0.99);
+  return jobs::quantile(v, 0.99);
 }
 
 TEST_CASE("Fleet mode agrees with exact mode on a mid-size service within the stated bounds",

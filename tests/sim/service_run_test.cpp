@@ -134,11 +134,5 @@ TEST_CASE("The KV cache holds what the memory leaves beside the weights", "[sim]
   }
 }
 
-TEST_CASE("Quantiles interpolate between order statistics", "[sim][serving]") {
-  CHECK(quantile({3.0, 1.0, 2.0, 4.0}, 0.5) == 2.5);
-  CHECK(quantile({1.0, 2.0}, 0.99) == Approx(1.99));
-  CHECK(quantile({}, 0.5) == 0.0);
-}
-
 }  // namespace
 }  // namespace fleetwatt::sim

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fleetwatt/jobs/request_trace.hpp"
+#include "fleetwatt/jobs/trace.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/sim/serving/service_fleet.hpp"
 #include "fleetwatt/sim/serving/service_run.hpp"
@@ -59,7 +60,7 @@ TEST_CASE("serve's summary is the library's run of the same trace", "[cli][serve
   for (const auto& q : run.requests) tokens += q.output_tokens, ttft.push_back(q.first_token_s - q.arrival_s);
   CHECK(j["energy_per_1000_output_tokens_J"].get<double>() ==
         Approx(1000 * run.energy_J / tokens).epsilon(1e-12));
-  CHECK(j["ttft_p99_s"].get<double>() == Approx(sim::quantile(ttft, 0.99)).epsilon(1e-12));
+  CHECK(j["ttft_p99_s"].get<double>() == Approx(jobs::quantile(ttft, 0.99)).epsilon(1e-12));
   // Two idle H100s hold at least their floor, and no interval passes two boards' 700 W.
   CHECK(j["peak_power_W"].get<double>() <= 1400.0);
   CHECK(j["mean_power_W"].get<double>() > 2 * 70.0);

@@ -20,13 +20,7 @@ namespace {
 constexpr double kElementBytes = 2.0;
 
 void check(const ServingReplica& r, const IterationBatch& b) {
-  const ModelCount& m = r.model;
-  if (m.blocks == 0 || m.d_model == 0 || m.heads == 0 || m.d_ff == 0)
-    throw std::invalid_argument(fmt::format("{} is not a transformer decoder with a known shape", m.name));
-  if (r.tp == 0) throw std::invalid_argument("tp must be at least 1");
-  if (r.tp > 1 && !(r.gpu.nvlink_bw_Bps > 0.0))
-    throw std::invalid_argument(
-        fmt::format("{} has no NVLink: a tensor-parallel replica needs one node's NVLink domain", r.gpu.id));
+  if (const auto [key, why] = replica_problem(r); !key.empty()) throw std::invalid_argument(why);
   for (const double v : {b.prefill_tokens, b.prefill_sequences, b.prefill_attended_keys, b.decode_sequences,
                          b.decode_context_tokens})
     if (!(v >= 0.0)) throw std::invalid_argument("an iteration's counts must not be negative");
@@ -35,6 +29,17 @@ void check(const ServingReplica& r, const IterationBatch& b) {
 }
 
 }  // namespace
+
+std::pair<std::string, std::string> replica_problem(const ServingReplica& r) {
+  const ModelCount& m = r.model;
+  if (m.blocks == 0 || m.d_model == 0 || m.heads == 0 || m.d_ff == 0)
+    return {"model", fmt::format("{} is not a transformer decoder with a known shape", m.name)};
+  if (r.tp == 0) return {"tp", "tp must be at least 1"};
+  if (r.tp > 1 && !(r.gpu.nvlink_bw_Bps > 0.0))
+    return {"tp", fmt::format("{} has no NVLink: a tensor-parallel replica needs one node's NVLink domain",
+                              r.gpu.id)};
+  return {};
+}
 
 IterationCost serving_iteration(const ServingReplica& replica, const IterationBatch& batch,
                                 const ServingConstants& constants, const PredictorFit& fit) {

@@ -2,15 +2,9 @@
 // header).
 #include "fleetwatt/sim/serving/service_fleet.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 #include <deque>
-
-#include "fleetwatt/core/input_error.hpp"
-#include "fleetwatt/models/hardware/roofline.hpp"
-#include "fleetwatt/models/predictors/predictor_constants.hpp"
 
 namespace fleetwatt::sim {
 namespace {
@@ -34,24 +28,9 @@ struct Cohort {
 
 ServiceRun run_service_fleet(const ServiceConfig& c, const std::vector<jobs::Request>& requests,
                              const std::string& trace_name) {
-  ServiceRun run;
-  run.kv_capacity_tokens = kv_capacity_tokens(c);
-  for (const jobs::Request& r : requests)
-    if (double(r.input_tokens) + r.output_tokens > run.kv_capacity_tokens)
-      throw core::TraceFormatError(
-          {trace_name, r.record, 0}, "input_tokens",
-          fmt::format("a request of {} + {} tokens needs more KV cache than a replica holds ({:.0f} tokens)",
-                      r.input_tokens, r.output_tokens, run.kv_capacity_tokens));
+  ServiceRun run = start_service_run(c, requests, trace_name);
   const double dt = c.interval_s, replicas = c.replicas, tp = c.replica.tp;
-  const double floor_W = tp * models::resident_floor(c.replica.gpu, models::default_predictor_fit().power);
-  run.requests.resize(requests.size());
-  for (std::size_t i = 0; i < requests.size(); ++i) {
-    const jobs::Request& r = requests[i];
-    ServedRequest& s = run.requests[i];
-    s.arrival_s = r.arrival_s, s.input_tokens = r.input_tokens, s.output_tokens = r.output_tokens;
-    s.replica = static_cast<std::uint32_t>(i % c.replicas);
-    s.record = r.record;
-  }
+  const double floor_W = replica_idle_W(c);
   std::deque<Cohort> cohorts;  // unfinished, in arrival order
   std::size_t next = 0;
   for (std::size_t k = 0; next < requests.size() || !cohorts.empty(); ++k) {

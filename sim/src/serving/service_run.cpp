@@ -72,17 +72,8 @@ double kv_capacity_tokens(const ServiceConfig& c) {
   return std::floor((memory - weights) / per_token);
 }
 
-double quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const double pos = std::clamp(q, 0.0, 1.0) * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(pos));
-  const std::size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
-}
-
-ServiceRun run_service(const ServiceConfig& config, const std::vector<jobs::Request>& requests,
-                       const std::string& trace_name) {
+ServiceRun start_service_run(const ServiceConfig& config, const std::vector<jobs::Request>& requests,
+                             const std::string& trace_name) {
   ServiceRun run;
   run.kv_capacity_tokens = kv_capacity_tokens(config);
   for (const jobs::Request& r : requests)
@@ -91,9 +82,6 @@ ServiceRun run_service(const ServiceConfig& config, const std::vector<jobs::Requ
           {trace_name, r.record, 0}, "input_tokens",
           fmt::format("a request of {} + {} tokens needs more KV cache than a replica holds ({:.0f} tokens)",
                       r.input_tokens, r.output_tokens, run.kv_capacity_tokens));
-  const models::ServingReplica& replica = config.replica;
-  const double tp = replica.tp;
-  const double idle_W = tp * models::resident_floor(replica.gpu, models::default_predictor_fit().power);
   run.requests.reserve(requests.size());
   for (std::size_t i = 0; i < requests.size(); ++i) {
     const jobs::Request& r = requests[i];
@@ -103,6 +91,20 @@ ServiceRun run_service(const ServiceConfig& config, const std::vector<jobs::Requ
     s.record = r.record;
     run.requests.push_back(s);
   }
+  return run;
+}
+
+double replica_idle_W(const ServiceConfig& config) {
+  return config.replica.tp *
+         models::resident_floor(config.replica.gpu, models::default_predictor_fit().power);
+}
+
+ServiceRun run_service(const ServiceConfig& config, const std::vector<jobs::Request>& requests,
+                       const std::string& trace_name) {
+  ServiceRun run = start_service_run(config, requests, trace_name);
+  const models::ServingReplica& replica = config.replica;
+  const double tp = replica.tp;
+  const double idle_W = replica_idle_W(config);
   EnergyBins bins(config.interval_s);
   std::vector<double> last_active(config.replicas, 0.0);
   for (std::uint32_t rep = 0; rep < config.replicas; ++rep) {

@@ -17,6 +17,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <utility>
 
 #include "fleetwatt/jobs/job_spec.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
@@ -65,6 +67,10 @@ struct IterationCost {
   double busy_share = 0.0;     ///< achieved utilisation: (compute + memory_weight x memory) / time
   double power_W = 0.0;        ///< per GPU, at or under its TDP
 };
+
+/// What makes `replica` one no iteration can run on, as {key, why} ("model": not a transformer decoder with
+/// a known shape; "tp": tp 0, or tp above 1 on a GPU without NVLink); {} when it can run.
+[[nodiscard]] std::pair<std::string, std::string> replica_problem(const ServingReplica& replica);
 
 /// The cost of `batch` on `replica`. Throws std::invalid_argument for a model that is not a transformer
 /// decoder, tp 0, tp above 1 on a GPU without NVLink, a negative count, or an empty batch.

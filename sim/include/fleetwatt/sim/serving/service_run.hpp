@@ -55,13 +55,19 @@ struct ServiceRun {
   double kv_capacity_tokens = 0.0;
 };
 
+/// What both modes start from: the KV capacity (a request whose prompt and generation need more than a
+/// replica holds refused, a core::TraceFormatError at its record) and each request's arrival, tokens,
+/// replica (in turn, by arrival order) and record, its times not yet set.
+[[nodiscard]] ServiceRun start_service_run(const ServiceConfig& config,
+                                           const std::vector<jobs::Request>& requests,
+                                           const std::string& trace_name);
+/// A replica's GPUs holding its model while idle: tp x the resident floor.
+[[nodiscard]] double replica_idle_W(const ServiceConfig& config);
+
 /// Plays `requests` (in arrival order) on the service. Throws core::TraceFormatError at a request's record
 /// when its prompt and generation need more KV cache than a replica holds, std::invalid_argument for a
 /// config kv_capacity_tokens refuses.
 [[nodiscard]] ServiceRun run_service(const ServiceConfig& config, const std::vector<jobs::Request>& requests,
                                      const std::string& trace_name);
-
-/// The q quantile (0..1) of `values` by linear interpolation between order statistics (0: none).
-[[nodiscard]] double quantile(std::vector<double> values, double q);
 
 }  // namespace fleetwatt::sim
