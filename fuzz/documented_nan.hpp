@@ -65,4 +65,13 @@ inline const std::set<std::string>& documented_nan() {
   return names;
 }
 
+/// Whether dataset `name` may hold NaN: one of documented_nan(), or a service's latency percentiles
+/// (/services/<name>/ttft_p50_s ...: no request ended in the interval, or in the window).
+inline bool nan_documented(const std::string& name) {
+  if (documented_nan().count(name)) return true;
+  if (name.rfind("/services/", 0) != 0) return false;
+  const auto leaf = name.substr(name.rfind('/') + 1);
+  return leaf.rfind("ttft_p", 0) == 0 || leaf.rfind("tpot_p", 0) == 0;
+}
+
 }  // namespace fleetwatt::fuzz

@@ -47,7 +47,7 @@ inline std::string first_non_finite(const std::filesystem::path& file) {
   const results::ResultReader r(file);
   for (const auto& name : r.datasets()) {
     if (r.kind(name) != results::ResultReader::Kind::real) continue;
-    const bool nan_allowed = documented_nan().count(name) > 0;
+    const bool nan_allowed = nan_documented(name);
     const auto values = r.doubles(name);
     for (std::size_t i = 0; i < values.size(); ++i)
       if (!std::isfinite(values[i]) && !(nan_allowed && std::isnan(values[i])))

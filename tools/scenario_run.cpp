@@ -5,6 +5,7 @@
 
 #include "fleetwatt/results/metrics/summary_report.hpp"
 #include "fleetwatt/runs/run_to_file.hpp"
+#include "fleetwatt/runs/service_series.hpp"
 #include "version.hpp"
 
 namespace fleetwatt::tools {
@@ -18,7 +19,9 @@ std::string simulate_to_file(runs::PreparedRun& r, const std::filesystem::path& 
   options.version = FLEETWATT_VERSION;
   options.git_commit = FLEETWATT_GIT_COMMIT;
   const runs::RunOutcome done = runs::run_to_file(r, out, std::move(options));
-  return results::format_summary(done.summary, done.grid, done.clock, done.quality);
+  std::string text = results::format_summary(done.summary, done.grid, done.clock, done.quality);
+  for (const auto& s : done.services) text += runs::service_summary_text(s);
+  return text;
 }
 
 }  // namespace fleetwatt::tools

@@ -43,7 +43,8 @@ double gamma_unit_mean(Random& rng, double shape) {
 
 }  // namespace
 
-std::vector<Request> generate_requests(const RequestGeneratorConfig& c, const std::vector<Request>& lengths) {
+RequestGenerator::RequestGenerator(const RequestGeneratorConfig& c, const std::vector<Request>& lengths)
+    : c_(c), lengths_(lengths), rng_(c.seed) {
   const auto positive = [](double v) { return v > 0.0 && std::isfinite(v); };
   if (!positive(c.mean_rate_per_s))
     throw std::invalid_argument(fmt::format("mean rate must be positive, not {}", c.mean_rate_per_s));
@@ -54,47 +55,53 @@ std::vector<Request> generate_requests(const RequestGeneratorConfig& c, const st
   if (!(c.start_hour >= 0.0 && c.start_hour < 24.0))
     throw std::invalid_argument(fmt::format("start hour must be in [0, 24), not {}", c.start_hour));
   if (lengths.empty()) throw std::invalid_argument("no recorded request to draw lengths from");
-  double sum = 0.0;
   for (const double h : c.hourly) {
     if (!(h >= 0.0) || !std::isfinite(h))
       throw std::invalid_argument(fmt::format("an hourly rate must not be negative, not {}", h));
-    sum += h;
+    hourly_sum_ += h;
   }
-  if (!(sum > 0.0)) throw std::invalid_argument("the hourly curve has no positive hour");
-  if (c.mean_rate_per_s * c.horizon_s * 24.0 * (*std::max_element(c.hourly.begin(), c.hourly.end())) / sum >
-      1e8)
-    throw std::invalid_argument("more than 10^8 requests expected: lower the rate or the horizon");
-  // The rate in the hour holding t, and the cumulative rate at the hour's edges (time rescaling).
-  const auto rate_at_hour = [&](double hour_index) {
-    const auto h = static_cast<std::size_t>(std::fmod(hour_index, 24.0));
-    return c.mean_rate_per_s * c.hourly[h] * 24.0 / sum;
-  };
-  Random rng(c.seed);
-  std::vector<Request> out;
+  if (!(hourly_sum_ > 0.0)) throw std::invalid_argument("the hourly curve has no positive hour");
   // Walk hour by hour: within an hour of rate r, unit-rate time advances r per second.
-  double t = 0.0, hour = std::floor(c.start_hour);
-  double edge = (hour + 1.0 - c.start_hour) * kHour;       // seconds from 0 to the end of the current hour
-  double owed = gamma_unit_mean(rng, c.burstiness_shape);  // unit-rate time to the next arrival
-  while (t < c.horizon_s) {
-    const double r = rate_at_hour(hour);
-    const double span = std::min(edge, c.horizon_s) - t;
-    if (r > 0.0 && owed < r * span) {
-      t += owed / r;
-      const Request& pick = lengths[static_cast<std::size_t>(rng.integer(0, lengths.size() - 1))];
-      Request q;
-      q.arrival_s = t;
-      q.input_tokens = pick.input_tokens, q.output_tokens = pick.output_tokens;
-      q.record = pick.record;
-      out.push_back(q);
-      owed = gamma_unit_mean(rng, c.burstiness_shape);
-      continue;
+  hour_ = std::floor(c.start_hour);
+  edge_ = (hour_ + 1.0 - c.start_hour) * kHour;       // seconds from 0 to the end of the current hour
+  owed_ = gamma_unit_mean(rng_, c.burstiness_shape);  // unit-rate time to the next arrival
+}
+
+double RequestGenerator::rate_at_hour(double hour_index) const {
+  const auto h = static_cast<std::size_t>(std::fmod(hour_index, 24.0));
+  return c_.mean_rate_per_s * c_.hourly[h] * 24.0 / hourly_sum_;
+}
+
+bool RequestGenerator::next(Request& out) {
+  while (t_ < c_.horizon_s) {
+    const double r = rate_at_hour(hour_);
+    const double span = std::min(edge_, c_.horizon_s) - t_;
+    if (r > 0.0 && owed_ < r * span) {
+      t_ += owed_ / r;
+      const Request& pick = lengths_[static_cast<std::size_t>(rng_.integer(0, lengths_.size() - 1))];
+      out = Request{};
+      out.arrival_s = t_;
+      out.input_tokens = pick.input_tokens, out.output_tokens = pick.output_tokens;
+      out.record = pick.record;
+      owed_ = gamma_unit_mean(rng_, c_.burstiness_shape);
+      return true;
     }
-    owed -= r * span;
-    t = std::min(edge, c.horizon_s);
-    hour += 1.0;
-    edge += kHour;
+    owed_ -= r * span;
+    t_ = std::min(edge_, c_.horizon_s);
+    hour_ += 1.0;
+    edge_ += kHour;
   }
-  return out;
+  return false;
+}
+
+std::vector<Request> generate_requests(const RequestGeneratorConfig& c, const std::vector<Request>& lengths) {
+  RequestGenerator generator(c, lengths);
+  const double peak = *std::max_element(c.hourly.begin(), c.hourly.end());
+  double sum = 0.0;
+  for (const double h : c.hourly) sum += h;
+  if (c.mean_rate_per_s * c.horizon_s * 24.0 * peak / sum > 1e8)
+    throw std::invalid_argument("more than 10^8 requests expected: lower the rate or the horizon");
+  return collect(generator);
 }
 
 }  // namespace fleetwatt::jobs

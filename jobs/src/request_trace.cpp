@@ -1,6 +1,7 @@
 // LLM inference request traces: the Azure 2023, Mooncake and plain readers, their registry, and rate scaling
 // and repetition (see the header).
 #include "fleetwatt/jobs/request_trace.hpp"
+#include "fleetwatt/jobs/request_source.hpp"
 
 #include <fmt/format.h>
 
@@ -153,27 +154,57 @@ RequestTrace read_request_trace(const std::filesystem::path& file) {
 }
 
 RequestTrace scale_and_fill(const RequestTrace& trace, double rate_scale, double horizon_s) {
+  TraceReplay replay(trace, rate_scale, horizon_s);
+  RequestTrace out;
+  out.name = trace.name, out.format = trace.format;
+  out.requests = collect(replay);
+  return out;
+}
+
+bool RequestList::next(Request& out) {
+  if (next_ >= requests_.size()) return false;
+  out = requests_[next_++];
+  return true;
+}
+
+TraceReplay::TraceReplay(const RequestTrace& trace, double rate_scale, double horizon_s)
+    : trace_(trace), rate_scale_(rate_scale), horizon_s_(horizon_s) {
   if (!(rate_scale > 0.0) || !std::isfinite(rate_scale))
     throw std::invalid_argument(fmt::format("rate scale must be positive, not {}", rate_scale));
-  RequestTrace out = trace;
-  for (Request& r : out.requests) r.arrival_s /= rate_scale;
-  if (!(horizon_s > 0.0) || out.requests.empty()) return out;
-  const std::size_t n = out.requests.size();
-  const double span = out.span_s();
+  const std::size_t n = trace.requests.size();
+  if (!(horizon_s > 0.0) || n == 0) return;
+  const double span = trace.span_s() / rate_scale;
   if (n > 1 && !(span > 0.0))
     throw std::invalid_argument(
         "a trace whose requests all arrive at one instant cannot be repeated to a horizon");
-  // One request alone repeats every second.
-  const double period = n > 1 ? span + span / static_cast<double>(n - 1) : 1.0;
-  std::vector<Request> filled;
-  for (double shift = 0.0; shift < horizon_s; shift += period)
-    for (const Request& r : out.requests) {
-      if (r.arrival_s + shift >= horizon_s) break;
-      Request c = r;
-      c.arrival_s += shift;
-      filled.push_back(c);
-    }
-  out.requests = std::move(filled);
+  // Each copy shifted by the scaled span plus the mean gap, so the rate holds across the seam; one request
+  // alone repeats every second.
+  period_ = n > 1 ? span + span / static_cast<double>(n - 1) : 1.0;
+}
+
+bool TraceReplay::next(Request& out) {
+  const auto& requests = trace_.requests;
+  if (requests.empty()) return false;
+  if (next_ == requests.size()) {
+    if (!(horizon_s_ > 0.0)) return false;  // played once
+    next_ = 0;
+    shift_ += period_;
+  }
+  out = requests[next_];
+  out.arrival_s = out.arrival_s / rate_scale_ + shift_;
+  if (horizon_s_ > 0.0 && out.arrival_s >= horizon_s_) {
+    next_ = requests.size(), horizon_s_ = 0.0;  // past the horizon: nothing more
+    shift_ = 0.0;
+    return false;
+  }
+  ++next_;
+  return true;
+}
+
+std::vector<Request> collect(RequestSource& source) {
+  std::vector<Request> out;
+  Request r;
+  while (source.next(r)) out.push_back(r);
   return out;
 }
 

@@ -142,6 +142,9 @@ class Result:
                (and the battery columns when the run has batteries)
     .jobs      DataFrame, one row per job (/jobs; text columns as str)
     .summary   dict of /summary (and /power_quality) scalars; .units has every dataset's unit
+    .services  dict by service name ([[workload.service]]) of DataFrames indexed by time_s: power_W,
+               arrivals, completions, output_tokens_per_s, replicas_active, ttft_p50_s ... (/services/<name>);
+               .service_totals(name) its scalars (energy_J, requests_served, ...)
     .nodes     numpy array nodes x node samples of mean server power, W (.node_times: their starts, s)
     .attrs     the root attributes (scenario text, seed, version, start, ...)
     .to_hdf5(path) copies the result file.
@@ -204,6 +207,41 @@ class Result:
                     out[d.rsplit("/", 1)[1]] = v[0] if isinstance(v[0], str) else v[0].item()
             self._cache["summary"] = out
         return self._cache["summary"]
+
+    @property
+    def services(self) -> dict:
+        if "services" not in self._cache:
+            f = self._file
+            names = sorted({d.split("/")[2] for d in f.datasets() if d.startswith("/services/")})
+            out = {}
+            for name in names:
+                series = {}
+                for d in self._group(f"services/{name}"):
+                    if f.length(d) != 0:
+                        series[d.rsplit("/", 1)[1]] = _read_column(f, d)
+                n = len(series["power_W"])
+                interval = f.double_attribute(f"/services/{name}", "interval_s")
+                out[name] = pd.DataFrame(series, index=pd.Index(np.arange(n) * interval, name="time_s"))
+            self._cache["services"] = out
+        return self._cache["services"]
+
+    def service_totals(self, name: str) -> dict:
+        """A service's totals over the window: its scalars (energy_J, requests_served, output_tokens, the
+        window's latency percentiles) and attributes (model, gpu, mode, tp, replicas, gpus, ...)."""
+        f = self._file
+        out: dict = {}
+        for d in self._group(f"services/{name}"):
+            if f.length(d) == 0:
+                out[d.rsplit("/", 1)[1]] = _read_column(f, d)[0].item()
+        if not out:
+            raise KeyError(f"no service '{name}' in {self.path}")
+        group = f"/services/{name}"
+        for a in ("model", "gpu", "mode", "trace"):
+            out[a] = f.string_attribute(group, a)
+        for a in ("tp", "replicas", "gpus", "max_batch"):
+            out[a] = f.integer_attribute(group, a)
+        out["interval_s"] = f.double_attribute(group, "interval_s")
+        return out
 
     @property
     def nodes(self) -> np.ndarray:

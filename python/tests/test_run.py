@@ -355,3 +355,35 @@ def test_serve_generated_arrivals_are_the_commands(binary, root):
                           burstiness=0.5, seed=3)
     assert got.summary == json.loads(p.stdout)
     assert got.requests.arrival_s.max() < 900
+
+
+def test_services_as_dataframes(tmp_path):
+    # An LLM service beside nothing else: its series per 1-s interval and its totals, against the summary's
+    # GPU energy (every GPU is the service's) and the series' own sums.
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    trace = os.path.join(root, "examples", "requests", "chat-minute.csv")
+    path = tmp_path / "chat.toml"
+    path.write_text(f"""[fleet]
+nodes = 1
+gpus_per_node = 8
+gpu = "h100-sxm"
+[workload]
+horizon_s = 300
+[[workload.service]]
+name = "chat"
+model = "llama3_8b"
+trace = "{trace}"
+arrival_rate_per_s = 10
+""")
+    r = fleetwatt.run(fleetwatt.load_scenario(path))
+    chat = r.services["chat"]
+    assert chat.index.name == "time_s" and len(chat) == 300
+    assert {"power_W", "arrivals", "completions", "replicas_active", "ttft_p50_s"} <= set(chat.columns)
+    totals = r.service_totals("chat")
+    assert totals["gpus"] == 8 and totals["model"] == "llama3_8b" and totals["mode"] == "fleet"
+    assert chat["power_W"].sum() == pytest.approx(totals["energy_J"], rel=1e-12)
+    assert r.summary["gpu_energy_J"] == pytest.approx(totals["energy_J"], rel=1e-9)
+    assert chat["completions"].sum() == totals["requests_served"]
+    assert (chat["replicas_active"] == 8).all()
+    with pytest.raises(KeyError):
+        r.service_totals("nope")

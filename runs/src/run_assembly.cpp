@@ -147,6 +147,41 @@ void precheck_jobs(const std::vector<jobs::JobSpec>& list, const PreparedRun& r,
   }
 }
 
+/// The scenario key a service's option names (serve's keyword, or the scenario's own spelling).
+std::string service_key(const std::string& option) {
+  if (option == "generate_rate") return "arrival_rate_per_s";
+  return option;
+}
+
+/// Each [[workload.service]] played (its errors at its keys), and its power as the engine's load: every GPU
+/// of its replicas at the service's mean draw per GPU, interval by interval.
+void play_services(PreparedRun& r) {
+  const auto groups = sim::fleet_groups(r.setup);
+  for (const auto& c : r.scenario.services) {
+    PlayedService played;
+    try {
+      played = play_scenario_service(c.request, c.name);
+    } catch (const core::ConfigError& e) {
+      const std::string key = service_key(e.field());
+      const auto at = c.where.find(key);
+      if (at == c.where.end()) throw;
+      throw core::ConfigError(at->second, c.prefix + "." + key, e.message());
+    }
+    sim::ServiceLoad load;
+    load.name = c.name;
+    for (std::uint32_t g = 0; g < groups.size(); ++g)
+      if (groups[g].name == c.group || (c.group.empty() && g == 0)) load.group = g;
+    const sim::ServiceConfig& config = played.config;
+    load.gpus = config.replicas * config.replica.tp;
+    load.interval = Duration::from_seconds(config.interval_s);
+    load.gpu_W.reserve(played.record.power_W.size());
+    for (const double W : played.record.power_W) load.gpu_W.push_back(W / load.gpus);
+    load.after_W = sim::replica_idle_W(config) / config.replica.tp;
+    r.setup.services.push_back(std::move(load));
+    r.services.push_back(std::move(played));
+  }
+}
+
 /// prepare_run, with the job list built unless `stream` and the workload can be drawn as the run goes.
 PreparedRun prepare(runs::Scenario scenario, const RunOverrides& overrides, bool stream,
                     const PrepareLimits& limits) {
@@ -171,6 +206,7 @@ PreparedRun prepare(runs::Scenario scenario, const RunOverrides& overrides, bool
   }
   // The [scheduler] section is checked against the policies' declarations before any job is built.
   check_scheduler_config(r.scenario.scheduler);
+  play_services(r);
   // Explicit jobs are known now: a bad one (a zoo model without dataset_samples, a length the clock cannot
   // hold) is refused before any arrival is drawn or predicted. Jobs after the horizon are never drawn.
   {

@@ -2,6 +2,7 @@
 #include "fleetwatt/runs/run_to_file.hpp"
 
 #include "fleetwatt/results/hdf5/result_writer.hpp"
+#include "fleetwatt/runs/service_series.hpp"
 #include "fleetwatt/sim/policies/policy_registry.hpp"
 
 namespace fleetwatt::runs {
@@ -38,11 +39,14 @@ RunOutcome run_to_file(runs::PreparedRun& r, const std::filesystem::path& out, R
   const bool groups = engine.layout().groups().size() > 1;
   writer.write_jobs(engine.jobs(), engine.cluster(), groups);
   if (groups) writer.write_fleet(engine.layout().groups());
+  std::vector<results::ServiceRecord> services;
+  for (const auto& s : r.services) services.push_back(s.record);
+  writer.write_services(services);
   writer.write_summary(engine.summary());
   writer.write_provenance(
       {r.scenario.text, r.scenario.file.string(), r.scenario.seed, o.version, o.git_commit});
   writer.commit();
-  return {engine.summary(), writer.grid_metrics(), writer.power_quality(), layout.clock};
+  return {engine.summary(), writer.grid_metrics(), writer.power_quality(), layout.clock, std::move(services)};
 }
 
 }  // namespace fleetwatt::runs

@@ -796,8 +796,8 @@ GridConfig parse_grid(const TomlTable& t, const std::filesystem::path& scenario_
 }
 
 WorkloadConfig parse_workload(const TomlTable& t, const std::filesystem::path& scenario_file) {
-  t.require_known(
-      {"horizon_s", "warmup_s", "warmup_arrivals", "jobs", "jobs_csv", "generator", "trace", "preset"});
+  t.require_known({"horizon_s", "warmup_s", "warmup_arrivals", "jobs", "jobs_csv", "generator", "trace",
+                   "preset", "service"});
   WorkloadConfig w;
   w.horizon_s = t.number_at_least("horizon_s", 0.0, true).value_or(w.horizon_s);
   w.warmup_s = t.number_at_least("warmup_s", 0.0, false);
@@ -825,6 +825,150 @@ WorkloadConfig parse_workload(const TomlTable& t, const std::filesystem::path& s
   if (auto tr = t.table("trace")) w.trace = parse_trace(*tr, scenario_file);
   if (auto p = t.table("preset")) w.preset = parse_preset(*p, w.horizon_s);
   return w;
+}
+
+// [[workload.service]]: serve's options as keys (runs/service_request.hpp), the GPU from the group.
+ServiceScenarioConfig parse_service(const TomlTable& t, std::size_t k, std::uint64_t seed,
+                                    const std::filesystem::path& scenario_file) {
+  static const std::vector<std::string> kKeys = {"name",
+                                                 "group",
+                                                 "model",
+                                                 "tp",
+                                                 "replicas",
+                                                 "max_batch",
+                                                 "max_batched_tokens",
+                                                 "memory_fraction",
+                                                 "mode",
+                                                 "trace",
+                                                 "rate_scale",
+                                                 "arrival_rate_per_s",
+                                                 "hourly",
+                                                 "start_hour",
+                                                 "burstiness",
+                                                 "seed",
+                                                 "min_replicas",
+                                                 "target_utilisation",
+                                                 "wake_s",
+                                                 "parked"};
+  t.require_known(kKeys);
+  ServiceScenarioConfig c;
+  c.at = t.where();
+  c.prefix = t.path();
+  for (const auto& key : kKeys) c.where[key] = t.has(key) ? t.where(key) : t.where();
+  c.name = t.string("name").value_or(fmt::format("service{}", k));
+  c.group = t.string("group").value_or("");
+  ServeRequest& r = c.request;
+  r.origin = scenario_file.string();
+  r.keyword_names = true;
+  const auto model = t.string("model");
+  if (!model) t.fail("model", "missing (the LLM the service runs: a zoo decoder, see `fleetwatt list`)");
+  r.model = *model;
+  const auto trace = t.string("trace");
+  if (!trace)
+    t.fail("trace", "missing (a request trace: the requests played, or the lengths a generator draws)");
+  r.trace = resolve(scenario_file, *trace).string();
+  if (auto why = core::missing_file(r.trace)) t.fail("trace", *why);
+  const auto count = [&](const char* key, std::uint32_t fallback) {
+    return static_cast<std::uint32_t>(t.integer(key, 1, 1'000'000'000).value_or(fallback));
+  };
+  r.tp = count("tp", r.tp);
+  c.replicas_given = t.has("replicas");
+  r.replicas = count("replicas", r.replicas);
+  r.max_batch = count("max_batch", r.max_batch);
+  r.max_batched_tokens = count("max_batched_tokens", r.max_batched_tokens);
+  r.memory_fraction = t.number_in("memory_fraction", 0.0, 1.0).value_or(r.memory_fraction);
+  if (!(r.memory_fraction > 0.0)) t.fail("memory_fraction", "must be in (0, 1]");
+  r.mode = t.string("mode").value_or("fleet");
+  if (r.mode != "exact" && r.mode != "fleet")
+    t.fail("mode",
+           fmt::format("'{}' is neither \"fleet\" (campus scale) nor \"exact\" (every request)", r.mode));
+  r.rate_scale = t.number_at_least("rate_scale", 0.0, true).value_or(r.rate_scale);
+  r.generate_rate = t.number_at_least("arrival_rate_per_s", 0.0, true).value_or(0.0);
+  if (const auto hourly = t.numbers("hourly")) {
+    if (hourly->size() != 24)
+      t.fail("hourly", fmt::format("needs 24 values (one an hour from midnight), not {}", hourly->size()));
+    for (std::size_t h = 0; h < 24; ++h) {
+      if (!((*hourly)[h] >= 0.0)) t.fail("hourly", "must not be negative");
+      r.hourly += (h ? "," : "") + fmt::format("{:.17g}", (*hourly)[h]);
+    }
+  }
+  r.start_hour = t.number_in("start_hour", 0.0, 24.0).value_or(r.start_hour);
+  if (!(r.start_hour < 24.0)) t.fail("start_hour", "must be in [0, 24)");
+  r.burstiness = t.number_at_least("burstiness", 0.0, true).value_or(r.burstiness);
+  r.seed =
+      static_cast<std::uint64_t>(t.integer("seed", 0, kMaxI64).value_or(static_cast<std::int64_t>(seed)));
+  // Autoscaling: on with a target utilisation; the other keys shape it.
+  sim::Autoscale& a = r.autoscale;
+  a.enabled = t.has("target_utilisation");
+  a.target_utilisation = t.number_in("target_utilisation", 0.0, 1.0).value_or(a.target_utilisation);
+  if (a.enabled && !(a.target_utilisation > 0.0)) t.fail("target_utilisation", "must be in (0, 1]");
+  a.min_replicas =
+      static_cast<std::uint32_t>(t.integer("min_replicas", 0, 1'000'000'000).value_or(a.min_replicas));
+  a.wake_s = t.number_at_least("wake_s", 0.0, false).value_or(a.wake_s);
+  if (const auto parked = t.string("parked")) {
+    if (*parked != "idle" && *parked != "off")
+      t.fail("parked",
+             fmt::format("'{}' is neither \"idle\" (GPUs at their idle power) nor \"off\"", *parked));
+    a.parked_off = *parked == "off";
+  }
+  for (const char* key : {"min_replicas", "wake_s", "parked"})
+    if (t.has(key) && !a.enabled) t.fail(key, "shapes autoscaling: give target_utilisation too");
+  for (const char* key : {"hourly", "start_hour", "burstiness"})
+    if (t.has(key) && !(r.generate_rate > 0.0))
+      t.fail(key, "shapes generated arrivals: give arrival_rate_per_s too");
+  return c;
+}
+
+// Each service's node group: named and present (or the fleet's only one), held by one service, with room
+// for its replicas; replicas left out fill the group.
+void check_service_groups(Scenario& s) {
+  std::set<std::string> taken;
+  for (auto& c : s.services) {
+    std::uint64_t group_gpus = 0;
+    std::string gpu;
+    const SourceLocation& at = c.where.at("group");
+    if (s.fleet.groups.empty()) {
+      if (!c.group.empty())
+        throw ConfigError(at, c.prefix + ".group",
+                          fmt::format("no [[fleet.group]] '{}': the fleet has no groups (leave group out to "
+                                      "serve on the whole fleet)",
+                                      c.group));
+      group_gpus = s.fleet.total_gpus();
+      gpu = s.fleet.gpu;
+    } else {
+      if (c.group.empty()) {
+        if (s.fleet.groups.size() > 1)
+          throw ConfigError(at, c.prefix + ".group",
+                            "missing (the fleet has several [[fleet.group]] tables: name the one the service "
+                            "runs on)");
+        c.group = s.fleet.groups.front().name;
+      }
+      const auto g = std::find_if(s.fleet.groups.begin(), s.fleet.groups.end(),
+                                  [&](const FleetGroupConfig& fg) { return fg.name == c.group; });
+      if (g == s.fleet.groups.end())
+        throw ConfigError(at, c.prefix + ".group", fmt::format("no [[fleet.group]] named '{}'", c.group));
+      group_gpus = std::uint64_t{g->nodes} * g->gpus_per_node;
+      gpu = g->gpu;
+    }
+    if (!taken.insert(c.group).second)
+      throw ConfigError(
+          at, c.prefix + ".group",
+          fmt::format("group '{}' already serves another service (one service a group)", c.group));
+    c.request.gpu = gpu;
+    const std::uint64_t tp = c.request.tp;
+    if (!c.replicas_given) {
+      if (group_gpus < tp)
+        throw ConfigError(c.where.at("tp"), c.prefix + ".tp",
+                          fmt::format("{} GPUs a replica, more than the group's {}", tp, group_gpus));
+      c.request.replicas = static_cast<std::uint32_t>(group_gpus / tp);
+    } else if (std::uint64_t{c.request.replicas} * tp > group_gpus) {
+      throw ConfigError(c.where.at("replicas"), c.prefix + ".replicas",
+                        fmt::format("{} replicas of tp {} need {} GPUs; the group has {}", c.request.replicas,
+                                    tp, std::uint64_t{c.request.replicas} * tp, group_gpus));
+    }
+    c.request.horizon_s = s.workload.horizon_s;
+    c.request.interval_s = s.output.facility_interval_s;
+  }
 }
 
 // [output] start: an ISO 8601 instant in whole seconds. The offset it is written in is kept (exports and
@@ -924,6 +1068,10 @@ Scenario parse_scenario_table(const toml::table& root, std::string text, const s
   } else {
     throw ConfigError(top.where(), "workload", "missing (a scenario needs a [workload] section)");
   }
+  if (auto t = top.table("workload")) {
+    std::size_t k = 0;
+    for (const auto& st : t->tables("service")) s.services.push_back(parse_service(st, k++, s.seed, file));
+  }
   if (s.workload.trace && s.workload.trace->fleet_scale != 1.0) {
     auto& tr = *s.workload.trace;
     // A node count scaled beyond what a fleet may hold (fleet_scale = 1e300) is refused, not cast.
@@ -999,10 +1147,12 @@ Scenario parse_scenario_table(const toml::table& root, std::string text, const s
   s.scheduler.params.set_warnings(s.warnings);
   for (auto& [name, p] : s.scheduler.policy_params) p.set_warnings(s.warnings);
   if (s.topology) s.topology->set_warnings(s.warnings);
-  if (s.workload.jobs.empty() && !s.workload.generator && !s.workload.trace && !s.workload.preset)
+  if (s.workload.jobs.empty() && !s.workload.generator && !s.workload.trace && !s.workload.preset &&
+      s.services.empty())
     throw ConfigError({name, 0, 0}, "workload",
-                      "no jobs: give [[workload.jobs]], jobs_csv, [workload.generator], [workload.trace] or "
-                      "[workload.preset]");
+                      "no jobs: give [[workload.jobs]], jobs_csv, [workload.generator], [workload.trace], "
+                      "[workload.preset] or [[workload.service]]");
+  check_service_groups(s);
   // A job runs within one node group: the largest group bounds it (the whole fleet without groups).
   const std::uint64_t fleet_gpus = s.fleet.largest_group_gpus();
   const char* fleet_word = s.fleet.groups.size() > 1 ? "the largest node group" : "the fleet";

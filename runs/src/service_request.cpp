@@ -17,6 +17,7 @@
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/core/json_text.hpp"
 #include "fleetwatt/jobs/request_generator.hpp"
+#include "fleetwatt/jobs/request_source.hpp"
 #include "fleetwatt/jobs/trace.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/models/zoo/model_zoo.hpp"
@@ -57,10 +58,9 @@ std::string ServeRequest::option_name(std::string_view flag) const {
   return runs::option_name(flag, keyword_names);
 }
 
-ServedTrace prepare_service(const ServeRequest& o) {
+sim::ServiceConfig service_config(const ServeRequest& o) {
   check_ranges(o);
-  ServedTrace out;
-  sim::ServiceConfig& c = out.config;
+  sim::ServiceConfig c;
   if (!models::is_zoo_model(o.model))
     throw option_error(o, "model",
                        fmt::format("unknown model '{}'; known models: {}", o.model, models::zoo_names()));
@@ -72,10 +72,23 @@ ServedTrace prepare_service(const ServeRequest& o) {
   }
   if (o.mode != "exact" && o.mode != "fleet")
     throw option_error(o, "mode", fmt::format("'{}' is neither exact nor fleet", o.mode));
-  out.fleet = o.mode == "fleet";
   c.replica.tp = o.tp;
   c.replicas = o.replicas, c.max_batch = o.max_batch, c.max_batched_tokens = o.max_batched_tokens;
   c.memory_fraction = o.memory_fraction, c.interval_s = o.interval_s;
+  c.autoscale = o.autoscale;
+  if (o.autoscale.enabled) {
+    if (o.mode != "fleet")
+      throw option_error(o, "target-utilisation",
+                         "autoscaling is modelled in fleet mode only (mode = \"fleet\")");
+    if (!(o.autoscale.target_utilisation > 0.0 && o.autoscale.target_utilisation <= 1.0))
+      throw option_error(o, "target-utilisation", "must be in (0, 1]");
+    if (o.autoscale.min_replicas > o.replicas)
+      throw option_error(
+          o, "min-replicas",
+          fmt::format("{} is more than the service's {} replicas", o.autoscale.min_replicas, o.replicas));
+    if (!(o.autoscale.wake_s >= 0.0 && o.autoscale.wake_s < 1e300))
+      throw option_error(o, "wake-s", "must not be negative");
+  }
   if (const auto [key, why] = models::replica_problem(c.replica); !key.empty())
     throw option_error(o, key, why);
   try {
@@ -83,41 +96,61 @@ ServedTrace prepare_service(const ServeRequest& o) {
   } catch (const std::invalid_argument& e) {
     throw option_error(o, "model", e.what());
   }
-  const jobs::RequestTrace read = jobs::read_request_trace(std::filesystem::path(o.trace));
-  if (o.generate_rate > 0.0) {
-    jobs::RequestGeneratorConfig g;
-    g.mean_rate_per_s = o.generate_rate * o.rate_scale;
-    g.start_hour = o.start_hour;
-    g.burstiness_shape = o.burstiness;
-    g.horizon_s = o.horizon_s > 0.0 ? o.horizon_s : 86400.0;
-    g.seed = o.seed;
-    if (!o.hourly.empty()) {
-      std::vector<double> v;
-      std::string item;
-      std::istringstream in(o.hourly);
-      while (std::getline(in, item, ',')) {
-        const auto x = core::parse_number(item);
-        if (!x) throw option_error(o, "hourly", fmt::format("'{}' is not a number", item));
-        v.push_back(*x);
-      }
-      if (v.size() != 24)
-        throw option_error(o, "hourly",
-                           fmt::format("needs 24 values (one an hour from midnight), not {}", v.size()));
-      std::copy(v.begin(), v.end(), g.hourly.begin());
-    }
-    out.trace.name = read.name;
-    out.trace.format = read.format + ", generated";
+  return c;
+}
+
+std::unique_ptr<jobs::RequestSource> request_source(const ServeRequest& o, const jobs::RequestTrace& read) {
+  if (!(o.generate_rate > 0.0)) {
     try {
-      out.trace.requests = jobs::generate_requests(g, read.requests);
-    } catch (const std::invalid_argument& e) {
-      throw option_error(o, "generate-rate", e.what());
-    }
-  } else {
-    try {
-      out.trace = jobs::scale_and_fill(read, o.rate_scale, o.horizon_s);
+      return std::make_unique<jobs::TraceReplay>(read, o.rate_scale, o.horizon_s);
     } catch (const std::invalid_argument& e) {
       throw option_error(o, "horizon-s", e.what());
     }
+  }
+  jobs::RequestGeneratorConfig g;
+  g.mean_rate_per_s = o.generate_rate * o.rate_scale;
+  g.start_hour = o.start_hour;
+  g.burstiness_shape = o.burstiness;
+  g.horizon_s = o.horizon_s > 0.0 ? o.horizon_s : 86400.0;
+  g.seed = o.seed;
+  if (!o.hourly.empty()) {
+    std::vector<double> v;
+    std::string item;
+    std::istringstream in(o.hourly);
+    while (std::getline(in, item, ',')) {
+      const auto x = core::parse_number(item);
+      if (!x) throw option_error(o, "hourly", fmt::format("'{}' is not a number", item));
+      v.push_back(*x);
+    }
+    if (v.size() != 24)
+      throw option_error(o, "hourly",
+                         fmt::format("needs 24 values (one an hour from midnight), not {}", v.size()));
+    std::copy(v.begin(), v.end(), g.hourly.begin());
+  }
+  try {
+    return std::make_unique<jobs::RequestGenerator>(g, read.requests);
+  } catch (const std::invalid_argument& e) {
+    throw option_error(o, "generate-rate", e.what());
+  }
+}
+
+ServedTrace prepare_service(const ServeRequest& o) {
+  ServedTrace out;
+  out.config = service_config(o);
+  out.fleet = o.mode == "fleet";
+  const jobs::RequestTrace read = jobs::read_request_trace(std::filesystem::path(o.trace));
+  out.trace.name = read.name;
+  out.trace.format = o.generate_rate > 0.0 ? read.format + ", generated" : read.format;
+  // Held whole for the exact mode and the request table: bounded like any list in memory (a scenario's
+  // fleet-mode service streams instead).
+  const auto source = request_source(o, read);
+  constexpr std::size_t kMaxHeld = 100'000'000;
+  jobs::Request r;
+  while (source->next(r)) {
+    if (out.trace.requests.size() == kMaxHeld)
+      throw option_error(o, o.generate_rate > 0.0 ? "generate-rate" : "horizon-s",
+                         "more than 10^8 requests to hold: lower the rate or the horizon");
+    out.trace.requests.push_back(r);
   }
   if (out.trace.requests.empty())
     throw option_error(o, "horizon-s", "the horizon holds no request of the trace");

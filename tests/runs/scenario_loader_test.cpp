@@ -229,7 +229,7 @@ TEST_CASE("a job bigger than the fleet and half-given phases are refused", "[sce
           .find("not both") != std::string::npos);
   CHECK(error_of("[workload]\nhorizon_s = 10\n") ==
         "bad.toml: workload: no jobs: give [[workload.jobs]], jobs_csv, [workload.generator], "
-        "[workload.trace] or [workload.preset]");
+        "[workload.trace], [workload.preset] or [[workload.service]]");
 }
 
 TEST_CASE("jobs_csv resolves against the scenario's folder", "[scenario]") {

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "fleetwatt/jobs/request_generator.hpp"
+#include "fleetwatt/jobs/request_source.hpp"
 #include "fleetwatt/jobs/trace.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/sim/serving/service_fleet.hpp"
@@ -85,6 +86,60 @@ TEST_CASE("A cohort waits while the batch is full", "[sim][serving]") {
   CHECK(run.requests[0].end_s > 1.2);
   CHECK(run.requests[1].first_token_s >= std::floor(run.requests[0].end_s) + 1.0);
   CHECK(run.requests[1].first_token_s < std::floor(run.requests[0].end_s) + 1.5);
+}
+
+/// Records what a fleet-mode run tells, interval by interval.
+struct IntervalLog final : FleetServiceSink {
+  std::vector<double> power_W, active;
+  std::uint64_t ended = 0;
+  void request_done(std::uint64_t, const ServedRequest&) override { ++ended; }
+  void interval_done(std::size_t, double W, std::uint64_t, double replicas) override {
+    power_W.push_back(W), active.push_back(replicas);
+  }
+};
+
+TEST_CASE("Autoscaling parks replicas at once and wakes them after the wake time", "[sim][serving]") {
+  ServiceConfig c = llama8b_on_h100(8);
+  c.autoscale.enabled = true;
+  c.autoscale.min_replicas = 2;
+  c.autoscale.target_utilisation = 0.5;
+  c.autoscale.wake_s = 5.0;
+  c.autoscale.parked_off = true;
+  // Nothing for 10 s, then 2,000 requests of 100 + 200 tokens a second for 20 s, then nothing.
+  std::vector<jobs::Request> requests;
+  for (int i = 0; i < 40000; ++i) {
+    jobs::Request r;
+    r.arrival_s = 10.0 + i / 2000.0, r.input_tokens = 100, r.output_tokens = 200,
+    r.record = std::uint32_t(i) + 2;
+    requests.push_back(r);
+  }
+  jobs::Request late;  // one more at 200 s, so the run goes on past the burst
+  late.arrival_s = 200.0, late.input_tokens = 100, late.output_tokens = 10, late.record = 40002;
+  requests.push_back(late);
+  jobs::RequestList source(requests);
+  IntervalLog log;
+  const FleetTotals totals = play_service_fleet(c, source, "burst.csv", log);
+  CHECK(totals.requests == 40001);
+  CHECK(log.ended == 40001);
+  const double floor_W = replica_idle_W(c);
+  // Idle: the two kept replicas at their floor, the six parked ones off.
+  for (std::size_t k = 0; k < 10; ++k) {
+    CHECK(log.active[k] == 2.0);
+    CHECK(log.power_W[k] == Approx(2.0 * floor_W).epsilon(1e-12));
+  }
+  // The burst's first interval asks for ceil(2,000 / (0.5 x 256)) = 16 replicas, capped at 8: six wake, and
+  // serve from 15 s; meanwhile they draw the floor (loading weights) beside the two working.
+  for (std::size_t k = 10; k < 15; ++k) CHECK(log.active[k] == 2.0);
+  CHECK(log.power_W[10] > 8.0 * floor_W);
+  CHECK(log.active[15] == 8.0);
+  CHECK(log.active[29] == 8.0);
+  // Once the burst's requests have ended, back to two, the parked ones off again.
+  REQUIRE(log.active.size() == 201);
+  CHECK(log.active[190] == 2.0);
+  CHECK(log.power_W[190] == Approx(2.0 * floor_W).epsilon(1e-12));
+  // The energy is the series' (1-s intervals).
+  CHECK(totals.energy_J ==
+        Approx(std::accumulate(log.power_W.begin(), log.power_W.end(), 0.0)).epsilon(1e-12));
 }
 
 }  // namespace

@@ -502,6 +502,43 @@ void ResultWriter::write_fleet(const std::vector<sim::FleetGroup>& groups) {
                          "numbered node-major through them");
 }
 
+void ResultWriter::write_services(const std::vector<ServiceRecord>& services) {
+  if (services.empty()) return;
+  const QuietStderr quiet;
+  H5::Group root = impl_->file->createGroup("/services");
+  write_string_attribute(root, "description",
+                         "one group per LLM service ([[workload.service]]); series per facility interval "
+                         "from time zero");
+  for (const auto& s : services) {
+    H5::Group g = root.createGroup(s.name);
+    write_vector(g, "power_W", s.power_W, "W");
+    write_vector(g, "arrivals", s.arrivals, "requests per interval");
+    write_vector(g, "completions", s.completions, "requests per interval");
+    write_vector(g, "output_tokens_per_s", s.output_tokens_per_s, "tokens/s");
+    write_vector(g, "replicas_active", s.replicas_active, "replicas");
+    write_vector(g, "ttft_p50_s", s.ttft_p50_s, "s");
+    write_vector(g, "ttft_p99_s", s.ttft_p99_s, "s");
+    write_vector(g, "tpot_p50_s", s.tpot_p50_s, "s");
+    write_vector(g, "tpot_p99_s", s.tpot_p99_s, "s");
+    write_string_attribute(g, "model", s.model);
+    write_string_attribute(g, "gpu", s.gpu);
+    write_string_attribute(g, "mode", s.mode);
+    write_string_attribute(g, "trace", s.trace);
+    write_int_attribute(g, "tp", s.tp);
+    write_int_attribute(g, "replicas", s.replicas);
+    write_int_attribute(g, "gpus", s.gpus);
+    write_int_attribute(g, "max_batch", s.max_batch);
+    write_double_attribute(g, "interval_s", s.interval_s);
+    write_scalar(g, "energy_J", s.energy_J, "J");
+    write_scalar(g, "requests_served", s.requests_served, "requests");
+    write_scalar(g, "output_tokens", s.output_tokens, "tokens");
+    write_scalar(g, "ttft_p50_s_window", s.latency.ttft_p50_s, "s");
+    write_scalar(g, "ttft_p99_s_window", s.latency.ttft_p99_s, "s");
+    write_scalar(g, "tpot_p50_s_window", s.latency.tpot_p50_s, "s");
+    write_scalar(g, "tpot_p99_s_window", s.latency.tpot_p99_s, "s");
+  }
+}
+
 void write_job_datasets(H5::Group& g, const std::vector<sim::Job>& jobs, std::uint32_t gpus_per_node) {
   write_job_datasets(g, jobs,
                      [gpus_per_node](sim::GpuIndex gpu) { return std::int64_t{gpu / gpus_per_node}; });

@@ -70,6 +70,7 @@ Engine::Engine(EngineSetup setup, std::unique_ptr<jobs::JobSource> source,
   // arrivals. Arrivals have a priority of their own (engine_controls.hpp), so at one instant they still run
   // in job order and before a policy's wake-ups, as when every arrival was scheduled up front.
   schedule_next_arrival();
+  start_services();
   // Network: build the interconnect, give rack-aware placement its racks, draw idle network power.
   if (setup_.topology) {
     network_ = std::make_unique<NetworkModel>(*setup_.topology, cluster_.nodes(), cluster_.gpus_per_node(),

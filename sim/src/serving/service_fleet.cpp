@@ -5,16 +5,23 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <utility>
 
 namespace fleetwatt::sim {
 namespace {
+
+/// A request in flight: what its latencies and end need.
+struct Member {
+  std::uint64_t seq = 0;
+  ServedRequest request;
+};
 
 /// The requests that arrived in one interval, admitted together and decoding in the same iterations: the
 /// tokens the cohort has generated since its admission, and where each member ends on that count (its
 /// generation plus the tokens the cohort ran before its first token), in ascending order.
 struct Cohort {
-  std::vector<std::size_t> requests;  ///< indices into the run's requests, in the order of `lengths`
-  std::vector<double> lengths;        ///< each member's end on the cohort's count (set at admission)
+  std::vector<Member> members;  ///< in the order of `lengths`
+  std::vector<double> lengths;  ///< each member's end on the cohort's count (set at admission)
   double mean_input = 0.0;
   double kv_tokens = 0.0;  ///< prompt and generation tokens of its unfinished members (their KV reservation)
   double generated = 0.0;  ///< tokens each unfinished member has generated
@@ -24,31 +31,130 @@ struct Cohort {
   [[nodiscard]] double active() const { return double(lengths.size() - done); }
 };
 
+using LengthOrder = std::vector<std::pair<double, std::uint32_t>>;
+
+/// Sorts (length, position) pairs (lengths not negative) as std::sort would: by whole tokens with a counting
+/// sort, then by the rest within each whole token by insertion. A cohort holds thousands of members whose
+/// lengths span a few thousand tokens, so this is linear where a comparison sort costs n log n (the fleet
+/// mode's largest cost at campus scale). `scratch` and `counts` are reused buffers.
+void sort_by_length(LengthOrder& v, LengthOrder& scratch, std::vector<std::uint32_t>& counts) {
+  if (v.size() < 64) {
+    std::sort(v.begin(), v.end());
+    return;
+  }
+  double longest = 0.0;
+  for (const auto& e : v) longest = std::max(longest, e.first);
+  const auto range = static_cast<std::size_t>(longest) + 2;
+  if (range > 16 * v.size()) {  // lengths too spread for counting to pay
+    std::sort(v.begin(), v.end());
+    return;
+  }
+  counts.assign(range, 0);
+  for (const auto& e : v) ++counts[static_cast<std::size_t>(e.first) + 1];
+  for (std::size_t i = 1; i < range; ++i) counts[i] += counts[i - 1];
+  scratch.resize(v.size());
+  for (const auto& e : v) scratch[counts[static_cast<std::size_t>(e.first)]++] = e;
+  // Within a whole token the pairs keep their positions' order (the counting pass is stable): insertion
+  // by length, then position, finishes the order.
+  for (std::size_t i = 1; i < scratch.size(); ++i) {
+    const auto x = scratch[i];
+    std::size_t j = i;
+    while (j > 0 && x < scratch[j - 1]) {
+      scratch[j] = scratch[j - 1];
+      --j;
+    }
+    scratch[j] = x;
+  }
+  v.swap(scratch);
+}
+
+/// Writes a fleet-mode run into a ServiceRun whose requests are the ones played, in order.
+class RunSink final : public FleetServiceSink {
+ public:
+  explicit RunSink(ServiceRun& run) : run_(run) {}
+  void request_done(std::uint64_t seq, const ServedRequest& r) override {
+    run_.requests[seq].first_token_s = r.first_token_s;
+    run_.requests[seq].end_s = r.end_s;
+  }
+  void interval_done(std::size_t, double power_W, std::uint64_t, double) override {
+    run_.power_W.push_back(power_W);
+  }
+
+ private:
+  ServiceRun& run_;
+};
+
 }  // namespace
 
-ServiceRun run_service_fleet(const ServiceConfig& c, const std::vector<jobs::Request>& requests,
-                             const std::string& trace_name) {
-  ServiceRun run = start_service_run(c, requests, trace_name);
-  const double dt = c.interval_s, replicas = c.replicas, tp = c.replica.tp;
+FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& source,
+                               const std::string& trace_name, FleetServiceSink& sink, double stop_s) {
+  FleetTotals run;
+  run.kv_capacity_tokens = kv_capacity_tokens(c);
+  const double dt = c.interval_s, tp = c.replica.tp;
   const double floor_W = replica_idle_W(c);
+  // Replicas serving now; with autoscaling, those waking (ready time, count) and what a parked one draws.
+  double replicas = c.replicas;
+  std::deque<std::pair<double, double>> waking;
+  const Autoscale& scale = c.autoscale;
+  const double parked_W = scale.parked_off ? 0.0 : tp * c.replica.gpu.idle_W;
   std::deque<Cohort> cohorts;  // unfinished, in arrival order
-  std::size_t next = 0;
-  for (std::size_t k = 0; next < requests.size() || !cohorts.empty(); ++k) {
+  LengthOrder scratch;
+  std::vector<std::uint32_t> counts;
+  jobs::Request pending;
+  bool has_pending = source.next(pending);
+  for (std::size_t k = 0; has_pending || !cohorts.empty(); ++k) {
     const double t0 = double(k) * dt, t1 = t0 + dt;
+    if (stop_s > 0.0 && t0 >= stop_s) break;
     // This interval's arrivals form a cohort.
     Cohort fresh;
-    while (next < requests.size() && requests[next].arrival_s < t1) fresh.requests.push_back(next++);
-    if (!fresh.requests.empty()) {
-      for (const std::size_t i : fresh.requests) {
-        fresh.lengths.push_back(requests[i].output_tokens);
-        fresh.mean_input += requests[i].input_tokens;
-        fresh.kv_tokens += double(requests[i].input_tokens) + requests[i].output_tokens;
+    while (has_pending && pending.arrival_s < t1) {
+      check_request_fits(pending, run.kv_capacity_tokens, trace_name);
+      Member m;
+      m.seq = run.requests++;
+      ServedRequest& s = m.request;
+      s.arrival_s = pending.arrival_s, s.input_tokens = pending.input_tokens;
+      s.output_tokens = pending.output_tokens, s.record = pending.record;
+      s.replica = static_cast<std::uint32_t>(m.seq % c.replicas);
+      fresh.members.push_back(m);
+      has_pending = source.next(pending);
+    }
+    const std::uint64_t arrivals = fresh.members.size();
+    if (!fresh.members.empty()) {
+      for (const Member& m : fresh.members) {
+        fresh.lengths.push_back(m.request.output_tokens);
+        fresh.mean_input += m.request.input_tokens;
+        fresh.kv_tokens += double(m.request.input_tokens) + m.request.output_tokens;
       }
-      fresh.mean_input /= double(fresh.requests.size());
+      fresh.mean_input /= double(fresh.members.size());
       cohorts.push_back(std::move(fresh));
     }
+    double woken = 0.0;
+    if (scale.enabled) {
+      while (!waking.empty() && waking.front().first <= t0)
+        replicas += waking.front().second, waking.pop_front();
+      for (const auto& w : waking) woken += w.second;
+      // As many replicas as the running and waiting sequences need at the target utilisation.
+      double demand = 0.0;
+      for (const Cohort& h : cohorts) demand += h.active();
+      const double desired = std::clamp(std::ceil(demand / (scale.target_utilisation * c.max_batch)),
+                                        double(scale.min_replicas), double(c.replicas));
+      if (desired > replicas + woken) {
+        waking.emplace_back(t0 + scale.wake_s, desired - replicas - woken);
+        woken = desired - replicas;
+      } else {
+        // Too many: wakes not yet done are called off first, the newest first, then replicas park.
+        double excess = replicas + woken - desired;
+        while (excess > 0.0 && !waking.empty()) {
+          const double off = std::min(excess, waking.back().second);
+          waking.back().second -= off, woken -= off, excess -= off;
+          if (!(waking.back().second > 0.0)) waking.pop_back();
+        }
+        replicas -= excess;
+      }
+    }
+    const double parked = double(c.replicas) - replicas - woken;
     // Admit waiting cohorts, oldest first, while the replicas' batches and KV caches hold them (a cohort
-    // whole or not; one alone always).
+    // whole or not; one alone always, when a replica serves).
     double kv_used = 0.0;
     for (const Cohort& h : cohorts)
       if (h.admitted) kv_used += h.kv_tokens;
@@ -57,7 +163,7 @@ ServiceRun run_service_fleet(const ServiceConfig& c, const std::vector<jobs::Req
       if (!h.admitted) {
         const bool room = running + h.active() <= replicas * c.max_batch &&
                           kv_used + h.kv_tokens <= replicas * run.kv_capacity_tokens;
-        if (!room && running > 0.0) break;
+        if (!(replicas > 0.0) || (!room && running > 0.0)) break;
         kv_used += h.kv_tokens;
         h.admitted = true;
         h.admit_s = t0;
@@ -67,7 +173,7 @@ ServiceRun run_service_fleet(const ServiceConfig& c, const std::vector<jobs::Req
       running += h.active();
       context += h.active() * (h.mean_input + h.generated);
     }
-    double power_W = replicas * floor_W;
+    double power_W = (replicas + woken) * floor_W + parked * parked_W;
     if (running > 0.0) {
       // A replica's iterations at its share of the sequences: most decode only; a share q of them also run
       // a whole admitted prompt (chunked prefill), as many as the interval's prompts need. With T_d and T_p
@@ -100,7 +206,8 @@ ServiceRun run_service_fleet(const ServiceConfig& c, const std::vector<jobs::Req
       // With fewer sequences than replicas, each replica runs one for that share of the interval and idles
       // the rest.
       const double share = std::min(1.0, per_replica);
-      power_W = replicas * (share * tp * it.power_W + (1.0 - share) * floor_W);
+      power_W = replicas * (share * tp * it.power_W + (1.0 - share) * floor_W) + woken * floor_W +
+                parked * parked_W;
       run.busy_s += replicas * share * dt;
       run.iterations += static_cast<std::uint64_t>(std::llround(replicas * share * dt / it.time_s));
       // Each running sequence generates a token an iteration; a cohort admitted now starts after its prompt's
@@ -112,29 +219,32 @@ ServiceRun run_service_fleet(const ServiceConfig& c, const std::vector<jobs::Req
         if (h.admit_s == t0 && from == 0.0) {
           // Each member's first token a prompt iteration after it arrived (or was admitted); its last, its
           // generation less one later on the cohort's count, which runs from the interval's start.
-          for (std::size_t m = 0; m < h.requests.size(); ++m) {
-            ServedRequest& s = run.requests[h.requests[m]];
+          for (std::size_t m = 0; m < h.members.size(); ++m) {
+            ServedRequest& s = h.members[m].request;
             s.first_token_s = std::max(t0, s.arrival_s) + first_token_s;
             h.lengths[m] = (s.first_token_s - t0) / it.time_s + (s.output_tokens - 1.0);
           }
-          std::vector<std::size_t> order(h.requests.size());
-          for (std::size_t m = 0; m < order.size(); ++m) order[m] = m;
-          std::sort(order.begin(), order.end(),
-                    [&](std::size_t a, std::size_t b) { return h.lengths[a] < h.lengths[b]; });
-          std::vector<std::size_t> requests_sorted;
-          std::vector<double> lengths_sorted;
-          for (const std::size_t m : order)
-            requests_sorted.push_back(h.requests[m]), lengths_sorted.push_back(h.lengths[m]);
-          h.requests = std::move(requests_sorted), h.lengths = std::move(lengths_sorted);
+          // Shortest first; equal lengths in arrival order.
+          std::vector<std::pair<double, std::uint32_t>> order(h.members.size());
+          for (std::size_t m = 0; m < order.size(); ++m)
+            order[m] = {h.lengths[m], static_cast<std::uint32_t>(m)};
+          sort_by_length(order, scratch, counts);
+          std::vector<Member> members_sorted;
+          members_sorted.reserve(order.size());
+          for (std::size_t m = 0; m < order.size(); ++m) {
+            members_sorted.push_back(h.members[order[m].second]);
+            h.lengths[m] = order[m].first;
+          }
+          h.members = std::move(members_sorted);
         }
         h.generated += tokens;
         // Members whose length the cohort passed this interval end where it passed it.
         while (h.done < h.lengths.size() && h.lengths[h.done] <= h.generated) {
-          const std::size_t i = h.requests[h.done];
           const double frac = (h.lengths[h.done] - from) / tokens;
-          ServedRequest& s = run.requests[i];
+          ServedRequest& s = h.members[h.done].request;
           s.end_s = std::max(s.first_token_s, t0 + std::max(0.0, frac) * dt);
           h.kv_tokens -= double(s.input_tokens) + s.output_tokens;
+          sink.request_done(h.members[h.done].seq, s);
           ++h.done;
         }
       }
@@ -151,10 +261,24 @@ ServiceRun run_service_fleet(const ServiceConfig& c, const std::vector<jobs::Req
           ++it_c;
       }
     }
-    run.power_W.push_back(power_W);
+    sink.interval_done(k, power_W, arrivals, replicas);
     run.energy_J += power_W * dt;
+    run.end_s = double(k + 1) * dt;
   }
-  run.end_s = double(run.power_W.size()) * dt;
+  return run;
+}
+
+ServiceRun run_service_fleet(const ServiceConfig& c, const std::vector<jobs::Request>& requests,
+                             const std::string& trace_name) {
+  ServiceRun run = start_service_run(c, requests, trace_name);
+  jobs::RequestList source(requests);
+  RunSink sink(run);
+  const FleetTotals totals = play_service_fleet(c, source, trace_name, sink);
+  run.energy_J = totals.energy_J;
+  run.end_s = totals.end_s;
+  run.busy_s = totals.busy_s;
+  run.sequence_seconds = totals.sequence_seconds;
+  run.iterations = totals.iterations;
   return run;
 }
 

@@ -76,12 +76,7 @@ ServiceRun start_service_run(const ServiceConfig& config, const std::vector<jobs
                              const std::string& trace_name) {
   ServiceRun run;
   run.kv_capacity_tokens = kv_capacity_tokens(config);
-  for (const jobs::Request& r : requests)
-    if (double(r.input_tokens) + r.output_tokens > run.kv_capacity_tokens)
-      throw core::TraceFormatError(
-          {trace_name, r.record, 0}, "input_tokens",
-          fmt::format("a request of {} + {} tokens needs more KV cache than a replica holds ({:.0f} tokens)",
-                      r.input_tokens, r.output_tokens, run.kv_capacity_tokens));
+  for (const jobs::Request& r : requests) check_request_fits(r, run.kv_capacity_tokens, trace_name);
   run.requests.reserve(requests.size());
   for (std::size_t i = 0; i < requests.size(); ++i) {
     const jobs::Request& r = requests[i];
@@ -92,6 +87,14 @@ ServiceRun start_service_run(const ServiceConfig& config, const std::vector<jobs
     run.requests.push_back(s);
   }
   return run;
+}
+
+void check_request_fits(const jobs::Request& r, double kv_capacity_tokens, const std::string& trace_name) {
+  if (double(r.input_tokens) + r.output_tokens > kv_capacity_tokens)
+    throw core::TraceFormatError(
+        {trace_name, r.record, 0}, "input_tokens",
+        fmt::format("a request of {} + {} tokens needs more KV cache than a replica holds ({:.0f} tokens)",
+                    r.input_tokens, r.output_tokens, kv_capacity_tokens));
 }
 
 double replica_idle_W(const ServiceConfig& config) {

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "fleetwatt/jobs/random.hpp"
+#include "fleetwatt/jobs/request_source.hpp"
 #include "fleetwatt/jobs/request_trace.hpp"
 
 namespace fleetwatt::jobs {
@@ -22,6 +24,22 @@ struct RequestGeneratorConfig {
   double burstiness_shape = 1.0;  ///< gamma shape of the inter-arrival times (1: Poisson)
   double horizon_s = 86400.0;
   std::uint64_t seed = 1;
+};
+
+/// Generated requests one at a time (generate_requests' requests, in order). `lengths` must outlive it.
+class RequestGenerator final : public RequestSource {
+ public:
+  /// Throws as generate_requests does.
+  RequestGenerator(const RequestGeneratorConfig& config, const std::vector<Request>& lengths);
+  bool next(Request& out) override;
+
+ private:
+  [[nodiscard]] double rate_at_hour(double hour_index) const;
+  RequestGeneratorConfig c_;
+  const std::vector<Request>& lengths_;
+  double hourly_sum_ = 0.0;
+  Random rng_;
+  double t_ = 0.0, hour_ = 0.0, edge_ = 0.0, owed_ = 0.0;
 };
 
 /// Requests over [0, horizon_s), lengths drawn from `lengths`' requests. Throws std::invalid_argument for a

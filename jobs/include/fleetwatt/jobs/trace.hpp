@@ -136,7 +136,7 @@ struct TraceStats {
 [[nodiscard]] TraceStats trace_stats(const std::vector<JobSpec>& jobs);
 
 /// The q-quantile (0..1) of values by linear interpolation between order statistics (numpy's default);
-/// sorts `values`. 0 for an empty list.
+/// reorders `values` (in linear time). 0 for an empty list.
 [[nodiscard]] double quantile(std::vector<double>& values, double q);
 
 }  // namespace fleetwatt::jobs

@@ -15,6 +15,7 @@
 #include "fleetwatt/jobs/job_source.hpp"
 #include "fleetwatt/models/predictors/power_predictor.hpp"
 #include "fleetwatt/runs/scenario.hpp"
+#include "fleetwatt/runs/service_series.hpp"
 #include "fleetwatt/sim/engine/engine.hpp"
 
 namespace fleetwatt::runs {
@@ -48,6 +49,9 @@ struct PreparedRun {
   std::uint64_t job_count = 0;
   /// Jobs held before a run starts: a streamed run's warm-up arrivals (expected), laid down up front.
   std::uint64_t held_job_count = 0;
+  /// [[workload.service]]: each service played over the window before the engine starts (the engine takes
+  /// its power as setup.services; the result file its record).
+  std::vector<PlayedService> services;
 };
 
 /// A job's run time under `predictor` on `gpu`: its explicit phases or the prediction, times its epochs.

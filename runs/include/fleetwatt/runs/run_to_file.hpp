@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "fleetwatt/results/hdf5/result_writer.hpp"
 #include "fleetwatt/results/metrics/grid_metrics.hpp"
@@ -39,6 +40,7 @@ struct RunOutcome {
   results::GridMetrics grid;
   results::PowerQuality quality;
   results::WallClock clock;
+  std::vector<results::ServiceRecord> services;  ///< /services, as written
 };
 
 /// Builds the engine (every job predicted first: a bad job fails before any file exists), streams the run

@@ -16,6 +16,7 @@
 #include "fleetwatt/jobs/job_spec.hpp"
 #include "fleetwatt/jobs/workload_config.hpp"
 #include "fleetwatt/models/predictors/predictor_config.hpp"
+#include "fleetwatt/runs/service_request.hpp"
 #include "fleetwatt/sim/engine/failures_config.hpp"
 #include "fleetwatt/sim/fleet/smoothing_config.hpp"
 #include "fleetwatt/sim/policies/scheduler_config.hpp"
@@ -72,6 +73,21 @@ struct FleetConfig {
   [[nodiscard]] std::uint64_t total_gpus() const;
   /// The most GPUs one job can get: a job runs within one node group.
   [[nodiscard]] std::uint64_t largest_group_gpus() const;
+};
+
+/// [[workload.service]]: an LLM service on GPUs of one node group that no training job gets. Its requests
+/// (a trace played or a generator fed by the trace's lengths), model, replicas and batching are serve's
+/// (runs/service_request.hpp); the group gives the GPU, the workload its horizon, [output] its interval.
+struct ServiceScenarioConfig {
+  std::string name;   ///< the scenario's, else "service<k>" (k from 0, scenario order)
+  std::string group;  ///< [[fleet.group]] name; empty: the fleet's only group
+  ServeRequest request;
+  bool replicas_given = false;  ///< false: as many replicas as the group's GPUs hold
+  /// Where each key was written (the table's own place for a key not written), for errors found when the
+  /// service is prepared.
+  std::map<std::string, SourceLocation> where;
+  SourceLocation at;   ///< the table
+  std::string prefix;  ///< its dotted path, "workload.service[0]"
 };
 
 /// [[facility.battery]]: on-site storage (sim/power/site_battery.hpp), in scenario units.
@@ -167,6 +183,7 @@ struct Scenario {
   PredictorConfig predictor;
   SchedulerConfig scheduler;
   WorkloadConfig workload;
+  std::vector<ServiceScenarioConfig> services;  ///< [[workload.service]], in scenario order
   GridConfig grid;
   OutputConfig output;
   /// [failures]: job interruptions with restart and lost work (off unless enabled).

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
+#include "fleetwatt/jobs/request_source.hpp"
 #include "fleetwatt/jobs/request_trace.hpp"
 #include "fleetwatt/sim/serving/service_run.hpp"
 
@@ -27,6 +29,8 @@ struct ServeRequest {
   /// "exact" (every request and iteration: sim/serving/service_run.hpp) or "fleet" (intervals of a fluid
   /// model: sim/serving/service_fleet.hpp).
   std::string mode = "exact";
+  /// Parking and waking replicas by load (fleet mode only; off unless enabled).
+  sim::Autoscale autoscale;
   /// Where errors say the request came from, and how they name an option (`--max-batch` on the command
   /// line, the keyword `max_batch` in Python).
   std::string origin = "command line";
@@ -56,6 +60,14 @@ struct ServedTrace {
   ServiceSummary summary;
   bool fleet = false;  ///< played in fleet mode
 };
+
+/// The service a request describes, checked (a ConfigError at the option for a bad one: an unknown model or
+/// GPU, a model that is not a decoder or does not fit, tp on a GPU without NVLink).
+[[nodiscard]] sim::ServiceConfig service_config(const ServeRequest& request);
+/// The requests it plays, one at a time: `read` (the trace file as read) replayed at the request's rate
+/// and horizon, or arrivals generated with lengths drawn from it. `read` must outlive the source.
+[[nodiscard]] std::unique_ptr<jobs::RequestSource> request_source(const ServeRequest& request,
+                                                                  const jobs::RequestTrace& read);
 
 /// Checks the request (a ConfigError at the option for a bad one: an unknown model or GPU, a model that is
 /// not a decoder or does not fit, tp on a GPU without NVLink) and reads the trace (TraceFormatError at a

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fleetwatt/core/text_output.hpp"
+#include "fleetwatt/results/hdf5/service_record.hpp"
 #include "fleetwatt/results/metrics/grid_metrics.hpp"
 #include "fleetwatt/results/metrics/power_quality.hpp"
 #include "fleetwatt/results/metrics/wall_clock.hpp"
@@ -86,6 +87,8 @@ class ResultWriter final : public sim::PowerSink, public sim::JobSink {
   /// /fleet: one row per node group (name, nodes, gpus_per_node, gpu, idle and TDP per GPU, node base);
   /// written for fleets of several node groups (a uniform fleet's file stays as it was).
   void write_fleet(const std::vector<sim::FleetGroup>& groups);
+  /// /services/<name>: each LLM service's series (per facility interval) and totals.
+  void write_services(const std::vector<ServiceRecord>& services);
   /// /summary (the run's totals and the grid metrics of its facility series) and /grid.
   void write_summary(const sim::RunSummary& summary);
   /// The grid metrics write_summary computed (for the printed summary); empty before it.

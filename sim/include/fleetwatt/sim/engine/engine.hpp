@@ -34,6 +34,7 @@
 #include "fleetwatt/sim/power/job_meter.hpp"
 #include "fleetwatt/sim/power/power_site.hpp"
 #include "fleetwatt/sim/power/ride_through.hpp"
+#include "fleetwatt/sim/serving/service_load.hpp"
 #include "fleetwatt/topologies/fabrics/topology_config.hpp"
 
 namespace fleetwatt::sim {
@@ -107,6 +108,8 @@ struct EngineSetup {
   FailureSetup failures;     ///< [failures]
   SmoothingSetup smoothing;  ///< [smoothing] (a job's own mode overrides it)
   HeldJobsLimit held_jobs;   ///< how many jobs the engine may hold at once (none: no limit)
+  /// LLM services ([[workload.service]]), each on GPUs of its node group that no job gets.
+  std::vector<ServiceLoad> services;
 };
 
 /// The groups a setup describes: its `groups`, or one group from nodes, gpus_per_node, gpu, node_base_W.
@@ -273,6 +276,11 @@ class Engine {
   }
   /// Gives the site the network's draw as it stands.
   void network_changed();
+  // Services (engine_services.cpp).
+  /// Reserves each service's GPUs and schedules its first draw at time zero.
+  void start_services();
+  /// Service s's GPUs draw interval k's power (after_W past the series) and the next change is scheduled.
+  void step_service(std::size_t s, std::size_t k);
 
   EngineSetup setup_;
   FleetLayout layout_;
@@ -313,6 +321,13 @@ class Engine {
   double gpu_seconds_ = 0.0;
   RunSummary summary_;
   std::unique_ptr<NetworkModel> network_;  ///< null without a [topology]
+  /// A service's GPUs, their servers and what each draws now.
+  struct ServiceGpus {
+    std::vector<GpuIndex> gpus;
+    std::vector<NodeRun> runs;
+    double W = 0.0;
+  };
+  std::vector<ServiceGpus> services_;  ///< as setup_.services
 };
 
 }  // namespace fleetwatt::sim

@@ -27,6 +27,8 @@ using GpuIndex = std::uint32_t;
 using NodeIndex = std::uint32_t;
 using JobIndex = std::uint32_t;
 inline constexpr JobIndex kNoJob = ~JobIndex{0};
+/// The owner of the GPUs service s holds: kServiceOwner - s (far above any job's index).
+inline constexpr JobIndex kServiceOwner = kNoJob - 1;
 /// "No node group" (a job not placed yet).
 inline constexpr std::uint32_t kNoGroup = ~std::uint32_t{0};
 

@@ -11,12 +11,41 @@
 // floor otherwise.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "fleetwatt/jobs/request_source.hpp"
 #include "fleetwatt/sim/serving/service_run.hpp"
 
 namespace fleetwatt::sim {
+
+/// What a fleet-mode run tells as it goes.
+class FleetServiceSink {
+ public:
+  virtual ~FleetServiceSink() = default;
+  /// The request drawn `seq`-th (from 0) has ended: its times, tokens, replica and record.
+  virtual void request_done(std::uint64_t seq, const ServedRequest& request) = 0;
+  /// Interval k (from 0) is over: the service's GPUs' mean power over it, W, the requests that arrived in it
+  /// and the replicas active (serving) in it. No request reported after it ends before the interval's end.
+  virtual void interval_done(std::size_t k, double power_W, std::uint64_t arrivals,
+                             double active_replicas) = 0;
+};
+
+/// A fleet-mode run's totals.
+struct FleetTotals {
+  double energy_J = 0.0, end_s = 0.0, busy_s = 0.0, sequence_seconds = 0.0, kv_capacity_tokens = 0.0;
+  std::uint64_t iterations = 0, requests = 0;
+};
+
+/// Plays the requests `source` gives (in arrival order; each drawn when its interval comes, so memory
+/// follows the requests in flight, not their number) on the service in fleet mode, telling `sink` each
+/// interval and each ended request, until the source is exhausted and every request has ended or, when
+/// `stop_s` > 0, after the interval that reaches stop_s. Throws core::TraceFormatError at a request's record
+/// when its prompt and generation need more KV cache than a replica holds, std::invalid_argument for a config
+/// kv_capacity_tokens refuses.
+FleetTotals play_service_fleet(const ServiceConfig& config, jobs::RequestSource& source,
+                               const std::string& trace_name, FleetServiceSink& sink, double stop_s = 0.0);
 
 /// Plays `requests` (in arrival order) on the service in fleet mode: the same outputs as run_service
 /// (requests' times, power per interval, energy; iterations, busy_s and sequence_seconds as the intervals

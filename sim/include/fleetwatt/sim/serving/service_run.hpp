@@ -16,9 +16,23 @@
 
 namespace fleetwatt::sim {
 
+/// Replicas parked when the load is low and woken when it rises (fleet mode): each interval the service
+/// keeps as many active as its sequences need at the target utilisation (running and waiting sequences over
+/// target x max_batch), at least min_replicas and at most the service's replicas. Parking is at once; a
+/// woken replica serves after wake_s (loading its weights at the resident floor meanwhile).
+struct Autoscale {
+  bool enabled = false;
+  std::uint32_t min_replicas = 1;
+  double target_utilisation = 0.7;  ///< running sequences / (active replicas x max_batch) aimed at
+  double wake_s = 60.0;
+  /// What a parked replica's GPUs draw: idle (the GPU's idle power, its model unloaded) or 0 (powered off).
+  bool parked_off = false;
+};
+
 struct ServiceConfig {
   models::ServingReplica replica;  ///< the model, GPU, tp and precision of each replica
-  std::uint32_t replicas = 1;
+  std::uint32_t replicas = 1;      ///< all of them (the most active with autoscaling)
+  Autoscale autoscale;
   std::uint32_t max_batch = 256;            ///< sequences running at once (vLLM's max_num_seqs)
   std::uint32_t max_batched_tokens = 8192;  ///< tokens an iteration runs (vLLM's max_num_batched_tokens)
   /// Share of the GPUs' memory that holds the weights and the KV cache (vLLM's gpu_memory_utilization).
@@ -61,6 +75,10 @@ struct ServiceRun {
 [[nodiscard]] ServiceRun start_service_run(const ServiceConfig& config,
                                            const std::vector<jobs::Request>& requests,
                                            const std::string& trace_name);
+/// Refuses (a core::TraceFormatError at its record) a request whose prompt and generation need more than
+/// `kv_capacity_tokens`, what one replica holds.
+void check_request_fits(const jobs::Request& request, double kv_capacity_tokens,
+                        const std::string& trace_name);
 /// A replica's GPUs holding its model while idle: tp x the resident floor.
 [[nodiscard]] double replica_idle_W(const ServiceConfig& config);
 

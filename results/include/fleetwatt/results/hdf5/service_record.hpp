@@ -1,0 +1,36 @@
+// One LLM service's series and totals as the result file keeps them under /services/<name>: what the
+// service's GPUs drew and what its requests saw, interval by interval over the run's window.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fleetwatt::results {
+
+/// Latency percentiles of a set of requests (NaN where there is none): time to first token, and time per
+/// output token after the first (requests of more than one).
+struct ServiceLatency {
+  double ttft_p50_s = 0.0, ttft_p99_s = 0.0, tpot_p50_s = 0.0, tpot_p99_s = 0.0;
+};
+
+struct ServiceRecord {
+  std::string name, model, gpu, mode, trace;
+  std::uint32_t tp = 1, replicas = 1, gpus = 1, max_batch = 0;
+  double interval_s = 1.0;
+  /// Per interval from time zero to the horizon.
+  std::vector<double> power_W;              ///< the service's GPUs, interval mean
+  std::vector<std::int64_t> arrivals;       ///< requests arriving in the interval
+  std::vector<std::int64_t> completions;    ///< requests ending in it
+  std::vector<double> output_tokens_per_s;  ///< output tokens of the requests ending in it, over the interval
+  std::vector<double> replicas_active;      ///< replicas serving (autoscaling parks the others)
+  /// Latency of the requests ending in the interval (NaN: none ended): time to first token, time per output
+  /// token after the first (requests of more than one), both at the 50th and 99th percentile.
+  std::vector<double> ttft_p50_s, ttft_p99_s, tpot_p50_s, tpot_p99_s;
+  // Totals over the window.
+  double energy_J = 0.0;                                ///< the service's GPUs
+  std::int64_t requests_served = 0, output_tokens = 0;  ///< requests ending in the window, their tokens
+  ServiceLatency latency;  ///< of the requests ending in the window, within 1 % (log-binned counts)
+};
+
+}  // namespace fleetwatt::results

@@ -1,0 +1,237 @@
+// [[workload.service]]: an LLM service beside training on one campus. Its GPUs are held from jobs, its draw
+// goes through the one power ledger (GPU, node, IT and facility energy balance against the service's own
+// series), its series reach /services in the result file, and every misuse is one located error.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <numeric>
+#include <string>
+
+#include "fleetwatt/results/hdf5/result_reader.hpp"
+#include "fleetwatt/runs/run_assembly.hpp"
+#include "fleetwatt/runs/run_to_file.hpp"
+#include "fleetwatt/runs/scenario_loader.hpp"
+#include "fleetwatt/runs/service_series.hpp"
+#include "test_support.hpp"
+
+using namespace fleetwatt;
+
+namespace {
+
+std::string trace_path() {
+  return (test::source_dir() / "examples" / "requests" / "chat-minute.csv").string();
+}
+
+/// Two node groups: ResNet-50 training on the A100s, an 8B chat model on the H100s (when `service`).
+std::string campus(bool service, const std::string& service_keys = "") {
+  std::string s = R"(seed = 3
+[fleet]
+node_base_w = 500
+node_load_w_per_gpu_w = 0.1
+[[fleet.group]]
+name = "train"
+nodes = 2
+gpus_per_node = 8
+gpu = "a100-sxm-80gb"
+[[fleet.group]]
+name = "serve"
+nodes = 1
+gpus_per_node = 8
+gpu = "h100-sxm"
+[facility]
+pue = 1.2
+[workload]
+horizon_s = 600
+[[workload.jobs]]
+id = 1
+model = "resnet50"
+n_gpus = 8
+dataset_samples = 1281167
+batch_size = 256
+epochs = 2
+)";
+  if (service)
+    s += "[[workload.service]]\nname = \"chat\"\ngroup = \"serve\"\nmodel = \"llama3_8b\"\ntrace = \"" +
+         trace_path() + "\"\narrival_rate_per_s = 20\n" + service_keys;
+  return s;
+}
+
+struct Energies {
+  double gpu_J, it_J, facility_J;
+};
+
+Energies run_energies(runs::PreparedRun& r) {
+  const auto engine = runs::make_engine(r);
+  engine->run();
+  return {engine->ledger().gpu_energy_J(), engine->ledger().it_energy_J(),
+          engine->ledger().facility_energy_J()};
+}
+
+std::string prepare_error(const std::string& text) {
+  try {
+    (void)runs::prepare_run(runs::parse_scenario(text, "bad.toml"));
+  } catch (const core::InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("a service's draw reaches the GPU, IT and facility energy through the one ledger",
+          "[scenario][service]") {
+  auto with = runs::prepare_run(runs::parse_scenario(campus(true), "s.toml"));
+  auto without = runs::prepare_run(runs::parse_scenario(campus(false), "s.toml"));
+  REQUIRE(with.services.size() == 1);
+  REQUIRE(with.setup.services.size() == 1);
+  CHECK(with.setup.services[0].gpus == 8);  // eight tp-1 replicas fill the group
+  const results::ServiceRecord& record = with.services[0].record;
+  REQUIRE(record.power_W.size() == 600);
+  const Energies a = run_energies(with), b = run_energies(without);
+  // Without the service its eight H100s idle at the preset's 70 W for the 600 s; with it they draw the
+  // service's series. The training job is the same in both runs.
+  const double idle_J = 8 * 70.0 * 600.0;
+  const double service_gpu_J = record.energy_J - idle_J;
+  CHECK(record.energy_J > 2.0 * idle_J);  // the service works: well above idle
+  CHECK(a.gpu_J - b.gpu_J == Approx(service_gpu_J).epsilon(1e-9));
+  // A node draws its base plus 1.1 x its GPUs; the facility 1.2 x IT.
+  CHECK(a.it_J - b.it_J == Approx(1.1 * service_gpu_J).epsilon(1e-9));
+  CHECK(a.facility_J == Approx(1.2 * a.it_J).epsilon(1e-12));
+  // The record's energy is its series summed (1-s intervals), and its played run's over the same span.
+  CHECK(record.energy_J == Approx(std::accumulate(record.power_W.begin(), record.power_W.end(), 0.0)));
+}
+
+TEST_CASE("no job is placed on a service's GPUs", "[scenario][service]") {
+  // One group of 16 H100s: the service holds the first 8 (one tp-8 replica), so of two 8-GPU jobs one runs
+  // and one waits.
+  const std::string text = R"([fleet]
+nodes = 2
+gpus_per_node = 8
+gpu = "h100-sxm"
+[workload]
+horizon_s = 300
+[[workload.jobs]]
+id = 1
+model = "resnet50"
+n_gpus = 8
+dataset_samples = 1281167
+batch_size = 256
+epochs = 90
+[[workload.jobs]]
+id = 2
+model = "resnet50"
+n_gpus = 8
+dataset_samples = 1281167
+batch_size = 256
+epochs = 90
+[[workload.service]]
+model = "llama3_8b"
+tp = 8
+replicas = 1
+trace = ")" + trace_path() +
+                           "\"\n";
+  auto r = runs::prepare_run(runs::parse_scenario(text, "s.toml"));
+  const auto engine = runs::make_engine(r);
+  engine->run();
+  for (sim::GpuIndex g = 0; g < 8; ++g) CHECK(engine->cluster().owner(g) == sim::kServiceOwner);
+  int running = 0, queued = 0;
+  for (const auto& j : engine->jobs()) {
+    running += j.state == sim::JobState::running;
+    queued += j.state == sim::JobState::queued;
+  }
+  CHECK(running == 1);
+  CHECK(queued == 1);
+  for (sim::GpuIndex g = 8; g < 16; ++g) CHECK(engine->cluster().owner(g) != sim::kServiceOwner);
+}
+
+TEST_CASE("a service's series are written under /services with units", "[scenario][service]") {
+  const test::TempDir dir;
+  auto r = runs::prepare_run(runs::parse_scenario(campus(true), "s.toml"));
+  const auto out = dir / "campus.h5";
+  const runs::RunOutcome done = runs::run_to_file(r, out, {});
+  REQUIRE(done.services.size() == 1);
+  const results::ResultReader f(out);
+  const auto power = f.doubles("/services/chat/power_W");
+  REQUIRE(power.size() == 600);
+  CHECK(f.string_attribute("/services/chat/power_W", "units") == "W");
+  CHECK(f.string_attribute("/services/chat/arrivals", "units") == "requests per interval");
+  const auto completions = f.integers("/services/chat/completions");
+  const auto arrivals = f.integers("/services/chat/arrivals");
+  const auto served = std::accumulate(completions.begin(), completions.end(), std::int64_t{0});
+  CHECK(f.integers("/services/chat/requests_served").at(0) == served);
+  // About 20 requests a second arrive over the 600 s (a Poisson count: within 5 standard deviations).
+  const auto arrived = std::accumulate(arrivals.begin(), arrivals.end(), std::int64_t{0});
+  CHECK(std::abs(double(arrived) - 12000.0) < 5.0 * std::sqrt(12000.0));
+  CHECK(served <= arrived);
+  CHECK(served > arrived - 200);  // a light load: requests end within seconds
+  CHECK(f.doubles("/services/chat/energy_J").at(0) ==
+        Approx(std::accumulate(power.begin(), power.end(), 0.0)));
+  CHECK(f.string_attribute("/services/chat", "model") == "llama3_8b");
+  CHECK(f.integer_attribute("/services/chat", "gpus") == 8);
+}
+
+TEST_CASE("a service's misuse is one located error", "[scenario][service]") {
+  const auto parse_error = [](const std::string& text) {
+    try {
+      (void)runs::parse_scenario(text, "bad.toml");
+    } catch (const core::ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  // Lines: the service table starts on line 26 (name 27, group 28, model 29, trace 30, rate 31).
+  CHECK(parse_error(campus(true, "batch = 3\n"))
+            .rfind("bad.toml:32:1: workload.service[0].batch: unknown key", 0) == 0);
+  CHECK(
+      parse_error(campus(true, "replicas = 9\n"))
+          .rfind(
+              "bad.toml:32:1: workload.service[0].replicas: 9 replicas of tp 1 need 9 GPUs; the group has 8",
+              0) == 0);
+  std::string other_group = campus(true);
+  other_group.replace(other_group.find("group = \"serve\""), 15, "group = \"gpu\"");
+  CHECK(parse_error(other_group)
+            .rfind("bad.toml:28:1: workload.service[0].group: no [[fleet.group]] named 'gpu'", 0) == 0);
+  CHECK(parse_error(campus(true, "hourly = [1, 2]\n"))
+            .rfind("bad.toml:32:1: workload.service[0].hourly: needs 24 values", 0) == 0);
+  CHECK(parse_error(campus(true, "mode = \"fast\"\n")).rfind("bad.toml:32:1: workload.service[0].mode:", 0) ==
+        0);
+  // Found when the service is prepared, still at its key: a model whose weights do not fit one H100.
+  std::string big = campus(true, "tp = 1\n");
+  big.replace(big.find("llama3_8b"), 9, "llama2_70b");
+  CHECK(prepare_error(big).rfind("bad.toml:29:1: workload.service[0].model:", 0) == 0);
+  std::string unknown = campus(true);
+  unknown.replace(unknown.find("llama3_8b"), 9, "gpt-9");
+  CHECK(prepare_error(unknown).rfind("bad.toml:29:1: workload.service[0].model: unknown model 'gpt-9'", 0) ==
+        0);
+}
+
+TEST_CASE("docs/scenario.md's service example runs, its GPU energy the service's",
+          "[scenario][service][docs]") {
+  std::ifstream in(test::source_dir() / "docs" / "scenario.md");
+  REQUIRE(in);
+  const std::string page{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const auto heading = page.find("## LLM services");
+  REQUIRE(heading != std::string::npos);
+  const auto start = page.find("```toml\n", heading) + 8;
+  const std::string toml = page.substr(start, page.find("```\n", start) - start);
+  const test::TempDir dir;
+  std::filesystem::create_directories(dir / "scenarios");
+  std::filesystem::create_directories(dir / "requests");
+  std::filesystem::copy_file(test::source_dir() / "examples/requests/azure-conv-10min.csv",
+                             dir / "requests/azure-conv-10min.csv");
+  auto r = runs::prepare_run(
+      runs::load_scenario(dir.write("scenarios/chat.toml", toml + "[workload]\nhorizon_s = 7200\n")));
+  REQUIRE(r.services.size() == 1);
+  const results::ServiceRecord& record = r.services[0].record;
+  CHECK(record.gpus == 128);
+  CHECK(record.replicas == 32);
+  const auto engine = runs::make_engine(r);
+  engine->run();
+  CHECK(engine->ledger().gpu_energy_J() == Approx(record.energy_J).epsilon(1e-9));
+  // At midnight's rate (2 of the curve's mean 5.35: 37 requests/s) a few replicas serve, at least the 4 kept.
+  CHECK(*std::min_element(record.replicas_active.begin(), record.replicas_active.end()) >= 4.0);
+  CHECK(*std::max_element(record.replicas_active.begin(), record.replicas_active.end()) < 32.0);
+}

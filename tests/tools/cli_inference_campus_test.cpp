@@ -1,0 +1,52 @@
+// The shipped inference-campus scenario through the fleetwatt binary, over its morning (two hours from
+// 08:00 of its day, where the load rises and parked replicas wake): the service's draw is every GPU's
+// (GPU, IT and facility energy balance to 1e-9 against its own series and the servers' base power), the
+// replicas follow the load within their bounds, and the summary names the service.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <numeric>
+
+#include "fleetwatt/results/hdf5/result_reader.hpp"
+#include "test_support.hpp"
+
+using namespace fleetwatt::test;
+
+TEST_CASE("inference-campus: the service's draw balances at the meter and its replicas follow the load",
+          "[cli][serving][campus]") {
+  TempDir dir;
+  const auto scenario = source_dir() / "examples/scenarios/inference-campus.toml";
+  const auto out = dir / "campus.h5";
+  const auto r =
+      run_command(fleetwatt_binary().string() + " run " + scenario.string() + " -o " + out.string() +
+                  " --set workload.horizon_s=7200 --set workload.service[0].start_hour=8");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("service chat                4096 h100-sxm GPUs: 1024 replicas of llama2_70b at tp 4") !=
+        std::string::npos);
+  const fleetwatt::results::ResultReader f(out);
+  const auto power = f.doubles("/services/chat/power_W");
+  REQUIRE(power.size() == 7200);
+  const double service_J = std::accumulate(power.begin(), power.end(), 0.0);  // 1-s intervals
+  // Every GPU is the service's: the GPU energy is its series'. Each of the 512 servers draws 1,240 W and
+  // 0.26 W per GPU watt beside its GPUs; the facility 1.2 x IT.
+  const double gpu_J = f.doubles("/summary/gpu_energy_J").at(0);
+  const double it_J = f.doubles("/summary/it_energy_J").at(0);
+  CHECK(gpu_J == Approx(service_J).epsilon(1e-9));
+  CHECK(it_J == Approx(1.26 * gpu_J + 512 * 1240.0 * 7200.0).epsilon(1e-9));
+  CHECK(f.doubles("/summary/facility_energy_J").at(0) == Approx(1.2 * it_J).epsilon(1e-9));
+  CHECK(f.doubles("/services/chat/energy_J").at(0) == Approx(service_J).epsilon(1e-12));
+  // Replicas between the 128 kept and the 1,024 there are, more of them before 10:00 than after 08:00 (the
+  // hourly curve goes from 6 to 8 of its peak 10: a third more load).
+  const auto active = f.doubles("/services/chat/replicas_active");
+  REQUIRE(active.size() == 7200);
+  CHECK(*std::min_element(active.begin(), active.end()) >= 128.0);
+  CHECK(*std::max_element(active.begin(), active.end()) <= 1024.0);
+  const double early = std::accumulate(active.begin() + 300, active.begin() + 900, 0.0) / 600.0;
+  const double late = std::accumulate(active.end() - 600, active.end(), 0.0) / 600.0;
+  CHECK(late > 1.15 * early);
+  // The arrivals of the last ten minutes (09:50-10:00) at 3,000/s x the hour's 8 over the curve's mean,
+  // 128.4 / 24: within 5 % (bursty gamma arrivals of shape 0.5 over 600 s).
+  const auto arrivals = f.integers("/services/chat/arrivals");
+  const double rate = std::accumulate(arrivals.end() - 600, arrivals.end(), 0.0) / 600.0;
+  CHECK(rate == Approx(3000.0 * 8.0 / (128.4 / 24.0)).epsilon(0.05));
+}
