@@ -177,6 +177,12 @@ void play_services(PreparedRun& r) {
     load.gpu_W.reserve(played.record.power_W.size());
     for (const double W : played.record.power_W) load.gpu_W.push_back(W / load.gpus);
     load.after_W = sim::replica_idle_W(config) / config.replica.tp;
+    load.floor_W = load.after_W;
+    load.max_W = config.replica.gpu.tdp_W;
+    load.parked_W = config.autoscale.parked_off ? 0.0 : config.replica.gpu.idle_W;
+    for (const double active : played.record.replicas_active)
+      load.active_share.push_back(active / config.replicas);
+    load.absorb = c.absorb;
     r.setup.services.push_back(std::move(load));
     r.services.push_back(std::move(played));
   }

@@ -39,8 +39,19 @@ RunOutcome run_to_file(runs::PreparedRun& r, const std::filesystem::path& out, R
   const bool groups = engine.layout().groups().size() > 1;
   writer.write_jobs(engine.jobs(), engine.cluster(), groups);
   if (groups) writer.write_fleet(engine.layout().groups());
+  // Each service's series as the ledger drew it (its plan, moved by its controller when it absorbs).
   std::vector<results::ServiceRecord> services;
-  for (const auto& s : r.services) services.push_back(s.record);
+  for (std::size_t s = 0; s < r.services.size(); ++s) {
+    results::ServiceRecord record = r.services[s].record;
+    const sim::ServiceOutcome drawn = engine.service_outcome(s);
+    record.power_W = drawn.power_W;
+    record.energy_J = drawn.energy_J;
+    record.absorbing = r.setup.services[s].absorb.enabled;
+    record.absorb_mean_lag_s = drawn.mean_lag_s;
+    record.absorb_max_lag_s = drawn.max_lag_s;
+    record.absorb_bank_J = drawn.bank_J;
+    services.push_back(std::move(record));
+  }
   writer.write_services(services);
   writer.write_summary(engine.summary());
   writer.write_provenance(

@@ -849,7 +849,13 @@ ServiceScenarioConfig parse_service(const TomlTable& t, std::size_t k, std::uint
                                                  "min_replicas",
                                                  "target_utilisation",
                                                  "wake_s",
-                                                 "parked"};
+                                                 "parked",
+                                                 "absorb",
+                                                 "absorb_gain",
+                                                 "absorb_latency_s",
+                                                 "absorb_control_s",
+                                                 "absorb_window_s",
+                                                 "absorb_reaction_s"};
   t.require_known(kKeys);
   ServiceScenarioConfig c;
   c.at = t.where();
@@ -913,6 +919,24 @@ ServiceScenarioConfig parse_service(const TomlTable& t, std::size_t k, std::uint
   }
   for (const char* key : {"min_replicas", "wake_s", "parked"})
     if (t.has(key) && !a.enabled) t.fail(key, "shapes autoscaling: give target_utilisation too");
+  // Absorbing the other GPUs' swings: on with absorb = true; the other keys shape it.
+  sim::AbsorbConfig& ab = c.absorb;
+  ab.enabled = t.boolean("absorb").value_or(false);
+  ab.gain = t.number_in("absorb_gain", 0.0, 1.0).value_or(ab.gain);
+  ab.latency_s = t.number_at_least("absorb_latency_s", 0.0, true).value_or(ab.latency_s);
+  ab.control_s = t.number_at_least("absorb_control_s", kMinSeriesIntervalS, false).value_or(ab.control_s);
+  ab.window_s = t.number_at_least("absorb_window_s", 0.0, true).value_or(ab.window_s);
+  // absorb_reaction_s: the delay after a change of the other GPUs' draw (0: at once).
+  ab.reaction_s = t.number_at_least("absorb_reaction_s", 0.0, false).value_or(ab.reaction_s);
+  if (!(ab.window_s > ab.control_s))
+    t.fail(t.has("absorb_window_s") ? "absorb_window_s" : "absorb_control_s",
+           fmt::format("the average's window ({} s) must be longer than the control period ({} s)",
+                       ab.window_s, ab.control_s));
+  for (const char* key :
+       {"absorb_gain", "absorb_latency_s", "absorb_control_s", "absorb_window_s", "absorb_reaction_s"})
+    if (t.has(key) && !t.has("absorb")) t.fail(key, "shapes absorbing: give absorb = true too");
+  if (ab.enabled && r.mode != "fleet")
+    t.fail("absorb", "absorbing is modelled for a fleet-mode service (mode = \"fleet\")");
   for (const char* key : {"hourly", "start_hour", "burstiness"})
     if (t.has(key) && !(r.generate_rate > 0.0))
       t.fail(key, "shapes generated arrivals: give arrival_rate_per_s too");

@@ -235,3 +235,30 @@ TEST_CASE("docs/scenario.md's service example runs, its GPU energy the service's
   CHECK(*std::min_element(record.replicas_active.begin(), record.replicas_active.end()) >= 4.0);
   CHECK(*std::max_element(record.replicas_active.begin(), record.replicas_active.end()) < 32.0);
 }
+
+TEST_CASE("absorbing's keys are checked where they are written", "[scenario][service]") {
+  const auto parse_error = [](const std::string& text) {
+    try {
+      (void)runs::parse_scenario(text, "bad.toml");
+    } catch (const core::ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  CHECK(parse_error(campus(true, "absorb_gain = 0.5\n"))
+            .rfind("bad.toml:32:1: workload.service[0].absorb_gain: shapes absorbing: give absorb = true too",
+                   0) == 0);
+  CHECK(parse_error(campus(true, "absorb = true\nabsorb_gain = 2\n"))
+            .rfind("bad.toml:33:1: workload.service[0].absorb_gain:", 0) == 0);
+  CHECK(parse_error(campus(true, "absorb = true\nabsorb_window_s = 0.05\n"))
+            .rfind("bad.toml:33:1: workload.service[0].absorb_window_s: the average's window (0.05 s) must "
+                   "be longer "
+                   "than the control period (0.1 s)",
+                   0) == 0);
+  CHECK(
+      parse_error(campus(true, "absorb = true\nmode = \"exact\"\n"))
+          .rfind("bad.toml:32:1: workload.service[0].absorb: absorbing is modelled for a fleet-mode service",
+                 0) == 0);
+  // absorb = false with its shaping keys is allowed (a switch for comparing runs).
+  CHECK(parse_error(campus(true, "absorb = false\nabsorb_gain = 0.5\n")) == "(no error)");
+}

@@ -536,6 +536,11 @@ void ResultWriter::write_services(const std::vector<ServiceRecord>& services) {
     write_scalar(g, "ttft_p99_s_window", s.latency.ttft_p99_s, "s");
     write_scalar(g, "tpot_p50_s_window", s.latency.tpot_p50_s, "s");
     write_scalar(g, "tpot_p99_s_window", s.latency.tpot_p99_s, "s");
+    if (s.absorbing) {
+      write_scalar(g, "absorb_mean_lag_s", s.absorb_mean_lag_s, "s");
+      write_scalar(g, "absorb_max_lag_s", s.absorb_max_lag_s, "s");
+      write_scalar(g, "absorb_bank_J", s.absorb_bank_J, "J");
+    }
   }
 }
 

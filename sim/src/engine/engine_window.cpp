@@ -42,6 +42,7 @@ void Engine::close_at_horizon() {
     if (job.phase == JobPhase::peak) meter_.close_peak(job);
     gpu_seconds_ += static_cast<double>(job.gpus.size()) * window_seconds(job.start, h);
   }
+  for (std::size_t sv = 0; sv < services_.size(); ++sv) account_service(sv, h);
   site_.close(h);
   const PowerLedger& ledger = site_.ledger();
   auto& s = summary_;

@@ -316,6 +316,7 @@ void PowerLedger::change_gpu_power(Time at, std::span<const GpuIndex> gpus, std:
   gpu_total_fx_ += static_cast<WideFx>(delta) * static_cast<WideFx>(count);
   set_it_power();
   if (to_sink && sink_ && at >= Time::zero()) sink_->gpu_change(now, gpus, to_W);
+  if (listener_) listener_();
 }
 
 void PowerLedger::set_gpu_power(Time at, std::span<const GpuIndex> gpus, double power_W, bool to_sink) {
@@ -343,6 +344,7 @@ void PowerLedger::set_gpu_power(Time at, std::span<const GpuIndex> gpus, double 
       });
   set_it_power();
   if (to_sink && sink_ && at >= Time::zero()) sink_->gpu_change(now, gpus, power_W);
+  if (listener_) listener_();
 }
 
 void PowerLedger::record_gpu_power(Time at, std::span<const GpuIndex> gpus, double power_W) {

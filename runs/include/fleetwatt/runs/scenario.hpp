@@ -21,6 +21,7 @@
 #include "fleetwatt/sim/fleet/smoothing_config.hpp"
 #include "fleetwatt/sim/policies/scheduler_config.hpp"
 #include "fleetwatt/sim/power/grid_signal.hpp"
+#include "fleetwatt/sim/serving/service_load.hpp"
 
 namespace fleetwatt::runs {
 
@@ -83,6 +84,8 @@ struct ServiceScenarioConfig {
   std::string group;  ///< [[fleet.group]] name; empty: the fleet's only group
   ServeRequest request;
   bool replicas_given = false;  ///< false: as many replicas as the group's GPUs hold
+  /// absorb = true: the service takes up the other GPUs' swings (sim/serving/service_load.hpp).
+  sim::AbsorbConfig absorb;
   /// Where each key was written (the table's own place for a key not written), for errors found when the
   /// service is prepared.
   std::map<std::string, SourceLocation> where;

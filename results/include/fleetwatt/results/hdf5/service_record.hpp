@@ -31,6 +31,10 @@ struct ServiceRecord {
   double energy_J = 0.0;                                ///< the service's GPUs
   std::int64_t requests_served = 0, output_tokens = 0;  ///< requests ending in the window, their tokens
   ServiceLatency latency;  ///< of the requests ending in the window, within 1 % (log-binned counts)
+  /// Absorbing the other GPUs' swings: its work's time-mean and largest lag behind its plan (s), and what it
+  /// ran ahead (+) or behind (-) at the horizon (J).
+  bool absorbing = false;
+  double absorb_mean_lag_s = 0.0, absorb_max_lag_s = 0.0, absorb_bank_J = 0.0;
 };
 
 }  // namespace fleetwatt::results

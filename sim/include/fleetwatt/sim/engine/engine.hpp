@@ -162,6 +162,8 @@ class Engine {
     return scheduler_->metrics();
   }
 
+  /// What service s (setup().services order) drew; valid after run().
+  [[nodiscard]] ServiceOutcome service_outcome(std::size_t s) const;
   /// The jobs held, in job order: job first_job() + k is jobs()[k]. Every job drawn so far (all of a list,
   /// once constructed), less those a job sink took.
   [[nodiscard]] const std::deque<Job>& jobs() const noexcept { return jobs_; }
@@ -281,6 +283,16 @@ class Engine {
   void start_services();
   /// Service s's GPUs draw interval k's power (after_W past the series) and the next change is scheduled.
   void step_service(std::size_t s, std::size_t k);
+  /// Absorbing: service s's controller acts now.
+  void control_service(std::size_t s);
+  /// Absorbing: the controller's periodic action, scheduled again a control period on.
+  void tick_service(std::size_t s);
+  /// Absorbing: the other GPUs' draw changed; each absorbing service acts after its reaction time.
+  void other_gpus_changed();
+  /// Integrates service s's draw up to now (its interval energies, its plan's bank and lag).
+  void account_service(std::size_t s, Time now);
+  /// Service s's GPUs draw the plan plus the controller's offset, within their bounds.
+  void apply_service_power(std::size_t s);
 
   EngineSetup setup_;
   FleetLayout layout_;
@@ -321,13 +333,26 @@ class Engine {
   double gpu_seconds_ = 0.0;
   RunSummary summary_;
   std::unique_ptr<NetworkModel> network_;  ///< null without a [topology]
-  /// A service's GPUs, their servers and what each draws now.
+  /// A service's GPUs, their servers and what each draws now; its plan, the controller's state and what
+  /// it drew interval by interval.
   struct ServiceGpus {
     std::vector<GpuIndex> gpus;
     std::vector<NodeRun> runs;
-    double W = 0.0;
+    double W = 0.0;                 ///< each GPU now
+    double planned_W = 0.0;         ///< each GPU's plan now
+    double lo_W = 0.0, hi_W = 0.0;  ///< each GPU's bounds in this interval
+    double offset_W = 0.0;          ///< the controller's offset per GPU
+    double other_mean_W = -1.0;     ///< the other GPUs' average (negative: not yet seen)
+    double other_W = 0.0;           ///< the other GPUs' draw as last seen (held since last_control)
+    bool reaction_pending = false;
+    double bank_J = 0.0;  ///< work run ahead (+) or behind (-) the plan, J
+    double lag_s_integral = 0.0, max_lag_s = 0.0;
+    Time last = Time::zero();  ///< integrated up to here
+    Time last_control = Time::zero();
+    std::vector<double> interval_J;  ///< over [0, horizon)
   };
   std::vector<ServiceGpus> services_;  ///< as setup_.services
+  bool changing_service_ = false;      ///< a service's own change: not the other GPUs'
 };
 
 }  // namespace fleetwatt::sim

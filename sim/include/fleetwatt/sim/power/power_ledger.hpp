@@ -99,6 +99,9 @@ class PowerLedger {
   void add_segment_observer(std::function<void(Time, Time, double)> observer) {
     observers_.push_back(std::move(observer));
   }
+  /// Called after every change of GPU power (change_gpu_power, set_gpu_power): a controller that follows
+  /// the GPUs' draw (a service absorbing the others' swings). Empty: none. It may not change GPU power.
+  void set_change_listener(std::function<void()> listener) { listener_ = std::move(listener); }
   /// Integrates up to `end` and emits the last (possibly partial) samples; no change may follow.
   void close(Time end);
 
@@ -107,6 +110,8 @@ class PowerLedger {
   [[nodiscard]] bool per_gpu() const noexcept { return per_gpu_; }
   [[nodiscard]] double node_power_W(NodeIndex n) const { return nodes_[n].W; }
   [[nodiscard]] double it_power_W() const noexcept { return it_W_; }
+  /// Every GPU's power together.
+  [[nodiscard]] double gpu_power_total_W() const noexcept { return gpu_total_W_; }
   [[nodiscard]] double facility_power_W() const;
 
   [[nodiscard]] double gpu_energy_J() const noexcept { return gpu_energy_.value(); }
@@ -172,6 +177,7 @@ class PowerLedger {
   std::vector<Node> nodes_;
   double base_total_W_ = 0.0;
   std::vector<std::function<void(Time, Time, double)>> observers_;
+  std::function<void()> listener_;
   double gpu_total_W_ = 0.0;
   double load_ = 1.0;  ///< 1 + node_load_fraction: what a GPU watt costs its node
   double other_it_W_ = 0.0;
