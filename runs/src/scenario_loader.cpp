@@ -855,7 +855,9 @@ ServiceScenarioConfig parse_service(const TomlTable& t, std::size_t k, std::uint
                                                  "absorb_latency_s",
                                                  "absorb_control_s",
                                                  "absorb_window_s",
-                                                 "absorb_reaction_s"};
+                                                 "absorb_reaction_s",
+                                                 "slo_ttft_s",
+                                                 "slo_tpot_s"};
   t.require_known(kKeys);
   ServiceScenarioConfig c;
   c.at = t.where();
@@ -903,6 +905,8 @@ ServiceScenarioConfig parse_service(const TomlTable& t, std::size_t k, std::uint
   r.burstiness = t.number_at_least("burstiness", 0.0, true).value_or(r.burstiness);
   r.seed =
       static_cast<std::uint64_t>(t.integer("seed", 0, kMaxI64).value_or(static_cast<std::int64_t>(seed)));
+  r.slo_ttft_s = t.number_at_least("slo_ttft_s", 0.0, true).value_or(0.0);
+  r.slo_tpot_s = t.number_at_least("slo_tpot_s", 0.0, true).value_or(0.0);
   // Autoscaling: on with a target utilisation; the other keys shape it.
   sim::Autoscale& a = r.autoscale;
   a.enabled = t.has("target_utilisation");

@@ -20,6 +20,7 @@
 #include "fleetwatt/jobs/request_source.hpp"
 #include "fleetwatt/jobs/trace.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
+#include "fleetwatt/models/serving/serving_iteration.hpp"
 #include "fleetwatt/models/zoo/model_zoo.hpp"
 
 namespace fleetwatt::runs {
@@ -56,6 +57,13 @@ void check_ranges(const ServeRequest& o) {
 
 std::string ServeRequest::option_name(std::string_view flag) const {
   return runs::option_name(flag, keyword_names);
+}
+
+double shortest_iteration_s(const sim::ServiceConfig& c) {
+  models::IterationBatch one;
+  one.decode_sequences = 1.0;
+  one.decode_context_tokens = 1.0;
+  return models::serving_iteration(c.replica, one, c.constants).time_s;
 }
 
 sim::ServiceConfig service_config(const ServeRequest& o) {
@@ -95,6 +103,18 @@ sim::ServiceConfig service_config(const ServeRequest& o) {
     (void)sim::kv_capacity_tokens(c);
   } catch (const std::invalid_argument& e) {
     throw option_error(o, "model", e.what());
+  }
+  // An objective no token can meet: below one iteration of a replica running one sequence.
+  const double fastest = shortest_iteration_s(c);
+  for (const auto& [flag, bound] :
+       {std::pair{"slo-ttft-s", o.slo_ttft_s}, std::pair{"slo-tpot-s", o.slo_tpot_s}}) {
+    if (!(bound >= 0.0 && bound < 1e300)) throw option_error(o, flag, "must not be negative");
+    if (bound > 0.0 && bound < fastest)
+      throw option_error(
+          o, flag,
+          fmt::format("{:.3g} ms is below one iteration of a {} replica on {} x {} ({:.3g} ms with "
+                      "a single sequence): no request can meet it",
+                      bound * 1e3, o.model, o.tp, o.gpu, fastest * 1e3));
   }
   return c;
 }

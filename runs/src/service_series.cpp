@@ -51,6 +51,7 @@ ServiceSeriesBuilder::ServiceSeriesBuilder(results::ServiceRecord header, double
   r_.completions.assign(n_, 0);
   r_.output_tokens_per_s.assign(n_, 0.0);
   r_.replicas_active.assign(n_, after_replicas);
+  if (r_.slo_ttft_s > 0.0 || r_.slo_tpot_s > 0.0) r_.slo_met.assign(n_, 0);
   r_.ttft_p50_s.assign(n_, kNaN), r_.ttft_p99_s.assign(n_, kNaN);
   r_.tpot_p50_s.assign(n_, kNaN), r_.tpot_p99_s.assign(n_, kNaN);
 }
@@ -69,6 +70,10 @@ void ServiceSeriesBuilder::request_done(std::uint64_t, const sim::ServedRequest&
     tpot_.add(tpot);
   }
   b.tokens += q.output_tokens;
+  const bool slo = r_.slo_ttft_s > 0.0 || r_.slo_tpot_s > 0.0;
+  const double tpot = q.output_tokens > 1 ? (q.end_s - q.first_token_s) / (q.output_tokens - 1.0) : 0.0;
+  if (slo && !(r_.slo_ttft_s > 0.0 && ttft > r_.slo_ttft_s) && !(r_.slo_tpot_s > 0.0 && tpot > r_.slo_tpot_s))
+    ++b.met;
 }
 
 void ServiceSeriesBuilder::flush(std::size_t k, Bucket& b) {
@@ -77,6 +82,7 @@ void ServiceSeriesBuilder::flush(std::size_t k, Bucket& b) {
   r_.requests_served += ended;
   r_.output_tokens += static_cast<std::int64_t>(b.tokens);
   r_.output_tokens_per_s[k] = b.tokens / r_.interval_s;
+  if (!r_.slo_met.empty()) r_.slo_met[k] += b.met, r_.slo_met_total += b.met;
   r_.ttft_p50_s[k] = jobs::quantile(b.ttft, 0.5), r_.ttft_p99_s[k] = jobs::quantile(b.ttft, 0.99);
   if (!b.tpot.empty())
     r_.tpot_p50_s[k] = jobs::quantile(b.tpot, 0.5), r_.tpot_p99_s[k] = jobs::quantile(b.tpot, 0.99);
@@ -124,6 +130,7 @@ PlayedService play_scenario_service(const ServeRequest& o, const std::string& na
   header.tp = c.replica.tp, header.replicas = c.replicas, header.gpus = c.replicas * c.replica.tp;
   header.max_batch = c.max_batch;
   header.interval_s = c.interval_s;
+  header.slo_ttft_s = o.slo_ttft_s, header.slo_tpot_s = o.slo_tpot_s;
   // Once every request has ended: every replica idle at its floor, or with autoscaling the fewest kept so
   // and the rest parked.
   const double kept = c.autoscale.enabled ? c.autoscale.min_replicas : c.replicas;
@@ -181,6 +188,16 @@ std::string service_summary_text(const results::ServiceRecord& r) {
              r.requests_served, r.output_tokens, r.energy_J / 3.6e6, per_1000 / 1e3,
              window_s > 0.0 ? r.energy_J / window_s / 1e3 : 0.0, r.latency.ttft_p50_s, r.latency.ttft_p99_s,
              1e3 * r.latency.tpot_p50_s, 1e3 * r.latency.tpot_p99_s) +
+         (r.slo_met.empty()
+              ? std::string()
+              : fmt::format(
+                    "    SLO                       {:.4g} % of the requests served met it (first token "
+                    "within "
+                    "{}, per output token within {})\n",
+                    r.requests_served > 0 ? 100.0 * double(r.slo_met_total) / double(r.requests_served) : 0.0,
+                    r.slo_ttft_s > 0.0 ? fmt::format("{:.3g} s", r.slo_ttft_s) : std::string("any time"),
+                    r.slo_tpot_s > 0.0 ? fmt::format("{:.3g} ms", 1e3 * r.slo_tpot_s)
+                                       : std::string("any time"))) +
          (r.absorbing
               ? fmt::format(
                     "    absorbing                 work late by {:.3g} s on average, {:.3g} s at most; "

@@ -50,3 +50,18 @@ TEST_CASE("inference-campus: the service's draw balances at the meter and its re
   const double rate = std::accumulate(arrivals.end() - 600, arrivals.end(), 0.0) / 600.0;
   CHECK(rate == Approx(3000.0 * 8.0 / (128.4 / 24.0)).epsilon(0.05));
 }
+
+TEST_CASE("inference-campus: an SLO no token can meet is one located line, exit 2 and no file",
+          "[cli][serving][campus]") {
+  TempDir dir;
+  const auto scenario = source_dir() / "examples/scenarios/inference-campus.toml";
+  const auto out = dir / "campus.h5";
+  const auto r = run_command(fleetwatt_binary().string() + " run " + scenario.string() + " -o " +
+                             out.string() + " --set workload.service[0].slo_tpot_s=0.002");
+  CHECK(r.exit_code == 2);
+  CHECK(
+      r.err.find("workload.service[0].slo_tpot_s: 2 ms is below one iteration of a llama2_70b replica on 4 x "
+                 "h100-sxm") != std::string::npos);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK_FALSE(std::filesystem::exists(out));
+}

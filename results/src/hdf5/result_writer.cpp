@@ -536,6 +536,12 @@ void ResultWriter::write_services(const std::vector<ServiceRecord>& services) {
     write_scalar(g, "ttft_p99_s_window", s.latency.ttft_p99_s, "s");
     write_scalar(g, "tpot_p50_s_window", s.latency.tpot_p50_s, "s");
     write_scalar(g, "tpot_p99_s_window", s.latency.tpot_p99_s, "s");
+    if (s.slo_ttft_s > 0.0 || s.slo_tpot_s > 0.0) {
+      write_vector(g, "slo_met", s.slo_met, "requests per interval");
+      write_scalar(g, "slo_met_total", s.slo_met_total, "requests");
+      write_scalar(g, "slo_ttft_s", s.slo_ttft_s, "s (0: no bound)");
+      write_scalar(g, "slo_tpot_s", s.slo_tpot_s, "s (0: no bound)");
+    }
     if (s.absorbing) {
       write_scalar(g, "absorb_mean_lag_s", s.absorb_mean_lag_s, "s");
       write_scalar(g, "absorb_max_lag_s", s.absorb_max_lag_s, "s");

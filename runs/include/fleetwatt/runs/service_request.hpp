@@ -31,6 +31,9 @@ struct ServeRequest {
   std::string mode = "exact";
   /// Parking and waking replicas by load (fleet mode only; off unless enabled).
   sim::Autoscale autoscale;
+  /// Service-level objective: a request meets it when its first token comes within slo_ttft_s and each
+  /// later token within slo_tpot_s on average (0: no bound of that kind; both 0: no SLO).
+  double slo_ttft_s = 0.0, slo_tpot_s = 0.0;
   /// Where errors say the request came from, and how they name an option (`--max-batch` on the command
   /// line, the keyword `max_batch` in Python).
   std::string origin = "command line";
@@ -60,6 +63,9 @@ struct ServedTrace {
   ServiceSummary summary;
   bool fleet = false;  ///< played in fleet mode
 };
+
+/// One iteration of a replica running a single sequence of one token: the least time any token takes.
+[[nodiscard]] double shortest_iteration_s(const sim::ServiceConfig& config);
 
 /// The service a request describes, checked (a ConfigError at the option for a bad one: an unknown model or
 /// GPU, a model that is not a decoder or does not fit, tp on a GPU without NVLink).

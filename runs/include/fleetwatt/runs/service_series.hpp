@@ -47,6 +47,7 @@ class ServiceSeriesBuilder final : public sim::FleetServiceSink {
   struct Bucket {
     std::vector<double> ttft, tpot;
     double tokens = 0.0;
+    std::int64_t met = 0;  ///< requests that met the SLO
   };
   void flush(std::size_t k, Bucket& b);
   results::ServiceRecord r_;

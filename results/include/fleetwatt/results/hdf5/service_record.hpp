@@ -31,6 +31,11 @@ struct ServiceRecord {
   double energy_J = 0.0;                                ///< the service's GPUs
   std::int64_t requests_served = 0, output_tokens = 0;  ///< requests ending in the window, their tokens
   ServiceLatency latency;  ///< of the requests ending in the window, within 1 % (log-binned counts)
+  /// Service-level objective (both 0: none): its bounds, and the requests ending in each interval that met
+  /// it (first token within slo_ttft_s, later tokens within slo_tpot_s on average), and in the window.
+  double slo_ttft_s = 0.0, slo_tpot_s = 0.0;
+  std::vector<std::int64_t> slo_met;
+  std::int64_t slo_met_total = 0;
   /// Absorbing the other GPUs' swings: its work's time-mean and largest lag behind its plan (s), and what it
   /// ran ahead (+) or behind (-) at the horizon (J).
   bool absorbing = false;
