@@ -1,6 +1,7 @@
 // `fleetwatt export RESULT.h5`: a result file as CSV for the people and tools that plan grid connections
 // and tariffs: the facility load profile resampled exactly onto clock-aligned rows
-// (results/metrics/resample.hpp), per-node power, a comparison's per-policy series, or the job table; or the
+// (results/metrics/resample.hpp), per-node power, a comparison's per-policy series, the job table, or each
+// LLM service's series; or the
 // meter's profile as an OpenDSS LoadShape or a GridLAB-D player (export_grid_formats.hpp). Rows carry ISO
 // 8601 time stamps on the clock of the scenario's [output] start (stored in the file) and seconds since the
 // start; every header names its unit; values are rounded to the meter's resolution (export_values.hpp).
@@ -306,6 +307,48 @@ std::size_t export_nodes(std::ostream& out, const results::ResultReader& h5, con
   return rows;
 }
 
+/// Each LLM service's series (/services/<name>), side by side: power, arrivals and completions (sums over a
+/// row), output tokens/s and replicas active (means), requests that met the SLO (sums); the latency
+/// percentiles only at the stored interval (percentiles of intervals do not combine into a row's).
+std::size_t export_services(std::ostream& out, const results::ResultReader& h5, const ExportOptions& o) {
+  if (is_comparison(h5)) refuse(o.file, "--what services", "a comparison result keeps no service series");
+  std::vector<std::string> names;
+  for (const auto& d : h5.datasets()) {
+    if (d.rfind("/services/", 0) != 0) continue;
+    const std::string name = d.substr(10, d.find('/', 10) - 10);
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  if (names.empty() || !h5.has("/summary/horizon_s"))
+    refuse(o.file, "--what services", "the run has no LLM service ([[workload.service]])");
+  const std::int64_t interval = to_ns(h5.double_attribute("/services/" + names.front(), "interval_s"));
+  const std::int64_t width = row_width(o, interval);
+  const bool percentiles = width == interval;
+  const auto style = value_style(o);
+  std::vector<SeriesColumn> columns;
+  out << "timestamp_iso8601,time_s";
+  for (const auto& name : names) {
+    // Service names are the scenario's; written as given, quoted where CSV needs it.
+    const std::string g = "/services/" + name + "/";
+    const auto column = [&](const std::string& header, const std::string& dataset, bool total, double divisor,
+                            int decimals) {
+      out << ',' << csv_field(name + "_" + header);
+      columns.push_back({g + dataset, total, divisor, decimals});
+    };
+    column("power_" + style.unit.name, "power_W", false, style.unit.watts, style.power_decimals);
+    column("arrivals", "arrivals", true, 1.0, 0);
+    column("completions", "completions", true, 1.0, 0);
+    column("output_tokens_per_s", "output_tokens_per_s", false, 1.0, 1);
+    column("replicas_active", "replicas_active", false, 1.0, 3);
+    if (h5.has(g + "slo_met")) column("slo_met", "slo_met", true, 1.0, 0);
+    if (percentiles)
+      for (const char* p : {"ttft_p50_s", "ttft_p99_s", "tpot_p50_s", "tpot_p99_s"})
+        column(p, p, false, 1.0, 4);
+  }
+  out << '\n';
+  return write_series(out, h5, columns, interval, to_ns(scalar(h5, "/summary/horizon_s")), width,
+                      clock_of(h5), row_limit(o));
+}
+
 std::size_t export_policies(std::ostream& out, const results::ResultReader& h5, const ExportOptions& o) {
   if (!is_comparison(h5))
     refuse(o.file, "--what policies", "not a comparison result (fleetwatt compare -o FILE.h5 writes one)");
@@ -470,6 +513,7 @@ int export_file(const ExportOptions& o, const results::ResultReader& h5) {
     if (o.what == "nodes") return export_nodes(out, h5, o);
     if (o.what == "policies") return export_policies(out, h5, o);
     if (o.what == "members") return export_members(out, h5, o);
+    if (o.what == "services") return export_services(out, h5, o);
     return export_jobs(out, h5, o);
   };
   if (o.output.empty()) {
@@ -488,9 +532,9 @@ int run_export(const ExportOptions& given) {
   namespace fs = std::filesystem;
   // Checked here rather than by CLI11, whose usage errors take two lines.
   if (!given.what.empty() && given.what != "facility" && given.what != "nodes" && given.what != "policies" &&
-      given.what != "jobs" && given.what != "members")
+      given.what != "jobs" && given.what != "members" && given.what != "services")
     refuse("command line", "--what",
-           fmt::format("'{}' is not facility, nodes, policies, jobs or members", given.what));
+           fmt::format("'{}' is not facility, nodes, policies, jobs, members or services", given.what));
   check_format_options(given);
   const ExportOptions& o = given;
   std::error_code missing;
@@ -527,6 +571,7 @@ void add_export_command(CLI::App& app, Action& action) {
       "  fleetwatt export day.h5 --format opendss --interval 15min -o day.dss\n"
       "  fleetwatt export day.h5 --format gridlabd --interval 1min -o day.player\n"
       "  fleetwatt export year.h5 --year -o year-8760.csv\n"
+      "  fleetwatt export campus.h5 --what services --interval 1min -o services.csv\n"
       "  fleetwatt export region.h5 --interval 1h -o region.csv\n"
       "  fleetwatt export sweep.h5 -o members.csv");
   cmd->add_option("result", opts->file,
@@ -542,9 +587,11 @@ void add_export_command(CLI::App& app, Action& action) {
       "--what", opts->what,
       "facility (time stamp, seconds, IT kW, facility demand kW, grid import kW, carbon kg, cost; a "
       "region's file: the coincident total, each site's power and local time), nodes (kW per node), "
-      "policies (a compare result's series per policy), jobs (the job table) or members (a sweep "
-      "index's or a region's table, one row per member with its grid values and figures). Default: "
-      "policies for a comparison, members for a sweep index, else facility");
+      "policies (a compare result's series per policy), jobs (the job table), members (a sweep "
+      "index's or a region's table, one row per member with its grid values and figures) or services "
+      "(each LLM service's power, arrivals, completions, tokens/s, replicas and, at the stored "
+      "interval, latency percentiles). Default: policies for a comparison, members for a sweep index, "
+      "else facility");
   cmd->add_option(
       "--format", opts->format,
       "csv (default); opendss: the meter's profile as an OpenDSS LoadShape (-o NAME.dss, beside it "

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <numeric>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "fleetwatt/results/hdf5/result_reader.hpp"
 #include "test_support.hpp"
@@ -49,6 +52,31 @@ TEST_CASE("inference-campus: the service's draw balances at the meter and its re
   const auto arrivals = f.integers("/services/chat/arrivals");
   const double rate = std::accumulate(arrivals.end() - 600, arrivals.end(), 0.0) / 600.0;
   CHECK(rate == Approx(3000.0 * 8.0 / (128.4 / 24.0)).epsilon(0.05));
+  // export --what services at 15 min: eight rows whose arrivals sum to the file's and whose mean powers
+  // (kW) give the service's energy; no latency percentile columns (they do not combine across intervals).
+  const auto e = run_command(fleetwatt_binary().string() + " export " + out.string() +
+                             " --what services --interval 15min --units W");
+  REQUIRE(e.exit_code == 0);
+  std::istringstream csv(e.out);
+  std::string line;
+  std::getline(csv, line);
+  CHECK(line ==
+        "timestamp_iso8601,time_s,chat_power_W,chat_arrivals,chat_completions,chat_output_tokens_per_s,"
+        "chat_replicas_active,chat_slo_met");
+  double energy_J = 0.0, arrived = 0.0;
+  int rows = 0;
+  while (std::getline(csv, line)) {
+    std::vector<std::string> f;
+    std::stringstream fields(line);
+    for (std::string v; std::getline(fields, v, ',');) f.push_back(v);
+    REQUIRE(f.size() == 8);
+    energy_J += std::stod(f[2]) * 900.0;
+    arrived += std::stod(f[3]);
+    ++rows;
+  }
+  CHECK(rows == 8);
+  CHECK(energy_J == Approx(service_J).epsilon(1e-7));  // powers written to 0.1 W
+  CHECK(arrived == Approx(std::accumulate(arrivals.begin(), arrivals.end(), 0.0)));
 }
 
 TEST_CASE("inference-campus: an SLO no token can meet is one located line, exit 2 and no file",
