@@ -4,7 +4,10 @@
 // only by what the service ran behind its plan; the training jobs are untouched.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <iterator>
 #include <numeric>
+#include <string>
 
 #include "fleetwatt/results/hdf5/result_reader.hpp"
 #include "test_support.hpp"
@@ -68,6 +71,21 @@ TEST_CASE("mixed-campus: the serving pool absorbs training's swings at a reporte
         Approx(1.2 * scalar(fa, "/summary/it_energy_J")).epsilon(1e-12));
   // The training jobs are untouched, job by job.
   CHECK(fa.doubles("/jobs/energy_J") == fb.doubles("/jobs/energy_J"));
+  // The report's services figure says what the file holds.
+  const auto page = dir / "absorb.html";
+  const auto rep =
+      run_command(fleetwatt_binary().string() + " report " + with.string() + " -o " + page.string());
+  REQUIRE(rep.exit_code == 0);
+  std::ifstream in(page);
+  const std::string html{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  CHECK(html.find("id=\"services\"") != std::string::npos);
+  const auto served = fa.integers("/services/chat/requests_served").at(0);
+  std::string digits = std::to_string(served), grouped;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) grouped += ',';
+    grouped += digits[i];
+  }
+  CHECK(html.find("chat: 4096 h100-sxm GPUs, " + grouped + " requests served") != std::string::npos);
   // The service's series sums to its energy (0.1 s intervals).
   const auto power = fa.doubles("/services/chat/power_W");
   CHECK(std::accumulate(power.begin(), power.end(), 0.0) * 0.1 == Approx(service_with).epsilon(1e-9));

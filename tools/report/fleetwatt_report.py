@@ -95,6 +95,9 @@ def run_parts(f):
     if run.jobs is not None:
         progress("job occupancy")
         parts.append(run_page.occupancy_figure(run))
+    if "services" in f:
+        progress("LLM services")
+        parts.append(run_page.services_figure(f, run))
     if "power_quality" in f:
         progress("power quality")
         fig, why = run_page.power_quality_figure(f, run)

@@ -1,6 +1,7 @@
 """The figures of one run's page (fleetwatt_report.py): power over time on the meter (grid import when the run
 has batteries), the batteries, PUE, a step-waveform zoom of the largest 1-s ramp, the load-duration curve, the
-daily (or, for a run shorter than a day, hourly) profile, job occupancy and the power-quality bands."""
+daily (or, for a run shorter than a day, hourly) profile, job occupancy, the LLM services and the power-quality
+bands."""
 import datetime
 import math
 import re
@@ -381,6 +382,49 @@ def occupancy_figure(run):
                   f"{int(running.max())} jobs running and {shown(gpus.max(), 1.0, '1')} GPUs allocated{of}; "
                   f"{int(started.sum())} of {len(start)} jobs started, {int(still.sum())} still "
                   "running at the end.")
+
+
+def services_figure(f, run):
+    """Each LLM service ([[workload.service]], /services/<name>): its GPUs' power with the replicas serving, and
+    its requests' latency percentiles (of those ending in each interval)."""
+    names = sorted(f["services"].keys())
+    tdiv, tlabel = time_axis(run.end)
+    fig, axes = plt.subplots(2 * len(names), 1, figsize=(12, 2.8 * 2 * len(names) + 0.8), sharex=True,
+                             squeeze=False)
+    notes = []
+    for i, name in enumerate(names):
+        g = f["services"][name]
+        power = g["power_W"][:]
+        t = np.arange(len(power)) * float(g.attrs["interval_s"])
+        scale, unit = scale_for(power, "W")
+        ax = axes[2 * i][0]
+        plot_series(ax, t, power, f"{name}: GPU power", tdiv, scale)
+        ax.set_ylabel(f"{name} GPUs, {unit}")
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+        rx = ax.twinx()
+        rx.plot(t / tdiv, g["replicas_active"][:], color="tab:green", lw=1, label="replicas serving")
+        rx.set_ylabel("replicas serving", color="tab:green")
+        rx.set_ylim(bottom=0)
+        ax.legend(handles=ax.get_lines() + rx.get_lines(), loc="upper left", frameon=False, fontsize=8)
+        lx = axes[2 * i + 1][0]
+        for key, label, colour in (("ttft_p99_s", "time to first token, p99", "tab:red"),
+                                   ("tpot_p99_s", "time per output token, p99", "tab:purple")):
+            lx.plot(t / tdiv, g[key][:], color=colour, lw=0.8, label=label)
+        lx.set_yscale("log")
+        lx.set_ylabel(f"{name} latency, s")
+        lx.grid(alpha=0.3, which="both")
+        lx.legend(loc="upper left", frameon=False, fontsize=8)
+        served = int(g["requests_served"][()])
+        energy = float(g["energy_J"][()])
+        tokens = int(g["output_tokens"][()])
+        per_1000 = f"{number(1000.0 * energy / tokens / 1e3)} kJ per 1,000 output tokens" if tokens else "no tokens"
+        notes.append(f"{name}: {int(g.attrs['gpus'])} {text_attr(g, 'gpu')} GPUs, {served:,} requests served, "
+                     f"{number(energy / 3.6e9)} MWh of GPU energy ({per_1000})")
+    axes[-1][0].set_xlabel(tlabel)
+    return figure("services", "LLM services", png(fig),
+                  "Each service's GPUs' power with the replicas serving, and the 99th percentiles of its "
+                  "requests' latencies, per interval of those ending in it (/services). " + "; ".join(notes) + ".")
 
 
 BAND = re.compile(r"band_share_(\w+?)_(\w+?)Hz$")
