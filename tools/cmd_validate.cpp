@@ -17,6 +17,7 @@
 #include "fleetwatt/core/file_text.hpp"
 #include "fleetwatt/core/text_output.hpp"
 #include "fleetwatt/models/few_shot.hpp"
+#include "fleetwatt/models/fit/energy_leaderboard.hpp"
 #include "fleetwatt/models/fit/measurements.hpp"
 #include "fleetwatt/models/fit/predictor_fit.hpp"
 #include "fleetwatt/models/fit/published_steps.hpp"
@@ -91,6 +92,56 @@ void write_text_atomically(const std::filesystem::path& path, const std::string&
   core::write_text_output(path, "-o", [&](std::ostream& out) { out << text; });
 }
 
+/// Whether `dir` is the ML.ENERGY Leaderboard v2's layout (energy per request) rather than SplitwiseSim's.
+bool is_energy_leaderboard(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (const char* under : {"data/llm_text_generation", "llm_text_generation", "chat", "code"})
+    if (fs::is_directory(dir / under, ec)) return true;
+  return false;
+}
+
+/// `--serving` on the ML.ENERGY Leaderboard v2: energy per request and time per output token, each row
+/// predicted at the two prompt lengths that bracket its unstated one.
+int validate_energy_leaderboard(const ValidateOptions& o) {
+  std::map<std::string, std::size_t> skipped;
+  const auto rows = models::read_energy_leaderboard(o.measurements, &skipped);
+  const models::LeaderboardCheck check = models::check_energy_leaderboard(rows);
+  if (!o.rows_csv.empty()) {
+    std::ostringstream csv;
+    csv << "task,model,gpu,tp,batch,output_tokens,measured_tpot_s,predicted_tpot_s_prompt0,"
+           "predicted_tpot_s_prompt1000,measured_energy_J,predicted_energy_J_prompt0,"
+           "predicted_energy_J_prompt1000\n";
+    for (const auto& r : rows) {
+      const auto s = models::predict_leaderboard_row(r, models::kLeaderboardShortPrompt);
+      const auto l = models::predict_leaderboard_row(r, models::kLeaderboardLongPrompt);
+      csv << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", r.task, r.model, r.gpu, r.tp, r.batch,
+                         r.output_tokens, r.tpot_s, s.tpot_s, l.tpot_s, r.energy_J, s.energy_J, l.energy_J);
+    }
+    write_text_atomically(o.rows_csv, csv.str());
+  }
+  const auto pct = [](double v) { return fmt::format("{:.1f}", 100.0 * v); };
+  const auto line = [&](const std::string& name, const models::LeaderboardErrors& e) {
+    return fmt::format("{:<32} {:>5} {:>18} {:>20} {:>20}\n", name, e.rows,
+                       pct(e.tpot_mre_short) + " / " + pct(e.tpot_mre_long),
+                       pct(e.energy_mre_short) + " / " + pct(e.energy_mre_long),
+                       pct(e.energy_bias_short) + " / " + pct(e.energy_bias_long));
+  };
+  std::cout << fmt::format("{:<32} {:>5} {:>18} {:>20} {:>20}\n", "GPU model tp", "rows", "TPOT MRE %",
+                           "energy/req MRE %", "energy/req bias %");
+  for (const auto& [k, e] : check.groups) std::cout << line(k, e);
+  for (const auto& [k, e] : check.gpus) std::cout << line(k, e);
+  std::cout << line("all", check.all);
+  std::size_t left = 0;
+  for (const auto& [why, n] : skipped) left += n;
+  std::cout << fmt::format(
+      "serving (ML.ENERGY Leaderboard v2): {} configurations compared at prompts of 0 / 1000 tokens (the "
+      "files state none), {} left out; nothing is fitted on these data\n",
+      check.all.rows, left);
+  for (const auto& [why, n] : skipped) std::cout << fmt::format("  {:>5} x {}\n", n, why);
+  return 0;
+}
+
 /// `--serving`: measured LLM serving (SplitwiseSim) beside the serving iteration model.
 int validate_serving(const ValidateOptions& o) {
   // The serving model has its own check: the training predictor's options say nothing of it.
@@ -101,6 +152,7 @@ int validate_serving(const ValidateOptions& o) {
         "checks the serving iteration model: not with --fit, -o, --leave-one-gpu-out, --few-shot, "
         "--site, --steps, --step-calibration or --predictor");
   if (!o.rows_csv.empty()) check_output_path(o.rows_csv, {"command line", 0, 0}, "--rows", {});
+  if (is_energy_leaderboard(o.measurements)) return validate_energy_leaderboard(o);
   const std::vector<models::ServingMeasurement> rows = models::read_splitwise_perf(o.measurements);
   const models::ServingCheck check = models::check_serving(rows);
   if (!o.rows_csv.empty()) {
@@ -379,7 +431,8 @@ void add_validate_command(CLI::App& app, Action& action) {
       "Time is compared per epoch, or per step for per-step rows (NeuSight); power where measured.\n"
       "Examples:\n  fleetwatt validate ../shared/data --json\n  fleetwatt validate ../shared/data --steps\n"
       "  fleetwatt validate ../shared/data/zeus-nsdi23 --few-shot 1\n  fleetwatt validate "
-      "../shared/data/splitwise-sim --serving\n  fleetwatt validate my-records.csv "
+      "../shared/data/splitwise-sim --serving\n  fleetwatt validate "
+      "../shared/data/ml-energy-leaderboard-v2 --serving\n  fleetwatt validate my-records.csv "
       "--site "
       "lab.toml");
   cmd->add_option("measurements", o->measurements, "Measurement file or folder")->required();
@@ -418,7 +471,8 @@ void add_validate_command(CLI::App& app, Action& action) {
       "--serving", o->serving,
       "Compare measured LLM serving (SplitwiseSim's perf_model.csv under MEASUREMENTS: prompt, per-token "
       "and request times, A100 power) with the serving iteration model, each GPU predicted with the "
-      "host time per layer fitted on the others");
+      "host time per layer fitted on the others; or the ML.ENERGY Leaderboard v2's energy per request "
+      "(its llm_text_generation folder), at prompts of 0 and 1,000 tokens");
   cmd->callback([&action, o] { action = [o] { return validate(*o); }; });
 }
 
