@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include "fleetwatt/core/csv_reader.hpp"
 #include "fleetwatt/core/input_error.hpp"
@@ -155,10 +156,16 @@ std::unique_ptr<jobs::RequestSource> request_source(const ServeRequest& o, const
 }
 
 ServedTrace prepare_service(const ServeRequest& o) {
-  ServedTrace out;
-  out.config = service_config(o);
-  out.fleet = o.mode == "fleet";
+  sim::ServiceConfig config = service_config(o);  // checked before the trace is read
   const jobs::RequestTrace read = jobs::read_request_trace(std::filesystem::path(o.trace));
+  return prepare_service(o, std::move(config), read);
+}
+
+ServedTrace prepare_service(const ServeRequest& o, sim::ServiceConfig config,
+                            const jobs::RequestTrace& read) {
+  ServedTrace out;
+  out.config = std::move(config);
+  out.fleet = o.mode == "fleet";
   out.trace.name = read.name;
   out.trace.format = o.generate_rate > 0.0 ? read.format + ", generated" : read.format;
   // Held whole for the exact mode and the request table: bounded like any list in memory (a scenario's

@@ -146,7 +146,7 @@ PlayedService play_scenario_service(const ServeRequest& o, const std::string& na
   // Exact mode: every request and iteration, then told to the builder interval by interval, each
   // interval's requests first.
   const ServedTrace served = [&] {
-    ServedTrace t = prepare_service(o);
+    ServedTrace t = prepare_service(o, c, read);
     play(t);
     return t;
   }();

@@ -15,6 +15,7 @@
 #include "fleetwatt/runs/run_to_file.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
 #include "fleetwatt/runs/service_series.hpp"
+#include "scenario_test_support.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt;
@@ -174,30 +175,22 @@ TEST_CASE("a service's series are written under /services with units", "[scenari
 }
 
 TEST_CASE("a service's misuse is one located error", "[scenario][service]") {
-  const auto parse_error = [](const std::string& text) {
-    try {
-      (void)runs::parse_scenario(text, "bad.toml");
-    } catch (const core::ConfigError& e) {
-      return std::string(e.what());
-    }
-    return std::string("(no error)");
-  };
   // Lines: the service table starts on line 26 (name 27, group 28, model 29, trace 30, rate 31).
-  CHECK(parse_error(campus(true, "batch = 3\n"))
+  CHECK(test::error_of(campus(true, "batch = 3\n"))
             .rfind("bad.toml:32:1: workload.service[0].batch: unknown key", 0) == 0);
   CHECK(
-      parse_error(campus(true, "replicas = 9\n"))
+      test::error_of(campus(true, "replicas = 9\n"))
           .rfind(
               "bad.toml:32:1: workload.service[0].replicas: 9 replicas of tp 1 need 9 GPUs; the group has 8",
               0) == 0);
   std::string other_group = campus(true);
   other_group.replace(other_group.find("group = \"serve\""), 15, "group = \"gpu\"");
-  CHECK(parse_error(other_group)
+  CHECK(test::error_of(other_group)
             .rfind("bad.toml:28:1: workload.service[0].group: no [[fleet.group]] named 'gpu'", 0) == 0);
-  CHECK(parse_error(campus(true, "hourly = [1, 2]\n"))
+  CHECK(test::error_of(campus(true, "hourly = [1, 2]\n"))
             .rfind("bad.toml:32:1: workload.service[0].hourly: needs 24 values", 0) == 0);
-  CHECK(parse_error(campus(true, "mode = \"fast\"\n")).rfind("bad.toml:32:1: workload.service[0].mode:", 0) ==
-        0);
+  CHECK(test::error_of(campus(true, "mode = \"fast\"\n"))
+            .rfind("bad.toml:32:1: workload.service[0].mode:", 0) == 0);
   // Found when the service is prepared, still at its key: a model whose weights do not fit one H100.
   std::string big = campus(true, "tp = 1\n");
   big.replace(big.find("llama3_8b"), 9, "llama2_70b");
@@ -237,30 +230,22 @@ TEST_CASE("docs/scenario.md's service example runs, its GPU energy the service's
 }
 
 TEST_CASE("absorbing's keys are checked where they are written", "[scenario][service]") {
-  const auto parse_error = [](const std::string& text) {
-    try {
-      (void)runs::parse_scenario(text, "bad.toml");
-    } catch (const core::ConfigError& e) {
-      return std::string(e.what());
-    }
-    return std::string("(no error)");
-  };
-  CHECK(parse_error(campus(true, "absorb_gain = 0.5\n"))
+  CHECK(test::error_of(campus(true, "absorb_gain = 0.5\n"))
             .rfind("bad.toml:32:1: workload.service[0].absorb_gain: shapes absorbing: give absorb = true too",
                    0) == 0);
-  CHECK(parse_error(campus(true, "absorb = true\nabsorb_gain = 2\n"))
+  CHECK(test::error_of(campus(true, "absorb = true\nabsorb_gain = 2\n"))
             .rfind("bad.toml:33:1: workload.service[0].absorb_gain:", 0) == 0);
-  CHECK(parse_error(campus(true, "absorb = true\nabsorb_window_s = 0.05\n"))
+  CHECK(test::error_of(campus(true, "absorb = true\nabsorb_window_s = 0.05\n"))
             .rfind("bad.toml:33:1: workload.service[0].absorb_window_s: the average's window (0.05 s) must "
                    "be longer "
                    "than the control period (0.1 s)",
                    0) == 0);
   CHECK(
-      parse_error(campus(true, "absorb = true\nmode = \"exact\"\n"))
+      test::error_of(campus(true, "absorb = true\nmode = \"exact\"\n"))
           .rfind("bad.toml:32:1: workload.service[0].absorb: absorbing is modelled for a fleet-mode service",
                  0) == 0);
   // absorb = false with its shaping keys is allowed (a switch for comparing runs).
-  CHECK(parse_error(campus(true, "absorb = false\nabsorb_gain = 0.5\n")) == "(no error)");
+  CHECK(test::error_of(campus(true, "absorb = false\nabsorb_gain = 0.5\n")) == "(no error)");
 }
 
 TEST_CASE("a service's SLO: refused below one iteration, attainment counted request by request",

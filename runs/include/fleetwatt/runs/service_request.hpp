@@ -79,6 +79,10 @@ struct ServedTrace {
 /// not a decoder or does not fit, tp on a GPU without NVLink) and reads the trace (TraceFormatError at a
 /// bad record), scaled and filled: a ServedTrace without its run yet.
 [[nodiscard]] ServedTrace prepare_service(const ServeRequest& request);
+/// The same for a request whose service is already checked (`config`, service_config's) and whose trace
+/// file is already read (`read`).
+[[nodiscard]] ServedTrace prepare_service(const ServeRequest& request, sim::ServiceConfig config,
+                                          const jobs::RequestTrace& read);
 /// Plays a prepared trace: its run and summary.
 void play(ServedTrace& served);
 /// Both.
