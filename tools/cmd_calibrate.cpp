@@ -27,6 +27,7 @@ struct CalibrateOptions {
   std::string meta_file;
   std::string records;
   std::string site, site_name, host;
+  std::optional<std::pair<double, double>> span;  ///< seconds since the log's first sample
   models::fit::JobRecordMeta meta;
 };
 
@@ -103,11 +104,27 @@ void check_site_meta(const models::fit::JobRecordMeta& meta) {
                             fmt::format("no GPU preset for '{}' (see `fleetwatt list`)", meta.gpu_type));
 }
 
+/// The log, or its part in --span: a log that covers more than the run (an idle start, another job).
+models::fit::PowerTrace spanned(models::fit::PowerTrace trace, const CalibrateOptions& o) {
+  if (!o.span) return trace;
+  const auto [from, to] = *o.span;
+  models::fit::PowerTrace part = models::fit::trace_span(trace, from, to);
+  if (part.gpus.empty())
+    throw jobs::ConfigError(
+        {"command line", 0, 0}, "--span",
+        fmt::format("the log has no samples from {} to {} s (its first sample is 0 s)", from, to));
+  return part;
+}
+
 int run_calibrate(const CalibrateOptions& o) {
   using namespace models::fit;
   if (!o.site.empty()) check_site_meta(record_meta(o));
+  if (o.span && !(o.span->first < o.span->second))
+    throw jobs::ConfigError(
+        {"command line", 0, 0}, "--span",
+        fmt::format("ends at {} s, not after its start at {} s", o.span->second, o.span->first));
   {
-    const PowerTrace trace = read_power_trace(o.trace);
+    const PowerTrace trace = spanned(read_power_trace(o.trace), o);
     SegmentOptions seg;
     seg.smoothing_window = o.smoothing;
     seg.min_phase_samples = o.min_phase;
@@ -283,12 +300,23 @@ void add_calibrate_command(CLI::App& app, Action& action) {
       "64 "
       "--data-size 50000\n"
       "  fleetwatt calibrate gpu-power.csv --site lab.toml --model resnet50 --gpu-type a40 --batch-size 64 "
-      "--data-size 50000 --host node-7");
+      "--data-size 50000 --host node-7\n"
+      "  fleetwatt calibrate examples/telemetry/h200-sxm/ctx1024/nvidia-smi.csv --span 70 150 --epochs 5");
   cmd->add_option("trace", o->trace,
                   "power log: nvidia-smi --query-gpu=timestamp,index,power.draw,... "
                   "--format=csv output, or a time_s,power_W CSV")
       ->required();
   cmd->add_option("--gpu", o->gpu, "only this GPU index (default: every GPU in the log)");
+  cmd->add_option("--span", o->span,
+                  "FROM TO: only the samples between these seconds since the log's first sample (a log "
+                  "that covers more than the run)")
+      ->check([](const std::string& v) {
+        try {
+          return std::stod(v) >= 0.0 ? std::string{} : std::string{"must be at least 0"};
+        } catch (const std::exception&) {
+          return std::string{"is not a number of seconds"};
+        }
+      });
   cmd->add_flag("--json", o->json, "print one JSON object instead of tables");
   cmd->add_option("--smoothing", o->smoothing, "moving-average width in samples, odd, 1-9 (default 5)");
   cmd->add_option("--min-phase", o->min_phase,

@@ -77,6 +77,10 @@ void add_serve_command(CLI::App& app, Action& action) {
   cmd->add_option("--max-batch", o->request.max_batch, "Sequences a replica runs at once")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000000));
+  cmd->add_flag(
+      "--eager", [o](std::int64_t) { o->request.cuda_graphs = false; },
+      "Launch every kernel from the host, decode too (default: decode iterations replay a CUDA "
+      "graph, as vLLM does unless enforce_eager)");
   cmd->add_option("--max-batched-tokens", o->request.max_batched_tokens,
                   "Tokens an iteration runs (chunked prefill)")
       ->capture_default_str()

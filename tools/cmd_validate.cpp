@@ -15,6 +15,7 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "fleetwatt/core/file_text.hpp"
+#include "fleetwatt/core/json_text.hpp"
 #include "fleetwatt/core/text_output.hpp"
 #include "fleetwatt/models/few_shot.hpp"
 #include "fleetwatt/models/fit/energy_leaderboard.hpp"
@@ -25,6 +26,7 @@
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/models/site_predictor.hpp"
 #include "fleetwatt/models/validation_report.hpp"
+#include "fleetwatt/runs/telemetry_check.hpp"
 
 namespace fleetwatt::tools {
 namespace {
@@ -39,7 +41,8 @@ struct ValidateOptions {
   std::string rows_csv;
   std::string step_calibration;
   std::string site;  ///< a site file: predictions corrected to its runs
-  bool json = false, leave_one_gpu_out = false, fit = false, steps = false, serving = false;
+  bool json = false, leave_one_gpu_out = false, fit = false, steps = false, serving = false,
+       telemetry = false;
   double level = 0.8;
   std::optional<std::size_t> few_shot;  ///< K calibration runs per (GPU, workload)
 };
@@ -203,6 +206,74 @@ int validate_serving(const ValidateOptions& o) {
   return 0;
 }
 
+/// `--telemetry`: a GPU's recorded windows (tools/scripts/record-gpu-telemetry.py) beside the serving
+/// iteration model, the training predictor and the preset's idle and resident draw.
+int validate_telemetry(const ValidateOptions& o) {
+  if (o.fit || !o.fit_output.empty() || o.leave_one_gpu_out || o.few_shot || !o.site.empty() || o.steps ||
+      o.serving || !o.step_calibration.empty() || o.predictor != "datasheet" || !o.rows_csv.empty())
+    throw ConfigError({"command line", 0, 0}, "--telemetry",
+                      "checks the built-in models on a recording: not with --fit, -o, --leave-one-gpu-out, "
+                      "--few-shot, --site, --steps, --serving, --step-calibration, --predictor or --rows");
+  const std::vector<runs::TelemetryWindow> windows = runs::read_telemetry_windows(o.measurements);
+  const std::filesystem::path folder = std::filesystem::is_directory(o.measurements)
+                                           ? std::filesystem::path(o.measurements)
+                                           : std::filesystem::path(o.measurements).parent_path();
+  const runs::TelemetryCheck check = runs::check_telemetry(windows, folder);
+  const auto pct = [](double v) {
+    return std::isnan(v) ? std::string{"-"} : fmt::format("{:+.1f}", 100.0 * v);
+  };
+  if (o.json) {
+    std::string rows, kinds;
+    for (const auto& t : check.rows) {
+      const runs::TelemetryWindow& w = *t.window;
+      rows += fmt::format(
+          "{}{{\"name\": {}, \"kind\": {}, \"measured_s\": {}, \"predicted_s\": {}, \"measured_W\": {}, "
+          "\"predicted_W\": {}}}",
+          rows.empty() ? "" : ", ", core::json_string(w.name), core::json_string(w.kind),
+          json_number(w.time_per_iteration_s), json_number(t.predicted_s), json_number(w.mean_power_W),
+          json_number(t.predicted_W));
+    }
+    for (const auto& [k, e] : check.kinds)
+      kinds += fmt::format(
+          "{}\"{}\": {{\"rows\": {}, \"time_mre\": {}, \"time_bias\": {}, \"power_mre\": {}, "
+          "\"power_bias\": {}}}",
+          kinds.empty() ? "" : ", ", k, e.rows, json_number(e.time_mre), json_number(e.time_bias),
+          json_number(e.power_mre), json_number(e.power_bias));
+    std::cout << fmt::format("{{\"windows\": [{}], \"kinds\": {{{}}}}}\n", rows, kinds);
+    return 0;
+  }
+  std::cout << fmt::format("{:<24} {:<9} {:>12} {:>12} {:>7} {:>11} {:>11} {:>7}\n", "window", "kind",
+                           "measured ms", "predicted ms", "err %", "measured W", "predicted W", "err %");
+  for (const auto& t : check.rows) {
+    const runs::TelemetryWindow& w = *t.window;
+    const bool timed = t.predicted_s > 0.0, powered = t.predicted_W > 0.0;
+    std::cout << fmt::format(
+        "{:<24} {:<9} {:>12} {:>12} {:>7} {:>11.1f} {:>11} {:>7}\n", w.name, w.kind,
+        w.time_per_iteration_s > 0.0 ? fmt::format("{:.2f}", 1e3 * w.time_per_iteration_s) : "-",
+        timed ? fmt::format("{:.2f}", 1e3 * t.predicted_s) : "-",
+        timed ? pct(t.predicted_s / w.time_per_iteration_s - 1.0) : "-", w.mean_power_W,
+        powered ? fmt::format("{:.1f}", t.predicted_W) : "-",
+        powered ? pct(t.predicted_W / w.mean_power_W - 1.0) : "-");
+  }
+  std::cout << fmt::format("\n{:<10} {:>5} {:>11} {:>12} {:>12} {:>13}\n", "kind", "rows", "time MRE %",
+                           "time bias %", "power MRE %", "power bias %");
+  for (const auto& [k, e] : check.kinds)
+    std::cout << fmt::format("{:<10} {:>5} {:>11} {:>12} {:>12} {:>13}\n", k, e.rows,
+                             std::isnan(e.time_mre) ? "-" : fmt::format("{:.1f}", 100.0 * e.time_mre),
+                             pct(e.time_bias), fmt::format("{:.1f}", 100.0 * e.power_mre), pct(e.power_bias));
+  for (std::size_t i = 0; i < check.replays.size(); ++i) {
+    const sim::ServiceRun& run = check.replays[i];
+    std::cout << fmt::format(
+        "replay {}: {} requests served as `fleetwatt serve` serves them: {:.1f} kJ "
+        "predicted over {:.1f} s\n",
+        i + 1, run.requests.size(), run.energy_J / 1e3, run.end_s);
+  }
+  std::cout << fmt::format(
+      "telemetry: {} windows of {} (mean power from NVML's energy counter); nothing is fitted on them\n",
+      windows.size(), o.measurements);
+  return 0;
+}
+
 /// `--steps`: the published LLM pre-training step times (NeMo, Megatron-Bridge) beside the datasheet
 /// predictor's, row by row, and their mean absolute error.
 int validate_steps(const ValidateOptions& o) {
@@ -304,6 +375,7 @@ models::MeasurementSet read_measured_runs(const std::string& path) {
 }
 
 int validate(const ValidateOptions& o) {
+  if (o.telemetry) return validate_telemetry(o);
   if (o.serving) return validate_serving(o);
   if (o.steps) return validate_steps(o);
   if (!o.fit_output.empty()) check_output_path(o.fit_output, {"command line", 0, 0}, "-o", {});
@@ -432,7 +504,8 @@ void add_validate_command(CLI::App& app, Action& action) {
       "Examples:\n  fleetwatt validate ../shared/data --json\n  fleetwatt validate ../shared/data --steps\n"
       "  fleetwatt validate ../shared/data/zeus-nsdi23 --few-shot 1\n  fleetwatt validate "
       "../shared/data/splitwise-sim --serving\n  fleetwatt validate "
-      "../shared/data/ml-energy-leaderboard-v2 --serving\n  fleetwatt validate my-records.csv "
+      "../shared/data/ml-energy-leaderboard-v2 --serving\n  fleetwatt validate "
+      "examples/telemetry/h200-sxm/ctx1024 --telemetry\n  fleetwatt validate my-records.csv "
       "--site "
       "lab.toml");
   cmd->add_option("measurements", o->measurements, "Measurement file or folder")->required();
@@ -473,6 +546,11 @@ void add_validate_command(CLI::App& app, Action& action) {
       "and request times, A100 power) with the serving iteration model, each GPU predicted with the "
       "host time per layer fitted on the others; or the ML.ENERGY Leaderboard v2's energy per request "
       "(its llm_text_generation folder), at prompts of 0 and 1,000 tokens");
+  cmd->add_flag("--telemetry", o->telemetry,
+                "Compare a GPU's recorded windows (windows.csv under MEASUREMENTS, as "
+                "tools/scripts/record-gpu-telemetry.py and make-telemetry-fixture.py write it: idle, decode "
+                "batches, prompts, training steps) with the serving iteration model, the training predictor "
+                "and the GPU preset's idle and resident draw");
   cmd->callback([&action, o] { action = [o] { return validate(*o); }; });
 }
 

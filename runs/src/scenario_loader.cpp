@@ -838,6 +838,7 @@ ServiceScenarioConfig parse_service(const TomlTable& t, std::size_t k, std::uint
                                                  "max_batch",
                                                  "max_batched_tokens",
                                                  "memory_fraction",
+                                                 "cuda_graphs",
                                                  "mode",
                                                  "trace",
                                                  "rate_scale",
@@ -886,6 +887,7 @@ ServiceScenarioConfig parse_service(const TomlTable& t, std::size_t k, std::uint
   r.max_batched_tokens = count("max_batched_tokens", r.max_batched_tokens);
   r.memory_fraction = t.number_in("memory_fraction", 0.0, 1.0).value_or(r.memory_fraction);
   if (!(r.memory_fraction > 0.0)) t.fail("memory_fraction", "must be in (0, 1]");
+  r.cuda_graphs = t.boolean("cuda_graphs").value_or(r.cuda_graphs);
   r.mode = t.string("mode").value_or("fleet");
   if (r.mode != "exact" && r.mode != "fleet")
     t.fail("mode",

@@ -84,6 +84,7 @@ sim::ServiceConfig service_config(const ServeRequest& o) {
   c.replica.tp = o.tp;
   c.replicas = o.replicas, c.max_batch = o.max_batch, c.max_batched_tokens = o.max_batched_tokens;
   c.memory_fraction = o.memory_fraction, c.interval_s = o.interval_s;
+  c.constants.decode_graphs = o.cuda_graphs;
   c.autoscale = o.autoscale;
   if (o.autoscale.enabled) {
     if (o.mode != "fleet")

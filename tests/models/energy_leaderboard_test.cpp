@@ -89,16 +89,17 @@ TEST_CASE("energy per request on the ML.ENERGY Leaderboard v2, at prompts of 0 a
   CHECK(check.all.rows == 30);
   CHECK(h100.rows == 16);
   CHECK(a100.rows == 14);
-  // Measured: H100 62.9 % without a prompt, 6.8 % with 1,000 tokens (bias +3.4 %); A100 42.5 % / 40.2 %
-  // (the prompt brackets it: -42.5 % / +40.2 %). Guards close to them.
-  CHECK(h100.energy_mre_long < 0.08);
-  CHECK(h100.energy_mre_short < 0.66);
-  CHECK(a100.energy_mre_long < 0.43);
-  CHECK(a100.energy_mre_short < 0.45);
+  // Measured (decode iterations replaying CUDA graphs, vLLM's default): H100 68.5 % without a prompt,
+  // 7.9 % with 1,000 tokens (bias -2.7 %); A100 49.2 % / 34.1 % (the prompt brackets it: -49.2 % /
+  // +33.3 %). Guards close to them.
+  CHECK(h100.energy_mre_long < 0.085);
+  CHECK(h100.energy_mre_short < 0.70);
+  CHECK(a100.energy_mre_long < 0.35);
+  CHECK(a100.energy_mre_short < 0.505);
   CHECK(a100.energy_bias_short < 0.0);
   CHECK(a100.energy_bias_long > 0.0);
   // The measured time per output token is a request's ((end - first token) / (tokens - 1)), with the other
-  // requests' prompts run in between; the model's is one decode iteration: 52-65 % short.
-  CHECK(check.all.tpot_mre_long < 0.55);
-  CHECK(check.all.tpot_mre_short < 0.68);
+  // requests' prompts run in between; the model's is one decode iteration: 62-75 % short.
+  CHECK(check.all.tpot_mre_long < 0.635);
+  CHECK(check.all.tpot_mre_short < 0.765);
 }

@@ -52,6 +52,7 @@ TEST_CASE("A decode iteration is its layers' GEMMs, cache reads, element-wise ke
   IterationBatch b;
   b.decode_sequences = 4, b.decode_context_tokens = 4 * 100;
   ServingConstants c;
+  c.decode_graphs = false;  // a stack launching every kernel from the host
   const IterationCost cost = serving_iteration(r, b, c);
   const double t0 = default_tensor_gemm().t0_s, bw = ampere_bw();
   // QKV (8 + 2 x 8 heads of 128), output, gate and up, down: four GEMMs of 4 rows per layer.
@@ -77,6 +78,27 @@ TEST_CASE("A decode iteration is its layers' GEMMs, cache reads, element-wise ke
   const double expected_W = floor_W + (fit.power.tensor_core_saturation * 400.0 - floor_W) *
                                           std::pow(cost.busy_share, fit.power.exponent);
   CHECK(cost.power_W == Approx(expected_W).epsilon(1e-12));
+}
+
+TEST_CASE(
+    "A decode-only iteration replays a CUDA graph with no host time, one with prompt tokens waits for it",
+    "[models][serving]") {
+  const ServingReplica r = small_replica(1);
+  IterationBatch decode;
+  decode.decode_sequences = 4, decode.decode_context_tokens = 400;
+  ServingConstants graphs, eager;
+  eager.decode_graphs = false;
+  const IterationCost g = serving_iteration(r, decode, graphs), e = serving_iteration(r, decode, eager);
+  CHECK(graphs.decode_graphs);  // vLLM's default
+  CHECK(g.overhead_s == 0.0);
+  CHECK(e.time_s - g.time_s == Approx(2 * eager.layer_overhead_s).epsilon(1e-9));
+  // The same work in less time: busier, so it draws more.
+  CHECK(g.busy_share == Approx(e.busy_share * e.time_s / g.time_s).epsilon(1e-12));
+  CHECK(g.power_W > e.power_W);
+  // A prompt chunk in the batch: launched from the host either way.
+  IterationBatch mixed = decode;
+  mixed.prefill_tokens = 64, mixed.prefill_sequences = 1, mixed.prefill_attended_keys = 64 * 65 / 2.0;
+  CHECK(serving_iteration(r, mixed, graphs).overhead_s == Approx(2 * graphs.layer_overhead_s).epsilon(1e-15));
 }
 
 TEST_CASE("Tensor parallelism splits the GEMMs and adds two all-reduces per layer on the NCCL fit",
@@ -130,6 +152,7 @@ TEST_CASE("A busier iteration draws more, an idle-bound one near the floor, none
   b.decode_sequences = 1, b.decode_context_tokens = 100;
   ServingConstants slow;
   slow.layer_overhead_s = 1.0;
+  slow.decode_graphs = false;
   const IterationCost c = serving_iteration(r, b, slow);
   CHECK(c.busy_share < 1e-4);
   CHECK(c.power_W == Approx(resident_floor(r.gpu, fit.power)).epsilon(0.01));

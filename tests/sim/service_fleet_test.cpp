@@ -54,12 +54,13 @@ TEST_CASE("Fleet mode agrees with exact mode on a mid-size service within the st
   const ServiceRun exact = run_service(c, requests, "t.csv");
   const ServiceRun fleet = run_service_fleet(c, requests, "t.csv");
   REQUIRE(fleet.requests.size() == exact.requests.size());
-  // Measured: energy +2.4 %, mean power +2.4 %, the 99th percentile of 1-s power +2.6 %, mean end-to-end
-  // latency +1.5 % (fleet mode spreads no prompt queueing; its first tokens come 16 % sooner on average).
-  CHECK(fleet.energy_J / exact.energy_J == Approx(1.0).margin(0.03));
-  CHECK((fleet.energy_J / fleet.end_s) / (exact.energy_J / exact.end_s) == Approx(1.0).margin(0.03));
-  CHECK(p99(fleet.power_W) / p99(exact.power_W) == Approx(1.0).margin(0.035));
-  CHECK(mean_latency(fleet) / mean_latency(exact) == Approx(1.0).margin(0.025));
+  // Measured: energy +3.8 %, mean power +3.8 %, the 99th percentile of 1-s power +2.4 %, mean end-to-end
+  // latency +4.1 % (fleet mode counts a sequence ending within an interval as running all of it, and spreads
+  // no prompt queueing: its first tokens come 7 % sooner on average).
+  CHECK(fleet.energy_J / exact.energy_J == Approx(1.0).margin(0.045));
+  CHECK((fleet.energy_J / fleet.end_s) / (exact.energy_J / exact.end_s) == Approx(1.0).margin(0.045));
+  CHECK(p99(fleet.power_W) / p99(exact.power_W) == Approx(1.0).margin(0.03));
+  CHECK(mean_latency(fleet) / mean_latency(exact) == Approx(1.0).margin(0.05));
 }
 
 TEST_CASE("Fleet mode's series holds its energy, and every request's times are in order", "[sim][serving]") {
@@ -77,10 +78,10 @@ TEST_CASE("Fleet mode's series holds its energy, and every request's times are i
 TEST_CASE("A cohort waits while the batch is full", "[sim][serving]") {
   ServiceConfig c = llama8b_on_h100(1);
   c.max_batch = 1;
-  // Two requests in two intervals; a batch of one holds the second until the first ends (about 200 tokens
-  // at about 7 ms each: its second interval).
+  // Two requests in two intervals; a batch of one holds the second until the first ends (about 260 tokens
+  // at about 5.4 ms each: its second interval).
   std::vector<jobs::Request> r(2);
-  r[0].arrival_s = 0.1, r[0].input_tokens = 100, r[0].output_tokens = 200;
+  r[0].arrival_s = 0.1, r[0].input_tokens = 100, r[0].output_tokens = 260;
   r[1].arrival_s = 1.2, r[1].input_tokens = 100, r[1].output_tokens = 5;
   const ServiceRun run = run_service_fleet(c, r, "t.csv");
   CHECK(run.requests[0].end_s > 1.2);

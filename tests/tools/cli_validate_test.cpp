@@ -254,6 +254,7 @@ TEST_CASE("validate --serving gives each row the library's prediction, and a bad
     REQUIRE(it != rows.end());
     ServingConstants c;
     c.layer_overhead_s = without.at(it->gpu);
+    c.decode_graphs = false;
     const ServingPrediction p = predict_serving_row(*it, c);
     CHECK(std::stod(f[7]) == Approx(p.prompt_s).epsilon(1e-12));
     CHECK(std::stod(f[9]) == Approx(p.token_s).epsilon(1e-12));

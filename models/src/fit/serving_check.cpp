@@ -178,6 +178,7 @@ ServingPrediction predict_serving_row(const ServingMeasurement& row, const Servi
 double fit_layer_overhead(const std::vector<const ServingMeasurement*>& rows) {
   ServingConstants none;
   none.layer_overhead_s = 0.0;
+  none.decode_graphs = false;
   std::vector<double> per_layer;
   for (const ServingMeasurement* m : rows) {
     const ServingPrediction p = predict_serving_row(*m, none);
@@ -208,6 +209,7 @@ ServingCheck check_serving(const std::vector<ServingMeasurement>& rows) {
     for (const ServingMeasurement* m : compared)
       if (m->gpu != gpu) others.push_back(m);
     ServingConstants c;
+    c.decode_graphs = false;  // the measured stack's token times carry the host time
     // One GPU alone: its own fit (there is no other to take it from).
     c.layer_overhead_s = others.empty() ? out.layer_overhead_s : fit_layer_overhead(others);
     out.overhead_without_gpu[gpu] = c.layer_overhead_s;

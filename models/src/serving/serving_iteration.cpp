@@ -105,7 +105,8 @@ IterationCost serving_iteration(const ServingReplica& replica, const IterationBa
     const double bytes = tokens * h * kElementBytes;
     c.comm_s = layers * 2.0 * (link.alpha_s + 2.0 * (tp - 1.0) / tp * bytes / link.bus_Bps);
   }
-  c.overhead_s = layers * constants.layer_overhead_s;
+  const bool graphed = constants.decode_graphs && batch.prefill_tokens == 0.0;
+  c.overhead_s = graphed ? 0.0 : layers * constants.layer_overhead_s;
   c.time_s = c.gemm_s + c.attention_s + c.elementwise_s + c.comm_s + c.overhead_s;
 
   const UtilisationPowerConstants& pc = fit.power;

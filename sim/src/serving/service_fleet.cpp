@@ -176,40 +176,44 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
     double power_W = (replicas + woken) * floor_W + parked * parked_W;
     if (running > 0.0) {
       // A replica's iterations at its share of the sequences: most decode only; a share q of them also run
-      // a whole admitted prompt (chunked prefill), as many as the interval's prompts need. With T_d and T_p
-      // those two iterations' times and r the prompts a second a replica admits, q = r x T and the mean
-      // iteration T = T_d + q (T_p - T_d), so T = T_d / (1 - r (T_p - T_d)); q at most 1.
-      const double per_replica = running / replicas;
+      // k whole admitted prompts (chunked prefill), as many as the interval's prompts need. With T_d and
+      // T_p those two iterations' times and r the prompts a second a replica admits, q = r T / k and the mean
+      // iteration T = T_d + q (T_p - T_d), so T = T_d / (1 - r (T_p - T_d) / k); q at most 1.
+      // Requests go to the replicas in turn and run for lengths that differ, so at any moment the running
+      // sequences sit on the replicas about as if each had picked one at random: a replica holds none with
+      // probability (1 - 1/R)^N, and a busy one holds N / (R x the busy share).
+      const double occupied = replicas > 1.0 ? 1.0 - std::pow(1.0 - 1.0 / replicas, running) : 1.0;
+      const double per_replica = running / (replicas * occupied);
       models::IterationBatch b;
       b.decode_sequences = std::max(1.0, per_replica);
       b.decode_context_tokens = b.decode_sequences * context / running;
       const models::IterationCost dec = models::serving_iteration(c.replica, b, c.constants);
       models::IterationCost pre = dec;
       const double prompts = admitted_prompts / (replicas * dt);
+      // Prompts per prompt iteration: those arriving within a decode iteration share one, as many as its
+      // token budget holds beside the decode tokens (the exact scheduler fills it so).
+      double per_iteration = 1.0;
       if (prompts > 0.0) {
         const double mean_prompt = prompt_tokens / admitted_prompts;
-        b.prefill_tokens = std::min(mean_prompt, double(c.max_batched_tokens));
-        b.prefill_sequences = 1.0;
-        b.prefill_attended_keys = b.prefill_tokens * (b.prefill_tokens + 1.0) / 2.0;
+        const double chunk = std::min(mean_prompt, double(c.max_batched_tokens));
+        const double budget = std::max(chunk, double(c.max_batched_tokens) - b.decode_sequences);
+        per_iteration = std::clamp(prompts * dec.time_s, 1.0, std::max(1.0, std::floor(budget / chunk)));
+        b.prefill_tokens = per_iteration * chunk;
+        b.prefill_sequences = per_iteration;
+        b.prefill_attended_keys = per_iteration * chunk * (chunk + 1.0) / 2.0;
         pre = models::serving_iteration(c.replica, b, c.constants);
         // A prompt longer than an iteration's tokens takes several.
         const double pieces = std::ceil(mean_prompt / double(c.max_batched_tokens));
         pre.time_s *= pieces;
       }
-      const double extra = pre.time_s - dec.time_s;
-      const double mean_s = prompts * extra < 1.0 ? dec.time_s / (1.0 - prompts * extra) : pre.time_s;
-      const double q = std::min(1.0, prompts * mean_s);
+      const double extra = pre.time_s - dec.time_s, prompt_iterations = prompts / per_iteration;
+      const double mean_s =
+          prompt_iterations * extra < 1.0 ? dec.time_s / (1.0 - prompt_iterations * extra) : pre.time_s;
+      const double q = std::min(1.0, prompt_iterations * mean_s);
       models::IterationCost it = dec;
       it.time_s = dec.time_s + q * extra;
       it.power_W = (dec.time_s * (1.0 - q) * dec.power_W + pre.time_s * q * pre.power_W) / it.time_s;
       first_token_s = pre.time_s;
-      // With fewer sequences than replicas, each replica runs one for that share of the interval and idles
-      // the rest.
-      const double share = std::min(1.0, per_replica);
-      power_W = replicas * (share * tp * it.power_W + (1.0 - share) * floor_W) + woken * floor_W +
-                parked * parked_W;
-      run.busy_s += replicas * share * dt;
-      run.iterations += static_cast<std::uint64_t>(std::llround(replicas * share * dt / it.time_s));
       // Each running sequence generates a token an iteration; a cohort admitted now starts after its prompt's
       // iteration, emitting its first token then.
       const double tokens = dt / it.time_s;
@@ -253,6 +257,11 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
       for (const Cohort& h : cohorts)
         if (h.admitted) running_end += h.active();
       run.sequence_seconds += (running + running_end) / 2.0 * dt;
+      const double share = occupied;
+      power_W = replicas * (share * tp * it.power_W + (1.0 - share) * floor_W) + woken * floor_W +
+                parked * parked_W;
+      run.busy_s += replicas * share * dt;
+      run.iterations += static_cast<std::uint64_t>(std::llround(replicas * share * dt / it.time_s));
       // Finished cohorts go, wherever they stand (a short cohort can finish before an older long one).
       for (auto it_c = cohorts.begin(); it_c != cohorts.end();) {
         if (it_c->admitted && it_c->done == it_c->lengths.size())

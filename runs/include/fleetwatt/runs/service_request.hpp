@@ -19,6 +19,9 @@ struct ServeRequest {
   std::string trace, model, gpu = "h100-sxm";
   std::uint32_t tp = 1, replicas = 1, max_batch = 256, max_batched_tokens = 8192;
   double memory_fraction = 0.9, rate_scale = 1.0, horizon_s = 0.0, interval_s = 1.0;
+  /// Decode-only iterations replay a CUDA graph (no host time per layer); false: every kernel launched from
+  /// the host (models/serving/serving_iteration.hpp).
+  bool cuda_graphs = true;
   /// Generated arrivals instead of the trace's own (jobs/request_generator.hpp): this mean rate (requests/s)
   /// over the horizon (a day when horizon_s is 0), with the hourly curve ("24 comma-separated values",
   /// empty: flat) from start_hour, gamma inter-arrivals of shape `burstiness` and the seed; the trace gives

@@ -61,6 +61,11 @@ struct PowerTrace {
 /// Same, from a stream; `source` names it in messages.
 [[nodiscard]] PowerTrace read_power_trace(std::istream& in, const std::string& source);
 
+/// The samples of `trace` from `from_s` to `to_s` (seconds since its first sample, both included), their
+/// times unchanged; a GPU with none there is left out, and the report stays the whole log's. Throws
+/// std::invalid_argument unless from_s < to_s.
+[[nodiscard]] PowerTrace trace_span(const PowerTrace& trace, double from_s, double to_s);
+
 /// Trapezoidal integral of power over time (J) of one series.
 [[nodiscard]] double trapezoid_energy_J(const GpuPowerSeries& series) noexcept;
 

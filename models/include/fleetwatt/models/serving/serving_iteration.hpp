@@ -10,7 +10,8 @@
 //   - element-wise kernels (norms, rotary positions, the activation, residual adds) over every token;
 //   - two tensor-parallel all-reduces of the layer's output on the measured NCCL link;
 //   - a fixed host time per layer that the GPUs wait for (the serving stack's launches), fitted on
-//     splitwise-sim's measured prompt and token times (models/fit/serving_check.hpp);
+//     splitwise-sim's measured prompt and token times (models/fit/serving_check.hpp); none in an iteration
+//     of decode tokens alone where the stack replays a CUDA graph;
 // plus the output projection of every sequence that emits a token. Its power per GPU is the training
 // step's utilisation power at the tensor-core saturation, driven by the share of the iteration the GPU is
 // busy: what makes a larger batch draw more and an overhead-bound small one little.
@@ -35,6 +36,12 @@ struct ServingConstants {
   double layer_overhead_s = 2.13e-4;
   /// Element-wise kernels per layer: two norms, rotary positions, the activation, two residual adds.
   double elementwise_kernels = 6.0;
+  /// Iterations without prompt tokens replay a captured CUDA graph, so no host time per layer: vLLM's
+  /// default (`enforce_eager = False`), as SGLang's and TensorRT-LLM's. A Llama-3-8B-shaped decoder on one
+  /// H200 (examples/telemetry/h200-sxm) decodes a batch of one in 6.3 ms with a graph, where the host time
+  /// alone would add 6.8 ms. Off for a stack launching every kernel from the host (splitwise-sim's
+  /// measurements, which carry that host time in their token times too).
+  bool decode_graphs = true;
 };
 
 /// What one iteration runs, summed over its sequences.
