@@ -23,6 +23,7 @@
 #include "fleetwatt/models/fit/predictor_fit.hpp"
 #include "fleetwatt/models/fit/published_steps.hpp"
 #include "fleetwatt/models/fit/serving_check.hpp"
+#include "fleetwatt/models/fit/vidur_layers.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/models/site_predictor.hpp"
 #include "fleetwatt/models/validation_report.hpp"
@@ -145,6 +146,53 @@ int validate_energy_leaderboard(const ValidateOptions& o) {
   return 0;
 }
 
+/// `--serving` on Vidur's profiles: a layer's GEMMs and element-wise kernels, each GPU with its GEMM
+/// efficiency left out of the fit.
+int validate_vidur_layers(const ValidateOptions& o) {
+  const std::vector<models::VidurLayer> rows = models::read_vidur_layers(o.measurements);
+  const models::VidurLayerCheck check = models::check_vidur_layers(rows);
+  if (!o.rows_csv.empty()) {
+    std::ostringstream csv;
+    csv << "gpu,model,tokens,tp,measured_gemm_s,predicted_gemm_s,measured_elementwise_s,"
+           "predicted_elementwise_s\n";
+    for (const auto& p : check.predicted)
+      csv << fmt::format("{},{},{},{},{},{},{},{}\n", p.row->gpu, p.row->model, p.row->tokens, p.row->tp,
+                         p.row->gemm_s, p.gemm_s, p.row->elementwise_s, p.elementwise_s);
+    write_text_atomically(o.rows_csv, csv.str());
+  }
+  const auto pct = [](double v) { return fmt::format("{:.1f}", 100.0 * v); };
+  const auto obj = [](const models::VidurLayerErrors& e) {
+    return fmt::format(
+        "{{\"rows\": {}, \"gemm_mre\": {}, \"elementwise_mre\": {}, \"layer_mre\": {}, \"layer_bias\": {}}}",
+        e.rows, json_number(e.gemm_mre), json_number(e.elementwise_mre), json_number(e.layer_mre),
+        json_number(e.layer_bias));
+  };
+  if (o.json) {
+    std::string groups, gpus;
+    for (const auto& [k, e] : check.groups)
+      groups += fmt::format("{}\"{}\": {}", groups.empty() ? "" : ", ", k, obj(e));
+    for (const auto& [k, e] : check.gpus)
+      gpus += fmt::format("{}\"{}\": {}", gpus.empty() ? "" : ", ", k, obj(e));
+    std::cout << fmt::format("{{\"groups\": {{{}}}, \"gpus\": {{{}}}, \"all\": {}}}\n", groups, gpus,
+                             obj(check.all));
+    return 0;
+  }
+  const auto line = [&](const std::string& name, const models::VidurLayerErrors& e) {
+    return fmt::format("{:<44} {:>5} {:>12} {:>17} {:>13} {:>14}\n", name, e.rows, pct(e.gemm_mre),
+                       pct(e.elementwise_mre), pct(e.layer_mre), pct(e.layer_bias));
+  };
+  std::cout << fmt::format("{:<44} {:>5} {:>12} {:>17} {:>13} {:>14}\n", "GPU model", "rows", "GEMM MRE %",
+                           "element-wise MRE %", "layer MRE %", "layer bias %");
+  for (const auto& [k, e] : check.groups) std::cout << line(k, e);
+  for (const auto& [k, e] : check.gpus) std::cout << line(k, e);
+  std::cout << line("all", check.all);
+  std::cout << fmt::format(
+      "serving (Vidur's layer profiles): {} layers of 1-4,096 tokens compared, each GPU with its GEMM "
+      "efficiency left out of the fit; no host time, no attention (the profiles have neither)\n",
+      check.all.rows);
+  return 0;
+}
+
 /// `--serving`: measured LLM serving (SplitwiseSim) beside the serving iteration model.
 int validate_serving(const ValidateOptions& o) {
   // The serving model has its own check: the training predictor's options say nothing of it.
@@ -156,6 +204,7 @@ int validate_serving(const ValidateOptions& o) {
         "--site, --steps, --step-calibration or --predictor");
   if (!o.rows_csv.empty()) check_output_path(o.rows_csv, {"command line", 0, 0}, "--rows", {});
   if (is_energy_leaderboard(o.measurements)) return validate_energy_leaderboard(o);
+  if (models::is_vidur_profile(o.measurements)) return validate_vidur_layers(o);
   const std::vector<models::ServingMeasurement> rows = models::read_splitwise_perf(o.measurements);
   const models::ServingCheck check = models::check_serving(rows);
   if (!o.rows_csv.empty()) {

@@ -13,8 +13,10 @@
 #include <sstream>
 
 #include "fleetwatt/models/fit/serving_check.hpp"
+#include "fleetwatt/models/fit/vidur_layers.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/models/predictors/datasheet_predictor.hpp"
+#include "fleetwatt/runs/telemetry_check.hpp"
 #include "test_support.hpp"
 
 using namespace fleetwatt::test;
@@ -275,4 +277,56 @@ TEST_CASE("validate --serving gives each row the library's prediction, and a bad
   CHECK(bad.err.find("perf_model.csv:2:") != std::string::npos);
   CHECK(bad.err.find("token_time") != std::string::npos);
   CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
+}
+
+TEST_CASE(
+    "validate --telemetry prints each window as the library predicts it, and --serving on Vidur's "
+    "profiles each layer",
+    "[cli][validate][serving]") {
+  const auto folder = source_dir() / "examples" / "telemetry" / "h200-sxm" / "ctx1024";
+  const auto r = run_command(fleetwatt_command() + " validate " + folder.string() + " --telemetry --json");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const auto windows = fleetwatt::runs::read_telemetry_windows(folder);
+  const auto check = fleetwatt::runs::check_telemetry(windows, folder);
+  REQUIRE(j.at("windows").size() == check.rows.size());
+  for (std::size_t i = 0; i < check.rows.size(); ++i) {
+    CHECK(j["windows"][i]["name"] == check.rows[i].window->name);
+    CHECK(j["windows"][i]["predicted_W"].get<double>() == Approx(check.rows[i].predicted_W).epsilon(1e-12));
+    CHECK(j["windows"][i]["predicted_s"].get<double>() == Approx(check.rows[i].predicted_s).epsilon(1e-12));
+  }
+  CHECK(j["kinds"]["train"]["time_mre"].get<double>() ==
+        Approx(check.kinds.at("train").time_mre).epsilon(1e-12));
+  // Not with the training predictor's options, named on one line.
+  const auto bad = run_command(fleetwatt_command() + " validate " + folder.string() + " --telemetry --fit");
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--telemetry"));
+
+  // Vidur's layer profiles: the rows written are the library's predictions.
+  TempDir dir;
+  std::filesystem::create_directories(dir / "compute/a100/org/Tiny");
+  dir.write(
+      "compute/a100/org/Tiny/mlp.csv",
+      "time_stats.input_layernorm.median,time_stats.attn_pre_proj.median,time_stats.attn_rope.median,"
+      "time_stats.attn_post_proj.median,time_stats.post_attention_layernorm.median,"
+      "time_stats.mlp_up_proj.median,time_stats.mlp_act.median,time_stats.mlp_down_proj.median,"
+      "time_stats.add.median,n_head,n_kv_head,n_embd,n_expanded_embd,vocab_size,use_gated_mlp,num_tokens,"
+      "num_tensor_parallel_workers\n"
+      "0.003,0.010,0.004,0.005,0.003,0.020,0.004,0.012,0.002,8,2,1024,4096,0,True,256,1\n");
+  const auto rows_csv = dir / "rows.csv";
+  const auto v = run_command(fleetwatt_command() + " validate " + dir.path().string() + " --serving --rows " +
+                             rows_csv.string());
+  REQUIRE(v.exit_code == 0);
+  const auto layers = read_vidur_layers(dir.path());
+  const auto predicted = check_vidur_layers(layers).predicted.at(0);
+  std::ifstream in(rows_csv);
+  std::string line;
+  std::getline(in, line);
+  std::getline(in, line);
+  std::vector<std::string> f;
+  std::stringstream ss(line);
+  for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+  REQUIRE(f.size() == 8);
+  CHECK(std::stod(f[5]) == Approx(predicted.gemm_s).epsilon(1e-12));
+  CHECK(std::stod(f[7]) == Approx(predicted.elementwise_s).epsilon(1e-12));
 }

@@ -42,7 +42,8 @@ std::pair<std::string, std::string> replica_problem(const ServingReplica& r) {
 }
 
 IterationCost serving_iteration(const ServingReplica& replica, const IterationBatch& batch,
-                                const ServingConstants& constants, const PredictorFit& fit) {
+                                const ServingConstants& constants, const PredictorFit& fit,
+                                const TensorGemmFit& gemm_fit) {
   check(replica, batch);
   const ModelCount& m = replica.model;
   const GpuHardware& gpu = replica.gpu;
@@ -50,7 +51,6 @@ IterationCost serving_iteration(const ServingReplica& replica, const IterationBa
   const double a = m.d_attention > 0 ? m.d_attention : h, d_head = a / m.heads;
   const double kv_heads = m.kv_heads > 0 ? m.kv_heads : m.heads;
   const jobs::Precision p = replica.precision;
-  const TensorGemmFit& gemm_fit = default_tensor_gemm();
   const double tokens = batch.prefill_tokens + batch.decode_sequences;
   const double t0 = gemm_fit.t0_s;
   // The bandwidth the roofline fit reaches on this GPU's family (a streaming read or write).
@@ -63,7 +63,7 @@ IterationCost serving_iteration(const ServingReplica& replica, const IterationBa
   // launch latency and ramp, when the SMs are mostly idle) is kept apart from the work for the power.
   const std::vector<Gemm> gemms = layer_gemms(m, tokens, tp, 1.0, p, p);
   double compute_kernels = layers * static_cast<double>(gemms.size()), memory_kernels = 0.0;
-  c.gemm_s = layers * time_gemms(gemms, gpu).s;
+  c.gemm_s = layers * time_gemms(gemms, gpu, gemm_fit).s;
   // The output projection (vocabulary-parallel) of each sequence that emits a token.
   const double emitting = batch.prefill_sequences + batch.decode_sequences;
   if (m.vocab > 0 && emitting > 0.0) {

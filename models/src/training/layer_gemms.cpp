@@ -31,8 +31,7 @@ std::vector<Gemm> layer_gemms(const ModelCount& m, double tokens, double tp, dou
   return g;
 }
 
-GemmTime time_gemms(const std::vector<Gemm>& gemms, const GpuHardware& gpu) {
-  const TensorGemmFit& fit = default_tensor_gemm();
+GemmTime time_gemms(const std::vector<Gemm>& gemms, const GpuHardware& gpu, const TensorGemmFit& fit) {
   GemmTime t;
   for (const Gemm& g : gemms) {
     const double flops = 2.0 * g.m * g.n * g.k;

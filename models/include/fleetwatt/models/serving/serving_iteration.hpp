@@ -23,6 +23,7 @@
 
 #include "fleetwatt/jobs/job_spec.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
+#include "fleetwatt/models/hardware/tensor_gemm.hpp"
 #include "fleetwatt/models/predictors/predictor_constants.hpp"
 #include "fleetwatt/models/zoo/model_zoo.hpp"
 
@@ -79,10 +80,12 @@ struct IterationCost {
 /// a known shape; "tp": tp 0, or tp above 1 on a GPU without NVLink); {} when it can run.
 [[nodiscard]] std::pair<std::string, std::string> replica_problem(const ServingReplica& replica);
 
-/// The cost of `batch` on `replica`. Throws std::invalid_argument for a model that is not a transformer
-/// decoder, tp 0, tp above 1 on a GPU without NVLink, a negative count, or an empty batch.
+/// The cost of `batch` on `replica`, its GEMMs on `gemm_fit`. Throws std::invalid_argument for a model that
+/// is not a transformer decoder, tp 0, tp above 1 on a GPU without NVLink, a negative count, or an empty
+/// batch.
 [[nodiscard]] IterationCost serving_iteration(const ServingReplica& replica, const IterationBatch& batch,
                                               const ServingConstants& constants = {},
-                                              const PredictorFit& fit = default_predictor_fit());
+                                              const PredictorFit& fit = default_predictor_fit(),
+                                              const TensorGemmFit& gemm_fit = default_tensor_gemm());
 
 }  // namespace fleetwatt::models

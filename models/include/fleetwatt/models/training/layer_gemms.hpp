@@ -7,6 +7,7 @@
 
 #include "fleetwatt/jobs/job_spec.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
+#include "fleetwatt/models/hardware/tensor_gemm.hpp"
 #include "fleetwatt/models/zoo/model_zoo.hpp"
 
 namespace fleetwatt::models {
@@ -32,7 +33,8 @@ struct GemmTime {
     s += times * o.s, flops += times * o.flops, at_peak_s += times * o.at_peak_s;
   }
 };
-/// The GEMMs' time on `gpu` by the built-in tensor-core GEMM fit.
-[[nodiscard]] GemmTime time_gemms(const std::vector<Gemm>& gemms, const GpuHardware& gpu);
+/// The GEMMs' time on `gpu` by a tensor-core GEMM fit (the built-in one by default).
+[[nodiscard]] GemmTime time_gemms(const std::vector<Gemm>& gemms, const GpuHardware& gpu,
+                                  const TensorGemmFit& fit = default_tensor_gemm());
 
 }  // namespace fleetwatt::models

@@ -1,0 +1,61 @@
+// Vidur's measured operator times of one transformer layer (vidur-mlsys24: Agrawal et al., "Vidur: A
+// Large-Scale Simulation Framework for LLM Inference", MLSys 2024; MIT) beside the serving iteration model's
+// layer: its four linear GEMMs and its element-wise kernels at 1-4,096 tokens and tp 1-8, on A40, A100 and
+// H100, in FP16. The profiles time kernels alone (CUDA events, no host time) and have no attention kernel,
+// so the model's layer is taken without either. Each GPU is predicted with its GEMM efficiency left out of
+// the tensor-core GEMM fit (the rule that GPU would get unseen: MAMF, else its family's), since that fit
+// learnt from these profiles too.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "fleetwatt/jobs/job_spec.hpp"
+
+namespace fleetwatt::models {
+
+/// One profiled layer: the GPU preset, the model, its shape, the tokens and tp, and the measured medians.
+struct VidurLayer {
+  std::string gpu, model, file;
+  std::uint32_t line = 0;
+  jobs::ModelShape shape;  ///< one layer, no vocabulary
+  double tokens = 0.0, tp = 1.0;
+  double gemm_s = 0.0;         ///< QKV, attention output, gate-and-up, down projections
+  double elementwise_s = 0.0;  ///< two norms, rotary positions, the activation, two residual adds
+};
+
+/// Reads FOLDER/compute/<gpu>/<org>/<model>/mlp.csv (FOLDER the data set or its compute/ folder); a bad row
+/// is a TraceFormatError naming its file, line and column.
+[[nodiscard]] std::vector<VidurLayer> read_vidur_layers(const std::filesystem::path& folder);
+
+/// True when `folder` holds Vidur's profiles (a compute/ folder with a GPU's mlp.csv under it).
+[[nodiscard]] bool is_vidur_profile(const std::filesystem::path& folder);
+
+/// Errors of a group of rows: mean |predicted / measured - 1| and the mean signed ratio.
+struct VidurLayerErrors {
+  std::size_t rows = 0;
+  double gemm_mre = 0.0, elementwise_mre = 0.0, layer_mre = 0.0, layer_bias = 0.0;
+};
+
+/// One row predicted: the model's layer GEMMs and element-wise kernels.
+struct VidurLayerPrediction {
+  const VidurLayer* row = nullptr;
+  double gemm_s = 0.0, elementwise_s = 0.0;
+};
+
+struct VidurLayerCheck {
+  std::vector<VidurLayerPrediction> predicted;
+  std::map<std::string, VidurLayerErrors> groups;  ///< "GPU model"
+  std::map<std::string, VidurLayerErrors> gpus;
+  VidurLayerErrors all;
+};
+
+/// Every row predicted, each GPU with its own GEMM efficiency left out (`leave_gpu_out`) or with the
+/// built-in fit.
+[[nodiscard]] VidurLayerCheck check_vidur_layers(const std::vector<VidurLayer>& rows,
+                                                 bool leave_gpu_out = true);
+
+}  // namespace fleetwatt::models
