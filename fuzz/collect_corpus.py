@@ -47,6 +47,8 @@ SOURCES = {
     "site_toml": (["fuzz/seeds/site_toml/*"], ["tests/tools/cli_site_test.cpp"], []),
     "splitwise_perf": ([], ["tests/models/serving_iteration_test.cpp", "tests/tools/cli_validate_test.cpp"],
                        ["splitwise-sim/perf_model.csv"]),
+    "vidur_profile": ([], ["tests/models/vidur_layers_test.cpp"], ["vidur-mlsys24/compute/*/*/*/mlp.csv"]),
+    "telemetry_windows": (["examples/telemetry/*/*/windows.csv"], ["tests/runs/telemetry_check_test.cpp"], []),
     "graphml": ([], ["tests/topologies/graph_io_test.cpp"], []),
     "dot": ([], ["tests/topologies/graph_io_test.cpp"], []),
     # Bytes are decisions, not text: the seeds are a few hand-made decision strings (fuzz/seeds/).

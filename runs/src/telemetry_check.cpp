@@ -2,6 +2,8 @@
 // idle and resident draw (see the header).
 #include "fleetwatt/runs/telemetry_check.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <fstream>
 
@@ -27,7 +29,7 @@ const std::vector<std::string> kColumns = {
 /// A model's serving replica on one GPU of `gpu` (bf16: the recording's precision).
 models::ServingReplica replica(const TelemetryWindow& w) {
   models::ServingReplica r;
-  r.model = models::count_model(w.model, 2048);
+  r.model = models::count_model(w.model, 0);
   r.gpu = models::find_gpu(w.gpu);
   r.tp = 1;
   r.precision = jobs::Precision::bf16;
@@ -50,58 +52,63 @@ std::vector<TelemetryWindow> read_telemetry_windows(const std::filesystem::path&
   const std::filesystem::path file = std::filesystem::is_directory(path) ? path / "windows.csv" : path;
   std::ifstream in(file);
   if (!in) throw core::ConfigError({file.string(), 0, 0}, "windows", "cannot be read");
-  core::CsvReader r(in, file.string());
+  return read_telemetry_windows(in, file.string());
+}
+
+std::vector<TelemetryWindow> read_telemetry_windows(std::istream& in, const std::string& source) {
+  core::CsvReader r(in, source);
   r.read_header(kColumns);
   std::vector<TelemetryWindow> out;
-  const auto at_least = [&](const core::CsvRow& row, const char* col, double lo) {
+  const auto fail = [&](const core::CsvRow& row, const char* col, const std::string& why) {
+    throw core::TraceFormatError(r.where(row, *r.column(col)), col, why);
+  };
+  // Counts and times up to what `fleetwatt predict` and `serve` take (a million sequences, 2^24 tokens, a
+  // year): no recording is beyond them, and past them the models' figures stop being finite.
+  const auto within = [&](const core::CsvRow& row, const char* col, double hi) {
     const double v = r.number(row, col);
-    if (v < lo)
-      throw core::TraceFormatError(r.where(row, *r.column(col)), col,
-                                   "must be at least " + std::to_string(lo));
+    if (v < 0.0 || v > hi) fail(row, col, fmt::format("must be from 0 to {}", hi));
     return v;
   };
+  constexpr double kTokens = 16777216.0, kYear = 3.2e7;
   while (const auto row = r.next()) {
     TelemetryWindow w;
     w.line = row->line;
     w.name = r.text(*row, "name"), w.kind = r.text(*row, "kind"), w.model = r.text(*row, "model");
     w.gpu = r.text(*row, "gpu");
-    w.start_s = at_least(*row, "start_s", 0.0), w.end_s = r.number(*row, "end_s");
-    if (!(w.end_s > w.start_s))
-      throw core::TraceFormatError(r.where(*row, *r.column("end_s")), "end_s", "must come after start_s");
-    w.batch = at_least(*row, "batch", 0.0), w.context_tokens = at_least(*row, "context_tokens", 0.0);
-    w.prompt_tokens = at_least(*row, "prompt_tokens", 0.0), w.seq = at_least(*row, "seq", 0.0);
-    w.iterations = at_least(*row, "iterations", 0.0);
-    w.time_per_iteration_s = at_least(*row, "time_per_iteration_s", 0.0);
-    w.energy_J = at_least(*row, "energy_J", 0.0), w.mean_power_W = at_least(*row, "mean_power_W", 0.0);
+    w.start_s = within(*row, "start_s", kYear), w.end_s = within(*row, "end_s", kYear);
+    if (!(w.end_s > w.start_s)) fail(*row, "end_s", "must come after start_s");
+    w.batch = within(*row, "batch", 1e6), w.context_tokens = within(*row, "context_tokens", kTokens);
+    w.prompt_tokens = within(*row, "prompt_tokens", kTokens), w.seq = within(*row, "seq", kTokens);
+    w.iterations = within(*row, "iterations", 1e15);
+    w.time_per_iteration_s = within(*row, "time_per_iteration_s", kYear);
+    w.energy_J = within(*row, "energy_J", 1e15), w.mean_power_W = within(*row, "mean_power_W", 1e6);
     const bool work = w.kind == "decode" || w.kind == "prefill" || w.kind == "train";
+    const bool served = w.kind == "decode" || w.kind == "prefill" || w.kind == "replay";
     if (!work && w.kind != "idle" && w.kind != "resident" && w.kind != "eval" && w.kind != "save" &&
         w.kind != "replay")
-      throw core::TraceFormatError(
-          r.where(*row, *r.column("kind")), "kind",
-          "'" + w.kind + "' is not idle, resident, decode, prefill, train, eval, save or replay");
-    if (w.kind == "replay" && (!models::is_zoo_model(w.model) || !(w.batch >= 1.0)))
-      throw core::TraceFormatError(r.where(*row, *r.column("model")), "model",
-                                   "a replay window names its zoo model and its largest batch");
+      fail(*row, "kind",
+           "'" + w.kind + "' is not idle, resident, decode, prefill, train, eval, save or replay");
     if (models::find_gpu_preset(w.gpu) == nullptr)
-      throw core::TraceFormatError(r.where(*row, *r.column("gpu")), "gpu",
-                                   "no GPU preset '" + w.gpu + "' (see `fleetwatt list`)");
-    if (work && !models::is_zoo_model(w.model))
-      throw core::TraceFormatError(r.where(*row, *r.column("model")), "model",
-                                   "'" + w.model + "' is not a zoo model (see `fleetwatt list`)");
+      fail(*row, "gpu", "no GPU preset '" + w.gpu + "' (see `fleetwatt list`)");
+    if ((work || served) && !models::is_zoo_model(w.model))
+      fail(*row, "model", "'" + w.model + "' is not a zoo model (see `fleetwatt list`)");
+    if (served) {
+      models::ServingReplica probe;
+      probe.model = models::count_model(w.model, 0);
+      probe.gpu = models::find_gpu(w.gpu);
+      if (const auto [key, why] = models::replica_problem(probe); !key.empty())
+        fail(*row, "model", "'" + w.model + "' cannot be served: " + why);
+    }
     if (work && !(w.time_per_iteration_s > 0.0))
-      throw core::TraceFormatError(r.where(*row, *r.column("time_per_iteration_s")), "time_per_iteration_s",
-                                   "a " + w.kind + " window needs its iteration time");
-    if ((w.kind == "decode" || w.kind == "train") && !(w.batch >= 1.0))
-      throw core::TraceFormatError(r.where(*row, *r.column("batch")), "batch",
-                                   "a " + w.kind + " window needs its batch");
+      fail(*row, "time_per_iteration_s", "a " + w.kind + " window needs its iteration time");
+    if ((w.kind == "decode" || w.kind == "train" || w.kind == "replay") && !(w.batch >= 1.0))
+      fail(*row, "batch", "a " + w.kind + " window needs its batch");
     if (w.kind == "prefill" && !(w.prompt_tokens >= 1.0))
-      throw core::TraceFormatError(r.where(*row, *r.column("prompt_tokens")), "prompt_tokens",
-                                   "a prefill window needs its prompt");
-    if (w.kind == "train" && !(w.seq >= 1.0))
-      throw core::TraceFormatError(r.where(*row, *r.column("seq")), "seq", "a train window needs seq");
+      fail(*row, "prompt_tokens", "a prefill window needs its prompt");
+    if (w.kind == "train" && !(w.seq >= 1.0)) fail(*row, "seq", "a train window needs seq");
     out.push_back(std::move(w));
   }
-  if (out.empty()) throw core::TraceFormatError({file.string(), r.line(), 0}, "windows", "has no rows");
+  if (out.empty()) throw core::TraceFormatError({source, r.line(), 0}, "windows", "has no rows");
   return out;
 }
 

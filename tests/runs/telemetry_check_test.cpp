@@ -218,7 +218,15 @@ TEST_CASE("A recording's windows.csv: a bad row is one located line", "[runs][te
     return std::string("no error");
   };
   CHECK_THAT(error_of("d,decode,llama3_8b,h200-sxm,1,2,-1,1024,0,0,10,0.006,400,400\n"),
-             Catch::Contains("windows.csv:2:") && Catch::Contains("batch") && Catch::Contains("at least"));
+             Catch::Contains("windows.csv:2:") && Catch::Contains("batch") && Catch::Contains("from 0 to"));
+  CHECK_THAT(error_of("d,decode,llama3_8b,h200-sxm,1,2,2000000,1024,0,0,10,0.006,400,400\n"),
+             Catch::Contains("batch") && Catch::Contains("1000000"));
+  // A zoo model that is no decoder cannot be served.
+  CHECK_THAT(error_of("d,decode,resnet50,h200-sxm,1,2,1,1024,0,0,10,0.006,400,400\n"),
+             Catch::Contains("windows.csv:2:") && Catch::Contains("cannot be served"));
+  // An encoder, whose zoo entry holds only short sequences (a fuzzer's find).
+  CHECK_THAT(error_of("d,decode,bert-base,h200-sxm,1,2,1,1024,0,0,10,0.006,400,400\n"),
+             Catch::Contains("windows.csv:2:") && Catch::Contains("cannot be served"));
   CHECK_THAT(error_of("d,sleep,llama3_8b,h200-sxm,1,2,1,1024,0,0,10,0.006,400,400\n"),
              Catch::Contains("windows.csv:2:") && Catch::Contains("kind"));
   CHECK_THAT(error_of("d,decode,llama3_8b,h900,1,2,1,1024,0,0,10,0.006,400,400\n"),

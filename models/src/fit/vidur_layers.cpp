@@ -29,11 +29,9 @@ fs::path compute_folder(const fs::path& folder) {
   return fs::is_directory(folder / "compute") ? folder / "compute" : folder;
 }
 
-void read_file(const fs::path& file, const std::string& gpu, const std::string& model,
+void read_into(std::istream& in, const std::string& source, const std::string& gpu, const std::string& model,
                std::vector<VidurLayer>& out) {
-  std::ifstream in(file);
-  if (!in) throw core::ConfigError({file.string(), 0, 0}, "mlp.csv", "cannot be read");
-  core::CsvReader r(in, file.string());
+  core::CsvReader r(in, source);
   const auto median = [](const char* op) { return std::string("time_stats.") + op + ".median"; };
   const std::vector<std::string> gemm_ops = {"attn_pre_proj", "attn_post_proj", "mlp_up_proj",
                                              "mlp_down_proj"};
@@ -54,12 +52,13 @@ void read_file(const fs::path& file, const std::string& gpu, const std::string& 
       throw core::TraceFormatError(r.where(row, *r.column(col)), col, "must be a positive time");
     return v * 1e-3;
   };
-  const auto count = [&](const core::CsvRow& row, const char* col) {
-    return static_cast<std::uint32_t>(r.integer(row, col, 1, 1'000'000'000));
+  // Widths up to a million, tokens up to 2^24, tp up to one NVLink domain (72): past any profiled layer.
+  const auto count = [&](const core::CsvRow& row, const char* col, std::int64_t hi = 1'000'000) {
+    return static_cast<std::uint32_t>(r.integer(row, col, 1, hi));
   };
   while (const auto row = r.next()) {
     VidurLayer v;
-    v.gpu = gpu, v.model = model, v.file = file.string(), v.line = row->line;
+    v.gpu = gpu, v.model = model, v.file = source, v.line = row->line;
     v.shape.layers = 1, v.shape.vocab = 0;
     v.shape.heads = count(*row, "n_head"), v.shape.kv_heads = count(*row, "n_kv_head");
     v.shape.hidden = count(*row, "n_embd"), v.shape.ffn_hidden = count(*row, "n_expanded_embd");
@@ -70,7 +69,7 @@ void read_file(const fs::path& file, const std::string& gpu, const std::string& 
     v.shape.gated = gated == "True";
     if (const auto [key, why] = v.shape.problem(); !key.empty())
       throw core::TraceFormatError(r.where(*row, *r.column("n_head")), "n_head", "the shape " + why);
-    v.tokens = count(*row, "num_tokens"), v.tp = count(*row, "num_tensor_parallel_workers");
+    v.tokens = count(*row, "num_tokens", 16'777'216), v.tp = count(*row, "num_tensor_parallel_workers", 72);
     for (const auto& op : gemm_ops) v.gemm_s += positive_ms(*row, median(op.c_str()));
     // One residual add is profiled; a layer runs two.
     for (const char* op : {"input_layernorm", "attn_rope", "post_attention_layernorm", "mlp_act"})
@@ -97,6 +96,13 @@ void finish(VidurLayerErrors& e) {
 
 }  // namespace
 
+std::vector<VidurLayer> read_vidur_profile(std::istream& in, const std::string& source,
+                                           const std::string& gpu, const std::string& model) {
+  std::vector<VidurLayer> out;
+  read_into(in, source, gpu, model, out);
+  return out;
+}
+
 bool is_vidur_profile(const fs::path& folder) {
   const fs::path c = compute_folder(folder);
   if (!fs::is_directory(c)) return false;
@@ -120,7 +126,9 @@ std::vector<VidurLayer> read_vidur_layers(const fs::path& folder) {
     const fs::path rel = fs::relative(f, c);  // <gpu>/<org>/<model>/mlp.csv
     const std::string gpu = preset_of(rel.begin()->string());
     if (gpu.empty()) continue;  // a GPU the presets do not name
-    read_file(f, gpu, f.parent_path().filename().string(), out);
+    std::ifstream in(f);
+    if (!in) throw core::ConfigError({f.string(), 0, 0}, "mlp.csv", "cannot be read");
+    read_into(in, f.string(), gpu, f.parent_path().filename().string(), out);
   }
   return out;
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <istream>
 #include <map>
 #include <string>
 #include <vector>
@@ -31,6 +32,9 @@ struct TelemetryWindow {
 /// Reads DIR/windows.csv (or the file itself); a bad row is a TraceFormatError naming the file, line,
 /// column and field.
 [[nodiscard]] std::vector<TelemetryWindow> read_telemetry_windows(const std::filesystem::path& path);
+/// Same, from a stream; `source` names it in messages.
+[[nodiscard]] std::vector<TelemetryWindow> read_telemetry_windows(std::istream& in,
+                                                                  const std::string& source);
 
 /// One window measured and predicted.
 struct TelemetryComparison {

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <istream>
 #include <map>
 #include <string>
 #include <vector>
@@ -30,6 +31,11 @@ struct VidurLayer {
 /// Reads FOLDER/compute/<gpu>/<org>/<model>/mlp.csv (FOLDER the data set or its compute/ folder); a bad row
 /// is a TraceFormatError naming its file, line and column.
 [[nodiscard]] std::vector<VidurLayer> read_vidur_layers(const std::filesystem::path& folder);
+
+/// One profile (an mlp.csv) from a stream: `source` names it in messages, `gpu` is its GPU preset and
+/// `model` its model's name.
+[[nodiscard]] std::vector<VidurLayer> read_vidur_profile(std::istream& in, const std::string& source,
+                                                         const std::string& gpu, const std::string& model);
 
 /// True when `folder` holds Vidur's profiles (a compute/ folder with a GPU's mlp.csv under it).
 [[nodiscard]] bool is_vidur_profile(const std::filesystem::path& folder);
