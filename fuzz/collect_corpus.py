@@ -48,6 +48,9 @@ SOURCES = {
     "splitwise_perf": ([], ["tests/models/serving_iteration_test.cpp", "tests/tools/cli_validate_test.cpp"],
                        ["splitwise-sim/perf_model.csv"]),
     "vidur_profile": ([], ["tests/models/vidur_layers_test.cpp"], ["vidur-mlsys24/compute/*/*/*/mlp.csv"]),
+    "energy_leaderboard": ([], ["tests/models/energy_leaderboard_test.cpp"],
+                           ["ml-energy-leaderboard-v2/data/llm_text_generation/chat/H100 80GB HBM3/meta-llama/"
+                            "Meta-Llama-3.1-8B-Instruct/*.json"]),
     "telemetry_windows": (["examples/telemetry/*/*/windows.csv"], ["tests/runs/telemetry_check_test.cpp"], []),
     "graphml": ([], ["tests/topologies/graph_io_test.cpp"], []),
     "dot": ([], ["tests/topologies/graph_io_test.cpp"], []),

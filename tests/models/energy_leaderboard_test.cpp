@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <sstream>
 
 #include "fleetwatt/models/fit/energy_leaderboard.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
@@ -51,6 +52,40 @@ TEST_CASE("the leaderboard's files are read by layout, models without a shape co
   } catch (const core::ConfigError& e) {
     CHECK(std::string(e.what()).find("bs64+tp1+pp1.json: Energy/req (J): missing") != std::string::npos);
   }
+}
+
+TEST_CASE("a leaderboard configuration's figures are bounded, a pipeline-parallel one left out",
+          "[models][serving]") {
+  LeaderboardRow where;
+  where.task = "chat", where.model = "llama3_8b", where.gpu = "h100-sxm";
+  const auto read = [&](const std::string& text) {
+    std::istringstream in(text);
+    return read_leaderboard_config(in, "c.json", where);
+  };
+  const auto error_of = [&](const std::string& text) {
+    try {
+      (void)read(text);
+    } catch (const core::ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const auto row = read(kRow);
+  REQUIRE(row);
+  CHECK(row->tp == 1);
+  CHECK(row->output_tokens == 483.1);
+  CHECK(row->where.file == "c.json");
+  CHECK_FALSE(read(R"json({"TP": 1, "PP": 2})json"));
+  // A count of GPUs no replica has (a fuzzer's kind of input) is refused, not cast.
+  CHECK_THAT(error_of(R"json({"TP": 1e30, "PP": 1})json"), Catch::Contains("c.json: TP:"));
+  CHECK_THAT(error_of(R"json({"TP": 1.5, "PP": 1, "Avg BS (reqs)": 1, "Avg Output Tokens": 1,
+    "Energy/req (J)": 1, "Avg TPOT (s)": 1})json"),
+             Catch::Contains("whole"));
+  CHECK_THAT(error_of(R"json({"TP": 1, "PP": 1, "Avg BS (reqs)": 1e300, "Avg Output Tokens": 1,
+    "Energy/req (J)": 1, "Avg TPOT (s)": 1})json"),
+             Catch::Contains("Avg BS (reqs)"));
+  CHECK_THAT(error_of("[1, 2]"), Catch::Contains("c.json: PP:"));
+  CHECK_THAT(error_of("{"), Catch::Contains("not JSON"));
 }
 
 TEST_CASE("a leaderboard row is the iteration model's decode shared by the batch, plus one prompt",

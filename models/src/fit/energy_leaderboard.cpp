@@ -30,9 +30,12 @@ std::string preset_of(const std::string& gpu_folder) {
   return {};
 }
 
-double number(const nlohmann::json& j, const char* key, const fs::path& file) {
-  if (!j.contains(key) || !j.at(key).is_number() || !(j.at(key).get<double>() > 0.0))
-    throw core::ConfigError({file.string(), 0, 0}, key, "missing, or not a positive number");
+/// A positive number up to `most` (past which no measured configuration is and the model's figures stop
+/// being finite).
+double number(const nlohmann::json& j, const char* key, const std::string& file, double most) {
+  if (!j.is_object() || !j.contains(key) || !j.at(key).is_number() || !(j.at(key).get<double>() > 0.0) ||
+      !(j.at(key).get<double>() <= most))
+    throw core::ConfigError({file, 0, 0}, key, fmt::format("missing, or not a number in (0, {}]", most));
   return j.at(key).get<double>();
 }
 
@@ -102,24 +105,37 @@ std::vector<LeaderboardRow> read_energy_leaderboard(const fs::path& dir,
       continue;
     }
     std::ifstream in(file);
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception& e) {
-      throw core::ConfigError({file.string(), 0, 0}, "", fmt::format("not JSON: {}", e.what()));
-    }
-    if (number(j, "PP", file) != 1.0) {
+    if (auto read = read_leaderboard_config(in, file.string(), row)) {
+      out.push_back(std::move(*read));
+    } else {
       skip("pipeline parallel (the iteration model times one tensor-parallel replica)");
-      continue;
     }
-    row.tp = static_cast<std::uint32_t>(number(j, "TP", file));
-    row.batch = number(j, "Avg BS (reqs)", file);
-    row.output_tokens = number(j, "Avg Output Tokens", file);
-    row.energy_J = number(j, "Energy/req (J)", file);
-    row.tpot_s = number(j, "Avg TPOT (s)", file);
-    out.push_back(row);
   }
   return out;
+}
+
+std::optional<LeaderboardRow> read_leaderboard_config(std::istream& in, const std::string& source,
+                                                      LeaderboardRow row) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw core::ConfigError({source, 0, 0}, "", fmt::format("not JSON: {}", e.what()));
+  }
+  if (number(j, "PP", source, 1024.0) != 1.0) return std::nullopt;
+  const double tp = number(j, "TP", source, 72.0);
+  if (tp != std::floor(tp)) throw core::ConfigError({source, 0, 0}, "TP", "not a whole number of GPUs");
+  row.where = {source, 0, 0};
+  row.tp = static_cast<std::uint32_t>(tp);
+  row.batch = number(j, "Avg BS (reqs)", source, 1e6);
+  row.output_tokens = number(j, "Avg Output Tokens", source, 16777216.0);
+  row.energy_J = number(j, "Energy/req (J)", source, 1e12);
+  row.tpot_s = number(j, "Avg TPOT (s)", source, 3600.0);
+  // A GPU without NVLink serves one GPU a replica.
+  ServingReplica probe = replica_of(row);
+  if (const auto [key, why] = replica_problem(probe); !key.empty())
+    throw core::ConfigError({source, 0, 0}, "TP", why);
+  return row;
 }
 
 LeaderboardPrediction predict_leaderboard_row(const LeaderboardRow& row, double prompt_tokens,

@@ -7,7 +7,9 @@
 #pragma once
 
 #include <filesystem>
+#include <istream>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,13 @@ struct LeaderboardRow {
 /// does not parse.
 [[nodiscard]] std::vector<LeaderboardRow> read_energy_leaderboard(
     const std::filesystem::path& dir, std::map<std::string, std::size_t>* skipped);
+
+/// One configuration's JSON from a stream (`source` names it): `row` holds its task, model and GPU; the
+/// measured figures are filled from the file. Nothing when it ran pipeline parallel. Throws
+/// core::ConfigError (source, field) for a file that does not parse or a figure out of range.
+[[nodiscard]] std::optional<LeaderboardRow> read_leaderboard_config(std::istream& in,
+                                                                    const std::string& source,
+                                                                    LeaderboardRow row);
 
 /// A row predicted at a prompt length: a decode iteration of the mean batch at the mean context (prompt +
 /// half the output), its time the time per token and its energy shared by the batch over the output, plus
