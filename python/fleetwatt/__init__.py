@@ -144,7 +144,8 @@ class Result:
     .summary   dict of /summary (and /power_quality) scalars; .units has every dataset's unit
     .services  dict by service name ([[workload.service]]) of DataFrames indexed by time_s: power_W,
                arrivals, completions, output_tokens_per_s, replicas_active, ttft_p50_s ... (/services/<name>);
-               .service_totals(name) its scalars (energy_J, requests_served, ...)
+               .service_totals(name) its scalars (energy_J, requests_served, ...);
+               .service_requests(name) an exact-mode service's requests, one row each
     .nodes     numpy array nodes x node samples of mean server power, W (.node_times: their starts, s)
     .attrs     the root attributes (scenario text, seed, version, start, ...)
     .to_hdf5(path) copies the result file.
@@ -242,6 +243,17 @@ class Result:
             out[a] = f.integer_attribute(group, a)
         out["interval_s"] = f.double_attribute(group, "interval_s")
         return out
+
+    def service_requests(self, name: str) -> pd.DataFrame:
+        """An exact-mode service's requests, one row each in arrival order (/services/<name>/requests):
+        arrival_s, first_token_s, end_s, input_tokens, output_tokens, replica. Every request the run played;
+        one ending at or after the horizon was not served in the window. KeyError for a fleet-mode service
+        (it streams its requests and keeps none) or an unknown one."""
+        cols = {d.rsplit("/", 1)[1]: _read_column(self._file, d) for d in self._group(f"services/{name}/requests")}
+        if not cols:
+            raise KeyError(f"no request rows for service '{name}' in {self.path} (exact mode keeps them)")
+        order = ["arrival_s", "first_token_s", "end_s", "input_tokens", "output_tokens", "replica"]
+        return pd.DataFrame({c: cols[c] for c in order})
 
     @property
     def nodes(self) -> np.ndarray:

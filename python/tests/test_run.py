@@ -387,3 +387,42 @@ arrival_rate_per_s = 10
     assert (chat["replicas_active"] == 8).all()
     with pytest.raises(KeyError):
         r.service_totals("nope")
+    with pytest.raises(KeyError):
+        r.service_requests("chat")  # fleet mode keeps no request rows
+
+
+def test_exact_service_requests_recount_its_series(tmp_path):
+    # Exact mode keeps each request: its rows, binned by end time, give the completions series and the
+    # requests served; their output tokens the tokens; every row's times in order.
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    trace = os.path.join(root, "examples", "requests", "chat-minute.csv")
+    path = tmp_path / "chat.toml"
+    path.write_text(f"""[fleet]
+nodes = 1
+gpus_per_node = 8
+gpu = "h100-sxm"
+[workload]
+horizon_s = 120
+[[workload.service]]
+name = "chat"
+model = "llama3_8b"
+mode = "exact"
+replicas = 2
+trace = "{trace}"
+arrival_rate_per_s = 5
+""")
+    r = fleetwatt.run(fleetwatt.load_scenario(path))
+    rows = r.service_requests("chat")
+    chat = r.services["chat"]
+    totals = r.service_totals("chat")
+    assert list(rows.columns) == ["arrival_s", "first_token_s", "end_s", "input_tokens", "output_tokens", "replica"]
+    assert (rows.arrival_s.diff().dropna() >= 0).all()
+    assert ((rows.arrival_s < rows.first_token_s) & (rows.first_token_s <= rows.end_s)).all()
+    assert set(rows.replica) <= {0, 1}
+    served = rows[rows.end_s < 120]
+    assert len(served) == totals["requests_served"]
+    assert served.output_tokens.sum() == totals["output_tokens"]
+    per_interval = np.bincount(np.floor(served.end_s).astype(int), minlength=len(chat))
+    assert (per_interval == chat["completions"].to_numpy()).all()
+    arrived = np.bincount(np.floor(rows.arrival_s).astype(int), minlength=len(chat))[: len(chat)]
+    assert (arrived == chat["arrivals"].to_numpy()).all()

@@ -171,6 +171,13 @@ PlayedService play_scenario_service(const ServeRequest& o, const std::string& na
   }
   for (; next < by_end.size(); ++next) builder.request_done(by_end[next], run.requests[by_end[next]]);
   p.record = builder.finish();
+  results::ServiceRequestRows& rows = p.record.requests;
+  for (const sim::ServedRequest& q : run.requests) {
+    rows.arrival_s.push_back(q.arrival_s), rows.first_token_s.push_back(q.first_token_s);
+    rows.end_s.push_back(q.end_s);
+    rows.input_tokens.push_back(q.input_tokens), rows.output_tokens.push_back(q.output_tokens);
+    rows.replica.push_back(q.replica);
+  }
   return p;
 }
 

@@ -547,6 +547,20 @@ void ResultWriter::write_services(const std::vector<ServiceRecord>& services) {
       write_scalar(g, "absorb_max_lag_s", s.absorb_max_lag_s, "s");
       write_scalar(g, "absorb_bank_J", s.absorb_bank_J, "J");
     }
+    if (!s.requests.arrival_s.empty()) {
+      const ServiceRequestRows& q = s.requests;
+      H5::Group rows = g.createGroup("requests");
+      write_string_attribute(
+          rows, "description",
+          "exact mode: every request the run played, in arrival order (times from time zero; "
+          "one ending at or after the horizon was not served in the window)");
+      write_vector(rows, "arrival_s", q.arrival_s, "s");
+      write_vector(rows, "first_token_s", q.first_token_s, "s");
+      write_vector(rows, "end_s", q.end_s, "s");
+      write_vector(rows, "input_tokens", q.input_tokens, "tokens");
+      write_vector(rows, "output_tokens", q.output_tokens, "tokens");
+      write_vector(rows, "replica", q.replica, "replica index");
+    }
   }
 }
 

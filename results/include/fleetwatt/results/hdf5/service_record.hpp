@@ -14,6 +14,13 @@ struct ServiceLatency {
   double ttft_p50_s = 0.0, ttft_p99_s = 0.0, tpot_p50_s = 0.0, tpot_p99_s = 0.0;
 };
 
+/// An exact-mode service's requests, one row each in arrival order: every request the run played, those
+/// ending at or after the horizon included (they are not served in the window).
+struct ServiceRequestRows {
+  std::vector<double> arrival_s, first_token_s, end_s;
+  std::vector<std::int64_t> input_tokens, output_tokens, replica;
+};
+
 struct ServiceRecord {
   std::string name, model, gpu, mode, trace;
   std::uint32_t tp = 1, replicas = 1, gpus = 1, max_batch = 0;
@@ -40,6 +47,8 @@ struct ServiceRecord {
   /// ran ahead (+) or behind (-) at the horizon (J).
   bool absorbing = false;
   double absorb_mean_lag_s = 0.0, absorb_max_lag_s = 0.0, absorb_bank_J = 0.0;
+  /// Exact mode's request rows (empty in fleet mode, which streams its requests and keeps none).
+  ServiceRequestRows requests;
 };
 
 }  // namespace fleetwatt::results
