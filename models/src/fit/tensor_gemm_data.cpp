@@ -35,16 +35,6 @@ std::string read_text(const fs::path& file) {
 
 // ---- vidur ----------------------------------------------------------------------------------------------
 
-/// vidur's GPU folders and their presets (the A100 is the 80 GB SXM part: its best rate, 271 TFLOP/s, is the
-/// SXM board's MAMF and above the PCIe one's; the H100 is the SXM part: it reaches 894 TFLOP/s, above the
-/// PCIe board's 756 peak).
-std::string vidur_preset(const std::string& folder) {
-  if (folder == "a40") return "a40";
-  if (folder == "a100") return "a100-sxm-80gb";
-  if (folder == "h100") return "h100-sxm";
-  return "";
-}
-
 /// The GEMM operators of a vidur layer, in the order of its columns.
 constexpr const char* kVidurOps[] = {"attn_pre_proj", "attn_post_proj", "mlp_up_proj", "mlp_down_proj"};
 
@@ -257,6 +247,15 @@ std::vector<std::string> mamf_presets(const std::string& accelerator) {
 }
 
 }  // namespace
+
+// The A100 is the 80 GB SXM part: its best rate, 271 TFLOP/s, is the SXM board's MAMF and above the PCIe
+// one's; the H100 is the SXM part: it reaches 894 TFLOP/s, above the PCIe board's 756 peak.
+std::string vidur_preset(const std::string& folder) {
+  if (folder == "a40") return "a40";
+  if (folder == "a100") return "a100-sxm-80gb";
+  if (folder == "h100") return "h100-sxm";
+  return "";
+}
 
 double TensorGemmSample::min_dim() const noexcept {
   return std::min({m, n, k});

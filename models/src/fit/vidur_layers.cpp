@@ -7,6 +7,7 @@
 
 #include "fleetwatt/core/csv_reader.hpp"
 #include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/models/fit/tensor_gemm_fit.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/models/hardware/tensor_gemm.hpp"
 #include "fleetwatt/models/serving/serving_iteration.hpp"
@@ -16,14 +17,6 @@ namespace fleetwatt::models {
 namespace {
 
 namespace fs = std::filesystem;
-
-/// The GPU folders' presets (as the tensor-core GEMM fit reads them).
-std::string preset_of(const std::string& folder) {
-  if (folder == "a40") return "a40";
-  if (folder == "a100") return "a100-sxm-80gb";
-  if (folder == "h100") return "h100-sxm";
-  return {};
-}
 
 fs::path compute_folder(const fs::path& folder) {
   return fs::is_directory(folder / "compute") ? folder / "compute" : folder;
@@ -107,7 +100,7 @@ bool is_vidur_profile(const fs::path& folder) {
   const fs::path c = compute_folder(folder);
   if (!fs::is_directory(c)) return false;
   for (const auto& gpu : fs::directory_iterator(c))
-    if (gpu.is_directory() && !preset_of(gpu.path().filename().string()).empty()) return true;
+    if (gpu.is_directory() && !vidur_preset(gpu.path().filename().string()).empty()) return true;
   return false;
 }
 
@@ -124,7 +117,7 @@ std::vector<VidurLayer> read_vidur_layers(const fs::path& folder) {
   std::vector<VidurLayer> out;
   for (const fs::path& f : files) {
     const fs::path rel = fs::relative(f, c);  // <gpu>/<org>/<model>/mlp.csv
-    const std::string gpu = preset_of(rel.begin()->string());
+    const std::string gpu = vidur_preset(rel.begin()->string());
     if (gpu.empty()) continue;  // a GPU the presets do not name
     std::ifstream in(f);
     if (!in) throw core::ConfigError({f.string(), 0, 0}, "mlp.csv", "cannot be read");

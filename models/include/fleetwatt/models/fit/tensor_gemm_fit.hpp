@@ -45,6 +45,8 @@ struct MamfFigure {
 /// a100 and h100 are the presets a40, a100-sxm-80gb and h100-sxm; other folders are skipped. Throws
 /// core::ConfigError (file:line, column) for a row whose shape or time does not parse.
 [[nodiscard]] std::vector<TensorGemmSample> read_vidur_gemms(const std::filesystem::path& dir);
+/// The GPU preset of one of vidur's GPU folders (a40, a100, h100), "" for another.
+[[nodiscard]] std::string vidur_preset(const std::string& folder);
 
 /// XLA's default GEMM performance table (matmul_interpolator_data.h): every shape's FLOP/s per data type,
 /// seconds = FLOPs / FLOP/s. Devices sm_90, sm_100_B200 and gfx942 are h100-sxm, b200 and mi300x (others,
