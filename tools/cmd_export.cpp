@@ -339,6 +339,15 @@ std::size_t export_services(std::ostream& out, const results::ResultReader& h5, 
     column("completions", "completions", true, 1.0, 0);
     column("output_tokens_per_s", "output_tokens_per_s", false, 1.0, 1);
     column("replicas_active", "replicas_active", false, 1.0, 3);
+    // What the requests did (written since the load series were added: an older file has none).
+    if (h5.has(g + "batch_occupancy")) {
+      column("admitted", "admitted", true, 1.0, 0);
+      column("queued", "queued", false, 1.0, 3);
+      column("running", "running", false, 1.0, 3);
+      column("batch_occupancy", "batch_occupancy", false, 1.0, 4);
+      column("prefill_tokens_per_s", "prefill_tokens_per_s", false, 1.0, 1);
+      column("decode_tokens_per_s", "decode_tokens_per_s", false, 1.0, 1);
+    }
     if (h5.has(g + "slo_met")) column("slo_met", "slo_met", true, 1.0, 0);
     if (percentiles)
       for (const char* p : {"ttft_p50_s", "ttft_p99_s", "tpot_p50_s", "tpot_p99_s"})

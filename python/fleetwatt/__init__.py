@@ -143,7 +143,8 @@ class Result:
     .jobs      DataFrame, one row per job (/jobs; text columns as str)
     .summary   dict of /summary (and /power_quality) scalars; .units has every dataset's unit
     .services  dict by service name ([[workload.service]]) of DataFrames indexed by time_s: power_W,
-               arrivals, completions, output_tokens_per_s, replicas_active, ttft_p50_s ... (/services/<name>);
+               arrivals, completions, output_tokens_per_s, replicas_active, admitted, queued, running,
+               batch_occupancy, prefill_tokens_per_s, decode_tokens_per_s, ttft_p50_s ... (/services/<name>);
                .service_totals(name) its scalars (energy_J, requests_served, ...);
                .service_requests(name) an exact-mode service's requests, one row each
     .nodes     numpy array nodes x node samples of mean server power, W (.node_times: their starts, s)

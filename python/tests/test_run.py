@@ -426,3 +426,16 @@ arrival_rate_per_s = 5
     assert (per_interval == chat["completions"].to_numpy()).all()
     arrived = np.bincount(np.floor(rows.arrival_s).astype(int), minlength=len(chat))[: len(chat)]
     assert (arrived == chat["arrivals"].to_numpy()).all()
+    # The load series over the window: a request waits from its arrival and is in a batch from its admission to
+    # its end, so together they are its latency's part before the horizon; a request with its first token
+    # before the horizon was admitted and its prompt run there; one served, its later tokens too.
+    assert (chat["queued"] + chat["running"]).sum() == pytest.approx(
+        (np.minimum(rows.end_s, 120.0) - rows.arrival_s).sum(), rel=1e-9)
+    started = rows[rows.first_token_s < 120]
+    assert len(started) <= chat["admitted"].sum() <= len(rows)
+    assert started.input_tokens.sum() <= chat["prefill_tokens_per_s"].sum() + 1e-6
+    assert chat["prefill_tokens_per_s"].sum() <= rows.input_tokens.sum() + 1e-6
+    assert (served.output_tokens - 1).sum() <= chat["decode_tokens_per_s"].sum() + 1e-6
+    assert chat["decode_tokens_per_s"].sum() <= (rows.output_tokens - 1).sum() + 1e-6
+    slots = chat["replicas_active"] * totals["max_batch"]
+    assert np.allclose(chat["batch_occupancy"], chat["running"] / slots, rtol=1e-12, atol=0)

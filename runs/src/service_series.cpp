@@ -51,6 +51,9 @@ ServiceSeriesBuilder::ServiceSeriesBuilder(results::ServiceRecord header, double
   r_.completions.assign(n_, 0);
   r_.output_tokens_per_s.assign(n_, 0.0);
   r_.replicas_active.assign(n_, after_replicas);
+  r_.admitted.assign(n_, 0);
+  r_.queued.assign(n_, 0.0), r_.running.assign(n_, 0.0), r_.batch_occupancy.assign(n_, 0.0);
+  r_.prefill_tokens_per_s.assign(n_, 0.0), r_.decode_tokens_per_s.assign(n_, 0.0);
   if (r_.slo_ttft_s > 0.0 || r_.slo_tpot_s > 0.0) r_.slo_met.assign(n_, 0);
   r_.ttft_p50_s.assign(n_, kNaN), r_.ttft_p99_s.assign(n_, kNaN);
   r_.tpot_p50_s.assign(n_, kNaN), r_.tpot_p99_s.assign(n_, kNaN);
@@ -89,11 +92,19 @@ void ServiceSeriesBuilder::flush(std::size_t k, Bucket& b) {
 }
 
 void ServiceSeriesBuilder::interval_done(std::size_t k, double power_W, std::uint64_t arrivals,
-                                         double active_replicas) {
+                                         double active_replicas, const sim::IntervalLoad& load) {
   if (k < n_) {
+    const double dt = r_.interval_s;
     r_.power_W[k] = power_W;
     r_.replicas_active[k] = active_replicas;
     r_.arrivals[k] = static_cast<std::int64_t>(arrivals);
+    r_.admitted[k] = std::llround(load.admitted);
+    r_.queued[k] = load.queued_s / dt;
+    r_.running[k] = load.running_s / dt;
+    const double slots = active_replicas * r_.max_batch;
+    r_.batch_occupancy[k] = slots > 0.0 ? r_.running[k] / slots : 0.0;
+    r_.prefill_tokens_per_s[k] = load.prefill_tokens / dt;
+    r_.decode_tokens_per_s[k] = load.decode_tokens / dt;
     reached_ = k + 1;
   }
   // No request told from now on ends in an interval up to k: theirs are complete.
@@ -167,7 +178,8 @@ PlayedService play_scenario_service(const ServeRequest& o, const std::string& na
       builder.request_done(by_end[next], run.requests[by_end[next]]);
     // The run's last interval is its mean over the part the run covers; the replicas idle after it.
     const double width = std::min(dt, run.end_s - double(k) * dt);
-    builder.interval_done(k, (run.power_W[k] * width + after_W * (dt - width)) / dt, arrivals[k], c.replicas);
+    builder.interval_done(k, (run.power_W[k] * width + after_W * (dt - width)) / dt, arrivals[k], c.replicas,
+                          run.load[k]);
   }
   for (; next < by_end.size(); ++next) builder.request_done(by_end[next], run.requests[by_end[next]]);
   p.record = builder.finish();

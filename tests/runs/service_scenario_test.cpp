@@ -172,6 +172,26 @@ TEST_CASE("a service's series are written under /services with units", "[scenari
         Approx(std::accumulate(power.begin(), power.end(), 0.0)));
   CHECK(f.string_attribute("/services/chat", "model") == "llama3_8b");
   CHECK(f.integer_attribute("/services/chat", "gpus") == 8);
+  // The load series (fleet mode): every arrival admitted in its interval (a light load), the occupancy the
+  // batch over the replicas' slots, and the tokens generated those of the requests served but their first,
+  // within the requests still running at the horizon (a few seconds' worth).
+  CHECK(f.string_attribute("/services/chat/batch_occupancy", "units") == "1");
+  CHECK(f.string_attribute("/services/chat/decode_tokens_per_s", "units") == "tokens/s");
+  CHECK(f.string_attribute("/services/chat/queued", "units") == "requests");
+  CHECK(f.integers("/services/chat/admitted") == arrivals);
+  const auto running = f.doubles("/services/chat/running"),
+             occupancy = f.doubles("/services/chat/batch_occupancy");
+  const auto active = f.doubles("/services/chat/replicas_active");
+  const auto max_batch = double(f.integer_attribute("/services/chat", "max_batch"));
+  bool occupied = true;
+  for (std::size_t k = 0; k < running.size(); ++k)
+    occupied = occupied && occupancy[k] == Approx(running[k] / (active[k] * max_batch)).epsilon(1e-12);
+  CHECK(occupied);
+  const auto decode = f.doubles("/services/chat/decode_tokens_per_s");
+  const double generated = std::accumulate(decode.begin(), decode.end(), 0.0);
+  const double later = double(f.integers("/services/chat/output_tokens").at(0)) - double(served);
+  CHECK(generated >= later * 0.999);
+  CHECK(generated < later * 1.01);
 }
 
 TEST_CASE("a service's misuse is one located error", "[scenario][service]") {

@@ -78,6 +78,38 @@ TEST_CASE("A batch of one holds the second request until the first ends", "[sim]
   CHECK(run.requests[1].end_s == run.requests[1].first_token_s);
 }
 
+TEST_CASE("The load series: admissions, waiting and batch time, prompt and later tokens by hand",
+          "[sim][serving]") {
+  ServiceConfig c = small_service();
+  c.max_batch = 1;
+  c.interval_s = 0.01;
+  // The second request waits, from its arrival, until the first ends; each runs from its admission to its
+  // end.
+  const ServiceRun run = run_service(c, {request(0, 100, 40), request(0.002, 50, 30, 3)}, "t.csv");
+  const ServedRequest &a = run.requests[0], &b = run.requests[1];
+  REQUIRE(a.end_s > 0.002);
+  const auto sum = [&](double IntervalLoad::*field) {
+    double x = 0.0;
+    for (const IntervalLoad& l : run.load) x += l.*field;
+    return x;
+  };
+  REQUIRE(run.load.size() == run.power_W.size());
+  CHECK(sum(&IntervalLoad::admitted) == 2.0);
+  CHECK(sum(&IntervalLoad::queued_s) == Approx(a.end_s - 0.002).epsilon(1e-9));
+  CHECK(sum(&IntervalLoad::running_s) == Approx(a.end_s + (b.end_s - a.end_s)).epsilon(1e-9));
+  CHECK(sum(&IntervalLoad::prefill_tokens) == Approx(150.0).epsilon(1e-9));
+  CHECK(sum(&IntervalLoad::decode_tokens) == Approx(39.0 + 29.0).epsilon(1e-9));
+  // The first admission at 0, the second when the first ends; the waiting lies in the intervals it spans.
+  CHECK(run.load[0].admitted == 1.0);
+  const auto k = static_cast<std::size_t>(std::floor(a.end_s / c.interval_s));
+  CHECK(run.load[k].admitted == 1.0);
+  CHECK(run.load[0].queued_s == Approx(std::min(a.end_s, c.interval_s) - 0.002).epsilon(1e-9));
+  // The first prompt's tokens spread over its iteration, all in the first interval.
+  const auto p = prefill(c, 100, 0, true);
+  REQUIRE(p.time_s < c.interval_s);
+  CHECK(run.load[0].prefill_tokens == Approx(100.0).epsilon(1e-9));
+}
+
 TEST_CASE("A prompt longer than an iteration's tokens runs in chunks, the last one emitting",
           "[sim][serving]") {
   ServiceConfig c = small_service();

@@ -62,21 +62,28 @@ TEST_CASE("inference-campus: the service's draw balances at the meter and its re
   std::getline(csv, line);
   CHECK(line ==
         "timestamp_iso8601,time_s,chat_power_W,chat_arrivals,chat_completions,chat_output_tokens_per_s,"
-        "chat_replicas_active,chat_slo_met");
-  double energy_J = 0.0, arrived = 0.0;
+        "chat_replicas_active,chat_admitted,chat_queued,chat_running,chat_batch_occupancy,"
+        "chat_prefill_tokens_per_s,chat_decode_tokens_per_s,chat_slo_met");
+  double energy_J = 0.0, arrived = 0.0, admitted = 0.0;
+  bool occupancy = true;
   int rows = 0;
   while (std::getline(csv, line)) {
     std::vector<std::string> f;
     std::stringstream fields(line);
     for (std::string v; std::getline(fields, v, ',');) f.push_back(v);
-    REQUIRE(f.size() == 8);
+    REQUIRE(f.size() == 14);
     energy_J += std::stod(f[2]) * 900.0;
     arrived += std::stod(f[3]);
+    admitted += std::stod(f[7]);
+    occupancy = occupancy && std::stod(f[10]) > 0.0 && std::stod(f[10]) <= 1.0;
     ++rows;
   }
   CHECK(rows == 8);
   CHECK(energy_J == Approx(service_J).epsilon(1e-7));  // powers written to 0.1 W
   CHECK(arrived == Approx(std::accumulate(arrivals.begin(), arrivals.end(), 0.0)));
+  // Autoscaling keeps up: every request enters a batch in the interval it arrives in.
+  CHECK(admitted == arrived);
+  CHECK(occupancy);
 }
 
 TEST_CASE("inference-campus: an SLO no token can meet is one located line, exit 2 and no file",

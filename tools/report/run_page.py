@@ -385,11 +385,13 @@ def occupancy_figure(run):
 
 
 def services_figure(f, run):
-    """Each LLM service ([[workload.service]], /services/<name>): its GPUs' power with the replicas serving, and
-    its requests' latency percentiles (of those ending in each interval)."""
+    """Each LLM service ([[workload.service]], /services/<name>): its GPUs' power with the replicas serving, its
+    batches' occupancy with the requests waiting, and its requests' latency percentiles (of those ending in each
+    interval)."""
     names = sorted(f["services"].keys())
     tdiv, tlabel = time_axis(run.end)
-    fig, axes = plt.subplots(2 * len(names), 1, figsize=(12, 2.8 * 2 * len(names) + 0.8), sharex=True,
+    rows = 3
+    fig, axes = plt.subplots(rows * len(names), 1, figsize=(12, 2.8 * rows * len(names) + 0.8), sharex=True,
                              squeeze=False)
     notes = []
     for i, name in enumerate(names):
@@ -397,7 +399,7 @@ def services_figure(f, run):
         power = g["power_W"][:]
         t = np.arange(len(power)) * float(g.attrs["interval_s"])
         scale, unit = scale_for(power, "W")
-        ax = axes[2 * i][0]
+        ax = axes[rows * i][0]
         plot_series(ax, t, power, f"{name}: GPU power", tdiv, scale)
         ax.set_ylabel(f"{name} GPUs, {unit}")
         ax.set_ylim(bottom=0)
@@ -407,7 +409,18 @@ def services_figure(f, run):
         rx.set_ylabel("replicas serving", color="tab:green")
         rx.set_ylim(bottom=0)
         ax.legend(handles=ax.get_lines() + rx.get_lines(), loc="upper left", frameon=False, fontsize=8)
-        lx = axes[2 * i + 1][0]
+        ox = axes[rows * i + 1][0]
+        if "batch_occupancy" in g:
+            ox.plot(t / tdiv, g["batch_occupancy"][:], color="tab:blue", lw=0.8, label="batch occupancy")
+            qx = ox.twinx()
+            qx.plot(t / tdiv, g["queued"][:], color="tab:orange", lw=0.8, label="requests waiting")
+            qx.set_ylabel("requests waiting", color="tab:orange")
+            qx.set_ylim(bottom=0)
+            ox.legend(handles=ox.get_lines() + qx.get_lines(), loc="upper left", frameon=False, fontsize=8)
+        ox.set_ylim(0, 1.05)
+        ox.set_ylabel(f"{name} batch slots used")
+        ox.grid(alpha=0.3)
+        lx = axes[rows * i + 2][0]
         for key, label, colour in (("ttft_p99_s", "time to first token, p99", "tab:red"),
                                    ("tpot_p99_s", "time per output token, p99", "tab:purple")):
             lx.plot(t / tdiv, g[key][:], color=colour, lw=0.8, label=label)
@@ -423,8 +436,10 @@ def services_figure(f, run):
                      f"{number(energy / 3.6e9)} MWh of GPU energy ({per_1000})")
     axes[-1][0].set_xlabel(tlabel)
     return figure("services", "LLM services", png(fig),
-                  "Each service's GPUs' power with the replicas serving, and the 99th percentiles of its "
-                  "requests' latencies, per interval of those ending in it (/services). " + "; ".join(notes) + ".")
+                  "Each service's GPUs' power with the replicas serving; the share of the serving replicas' "
+                  "batch slots (max_batch each) in use, with the requests waiting to enter a batch, as interval "
+                  "means; and the 99th percentiles of its requests' latencies, per interval of those ending in "
+                  "it (/services). " + "; ".join(notes) + ".")
 
 
 BAND = re.compile(r"band_share_(\w+?)_(\w+?)Hz$")

@@ -516,6 +516,12 @@ void ResultWriter::write_services(const std::vector<ServiceRecord>& services) {
     write_vector(g, "completions", s.completions, "requests per interval");
     write_vector(g, "output_tokens_per_s", s.output_tokens_per_s, "tokens/s");
     write_vector(g, "replicas_active", s.replicas_active, "replicas");
+    write_vector(g, "admitted", s.admitted, "requests per interval");
+    write_vector(g, "queued", s.queued, "requests");
+    write_vector(g, "running", s.running, "sequences");
+    write_vector(g, "batch_occupancy", s.batch_occupancy, "1");
+    write_vector(g, "prefill_tokens_per_s", s.prefill_tokens_per_s, "tokens/s");
+    write_vector(g, "decode_tokens_per_s", s.decode_tokens_per_s, "tokens/s");
     write_vector(g, "ttft_p50_s", s.ttft_p50_s, "s");
     write_vector(g, "ttft_p99_s", s.ttft_p99_s, "s");
     write_vector(g, "tpot_p50_s", s.tpot_p50_s, "s");

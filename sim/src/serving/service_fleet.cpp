@@ -28,6 +28,9 @@ struct Cohort {
   std::size_t done = 0;    ///< members finished (the shortest first)
   bool admitted = false;   ///< past its prompt: decoding
   double admit_s = 0.0;    ///< when its first tokens came out
+  /// Tokens its count will run for members still short of their first token after the admission interval
+  /// (no token of theirs): taken off the tokens it generates next.
+  double offset_debt = 0.0;
   [[nodiscard]] double active() const { return double(lengths.size() - done); }
 };
 
@@ -76,8 +79,9 @@ class RunSink final : public FleetServiceSink {
     run_.requests[seq].first_token_s = r.first_token_s;
     run_.requests[seq].end_s = r.end_s;
   }
-  void interval_done(std::size_t, double power_W, std::uint64_t, double) override {
+  void interval_done(std::size_t, double power_W, std::uint64_t, double, const IntervalLoad& load) override {
     run_.power_W.push_back(power_W);
+    run_.load.push_back(load);
   }
 
  private:
@@ -159,6 +163,7 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
     for (const Cohort& h : cohorts)
       if (h.admitted) kv_used += h.kv_tokens;
     double running = 0.0, prompt_tokens = 0.0, context = 0.0, admitted_prompts = 0.0, first_token_s = 0.0;
+    IntervalLoad load;
     for (Cohort& h : cohorts) {
       if (!h.admitted) {
         const bool room = running + h.active() <= replicas * c.max_batch &&
@@ -173,6 +178,10 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
       running += h.active();
       context += h.active() * (h.mean_input + h.generated);
     }
+    load.admitted = admitted_prompts;
+    load.prefill_tokens = prompt_tokens;
+    for (const Cohort& h : cohorts)
+      if (!h.admitted) load.queued_s += h.active() * dt;
     double power_W = (replicas + woken) * floor_W + parked * parked_W;
     if (running > 0.0) {
       // A replica's iterations at its share of the sequences: most decode only; a share q of them also run
@@ -220,13 +229,21 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
       for (Cohort& h : cohorts) {
         if (!h.admitted) break;
         const double from = h.generated;
-        if (h.admit_s == t0 && from == 0.0) {
+        const bool first = h.admit_s == t0 && from == 0.0;
+        if (first) {
           // Each member's first token a prompt iteration after it arrived (or was admitted); its last, its
           // generation less one later on the cohort's count, which runs from the interval's start.
           for (std::size_t m = 0; m < h.members.size(); ++m) {
             ServedRequest& s = h.members[m].request;
             s.first_token_s = std::max(t0, s.arrival_s) + first_token_s;
-            h.lengths[m] = (s.first_token_s - t0) / it.time_s + (s.output_tokens - 1.0);
+            // Its tokens after the first start where the count reaches its first token.
+            const double offset = (s.first_token_s - t0) / it.time_s,
+                         later = std::max(0.0, s.output_tokens - 1.0);
+            h.lengths[m] = offset + later;
+            load.decode_tokens += std::min(later, std::max(0.0, tokens - offset));
+            h.offset_debt += std::max(0.0, offset - tokens);
+            // In the batch from its arrival on (its cohort's members arrive through the interval).
+            load.running_s -= std::max(t0, s.arrival_s) - t0;
           }
           // Shortest first; equal lengths in arrival order.
           std::vector<std::pair<double, std::uint32_t>> order(h.members.size());
@@ -242,6 +259,7 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
           h.members = std::move(members_sorted);
         }
         h.generated += tokens;
+        const std::size_t done_before = h.done;
         // Members whose length the cohort passed this interval end where it passed it.
         while (h.done < h.lengths.size() && h.lengths[h.done] <= h.generated) {
           const double frac = (h.lengths[h.done] - from) / tokens;
@@ -249,14 +267,22 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
           s.end_s = std::max(s.first_token_s, t0 + std::max(0.0, frac) * dt);
           h.kv_tokens -= double(s.input_tokens) + s.output_tokens;
           sink.request_done(h.members[h.done].seq, s);
+          load.running_s += s.end_s - t0;
           ++h.done;
         }
+        load.running_s += h.active() * dt;
+        if (!first) {
+          // A token each for the members going on; the ones that ended, up to their lengths.
+          double generated = h.active() * tokens;
+          for (std::size_t m = done_before; m < h.done; ++m) generated += h.lengths[m] - from;
+          const double owed = std::min(h.offset_debt, generated);
+          h.offset_debt -= owed;
+          load.decode_tokens += generated - owed;
+        }
       }
-      // The batch over the interval: the mean of the running sequences at its start and at its end.
-      double running_end = 0.0;
-      for (const Cohort& h : cohorts)
-        if (h.admitted) running_end += h.active();
-      run.sequence_seconds += (running + running_end) / 2.0 * dt;
+      // The batch over the interval: each sequence from its arrival (or the interval's start) to its end (or
+      // the interval's end).
+      run.sequence_seconds += load.running_s;
       const double share = occupied;
       power_W = replicas * (share * tp * it.power_W + (1.0 - share) * floor_W) + woken * floor_W +
                 parked * parked_W;
@@ -270,7 +296,7 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
           ++it_c;
       }
     }
-    sink.interval_done(k, power_W, arrivals, replicas);
+    sink.interval_done(k, power_W, arrivals, replicas, load);
     run.energy_J += power_W * dt;
     run.end_s = double(k + 1) * dt;
   }

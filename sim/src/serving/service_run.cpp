@@ -19,33 +19,58 @@ namespace {
 /// Bytes of a 16-bit weight, key or value element.
 constexpr double kElementBytes = 2.0;
 
-/// Energy per interval, the interval's joules spread over the intervals [a, b) touches.
-class EnergyBins {
+/// A rate's integral per interval (joules from watts, tokens from tokens a second): what [a, b) adds at a
+/// constant rate, spread over the intervals it touches.
+class IntervalSums {
  public:
-  explicit EnergyBins(double interval_s) : dt_(interval_s) {}
-  void add(double a, double b, double watts) {
+  explicit IntervalSums(double interval_s) : dt_(interval_s) {}
+  void add(double a, double b, double rate) {
     if (!(b > a)) return;
     auto i = static_cast<std::size_t>(std::floor(a / dt_));
     while (a < b) {
-      if (joules_.size() <= i) joules_.resize(i + 1, 0.0);
+      if (sums_.size() <= i) sums_.resize(i + 1, 0.0);
       const double edge = std::min(b, static_cast<double>(i + 1) * dt_);
-      joules_[i] += watts * (edge - a);
+      sums_[i] += rate * (edge - a);
       a = edge;
       ++i;
     }
   }
-  [[nodiscard]] const std::vector<double>& joules() const noexcept { return joules_; }
+  [[nodiscard]] const std::vector<double>& sums() const noexcept { return sums_; }
 
  private:
   double dt_;
-  std::vector<double> joules_;
+  std::vector<double> sums_;
 };
 
 /// A sequence a replica runs.
 struct Sequence {
   std::size_t request = 0;  ///< index into the run's requests
+  double admit_s = 0.0;     ///< when it entered the batch
   double prefilled = 0.0;   ///< prompt tokens processed
   double generated = 0.0;   ///< tokens generated
+};
+
+/// What the requests did, interval by interval: each quantity spread over the time it took, as the energy is.
+struct LoadBins {
+  explicit LoadBins(double interval_s)
+      : dt(interval_s), queued(interval_s), running(interval_s), prefill(interval_s), decode(interval_s) {}
+  void admit(double t) {
+    const auto k = static_cast<std::size_t>(std::floor(t / dt));
+    if (admitted.size() <= k) admitted.resize(k + 1, 0.0);
+    admitted[k] += 1.0;
+  }
+  /// The run's series over `n` intervals.
+  [[nodiscard]] std::vector<IntervalLoad> series(std::size_t n) const {
+    std::vector<IntervalLoad> out(n);
+    const auto at = [](const std::vector<double>& v, std::size_t k) { return k < v.size() ? v[k] : 0.0; };
+    for (std::size_t k = 0; k < n; ++k)
+      out[k] = {at(admitted, k), at(queued.sums(), k), at(running.sums(), k), at(prefill.sums(), k),
+                at(decode.sums(), k)};
+    return out;
+  }
+  double dt;
+  std::vector<double> admitted;
+  IntervalSums queued, running, prefill, decode;  ///< rates (requests, sequences, tokens/s) over time
 };
 
 }  // namespace
@@ -108,7 +133,8 @@ ServiceRun run_service(const ServiceConfig& config, const std::vector<jobs::Requ
   const models::ServingReplica& replica = config.replica;
   const double tp = replica.tp;
   const double idle_W = replica_idle_W(config);
-  EnergyBins bins(config.interval_s);
+  IntervalSums bins(config.interval_s);
+  LoadBins load(config.interval_s);
   std::vector<double> last_active(config.replicas, 0.0);
   for (std::uint32_t rep = 0; rep < config.replicas; ++rep) {
     std::vector<std::size_t> mine;
@@ -124,7 +150,9 @@ ServiceRun run_service(const ServiceConfig& config, const std::vector<jobs::Requ
         const double need = double(r.input_tokens) + r.output_tokens;
         if (kv_used + need > run.kv_capacity_tokens) break;
         kv_used += need;
-        running.push_back({waiting.front(), 0.0, 0.0});
+        running.push_back({waiting.front(), t, 0.0, 0.0});
+        load.queued.add(r.arrival_s, t, 1.0);
+        load.admit(t);
         waiting.pop_front();
       }
       if (running.empty()) {
@@ -158,6 +186,8 @@ ServiceRun run_service(const ServiceConfig& config, const std::vector<jobs::Requ
       }
       const models::IterationCost cost = models::serving_iteration(replica, batch, config.constants);
       bins.add(t, t + cost.time_s, tp * cost.power_W);
+      load.prefill.add(t, t + cost.time_s, batch.prefill_tokens / cost.time_s);
+      load.decode.add(t, t + cost.time_s, batch.decode_sequences / cost.time_s);
       run.busy_s += cost.time_s;
       run.sequence_seconds += static_cast<double>(running.size()) * cost.time_s;
       ++run.iterations;
@@ -180,6 +210,7 @@ ServiceRun run_service(const ServiceConfig& config, const std::vector<jobs::Requ
         }
         if (s.generated >= r.output_tokens) {
           r.end_s = t;
+          load.running.add(s.admit_s, t, 1.0);
           kv_used -= double(r.input_tokens) + r.output_tokens;
         } else {
           still.push_back(s);
@@ -193,7 +224,7 @@ ServiceRun run_service(const ServiceConfig& config, const std::vector<jobs::Requ
   // Every replica holds its model at the floor from its last request to the service's last.
   for (std::uint32_t rep = 0; rep < config.replicas; ++rep) bins.add(last_active[rep], run.end_s, idle_W);
   const auto intervals = static_cast<std::size_t>(std::ceil(run.end_s / config.interval_s));
-  std::vector<double> joules = bins.joules();
+  std::vector<double> joules = bins.sums();
   joules.resize(std::max(intervals, joules.size()), 0.0);
   for (const double j : joules) run.energy_J += j;
   run.power_W.reserve(joules.size());
@@ -202,6 +233,7 @@ ServiceRun run_service(const ServiceConfig& config, const std::vector<jobs::Requ
     const double width = std::min(config.interval_s, run.end_s - static_cast<double>(i) * config.interval_s);
     run.power_W.push_back(width > 0.0 ? joules[i] / width : 0.0);
   }
+  run.load = load.series(run.power_W.size());
   return run;
 }
 

@@ -38,7 +38,8 @@ class ServiceSeriesBuilder final : public sim::FleetServiceSink {
   ServiceSeriesBuilder(results::ServiceRecord header, double horizon_s, double after_W,
                        double after_replicas);
   void request_done(std::uint64_t seq, const sim::ServedRequest& request) override;
-  void interval_done(std::size_t k, double power_W, std::uint64_t arrivals, double active_replicas) override;
+  void interval_done(std::size_t k, double power_W, std::uint64_t arrivals, double active_replicas,
+                     const sim::IntervalLoad& load) override;
   /// The record: intervals the run did not reach at after_W (with the fewest replicas the service keeps),
   /// the totals and window percentiles.
   [[nodiscard]] results::ServiceRecord finish();

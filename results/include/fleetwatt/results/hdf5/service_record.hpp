@@ -31,6 +31,13 @@ struct ServiceRecord {
   std::vector<std::int64_t> completions;    ///< requests ending in it
   std::vector<double> output_tokens_per_s;  ///< output tokens of the requests ending in it, over the interval
   std::vector<double> replicas_active;      ///< replicas serving (autoscaling parks the others)
+  std::vector<std::int64_t> admitted;       ///< requests entering a batch (their prompt begins) in it
+  std::vector<double> queued;               ///< requests waiting to enter a batch, interval mean
+  std::vector<double> running;              ///< sequences in the replicas' batches, interval mean
+  /// running over the active replicas' batch slots (replicas_active x max_batch), 0 to 1
+  std::vector<double> batch_occupancy;
+  std::vector<double> prefill_tokens_per_s;  ///< prompt tokens processed in the interval, over its length
+  std::vector<double> decode_tokens_per_s;   ///< tokens generated after each request's first, likewise
   /// Latency of the requests ending in the interval (NaN: none ended): time to first token, time per output
   /// token after the first (requests of more than one), both at the 50th and 99th percentile.
   std::vector<double> ttft_p50_s, ttft_p99_s, tpot_p50_s, tpot_p99_s;

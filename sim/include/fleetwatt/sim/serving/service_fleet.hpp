@@ -8,7 +8,9 @@
 // cohort's members end, shortest generation first, in the interval where its count passes their length. Its
 // cost is per interval and unfinished cohort, not per request or iteration. Power per interval: each replica
 // at the iteration's draw, or for the share of the interval it runs one sequence when it has fewer, at its
-// floor otherwise.
+// floor otherwise. What the requests did per interval (IntervalLoad) follows the same cohorts: a cohort's
+// prompts in its admission interval, each member in the batch from its arrival or the interval's start to its
+// end, and its tokens after each member's first on the cohort's count.
 #pragma once
 
 #include <cstdint>
@@ -26,10 +28,11 @@ class FleetServiceSink {
   virtual ~FleetServiceSink() = default;
   /// The request drawn `seq`-th (from 0) has ended: its times, tokens, replica and record.
   virtual void request_done(std::uint64_t seq, const ServedRequest& request) = 0;
-  /// Interval k (from 0) is over: the service's GPUs' mean power over it, W, the requests that arrived in it
-  /// and the replicas active (serving) in it. No request reported after it ends before the interval's end.
-  virtual void interval_done(std::size_t k, double power_W, std::uint64_t arrivals,
-                             double active_replicas) = 0;
+  /// Interval k (from 0) is over: the service's GPUs' mean power over it, W, the requests that arrived in it,
+  /// the replicas active (serving) in it and what the requests did in it. No request reported after it ends
+  /// before the interval's end.
+  virtual void interval_done(std::size_t k, double power_W, std::uint64_t arrivals, double active_replicas,
+                             const IntervalLoad& load) = 0;
 };
 
 /// A fleet-mode run's totals.

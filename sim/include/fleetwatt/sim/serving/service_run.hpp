@@ -55,13 +55,24 @@ struct ServedRequest {
   std::uint32_t record = 0;  ///< the trace's line
 };
 
+/// What a service's requests did within one interval of the power series: sums over it, so that a mean is
+/// the sum over the interval's length.
+struct IntervalLoad {
+  double admitted = 0.0;        ///< requests that entered a batch (their prompt began)
+  double queued_s = 0.0;        ///< request-seconds waiting to enter a batch
+  double running_s = 0.0;       ///< sequence-seconds in a batch (prompt and generation)
+  double prefill_tokens = 0.0;  ///< prompt tokens processed
+  double decode_tokens = 0.0;   ///< tokens generated after each request's first
+};
+
 struct ServiceRun {
   std::vector<ServedRequest> requests;  ///< in arrival order
   /// All the service's GPUs' mean power over each interval from 0 to end_s (the last one over its part up
   /// to end_s).
   std::vector<double> power_W;
-  double energy_J = 0.0;  ///< the same, over the run: the series' powers times their intervals
-  double end_s = 0.0;     ///< when the last request ends
+  std::vector<IntervalLoad> load;  ///< the same intervals: what the requests did in each
+  double energy_J = 0.0;           ///< the same, over the run: the series' powers times their intervals
+  double end_s = 0.0;              ///< when the last request ends
   std::uint64_t iterations = 0;
   double busy_s = 0.0;  ///< replica-seconds spent in iterations
   double sequence_seconds =
