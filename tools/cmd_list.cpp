@@ -20,6 +20,7 @@
 #include "fleetwatt/sim/fleet/smoothing_config.hpp"
 #include "fleetwatt/sim/policies/policy_registry.hpp"
 #include "fleetwatt/sim/power/facility_model.hpp"
+#include "fleetwatt/sim/serving/service_scheduler.hpp"
 #include "fleetwatt/topologies/fabrics/topology_config.hpp"
 #include "list_format.hpp"
 
@@ -63,6 +64,10 @@ std::vector<ListSection> registry_sections() {
   ListSection& requests = out.emplace_back(ListSection{"request trace formats (fleetwatt serve TRACE)", {}});
   for (const auto& f : jobs::request_trace_formats())
     requests.entries.push_back({f.name, f.description, f.params});
+  ListSection& serving = out.emplace_back(
+      ListSection{"service schedulers ([[workload.service]] scheduler; serve --scheduler)", {}});
+  for (const auto& s : sim::service_schedulers())
+    serving.entries.push_back({s.name, s.description, s.params});
   ListSection& failures = out.emplace_back(ListSection{"job interruptions ([failures])", {}});
   failures.entries.push_back({"failures",
                               "interruptions of running jobs, restarts and lost work (off unless enabled)",

@@ -81,6 +81,10 @@ void add_serve_command(CLI::App& app, Action& action) {
       "--eager", [o](std::int64_t) { o->request.cuda_graphs = false; },
       "Launch every kernel from the host, decode too (default: decode iterations replay a CUDA "
       "graph, as vLLM does unless enforce_eager)");
+  cmd->add_option("--scheduler", o->request.scheduler,
+                  "How a replica fills each iteration: fcfs (prompts beside the decodes, chunked) or "
+                  "prefill_priority (prompts alone first; see `fleetwatt list`)")
+      ->capture_default_str();
   cmd->add_option("--max-batched-tokens", o->request.max_batched_tokens,
                   "Tokens an iteration runs (chunked prefill)")
       ->capture_default_str()

@@ -240,6 +240,8 @@ class Result:
         group = f"/services/{name}"
         for a in ("model", "gpu", "mode", "trace"):
             out[a] = f.string_attribute(group, a)
+        if f.has_attribute(group, "scheduler"):  # an older file has none
+            out["scheduler"] = f.string_attribute(group, "scheduler")
         for a in ("tp", "replicas", "gpus", "max_batch"):
             out[a] = f.integer_attribute(group, a)
         out["interval_s"] = f.double_attribute(group, "interval_s")

@@ -51,6 +51,8 @@ runs::ServeRequest request_of(const std::string& trace, const py::dict& options)
       r.burstiness = as_number(kOrigin, key, v);
     else if (key == "mode")
       r.mode = as_text(kOrigin, key, v);
+    else if (key == "scheduler")
+      r.scheduler = as_text(kOrigin, key, v);
     else if (key == "seed")
       r.seed = as_integer<std::uint64_t>(kOrigin, key, v);
     else if (key == "hourly") {
@@ -67,7 +69,7 @@ runs::ServeRequest request_of(const std::string& trace, const py::dict& options)
           "unknown keyword; serve() takes model, gpu, tp, replicas, max_batch, max_batched_tokens, "
           "memory_fraction, rate_scale, horizon_s, interval_s, generate_rate, hourly, start_hour, "
           "burstiness, "
-          "seed, mode");
+          "seed, mode, scheduler");
   }
   return r;
 }

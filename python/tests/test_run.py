@@ -341,6 +341,22 @@ def test_serve_is_the_commands_json_with_its_requests_and_power(binary, tmp_path
         fleetwatt.serve(trace, model="llama3_8b", max_batch=0)
     with pytest.raises(fleetwatt.ConfigError, match="replica_count"):
         fleetwatt.serve(trace, model="llama3_8b", replica_count=2)
+    # The scheduler by name, as the command's --scheduler (arrivals 50 ms apart, so that prompts meet running
+    # decodes); an unknown one names the keyword and the known ones.
+    dense = tmp_path / "dense.csv"
+    dense.write_text("time_s,input_tokens,output_tokens\n" +
+                     "".join(f"{0.05 * i},{200 + 50 * i},{20 + 5 * i}\n" for i in range(30)))
+    p = subprocess.run([binary, "serve", str(dense), "--model", "llama3_8b", "--gpu", "h100-sxm", "--replicas", "2",
+                        "--max-batch", "8", "--scheduler", "prefill_priority", "--json"],
+                       capture_output=True, text=True, check=True)
+    first = fleetwatt.serve(dense, model="llama3_8b", gpu="h100-sxm", replicas=2, max_batch=8,
+                            scheduler="prefill_priority")
+    fcfs = fleetwatt.serve(dense, model="llama3_8b", gpu="h100-sxm", replicas=2, max_batch=8)
+    assert first.summary == json.loads(p.stdout)
+    assert first.summary["ttft_p50_s"] < fcfs.summary["ttft_p50_s"]
+    assert first.summary["tpot_p50_s"] > fcfs.summary["tpot_p50_s"]
+    with pytest.raises(fleetwatt.ConfigError, match="scheduler.*fcfs, prefill_priority"):
+        fleetwatt.serve(trace, model="llama3_8b", scheduler="lifo")
 
 
 def test_serve_generated_arrivals_are_the_commands(binary, root):

@@ -24,6 +24,7 @@
 #include "fleetwatt/models/site_file.hpp"
 #include "fleetwatt/runs/scenario_override.hpp"
 #include "fleetwatt/sim/fleet/fleet_layout.hpp"
+#include "fleetwatt/sim/serving/service_scheduler.hpp"
 
 namespace fleetwatt::runs {
 
@@ -839,6 +840,7 @@ ServiceScenarioConfig parse_service(const TomlTable& t, std::size_t k, std::uint
                                                  "max_batched_tokens",
                                                  "memory_fraction",
                                                  "cuda_graphs",
+                                                 "scheduler",
                                                  "mode",
                                                  "trace",
                                                  "rate_scale",
@@ -888,6 +890,10 @@ ServiceScenarioConfig parse_service(const TomlTable& t, std::size_t k, std::uint
   r.memory_fraction = t.number_in("memory_fraction", 0.0, 1.0).value_or(r.memory_fraction);
   if (!(r.memory_fraction > 0.0)) t.fail("memory_fraction", "must be in (0, 1]");
   r.cuda_graphs = t.boolean("cuda_graphs").value_or(r.cuda_graphs);
+  r.scheduler = t.string("scheduler").value_or(r.scheduler);
+  if (sim::service_schedulers().find(r.scheduler) == nullptr)
+    t.fail("scheduler", fmt::format("unknown service scheduler '{}'; known: {}", r.scheduler,
+                                    sim::service_schedulers().names()));
   r.mode = t.string("mode").value_or("fleet");
   if (r.mode != "exact" && r.mode != "fleet")
     t.fail("mode",

@@ -85,6 +85,12 @@ sim::ServiceConfig service_config(const ServeRequest& o) {
   c.replicas = o.replicas, c.max_batch = o.max_batch, c.max_batched_tokens = o.max_batched_tokens;
   c.memory_fraction = o.memory_fraction, c.interval_s = o.interval_s;
   c.constants.decode_graphs = o.cuda_graphs;
+  const auto* scheduler = sim::service_schedulers().find(o.scheduler);
+  if (scheduler == nullptr)
+    throw option_error(o, "scheduler",
+                       fmt::format("unknown service scheduler '{}'; known: {}", o.scheduler,
+                                   sim::service_schedulers().names()));
+  c.scheduling = scheduler->make;
   c.autoscale = o.autoscale;
   if (o.autoscale.enabled) {
     if (o.mode != "fleet")

@@ -137,6 +137,7 @@ PlayedService play_scenario_service(const ServeRequest& o, const std::string& na
   header.model = c.replica.model.name;
   header.gpu = c.replica.gpu.id;
   header.mode = o.mode;
+  header.scheduler = std::string(sim::to_string(c.scheduling));
   header.trace = read.name;
   header.tp = c.replica.tp, header.replicas = c.replicas, header.gpus = c.replicas * c.replica.tp;
   header.max_batch = c.max_batch;
@@ -197,13 +198,14 @@ std::string service_summary_text(const results::ServiceRecord& r) {
   const double per_1000 = r.output_tokens > 0 ? 1000.0 * r.energy_J / double(r.output_tokens) : 0.0;
   const double window_s = r.interval_s * double(r.power_W.size());
   return fmt::format(
-             "  {:<28}{} {} GPUs: {} replicas of {} at tp {} ({} mode; trace {})\n"
+             "  {:<28}{} {} GPUs: {} replicas of {} at tp {} ({} mode{}; trace {})\n"
              "    requests served           {} ({} output tokens)\n"
              "    GPU energy                {:.4g} kWh, {:.4g} kJ per 1,000 output tokens (mean {:.4g} kW)\n"
              "    latency                   first token p50 {:.3g} s, p99 {:.3g} s; per output token p50 "
              "{:.3g} ms, "
              "p99 {:.3g} ms\n",
-             "service " + r.name, r.gpus, r.gpu, r.replicas, r.model, r.tp, r.mode, r.trace,
+             "service " + r.name, r.gpus, r.gpu, r.replicas, r.model, r.tp, r.mode,
+             r.scheduler == "fcfs" ? std::string() : ", " + r.scheduler + " scheduler", r.trace,
              r.requests_served, r.output_tokens, r.energy_J / 3.6e6, per_1000 / 1e3,
              window_s > 0.0 ? r.energy_J / window_s / 1e3 : 0.0, r.latency.ttft_p50_s, r.latency.ttft_p99_s,
              1e3 * r.latency.tpot_p50_s, 1e3 * r.latency.tpot_p99_s) +

@@ -211,6 +211,10 @@ TEST_CASE("a service's misuse is one located error", "[scenario][service]") {
             .rfind("bad.toml:32:1: workload.service[0].hourly: needs 24 values", 0) == 0);
   CHECK(test::error_of(campus(true, "mode = \"fast\"\n"))
             .rfind("bad.toml:32:1: workload.service[0].mode:", 0) == 0);
+  CHECK(test::error_of(campus(true, "scheduler = \"lifo\"\n"))
+            .rfind("bad.toml:32:1: workload.service[0].scheduler: unknown service scheduler 'lifo'; known: "
+                   "fcfs, prefill_priority",
+                   0) == 0);
   // Found when the service is prepared, still at its key: a model whose weights do not fit one H100.
   std::string big = campus(true, "tp = 1\n");
   big.replace(big.find("llama3_8b"), 9, "llama2_70b");

@@ -110,6 +110,69 @@ TEST_CASE("The load series: admissions, waiting and batch time, prompt and later
   CHECK(run.load[0].prefill_tokens == Approx(100.0).epsilon(1e-9));
 }
 
+/// A prompt arriving while another request's first iteration runs: fcfs runs it beside that request's next
+/// token, prefill priority alone while the decode waits.
+std::vector<jobs::Request> second_prompt_arrives() {
+  return {request(0, 100, 3), request(0.0001, 50, 2, 3)};
+}
+
+TEST_CASE("First come first served: a prompt rides beside the running decodes", "[sim][serving]") {
+  const ServiceConfig c = small_service();
+  const ServiceRun run = run_service(c, second_prompt_arrives(), "t.csv");
+  const auto p1 = prefill(c, 100, 0, true);
+  models::IterationBatch both;  // A's second token and B's whole prompt
+  both.decode_sequences = 1, both.decode_context_tokens = 101;
+  both.prefill_tokens = 50, both.prefill_sequences = 1, both.prefill_attended_keys = 50.0 * 51.0 / 2.0;
+  const auto mixed = models::serving_iteration(c.replica, both, c.constants);
+  const auto d = decode(c, 2, 102 + 51);  // A's third token, B's second
+  CHECK(run.requests[1].first_token_s == Approx(p1.time_s + mixed.time_s).epsilon(1e-12));
+  CHECK(run.requests[0].end_s == Approx(p1.time_s + mixed.time_s + d.time_s).epsilon(1e-12));
+  CHECK(run.requests[1].end_s == run.requests[0].end_s);
+  CHECK(run.iterations == 3);
+}
+
+TEST_CASE("Prefill priority: a prompt runs alone while the decodes wait", "[sim][serving]") {
+  ServiceConfig c = small_service();
+  c.scheduling = ServiceScheduling::prefill_priority;
+  const ServiceRun run = run_service(c, second_prompt_arrives(), "t.csv");
+  const auto p1 = prefill(c, 100, 0, true), p2 = prefill(c, 50, 0, true);
+  const auto d2 = decode(c, 2, 101 + 51);  // A's second token, B's second (its last)
+  const auto d1 = decode(c, 1, 102);       // A's third
+  CHECK(run.requests[0].first_token_s == Approx(p1.time_s).epsilon(1e-12));
+  CHECK(run.requests[1].first_token_s == Approx(p1.time_s + p2.time_s).epsilon(1e-12));
+  CHECK(run.requests[1].end_s == Approx(p1.time_s + p2.time_s + d2.time_s).epsilon(1e-12));
+  CHECK(run.requests[0].end_s == Approx(p1.time_s + p2.time_s + d2.time_s + d1.time_s).epsilon(1e-12));
+  CHECK(run.iterations == 4);
+  const double energy =
+      p1.time_s * p1.power_W + p2.time_s * p2.power_W + d2.time_s * d2.power_W + d1.time_s * d1.power_W;
+  CHECK(run.energy_J == Approx(energy).epsilon(1e-12));
+}
+
+TEST_CASE("Prompts beyond an iteration's budget wait their turn and emit nothing meanwhile",
+          "[sim][serving]") {
+  ServiceConfig c = small_service();
+  c.max_batched_tokens = 50;
+  // Three prompts of 60 tokens at once, one output token each: 50 of the first; its last 10 and 40 of the
+  // second; the second's last 20 and 30 of the third; the third's last 30. Each request's token comes when
+  // its prompt ends, the third's after four iterations (none while it waits for its turn).
+  const ServiceRun run =
+      run_service(c, {request(0, 60, 1), request(0, 60, 1, 3), request(0, 60, 1, 4)}, "t.csv");
+  const auto cost = [&](std::vector<std::pair<double, double>> chunks, double ending) {
+    models::IterationBatch b;  // chunks: (tokens, tokens done before)
+    for (const auto& [n, done] : chunks)
+      b.prefill_tokens += n, b.prefill_attended_keys += n * done + n * (n + 1.0) / 2.0;
+    b.prefill_sequences = ending;
+    return models::serving_iteration(c.replica, b, c.constants).time_s;
+  };
+  const double t1 = cost({{50, 0}}, 0), t2 = cost({{10, 50}, {40, 0}}, 1), t3 = cost({{20, 40}, {30, 0}}, 1),
+               t4 = cost({{30, 30}}, 1);
+  CHECK(run.iterations == 4);
+  CHECK(run.requests[0].end_s == Approx(t1 + t2).epsilon(1e-12));
+  CHECK(run.requests[1].end_s == Approx(t1 + t2 + t3).epsilon(1e-12));
+  CHECK(run.requests[2].end_s == Approx(t1 + t2 + t3 + t4).epsilon(1e-12));
+  for (const auto& r : run.requests) CHECK(r.first_token_s == r.end_s);
+}
+
 TEST_CASE("A prompt longer than an iteration's tokens runs in chunks, the last one emitting",
           "[sim][serving]") {
   ServiceConfig c = small_service();

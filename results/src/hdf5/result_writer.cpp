@@ -529,6 +529,7 @@ void ResultWriter::write_services(const std::vector<ServiceRecord>& services) {
     write_string_attribute(g, "model", s.model);
     write_string_attribute(g, "gpu", s.gpu);
     write_string_attribute(g, "mode", s.mode);
+    write_string_attribute(g, "scheduler", s.scheduler);
     write_string_attribute(g, "trace", s.trace);
     write_int_attribute(g, "tp", s.tp);
     write_int_attribute(g, "replicas", s.replicas);

@@ -197,6 +197,9 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
       b.decode_sequences = std::max(1.0, per_replica);
       b.decode_context_tokens = b.decode_sequences * context / running;
       const models::IterationCost dec = models::serving_iteration(c.replica, b, c.constants);
+      // The prompt iteration: the decodes with the prompts beside them, or with prefill priority the prompts
+      // alone (the decodes waiting for it).
+      const bool alone = c.scheduling == ServiceScheduling::prefill_priority;
       models::IterationCost pre = dec;
       const double prompts = admitted_prompts / (replicas * dt);
       // Prompts per prompt iteration: those arriving within a decode iteration share one, as many as its
@@ -205,23 +208,30 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
       if (prompts > 0.0) {
         const double mean_prompt = prompt_tokens / admitted_prompts;
         const double chunk = std::min(mean_prompt, double(c.max_batched_tokens));
-        const double budget = std::max(chunk, double(c.max_batched_tokens) - b.decode_sequences);
+        const double budget =
+            std::max(chunk, double(c.max_batched_tokens) - (alone ? 0.0 : b.decode_sequences));
         per_iteration = std::clamp(prompts * dec.time_s, 1.0, std::max(1.0, std::floor(budget / chunk)));
-        b.prefill_tokens = per_iteration * chunk;
-        b.prefill_sequences = per_iteration;
-        b.prefill_attended_keys = per_iteration * chunk * (chunk + 1.0) / 2.0;
-        pre = models::serving_iteration(c.replica, b, c.constants);
+        models::IterationBatch p = alone ? models::IterationBatch{} : b;
+        p.prefill_tokens = per_iteration * chunk;
+        p.prefill_sequences = per_iteration;
+        p.prefill_attended_keys = per_iteration * chunk * (chunk + 1.0) / 2.0;
+        pre = models::serving_iteration(c.replica, p, c.constants);
         // A prompt longer than an iteration's tokens takes several.
         const double pieces = std::ceil(mean_prompt / double(c.max_batched_tokens));
         pre.time_s *= pieces;
       }
-      const double extra = pre.time_s - dec.time_s, prompt_iterations = prompts / per_iteration;
-      const double mean_s =
-          prompt_iterations * extra < 1.0 ? dec.time_s / (1.0 - prompt_iterations * extra) : pre.time_s;
+      // A sequence's token takes T = T_d + q x extra, q the prompt iterations in it (r T / k with r the
+      // prompts a second and k a prompt iteration's): a prompt iteration replaces a decode one (extra T_p -
+      // T_d), or with prefill priority comes on top of it (extra T_p).
+      const double extra = alone ? pre.time_s : pre.time_s - dec.time_s;
+      const double prompt_iterations = prompts / per_iteration;
+      const double mean_s = prompt_iterations * extra < 1.0 ? dec.time_s / (1.0 - prompt_iterations * extra)
+                                                            : dec.time_s + extra;
       const double q = std::min(1.0, prompt_iterations * mean_s);
       models::IterationCost it = dec;
       it.time_s = dec.time_s + q * extra;
-      it.power_W = (dec.time_s * (1.0 - q) * dec.power_W + pre.time_s * q * pre.power_W) / it.time_s;
+      it.power_W =
+          ((alone ? 1.0 : 1.0 - q) * dec.time_s * dec.power_W + q * pre.time_s * pre.power_W) / it.time_s;
       first_token_s = pre.time_s;
       // Each running sequence generates a token an iteration; a cohort admitted now starts after its prompt's
       // iteration, emitting its first token then.

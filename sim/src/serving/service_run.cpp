@@ -162,13 +162,20 @@ ServiceRun run_service(const ServiceConfig& config, const std::vector<jobs::Requ
         t = arrival;
         continue;
       }
-      // The batch: every sequence past its prompt generates a token; prompt chunks fill the rest.
+      // The batch: every sequence past its prompt generates a token and prompt chunks fill the rest; with
+      // prefill priority, prompts alone while any is unfinished.
       models::IterationBatch batch;
       std::vector<double> chunk(running.size(), 0.0);
+      std::vector<char> decodes(running.size(), 0);
       double budget = config.max_batched_tokens;
+      bool prompts_left = false;
       for (const Sequence& s : running)
-        if (s.prefilled >= run.requests[s.request].input_tokens) {
+        prompts_left = prompts_left || s.prefilled < run.requests[s.request].input_tokens;
+      const bool decoding = config.scheduling == ServiceScheduling::fcfs || !prompts_left;
+      for (std::size_t i = 0; i < running.size() && decoding; ++i)
+        if (const Sequence& s = running[i]; s.prefilled >= run.requests[s.request].input_tokens) {
           const ServedRequest& r = run.requests[s.request];
+          decodes[i] = 1;
           batch.decode_sequences += 1.0;
           batch.decode_context_tokens += r.input_tokens + s.generated;
           budget -= 1.0;
@@ -205,8 +212,11 @@ ServiceRun run_service(const ServiceConfig& config, const std::vector<jobs::Requ
           }
           r.first_token_s = t;
           s.generated = 1.0;
-        } else {
+        } else if (decodes[i]) {
           s.generated += 1.0;
+        } else {  // a prompt that got no tokens this time, or a decode held back for the prompts
+          still.push_back(s);
+          continue;
         }
         if (s.generated >= r.output_tokens) {
           r.end_s = t;

@@ -22,6 +22,8 @@ struct ServeRequest {
   /// Decode-only iterations replay a CUDA graph (no host time per layer); false: every kernel launched from
   /// the host (models/serving/serving_iteration.hpp).
   bool cuda_graphs = true;
+  /// How each iteration is filled: a name of sim::service_schedulers() ("fcfs", "prefill_priority").
+  std::string scheduler = "fcfs";
   /// Generated arrivals instead of the trace's own (jobs/request_generator.hpp): this mean rate (requests/s)
   /// over the horizon (a day when horizon_s is 0), with the hourly curve ("24 comma-separated values",
   /// empty: flat) from start_hour, gamma inter-arrivals of shape `burstiness` and the seed; the trace gives

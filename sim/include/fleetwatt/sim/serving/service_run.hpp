@@ -13,6 +13,7 @@
 
 #include "fleetwatt/jobs/request_trace.hpp"
 #include "fleetwatt/models/serving/serving_iteration.hpp"
+#include "fleetwatt/sim/serving/service_scheduler.hpp"
 
 namespace fleetwatt::sim {
 
@@ -35,6 +36,7 @@ struct ServiceConfig {
   Autoscale autoscale;
   std::uint32_t max_batch = 256;            ///< sequences running at once (vLLM's max_num_seqs)
   std::uint32_t max_batched_tokens = 8192;  ///< tokens an iteration runs (vLLM's max_num_batched_tokens)
+  ServiceScheduling scheduling = ServiceScheduling::fcfs;  ///< how an iteration is filled
   /// Share of the GPUs' memory that holds the weights and the KV cache (vLLM's gpu_memory_utilization).
   double memory_fraction = 0.9;
   double interval_s = 1.0;  ///< the power series' interval
