@@ -82,9 +82,18 @@ void add_serve_command(CLI::App& app, Action& action) {
       "Launch every kernel from the host, decode too (default: decode iterations replay a CUDA "
       "graph, as vLLM does unless enforce_eager)");
   cmd->add_option("--scheduler", o->request.scheduler,
-                  "How a replica fills each iteration: fcfs (prompts beside the decodes, chunked) or "
-                  "prefill_priority (prompts alone first; see `fleetwatt list`)")
+                  "How a replica fills each iteration: fcfs (prompts beside the decodes, chunked), "
+                  "prefill_priority (prompts alone first) or disaggregated (prompt and decode pools; see "
+                  "`fleetwatt list`)")
       ->capture_default_str();
+  cmd->add_option("--prefill-replicas", o->request.prefill_replicas,
+                  "With --scheduler disaggregated: replicas that run prompts (default a quarter, at least 1)")
+      ->check(CLI::Range(1, 1000000));
+  cmd->add_option(
+         "--kv-link-gbytes-per-s", o->request.kv_link_gbytes_per_s,
+         "With --scheduler disaggregated: each GPU's link for the keys and values handed to the decode "
+         "replicas, GB/s (default 50)")
+      ->check(CLI::Range(1e-6, 1e6));
   cmd->add_option("--max-batched-tokens", o->request.max_batched_tokens,
                   "Tokens an iteration runs (chunked prefill)")
       ->capture_default_str()
@@ -109,7 +118,8 @@ void add_serve_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(0.0, 1e6));
   cmd->add_option("--hourly", o->request.hourly,
                   "With --generate-rate: 24 comma-separated relative rates, one an hour from midnight (a "
-                  "diurnal curve; default flat)");
+                  "diurnal curve; default flat), or 'trace': the trace's own rate by hour of the day (a "
+                  "trace of a day or more)");
   cmd->add_option("--start-hour", o->request.start_hour, "With --generate-rate: the hour of day at time 0")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 23.999999));

@@ -144,6 +144,8 @@ RequestTrace read_request_trace(std::istream& in, const std::string& name) {
                    [](const Request& a, const Request& b) { return a.arrival_s < b.arrival_s; });
   const double start = trace.requests.front().arrival_s;
   for (Request& r : trace.requests) r.arrival_s -= start;
+  trace.clock_start_s = start;
+  trace.dated = trace.format == "azure2023";  // its TIMESTAMP column holds dates and times
   return trace;
 }
 

@@ -53,6 +53,10 @@ runs::ServeRequest request_of(const std::string& trace, const py::dict& options)
       r.mode = as_text(kOrigin, key, v);
     else if (key == "scheduler")
       r.scheduler = as_text(kOrigin, key, v);
+    else if (key == "prefill_replicas")
+      r.prefill_replicas = as_integer<std::uint32_t>(kOrigin, key, v);
+    else if (key == "kv_link_gbytes_per_s")
+      r.kv_link_gbytes_per_s = as_number(kOrigin, key, v);
     else if (key == "seed")
       r.seed = as_integer<std::uint64_t>(kOrigin, key, v);
     else if (key == "hourly") {
@@ -69,7 +73,7 @@ runs::ServeRequest request_of(const std::string& trace, const py::dict& options)
           "unknown keyword; serve() takes model, gpu, tp, replicas, max_batch, max_batched_tokens, "
           "memory_fraction, rate_scale, horizon_s, interval_s, generate_rate, hourly, start_hour, "
           "burstiness, "
-          "seed, mode, scheduler");
+          "seed, mode, scheduler, prefill_replicas, kv_link_gbytes_per_s");
   }
   return r;
 }

@@ -355,8 +355,18 @@ def test_serve_is_the_commands_json_with_its_requests_and_power(binary, tmp_path
     assert first.summary == json.loads(p.stdout)
     assert first.summary["ttft_p50_s"] < fcfs.summary["ttft_p50_s"]
     assert first.summary["tpot_p50_s"] > fcfs.summary["tpot_p50_s"]
-    with pytest.raises(fleetwatt.ConfigError, match="scheduler.*fcfs, prefill_priority"):
+    with pytest.raises(fleetwatt.ConfigError, match="scheduler.*fcfs, prefill_priority, disaggregated"):
         fleetwatt.serve(trace, model="llama3_8b", scheduler="lifo")
+    # Disaggregated pools with their keywords, as the command's flags.
+    p = subprocess.run([binary, "serve", str(dense), "--model", "llama3_8b", "--gpu", "h100-sxm", "--replicas", "3",
+                        "--scheduler", "disaggregated", "--prefill-replicas", "1", "--kv-link-gbytes-per-s", "25",
+                        "--json"], capture_output=True, text=True, check=True)
+    pools = fleetwatt.serve(dense, model="llama3_8b", gpu="h100-sxm", replicas=3, scheduler="disaggregated",
+                            prefill_replicas=1, kv_link_gbytes_per_s=25)
+    assert pools.summary == json.loads(p.stdout)
+    assert set(pools.requests.replica) == {1, 2}  # every request decodes on the decode pool
+    with pytest.raises(fleetwatt.ConfigError, match="prefill_replicas"):
+        fleetwatt.serve(dense, model="llama3_8b", replicas=3, prefill_replicas=1)
 
 
 def test_serve_generated_arrivals_are_the_commands(binary, root):

@@ -841,6 +841,8 @@ ServiceScenarioConfig parse_service(const TomlTable& t, std::size_t k, std::uint
                                                  "memory_fraction",
                                                  "cuda_graphs",
                                                  "scheduler",
+                                                 "prefill_replicas",
+                                                 "kv_link_gbytes_per_s",
                                                  "mode",
                                                  "trace",
                                                  "rate_scale",
@@ -894,13 +896,24 @@ ServiceScenarioConfig parse_service(const TomlTable& t, std::size_t k, std::uint
   if (sim::service_schedulers().find(r.scheduler) == nullptr)
     t.fail("scheduler", fmt::format("unknown service scheduler '{}'; known: {}", r.scheduler,
                                     sim::service_schedulers().names()));
+  for (const char* key : {"prefill_replicas", "kv_link_gbytes_per_s"})
+    if (t.has(key) && r.scheduler != "disaggregated")
+      t.fail(key, "sets the disaggregated scheduler's pools: give scheduler = \"disaggregated\" too");
+  r.prefill_replicas =
+      static_cast<std::uint32_t>(t.integer("prefill_replicas", 1, 1'000'000'000).value_or(0));
+  r.kv_link_gbytes_per_s = t.number_at_least("kv_link_gbytes_per_s", 0.0, true).value_or(0.0);
   r.mode = t.string("mode").value_or("fleet");
   if (r.mode != "exact" && r.mode != "fleet")
     t.fail("mode",
            fmt::format("'{}' is neither \"fleet\" (campus scale) nor \"exact\" (every request)", r.mode));
   r.rate_scale = t.number_at_least("rate_scale", 0.0, true).value_or(r.rate_scale);
   r.generate_rate = t.number_at_least("arrival_rate_per_s", 0.0, true).value_or(0.0);
-  if (const auto hourly = t.numbers("hourly")) {
+  if (t.has("hourly") && t.raw().get("hourly")->is_string()) {
+    r.hourly = *t.string("hourly");
+    if (r.hourly != "trace")
+      t.fail("hourly",
+             fmt::format("'{}' is neither 24 numbers nor \"trace\" (the trace's own curve)", r.hourly));
+  } else if (const auto hourly = t.numbers("hourly")) {
     if (hourly->size() != 24)
       t.fail("hourly", fmt::format("needs 24 values (one an hour from midnight), not {}", hourly->size()));
     for (std::size_t h = 0; h < 24; ++h) {

@@ -13,10 +13,12 @@
 #include <sstream>
 #include <stdexcept>
 #include <utility>
+#include <variant>
 
 #include "fleetwatt/core/csv_reader.hpp"
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/core/json_text.hpp"
+#include "fleetwatt/jobs/hourly_rates.hpp"
 #include "fleetwatt/jobs/request_generator.hpp"
 #include "fleetwatt/jobs/request_source.hpp"
 #include "fleetwatt/jobs/trace.hpp"
@@ -91,6 +93,26 @@ sim::ServiceConfig service_config(const ServeRequest& o) {
                        fmt::format("unknown service scheduler '{}'; known: {}", o.scheduler,
                                    sim::service_schedulers().names()));
   c.scheduling = scheduler->make;
+  const bool pools = c.scheduling == sim::ServiceScheduling::disaggregated;
+  if (!pools && (o.prefill_replicas > 0 || o.kv_link_gbytes_per_s > 0.0))
+    throw option_error(o, o.prefill_replicas > 0 ? "prefill-replicas" : "kv-link-gbytes-per-s",
+                       "sets the disaggregated scheduler's pools: give the scheduler disaggregated too");
+  if (pools) {
+    if (o.autoscale.enabled)
+      throw option_error(o, "target-utilisation", "autoscaling does not park disaggregated pools' replicas");
+    if (o.replicas < 2)
+      throw option_error(o, "replicas", "disaggregated pools need at least 2 replicas (prompts and decodes)");
+    if (o.prefill_replicas >= o.replicas)
+      throw option_error(
+          o, "prefill-replicas",
+          fmt::format("{} leaves none of the {} replicas to decode", o.prefill_replicas, o.replicas));
+    if (!(o.kv_link_gbytes_per_s >= 0.0 && o.kv_link_gbytes_per_s < 1e300))
+      throw option_error(o, "kv-link-gbytes-per-s", "must be positive");
+    c.prefill_replicas = o.prefill_replicas;
+    const auto& link = scheduler->params.at(1);
+    c.kv_link_Bps =
+        1e9 * (o.kv_link_gbytes_per_s > 0.0 ? o.kv_link_gbytes_per_s : std::get<double>(link.value));
+  }
   c.autoscale = o.autoscale;
   if (o.autoscale.enabled) {
     if (o.mode != "fleet")
@@ -141,7 +163,13 @@ std::unique_ptr<jobs::RequestSource> request_source(const ServeRequest& o, const
   g.burstiness_shape = o.burstiness;
   g.horizon_s = o.horizon_s > 0.0 ? o.horizon_s : 86400.0;
   g.seed = o.seed;
-  if (!o.hourly.empty()) {
+  if (o.hourly == "trace") {
+    try {
+      g.hourly = jobs::hourly_rates(read, o.start_hour);
+    } catch (const std::invalid_argument& e) {
+      throw option_error(o, "hourly", e.what());
+    }
+  } else if (!o.hourly.empty()) {
     std::vector<double> v;
     std::string item;
     std::istringstream in(o.hourly);
@@ -258,12 +286,18 @@ std::string summary_text(const ServeRequest& o, const ServedTrace& served) {
       "end to end         p50 {:.2f} s, p99 {:.2f} s\n"
       "batch              {:.1f} sequences on average while busy; replicas busy {:.1f} % of the time; {} "
       "iterations\n"
-      "KV cache           {:.0f} tokens per replica\n",
+      "KV cache           {:.0f} tokens per replica\n"
+      "scheduler          {}\n",
       o.model, c.replicas, c.replica.tp, c.replica.gpu.id, c.replica.tp, s.gpus, served.trace.name,
       served.trace.format, o.rate_scale, s.requests, s.end_s, s.output_tokens, s.mean_power_W / 1e3,
       s.peak_power_W / 1e3, c.interval_s, s.energy_J / 3.6e6, s.energy_per_request_J,
       s.energy_per_1000_output_tokens_J, s.ttft_p50_s, s.ttft_p99_s, 1e3 * s.tpot_p50_s, 1e3 * s.tpot_p99_s,
-      s.e2e_p50_s, s.e2e_p99_s, s.mean_batch, 100.0 * s.busy_share, s.iterations, s.kv_capacity_tokens);
+      s.e2e_p50_s, s.e2e_p99_s, s.mean_batch, 100.0 * s.busy_share, s.iterations, s.kv_capacity_tokens,
+      c.scheduling == sim::ServiceScheduling::disaggregated
+          ? fmt::format(
+                "disaggregated: {} prompt and {} decode replicas, keys and values over {:g} GB/s a GPU",
+                sim::prefill_pool(c), c.replicas - sim::prefill_pool(c), c.kv_link_Bps / 1e9)
+          : std::string(sim::to_string(c.scheduling)));
 }
 
 std::string power_csv(const ServedTrace& served) {

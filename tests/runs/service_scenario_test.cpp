@@ -209,11 +209,29 @@ TEST_CASE("a service's misuse is one located error", "[scenario][service]") {
             .rfind("bad.toml:28:1: workload.service[0].group: no [[fleet.group]] named 'gpu'", 0) == 0);
   CHECK(test::error_of(campus(true, "hourly = [1, 2]\n"))
             .rfind("bad.toml:32:1: workload.service[0].hourly: needs 24 values", 0) == 0);
+  CHECK(test::error_of(campus(true, "hourly = \"fit\"\n"))
+            .rfind("bad.toml:32:1: workload.service[0].hourly: 'fit' is neither 24 numbers nor \"trace\"", 0) ==
+        0);
+  // The curve measured on the service's trace needs a day of it; this one holds ten minutes.
+  CHECK(prepare_error(campus(true, "hourly = \"trace\"\n"))
+            .rfind("bad.toml:32:1: workload.service[0].hourly: the trace covers 0.", 0) == 0);
   CHECK(test::error_of(campus(true, "mode = \"fast\"\n"))
             .rfind("bad.toml:32:1: workload.service[0].mode:", 0) == 0);
   CHECK(test::error_of(campus(true, "scheduler = \"lifo\"\n"))
             .rfind("bad.toml:32:1: workload.service[0].scheduler: unknown service scheduler 'lifo'; known: "
                    "fcfs, prefill_priority",
+                   0) == 0);
+  CHECK(test::error_of(campus(true, "prefill_replicas = 2\n"))
+            .rfind("bad.toml:32:1: workload.service[0].prefill_replicas: sets the disaggregated scheduler's "
+                   "pools: give scheduler = \"disaggregated\" too",
+                   0) == 0);
+  CHECK(prepare_error(campus(true, "scheduler = \"disaggregated\"\ntarget_utilisation = 0.5\n"))
+            .rfind("bad.toml:33:1: workload.service[0].target_utilisation: autoscaling does not park "
+                   "disaggregated pools' replicas",
+                   0) == 0);
+  CHECK(prepare_error(campus(true, "scheduler = \"disaggregated\"\nmode = \"exact\"\nprefill_replicas = 8\n"))
+            .rfind("bad.toml:34:1: workload.service[0].prefill_replicas: 8 leaves none of the 8 replicas to "
+                   "decode",
                    0) == 0);
   // Found when the service is prepared, still at its key: a model whose weights do not fit one H100.
   std::string big = campus(true, "tp = 1\n");

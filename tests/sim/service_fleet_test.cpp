@@ -91,6 +91,21 @@ TEST_CASE("Prefill priority: fleet mode agrees with exact mode, and both trade l
   CHECK(mean_latency(prompts_first) / mean_latency(fcfs) == Approx(1.062).margin(0.01));
 }
 
+TEST_CASE("Disaggregated pools: fleet mode agrees with exact mode", "[sim][serving]") {
+  ServiceConfig c = llama8b_on_h100(4);
+  c.scheduling = ServiceScheduling::disaggregated;
+  c.prefill_replicas = 1;
+  const auto requests = half_hour();
+  const ServiceRun exact = run_service(c, requests, "t.csv");
+  const ServiceRun fleet = run_service_fleet(c, requests, "t.csv");
+  // Measured: energy +3.5 %, the 99th percentile of 1-s power +3.4 %, mean latency +3.7 %, mean time to first
+  // token -16 % (fleet mode queues no prompt behind another on the one prompt replica).
+  CHECK(fleet.energy_J / exact.energy_J == Approx(1.0).margin(0.045));
+  CHECK(p99(fleet.power_W) / p99(exact.power_W) == Approx(1.0).margin(0.04));
+  CHECK(mean_latency(fleet) / mean_latency(exact) == Approx(1.0).margin(0.05));
+  CHECK(mean_ttft(fleet) / mean_ttft(exact) == Approx(1.0).margin(0.2));
+}
+
 TEST_CASE("Both modes' load series count every request's admission, prompt and later tokens",
           "[sim][serving]") {
   const ServiceConfig c = llama8b_on_h100(4);

@@ -148,6 +148,39 @@ TEST_CASE("Prefill priority: a prompt runs alone while the decodes wait", "[sim]
   CHECK(run.energy_J == Approx(energy).epsilon(1e-12));
 }
 
+TEST_CASE("Disaggregated pools: the prompt on one replica, its keys and values moved, the rest on another",
+          "[sim][serving]") {
+  ServiceConfig c = small_service();
+  c.replicas = 2;
+  c.scheduling = ServiceScheduling::disaggregated;
+  REQUIRE(prefill_pool(c) == 1);
+  const ServiceRun run = run_service(c, {request(0.5, 100, 3)}, "t.csv");
+  // 2 layers x keys and values x 8 heads x 128 wide x 2 bytes = 8,192 bytes a token, over 50 GB/s.
+  const double move = 101.0 * 8192.0 / 50e9;
+  CHECK(kv_transfer_s(c, 101.0) == Approx(move).epsilon(1e-12));
+  const auto p = prefill(c, 100, 0, true), d1 = decode(c, 1, 101), d2 = decode(c, 1, 102);
+  const ServedRequest& r = run.requests[0];
+  CHECK(r.first_token_s == Approx(0.5 + p.time_s).epsilon(1e-12));
+  CHECK(r.end_s == Approx(0.5 + p.time_s + move + d1.time_s + d2.time_s).epsilon(1e-12));
+  CHECK(r.replica == 1);
+  CHECK(run.iterations == 3);
+  // Both replicas at their floor but for the prompt's iteration on the first and the decodes on the second.
+  const double busy = p.time_s * (p.power_W - floor_W(c)) + d1.time_s * (d1.power_W - floor_W(c)) +
+                      d2.time_s * (d2.power_W - floor_W(c));
+  CHECK(run.energy_J == Approx(2.0 * floor_W(c) * run.end_s + busy).epsilon(1e-12));
+  // The prompt's tokens and the later ones counted once; waiting: none; in a batch: the prompt's iteration
+  // and the decodes (the move is in neither).
+  double prefill = 0.0, decoded = 0.0, admitted = 0.0, queued = 0.0, running = 0.0;
+  for (const IntervalLoad& l : run.load)
+    prefill += l.prefill_tokens, decoded += l.decode_tokens, admitted += l.admitted, queued += l.queued_s,
+        running += l.running_s;
+  CHECK(prefill == Approx(100.0).epsilon(1e-12));
+  CHECK(decoded == Approx(2.0).epsilon(1e-12));
+  CHECK(admitted == 1.0);
+  CHECK(queued == Approx(0.0).margin(1e-15));
+  CHECK(running == Approx(p.time_s + d1.time_s + d2.time_s).epsilon(1e-9));
+}
+
 TEST_CASE("Prompts beyond an iteration's budget wait their turn and emit nothing meanwhile",
           "[sim][serving]") {
   ServiceConfig c = small_service();

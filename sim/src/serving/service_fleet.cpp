@@ -96,6 +96,8 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
   run.kv_capacity_tokens = kv_capacity_tokens(c);
   const double dt = c.interval_s, tp = c.replica.tp;
   const double floor_W = replica_idle_W(c);
+  const bool pools = c.scheduling == ServiceScheduling::disaggregated;
+  const double prompt_pool = pools ? double(prefill_pool(c)) : 0.0;
   // Replicas serving now; with autoscaling, those waking (ready time, count) and what a parked one draws.
   double replicas = c.replicas;
   std::deque<std::pair<double, double>> waking;
@@ -163,11 +165,15 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
     for (const Cohort& h : cohorts)
       if (h.admitted) kv_used += h.kv_tokens;
     double running = 0.0, prompt_tokens = 0.0, context = 0.0, admitted_prompts = 0.0, first_token_s = 0.0;
+    double decode_start_s = 0.0;  // after the first token, until a sequence decodes (the pools' hand-over)
     IntervalLoad load;
+    // With disaggregated pools the decode replicas hold the running sequences; the prompt replicas, the
+    // prompts.
+    const double decoders = replicas - prompt_pool;
     for (Cohort& h : cohorts) {
       if (!h.admitted) {
-        const bool room = running + h.active() <= replicas * c.max_batch &&
-                          kv_used + h.kv_tokens <= replicas * run.kv_capacity_tokens;
+        const bool room = running + h.active() <= decoders * c.max_batch &&
+                          kv_used + h.kv_tokens <= decoders * run.kv_capacity_tokens;
         if (!(replicas > 0.0) || (!room && running > 0.0)) break;
         kv_used += h.kv_tokens;
         h.admitted = true;
@@ -182,8 +188,119 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
     load.prefill_tokens = prompt_tokens;
     for (const Cohort& h : cohorts)
       if (!h.admitted) load.queued_s += h.active() * dt;
+    // The running cohorts' tokens this interval at a token every `it` (a cohort admitted now starts after its
+    // prompt's iteration, emitting its first token then, and decodes `decode_start_s` later), their ends and
+    // load; finished cohorts go.
+    const auto advance = [&](const models::IterationCost& it, double first_token_s, double decode_start_s) {
+      const double tokens = dt / it.time_s;
+      for (Cohort& h : cohorts) {
+        if (!h.admitted) break;
+        const double from = h.generated;
+        const bool first = h.admit_s == t0 && from == 0.0;
+        if (first) {
+          // Each member's first token a prompt iteration after it arrived (or was admitted); its last, its
+          // generation less one later on the cohort's count, which runs from the interval's start.
+          for (std::size_t m = 0; m < h.members.size(); ++m) {
+            ServedRequest& s = h.members[m].request;
+            s.first_token_s = std::max(t0, s.arrival_s) + first_token_s;
+            // Its tokens after the first start where the count reaches its first token.
+            const double later = std::max(0.0, s.output_tokens - 1.0);
+            const double offset = (s.first_token_s + (later > 0.0 ? decode_start_s : 0.0) - t0) / it.time_s;
+            h.lengths[m] = offset + later;
+            load.decode_tokens += std::min(later, std::max(0.0, tokens - offset));
+            h.offset_debt += std::max(0.0, offset - tokens);
+            // In the batch from its arrival on (its cohort's members arrive through the interval).
+            load.running_s -= std::max(t0, s.arrival_s) - t0;
+          }
+          // Shortest first; equal lengths in arrival order.
+          std::vector<std::pair<double, std::uint32_t>> order(h.members.size());
+          for (std::size_t m = 0; m < order.size(); ++m)
+            order[m] = {h.lengths[m], static_cast<std::uint32_t>(m)};
+          sort_by_length(order, scratch, counts);
+          std::vector<Member> members_sorted;
+          members_sorted.reserve(order.size());
+          for (std::size_t m = 0; m < order.size(); ++m) {
+            members_sorted.push_back(h.members[order[m].second]);
+            h.lengths[m] = order[m].first;
+          }
+          h.members = std::move(members_sorted);
+        }
+        h.generated += tokens;
+        const std::size_t done_before = h.done;
+        // Members whose length the cohort passed this interval end where it passed it.
+        while (h.done < h.lengths.size() && h.lengths[h.done] <= h.generated) {
+          const double frac = (h.lengths[h.done] - from) / tokens;
+          ServedRequest& s = h.members[h.done].request;
+          s.end_s = std::max(s.first_token_s, t0 + std::max(0.0, frac) * dt);
+          h.kv_tokens -= double(s.input_tokens) + s.output_tokens;
+          sink.request_done(h.members[h.done].seq, s);
+          load.running_s += s.end_s - t0;
+          ++h.done;
+        }
+        load.running_s += h.active() * dt;
+        if (!first) {
+          // A token each for the members going on; the ones that ended, up to their lengths.
+          double generated = h.active() * tokens;
+          for (std::size_t m = done_before; m < h.done; ++m) generated += h.lengths[m] - from;
+          const double owed = std::min(h.offset_debt, generated);
+          h.offset_debt -= owed;
+          load.decode_tokens += generated - owed;
+        }
+      }
+      // The batch over the interval: each sequence from its arrival (or the interval's start) to its end (or
+      // the interval's end).
+      run.sequence_seconds += load.running_s;
+      // Finished cohorts go, wherever they stand (a short cohort can finish before an older long one).
+      for (auto it_c = cohorts.begin(); it_c != cohorts.end();) {
+        if (it_c->admitted && it_c->done == it_c->lengths.size())
+          it_c = cohorts.erase(it_c);
+        else
+          ++it_c;
+      }
+    };
     double power_W = (replicas + woken) * floor_W + parked * parked_W;
-    if (running > 0.0) {
+    if (running > 0.0 && pools) {
+      // Pools: the decode replicas run decode iterations only (their sequences spread as below); the prompt
+      // replicas run the interval's prompts alone, as many in an iteration as come within one, for their
+      // share of the interval, each prompt's first token one such iteration after it arrives, its decoding
+      // once its keys and values have crossed.
+      const double occupied = decoders > 1.0 ? 1.0 - std::pow(1.0 - 1.0 / decoders, running) : 1.0;
+      models::IterationBatch b;
+      b.decode_sequences = std::max(1.0, running / (decoders * occupied));
+      b.decode_context_tokens = b.decode_sequences * context / running;
+      const models::IterationCost dec = models::serving_iteration(c.replica, b, c.constants);
+      double prompt_share = 0.0, prompt_W = 0.0, prompt_iterations = 0.0;
+      if (admitted_prompts > 0.0) {
+        const double mean_prompt = prompt_tokens / admitted_prompts;
+        const double chunk = std::min(mean_prompt, double(c.max_batched_tokens));
+        const double pieces = std::ceil(mean_prompt / double(c.max_batched_tokens));
+        const auto prompt_iteration = [&](double n) {
+          models::IterationBatch p;
+          p.prefill_tokens = n * chunk, p.prefill_sequences = n;
+          p.prefill_attended_keys = n * chunk * (chunk + 1.0) / 2.0;
+          models::IterationCost cost = models::serving_iteration(c.replica, p, c.constants);
+          cost.time_s *= pieces;
+          return cost;
+        };
+        const double rate = admitted_prompts / (prompt_pool * dt);  // prompts a second a prompt replica takes
+        const double per_iteration =
+            std::clamp(rate * prompt_iteration(1.0).time_s, 1.0,
+                       std::max(1.0, std::floor(double(c.max_batched_tokens) / chunk)));
+        const models::IterationCost pre = prompt_iteration(per_iteration);
+        prompt_iterations = rate / per_iteration * prompt_pool * dt;
+        prompt_share = std::min(1.0, rate / per_iteration * pre.time_s);
+        prompt_W = pre.power_W;
+        first_token_s = pre.time_s;
+        decode_start_s = kv_transfer_s(c, mean_prompt + 1.0);
+        run.busy_s += prompt_pool * prompt_share * dt;
+      }
+      power_W = prompt_pool * (prompt_share * tp * prompt_W + (1.0 - prompt_share) * floor_W) +
+                decoders * (occupied * tp * dec.power_W + (1.0 - occupied) * floor_W);
+      run.busy_s += decoders * occupied * dt;
+      run.iterations +=
+          static_cast<std::uint64_t>(std::llround(prompt_iterations + decoders * occupied * dt / dec.time_s));
+      advance(dec, first_token_s, decode_start_s);
+    } else if (running > 0.0) {
       // A replica's iterations at its share of the sequences: most decode only; a share q of them also run
       // k whole admitted prompts (chunked prefill), as many as the interval's prompts need. With T_d and
       // T_p those two iterations' times and r the prompts a second a replica admits, q = r T / k and the mean
@@ -233,78 +350,12 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
       it.power_W =
           ((alone ? 1.0 : 1.0 - q) * dec.time_s * dec.power_W + q * pre.time_s * pre.power_W) / it.time_s;
       first_token_s = pre.time_s;
-      // Each running sequence generates a token an iteration; a cohort admitted now starts after its prompt's
-      // iteration, emitting its first token then.
-      const double tokens = dt / it.time_s;
-      for (Cohort& h : cohorts) {
-        if (!h.admitted) break;
-        const double from = h.generated;
-        const bool first = h.admit_s == t0 && from == 0.0;
-        if (first) {
-          // Each member's first token a prompt iteration after it arrived (or was admitted); its last, its
-          // generation less one later on the cohort's count, which runs from the interval's start.
-          for (std::size_t m = 0; m < h.members.size(); ++m) {
-            ServedRequest& s = h.members[m].request;
-            s.first_token_s = std::max(t0, s.arrival_s) + first_token_s;
-            // Its tokens after the first start where the count reaches its first token.
-            const double offset = (s.first_token_s - t0) / it.time_s,
-                         later = std::max(0.0, s.output_tokens - 1.0);
-            h.lengths[m] = offset + later;
-            load.decode_tokens += std::min(later, std::max(0.0, tokens - offset));
-            h.offset_debt += std::max(0.0, offset - tokens);
-            // In the batch from its arrival on (its cohort's members arrive through the interval).
-            load.running_s -= std::max(t0, s.arrival_s) - t0;
-          }
-          // Shortest first; equal lengths in arrival order.
-          std::vector<std::pair<double, std::uint32_t>> order(h.members.size());
-          for (std::size_t m = 0; m < order.size(); ++m)
-            order[m] = {h.lengths[m], static_cast<std::uint32_t>(m)};
-          sort_by_length(order, scratch, counts);
-          std::vector<Member> members_sorted;
-          members_sorted.reserve(order.size());
-          for (std::size_t m = 0; m < order.size(); ++m) {
-            members_sorted.push_back(h.members[order[m].second]);
-            h.lengths[m] = order[m].first;
-          }
-          h.members = std::move(members_sorted);
-        }
-        h.generated += tokens;
-        const std::size_t done_before = h.done;
-        // Members whose length the cohort passed this interval end where it passed it.
-        while (h.done < h.lengths.size() && h.lengths[h.done] <= h.generated) {
-          const double frac = (h.lengths[h.done] - from) / tokens;
-          ServedRequest& s = h.members[h.done].request;
-          s.end_s = std::max(s.first_token_s, t0 + std::max(0.0, frac) * dt);
-          h.kv_tokens -= double(s.input_tokens) + s.output_tokens;
-          sink.request_done(h.members[h.done].seq, s);
-          load.running_s += s.end_s - t0;
-          ++h.done;
-        }
-        load.running_s += h.active() * dt;
-        if (!first) {
-          // A token each for the members going on; the ones that ended, up to their lengths.
-          double generated = h.active() * tokens;
-          for (std::size_t m = done_before; m < h.done; ++m) generated += h.lengths[m] - from;
-          const double owed = std::min(h.offset_debt, generated);
-          h.offset_debt -= owed;
-          load.decode_tokens += generated - owed;
-        }
-      }
-      // The batch over the interval: each sequence from its arrival (or the interval's start) to its end (or
-      // the interval's end).
-      run.sequence_seconds += load.running_s;
+      advance(it, first_token_s, 0.0);
       const double share = occupied;
       power_W = replicas * (share * tp * it.power_W + (1.0 - share) * floor_W) + woken * floor_W +
                 parked * parked_W;
       run.busy_s += replicas * share * dt;
       run.iterations += static_cast<std::uint64_t>(std::llround(replicas * share * dt / it.time_s));
-      // Finished cohorts go, wherever they stand (a short cohort can finish before an older long one).
-      for (auto it_c = cohorts.begin(); it_c != cohorts.end();) {
-        if (it_c->admitted && it_c->done == it_c->lengths.size())
-          it_c = cohorts.erase(it_c);
-        else
-          ++it_c;
-      }
     }
     sink.interval_done(k, power_W, arrivals, replicas, load);
     run.energy_J += power_W * dt;

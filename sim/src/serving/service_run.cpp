@@ -42,6 +42,15 @@ class IntervalSums {
   std::vector<double> sums_;
 };
 
+/// Bytes of one token's keys and values over a replica's GPUs (16-bit elements).
+double kv_bytes_per_token(const ServiceConfig& c) {
+  const models::ModelCount& m = c.replica.model;
+  const double tp = std::max(1u, c.replica.tp);
+  const double a = m.d_attention > 0 ? m.d_attention : m.d_model;
+  const double d_head = m.heads > 0 ? a / m.heads : 0.0, kv_heads = m.kv_heads > 0 ? m.kv_heads : m.heads;
+  return m.blocks * 2.0 * tp * std::max(1.0, kv_heads / tp) * d_head * kElementBytes;
+}
+
 /// A sequence a replica runs.
 struct Sequence {
   std::size_t request = 0;  ///< index into the run's requests
@@ -87,9 +96,7 @@ double kv_capacity_tokens(const ServiceConfig& c) {
   const double tp = std::max(1u, c.replica.tp);
   const double memory = c.replica.gpu.memory_bytes * tp * c.memory_fraction;
   const double weights = m.params * kElementBytes;
-  const double a = m.d_attention > 0 ? m.d_attention : m.d_model;
-  const double d_head = m.heads > 0 ? a / m.heads : 0.0, kv_heads = m.kv_heads > 0 ? m.kv_heads : m.heads;
-  const double per_token = m.blocks * 2.0 * tp * std::max(1.0, kv_heads / tp) * d_head * kElementBytes;
+  const double per_token = kv_bytes_per_token(c);
   if (!(weights < memory) || !(per_token > 0.0))
     throw std::invalid_argument(fmt::format(
         "{}'s weights ({:.1f} GiB in 16 bits) do not fit {} x {} ({:.1f} GiB at memory_fraction {})", m.name,
@@ -127,108 +134,170 @@ double replica_idle_W(const ServiceConfig& config) {
          models::resident_floor(config.replica.gpu, models::default_predictor_fit().power);
 }
 
+namespace {
+
+/// What one replica plays: requests in the order they become ready for it, and when.
+struct ReplicaWork {
+  std::vector<std::size_t> requests;  ///< indices into the run's requests
+  std::vector<double> ready;          ///< when each joins this replica's queue (ascending)
+  bool prompts_done = false;          ///< a decode pool's replica: the prompts ran elsewhere
+  bool to_first_token = false;        ///< a prefill pool's replica: each request leaves at its first token
+};
+
+/// Continuous batching on one replica (see the header); returns when it last worked. Its energy goes to
+/// `bins`, what its requests did to `load`.
+double play_replica(const ServiceConfig& config, ServiceRun& run, const ReplicaWork& work, IntervalSums& bins,
+                    LoadBins& load) {
+  const models::ServingReplica& replica = config.replica;
+  const double tp = replica.tp, idle_W = replica_idle_W(config);
+  const std::vector<std::size_t>& mine = work.requests;
+  std::deque<std::size_t> waiting;  // positions in `mine`
+  std::vector<Sequence> running;
+  std::size_t next = 0;
+  double t = 0.0, kv_used = 0.0;
+  const auto kv_need = [&](const ServedRequest& r) {
+    return double(r.input_tokens) + (work.to_first_token ? 1.0 : double(r.output_tokens));
+  };
+  while (next < mine.size() || !waiting.empty() || !running.empty()) {
+    while (next < mine.size() && work.ready[next] <= t) waiting.push_back(next++);
+    while (!waiting.empty() && running.size() < config.max_batch) {
+      const std::size_t at = waiting.front();
+      const ServedRequest& r = run.requests[mine[at]];
+      if (kv_used + kv_need(r) > run.kv_capacity_tokens) break;
+      kv_used += kv_need(r);
+      if (work.prompts_done)
+        running.push_back({mine[at], t, double(r.input_tokens), 1.0});
+      else
+        running.push_back({mine[at], t, 0.0, 0.0});
+      load.queued.add(work.ready[at], t, 1.0);
+      if (!work.prompts_done) load.admit(t);
+      waiting.pop_front();
+    }
+    if (running.empty()) {
+      // Idle until the next arrival (waiting is empty: an empty cache admits any request that fits).
+      const double arrival = work.ready[next];
+      bins.add(t, arrival, idle_W);
+      t = arrival;
+      continue;
+    }
+    // The batch: every sequence past its prompt generates a token and prompt chunks fill the rest; with
+    // prefill priority, prompts alone while any is unfinished.
+    models::IterationBatch batch;
+    std::vector<double> chunk(running.size(), 0.0);
+    std::vector<char> decodes(running.size(), 0);
+    double budget = config.max_batched_tokens;
+    bool prompts_left = false;
+    for (const Sequence& s : running)
+      prompts_left = prompts_left || s.prefilled < run.requests[s.request].input_tokens;
+    const bool decoding = config.scheduling != ServiceScheduling::prefill_priority || !prompts_left;
+    for (std::size_t i = 0; i < running.size() && decoding; ++i)
+      if (const Sequence& s = running[i]; s.prefilled >= run.requests[s.request].input_tokens) {
+        const ServedRequest& r = run.requests[s.request];
+        decodes[i] = 1;
+        batch.decode_sequences += 1.0;
+        batch.decode_context_tokens += r.input_tokens + s.generated;
+        budget -= 1.0;
+      }
+    for (std::size_t i = 0; i < running.size() && budget > 0.0; ++i) {
+      const Sequence& s = running[i];
+      const double left = run.requests[s.request].input_tokens - s.prefilled;
+      if (!(left > 0.0)) continue;
+      const double c = std::min(left, budget);
+      chunk[i] = c;
+      budget -= c;
+      batch.prefill_tokens += c;
+      batch.prefill_attended_keys += c * s.prefilled + c * (c + 1.0) / 2.0;
+      if (c == left) batch.prefill_sequences += 1.0;
+    }
+    const models::IterationCost cost = models::serving_iteration(replica, batch, config.constants);
+    bins.add(t, t + cost.time_s, tp * cost.power_W);
+    load.prefill.add(t, t + cost.time_s, batch.prefill_tokens / cost.time_s);
+    load.decode.add(t, t + cost.time_s, batch.decode_sequences / cost.time_s);
+    run.busy_s += cost.time_s;
+    run.sequence_seconds += static_cast<double>(running.size()) * cost.time_s;
+    ++run.iterations;
+    t += cost.time_s;
+    // Tokens out: a finished prompt emits the first token, a decode the next.
+    std::vector<Sequence> still;
+    for (std::size_t i = 0; i < running.size(); ++i) {
+      Sequence s = running[i];
+      ServedRequest& r = run.requests[s.request];
+      if (chunk[i] > 0.0) {
+        s.prefilled += chunk[i];
+        if (s.prefilled < r.input_tokens) {
+          still.push_back(s);
+          continue;
+        }
+        r.first_token_s = t;
+        s.generated = 1.0;
+      } else if (decodes[i]) {
+        s.generated += 1.0;
+      } else {  // a prompt that got no tokens this time, or a decode held back for the prompts
+        still.push_back(s);
+        continue;
+      }
+      const bool leaves = work.to_first_token || s.generated >= r.output_tokens;
+      if (leaves) {
+        if (s.generated >= r.output_tokens) r.end_s = t;
+        load.running.add(s.admit_s, t, 1.0);
+        kv_used -= kv_need(r);
+      } else {
+        still.push_back(s);
+      }
+    }
+    running = std::move(still);
+  }
+  return t;
+}
+
+}  // namespace
+
+std::uint32_t prefill_pool(const ServiceConfig& c) {
+  return c.prefill_replicas > 0 ? c.prefill_replicas : std::max(1u, c.replicas / 4);
+}
+
+double kv_transfer_s(const ServiceConfig& c, double tokens) {
+  return tokens * kv_bytes_per_token(c) / (std::max(1u, c.replica.tp) * c.kv_link_Bps);
+}
+
 ServiceRun run_service(const ServiceConfig& config, const std::vector<jobs::Request>& requests,
                        const std::string& trace_name) {
   ServiceRun run = start_service_run(config, requests, trace_name);
-  const models::ServingReplica& replica = config.replica;
-  const double tp = replica.tp;
   const double idle_W = replica_idle_W(config);
   IntervalSums bins(config.interval_s);
   LoadBins load(config.interval_s);
   std::vector<double> last_active(config.replicas, 0.0);
-  for (std::uint32_t rep = 0; rep < config.replicas; ++rep) {
-    std::vector<std::size_t> mine;
-    for (std::size_t i = rep; i < run.requests.size(); i += config.replicas) mine.push_back(i);
-    std::deque<std::size_t> waiting;
-    std::vector<Sequence> running;
-    std::size_t next = 0;
-    double t = 0.0, kv_used = 0.0;
-    while (next < mine.size() || !waiting.empty() || !running.empty()) {
-      while (next < mine.size() && run.requests[mine[next]].arrival_s <= t) waiting.push_back(mine[next++]);
-      while (!waiting.empty() && running.size() < config.max_batch) {
-        const ServedRequest& r = run.requests[waiting.front()];
-        const double need = double(r.input_tokens) + r.output_tokens;
-        if (kv_used + need > run.kv_capacity_tokens) break;
-        kv_used += need;
-        running.push_back({waiting.front(), t, 0.0, 0.0});
-        load.queued.add(r.arrival_s, t, 1.0);
-        load.admit(t);
-        waiting.pop_front();
-      }
-      if (running.empty()) {
-        // Idle until the next arrival (waiting is empty: an empty cache admits any request that fits).
-        const double arrival = run.requests[mine[next]].arrival_s;
-        bins.add(t, arrival, idle_W);
-        t = arrival;
-        continue;
-      }
-      // The batch: every sequence past its prompt generates a token and prompt chunks fill the rest; with
-      // prefill priority, prompts alone while any is unfinished.
-      models::IterationBatch batch;
-      std::vector<double> chunk(running.size(), 0.0);
-      std::vector<char> decodes(running.size(), 0);
-      double budget = config.max_batched_tokens;
-      bool prompts_left = false;
-      for (const Sequence& s : running)
-        prompts_left = prompts_left || s.prefilled < run.requests[s.request].input_tokens;
-      const bool decoding = config.scheduling == ServiceScheduling::fcfs || !prompts_left;
-      for (std::size_t i = 0; i < running.size() && decoding; ++i)
-        if (const Sequence& s = running[i]; s.prefilled >= run.requests[s.request].input_tokens) {
-          const ServedRequest& r = run.requests[s.request];
-          decodes[i] = 1;
-          batch.decode_sequences += 1.0;
-          batch.decode_context_tokens += r.input_tokens + s.generated;
-          budget -= 1.0;
-        }
-      for (std::size_t i = 0; i < running.size() && budget > 0.0; ++i) {
-        const Sequence& s = running[i];
-        const double left = run.requests[s.request].input_tokens - s.prefilled;
-        if (!(left > 0.0)) continue;
-        const double c = std::min(left, budget);
-        chunk[i] = c;
-        budget -= c;
-        batch.prefill_tokens += c;
-        batch.prefill_attended_keys += c * s.prefilled + c * (c + 1.0) / 2.0;
-        if (c == left) batch.prefill_sequences += 1.0;
-      }
-      const models::IterationCost cost = models::serving_iteration(replica, batch, config.constants);
-      bins.add(t, t + cost.time_s, tp * cost.power_W);
-      load.prefill.add(t, t + cost.time_s, batch.prefill_tokens / cost.time_s);
-      load.decode.add(t, t + cost.time_s, batch.decode_sequences / cost.time_s);
-      run.busy_s += cost.time_s;
-      run.sequence_seconds += static_cast<double>(running.size()) * cost.time_s;
-      ++run.iterations;
-      t += cost.time_s;
-      // Tokens out: a finished prompt emits the first token, a decode the next.
-      std::vector<Sequence> still;
-      for (std::size_t i = 0; i < running.size(); ++i) {
-        Sequence s = running[i];
-        ServedRequest& r = run.requests[s.request];
-        if (chunk[i] > 0.0) {
-          s.prefilled += chunk[i];
-          if (s.prefilled < r.input_tokens) {
-            still.push_back(s);
-            continue;
-          }
-          r.first_token_s = t;
-          s.generated = 1.0;
-        } else if (decodes[i]) {
-          s.generated += 1.0;
-        } else {  // a prompt that got no tokens this time, or a decode held back for the prompts
-          still.push_back(s);
-          continue;
-        }
-        if (s.generated >= r.output_tokens) {
-          r.end_s = t;
-          load.running.add(s.admit_s, t, 1.0);
-          kv_used -= double(r.input_tokens) + r.output_tokens;
-        } else {
-          still.push_back(s);
-        }
-      }
-      running = std::move(still);
+  const bool pools = config.scheduling == ServiceScheduling::disaggregated;
+  const std::uint32_t prompt_replicas = pools ? prefill_pool(config) : config.replicas;
+  // The replicas that run the prompts (all of them, without separate pools): requests in turn.
+  std::vector<ReplicaWork> work(config.replicas);
+  for (std::size_t i = 0; i < run.requests.size(); ++i) {
+    ReplicaWork& w = work[i % prompt_replicas];
+    w.requests.push_back(i), w.ready.push_back(run.requests[i].arrival_s);
+    w.to_first_token = pools;
+    run.requests[i].replica = static_cast<std::uint32_t>(i % prompt_replicas);
+  }
+  for (std::uint32_t rep = 0; rep < prompt_replicas; ++rep)
+    last_active[rep] = play_replica(config, run, work[rep], bins, load);
+  if (pools) {
+    // Each request with tokens after its first moves its prompt's keys and values to a decode replica (in
+    // turn, in the order they get there), which generates the rest.
+    std::vector<std::pair<double, std::size_t>> handed;
+    for (std::size_t i = 0; i < run.requests.size(); ++i)
+      if (const ServedRequest& r = run.requests[i]; r.output_tokens > 1)
+        handed.emplace_back(r.first_token_s + kv_transfer_s(config, r.input_tokens + 1.0), i);
+    std::stable_sort(handed.begin(), handed.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    const std::uint32_t decoders = config.replicas - prompt_replicas;
+    for (std::size_t k = 0; k < handed.size(); ++k) {
+      const std::uint32_t rep = prompt_replicas + static_cast<std::uint32_t>(k % decoders);
+      ReplicaWork& w = work[rep];
+      w.requests.push_back(handed[k].second), w.ready.push_back(handed[k].first);
+      w.prompts_done = true;
+      run.requests[handed[k].second].replica = rep;
     }
-    last_active[rep] = t;
+    for (std::uint32_t rep = prompt_replicas; rep < config.replicas; ++rep)
+      last_active[rep] = play_replica(config, run, work[rep], bins, load);
   }
   run.end_s = *std::max_element(last_active.begin(), last_active.end());
   // Every replica holds its model at the floor from its last request to the service's last.

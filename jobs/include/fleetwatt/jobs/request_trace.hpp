@@ -33,6 +33,10 @@ struct RequestTrace {
   std::string name;               ///< the file it was read from
   std::string format;             ///< the format's registry name
   std::vector<Request> requests;  ///< in arrival order (ties in file order)
+  /// The first request's time on the file's own clock, s, before times were taken from it; `dated`: that
+  /// clock is a date and time (azure2023: seconds since 1970-01-01 UTC), so it tells the hour of the day.
+  double clock_start_s = 0.0;
+  bool dated = false;
   [[nodiscard]] double span_s() const noexcept {
     return requests.empty() ? 0.0 : requests.back().arrival_s - requests.front().arrival_s;
   }

@@ -24,10 +24,14 @@ struct ServeRequest {
   bool cuda_graphs = true;
   /// How each iteration is filled: a name of sim::service_schedulers() ("fcfs", "prefill_priority").
   std::string scheduler = "fcfs";
+  /// The disaggregated scheduler's pools: replicas that run prompts (0: its default) and each GPU's link for
+  /// the keys and values handed to the decode replicas, GB/s (0: its default).
+  std::uint32_t prefill_replicas = 0;
+  double kv_link_gbytes_per_s = 0.0;
   /// Generated arrivals instead of the trace's own (jobs/request_generator.hpp): this mean rate (requests/s)
   /// over the horizon (a day when horizon_s is 0), with the hourly curve ("24 comma-separated values",
-  /// empty: flat) from start_hour, gamma inter-arrivals of shape `burstiness` and the seed; the trace gives
-  /// the prompt and generation lengths. 0: play the trace.
+  /// empty: flat; "trace": the trace's own, jobs/hourly_rates.hpp) from start_hour, gamma inter-arrivals of
+  /// shape `burstiness` and the seed; the trace gives the prompt and generation lengths. 0: play the trace.
   double generate_rate = 0.0, start_hour = 0.0, burstiness = 1.0;
   std::string hourly;
   std::uint64_t seed = 1;

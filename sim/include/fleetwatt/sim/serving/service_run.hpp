@@ -37,6 +37,10 @@ struct ServiceConfig {
   std::uint32_t max_batch = 256;            ///< sequences running at once (vLLM's max_num_seqs)
   std::uint32_t max_batched_tokens = 8192;  ///< tokens an iteration runs (vLLM's max_num_batched_tokens)
   ServiceScheduling scheduling = ServiceScheduling::fcfs;  ///< how an iteration is filled
+  /// Disaggregated pools: the replicas that run prompts (0: a quarter of them, at least one; the others
+  /// decode), and each GPU's link for the keys and values a prompt hands to its decode replica, bytes/s.
+  std::uint32_t prefill_replicas = 0;
+  double kv_link_Bps = 50e9;
   /// Share of the GPUs' memory that holds the weights and the KV cache (vLLM's gpu_memory_utilization).
   double memory_fraction = 0.9;
   double interval_s = 1.0;  ///< the power series' interval
@@ -92,6 +96,11 @@ struct ServiceRun {
 /// `kv_capacity_tokens`, what one replica holds.
 void check_request_fits(const jobs::Request& request, double kv_capacity_tokens,
                         const std::string& trace_name);
+/// Disaggregated pools: the replicas that run the prompts (the first ones; the rest decode).
+[[nodiscard]] std::uint32_t prefill_pool(const ServiceConfig& config);
+/// Disaggregated pools: the time to move `tokens` tokens' keys and values from a prompt replica to a decode
+/// replica, each of the tp GPUs sending its share over its own link (not overlapped with the prompt).
+[[nodiscard]] double kv_transfer_s(const ServiceConfig& config, double tokens);
 /// A replica's GPUs holding its model while idle: tp x the resident floor.
 [[nodiscard]] double replica_idle_W(const ServiceConfig& config);
 

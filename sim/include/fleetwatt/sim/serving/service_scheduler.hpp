@@ -17,6 +17,9 @@ enum class ServiceScheduling {
   /// token budget) and the decodes wait (vLLM without chunked prefill): sooner first tokens, stalled later
   /// ones.
   prefill_priority,
+  /// Separate pools (Splitwise, DistServe): prompt replicas run prompts only and emit each request's first
+  /// token, then hand its keys and values over the link to a decode replica, which generates the rest.
+  disaggregated,
 };
 
 using ServiceSchedulers = core::Registry<ServiceScheduling>;
