@@ -13,7 +13,6 @@
 #include <sstream>
 #include <stdexcept>
 #include <utility>
-#include <variant>
 
 #include "fleetwatt/core/csv_reader.hpp"
 #include "fleetwatt/core/input_error.hpp"
@@ -109,9 +108,7 @@ sim::ServiceConfig service_config(const ServeRequest& o) {
     if (!(o.kv_link_gbytes_per_s >= 0.0 && o.kv_link_gbytes_per_s < 1e300))
       throw option_error(o, "kv-link-gbytes-per-s", "must be positive");
     c.prefill_replicas = o.prefill_replicas;
-    const auto& link = scheduler->params.at(1);
-    c.kv_link_Bps =
-        1e9 * (o.kv_link_gbytes_per_s > 0.0 ? o.kv_link_gbytes_per_s : std::get<double>(link.value));
+    if (o.kv_link_gbytes_per_s > 0.0) c.kv_link_Bps = 1e9 * o.kv_link_gbytes_per_s;
   }
   c.autoscale = o.autoscale;
   if (o.autoscale.enabled) {

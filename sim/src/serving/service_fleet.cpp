@@ -71,6 +71,36 @@ void sort_by_length(LengthOrder& v, LengthOrder& scratch, std::vector<std::uint3
   v.swap(scratch);
 }
 
+/// Decode iterations of `running` sequences on `replicas` replicas. Requests go to the replicas in turn and
+/// run for lengths that differ, so at any moment the running sequences sit on the replicas about as if each
+/// had picked one at random: a replica holds none with probability (1 - 1/R)^N, and a busy one holds N / (R x
+/// the busy share), at the sequences' mean context.
+struct DecodeShare {
+  double occupied = 1.0;         ///< the busy share of the replicas
+  models::IterationBatch batch;  ///< a busy replica's decode iteration
+  models::IterationCost cost;
+};
+DecodeShare decode_share(const ServiceConfig& c, double replicas, double running, double context) {
+  DecodeShare d;
+  d.occupied = replicas > 1.0 ? 1.0 - std::pow(1.0 - 1.0 / replicas, running) : 1.0;
+  d.batch.decode_sequences = std::max(1.0, running / (replicas * d.occupied));
+  d.batch.decode_context_tokens = d.batch.decode_sequences * context / running;
+  d.cost = models::serving_iteration(c.replica, d.batch, c.constants);
+  return d;
+}
+
+/// An iteration of `base` with `n` whole prompts of `chunk` tokens beside it, for prompts of `pieces` such
+/// chunks each (a prompt longer than an iteration's tokens takes several).
+models::IterationCost with_prompts(const ServiceConfig& c, models::IterationBatch base, double n,
+                                   double chunk, double pieces) {
+  base.prefill_tokens = n * chunk;
+  base.prefill_sequences = n;
+  base.prefill_attended_keys = n * chunk * (chunk + 1.0) / 2.0;
+  models::IterationCost cost = models::serving_iteration(c.replica, base, c.constants);
+  cost.time_s *= pieces;
+  return cost;
+}
+
 /// Writes a fleet-mode run into a ServiceRun whose requests are the ones played, in order.
 class RunSink final : public FleetServiceSink {
  public:
@@ -260,33 +290,23 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
     };
     double power_W = (replicas + woken) * floor_W + parked * parked_W;
     if (running > 0.0 && pools) {
-      // Pools: the decode replicas run decode iterations only (their sequences spread as below); the prompt
-      // replicas run the interval's prompts alone, as many in an iteration as come within one, for their
-      // share of the interval, each prompt's first token one such iteration after it arrives, its decoding
-      // once its keys and values have crossed.
-      const double occupied = decoders > 1.0 ? 1.0 - std::pow(1.0 - 1.0 / decoders, running) : 1.0;
-      models::IterationBatch b;
-      b.decode_sequences = std::max(1.0, running / (decoders * occupied));
-      b.decode_context_tokens = b.decode_sequences * context / running;
-      const models::IterationCost dec = models::serving_iteration(c.replica, b, c.constants);
+      // Pools: the decode replicas run decode iterations only (their sequences spread by decode_share); the
+      // prompt replicas run the interval's prompts alone, as many in an iteration as come within one, for
+      // their share of the interval, each prompt's first token one such iteration after it arrives, its
+      // decoding once its keys and values have crossed.
+      const DecodeShare decode = decode_share(c, decoders, running, context);
+      const double occupied = decode.occupied;
+      const models::IterationCost& dec = decode.cost;
       double prompt_share = 0.0, prompt_W = 0.0, prompt_iterations = 0.0;
       if (admitted_prompts > 0.0) {
         const double mean_prompt = prompt_tokens / admitted_prompts;
         const double chunk = std::min(mean_prompt, double(c.max_batched_tokens));
         const double pieces = std::ceil(mean_prompt / double(c.max_batched_tokens));
-        const auto prompt_iteration = [&](double n) {
-          models::IterationBatch p;
-          p.prefill_tokens = n * chunk, p.prefill_sequences = n;
-          p.prefill_attended_keys = n * chunk * (chunk + 1.0) / 2.0;
-          models::IterationCost cost = models::serving_iteration(c.replica, p, c.constants);
-          cost.time_s *= pieces;
-          return cost;
-        };
         const double rate = admitted_prompts / (prompt_pool * dt);  // prompts a second a prompt replica takes
         const double per_iteration =
-            std::clamp(rate * prompt_iteration(1.0).time_s, 1.0,
+            std::clamp(rate * with_prompts(c, {}, 1.0, chunk, pieces).time_s, 1.0,
                        std::max(1.0, std::floor(double(c.max_batched_tokens) / chunk)));
-        const models::IterationCost pre = prompt_iteration(per_iteration);
+        const models::IterationCost pre = with_prompts(c, {}, per_iteration, chunk, pieces);
         prompt_iterations = rate / per_iteration * prompt_pool * dt;
         prompt_share = std::min(1.0, rate / per_iteration * pre.time_s);
         prompt_W = pre.power_W;
@@ -301,19 +321,14 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
           static_cast<std::uint64_t>(std::llround(prompt_iterations + decoders * occupied * dt / dec.time_s));
       advance(dec, first_token_s, decode_start_s);
     } else if (running > 0.0) {
-      // A replica's iterations at its share of the sequences: most decode only; a share q of them also run
-      // k whole admitted prompts (chunked prefill), as many as the interval's prompts need. With T_d and
-      // T_p those two iterations' times and r the prompts a second a replica admits, q = r T / k and the mean
-      // iteration T = T_d + q (T_p - T_d), so T = T_d / (1 - r (T_p - T_d) / k); q at most 1.
-      // Requests go to the replicas in turn and run for lengths that differ, so at any moment the running
-      // sequences sit on the replicas about as if each had picked one at random: a replica holds none with
-      // probability (1 - 1/R)^N, and a busy one holds N / (R x the busy share).
-      const double occupied = replicas > 1.0 ? 1.0 - std::pow(1.0 - 1.0 / replicas, running) : 1.0;
-      const double per_replica = running / (replicas * occupied);
-      models::IterationBatch b;
-      b.decode_sequences = std::max(1.0, per_replica);
-      b.decode_context_tokens = b.decode_sequences * context / running;
-      const models::IterationCost dec = models::serving_iteration(c.replica, b, c.constants);
+      // A replica's iterations at its share of the sequences (decode_share): most decode only; a share q of
+      // them also run k whole admitted prompts (chunked prefill), as many as the interval's prompts need.
+      // With T_d and T_p those two iterations' times and r the prompts a second a replica admits, q = r T / k
+      // and the mean iteration T = T_d + q (T_p - T_d), so T = T_d / (1 - r (T_p - T_d) / k); q at most 1.
+      const DecodeShare decode = decode_share(c, replicas, running, context);
+      const double occupied = decode.occupied;
+      const models::IterationBatch& b = decode.batch;
+      const models::IterationCost& dec = decode.cost;
       // The prompt iteration: the decodes with the prompts beside them, or with prefill priority the prompts
       // alone (the decodes waiting for it).
       const bool alone = c.scheduling == ServiceScheduling::prefill_priority;
@@ -328,14 +343,8 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
         const double budget =
             std::max(chunk, double(c.max_batched_tokens) - (alone ? 0.0 : b.decode_sequences));
         per_iteration = std::clamp(prompts * dec.time_s, 1.0, std::max(1.0, std::floor(budget / chunk)));
-        models::IterationBatch p = alone ? models::IterationBatch{} : b;
-        p.prefill_tokens = per_iteration * chunk;
-        p.prefill_sequences = per_iteration;
-        p.prefill_attended_keys = per_iteration * chunk * (chunk + 1.0) / 2.0;
-        pre = models::serving_iteration(c.replica, p, c.constants);
-        // A prompt longer than an iteration's tokens takes several.
         const double pieces = std::ceil(mean_prompt / double(c.max_batched_tokens));
-        pre.time_s *= pieces;
+        pre = with_prompts(c, alone ? models::IterationBatch{} : b, per_iteration, chunk, pieces);
       }
       // A sequence's token takes T = T_d + q x extra, q the prompt iterations in it (r T / k with r the
       // prompts a second and k a prompt iteration's): a prompt iteration replaces a decode one (extra T_p -

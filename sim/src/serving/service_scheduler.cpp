@@ -1,6 +1,8 @@
 // The service schedulers' registry (see the header).
 #include "fleetwatt/sim/serving/service_scheduler.hpp"
 
+#include "fleetwatt/sim/serving/service_run.hpp"
+
 namespace fleetwatt::sim {
 
 const ServiceSchedulers& service_schedulers() {
@@ -30,7 +32,7 @@ const ServiceSchedulers& service_schedulers() {
           {}},
          {"kv_link_gbytes_per_s",
           core::ParamType::number,
-          50.0,
+          ServiceConfig{}.kv_link_Bps / 1e9,
           "",
           "GB/s",
           "each GPU's link for the keys and values handed over (400 Gb/s InfiniBand per GPU, as in DGX "
