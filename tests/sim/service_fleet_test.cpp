@@ -98,12 +98,64 @@ TEST_CASE("Disaggregated pools: fleet mode agrees with exact mode", "[sim][servi
   const auto requests = half_hour();
   const ServiceRun exact = run_service(c, requests, "t.csv");
   const ServiceRun fleet = run_service_fleet(c, requests, "t.csv");
-  // Measured: energy +3.5 %, the 99th percentile of 1-s power +3.4 %, mean latency +3.7 %, mean time to first
-  // token -16 % (fleet mode queues no prompt behind another on the one prompt replica).
-  CHECK(fleet.energy_J / exact.energy_J == Approx(1.0).margin(0.045));
-  CHECK(p99(fleet.power_W) / p99(exact.power_W) == Approx(1.0).margin(0.04));
-  CHECK(mean_latency(fleet) / mean_latency(exact) == Approx(1.0).margin(0.05));
-  CHECK(mean_ttft(fleet) / mean_ttft(exact) == Approx(1.0).margin(0.2));
+  // Measured: energy +3.1 %, the 99th percentile of 1-s power +2.5 %, mean latency +2.9 %, mean time to first
+  // token -16 % (fleet mode has a prompt wait only for the work queued ahead, not for the iteration a prompt
+  // replica is in the middle of when a prompt arrives).
+  CHECK(fleet.energy_J / exact.energy_J == Approx(1.0).margin(0.04));
+  CHECK(p99(fleet.power_W) / p99(exact.power_W) == Approx(1.0).margin(0.035));
+  CHECK(mean_latency(fleet) / mean_latency(exact) == Approx(1.0).margin(0.04));
+  CHECK(mean_ttft(fleet) / mean_ttft(exact) == Approx(1.0).margin(0.18));
+}
+
+TEST_CASE("Disaggregated pools: an overloaded prompt pool queues prompts in fleet mode as in exact mode",
+          "[sim][serving]") {
+  ServiceConfig c = llama8b_on_h100(4);
+  c.scheduling = ServiceScheduling::disaggregated;
+  c.prefill_replicas = 1;
+  // Ten minutes at 60 requests/s of prompts 16x as long (1,920-32,304 tokens): more than one prompt
+  // replica runs, so the prompts queue and the wait grows through the run.
+  std::vector<jobs::Request> lengths;
+  for (std::uint32_t i = 0; i < 60; ++i) {
+    jobs::Request r;
+    r.input_tokens = 16 * (120 + (i * 389) % 1900), r.output_tokens = 24 + (i * 157) % 360, r.record = i + 2;
+    lengths.push_back(r);
+  }
+  const double horizon_s = 600.0;
+  jobs::RequestGeneratorConfig g;
+  g.mean_rate_per_s = 3.0, g.horizon_s = horizon_s, g.seed = 1;
+  const auto requests = jobs::generate_requests(g, lengths);
+  const ServiceRun exact = run_service(c, requests, "t.csv");
+  const ServiceRun fleet = run_service_fleet(c, requests, "t.csv");
+  REQUIRE(fleet.requests.size() == exact.requests.size());
+  // The prompt replica is never idle once the queue forms, so the prompts' first tokens come at its pace:
+  // arrivals even over the horizon H served at a steady rate finishing at W (the last first token) wait
+  // (W - H) / 2 on average, the overloaded queue's closed form. Measured: exact mode 203.3 s against 200.7 s,
+  // fleet mode 202.8 s against 200.7 s.
+  const auto closed_form = [&](const ServiceRun& run) {
+    double last = 0.0;
+    for (const auto& r : run.requests) last = std::max(last, r.first_token_s);
+    return (last - horizon_s) / 2.0;
+  };
+  CHECK(mean_ttft(exact) > 150.0);
+  CHECK(mean_ttft(exact) / closed_form(exact) == Approx(1.0).margin(0.02));
+  CHECK(mean_ttft(fleet) / closed_form(fleet) == Approx(1.0).margin(0.02));
+  // And the two modes alike (measured: energy -0.9 %, the 99th percentile of 1-s power -2.0 %, mean time to
+  // first token -0.2 %, mean latency -0.2 %; before fleet mode queued prompts, it gave first tokens in
+  // under a second here).
+  CHECK(fleet.energy_J / exact.energy_J == Approx(1.0).margin(0.012));
+  CHECK(p99(fleet.power_W) / p99(exact.power_W) == Approx(1.0).margin(0.025));
+  CHECK(mean_ttft(fleet) / mean_ttft(exact) == Approx(1.0).margin(0.01));
+  CHECK(mean_latency(fleet) / mean_latency(exact) == Approx(1.0).margin(0.01));
+  // The wait for the prompt pool is queued time in the load series, interval by interval, never a negative
+  // batch.
+  double queued_s = 0.0;
+  bool signs = true;
+  for (const IntervalLoad& l : fleet.load) {
+    queued_s += l.queued_s;
+    signs = signs && l.queued_s >= -1e-9 && l.running_s >= -1e-9;
+  }
+  CHECK(signs);
+  CHECK(queued_s / double(requests.size()) == Approx(mean_ttft(fleet)).epsilon(0.05));
 }
 
 TEST_CASE("Both modes' load series count every request's admission, prompt and later tokens",

@@ -28,6 +28,12 @@ struct Cohort {
   std::size_t done = 0;    ///< members finished (the shortest first)
   bool admitted = false;   ///< past its prompt: decoding
   double admit_s = 0.0;    ///< when its first tokens came out
+  /// Disaggregated pools: from its admission interval's start until the prompt pool reaches its prompts
+  /// (the work queued ahead of them), then its prompt iteration's time, and the move of the keys and values.
+  /// Its members' prompts are spread over the cohort's prompt work (`prompt_work_s` of the pool's time).
+  double prompt_wait_s = 0.0, prompt_s = 0.0, handover_s = 0.0, prompt_work_s = 0.0;
+  double attended_keys = 0.0;  ///< over its prompts' tokens, the keys each attends: sum of P (P + 1) / 2
+  double decode_from_s = 0.0;  ///< pools: when its members' decoding starts, on average
   /// Tokens its count will run for members still short of their first token after the admission interval
   /// (no token of theirs): taken off the tokens it generates next.
   double offset_debt = 0.0;
@@ -101,6 +107,36 @@ models::IterationCost with_prompts(const ServiceConfig& c, models::IterationBatc
   return cost;
 }
 
+/// `n` prompts of `mean_prompt` tokens on a prompt pool of `pool` replicas within one interval of `dt`: as
+/// many share an iteration as arrive within one, up to the iteration's token budget; all it holds when they
+/// wait behind other prompts (`queued`), as the replica then finds them waiting.
+struct PromptWork {
+  models::IterationCost iteration;  ///< one iteration of prompt tokens (a prompt over the budget: a chunk)
+  double iterations = 0.0;          ///< how many the prompts take
+  double prompt_s = 0.0;            ///< a prompt's own iterations: from its first chunk to its first token
+  [[nodiscard]] double replica_s() const { return iterations * iteration.time_s; }
+};
+PromptWork prompt_work(const ServiceConfig& c, double n, double mean_prompt, double attended_keys,
+                       double pool, double dt, bool queued) {
+  const double chunk = std::min(mean_prompt, double(c.max_batched_tokens));
+  const double pieces = std::ceil(mean_prompt / double(c.max_batched_tokens));
+  const double rate = n / (pool * dt);  // prompts a second a prompt replica takes
+  const double most = std::max(1.0, std::floor(double(c.max_batched_tokens) / chunk));
+  const double per_iteration =
+      std::clamp(queued ? n : rate * with_prompts(c, {}, 1.0, chunk, pieces).time_s, 1.0, most);
+  // Iterations of per_iteration chunks over all the prompts' tokens, each with its share of the keys the
+  // prompts' tokens attend (a chunk attends its prompt's earlier chunks too).
+  PromptWork w;
+  w.iterations = n * mean_prompt / (per_iteration * chunk);
+  models::IterationBatch b;
+  b.prefill_tokens = per_iteration * chunk;
+  b.prefill_sequences = n / w.iterations;
+  b.prefill_attended_keys = attended_keys / w.iterations;
+  w.iteration = models::serving_iteration(c.replica, b, c.constants);
+  w.prompt_s = mean_prompt / chunk * w.iteration.time_s;
+  return w;
+}
+
 /// Writes a fleet-mode run into a ServiceRun whose requests are the ones played, in order.
 class RunSink final : public FleetServiceSink {
  public:
@@ -134,6 +170,12 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
   const Autoscale& scale = c.autoscale;
   const double parked_W = scale.parked_off ? 0.0 : tp * c.replica.gpu.idle_W;
   std::deque<Cohort> cohorts;  // unfinished, in arrival order
+  // Disaggregated pools: the prompt pool's work admitted and not yet done (replica-seconds) and its GPU
+  // energy per GPU (J): the prompts queued on the prompt replicas.
+  double prompt_backlog_s = 0.0, prompt_backlog_J = 0.0;
+  // Request-seconds waiting for the prompt pool in the intervals ahead (the next first), of members admitted
+  // with a wait past their admission interval: queued there, not in the batch.
+  std::deque<double> wait_ahead_s;
   LengthOrder scratch;
   std::vector<std::uint32_t> counts;
   jobs::Request pending;
@@ -159,6 +201,7 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
       for (const Member& m : fresh.members) {
         fresh.lengths.push_back(m.request.output_tokens);
         fresh.mean_input += m.request.input_tokens;
+        fresh.attended_keys += double(m.request.input_tokens) * (m.request.input_tokens + 1.0) / 2.0;
         fresh.kv_tokens += double(m.request.input_tokens) + m.request.output_tokens;
       }
       fresh.mean_input /= double(fresh.members.size());
@@ -190,13 +233,21 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
     }
     const double parked = double(c.replicas) - replicas - woken;
     // Admit waiting cohorts, oldest first, while the replicas' batches and KV caches hold them (a cohort
-    // whole or not; one alone always, when a replica serves).
+    // whole or not; one alone always, when a replica serves) and, with pools, while the prompt pool has time
+    // left in the interval.
     double kv_used = 0.0;
     for (const Cohort& h : cohorts)
       if (h.admitted) kv_used += h.kv_tokens;
-    double running = 0.0, prompt_tokens = 0.0, context = 0.0, admitted_prompts = 0.0, first_token_s = 0.0;
-    double decode_start_s = 0.0;  // after the first token, until a sequence decodes (the pools' hand-over)
+    double running = 0.0, prompt_tokens = 0.0, context = 0.0, admitted_prompts = 0.0;
+    double decoding = 0.0, decoding_context = 0.0;  // pools: the running sequences the decode pool holds
+    // Pools: the prompt work admitted this interval (replica-seconds), its energy per GPU and iterations.
+    double new_prompt_s = 0.0, new_prompt_J = 0.0, prompt_iterations = 0.0;
     IntervalLoad load;
+    if (!wait_ahead_s.empty()) {
+      load.queued_s += wait_ahead_s.front();
+      load.running_s -= wait_ahead_s.front();
+      wait_ahead_s.pop_front();
+    }
     // With disaggregated pools the decode replicas hold the running sequences; the prompt replicas, the
     // prompts.
     const double decoders = replicas - prompt_pool;
@@ -205,6 +256,22 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
         const bool room = running + h.active() <= decoders * c.max_batch &&
                           kv_used + h.kv_tokens <= decoders * run.kv_capacity_tokens;
         if (!(replicas > 0.0) || (!room && running > 0.0)) break;
+        if (pools) {
+          // The prompt pool takes a cohort while it has time left in the interval: the work queued ahead of
+          // it comes first. Otherwise the cohort waits, and the ones behind it.
+          const double ahead_s = prompt_backlog_s + new_prompt_s;
+          if (ahead_s >= prompt_pool * dt) break;
+          const PromptWork w =
+              prompt_work(c, h.active(), h.mean_input, h.attended_keys, prompt_pool, dt, ahead_s > 0.0);
+          h.prompt_wait_s = ahead_s / prompt_pool;
+          h.prompt_work_s = w.replica_s() / prompt_pool;
+          h.prompt_s = w.prompt_s;
+          h.handover_s = kv_transfer_s(c, h.mean_input + 1.0);
+          h.decode_from_s = t0 + h.prompt_wait_s + h.prompt_work_s / 2.0 + h.prompt_s + h.handover_s;
+          new_prompt_s += w.replica_s();
+          new_prompt_J += w.replica_s() * w.iteration.power_W;
+          prompt_iterations += w.iterations;
+        }
         kv_used += h.kv_tokens;
         h.admitted = true;
         h.admit_s = t0;
@@ -213,15 +280,20 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
       }
       running += h.active();
       context += h.active() * (h.mean_input + h.generated);
+      // With pools a cohort decodes only once the prompt pool has run it and its keys and values crossed
+      // (its members on average): before then its sequences hold no decode replica.
+      const double share = pools ? std::clamp((t1 - h.decode_from_s) / dt, 0.0, 1.0) : 1.0;
+      decoding += share * h.active();
+      decoding_context += share * h.active() * (h.mean_input + h.generated);
     }
     load.admitted = admitted_prompts;
     load.prefill_tokens = prompt_tokens;
     for (const Cohort& h : cohorts)
       if (!h.admitted) load.queued_s += h.active() * dt;
     // The running cohorts' tokens this interval at a token every `it` (a cohort admitted now starts after its
-    // prompt's iteration, emitting its first token then, and decodes `decode_start_s` later), their ends and
-    // load; finished cohorts go.
-    const auto advance = [&](const models::IterationCost& it, double first_token_s, double decode_start_s) {
+    // prompt's iteration, emitting its first token then; with pools it waits for the prompt pool first and
+    // decodes once its keys and values have crossed), their ends and load; finished cohorts go.
+    const auto advance = [&](const models::IterationCost& it, double first_token_s) {
       const double tokens = dt / it.time_s;
       for (Cohort& h : cohorts) {
         if (!h.admitted) break;
@@ -232,15 +304,26 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
           // generation less one later on the cohort's count, which runs from the interval's start.
           for (std::size_t m = 0; m < h.members.size(); ++m) {
             ServedRequest& s = h.members[m].request;
-            s.first_token_s = std::max(t0, s.arrival_s) + first_token_s;
+            const double arrived = std::max(t0, s.arrival_s);
+            // With pools, the cohort's prompts in arrival order through its share of the pool's time.
+            const double reached =
+                t0 + h.prompt_wait_s + double(m) / double(h.members.size()) * h.prompt_work_s;
+            const double start = pools ? std::max(reached, s.arrival_s) : arrived;
+            s.first_token_s = start + (pools ? h.prompt_s : first_token_s);
             // Its tokens after the first start where the count reaches its first token.
             const double later = std::max(0.0, s.output_tokens - 1.0);
-            const double offset = (s.first_token_s + (later > 0.0 ? decode_start_s : 0.0) - t0) / it.time_s;
+            const double offset = (s.first_token_s + (later > 0.0 ? h.handover_s : 0.0) - t0) / it.time_s;
             h.lengths[m] = offset + later;
             load.decode_tokens += std::min(later, std::max(0.0, tokens - offset));
             h.offset_debt += std::max(0.0, offset - tokens);
-            // In the batch from its arrival on (its cohort's members arrive through the interval).
-            load.running_s -= std::max(t0, s.arrival_s) - t0;
+            // In the batch from its arrival on (its cohort's members arrive through the interval), or with
+            // pools from when the prompt pool reaches it, waiting until then.
+            load.running_s -= std::min(start, t1) - t0;
+            load.queued_s += std::min(start, t1) - arrived;
+            for (std::size_t j = 0; t1 + double(j) * dt < start; ++j) {
+              if (wait_ahead_s.size() <= j) wait_ahead_s.resize(j + 1, 0.0);
+              wait_ahead_s[j] += std::min(start, t1 + double(j + 1) * dt) - (t1 + double(j) * dt);
+            }
           }
           // Shortest first; equal lengths in arrival order.
           std::vector<std::pair<double, std::uint32_t>> order(h.members.size());
@@ -289,37 +372,28 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
       }
     };
     double power_W = (replicas + woken) * floor_W + parked * parked_W;
+    // Pools: the prompt replicas work through the queued prompts, as much as the interval holds.
+    const double prompt_queue_s = prompt_backlog_s + new_prompt_s;
+    const double prompt_done_s = std::min(prompt_queue_s, prompt_pool * dt);
+    const double prompt_W = prompt_queue_s > 0.0 ? (prompt_backlog_J + new_prompt_J) / prompt_queue_s : 0.0;
     if (running > 0.0 && pools) {
       // Pools: the decode replicas run decode iterations only (their sequences spread by decode_share); the
-      // prompt replicas run the interval's prompts alone, as many in an iteration as come within one, for
-      // their share of the interval, each prompt's first token one such iteration after it arrives, its
-      // decoding once its keys and values have crossed.
-      const DecodeShare decode = decode_share(c, decoders, running, context);
-      const double occupied = decode.occupied;
+      // prompt replicas run the queued prompts alone (prompt_work), each cohort's first token one such
+      // iteration after the pool reaches it, its decoding once its keys and values have crossed.
+      // No sequence decoding yet (every one still at the prompt pool): the decode replicas idle.
+      const bool idle = !(decoding > 0.0);
+      const DecodeShare decode = idle ? decode_share(c, decoders, running, context)
+                                      : decode_share(c, decoders, decoding, decoding_context);
+      const double occupied = idle ? 0.0 : decode.occupied;
       const models::IterationCost& dec = decode.cost;
-      double prompt_share = 0.0, prompt_W = 0.0, prompt_iterations = 0.0;
-      if (admitted_prompts > 0.0) {
-        const double mean_prompt = prompt_tokens / admitted_prompts;
-        const double chunk = std::min(mean_prompt, double(c.max_batched_tokens));
-        const double pieces = std::ceil(mean_prompt / double(c.max_batched_tokens));
-        const double rate = admitted_prompts / (prompt_pool * dt);  // prompts a second a prompt replica takes
-        const double per_iteration =
-            std::clamp(rate * with_prompts(c, {}, 1.0, chunk, pieces).time_s, 1.0,
-                       std::max(1.0, std::floor(double(c.max_batched_tokens) / chunk)));
-        const models::IterationCost pre = with_prompts(c, {}, per_iteration, chunk, pieces);
-        prompt_iterations = rate / per_iteration * prompt_pool * dt;
-        prompt_share = std::min(1.0, rate / per_iteration * pre.time_s);
-        prompt_W = pre.power_W;
-        first_token_s = pre.time_s;
-        decode_start_s = kv_transfer_s(c, mean_prompt + 1.0);
-        run.busy_s += prompt_pool * prompt_share * dt;
-      }
+      const double prompt_share = prompt_done_s / (prompt_pool * dt);
+      run.busy_s += prompt_done_s;
       power_W = prompt_pool * (prompt_share * tp * prompt_W + (1.0 - prompt_share) * floor_W) +
                 decoders * (occupied * tp * dec.power_W + (1.0 - occupied) * floor_W);
       run.busy_s += decoders * occupied * dt;
       run.iterations +=
           static_cast<std::uint64_t>(std::llround(prompt_iterations + decoders * occupied * dt / dec.time_s));
-      advance(dec, first_token_s, decode_start_s);
+      advance(dec, 0.0);
     } else if (running > 0.0) {
       // A replica's iterations at its share of the sequences (decode_share): most decode only; a share q of
       // them also run k whole admitted prompts (chunked prefill), as many as the interval's prompts need.
@@ -358,14 +432,15 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
       it.time_s = dec.time_s + q * extra;
       it.power_W =
           ((alone ? 1.0 : 1.0 - q) * dec.time_s * dec.power_W + q * pre.time_s * pre.power_W) / it.time_s;
-      first_token_s = pre.time_s;
-      advance(it, first_token_s, 0.0);
+      advance(it, pre.time_s);
       const double share = occupied;
       power_W = replicas * (share * tp * it.power_W + (1.0 - share) * floor_W) + woken * floor_W +
                 parked * parked_W;
       run.busy_s += replicas * share * dt;
       run.iterations += static_cast<std::uint64_t>(std::llround(replicas * share * dt / it.time_s));
     }
+    prompt_backlog_s = prompt_queue_s - prompt_done_s;
+    prompt_backlog_J = prompt_backlog_s * prompt_W;
     sink.interval_done(k, power_W, arrivals, replicas, load);
     run.energy_J += power_W * dt;
     run.end_s = double(k + 1) * dt;

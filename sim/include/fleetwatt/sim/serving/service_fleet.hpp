@@ -10,7 +10,10 @@
 // at the iteration's draw, or for the share of the interval it runs one sequence when it has fewer, at its
 // floor otherwise. What the requests did per interval (IntervalLoad) follows the same cohorts: a cohort's
 // prompts in its admission interval, each member in the batch from its arrival or the interval's start to its
-// end, and its tokens after each member's first on the cohort's count.
+// end, and its tokens after each member's first on the cohort's count. With disaggregated pools the prompt
+// replicas are a queue of work carried from interval to interval: a cohort is admitted while they have time
+// left in the interval, waits for the work ahead of it, and decodes on the decode replicas once its members'
+// keys and values have crossed.
 #pragma once
 
 #include <cstdint>
