@@ -894,8 +894,7 @@ ServiceScenarioConfig parse_service(const TomlTable& t, std::size_t k, std::uint
   r.cuda_graphs = t.boolean("cuda_graphs").value_or(r.cuda_graphs);
   r.scheduler = t.string("scheduler").value_or(r.scheduler);
   if (sim::service_schedulers().find(r.scheduler) == nullptr)
-    t.fail("scheduler", fmt::format("unknown service scheduler '{}'; known: {}", r.scheduler,
-                                    sim::service_schedulers().names()));
+    t.fail("scheduler", sim::service_schedulers().unknown(r.scheduler));
   for (const char* key : {"prefill_replicas", "kv_link_gbytes_per_s"})
     if (t.has(key) && r.scheduler != "disaggregated")
       t.fail(key, "sets the disaggregated scheduler's pools: give scheduler = \"disaggregated\" too");

@@ -88,9 +88,7 @@ sim::ServiceConfig service_config(const ServeRequest& o) {
   c.constants.decode_graphs = o.cuda_graphs;
   const auto* scheduler = sim::service_schedulers().find(o.scheduler);
   if (scheduler == nullptr)
-    throw option_error(o, "scheduler",
-                       fmt::format("unknown service scheduler '{}'; known: {}", o.scheduler,
-                                   sim::service_schedulers().names()));
+    throw option_error(o, "scheduler", sim::service_schedulers().unknown(o.scheduler));
   c.scheduling = scheduler->make;
   const bool pools = c.scheduling == sim::ServiceScheduling::disaggregated;
   if (!pools && (o.prefill_replicas > 0 || o.kv_link_gbytes_per_s > 0.0))

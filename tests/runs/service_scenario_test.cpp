@@ -210,16 +210,16 @@ TEST_CASE("a service's misuse is one located error", "[scenario][service]") {
   CHECK(test::error_of(campus(true, "hourly = [1, 2]\n"))
             .rfind("bad.toml:32:1: workload.service[0].hourly: needs 24 values", 0) == 0);
   CHECK(test::error_of(campus(true, "hourly = \"fit\"\n"))
-            .rfind("bad.toml:32:1: workload.service[0].hourly: 'fit' is neither 24 numbers nor \"trace\"", 0) ==
-        0);
+            .rfind("bad.toml:32:1: workload.service[0].hourly: 'fit' is neither 24 numbers nor \"trace\"",
+                   0) == 0);
   // The curve measured on the service's trace needs a day of it; this one holds ten minutes.
   CHECK(prepare_error(campus(true, "hourly = \"trace\"\n"))
             .rfind("bad.toml:32:1: workload.service[0].hourly: the trace covers 0.", 0) == 0);
   CHECK(test::error_of(campus(true, "mode = \"fast\"\n"))
             .rfind("bad.toml:32:1: workload.service[0].mode:", 0) == 0);
   CHECK(test::error_of(campus(true, "scheduler = \"lifo\"\n"))
-            .rfind("bad.toml:32:1: workload.service[0].scheduler: unknown service scheduler 'lifo'; known: "
-                   "fcfs, prefill_priority",
+            .rfind("bad.toml:32:1: workload.service[0].scheduler: unknown service scheduler 'lifo' (known: "
+                   "fcfs, prefill_priority, disaggregated)",
                    0) == 0);
   CHECK(test::error_of(campus(true, "prefill_replicas = 2\n"))
             .rfind("bad.toml:32:1: workload.service[0].prefill_replicas: sets the disaggregated scheduler's "

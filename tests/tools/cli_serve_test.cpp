@@ -115,6 +115,13 @@ TEST_CASE("serve explains itself and refuses bad input in one located line", "[c
       run_command(fleetwatt_command() + " serve " + good.string() + " --model llama3_8b --gpu l40s --tp 2");
   CHECK(pcie.exit_code == 2);
   CHECK(pcie.err.find("NVLink") != std::string::npos);
+  // The scheduler's name is checked against the registry, as the scenario's key is, in one line.
+  const auto lifo =
+      run_command(fleetwatt_command() + " serve " + good.string() + " --model llama3_8b --scheduler lifo");
+  CHECK(lifo.exit_code == 2);
+  CHECK(lifo.err.find("--scheduler: unknown service scheduler 'lifo' (known: fcfs, prefill_priority, "
+                      "disaggregated)") != std::string::npos);
+  CHECK(std::count(lifo.err.begin(), lifo.err.end(), '\n') == 1);
 }
 
 TEST_CASE("serve --generate-rate draws a day of arrivals on the hourly curve, lengths from the trace",

@@ -62,12 +62,16 @@ class Registry {
     return fmt::format("{}", fmt::join(names, ", "));
   }
 
-  /// The entry named `name`; otherwise a ConfigError at `where` and `key`: "unknown WHAT 'NAME' (known:
-  /// ...)".
+  /// What a name no entry has is told: "unknown WHAT 'NAME' (known: ...)".
+  [[nodiscard]] std::string unknown(std::string_view name) const {
+    return fmt::format("unknown {} '{}' (known: {})", what_, name, names());
+  }
+
+  /// The entry named `name`; otherwise a ConfigError at `where` and `key` saying unknown(name).
   [[nodiscard]] const Entry& at(std::string_view name, const SourceLocation& where,
                                 const std::string& key) const {
     if (const auto* e = find(name)) return *e;
-    throw ConfigError(where, key, fmt::format("unknown {} '{}' (known: {})", what_, name, names()));
+    throw ConfigError(where, key, unknown(name));
   }
 
  private:
