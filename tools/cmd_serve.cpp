@@ -30,9 +30,10 @@ int serve(const ServeOptions& o) {
        {std::pair{o.series_csv, "--series"}, std::pair{o.requests_csv, "--requests"}})
     if (!path.empty()) check_output_path(path, command_line, key, o.request.trace);
   runs::ServedTrace served = runs::prepare_service(o.request);
-  std::cerr << fmt::format("fleetwatt: serving {} requests of {} ({}) on {} x {} {} (tp {})\n",
+  std::cerr << fmt::format("fleetwatt: serving {} requests of {} ({}) on {} x {} {} (tp {}{})\n",
                            served.trace.requests.size(), served.trace.name, served.trace.format,
-                           o.request.replicas, o.request.tp, o.request.gpu, o.request.tp);
+                           o.request.replicas, o.request.tp * o.request.pp, o.request.gpu, o.request.tp,
+                           o.request.pp > 1 ? fmt::format(", pp {}", o.request.pp) : std::string());
   runs::play(served);
   if (!o.series_csv.empty())
     core::write_text_output(o.series_csv, "--series",
@@ -71,6 +72,11 @@ void add_serve_command(CLI::App& app, Action& action) {
   cmd->add_option("--tp", o->request.tp, "Tensor-parallel GPUs per replica (one node's NVLink domain)")
       ->capture_default_str()
       ->check(CLI::Range(1, 72));
+  cmd->add_option("--pp", o->request.pp,
+                  "Pipeline stages per replica, tp GPUs each (a replica serves as pp engines, vLLM's virtual "
+                  "engines, each with its own batch of up to --max-batch)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
   cmd->add_option("--replicas", o->request.replicas, "Replicas of the model")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000000));

@@ -229,7 +229,7 @@ class Result:
 
     def service_totals(self, name: str) -> dict:
         """A service's totals over the window: its scalars (energy_J, requests_served, output_tokens, the
-        window's latency percentiles) and attributes (model, gpu, mode, tp, replicas, gpus, ...)."""
+        window's latency percentiles) and attributes (model, gpu, mode, tp, pp, replicas, gpus, ...)."""
         f = self._file
         out: dict = {}
         for d in self._group(f"services/{name}"):
@@ -244,6 +244,7 @@ class Result:
             out["scheduler"] = f.string_attribute(group, "scheduler")
         for a in ("tp", "replicas", "gpus", "max_batch"):
             out[a] = f.integer_attribute(group, a)
+        out["pp"] = f.integer_attribute(group, "pp") if f.has_attribute(group, "pp") else 1
         out["interval_s"] = f.double_attribute(group, "interval_s")
         return out
 
@@ -385,7 +386,7 @@ def serve(trace: str | os.PathLike, **options) -> Served:
     """Plays a request trace (Azure LLM inference 2023, Mooncake JSON lines, or CSV
     time_s,input_tokens,output_tokens) on replicas of a model with continuous batching, as `fleetwatt serve`
     does. Keywords are the command's options with '_' for '-': serve("conv.csv", model="llama2_70b",
-    gpu="a100-sxm-80gb", tp=4, replicas=2, max_batch=256, max_batched_tokens=8192, memory_fraction=0.9,
+    gpu="a100-sxm-80gb", tp=4, pp=1, replicas=2, max_batch=256, max_batched_tokens=8192, memory_fraction=0.9,
     rate_scale=1.0, horizon_s=0.0, interval_s=1.0). Computed in this process by the same C++ code as the
     command. A bad keyword or value raises ConfigError naming the keyword; a bad trace record names its line.
     """

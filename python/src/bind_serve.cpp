@@ -29,6 +29,8 @@ runs::ServeRequest request_of(const std::string& trace, const py::dict& options)
       r.gpu = as_text(kOrigin, key, v);
     else if (key == "tp")
       r.tp = as_integer<std::uint32_t>(kOrigin, key, v);
+    else if (key == "pp")
+      r.pp = as_integer<std::uint32_t>(kOrigin, key, v);
     else if (key == "replicas")
       r.replicas = as_integer<std::uint32_t>(kOrigin, key, v);
     else if (key == "max_batch")

@@ -339,6 +339,14 @@ def test_serve_is_the_commands_json_with_its_requests_and_power(binary, tmp_path
     assert abs((got.power.power_W * widths).sum() / got.summary["energy_J"] - 1) < 1e-9
     with pytest.raises(fleetwatt.ConfigError, match="max_batch"):
         fleetwatt.serve(trace, model="llama3_8b", max_batch=0)
+    # Pipeline stages by keyword, as the command's --pp: two stages of one GPU, the same GPUs as two replicas.
+    staged = fleetwatt.serve(trace, model="llama3_8b", gpu="h100-sxm", pp=2, max_batch=8)
+    p2 = subprocess.run([binary, "serve", str(trace), "--model", "llama3_8b", "--gpu", "h100-sxm", "--pp", "2",
+                         "--max-batch", "8", "--json"], capture_output=True, text=True, check=True)
+    assert staged.summary == json.loads(p2.stdout)
+    assert staged.summary["gpus"] == 2
+    with pytest.raises(fleetwatt.ConfigError, match="pp"):
+        fleetwatt.serve(trace, model="llama3_8b", pp=0)
     with pytest.raises(fleetwatt.ConfigError, match="replica_count"):
         fleetwatt.serve(trace, model="llama3_8b", replica_count=2)
     # The scheduler by name, as the command's --scheduler (arrivals 50 ms apart, so that prompts meet running

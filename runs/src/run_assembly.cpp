@@ -172,11 +172,11 @@ void play_services(PreparedRun& r) {
     for (std::uint32_t g = 0; g < groups.size(); ++g)
       if (groups[g].name == c.group || (c.group.empty() && g == 0)) load.group = g;
     const sim::ServiceConfig& config = played.config;
-    load.gpus = config.replicas * config.replica.tp;
+    load.gpus = static_cast<std::uint32_t>(sim::service_gpus(config));
     load.interval = Duration::from_seconds(config.interval_s);
     load.gpu_W.reserve(played.record.power_W.size());
     for (const double W : played.record.power_W) load.gpu_W.push_back(W / load.gpus);
-    load.after_W = sim::replica_idle_W(config) / config.replica.tp;
+    load.after_W = sim::engine_idle_W(config) / config.replica.tp;
     load.floor_W = load.after_W;
     load.max_W = config.replica.gpu.tdp_W;
     load.parked_W = config.autoscale.parked_off ? 0.0 : config.replica.gpu.idle_W;

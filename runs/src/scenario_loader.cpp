@@ -835,6 +835,7 @@ ServiceScenarioConfig parse_service(const TomlTable& t, std::size_t k, std::uint
                                                  "group",
                                                  "model",
                                                  "tp",
+                                                 "pp",
                                                  "replicas",
                                                  "max_batch",
                                                  "max_batched_tokens",
@@ -885,6 +886,7 @@ ServiceScenarioConfig parse_service(const TomlTable& t, std::size_t k, std::uint
     return static_cast<std::uint32_t>(t.integer(key, 1, 1'000'000'000).value_or(fallback));
   };
   r.tp = count("tp", r.tp);
+  r.pp = count("pp", r.pp);
   c.replicas_given = t.has("replicas");
   r.replicas = count("replicas", r.replicas);
   r.max_batch = count("max_batch", r.max_batch);
@@ -932,6 +934,9 @@ ServiceScenarioConfig parse_service(const TomlTable& t, std::size_t k, std::uint
   a.enabled = t.has("target_utilisation");
   a.target_utilisation = t.number_in("target_utilisation", 0.0, 1.0).value_or(a.target_utilisation);
   if (a.enabled && !(a.target_utilisation > 0.0)) t.fail("target_utilisation", "must be in (0, 1]");
+  // Parking one of a replica's engines would not idle a GPU: every stage serves all of them.
+  if (a.enabled && r.pp > 1)
+    t.fail("target_utilisation", "autoscaling parks whole replicas, not pipeline stages (pp 1)");
   a.min_replicas =
       static_cast<std::uint32_t>(t.integer("min_replicas", 0, 1'000'000'000).value_or(a.min_replicas));
   a.wake_s = t.number_at_least("wake_s", 0.0, false).value_or(a.wake_s);
@@ -1003,16 +1008,19 @@ void check_service_groups(Scenario& s) {
           at, c.prefix + ".group",
           fmt::format("group '{}' already serves another service (one service a group)", c.group));
     c.request.gpu = gpu;
-    const std::uint64_t tp = c.request.tp;
+    // A replica's GPUs: tp x pp.
+    const std::uint64_t tp = std::uint64_t{c.request.tp} * c.request.pp;
+    const std::string tp_key = c.request.pp > 1 ? "pp" : "tp";
     if (!c.replicas_given) {
       if (group_gpus < tp)
-        throw ConfigError(c.where.at("tp"), c.prefix + ".tp",
+        throw ConfigError(c.where.at(tp_key), c.prefix + "." + tp_key,
                           fmt::format("{} GPUs a replica, more than the group's {}", tp, group_gpus));
       c.request.replicas = static_cast<std::uint32_t>(group_gpus / tp);
     } else if (std::uint64_t{c.request.replicas} * tp > group_gpus) {
-      throw ConfigError(c.where.at("replicas"), c.prefix + ".replicas",
-                        fmt::format("{} replicas of tp {} need {} GPUs; the group has {}", c.request.replicas,
-                                    tp, std::uint64_t{c.request.replicas} * tp, group_gpus));
+      throw ConfigError(
+          c.where.at("replicas"), c.prefix + ".replicas",
+          fmt::format("{} replicas of {} GPUs need {} GPUs; the group has {}", c.request.replicas, tp,
+                      std::uint64_t{c.request.replicas} * tp, group_gpus));
     }
     c.request.horizon_s = s.workload.horizon_s;
     c.request.interval_s = s.output.facility_interval_s;

@@ -40,7 +40,8 @@ void check_ranges(const ServeRequest& o) {
   const auto at_least_one = [&](const char* flag, std::uint32_t v) {
     if (v == 0) throw option_error(o, flag, "must be at least 1");
   };
-  at_least_one("tp", o.tp), at_least_one("replicas", o.replicas), at_least_one("max-batch", o.max_batch);
+  at_least_one("tp", o.tp), at_least_one("pp", o.pp), at_least_one("replicas", o.replicas);
+  at_least_one("max-batch", o.max_batch);
   at_least_one("max-batched-tokens", o.max_batched_tokens);
   if (!(o.memory_fraction > 0.0 && o.memory_fraction <= 1.0))
     throw option_error(o, "memory-fraction", "must be in (0, 1]");
@@ -82,7 +83,7 @@ sim::ServiceConfig service_config(const ServeRequest& o) {
   }
   if (o.mode != "exact" && o.mode != "fleet")
     throw option_error(o, "mode", fmt::format("'{}' is neither exact nor fleet", o.mode));
-  c.replica.tp = o.tp;
+  c.replica.tp = o.tp, c.replica.pp = o.pp;
   c.replicas = o.replicas, c.max_batch = o.max_batch, c.max_batched_tokens = o.max_batched_tokens;
   c.memory_fraction = o.memory_fraction, c.interval_s = o.interval_s;
   c.constants.decode_graphs = o.cuda_graphs;
@@ -110,6 +111,10 @@ sim::ServiceConfig service_config(const ServeRequest& o) {
   }
   c.autoscale = o.autoscale;
   if (o.autoscale.enabled) {
+    // Parking one of a replica's engines would not idle a GPU: every stage serves all of them.
+    if (o.pp > 1)
+      throw option_error(o, "target-utilisation",
+                         "autoscaling parks whole replicas, not pipeline stages (pp 1)");
     if (o.mode != "fleet")
       throw option_error(o, "target-utilisation",
                          "autoscaling is modelled in fleet mode only (mode = \"fleet\")");
@@ -236,7 +241,7 @@ ServiceSummary summarize(const sim::ServiceRun& run, const sim::ServiceConfig& c
     s.output_tokens += r.output_tokens;
   }
   s.requests = run.requests.size();
-  s.gpus = double(c.replicas) * c.replica.tp;
+  s.gpus = sim::service_gpus(c);
   s.end_s = run.end_s, s.energy_J = run.energy_J;
   s.mean_power_W = run.end_s > 0.0 ? run.energy_J / run.end_s : 0.0;
   s.peak_power_W = run.power_W.empty() ? 0.0 : *std::max_element(run.power_W.begin(), run.power_W.end());
@@ -246,7 +251,7 @@ ServiceSummary summarize(const sim::ServiceRun& run, const sim::ServiceConfig& c
   s.tpot_p50_s = jobs::quantile(tpot, 0.5), s.tpot_p99_s = jobs::quantile(tpot, 0.99);
   s.e2e_p50_s = jobs::quantile(e2e, 0.5), s.e2e_p99_s = jobs::quantile(e2e, 0.99);
   s.mean_batch = run.busy_s > 0.0 ? run.sequence_seconds / run.busy_s : 0.0;
-  s.busy_share = run.end_s > 0.0 ? run.busy_s / (double(c.replicas) * run.end_s) : 0.0;
+  s.busy_share = run.end_s > 0.0 ? run.busy_s / (double(sim::serving_engines(c)) * run.end_s) : 0.0;
   s.iterations = run.iterations;
   s.kv_capacity_tokens = run.kv_capacity_tokens;
   return s;
@@ -272,22 +277,24 @@ std::string summary_text(const ServeRequest& o, const ServedTrace& served) {
   const ServiceSummary& s = served.summary;
   const sim::ServiceConfig& c = served.config;
   return fmt::format(
-      "service            {} on {} x {} {} (tp {}), {} GPUs; trace {} ({}, rate x {})\n"
+      "service            {} on {} x {} {} (tp {}{}), {} GPUs; trace {} ({}, rate x {})\n"
       "requests served    {} in {:.1f} s ({:.0f} output tokens)\n"
       "GPU power          mean {:.1f} kW, peak {:.1f} kW over {:g} s intervals\n"
       "GPU energy         {:.2f} kWh: {:.1f} J per request, {:.1f} J per 1,000 output tokens\n"
       "time to 1st token  p50 {:.3f} s, p99 {:.3f} s\n"
       "time per token     p50 {:.1f} ms, p99 {:.1f} ms\n"
       "end to end         p50 {:.2f} s, p99 {:.2f} s\n"
-      "batch              {:.1f} sequences on average while busy; replicas busy {:.1f} % of the time; {} "
+      "batch              {:.1f} sequences on average while busy; {} busy {:.1f} % of the time; {} "
       "iterations\n"
-      "KV cache           {:.0f} tokens per replica\n"
+      "KV cache           {:.0f} tokens per {}\n"
       "scheduler          {}\n",
-      o.model, c.replicas, c.replica.tp, c.replica.gpu.id, c.replica.tp, s.gpus, served.trace.name,
+      o.model, c.replicas, c.replica.tp * c.replica.pp, c.replica.gpu.id, c.replica.tp,
+      c.replica.pp > 1 ? fmt::format(", pp {}", c.replica.pp) : std::string(), s.gpus, served.trace.name,
       served.trace.format, o.rate_scale, s.requests, s.end_s, s.output_tokens, s.mean_power_W / 1e3,
       s.peak_power_W / 1e3, c.interval_s, s.energy_J / 3.6e6, s.energy_per_request_J,
       s.energy_per_1000_output_tokens_J, s.ttft_p50_s, s.ttft_p99_s, 1e3 * s.tpot_p50_s, 1e3 * s.tpot_p99_s,
-      s.e2e_p50_s, s.e2e_p99_s, s.mean_batch, 100.0 * s.busy_share, s.iterations, s.kv_capacity_tokens,
+      s.e2e_p50_s, s.e2e_p99_s, s.mean_batch, c.replica.pp > 1 ? "engines (pipeline stages)" : "replicas",
+      100.0 * s.busy_share, s.iterations, s.kv_capacity_tokens, c.replica.pp > 1 ? "engine" : "replica",
       c.scheduling == sim::ServiceScheduling::disaggregated
           ? fmt::format(
                 "disaggregated: {} prompt and {} decode replicas, keys and values over {:g} GB/s a GPU",

@@ -101,7 +101,7 @@ void ServiceSeriesBuilder::interval_done(std::size_t k, double power_W, std::uin
     r_.admitted[k] = std::llround(load.admitted);
     r_.queued[k] = load.queued_s / dt;
     r_.running[k] = load.running_s / dt;
-    const double slots = active_replicas * r_.max_batch;
+    const double slots = active_replicas * r_.pp * r_.max_batch;  // each stage of a replica an engine
     r_.batch_occupancy[k] = slots > 0.0 ? r_.running[k] / slots : 0.0;
     r_.prefill_tokens_per_s[k] = load.prefill_tokens / dt;
     r_.decode_tokens_per_s[k] = load.decode_tokens / dt;
@@ -139,14 +139,16 @@ PlayedService play_scenario_service(const ServeRequest& o, const std::string& na
   header.mode = o.mode;
   header.scheduler = std::string(sim::to_string(c.scheduling));
   header.trace = read.name;
-  header.tp = c.replica.tp, header.replicas = c.replicas, header.gpus = c.replicas * c.replica.tp;
+  header.tp = c.replica.tp, header.pp = c.replica.pp, header.replicas = c.replicas;
+  header.gpus = static_cast<std::uint32_t>(sim::service_gpus(c));
   header.max_batch = c.max_batch;
   header.interval_s = c.interval_s;
   header.slo_ttft_s = o.slo_ttft_s, header.slo_tpot_s = o.slo_tpot_s;
   // Once every request has ended: every replica idle at its floor, or with autoscaling the fewest kept so
   // and the rest parked.
   const double kept = c.autoscale.enabled ? c.autoscale.min_replicas : c.replicas;
-  const double parked_W = c.autoscale.parked_off ? 0.0 : c.replica.tp * c.replica.gpu.idle_W;
+  const double parked_W =
+      c.autoscale.parked_off ? 0.0 : sim::service_gpus(c) / c.replicas * c.replica.gpu.idle_W;
   const double after_W = sim::replica_idle_W(c) * kept + (c.replicas - kept) * parked_W;
   ServiceSeriesBuilder builder(std::move(header), o.horizon_s, after_W, kept);
   if (fleet) {
@@ -198,13 +200,14 @@ std::string service_summary_text(const results::ServiceRecord& r) {
   const double per_1000 = r.output_tokens > 0 ? 1000.0 * r.energy_J / double(r.output_tokens) : 0.0;
   const double window_s = r.interval_s * double(r.power_W.size());
   return fmt::format(
-             "  {:<28}{} {} GPUs: {} replicas of {} at tp {} ({} mode{}; trace {})\n"
+             "  {:<28}{} {} GPUs: {} replicas of {} at tp {}{} ({} mode{}; trace {})\n"
              "    requests served           {} ({} output tokens)\n"
              "    GPU energy                {:.4g} kWh, {:.4g} kJ per 1,000 output tokens (mean {:.4g} kW)\n"
              "    latency                   first token p50 {:.3g} s, p99 {:.3g} s; per output token p50 "
              "{:.3g} ms, "
              "p99 {:.3g} ms\n",
-             "service " + r.name, r.gpus, r.gpu, r.replicas, r.model, r.tp, r.mode,
+             "service " + r.name, r.gpus, r.gpu, r.replicas, r.model, r.tp,
+             r.pp > 1 ? fmt::format(" pp {}", r.pp) : std::string(), r.mode,
              r.scheduler == "fcfs" ? std::string() : ", " + r.scheduler + " scheduler", r.trace,
              r.requests_served, r.output_tokens, r.energy_J / 3.6e6, per_1000 / 1e3,
              window_s > 0.0 ? r.energy_J / window_s / 1e3 : 0.0, r.latency.ttft_p50_s, r.latency.ttft_p99_s,

@@ -119,6 +119,35 @@ TEST_CASE("Tensor parallelism splits the GEMMs and adds two all-reduces per laye
   CHECK(cost.comm_s == Approx(2 * 2 * (link.alpha_s + 4.0 * 1024 * 2 / link.bus_Bps)).epsilon(1e-12));
 }
 
+TEST_CASE("Pipeline stages add the hidden states' hand-overs: NVLink within a node, the node's link across",
+          "[models][serving]") {
+  IterationBatch b;
+  b.decode_sequences = 4, b.decode_context_tokens = 400;
+  ServingReplica r = small_replica(2);
+  const IterationCost flat = serving_iteration(r, b);
+  // Two stages of two A100s: one hand-over of 4 tokens x 1024 x 2 bytes on the measured send/recv link.
+  r.pp = 2;
+  const IterationCost two = serving_iteration(r, b);
+  const CollectiveLink p2p = send_recv_link(default_collectives(), r.gpu);
+  const double bytes = 4.0 * 1024 * 2;
+  CHECK(two.comm_s - flat.comm_s == Approx(p2p.alpha_s + bytes / p2p.bus_Bps).epsilon(1e-9));
+  CHECK(two.time_s - flat.time_s == Approx(p2p.alpha_s + bytes / p2p.bus_Bps).epsilon(1e-9));
+  CHECK(two.gemm_s == flat.gemm_s);  // every layer, as one engine's pass goes through them all
+  // Eight stages of two: sixteen GPUs, two nodes of eight; six hand-overs within a node and one between them
+  // at PCIe 4's 32 GB/s a GPU (the inter-node link per GPU, as training's pipelines take it) and 5 us.
+  r.model.blocks = 8, r.pp = 1;
+  const IterationCost layers8 = serving_iteration(r, b);
+  r.pp = 8;
+  const IterationCost eight = serving_iteration(r, b);
+  CHECK(r.gpu.nvlink_domain_gpus == 0);  // the preset states none: an HGX node's eight
+  CHECK(eight.comm_s - layers8.comm_s ==
+        Approx(6 * (p2p.alpha_s + bytes / p2p.bus_Bps) + (5e-6 + bytes / r.gpu.pcie_bw_Bps)).epsilon(1e-9));
+  // More stages than layers cannot run.
+  r.pp = 9;
+  CHECK(replica_problem(r).first == "pp");
+  CHECK_THROWS_WITH(serving_iteration(r, b), Catch::Contains("9 stages"));
+}
+
 TEST_CASE("Prompt attention is causal: two GEMMs per head over the keys each query attends",
           "[models][serving]") {
   const ServingReplica r = small_replica(1);

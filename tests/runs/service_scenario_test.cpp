@@ -148,6 +148,25 @@ trace = ")" + trace_path() +
   for (sim::GpuIndex g = 8; g < 16; ++g) CHECK(engine->cluster().owner(g) != sim::kServiceOwner);
 }
 
+TEST_CASE("a service of pipeline stages fills its group with replicas of tp x pp GPUs",
+          "[scenario][service]") {
+  const test::TempDir dir;
+  auto r = runs::prepare_run(runs::parse_scenario(campus(true, "pp = 2\nmode = \"exact\"\n"), "s.toml"));
+  const auto out = dir / "staged.h5";
+  const runs::RunOutcome done = runs::run_to_file(r, out, {});
+  REQUIRE(done.services.size() == 1);
+  const results::ResultReader f(out);
+  // The group's eight H100s as four replicas of two stages of one GPU: eight engines.
+  CHECK(f.integer_attribute("/services/chat", "pp") == 2);
+  CHECK(f.integer_attribute("/services/chat", "replicas") == 4);
+  CHECK(f.integer_attribute("/services/chat", "gpus") == 8);
+  const auto occupancy = f.doubles("/services/chat/batch_occupancy");
+  const auto running = f.doubles("/services/chat/running");
+  // Each replica's slots are pp engines' batches: running / (4 x 2 x 256).
+  for (std::size_t k = 0; k < occupancy.size(); k += 97)
+    CHECK(occupancy[k] == Approx(running[k] / (4.0 * 2 * 256)).margin(1e-12));
+}
+
 TEST_CASE("a service's series are written under /services with units", "[scenario][service]") {
   const test::TempDir dir;
   auto r = runs::prepare_run(runs::parse_scenario(campus(true), "s.toml"));
@@ -198,11 +217,10 @@ TEST_CASE("a service's misuse is one located error", "[scenario][service]") {
   // Lines: the service table starts on line 26 (name 27, group 28, model 29, trace 30, rate 31).
   CHECK(test::error_of(campus(true, "batch = 3\n"))
             .rfind("bad.toml:32:1: workload.service[0].batch: unknown key", 0) == 0);
-  CHECK(
-      test::error_of(campus(true, "replicas = 9\n"))
-          .rfind(
-              "bad.toml:32:1: workload.service[0].replicas: 9 replicas of tp 1 need 9 GPUs; the group has 8",
-              0) == 0);
+  CHECK(test::error_of(campus(true, "replicas = 9\n"))
+            .rfind("bad.toml:32:1: workload.service[0].replicas: 9 replicas of 1 GPUs need 9 GPUs; the group "
+                   "has 8",
+                   0) == 0);
   std::string other_group = campus(true);
   other_group.replace(other_group.find("group = \"serve\""), 15, "group = \"gpu\"");
   CHECK(test::error_of(other_group)
@@ -228,6 +246,16 @@ TEST_CASE("a service's misuse is one located error", "[scenario][service]") {
   CHECK(prepare_error(campus(true, "scheduler = \"disaggregated\"\ntarget_utilisation = 0.5\n"))
             .rfind("bad.toml:33:1: workload.service[0].target_utilisation: autoscaling does not park "
                    "disaggregated pools' replicas",
+                   0) == 0);
+  CHECK(
+      test::error_of(campus(true, "pp = 2\ntarget_utilisation = 0.5\n"))
+          .rfind(
+              "bad.toml:33:1: workload.service[0].target_utilisation: autoscaling parks whole replicas, not "
+              "pipeline stages (pp 1)",
+              0) == 0);
+  CHECK(prepare_error(campus(true, "pp = 9\nreplicas = 1\n"))
+            .rfind("bad.toml:33:1: workload.service[0].replicas: 1 replicas of 9 GPUs need 9 GPUs; the group "
+                   "has 8",
                    0) == 0);
   CHECK(prepare_error(campus(true, "scheduler = \"disaggregated\"\nmode = \"exact\"\nprefill_replicas = 8\n"))
             .rfind("bad.toml:34:1: workload.service[0].prefill_replicas: 8 leaves none of the 8 replicas to "

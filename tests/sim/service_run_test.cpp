@@ -236,6 +236,35 @@ TEST_CASE("Requests go to the replicas in turn, an idle replica holds the floor 
   CHECK(run.power_W.size() == 6);
 }
 
+TEST_CASE("A replica of two pipeline stages serves as two engines, each request's pass through both",
+          "[sim][serving]") {
+  ServiceConfig c = small_service();
+  c.replica.pp = 2;
+  // Two requests at once go to the replica's two engines, each running its own batch: every iteration one
+  // pass through both stages, the hand-over between them included.
+  const ServiceRun run = run_service(c, {request(0, 100, 3), request(0, 100, 3, 3)}, "t.csv");
+  const auto p = prefill(c, 100, 0, true), d1 = decode(c, 1, 101), d2 = decode(c, 1, 102);
+  ServiceConfig flat = small_service();
+  const auto p1 = prefill(flat, 100, 0, true);
+  CHECK(p.time_s - p1.time_s == Approx(p.comm_s).epsilon(1e-12));  // one stage: no all-reduce, a hand-over
+  for (std::size_t i : {0, 1}) {
+    CHECK(run.requests[i].replica == 0);
+    CHECK(run.requests[i].first_token_s == Approx(p.time_s).epsilon(1e-12));
+    CHECK(run.requests[i].end_s == Approx(p.time_s + d1.time_s + d2.time_s).epsilon(1e-12));
+  }
+  // Each engine draws as its stage's tp GPUs at its iterations' power (each of the two GPUs works for both
+  // engines in turn): two engines' worth of three iterations.
+  CHECK(run.iterations == 6);
+  CHECK(run.energy_J ==
+        Approx(2 * (p.power_W * p.time_s + d1.power_W * d1.time_s + d2.power_W * d2.time_s)).epsilon(1e-12));
+  // Two replicas of one GPU each run the same two requests without the hand-over, at the same energy but
+  // for it.
+  flat.replicas = 2;
+  const ServiceRun two = run_service(flat, {request(0, 100, 3), request(0, 100, 3, 3)}, "t.csv");
+  CHECK(two.requests[1].replica == 1);
+  CHECK(run.end_s - two.end_s == Approx(p.comm_s + d1.comm_s + d2.comm_s).epsilon(1e-9));
+}
+
 TEST_CASE("The KV cache holds what the memory leaves beside the weights", "[sim][serving]") {
   ServiceConfig c;
   c.replica.model = models::count_model("llama2_70b", 0);
@@ -246,8 +275,18 @@ TEST_CASE("The KV cache holds what the memory leaves beside the weights", "[sim]
   const double expected =
       std::floor((4 * 80.0 * 1073741824.0 * 0.9 - 2.0 * m.params) / (80 * 2 * 8 * 128 * 2.0));
   CHECK(kv_capacity_tokens(c) == expected);
-  c.replica.tp = 1;
+  // Two stages of tp 4: the weights spread over eight GPUs, the cache left beside them shared by the two
+  // engines (vLLM gives each virtual engine half the blocks).
+  c.replica.pp = 2;
+  CHECK(kv_capacity_tokens(c) ==
+        std::floor((8 * 80.0 * 1073741824.0 * 0.9 - 2.0 * m.params) / 2.0 / (80 * 2 * 8 * 128 * 2.0)));
+  CHECK(serving_engines(c) == 2);
+  CHECK(service_gpus(c) == 8);
+  c.replica.tp = 1, c.replica.pp = 1;
   CHECK_THROWS_WITH(kv_capacity_tokens(c), Catch::Contains("do not fit"));
+  // Llama-2-70B fits two 80 GB A100s only as two stages of one.
+  c.replica.pp = 2;
+  CHECK(kv_capacity_tokens(c) > 0.0);
   ServiceConfig small = small_service();
   small.memory_fraction = 1.5;
   CHECK_THROWS_AS(kv_capacity_tokens(small), std::invalid_argument);

@@ -11,6 +11,7 @@
 #include "fleetwatt/models/hardware/roofline.hpp"
 #include "fleetwatt/models/hardware/tensor_gemm.hpp"
 #include "fleetwatt/models/training/layer_gemms.hpp"
+#include "fleetwatt/models/training/training_io.hpp"
 
 namespace fleetwatt::models {
 
@@ -38,6 +39,8 @@ std::pair<std::string, std::string> replica_problem(const ServingReplica& r) {
   if (r.tp > 1 && !(r.gpu.nvlink_bw_Bps > 0.0))
     return {"tp", fmt::format("{} has no NVLink: a tensor-parallel replica needs one node's NVLink domain",
                               r.gpu.id)};
+  if (r.pp == 0) return {"pp", "pp must be at least 1"};
+  if (r.pp > m.blocks) return {"pp", fmt::format("{} stages for {}'s {} layers", r.pp, m.name, m.blocks)};
   return {};
 }
 
@@ -104,6 +107,19 @@ IterationCost serving_iteration(const ServingReplica& replica, const IterationBa
     const CollectiveLink link = all_reduce_link(default_collectives(), gpu);
     const double bytes = tokens * h * kElementBytes;
     c.comm_s = layers * 2.0 * (link.alpha_s + 2.0 * (tp - 1.0) / tp * bytes / link.bus_Bps);
+  }
+  // Pipeline stages: each hands the next the batch's hidden states. Stages of tp GPUs fill a node's NVLink
+  // domain in turn, so of the pp - 1 hand-overs, those between nodes take the inter-node link.
+  if (replica.pp > 1) {
+    const double bytes = tokens * h * kElementBytes;
+    const double domain = gpu.nvlink_domain_gpus > 0 ? gpu.nvlink_domain_gpus : 8.0;
+    const double gpus = tp * replica.pp;
+    const double between_nodes = std::ceil(gpus / std::max(domain, tp)) - 1.0;
+    const double alpha = TrainingIoConfig{}.alpha_s;
+    const CollectiveLink within = gpu.nvlink_bw_Bps > 0.0 ? send_recv_link(default_collectives(), gpu)
+                                                          : CollectiveLink{alpha, gpu.pcie_bw_Bps, "PCIe"};
+    c.comm_s += (replica.pp - 1.0 - between_nodes) * (within.alpha_s + bytes / within.bus_Bps) +
+                between_nodes * (alpha + bytes / gpu.pcie_bw_Bps);
   }
   const bool graphed = constants.decode_graphs && batch.prefill_tokens == 0.0;
   c.overhead_s = graphed ? 0.0 : layers * constants.layer_overhead_s;

@@ -532,6 +532,7 @@ void ResultWriter::write_services(const std::vector<ServiceRecord>& services) {
     write_string_attribute(g, "scheduler", s.scheduler);
     write_string_attribute(g, "trace", s.trace);
     write_int_attribute(g, "tp", s.tp);
+    write_int_attribute(g, "pp", s.pp);
     write_int_attribute(g, "replicas", s.replicas);
     write_int_attribute(g, "gpus", s.gpus);
     write_int_attribute(g, "max_batch", s.max_batch);

@@ -161,11 +161,13 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
   FleetTotals run;
   run.kv_capacity_tokens = kv_capacity_tokens(c);
   const double dt = c.interval_s, tp = c.replica.tp;
-  const double floor_W = replica_idle_W(c);
+  // Engines play the part of replicas here (a replica of pp stages is pp of them: serving_engines).
+  const std::uint32_t engines = serving_engines(c), pp = std::max(1u, c.replica.pp);
+  const double floor_W = engine_idle_W(c);
   const bool pools = c.scheduling == ServiceScheduling::disaggregated;
-  const double prompt_pool = pools ? double(prefill_pool(c)) : 0.0;
-  // Replicas serving now; with autoscaling, those waking (ready time, count) and what a parked one draws.
-  double replicas = c.replicas;
+  const double prompt_pool = pools ? double(prefill_pool(c)) * pp : 0.0;
+  // Engines serving now; with autoscaling, those waking (ready time, count) and what a parked one draws.
+  double replicas = engines;
   std::deque<std::pair<double, double>> waking;
   const Autoscale& scale = c.autoscale;
   const double parked_W = scale.parked_off ? 0.0 : tp * c.replica.gpu.idle_W;
@@ -192,7 +194,7 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
       ServedRequest& s = m.request;
       s.arrival_s = pending.arrival_s, s.input_tokens = pending.input_tokens;
       s.output_tokens = pending.output_tokens, s.record = pending.record;
-      s.replica = static_cast<std::uint32_t>(m.seq % c.replicas);
+      s.replica = static_cast<std::uint32_t>(m.seq % engines / pp);
       fresh.members.push_back(m);
       has_pending = source.next(pending);
     }
@@ -216,7 +218,7 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
       double demand = 0.0;
       for (const Cohort& h : cohorts) demand += h.active();
       const double desired = std::clamp(std::ceil(demand / (scale.target_utilisation * c.max_batch)),
-                                        double(scale.min_replicas), double(c.replicas));
+                                        double(scale.min_replicas), double(engines));
       if (desired > replicas + woken) {
         waking.emplace_back(t0 + scale.wake_s, desired - replicas - woken);
         woken = desired - replicas;
@@ -231,7 +233,7 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
         replicas -= excess;
       }
     }
-    const double parked = double(c.replicas) - replicas - woken;
+    const double parked = double(engines) - replicas - woken;
     // Admit waiting cohorts, oldest first, while the replicas' batches and KV caches hold them (a cohort
     // whole or not; one alone always, when a replica serves) and, with pools, while the prompt pool has time
     // left in the interval.
@@ -441,7 +443,7 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
     }
     prompt_backlog_s = prompt_queue_s - prompt_done_s;
     prompt_backlog_J = prompt_backlog_s * prompt_W;
-    sink.interval_done(k, power_W, arrivals, replicas, load);
+    sink.interval_done(k, power_W, arrivals, replicas / pp, load);
     run.energy_J += power_W * dt;
     run.end_s = double(k + 1) * dt;
   }

@@ -93,15 +93,16 @@ double kv_capacity_tokens(const ServiceConfig& c) {
   if (!(c.interval_s > 0.0) || !std::isfinite(c.interval_s))
     throw std::invalid_argument(fmt::format("interval_s must be positive, not {}", c.interval_s));
   const models::ModelCount& m = c.replica.model;
-  const double tp = std::max(1u, c.replica.tp);
-  const double memory = c.replica.gpu.memory_bytes * tp * c.memory_fraction;
+  const double tp = std::max(1u, c.replica.tp), pp = std::max(1u, c.replica.pp);
+  const double memory = c.replica.gpu.memory_bytes * tp * pp * c.memory_fraction;
   const double weights = m.params * kElementBytes;
   const double per_token = kv_bytes_per_token(c);
   if (!(weights < memory) || !(per_token > 0.0))
     throw std::invalid_argument(fmt::format(
         "{}'s weights ({:.1f} GiB in 16 bits) do not fit {} x {} ({:.1f} GiB at memory_fraction {})", m.name,
-        weights / 1073741824.0, c.replica.tp, c.replica.gpu.id, memory / 1073741824.0, c.memory_fraction));
-  return std::floor((memory - weights) / per_token);
+        weights / 1073741824.0, tp * pp, c.replica.gpu.id, memory / 1073741824.0, c.memory_fraction));
+  // The pp engines of a replica share its cache (vLLM gives each virtual engine 1/pp of the blocks).
+  return std::floor((memory - weights) / pp / per_token);
 }
 
 ServiceRun start_service_run(const ServiceConfig& config, const std::vector<jobs::Request>& requests,
@@ -114,7 +115,7 @@ ServiceRun start_service_run(const ServiceConfig& config, const std::vector<jobs
     const jobs::Request& r = requests[i];
     ServedRequest s;
     s.arrival_s = r.arrival_s, s.input_tokens = r.input_tokens, s.output_tokens = r.output_tokens;
-    s.replica = static_cast<std::uint32_t>(i % config.replicas);
+    s.replica = static_cast<std::uint32_t>(i % serving_engines(config) / std::max(1u, config.replica.pp));
     s.record = r.record;
     run.requests.push_back(s);
   }
@@ -129,9 +130,21 @@ void check_request_fits(const jobs::Request& r, double kv_capacity_tokens, const
                     r.input_tokens, r.output_tokens, kv_capacity_tokens));
 }
 
-double replica_idle_W(const ServiceConfig& config) {
+double engine_idle_W(const ServiceConfig& config) {
   return config.replica.tp *
          models::resident_floor(config.replica.gpu, models::default_predictor_fit().power);
+}
+
+double replica_idle_W(const ServiceConfig& config) {
+  return std::max(1u, config.replica.pp) * engine_idle_W(config);
+}
+
+std::uint32_t serving_engines(const ServiceConfig& config) {
+  return config.replicas * std::max(1u, config.replica.pp);
+}
+
+double service_gpus(const ServiceConfig& config) {
+  return double(config.replicas) * config.replica.tp * std::max(1u, config.replica.pp);
 }
 
 namespace {
@@ -149,7 +162,7 @@ struct ReplicaWork {
 double play_replica(const ServiceConfig& config, ServiceRun& run, const ReplicaWork& work, IntervalSums& bins,
                     LoadBins& load) {
   const models::ServingReplica& replica = config.replica;
-  const double tp = replica.tp, idle_W = replica_idle_W(config);
+  const double tp = replica.tp, idle_W = engine_idle_W(config);
   const std::vector<std::size_t>& mine = work.requests;
   std::deque<std::size_t> waiting;  // positions in `mine`
   std::vector<Sequence> running;
@@ -257,25 +270,29 @@ std::uint32_t prefill_pool(const ServiceConfig& c) {
 }
 
 double kv_transfer_s(const ServiceConfig& c, double tokens) {
-  return tokens * kv_bytes_per_token(c) / (std::max(1u, c.replica.tp) * c.kv_link_Bps);
+  // kv_bytes_per_token is over a stage's tp GPUs for every layer; each stage sends its layers' share.
+  return tokens * kv_bytes_per_token(c) /
+         (std::max(1u, c.replica.tp) * std::max(1u, c.replica.pp) * c.kv_link_Bps);
 }
 
 ServiceRun run_service(const ServiceConfig& config, const std::vector<jobs::Request>& requests,
                        const std::string& trace_name) {
   ServiceRun run = start_service_run(config, requests, trace_name);
-  const double idle_W = replica_idle_W(config);
+  const double idle_W = engine_idle_W(config);
   IntervalSums bins(config.interval_s);
   LoadBins load(config.interval_s);
-  std::vector<double> last_active(config.replicas, 0.0);
+  // Engines: a replica of pp stages is pp of them, the replica's in a row (engine / pp is its replica).
+  const std::uint32_t engines = serving_engines(config), pp = std::max(1u, config.replica.pp);
+  std::vector<double> last_active(engines, 0.0);
   const bool pools = config.scheduling == ServiceScheduling::disaggregated;
-  const std::uint32_t prompt_replicas = pools ? prefill_pool(config) : config.replicas;
-  // The replicas that run the prompts (all of them, without separate pools): requests in turn.
-  std::vector<ReplicaWork> work(config.replicas);
+  const std::uint32_t prompt_replicas = pools ? prefill_pool(config) * pp : engines;
+  // The engines that run the prompts (all of them, without separate pools): requests in turn.
+  std::vector<ReplicaWork> work(engines);
   for (std::size_t i = 0; i < run.requests.size(); ++i) {
     ReplicaWork& w = work[i % prompt_replicas];
     w.requests.push_back(i), w.ready.push_back(run.requests[i].arrival_s);
     w.to_first_token = pools;
-    run.requests[i].replica = static_cast<std::uint32_t>(i % prompt_replicas);
+    run.requests[i].replica = static_cast<std::uint32_t>(i % prompt_replicas / pp);
   }
   for (std::uint32_t rep = 0; rep < prompt_replicas; ++rep)
     last_active[rep] = play_replica(config, run, work[rep], bins, load);
@@ -288,20 +305,20 @@ ServiceRun run_service(const ServiceConfig& config, const std::vector<jobs::Requ
         handed.emplace_back(r.first_token_s + kv_transfer_s(config, r.input_tokens + 1.0), i);
     std::stable_sort(handed.begin(), handed.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
-    const std::uint32_t decoders = config.replicas - prompt_replicas;
+    const std::uint32_t decoders = engines - prompt_replicas;
     for (std::size_t k = 0; k < handed.size(); ++k) {
       const std::uint32_t rep = prompt_replicas + static_cast<std::uint32_t>(k % decoders);
       ReplicaWork& w = work[rep];
       w.requests.push_back(handed[k].second), w.ready.push_back(handed[k].first);
       w.prompts_done = true;
-      run.requests[handed[k].second].replica = rep;
+      run.requests[handed[k].second].replica = rep / pp;
     }
-    for (std::uint32_t rep = prompt_replicas; rep < config.replicas; ++rep)
+    for (std::uint32_t rep = prompt_replicas; rep < engines; ++rep)
       last_active[rep] = play_replica(config, run, work[rep], bins, load);
   }
   run.end_s = *std::max_element(last_active.begin(), last_active.end());
   // Every replica holds its model at the floor from its last request to the service's last.
-  for (std::uint32_t rep = 0; rep < config.replicas; ++rep) bins.add(last_active[rep], run.end_s, idle_W);
+  for (std::uint32_t rep = 0; rep < engines; ++rep) bins.add(last_active[rep], run.end_s, idle_W);
   const auto intervals = static_cast<std::size_t>(std::ceil(run.end_s / config.interval_s));
   std::vector<double> joules = bins.sums();
   joules.resize(std::max(intervals, joules.size()), 0.0);

@@ -18,6 +18,9 @@ namespace fleetwatt::runs {
 struct ServeRequest {
   std::string trace, model, gpu = "h100-sxm";
   std::uint32_t tp = 1, replicas = 1, max_batch = 256, max_batched_tokens = 8192;
+  /// Pipeline stages per replica (each of tp GPUs); a replica of pp stages serves as pp engines of max_batch
+  /// sequences each (models/serving/serving_iteration.hpp).
+  std::uint32_t pp = 1;
   double memory_fraction = 0.9, rate_scale = 1.0, horizon_s = 0.0, interval_s = 1.0;
   /// Decode-only iterations replay a CUDA graph (no host time per layer); false: every kernel launched from
   /// the host (models/serving/serving_iteration.hpp).

@@ -9,6 +9,8 @@
 //     bandwidth the roofline fit reaches;
 //   - element-wise kernels (norms, rotary positions, the activation, residual adds) over every token;
 //   - two tensor-parallel all-reduces of the layer's output on the measured NCCL link;
+//   - with pipeline stages, the hidden states each stage hands the next: the measured NCCL send/recv link
+//     within a node, the inter-node link (PCIe's bandwidth per GPU, as training's pipelines) between nodes;
 //   - a fixed host time per layer that the GPUs wait for (the serving stack's launches), fitted on
 //     splitwise-sim's measured prompt and token times (models/fit/serving_check.hpp); none in an iteration
 //     of decode tokens alone where the stack replays a CUDA graph;
@@ -56,11 +58,15 @@ struct IterationBatch {
   double decode_context_tokens = 0.0;  ///< sum of their contexts: the cached keys and values they read
 };
 
-/// A replica: the model, its GPU and tensor-parallel degree (one node's NVLink domain), the GEMMs' precision.
+/// A replica: the model, its GPU, tensor-parallel degree (one node's NVLink domain) and pipeline stages, the
+/// GEMMs' precision. A replica of pp stages serves as pp engines (vLLM's virtual engines), each with its own
+/// batch passing through every stage in turn, so that every stage works on one of them at any time; an
+/// iteration here is one engine's pass: every layer at tp, plus the hidden states handed from stage to stage.
 struct ServingReplica {
   ModelCount model;
   GpuHardware gpu;
   std::uint32_t tp = 1;
+  std::uint32_t pp = 1;
   jobs::Precision precision = jobs::Precision::fp16;
 };
 
@@ -70,14 +76,15 @@ struct IterationCost {
   double gemm_s = 0.0;         ///< linear GEMMs and the output projection
   double attention_s = 0.0;    ///< prompt attention and cached keys' and values' reads
   double elementwise_s = 0.0;  ///< norms, activations, residuals
-  double comm_s = 0.0;         ///< tensor-parallel all-reduces
+  double comm_s = 0.0;         ///< tensor-parallel all-reduces and the pipeline stages' hand-overs
   double overhead_s = 0.0;     ///< host time the GPUs wait for
   double busy_share = 0.0;     ///< achieved utilisation: (compute + memory_weight x memory) / time
   double power_W = 0.0;        ///< per GPU, at or under its TDP
 };
 
 /// What makes `replica` one no iteration can run on, as {key, why} ("model": not a transformer decoder with
-/// a known shape; "tp": tp 0, or tp above 1 on a GPU without NVLink); {} when it can run.
+/// a known shape; "tp": tp 0, or tp above 1 on a GPU without NVLink; "pp": pp 0 or more stages than
+/// layers); {} when it can run.
 [[nodiscard]] std::pair<std::string, std::string> replica_problem(const ServingReplica& replica);
 
 /// The cost of `batch` on `replica`, its GEMMs on `gemm_fit`. Throws std::invalid_argument for a model that

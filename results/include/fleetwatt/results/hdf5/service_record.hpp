@@ -24,7 +24,7 @@ struct ServiceRequestRows {
 struct ServiceRecord {
   std::string name, model, gpu, mode, trace;
   std::string scheduler = "fcfs";  ///< how its replicas fill an iteration (sim::service_schedulers())
-  std::uint32_t tp = 1, replicas = 1, gpus = 1, max_batch = 0;
+  std::uint32_t tp = 1, pp = 1, replicas = 1, gpus = 1, max_batch = 0;
   double interval_s = 1.0;
   /// Per interval from time zero to the horizon.
   std::vector<double> power_W;              ///< the service's GPUs, interval mean

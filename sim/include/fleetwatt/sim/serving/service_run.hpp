@@ -47,11 +47,11 @@ struct ServiceConfig {
   models::ServingConstants constants;
 };
 
-/// KV cache a replica holds, in tokens: (memory x tp x memory_fraction - 16-bit weights) over the bytes one
-/// token's keys and values take on all tp GPUs (layers x 2 x kv heads x head width x 2 bytes; a GPU holds at
-/// least one kv head). Throws std::invalid_argument when the weights do not fit, or for a config out of
-/// range (no replica, max_batch or max_batched_tokens 0, memory_fraction outside (0, 1], interval not
-/// positive).
+/// KV cache an engine holds, in tokens: (memory x tp x pp x memory_fraction - 16-bit weights) / pp over the
+/// bytes one token's keys and values take on a stage's tp GPUs for every layer (layers x 2 x kv heads x head
+/// width x 2 bytes; a GPU holds at least one kv head). Without pipeline stages an engine is a replica. Throws
+/// std::invalid_argument when the weights do not fit, or for a config out of range (no replica, max_batch or
+/// max_batched_tokens 0, memory_fraction outside (0, 1], interval not positive).
 [[nodiscard]] double kv_capacity_tokens(const ServiceConfig& config);
 
 struct ServedRequest {
@@ -99,9 +99,16 @@ void check_request_fits(const jobs::Request& request, double kv_capacity_tokens,
 /// Disaggregated pools: the replicas that run the prompts (the first ones; the rest decode).
 [[nodiscard]] std::uint32_t prefill_pool(const ServiceConfig& config);
 /// Disaggregated pools: the time to move `tokens` tokens' keys and values from a prompt replica to a decode
-/// replica, each of the tp GPUs sending its share over its own link (not overlapped with the prompt).
+/// replica, each of the tp x pp GPUs sending its share over its own link (not overlapped with the prompt).
 [[nodiscard]] double kv_transfer_s(const ServiceConfig& config, double tokens);
-/// A replica's GPUs holding its model while idle: tp x the resident floor.
+/// A replica of pp pipeline stages serves as pp engines (models::ServingReplica), each with its own batch,
+/// KV cache share and queue, and tp GPUs' worth of the replica's draw: the service's engines, replicas x pp.
+[[nodiscard]] std::uint32_t serving_engines(const ServiceConfig& config);
+/// The service's GPUs: replicas x tp x pp.
+[[nodiscard]] double service_gpus(const ServiceConfig& config);
+/// An engine's GPUs holding the model while idle: tp x the resident floor.
+[[nodiscard]] double engine_idle_W(const ServiceConfig& config);
+/// A replica's GPUs holding its model while idle: tp x pp x the resident floor.
 [[nodiscard]] double replica_idle_W(const ServiceConfig& config);
 
 /// Plays `requests` (in arrival order) on the service. Throws core::TraceFormatError at a request's record
