@@ -285,16 +285,16 @@ ServiceRun run_service(const ServiceConfig& config, const std::vector<jobs::Requ
   const std::uint32_t engines = serving_engines(config), pp = std::max(1u, config.replica.pp);
   std::vector<double> last_active(engines, 0.0);
   const bool pools = config.scheduling == ServiceScheduling::disaggregated;
-  const std::uint32_t prompt_replicas = pools ? prefill_pool(config) * pp : engines;
+  const std::uint32_t prompt_engines = pools ? prefill_pool(config) * pp : engines;
   // The engines that run the prompts (all of them, without separate pools): requests in turn.
   std::vector<ReplicaWork> work(engines);
   for (std::size_t i = 0; i < run.requests.size(); ++i) {
-    ReplicaWork& w = work[i % prompt_replicas];
+    ReplicaWork& w = work[i % prompt_engines];
     w.requests.push_back(i), w.ready.push_back(run.requests[i].arrival_s);
     w.to_first_token = pools;
-    run.requests[i].replica = static_cast<std::uint32_t>(i % prompt_replicas / pp);
+    run.requests[i].replica = static_cast<std::uint32_t>(i % prompt_engines / pp);
   }
-  for (std::uint32_t rep = 0; rep < prompt_replicas; ++rep)
+  for (std::uint32_t rep = 0; rep < prompt_engines; ++rep)
     last_active[rep] = play_replica(config, run, work[rep], bins, load);
   if (pools) {
     // Each request with tokens after its first moves its prompt's keys and values to a decode replica (in
@@ -305,15 +305,15 @@ ServiceRun run_service(const ServiceConfig& config, const std::vector<jobs::Requ
         handed.emplace_back(r.first_token_s + kv_transfer_s(config, r.input_tokens + 1.0), i);
     std::stable_sort(handed.begin(), handed.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
-    const std::uint32_t decoders = engines - prompt_replicas;
+    const std::uint32_t decoders = engines - prompt_engines;
     for (std::size_t k = 0; k < handed.size(); ++k) {
-      const std::uint32_t rep = prompt_replicas + static_cast<std::uint32_t>(k % decoders);
+      const std::uint32_t rep = prompt_engines + static_cast<std::uint32_t>(k % decoders);
       ReplicaWork& w = work[rep];
       w.requests.push_back(handed[k].second), w.ready.push_back(handed[k].first);
       w.prompts_done = true;
       run.requests[handed[k].second].replica = rep / pp;
     }
-    for (std::uint32_t rep = prompt_replicas; rep < engines; ++rep)
+    for (std::uint32_t rep = prompt_engines; rep < engines; ++rep)
       last_active[rep] = play_replica(config, run, work[rep], bins, load);
   }
   run.end_s = *std::max_element(last_active.begin(), last_active.end());
