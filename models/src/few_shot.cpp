@@ -29,7 +29,8 @@ struct Row {
   std::size_t compared = 0;  ///< index into zero.compared
   const Measurement* m = nullptr;
   double log_time = std::numeric_limits<double>::quiet_NaN();   ///< log(measured / predicted) time
-  double log_power = std::numeric_limits<double>::quiet_NaN();  ///< the same for power; NaN: not measured
+  double log_power = std::numeric_limits<double>::quiet_NaN();  ///< power_log_ratio; NaN: not measured
+  double idle_W = 0.0;                                          ///< the board's idle draw
 };
 
 double log_ratio(double measured, double predicted) {
@@ -64,8 +65,9 @@ FewShotReport few_shot(const MeasurementSet& set, const ValidationReport& zero, 
   for (std::size_t i = 0; i < zero.compared.size(); ++i) {
     const RowComparison& c = zero.compared[i];
     const Measurement& m = set.rows.at(c.row);
-    groups[{m.gpu, m.workload}].push_back(
-        {i, &m, log_ratio(c.measured_s, c.predicted_s), log_ratio(c.measured_W, c.predicted_W)});
+    const double idle_W = correction_idle_W(m.gpu);
+    groups[{m.gpu, m.workload}].push_back({i, &m, log_ratio(c.measured_s, c.predicted_s),
+                                           power_log_ratio(c.measured_W, c.predicted_W, idle_W), idle_W});
   }
   const auto limit = [](const Measurement& m) {
     return m.power_limit_W > 0.0 ? m.power_limit_W : std::numeric_limits<double>::infinity();
@@ -161,7 +163,7 @@ FewShotReport few_shot(const MeasurementSet& set, const ValidationReport& zero, 
         const double ft = std::isnan(xt) ? 1.0 : std::exp((repeat ? wt.repeat : wt.varied) * xt);
         const double fp = std::isnan(xp) ? 1.0 : std::exp((repeat ? wp.repeat : wp.varied) * xp);
         const RowComparison& c = zero.compared[rows[i].compared];
-        const double power_W = corrected_power(c.predicted_W, fp, power_limit(*rows[i].m));
+        const double power_W = corrected_power(c.predicted_W, fp, power_limit(*rows[i].m), rows[i].idle_W);
         corrected[gpu].push_back({rows[i].compared, c.predicted_s * ft, power_W,
                                   rows[i].log_time - std::log(ft), log_ratio(c.measured_W, power_W)});
       }

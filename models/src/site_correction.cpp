@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "fleetwatt/models/fit/predictor_fit.hpp"
+#include "fleetwatt/models/hardware/gpu_hardware.hpp"
 
 namespace fleetwatt::models {
 
@@ -12,9 +13,21 @@ bool binds(double predicted_W, double limit_W) noexcept {
   return limit_W > 0.0 && predicted_W >= 0.99 * limit_W;
 }
 
-double corrected_power(double predicted_W, double factor, double limit_W) noexcept {
-  if (binds(predicted_W, limit_W)) return predicted_W;
-  return limit_W > 0.0 ? std::min(predicted_W * factor, limit_W) : predicted_W * factor;
+double corrected_power(double predicted_W, double factor, double limit_W, double idle_W) noexcept {
+  if (binds(predicted_W, limit_W) || predicted_W <= idle_W) return predicted_W;
+  const double corrected = idle_W + (predicted_W - idle_W) * factor;
+  return limit_W > 0.0 ? std::min(corrected, limit_W) : corrected;
+}
+
+double correction_idle_W(const std::string& gpu_id) {
+  const GpuHardware* preset = find_gpu_preset(gpu_id);
+  return preset ? preset->idle_W : 0.0;
+}
+
+double power_log_ratio(double measured_W, double predicted_W, double idle_W) noexcept {
+  return measured_W > idle_W && predicted_W > idle_W
+             ? std::log((measured_W - idle_W) / (predicted_W - idle_W))
+             : std::numeric_limits<double>::quiet_NaN();
 }
 
 double credibility(double w1, std::size_t n) noexcept {

@@ -22,10 +22,10 @@ EpochPlan SitePredictor::plan(const JobSpec& job, const GpuHardware& gpu) const 
   EpochPlan p = inner_->plan(job, gpu);
   const SiteCorrection::Factors f = factors(job, gpu);
   if (f.runs == 0) return p;
-  const double limit = limit_W(gpu);
+  const double limit = limit_W(gpu), idle_W = correction_idle_W(gpu.id);
   p.each_part([&](jobs::EpochPart& part) {
     part.s *= f.time;
-    part.W = corrected_power(part.W, f.power, limit);
+    part.W = corrected_power(part.W, f.power, limit, idle_W);
   });
   return p;
 }
@@ -44,7 +44,6 @@ UncertaintyBand SitePredictor::uncertainty(const JobSpec& job, const GpuHardware
 std::shared_ptr<const SiteCorrection> site_correction(
     const SiteFile& site, const std::function<Prediction(const Measurement&)>& zero_shot,
     const PredictorFit& fit) {
-  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   std::vector<SiteCorrection::Run> runs;
   for (const SiteRun& s : site.runs) {
     const Measurement m = site_measurement(s);
@@ -64,7 +63,7 @@ std::shared_ptr<const SiteCorrection> site_correction(
     r.workload = site_workload(as_predicted(m));
     r.config = {m.job.meta.batch_size, m.power_limit_W};
     r.log_time = std::log(m.epoch_s / p.epoch_s);
-    r.log_power = m.avg_power_W > 0.0 && p.avg_power_W > 0.0 ? std::log(m.avg_power_W / p.avg_power_W) : kNaN;
+    r.log_power = power_log_ratio(m.avg_power_W, p.avg_power_W, correction_idle_W(m.gpu));
     const double limit = m.power_limit_W > 0.0 ? m.power_limit_W
                          : m.tdp_W > 0.0       ? m.tdp_W
                                                : find_gpu(m.gpu).tdp_W;

@@ -109,3 +109,47 @@ TEST_CASE("few-shot power: a prediction at the row's power limit stays there", "
   for (const auto& c : few.report.compared)
     if (set.rows[c.row].power_limit_W == 200.0) CHECK(c.predicted_W == 200.0);
 }
+
+TEST_CASE("few-shot power: a group's factor scales the draw above the board's idle", "[few-shot]") {
+  MeasurementSet set;
+  ValidationReport zero;
+  // Three boards with presets (idle 30, 15 and 25 W), each drawing idle + f x (predicted - idle) at every
+  // batch, f its own: a factor on the whole draw would miss the small batches' low draws, one on the draw
+  // above idle fits every run.
+  const struct {
+    const char* gpu;
+    double idle_W, factor;
+  } gpus[] = {{"a40", 30.0, 1.5}, {"rtx6000", 15.0, 0.8}, {"v100-pcie-32gb", 25.0, 1.2}};
+  for (const auto& g : gpus) {
+    for (const double batch : {8.0, 64.0, 512.0}) {
+      Measurement m;
+      m.gpu = g.gpu;
+      m.workload = "resnet50";
+      m.tdp_W = 600.0;  // above every draw: no limit binds
+      m.job.meta.batch_size = static_cast<std::uint32_t>(batch);
+      const double predicted_W = 40.0 + 30.0 * std::log2(batch);  // 130, 220 and 310 W
+      m.epoch_s = 100.0;
+      m.avg_power_W = g.idle_W + g.factor * (predicted_W - g.idle_W);
+      set.rows.push_back(m);
+      RowComparison c;
+      c.row = set.rows.size() - 1;
+      c.measured_s = c.predicted_s = 100.0;
+      c.measured_W = m.avg_power_W;
+      c.predicted_W = predicted_W;
+      zero.compared.push_back(c);
+    }
+  }
+  const FewShotReport few = few_shot(set, zero, 1, 0.8);
+  // The calibration run is batch 64; the other GPUs' runs foretell theirs exactly, so every weight is 1.
+  CHECK(few.power_weights.at("a40").varied == Approx(1.0));
+  REQUIRE(few.report.compared.size() == 6);
+  for (const auto& c : few.report.compared) {
+    INFO(set.rows[c.row].gpu << " batch " << set.rows[c.row].job.meta.batch_size);
+    CHECK(c.predicted_W == Approx(c.measured_W));
+  }
+  // By hand: the A40 at batch 8 predicted 130 W draws 30 + 1.5 x 100 = 180 W; a whole-draw factor from
+  // batch 64 (1.5 x 190 + 30 = 315 W against 220 W predicted) would have given 130 x 315 / 220 = 186 W.
+  for (const auto& c : few.report.compared)
+    if (set.rows[c.row].gpu == "a40" && set.rows[c.row].job.meta.batch_size == 8)
+      CHECK(c.predicted_W == Approx(180.0));
+}

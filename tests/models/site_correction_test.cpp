@@ -1,6 +1,6 @@
 // A site's runs as factors and a band, against hand calculations: the shrunk mean log ratio of a group's
 // runs, the weight for a repeated or a varied configuration, the leave-one-run-out residuals pooled with the
-// fitted half-width, and a draw at its limit left there.
+// fitted half-width, a draw at its limit left there, and a power factor scaling the draw above idle.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
@@ -69,12 +69,27 @@ TEST_CASE("a site's factor is its runs' mean log ratio, shrunk by the weight for
 }
 
 TEST_CASE("a corrected draw stays at a limit that binds and never passes one", "[models][site]") {
-  CHECK(corrected_power(200.0, 1.1, 300.0) == Approx(220.0));
-  CHECK(corrected_power(290.0, 1.1, 300.0) == 300.0);        // capped
-  CHECK(corrected_power(298.0, 0.8, 300.0) == 298.0);        // within 1 % of the limit: the limit binds
-  CHECK(corrected_power(200.0, 1.1, 0.0) == Approx(220.0));  // no limit known
+  CHECK(corrected_power(200.0, 1.1, 300.0, 0.0) == Approx(220.0));
+  CHECK(corrected_power(290.0, 1.1, 300.0, 0.0) == 300.0);        // capped
+  CHECK(corrected_power(298.0, 0.8, 300.0, 0.0) == 298.0);        // within 1 % of the limit: the limit binds
+  CHECK(corrected_power(200.0, 1.1, 0.0, 0.0) == Approx(220.0));  // no limit known
   CHECK(binds(297.0, 300.0));
   CHECK_FALSE(binds(296.0, 300.0));
+}
+
+TEST_CASE("a power factor scales the draw above the board's idle", "[models][site]") {
+  // An A40 idles at 30 W (its preset): 200 W predicted is 170 W of work; x 1.1 is 187 W, so 217 W.
+  CHECK(correction_idle_W("a40") == 30.0);
+  CHECK(correction_idle_W("no-such-gpu") == 0.0);  // scaled whole
+  CHECK(corrected_power(200.0, 1.1, 300.0, 30.0) == Approx(217.0));
+  CHECK(corrected_power(290.0, 1.1, 300.0, 30.0) == 300.0);  // 316 W capped
+  CHECK(corrected_power(25.0, 2.0, 300.0, 30.0) == 25.0);    // no work above idle to scale
+  // A run measured at 250 W where 200 W was predicted: (250 - 30) / (200 - 30).
+  CHECK(power_log_ratio(250.0, 200.0, 30.0) == Approx(std::log(220.0 / 170.0)));
+  CHECK(std::exp(power_log_ratio(250.0, 200.0, 30.0)) * 170.0 + 30.0 == Approx(250.0));
+  CHECK(std::isnan(power_log_ratio(28.0, 200.0, 30.0)));  // measured at idle: says nothing of the work
+  CHECK(std::isnan(power_log_ratio(0.0, 200.0, 0.0)));    // not measured
+  CHECK(power_log_ratio(250.0, 200.0, 0.0) == Approx(std::log(1.25)));
 }
 
 TEST_CASE("a job's workload for a site is its model, marked where a step is one forward pass",

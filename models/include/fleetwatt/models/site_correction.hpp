@@ -1,5 +1,6 @@
 // A site's measured runs as corrections of the predictions there. Per (GPU, workload) the site has runs of,
-// a time and a power factor: exp(w x the mean log(measured / predicted) of those runs), the weight w
+// a time and a power factor: exp(w x the mean log(measured / predicted) of those runs; for power, of the
+// draw above the board's idle, which is what the work sets), the weight w
 // shrinking it toward the datasheet prediction as few-shot calibration measured on the fitting data with one
 // run per group (PredictorFit::site: one weight for a job that repeats a run's batch and power limit, one for
 // a job that varies them), and shrinking less the more runs there are (credibility); and a band, the fitted
@@ -25,8 +26,20 @@ namespace fleetwatt::models {
 /// factor fitted on the draw the GPU chooses does not apply. `limit_W` 0: no limit known.
 [[nodiscard]] bool binds(double predicted_W, double limit_W) noexcept;
 
-/// A predicted draw corrected by `factor`: kept where the limit binds, never above the limit otherwise.
-[[nodiscard]] double corrected_power(double predicted_W, double factor, double limit_W) noexcept;
+/// A predicted draw corrected by `factor`, which scales the draw above the board's idle (`idle_W`): a GPU
+/// that does no work draws its idle whatever the workload, so a run that measured a workload's draw says
+/// how far its work lifts the GPU above idle, and a draw at or below idle is kept. Kept where the limit
+/// binds, never above the limit otherwise.
+[[nodiscard]] double corrected_power(double predicted_W, double factor, double limit_W,
+                                     double idle_W) noexcept;
+
+/// The idle draw power factors scale from: the GPU preset's idle; 0 for a GPU without a preset (given in a
+/// scenario), whose draws are then scaled whole. One rule for the runs' ratios and the jobs' corrections.
+[[nodiscard]] double correction_idle_W(const std::string& gpu_id);
+
+/// log((measured - idle) / (predicted - idle)): what a run says of the power factor; NaN where either draw
+/// is not above idle (nothing to scale) or was not measured.
+[[nodiscard]] double power_log_ratio(double measured_W, double predicted_W, double idle_W) noexcept;
 
 /// The weight of the mean of `n` runs given `w1`, the weight of one run: Buhlmann's credibility n / (n + k),
 /// k = (1 - w1) / w1 (the ratio of the spread of runs about their group's level to the spread of the
@@ -49,8 +62,9 @@ struct RunConfig {
 
 class SiteCorrection {
  public:
-  /// One measured run: its GPU preset, workload, configuration and log(measured / predicted) of its epoch
-  /// time and average power (NaN: not measured); `binds`: its predicted power sat at its limit.
+  /// One measured run: its GPU preset, workload, configuration, log(measured / predicted) of its epoch
+  /// time and power_log_ratio of its average power (NaN: not measured); `binds`: its predicted power sat at
+  /// its limit.
   struct Run {
     std::string gpu, workload;
     RunConfig config;
