@@ -73,9 +73,9 @@ TEST_CASE("Fleet mode agrees with exact mode on a mid-size service within the st
   const ServiceRun exact = run_service(c, requests, "t.csv");
   const ServiceRun fleet = run_service_fleet(c, requests, "t.csv");
   // Measured: energy +3.8 %, mean power +3.8 %, the 99th percentile of 1-s power +2.4 %, mean end-to-end
-  // latency +4.1 % (fleet mode counts a sequence ending within an interval as running all of it, and spreads
-  // no prompt queueing: its first tokens come 7 % sooner on average).
-  check_agreement(fleet, exact, {0.045, 0.03, 0.05, 0.0});
+  // latency +4.4 % (fleet mode counts a sequence ending within an interval as running all of it), mean time
+  // to first token +4.2 % (-6.7 % without the prompt's wait for the iteration in progress at its replica).
+  check_agreement(fleet, exact, {0.045, 0.03, 0.05, 0.05});
   CHECK((fleet.energy_J / fleet.end_s) / (exact.energy_J / exact.end_s) == Approx(1.0).margin(0.045));
 }
 
@@ -86,9 +86,9 @@ TEST_CASE("Prefill priority: fleet mode agrees with exact mode, and both trade l
   const auto requests = half_hour();
   const ServiceRun exact = run_service(c, requests, "t.csv");
   const ServiceRun fleet = run_service_fleet(c, requests, "t.csv");
-  // Measured: energy +3.8 %, mean latency +4.3 %, mean time to first token -7.6 % (first come first served:
-  // +3.8 %, +4.1 %, -7 %, the bounds of the case above).
-  check_agreement(fleet, exact, {0.045, 0.0, 0.05, 0.09});
+  // Measured: energy +3.8 %, mean latency +4.6 %, mean time to first token +4.5 % (first come first served:
+  // +3.8 %, +4.4 %, +4.2 %, the bounds of the case above).
+  check_agreement(fleet, exact, {0.045, 0.0, 0.05, 0.05});
   // One replica at the same 8 requests/s: prompts alone bring first tokens 4.5 % sooner and, the decodes
   // waiting for them, whole requests 6.2 % later (measured).
   ServiceConfig one = llama8b_on_h100(1);
@@ -105,9 +105,9 @@ TEST_CASE("Pipeline stages: fleet mode agrees with exact mode, its engines as re
   const auto requests = half_hour();
   const ServiceRun exact = run_service(c, requests, "t.csv");
   const ServiceRun fleet = run_service_fleet(c, requests, "t.csv");
-  // Measured: energy +3.8 %, the 99th percentile of 1-s power +2.4 %, mean latency +4.1 %, mean time to first
-  // token -6.7 %: the bounds of four one-stage replicas above, the engines playing their part.
-  check_agreement(fleet, exact, {0.045, 0.03, 0.05, 0.09});
+  // Measured: energy +3.8 %, the 99th percentile of 1-s power +2.4 %, mean latency +4.4 %, mean time to first
+  // token +4.2 %: the bounds of four one-stage replicas above, the engines playing their part.
+  check_agreement(fleet, exact, {0.045, 0.03, 0.05, 0.05});
   // Requests name their replica, not the engine: two replicas.
   bool replicas = true;
   for (const auto& r : fleet.requests) replicas = replicas && r.replica < 2;
@@ -122,10 +122,10 @@ TEST_CASE("Disaggregated pools: fleet mode agrees with exact mode", "[sim][servi
   const auto requests = half_hour();
   const ServiceRun exact = run_service(c, requests, "t.csv");
   const ServiceRun fleet = run_service_fleet(c, requests, "t.csv");
-  // Measured: energy +3.1 %, the 99th percentile of 1-s power +2.5 %, mean latency +2.9 %, mean time to first
-  // token -16 % (fleet mode has a prompt wait only for the work queued ahead, not for the iteration a prompt
-  // replica is in the middle of when a prompt arrives).
-  check_agreement(fleet, exact, {0.04, 0.035, 0.04, 0.18});
+  // Measured: energy +3.1 %, the 99th percentile of 1-s power +2.5 %, mean latency +3.3 %, mean time to first
+  // token -2.7 % (-16 % without the prompt's wait for the iteration a prompt replica is in the middle of
+  // when it arrives).
+  check_agreement(fleet, exact, {0.04, 0.035, 0.04, 0.05});
 }
 
 TEST_CASE("Disaggregated pools: an overloaded prompt pool queues prompts in fleet mode as in exact mode",

@@ -16,6 +16,29 @@ struct Member {
   ServedRequest request;
 };
 
+/// The wait of a request arriving at a replica (or pool) for the iteration it is in the middle of: with odds
+/// `busy` there is one, and the wait is then spread evenly up to twice its mean, `mean_s` (the iteration's
+/// rest at a random instant, in_progress_s). A cohort's members take their places in that distribution by
+/// `x`, a fixed low-discrepancy sequence in [0, 1) (EvenSpread), so its percentiles follow it and runs
+/// repeat.
+struct InProgress {
+  double busy = 0.0, mean_s = 0.0;
+  [[nodiscard]] double wait_s(double x) const { return x < busy ? x / busy * 2.0 * mean_s : 0.0; }
+  /// The mean wait, busy x mean_s.
+  [[nodiscard]] double mean_wait_s() const { return busy * mean_s; }
+};
+
+/// Weyl's sequence with the golden ratio's fraction, from 0.5: evenly spread in [0, 1) whatever the count.
+struct EvenSpread {
+  double x = 0.5;
+  double next() {
+    const double v = x;
+    x += 0.6180339887498949;
+    if (x >= 1.0) x -= 1.0;
+    return v;
+  }
+};
+
 /// The requests that arrived in one interval, admitted together and decoding in the same iterations: the
 /// tokens the cohort has generated since its admission, and where each member ends on that count (its
 /// generation plus the tokens the cohort ran before its first token), in ascending order.
@@ -32,6 +55,9 @@ struct Cohort {
   /// (the work queued ahead of them), then its prompt iteration's time, and the move of the keys and values.
   /// Its members' prompts are spread over the cohort's prompt work (`prompt_work_s` of the pool's time).
   double prompt_wait_s = 0.0, prompt_s = 0.0, handover_s = 0.0, prompt_work_s = 0.0;
+  /// Pools: how a prompt arriving with no work queued ahead of it waits for the iteration a prompt replica is
+  /// in the middle of (none with nothing ahead in the queue: the queue's wait holds it).
+  InProgress prompt_in_progress;
   double attended_keys = 0.0;  ///< over its prompts' tokens, the keys each attends: sum of P (P + 1) / 2
   double decode_from_s = 0.0;  ///< pools: when its members' decoding starts, on average
   /// Tokens its count will run for members still short of their first token after the admission interval
@@ -93,6 +119,15 @@ DecodeShare decode_share(const ServiceConfig& c, double replicas, double running
   d.batch.decode_context_tokens = d.batch.decode_sequences * context / running;
   d.cost = models::serving_iteration(c.replica, d.batch, c.constants);
   return d;
+}
+
+/// The mean rest of the iteration in progress that a request arriving at a random time at a busy replica
+/// waits for: iterations of `short_s`, a share `q` of them (by count) of `long_s` instead. A random instant
+/// falls in an iteration with odds in proportion to its length, and halfway through it on average:
+/// E[T^2] / (2 E[T]).
+double in_progress_s(double short_s, double long_s, double q) {
+  const double mean = (1.0 - q) * short_s + q * long_s;
+  return mean > 0.0 ? ((1.0 - q) * short_s * short_s + q * long_s * long_s) / (2.0 * mean) : 0.0;
 }
 
 /// An iteration of `base` with `n` whole prompts of `chunk` tokens beside it, for prompts of `pieces` such
@@ -162,7 +197,7 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
   run.kv_capacity_tokens = kv_capacity_tokens(c);
   const double dt = c.interval_s, tp = c.replica.tp;
   // Engines play the part of replicas here (a replica of pp stages is pp of them: serving_engines).
-  const std::uint32_t engines = serving_engines(c), pp = std::max(1u, c.replica.pp);
+  const std::uint32_t engines = serving_engines(c), pp = c.replica.stages();
   const double floor_W = engine_idle_W(c);
   const bool pools = c.scheduling == ServiceScheduling::disaggregated;
   const double prompt_pool = pools ? double(prefill_pool(c)) * pp : 0.0;
@@ -268,8 +303,14 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
           h.prompt_wait_s = ahead_s / prompt_pool;
           h.prompt_work_s = w.replica_s() / prompt_pool;
           h.prompt_s = w.prompt_s;
+          // Behind queued work the queue's wait holds the iteration in progress already.
+          h.prompt_in_progress = ahead_s > 0.0
+                                     ? InProgress{}
+                                     : InProgress{std::min(1.0, w.replica_s() / (prompt_pool * dt)),
+                                                  in_progress_s(w.iteration.time_s, w.iteration.time_s, 0.0)};
           h.handover_s = kv_transfer_s(c, h.mean_input + 1.0);
-          h.decode_from_s = t0 + h.prompt_wait_s + h.prompt_work_s / 2.0 + h.prompt_s + h.handover_s;
+          h.decode_from_s = t0 + h.prompt_wait_s + h.prompt_work_s / 2.0 +
+                            h.prompt_in_progress.mean_wait_s() + h.prompt_s + h.handover_s;
           new_prompt_s += w.replica_s();
           new_prompt_J += w.replica_s() * w.iteration.power_W;
           prompt_iterations += w.iterations;
@@ -292,26 +333,32 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
     load.prefill_tokens = prompt_tokens;
     for (const Cohort& h : cohorts)
       if (!h.admitted) load.queued_s += h.active() * dt;
-    // The running cohorts' tokens this interval at a token every `it` (a cohort admitted now starts after its
-    // prompt's iteration, emitting its first token then; with pools it waits for the prompt pool first and
-    // decodes once its keys and values have crossed), their ends and load; finished cohorts go.
-    const auto advance = [&](const models::IterationCost& it, double first_token_s) {
+    // The running cohorts' tokens this interval at a token every `it` (a cohort admitted now starts after the
+    // iteration in progress at its replica and its prompt's iteration, emitting its first token then; with
+    // pools it waits for the prompt pool first and decodes once its keys and values have crossed), their ends
+    // and load; finished cohorts go.
+    const auto advance = [&](const models::IterationCost& it, double first_token_s,
+                             const InProgress& at_replica) {
       const double tokens = dt / it.time_s;
       for (Cohort& h : cohorts) {
         if (!h.admitted) break;
         const double from = h.generated;
         const bool first = h.admit_s == t0 && from == 0.0;
         if (first) {
-          // Each member's first token a prompt iteration after it arrived (or was admitted); its last, its
-          // generation less one later on the cohort's count, which runs from the interval's start.
+          // Each member's first token the iteration in progress and a prompt iteration after it arrived (or
+          // was admitted); its last, its generation less one later on the cohort's count, which runs from the
+          // interval's start.
+          EvenSpread spread;
           for (std::size_t m = 0; m < h.members.size(); ++m) {
+            const double place = spread.next();
             ServedRequest& s = h.members[m].request;
             const double arrived = std::max(t0, s.arrival_s);
             // With pools, the cohort's prompts in arrival order through its share of the pool's time.
             const double reached =
                 t0 + h.prompt_wait_s + double(m) / double(h.members.size()) * h.prompt_work_s;
-            const double start = pools ? std::max(reached, s.arrival_s) : arrived;
-            s.first_token_s = start + (pools ? h.prompt_s : first_token_s);
+            const double start =
+                pools ? std::max(reached, s.arrival_s + h.prompt_in_progress.wait_s(place)) : arrived;
+            s.first_token_s = start + (pools ? h.prompt_s : at_replica.wait_s(place) + first_token_s);
             // Its tokens after the first start where the count reaches its first token.
             const double later = std::max(0.0, s.output_tokens - 1.0);
             const double offset = (s.first_token_s + (later > 0.0 ? h.handover_s : 0.0) - t0) / it.time_s;
@@ -395,7 +442,7 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
       run.busy_s += decoders * occupied * dt;
       run.iterations +=
           static_cast<std::uint64_t>(std::llround(prompt_iterations + decoders * occupied * dt / dec.time_s));
-      advance(dec, 0.0);
+      advance(dec, 0.0, InProgress{});
     } else if (running > 0.0) {
       // A replica's iterations at its share of the sequences (decode_share): most decode only; a share q of
       // them also run k whole admitted prompts (chunked prefill), as many as the interval's prompts need.
@@ -434,7 +481,8 @@ FleetTotals play_service_fleet(const ServiceConfig& c, jobs::RequestSource& sour
       it.time_s = dec.time_s + q * extra;
       it.power_W =
           ((alone ? 1.0 : 1.0 - q) * dec.time_s * dec.power_W + q * pre.time_s * pre.power_W) / it.time_s;
-      advance(it, pre.time_s);
+      // A prompt arriving at a busy replica first waits for the iteration in progress to end.
+      advance(it, pre.time_s, InProgress{occupied, in_progress_s(dec.time_s, dec.time_s + extra, q)});
       const double share = occupied;
       power_W = replicas * (share * tp * it.power_W + (1.0 - share) * floor_W) + woken * floor_W +
                 parked * parked_W;

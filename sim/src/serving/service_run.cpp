@@ -45,7 +45,7 @@ class IntervalSums {
 /// Bytes of one token's keys and values over a replica's GPUs (16-bit elements).
 double kv_bytes_per_token(const ServiceConfig& c) {
   const models::ModelCount& m = c.replica.model;
-  const double tp = std::max(1u, c.replica.tp);
+  const double tp = c.replica.stage_gpus();
   const double a = m.d_attention > 0 ? m.d_attention : m.d_model;
   const double d_head = m.heads > 0 ? a / m.heads : 0.0, kv_heads = m.kv_heads > 0 ? m.kv_heads : m.heads;
   return m.blocks * 2.0 * tp * std::max(1.0, kv_heads / tp) * d_head * kElementBytes;
@@ -93,7 +93,7 @@ double kv_capacity_tokens(const ServiceConfig& c) {
   if (!(c.interval_s > 0.0) || !std::isfinite(c.interval_s))
     throw std::invalid_argument(fmt::format("interval_s must be positive, not {}", c.interval_s));
   const models::ModelCount& m = c.replica.model;
-  const double tp = std::max(1u, c.replica.tp), pp = std::max(1u, c.replica.pp);
+  const double tp = c.replica.stage_gpus(), pp = c.replica.stages();
   const double memory = c.replica.gpu.memory_bytes * tp * pp * c.memory_fraction;
   const double weights = m.params * kElementBytes;
   const double per_token = kv_bytes_per_token(c);
@@ -115,7 +115,7 @@ ServiceRun start_service_run(const ServiceConfig& config, const std::vector<jobs
     const jobs::Request& r = requests[i];
     ServedRequest s;
     s.arrival_s = r.arrival_s, s.input_tokens = r.input_tokens, s.output_tokens = r.output_tokens;
-    s.replica = static_cast<std::uint32_t>(i % serving_engines(config) / std::max(1u, config.replica.pp));
+    s.replica = static_cast<std::uint32_t>(i % serving_engines(config) / config.replica.stages());
     s.record = r.record;
     run.requests.push_back(s);
   }
@@ -136,15 +136,15 @@ double engine_idle_W(const ServiceConfig& config) {
 }
 
 double replica_idle_W(const ServiceConfig& config) {
-  return std::max(1u, config.replica.pp) * engine_idle_W(config);
+  return config.replica.stages() * engine_idle_W(config);
 }
 
 std::uint32_t serving_engines(const ServiceConfig& config) {
-  return config.replicas * std::max(1u, config.replica.pp);
+  return config.replicas * config.replica.stages();
 }
 
 double service_gpus(const ServiceConfig& config) {
-  return double(config.replicas) * config.replica.tp * std::max(1u, config.replica.pp);
+  return double(config.replicas) * config.replica.tp * config.replica.stages();
 }
 
 namespace {
@@ -272,7 +272,7 @@ std::uint32_t prefill_pool(const ServiceConfig& c) {
 double kv_transfer_s(const ServiceConfig& c, double tokens) {
   // kv_bytes_per_token is over a stage's tp GPUs for every layer; each stage sends its layers' share.
   return tokens * kv_bytes_per_token(c) /
-         (std::max(1u, c.replica.tp) * std::max(1u, c.replica.pp) * c.kv_link_Bps);
+         (c.replica.stage_gpus() * c.replica.stages() * c.kv_link_Bps);
 }
 
 ServiceRun run_service(const ServiceConfig& config, const std::vector<jobs::Request>& requests,
@@ -282,7 +282,7 @@ ServiceRun run_service(const ServiceConfig& config, const std::vector<jobs::Requ
   IntervalSums bins(config.interval_s);
   LoadBins load(config.interval_s);
   // Engines: a replica of pp stages is pp of them, the replica's in a row (engine / pp is its replica).
-  const std::uint32_t engines = serving_engines(config), pp = std::max(1u, config.replica.pp);
+  const std::uint32_t engines = serving_engines(config), pp = config.replica.stages();
   std::vector<double> last_active(engines, 0.0);
   const bool pools = config.scheduling == ServiceScheduling::disaggregated;
   const std::uint32_t prompt_engines = pools ? prefill_pool(config) * pp : engines;

@@ -68,6 +68,9 @@ struct ServingReplica {
   std::uint32_t tp = 1;
   std::uint32_t pp = 1;
   jobs::Precision precision = jobs::Precision::fp16;
+  /// The GPUs of a pipeline stage and the stages, at least 1 each (0 as given reads as 1).
+  [[nodiscard]] std::uint32_t stage_gpus() const noexcept { return tp > 0 ? tp : 1u; }
+  [[nodiscard]] std::uint32_t stages() const noexcept { return pp > 0 ? pp : 1u; }
 };
 
 /// One iteration's time and each GPU's draw over it.
