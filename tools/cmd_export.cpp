@@ -349,6 +349,7 @@ std::size_t export_services(std::ostream& out, const results::ResultReader& h5, 
       column("decode_tokens_per_s", "decode_tokens_per_s", false, 1.0, 1);
     }
     if (h5.has(g + "slo_met")) column("slo_met", "slo_met", true, 1.0, 0);
+    if (h5.has(g + "absorb_lag_s")) column("absorb_lag_s", "absorb_lag_s", false, 1.0, 4);
     if (percentiles)
       for (const char* p : {"ttft_p50_s", "ttft_p99_s", "tpot_p50_s", "tpot_p99_s"})
         column(p, p, false, 1.0, 4);

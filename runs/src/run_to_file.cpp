@@ -42,14 +42,21 @@ RunOutcome run_to_file(runs::PreparedRun& r, const std::filesystem::path& out, R
   // Each service's series as the ledger drew it (its plan, moved by its controller when it absorbs).
   std::vector<results::ServiceRecord> services;
   for (std::size_t s = 0; s < r.services.size(); ++s) {
-    results::ServiceRecord record = r.services[s].record;
     const sim::ServiceOutcome drawn = engine.service_outcome(s);
+    // An absorbing service's tokens came out as late as its work ran behind its plan: played again on that
+    // clock, its latencies, SLO and completions are what its requests saw.
+    results::ServiceRecord record = drawn.lag_s.empty()
+                                        ? r.services[s].record
+                                        : play_scenario_service_late(r.scenario.services[s].request,
+                                                                     r.scenario.services[s].name, drawn.lag_s)
+                                              .record;
     record.power_W = drawn.power_W;
     record.energy_J = drawn.energy_J;
     record.absorbing = r.setup.services[s].absorb.enabled;
     record.absorb_mean_lag_s = drawn.mean_lag_s;
     record.absorb_max_lag_s = drawn.max_lag_s;
     record.absorb_bank_J = drawn.bank_J;
+    record.absorb_lag_s = drawn.lag_s;
     services.push_back(std::move(record));
   }
   writer.write_services(services);

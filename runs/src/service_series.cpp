@@ -59,7 +59,22 @@ ServiceSeriesBuilder::ServiceSeriesBuilder(results::ServiceRecord header, double
   r_.tpot_p50_s.assign(n_, kNaN), r_.tpot_p99_s.assign(n_, kNaN);
 }
 
-void ServiceSeriesBuilder::request_done(std::uint64_t, const sim::ServedRequest& q) {
+double ServiceSeriesBuilder::lag_at(double t) const {
+  if (lag_s_.empty() || !(t >= 0.0)) return 0.0;
+  const auto k = static_cast<std::size_t>(std::floor(t / r_.interval_s));
+  return k < lag_s_.size() ? lag_s_[k] : 0.0;
+}
+
+void ServiceSeriesBuilder::request_done(std::uint64_t, const sim::ServedRequest& planned) {
+  if (lag_s_.empty()) return record_request(planned);
+  sim::ServedRequest late = planned;
+  late.first_token_s += lag_at(planned.first_token_s);
+  // Never before its first token (the two lags differ).
+  late.end_s = std::max(planned.end_s + lag_at(planned.end_s), late.first_token_s);
+  record_request(late);
+}
+
+void ServiceSeriesBuilder::record_request(const sim::ServedRequest& q) {
   // A request ending at or after the horizon is not served in the window.
   if (!(q.end_s < horizon_s_) || n_ == 0) return;
   const auto k = std::min(n_ - 1, static_cast<std::size_t>(std::floor(q.end_s / r_.interval_s)));
@@ -67,6 +82,7 @@ void ServiceSeriesBuilder::request_done(std::uint64_t, const sim::ServedRequest&
   const double ttft = q.first_token_s - q.arrival_s;
   b.ttft.push_back(ttft);
   ttft_.add(ttft);
+  e2e_.add(q.end_s - q.arrival_s);
   if (q.output_tokens > 1) {
     const double tpot = (q.end_s - q.first_token_s) / (q.output_tokens - 1.0);
     b.tpot.push_back(tpot);
@@ -122,11 +138,15 @@ results::ServiceRecord ServiceSeriesBuilder::finish() {
   r_.energy_J = 0.0;
   for (std::size_t k = 0; k < n_; ++k)
     r_.energy_J += r_.power_W[k] * std::min(r_.interval_s, horizon_s_ - double(k) * r_.interval_s);
-  r_.latency = {ttft_.quantile(0.5), ttft_.quantile(0.99), tpot_.quantile(0.5), tpot_.quantile(0.99)};
+  r_.latency = {ttft_.quantile(0.5),  ttft_.quantile(0.99), tpot_.quantile(0.5),
+                tpot_.quantile(0.99), e2e_.quantile(0.5),   e2e_.quantile(0.99)};
   return std::move(r_);
 }
 
-PlayedService play_scenario_service(const ServeRequest& o, const std::string& name) {
+namespace {
+
+/// play_scenario_service, its tokens late by `lag_s` where given (fleet mode).
+PlayedService play_service(const ServeRequest& o, const std::string& name, std::vector<double> lag_s) {
   PlayedService p;
   p.config = service_config(o);
   const sim::ServiceConfig& c = p.config;
@@ -151,6 +171,7 @@ PlayedService play_scenario_service(const ServeRequest& o, const std::string& na
       c.autoscale.parked_off ? 0.0 : sim::service_gpus(c) / c.replicas * c.replica.gpu.idle_W;
   const double after_W = sim::replica_idle_W(c) * kept + (c.replicas - kept) * parked_W;
   ServiceSeriesBuilder builder(std::move(header), o.horizon_s, after_W, kept);
+  builder.delay_by(std::move(lag_s));
   if (fleet) {
     const auto source = request_source(o, read);
     (void)sim::play_service_fleet(c, *source, read.name, builder, o.horizon_s);
@@ -196,22 +217,38 @@ PlayedService play_scenario_service(const ServeRequest& o, const std::string& na
   return p;
 }
 
+}  // namespace
+
+PlayedService play_scenario_service(const ServeRequest& o, const std::string& name) {
+  return play_service(o, name, {});
+}
+
+PlayedService play_scenario_service_late(const ServeRequest& o, const std::string& name,
+                                         std::vector<double> lag_s) {
+  return play_service(o, name, std::move(lag_s));
+}
+
 std::string service_summary_text(const results::ServiceRecord& r) {
   const double per_1000 = r.output_tokens > 0 ? 1000.0 * r.energy_J / double(r.output_tokens) : 0.0;
   const double window_s = r.interval_s * double(r.power_W.size());
   return fmt::format(
              "  {:<28}{} {} GPUs: {} replicas of {} at tp {}{} ({} mode{}; trace {})\n"
              "    requests served           {} ({} output tokens)\n"
-             "    GPU energy                {:.4g} kWh, {:.4g} kJ per 1,000 output tokens (mean {:.4g} kW)\n"
+             "    GPU energy                {:.4g} kWh, {:.4g} kJ per 1,000 output tokens, {:.4g} J per "
+             "request "
+             "(mean {:.4g} kW)\n"
              "    latency                   first token p50 {:.3g} s, p99 {:.3g} s; per output token p50 "
              "{:.3g} ms, "
-             "p99 {:.3g} ms\n",
+             "p99 {:.3g} ms\n"
+             "    end to end                p50 {:.3g} s, p99 {:.3g} s\n",
              "service " + r.name, r.gpus, r.gpu, r.replicas, r.model, r.tp,
              r.pp > 1 ? fmt::format(" pp {}", r.pp) : std::string(), r.mode,
              r.scheduler == "fcfs" ? std::string() : ", " + r.scheduler + " scheduler", r.trace,
              r.requests_served, r.output_tokens, r.energy_J / 3.6e6, per_1000 / 1e3,
+             r.requests_served > 0 ? r.energy_J / double(r.requests_served) : 0.0,
              window_s > 0.0 ? r.energy_J / window_s / 1e3 : 0.0, r.latency.ttft_p50_s, r.latency.ttft_p99_s,
-             1e3 * r.latency.tpot_p50_s, 1e3 * r.latency.tpot_p99_s) +
+             1e3 * r.latency.tpot_p50_s, 1e3 * r.latency.tpot_p99_s, r.latency.e2e_p50_s,
+             r.latency.e2e_p99_s) +
          (r.slo_met.empty()
               ? std::string()
               : fmt::format(

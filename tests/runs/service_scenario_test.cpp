@@ -375,3 +375,49 @@ TEST_CASE("a service's cuda_graphs: decode iterations replay a graph unless it i
   CHECK_THAT(prepare_error(campus(true, "cuda_graphs = 1\n")),
              Catch::StartsWith("bad.toml:32:1: workload.service[0].cuda_graphs:"));
 }
+
+TEST_CASE("a service's tokens late by its lag: first tokens and ends move by their intervals' lags",
+          "[runs][serving]") {
+  results::ServiceRecord header;
+  header.name = "chat";
+  header.interval_s = 1.0;
+  header.slo_ttft_s = 0.6;
+  runs::ServiceSeriesBuilder builder(header, 4.0, 100.0, 1.0);
+  // Interval lags 0.2, 0.3, 0.4 and 0.9 s.
+  builder.delay_by({0.2, 0.3, 0.4, 0.9});
+  sim::ServedRequest a;
+  a.arrival_s = 0.2, a.first_token_s = 0.5, a.end_s = 2.5, a.output_tokens = 11;
+  // First token 0.5 + 0.2 = 0.7 s, end 2.5 + 0.4 = 2.9 s: TTFT 0.5 s (within the SLO), a token each
+  // (2.9 - 0.7) / 10 = 0.22 s, ending in interval 2.
+  builder.request_done(0, a);
+  sim::ServedRequest b = a;
+  // First token 1.6 + 0.3 = 1.9 s: TTFT 1.7 s, past the SLO; end 3.5 + 0.9 = 4.4 s, past the 4-s window.
+  b.arrival_s = 0.2, b.first_token_s = 1.6, b.end_s = 3.5;
+  builder.request_done(1, b);
+  sim::ServedRequest c = a;
+  // An end whose lag is smaller than its first token's: never before the first token.
+  c.arrival_s = 2.0, c.first_token_s = 2.95, c.end_s = 3.0, c.output_tokens = 2;
+  runs::ServiceSeriesBuilder other(header, 4.0, 100.0, 1.0);
+  other.delay_by({0.0, 0.0, 0.5, 0.0});
+  other.request_done(0, c);
+  for (std::size_t k = 0; k < 4; ++k)
+    builder.interval_done(k, 100.0, 0, 1.0, {}), other.interval_done(k, 100.0, 0, 1.0, {});
+  const results::ServiceRecord r = builder.finish();
+  CHECK(r.requests_served == 1);
+  CHECK(r.completions == std::vector<std::int64_t>{0, 0, 1, 0});
+  CHECK(r.ttft_p50_s[2] == Approx(0.5));
+  CHECK(r.tpot_p50_s[2] == Approx(0.22));
+  CHECK(r.slo_met_total == 1);
+  // End to end 2.9 - 0.2 = 2.7 s, to the 1 % bins of the window's percentiles.
+  CHECK(r.latency.e2e_p50_s == Approx(2.7).epsilon(0.01));
+  CHECK(r.latency.e2e_p99_s == Approx(2.7).epsilon(0.01));
+  // The summary: 100 W over the 4-s window is 400 J, for the one request served and its 11 tokens.
+  const std::string text = runs::service_summary_text(r);
+  CHECK(text.find("36.36 kJ per 1,000 output tokens, 400 J per request") != std::string::npos);
+  CHECK(text.find("    end to end                p50 ") != std::string::npos);
+  // c: first token 2.95 + 0.5 = 3.45 s, end max(3.0, 3.45): its one later token takes no time.
+  const results::ServiceRecord o = other.finish();
+  CHECK(o.completions == std::vector<std::int64_t>{0, 0, 0, 1});
+  CHECK(o.ttft_p50_s[3] == Approx(1.45));
+  CHECK(o.tpot_p50_s[3] == Approx(0.0));
+}

@@ -544,6 +544,8 @@ void ResultWriter::write_services(const std::vector<ServiceRecord>& services) {
     write_scalar(g, "ttft_p99_s_window", s.latency.ttft_p99_s, "s");
     write_scalar(g, "tpot_p50_s_window", s.latency.tpot_p50_s, "s");
     write_scalar(g, "tpot_p99_s_window", s.latency.tpot_p99_s, "s");
+    write_scalar(g, "e2e_p50_s_window", s.latency.e2e_p50_s, "s");
+    write_scalar(g, "e2e_p99_s_window", s.latency.e2e_p99_s, "s");
     if (s.slo_ttft_s > 0.0 || s.slo_tpot_s > 0.0) {
       write_vector(g, "slo_met", s.slo_met, "requests per interval");
       write_scalar(g, "slo_met_total", s.slo_met_total, "requests");
@@ -554,6 +556,7 @@ void ResultWriter::write_services(const std::vector<ServiceRecord>& services) {
       write_scalar(g, "absorb_mean_lag_s", s.absorb_mean_lag_s, "s");
       write_scalar(g, "absorb_max_lag_s", s.absorb_max_lag_s, "s");
       write_scalar(g, "absorb_bank_J", s.absorb_bank_J, "J");
+      write_vector(g, "absorb_lag_s", s.absorb_lag_s, "s");
     }
     if (!s.requests.arrival_s.empty()) {
       const ServiceRequestRows& q = s.requests;

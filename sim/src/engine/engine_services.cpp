@@ -26,6 +26,7 @@ void Engine::start_services() {
     FLEETWATT_ASSERT(load.interval > Duration::zero(), fmt::format("service {} has no interval", load.name));
     ServiceGpus& held = services_[s];
     held.interval_J.assign(window_intervals(load), 0.0);
+    if (load.absorb.enabled) held.interval_lag_s.assign(held.interval_J.size(), 0.0);
     const GpuIndex first = layout_.first_gpu(load.group);
     for (GpuIndex g = first; g < first + load.gpus; ++g) held.gpus.push_back(g);
     if (held.gpus.empty()) continue;
@@ -85,6 +86,13 @@ void Engine::account_service(std::size_t s, Time now) {
   const double lag = planned_total > 0.0 ? std::max(0.0, -held.bank_J) / planned_total : 0.0;
   held.lag_s_integral += lag * span;
   held.max_lag_s = std::max(held.max_lag_s, lag);
+  if (held.interval_lag_s.empty() || !(lag > 0.0)) return;
+  a = from.seconds(), k = static_cast<std::size_t>(std::floor(a / dt));
+  while (a < b && k < held.interval_lag_s.size()) {
+    const double edge = std::min(b, double(k + 1) * dt);
+    held.interval_lag_s[k] += lag * (edge - a);
+    a = edge, ++k;
+  }
 }
 
 void Engine::apply_service_power(std::size_t s) {
@@ -170,6 +178,9 @@ ServiceOutcome Engine::service_outcome(std::size_t s) const {
     out.power_W[k] = held.interval_J[k] / std::min(dt, h - double(k) * dt);
     out.energy_J += held.interval_J[k];
   }
+  out.lag_s.resize(held.interval_lag_s.size());
+  for (std::size_t k = 0; k < held.interval_lag_s.size(); ++k)
+    out.lag_s[k] = held.interval_lag_s[k] / std::min(dt, h - double(k) * dt);
   out.mean_lag_s = h > 0.0 ? held.lag_s_integral / h : 0.0;
   out.max_lag_s = held.max_lag_s;
   out.bank_J = held.bank_J;

@@ -43,6 +43,10 @@ class ServiceSeriesBuilder final : public sim::FleetServiceSink {
   /// The record: intervals the run did not reach at after_W (with the fewest replicas the service keeps),
   /// the totals and window percentiles.
   [[nodiscard]] results::ServiceRecord finish();
+  /// Tokens come out late by `lag_s` (a mean over each interval of the record's): a request's first token
+  /// and end each move by the lag of their interval, as an absorbing service's work fell behind its plan
+  /// (sim::ServiceOutcome::lag_s). Before any request is told.
+  void delay_by(std::vector<double> lag_s) { lag_s_ = std::move(lag_s); }
 
  private:
   struct Bucket {
@@ -51,11 +55,14 @@ class ServiceSeriesBuilder final : public sim::FleetServiceSink {
     std::int64_t met = 0;  ///< requests that met the SLO
   };
   void flush(std::size_t k, Bucket& b);
+  void record_request(const sim::ServedRequest& q);
   results::ServiceRecord r_;
   double horizon_s_, after_W_, after_replicas_;
   std::size_t n_ = 0, reached_ = 0;     ///< intervals in the window; intervals the run told
   std::map<std::size_t, Bucket> open_;  ///< ended requests of intervals not yet told
-  LogHistogram ttft_, tpot_;
+  LogHistogram ttft_, tpot_, e2e_;
+  std::vector<double> lag_s_;  ///< empty: on the plan's time
+  [[nodiscard]] double lag_at(double t) const;
 };
 
 /// A scenario's service: its configuration and record.
@@ -68,6 +75,11 @@ struct PlayedService {
 /// in exact mode held and played whole. Throws as prepare_service does, and TraceFormatError at a request
 /// that does not fit a replica's KV cache.
 [[nodiscard]] PlayedService play_scenario_service(const ServeRequest& request, const std::string& name);
+
+/// A fleet-mode service played again with its tokens late by `lag_s` (ServiceSeriesBuilder::delay_by): its
+/// latencies, SLO and completions as an absorbing service's requests saw them. The same play otherwise.
+[[nodiscard]] PlayedService play_scenario_service_late(const ServeRequest& request, const std::string& name,
+                                                       std::vector<double> lag_s);
 
 /// The run summary's lines of a service: its GPUs and replicas, requests served and GPU energy in the window,
 /// energy per 1,000 output tokens, and the window's latency percentiles.

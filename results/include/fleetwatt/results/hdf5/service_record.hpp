@@ -8,10 +8,11 @@
 
 namespace fleetwatt::results {
 
-/// Latency percentiles of a set of requests (NaN where there is none): time to first token, and time per
-/// output token after the first (requests of more than one).
+/// Latency percentiles of a set of requests (NaN where there is none): time to first token, time per
+/// output token after the first (requests of more than one), and end to end (arrival to last token).
 struct ServiceLatency {
   double ttft_p50_s = 0.0, ttft_p99_s = 0.0, tpot_p50_s = 0.0, tpot_p99_s = 0.0;
+  double e2e_p50_s = 0.0, e2e_p99_s = 0.0;
 };
 
 /// An exact-mode service's requests, one row each in arrival order: every request the run played, those
@@ -55,6 +56,7 @@ struct ServiceRecord {
   /// ran ahead (+) or behind (-) at the horizon (J).
   bool absorbing = false;
   double absorb_mean_lag_s = 0.0, absorb_max_lag_s = 0.0, absorb_bank_J = 0.0;
+  std::vector<double> absorb_lag_s;  ///< absorbing: the work's lag behind the plan, interval mean
   /// Exact mode's request rows (empty in fleet mode, which streams its requests and keeps none).
   ServiceRequestRows requests;
 };

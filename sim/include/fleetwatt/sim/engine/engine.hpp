@@ -349,7 +349,8 @@ class Engine {
     double lag_s_integral = 0.0, max_lag_s = 0.0;
     Time last = Time::zero();  ///< integrated up to here
     Time last_control = Time::zero();
-    std::vector<double> interval_J;  ///< over [0, horizon)
+    std::vector<double> interval_J;      ///< over [0, horizon)
+    std::vector<double> interval_lag_s;  ///< absorbing: the lag's integral over each interval (s x s)
   };
   std::vector<ServiceGpus> services_;  ///< as setup_.services
   bool changing_service_ = false;      ///< a service's own change: not the other GPUs'

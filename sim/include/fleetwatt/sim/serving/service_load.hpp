@@ -53,6 +53,9 @@ struct ServiceOutcome {
   /// Absorbing: its work's time-mean and largest lag behind the plan (s of planned power), and what it ran
   /// ahead (+) or behind (-) at the horizon (J).
   double mean_lag_s = 0.0, max_lag_s = 0.0, bank_J = 0.0;
+  /// Absorbing: the lag's mean over each interval of [0, horizon) (empty otherwise): how late the work, and
+  /// so the tokens, of the plan's time came out.
+  std::vector<double> lag_s;
 };
 
 }  // namespace fleetwatt::sim
