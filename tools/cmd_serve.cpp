@@ -13,6 +13,7 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "fleetwatt/core/text_output.hpp"
+#include "fleetwatt/runs/model_shape_text.hpp"
 #include "fleetwatt/runs/service_request.hpp"
 
 namespace fleetwatt::tools {
@@ -20,12 +21,16 @@ namespace {
 
 struct ServeOptions {
   runs::ServeRequest request;
+  std::string model_shape;  ///< --model-shape's text, read into request.model_shape
   std::string series_csv, requests_csv;
   bool json = false;
 };
 
-int serve(const ServeOptions& o) {
+int serve(ServeOptions& o) {
   const core::SourceLocation command_line{"command line", 0, 0};
+  if (!o.model_shape.empty())
+    o.request.model_shape =
+        runs::parse_model_shape_text(o.model_shape, o.request.origin, o.request.option_name("model-shape"));
   for (const auto& [path, key] :
        {std::pair{o.series_csv, "--series"}, std::pair{o.requests_csv, "--requests"}})
     if (!path.empty()) check_output_path(path, command_line, key, o.request.trace);
@@ -64,10 +69,18 @@ void add_serve_command(CLI::App& app, Action& action) {
       "  fleetwatt serve ../shared/data/azure-llm-inference-2023/AzureLLMInferenceTrace_conv.csv \\\n"
       "      --model llama2_70b --gpu a100-sxm-80gb --tp 4 --replicas 2\n"
       "  fleetwatt serve requests.csv --model llama3_8b --gpu h100-sxm --max-batch 64 --series power.csv\n"
+      "  fleetwatt serve examples/requests/chat-minute.csv --model mistral_7b --gpu h100-sxm \\\n"
+      "      --model-shape layers=32,hidden=4096,heads=32,kv_heads=8,ffn_hidden=14336,vocab=32000\n"
       "  fleetwatt serve examples/requests/chat-minute.csv --model llama3_8b --gpu h100-sxm --replicas 8 \\\n"
       "      --generate-rate 20 --hourly 3,2,2,2,2,3,4,6,8,9,10,10,10,10,10,10,10,9,8,7,6,5,4,3");
   cmd->add_option("trace", o->request.trace, "Request trace file")->required();
-  cmd->add_option("--model", o->request.model, "Zoo LLM (see `fleetwatt list`)")->required();
+  cmd->add_option("--model", o->request.model,
+                  "Zoo LLM (see `fleetwatt list`), or the name of the model --model-shape gives (default "
+                  "custom)");
+  cmd->add_option("--model-shape", o->model_shape,
+                  "A decoder by its shape instead of a zoo LLM, in Llama's layout, e.g. "
+                  "layers=32,hidden=4096,heads=32,kv_heads=8,ffn_hidden=14336,vocab=32000 (also experts, "
+                  "top_k, gated_mlp)");
   cmd->add_option("--gpu", o->request.gpu, "GPU preset id")->capture_default_str();
   cmd->add_option("--tp", o->request.tp, "Tensor-parallel GPUs per replica (one node's NVLink domain)")
       ->capture_default_str()

@@ -387,7 +387,9 @@ def serve(trace: str | os.PathLike, **options) -> Served:
     time_s,input_tokens,output_tokens) on replicas of a model with continuous batching, as `fleetwatt serve`
     does. Keywords are the command's options with '_' for '-': serve("conv.csv", model="llama2_70b",
     gpu="a100-sxm-80gb", tp=4, pp=1, replicas=2, max_batch=256, max_batched_tokens=8192, memory_fraction=0.9,
-    rate_scale=1.0, horizon_s=0.0, interval_s=1.0). Computed in this process by the same C++ code as the
+    rate_scale=1.0, horizon_s=0.0, interval_s=1.0); a decoder outside the zoo by its shape, model_shape=
+    dict(layers=32, hidden=4096, heads=32, kv_heads=8, ffn_hidden=14336, vocab=32000) or the same as
+    "layers=32,hidden=4096,..." text, `model` naming it. Computed in this process by the same C++ code as the
     command. A bad keyword or value raises ConfigError naming the keyword; a bad trace record names its line.
     """
     summary, requests, power, interval = _fleetwatt.serve_run(str(trace), options)

@@ -1,6 +1,5 @@
 // fleetwatt.predict(): one job's prediction in process, from the same request and JSON text as
 // `fleetwatt predict --json` (runs/job_prediction.hpp), with keyword names for the command's flags.
-#include <fmt/format.h>
 #include <pybind11/stl.h>
 
 #include <cmath>
@@ -30,20 +29,6 @@ double as_number(const std::string& key, const py::handle& v) {
 template <typename Int>
 Int as_integer(const std::string& key, const py::handle& v) {
   return python::as_integer<Int>(kOrigin, key, v);
-}
-
-/// model_shape as predict --model-shape takes it: a "layers=..,hidden=.." text, or a dict of the same keys.
-std::string shape_text(const std::string& key, const py::handle& v) {
-  if (!py::isinstance<py::dict>(v)) return as_text(key, v);
-  std::string out;
-  for (const auto& [k, x] : v.cast<py::dict>()) {
-    const std::string name = py::str(k).cast<std::string>();
-    const std::string value = py::isinstance<py::bool_>(x)
-                                  ? (x.cast<bool>() ? "true" : "false")
-                                  : fmt::format("{}", as_integer<std::uint32_t>(name, x));
-    out += (out.empty() ? "" : ",") + name + "=" + value;
-  }
-  return out;
 }
 
 runs::PredictionRequest request_of(const py::dict& options) {
@@ -78,7 +63,7 @@ runs::PredictionRequest request_of(const py::dict& options) {
     else if (key == "rank_order")
       r.rank_order = as_text(key, v);
     else if (key == "model_shape")
-      r.model_shape = shape_text(key, v);
+      r.model_shape = python::shape_text(kOrigin, key, v);
     else if (key == "tp_comm_overlap") {
       if (!py::isinstance<py::bool_>(v)) throw keyword_error(key, "expects True or False");
       r.tp_comm_overlap = v.cast<bool>();

@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 
 #include "bindings.hpp"
+#include "fleetwatt/runs/model_shape_text.hpp"
 #include "fleetwatt/runs/service_request.hpp"
 #include "keywords.hpp"
 
@@ -25,6 +26,8 @@ runs::ServeRequest request_of(const std::string& trace, const py::dict& options)
     if (v.is_none()) continue;  // as if not given
     if (key == "model")
       r.model = as_text(kOrigin, key, v);
+    else if (key == "model_shape")
+      r.model_shape = runs::parse_model_shape_text(shape_text(kOrigin, key, v), kOrigin, key);
     else if (key == "gpu")
       r.gpu = as_text(kOrigin, key, v);
     else if (key == "tp")
@@ -72,7 +75,8 @@ runs::ServeRequest request_of(const std::string& trace, const py::dict& options)
     } else
       throw keyword_error(
           kOrigin, key,
-          "unknown keyword; serve() takes model, gpu, tp, replicas, max_batch, max_batched_tokens, "
+          "unknown keyword; serve() takes model, model_shape, gpu, tp, replicas, max_batch, "
+          "max_batched_tokens, "
           "memory_fraction, rate_scale, horizon_s, interval_s, generate_rate, hourly, start_hour, "
           "burstiness, "
           "seed, mode, scheduler, prefill_replicas, kv_link_gbytes_per_s");

@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 
@@ -47,6 +48,21 @@ Int as_integer(const char* origin, const std::string& key, const pybind11::handl
         fmt::format("expects a whole number from {} to {}, got {}", std::numeric_limits<Int>::min(),
                     std::numeric_limits<Int>::max(), keyword_repr(v)));
   return *i;
+}
+
+/// model_shape as `--model-shape` takes it (runs/model_shape_text.hpp): a "layers=..,hidden=.." text, or a
+/// dict of the same keys, written out as that text (a value that is not a whole number refused at its key).
+inline std::string shape_text(const char* origin, const std::string& key, const pybind11::handle& v) {
+  if (!pybind11::isinstance<pybind11::dict>(v)) return as_text(origin, key, v);
+  std::string out;
+  for (const auto& [k, x] : v.cast<pybind11::dict>()) {
+    const std::string name = pybind11::str(k).cast<std::string>();
+    const std::string value = pybind11::isinstance<pybind11::bool_>(x)
+                                  ? (x.cast<bool>() ? "true" : "false")
+                                  : fmt::format("{}", as_integer<std::uint32_t>(origin, name, x));
+    out += (out.empty() ? "" : ",") + name + "=" + value;
+  }
+  return out;
 }
 
 }  // namespace fleetwatt::python

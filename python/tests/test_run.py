@@ -391,6 +391,33 @@ def test_serve_generated_arrivals_are_the_commands(binary, root):
     assert got.requests.arrival_s.max() < 900
 
 
+def test_serve_model_shape_is_the_zoo_model_of_that_shape(tmp_path):
+    # Llama 3 8B's shape from the Llama 3 report (table 3), written out: served as model="llama3_8b" is,
+    # as a dict or as --model-shape's text.
+    trace = tmp_path / "requests.csv"
+    trace.write_text("time_s,input_tokens,output_tokens\n" +
+                     "".join(f"{0.5 * i},{200 + 50 * i},{20 + 5 * i}\n" for i in range(30)))
+    shape = dict(layers=32, hidden=4096, heads=32, kv_heads=8, ffn_hidden=14336, vocab=128256, gated_mlp=True)
+    kw = dict(gpu="h100-sxm", replicas=2, max_batch=8)
+    zoo = fleetwatt.serve(trace, model="llama3_8b", **kw)
+    shaped = fleetwatt.serve(trace, model_shape=shape, **kw)
+    assert shaped.summary == zoo.summary
+    assert shaped.requests.equals(zoo.requests)
+    assert shaped.power.equals(zoo.power)
+    text = ",".join(f"{k}={v}" for k, v in shape.items() if k != "gated_mlp")
+    assert fleetwatt.serve(trace, model="my8b", model_shape=text, **kw).summary == zoo.summary
+    # Errors name the keyword: an unknown key, a zoo name beside a shape, weights that do not fit one H100.
+    with pytest.raises(fleetwatt.ConfigError) as e:
+        fleetwatt.serve(trace, model_shape=dict(shape, depth=3), **kw)
+    assert e.value.key == "model_shape" and "unknown key 'depth'" in e.value.message
+    with pytest.raises(fleetwatt.ConfigError) as e:
+        fleetwatt.serve(trace, model="llama3_8b", model_shape=shape, **kw)
+    assert e.value.key == "model" and "is a zoo model" in e.value.message
+    with pytest.raises(fleetwatt.ConfigError) as e:
+        fleetwatt.serve(trace, model_shape=dict(shape, layers=80, hidden=8192, heads=64, ffn_hidden=28672), **kw)
+    assert e.value.key == "model_shape" and "do not fit 1 x h100-sxm" in e.value.message
+
+
 def test_services_as_dataframes(tmp_path):
     # An LLM service beside nothing else: its series per 1-s interval and its totals, against the summary's
     # GPU energy (every GPU is the service's) and the series' own sums.

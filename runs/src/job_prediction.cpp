@@ -8,13 +8,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <tuple>
 
 #include "fleetwatt/core/json_text.hpp"
 #include "fleetwatt/models/predictor_registry.hpp"
 #include "fleetwatt/models/predictors/component_model.hpp"
 #include "fleetwatt/models/site_predictor.hpp"
+#include "fleetwatt/runs/model_shape_text.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
 #include "fleetwatt/runs/scenario_predictor.hpp"
 
@@ -77,50 +77,6 @@ void check_ranges(const PredictionRequest& o) {
   }
 }
 
-/// The --model-shape text: comma-separated key=value pairs of a scenario's model-shape keys.
-jobs::ModelShape parse_model_shape(const PredictionRequest& o) {
-  jobs::ModelShape s;
-  std::size_t at = 0;
-  const std::string& text = o.model_shape;
-  while (at <= text.size()) {
-    const std::size_t end = std::min(text.find(',', at), text.size());
-    const std::string item = text.substr(at, end - at);
-    at = end + 1;
-    if (item.empty()) continue;
-    const std::size_t eq = item.find('=');
-    const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
-    std::uint32_t* target = key == "layers"       ? &s.layers
-                            : key == "hidden"     ? &s.hidden
-                            : key == "heads"      ? &s.heads
-                            : key == "kv_heads"   ? &s.kv_heads
-                            : key == "ffn_hidden" ? &s.ffn_hidden
-                            : key == "vocab"      ? &s.vocab
-                            : key == "experts"    ? &s.experts
-                            : key == "top_k"      ? &s.top_k
-                                                  : nullptr;
-    if (key == "gated_mlp") {
-      if (value != "true" && value != "false")
-        throw option_error(o, "model-shape", fmt::format("gated_mlp is true or false, not '{}'", value));
-      s.gated = value == "true";
-      continue;
-    }
-    if (target == nullptr)
-      throw option_error(o, "model-shape",
-                         fmt::format("unknown key '{}' (known: layers, hidden, heads, kv_heads, ffn_hidden, "
-                                     "vocab, experts, top_k, gated_mlp)",
-                                     key));
-    char* stop = nullptr;
-    const unsigned long long v = std::strtoull(value.c_str(), &stop, 10);
-    if (value.empty() || *stop != '\0' || v > 4294967295ULL)
-      throw option_error(o, "model-shape", fmt::format("{}: '{}' is not a whole number", key, value));
-    *target = static_cast<std::uint32_t>(v);
-  }
-  if (!s.given()) throw option_error(o, "model-shape", "needs layers (and hidden, heads)");
-  if (const auto [key, why] = s.problem(); !key.empty())
-    throw option_error(o, "model-shape", fmt::format("{}: {}", key, why));
-  return s;
-}
-
 /// The job, GPU, PUE and predictor configuration, from a scenario file or from the options.
 /// `scenario_site`: a scenario's site runs as its run takes them (each group's site for its GPU type),
 /// unless the request names a site file of its own.
@@ -167,7 +123,8 @@ JobPrediction build_request(const PredictionRequest& o, models::PredictorConfig&
                        fmt::format("is required (or give {})", o.option_name("scenario")));
   check_ranges(o);
   auto& m = r.job.meta;
-  if (!o.model_shape.empty()) m.shape = parse_model_shape(o);
+  if (!o.model_shape.empty())
+    m.shape = parse_model_shape_text(o.model_shape, o.origin, o.option_name("model-shape"));
   if (o.model.empty() && !(o.flops > 0.0) && !m.shape.given())
     throw option_error(o, "model",
                        fmt::format("give {} (one of: {}) or {} and {}", o.option_name("model"), zoo_names(),

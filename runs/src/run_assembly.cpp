@@ -147,9 +147,11 @@ void precheck_jobs(const std::vector<jobs::JobSpec>& list, const PreparedRun& r,
   }
 }
 
-/// The scenario key a service's option names (serve's keyword, or the scenario's own spelling).
+/// The scenario key a service's option names (serve's keyword, or the scenario's own spelling; a shape's
+/// errors at its first key, layers, which every shape has).
 std::string service_key(const std::string& option) {
   if (option == "generate_rate") return "arrival_rate_per_s";
+  if (option == "model_shape") return "layers";
   return option;
 }
 

@@ -22,6 +22,7 @@
 #include "fleetwatt/jobs/jobs_csv.hpp"
 #include "fleetwatt/jobs/trace.hpp"
 #include "fleetwatt/models/site_file.hpp"
+#include "fleetwatt/runs/model_shape_text.hpp"
 #include "fleetwatt/runs/scenario_override.hpp"
 #include "fleetwatt/sim/fleet/fleet_layout.hpp"
 #include "fleetwatt/sim/serving/service_scheduler.hpp"
@@ -378,21 +379,14 @@ SchedulerConfig parse_scheduler(const TomlTable& t) {
   return s;
 }
 
-/// Keys of a model given by its shape (jobs::ModelShape).
-const std::vector<std::string> kShapeKeys = {"layers", "hidden",  "heads", "kv_heads", "ffn_hidden",
-                                             "vocab",  "experts", "top_k", "gated_mlp"};
-
-/// A model given by its shape: `layers` and the widths; refused where the shape cannot be, or beside a zoo
-/// model's name that already fixes it.
-void parse_model_shape(const TomlTable& t, ModelMetadata& m) {
-  const bool any = std::any_of(kShapeKeys.begin(), kShapeKeys.end(), [&](const auto& k) { return t.has(k); });
-  if (!any) return;
-  if (!t.has("layers")) {
-    const auto it =
-        std::find_if(kShapeKeys.begin(), kShapeKeys.end(), [&](const auto& k) { return t.has(k); });
-    t.fail(*it, "a model given by its shape needs layers (and hidden, heads)");
-  }
-  auto& s = m.shape;
+/// A model given by its shape: `layers` and the widths, under the keys of model_shape_keys() (none of them:
+/// not given); refused at the key where the shape cannot be. A job's and a service's tables read it alike.
+jobs::ModelShape parse_model_shape(const TomlTable& t) {
+  const auto& keys = model_shape_keys();
+  const auto first = std::find_if(keys.begin(), keys.end(), [&](const auto& k) { return t.has(k); });
+  jobs::ModelShape s;
+  if (first == keys.end()) return s;
+  if (!t.has("layers")) t.fail(*first, "a model given by its shape needs layers (and hidden, heads)");
   const auto count = [&](const char* key, std::uint32_t fallback, std::int64_t lo) {
     return static_cast<std::uint32_t>(t.integer(key, lo, kMaxU32).value_or(fallback));
   };
@@ -402,7 +396,7 @@ void parse_model_shape(const TomlTable& t, ModelMetadata& m) {
   s.experts = count("experts", 1, 1), s.top_k = count("top_k", 1, 1);
   s.gated = t.boolean("gated_mlp").value_or(true);
   if (const auto [key, why] = s.problem(); !key.empty()) t.fail(key, why);
-  if (m.model.empty()) m.model = "custom";
+  return s;
 }
 
 void parse_metadata(const TomlTable& t, ModelMetadata& m) {
@@ -418,29 +412,21 @@ void parse_metadata(const TomlTable& t, ModelMetadata& m) {
   m.stack = parse_stack(t, "stack");
   if (auto a = t.string("attention"); a && !parse_attention(*a, m.attention))
     t.fail("attention", fmt::format("unknown attention '{}' (known: fused, flash2, eager)", *a));
-  parse_model_shape(t, m);
+  m.shape = parse_model_shape(t);
+  if (m.shape.given() && m.model.empty()) m.model = "custom";
 }
 
-const std::vector<std::string> kMetadataKeys = {"model",
-                                                "params",
-                                                "flops_per_sample",
-                                                "batch_size",
-                                                "input_size",
-                                                "workers",
-                                                "precision",
-                                                "stack",
-                                                "dataset_samples",
-                                                "training_flops_per_sample",
-                                                "attention",
-                                                "layers",
-                                                "hidden",
-                                                "heads",
-                                                "kv_heads",
-                                                "ffn_hidden",
-                                                "vocab",
-                                                "experts",
-                                                "top_k",
-                                                "gated_mlp"};
+/// `keys` and a model shape's keys after them (model_shape_keys()): a table that takes a model by its shape.
+std::vector<std::string> with_shape_keys(std::vector<std::string> keys) {
+  const auto& shape = model_shape_keys();
+  keys.insert(keys.end(), shape.begin(), shape.end());
+  return keys;
+}
+
+/// A job's model keys: its name or FLOPs, its data and precision, and its shape.
+const std::vector<std::string> kMetadataKeys =
+    with_shape_keys({"model", "params", "flops_per_sample", "batch_size", "input_size", "workers",
+                     "precision", "stack", "dataset_samples", "training_flops_per_sample", "attention"});
 
 /// Keys of a job's 3D-parallel split (Megatron-LM tp / pp / dp, expert parallel, ZeRO, recomputation) and
 /// the LLM spellings of its batch and sequence (global_batch, global_batch_tokens, seq).
@@ -831,39 +817,39 @@ WorkloadConfig parse_workload(const TomlTable& t, const std::filesystem::path& s
 // [[workload.service]]: serve's options as keys (runs/service_request.hpp), the GPU from the group.
 ServiceScenarioConfig parse_service(const TomlTable& t, std::size_t k, std::uint64_t seed,
                                     const std::filesystem::path& scenario_file) {
-  static const std::vector<std::string> kKeys = {"name",
-                                                 "group",
-                                                 "model",
-                                                 "tp",
-                                                 "pp",
-                                                 "replicas",
-                                                 "max_batch",
-                                                 "max_batched_tokens",
-                                                 "memory_fraction",
-                                                 "cuda_graphs",
-                                                 "scheduler",
-                                                 "prefill_replicas",
-                                                 "kv_link_gbytes_per_s",
-                                                 "mode",
-                                                 "trace",
-                                                 "rate_scale",
-                                                 "arrival_rate_per_s",
-                                                 "hourly",
-                                                 "start_hour",
-                                                 "burstiness",
-                                                 "seed",
-                                                 "min_replicas",
-                                                 "target_utilisation",
-                                                 "wake_s",
-                                                 "parked",
-                                                 "absorb",
-                                                 "absorb_gain",
-                                                 "absorb_latency_s",
-                                                 "absorb_control_s",
-                                                 "absorb_window_s",
-                                                 "absorb_reaction_s",
-                                                 "slo_ttft_s",
-                                                 "slo_tpot_s"};
+  static const std::vector<std::string> kKeys = with_shape_keys({"name",
+                                                                 "group",
+                                                                 "model",
+                                                                 "tp",
+                                                                 "pp",
+                                                                 "replicas",
+                                                                 "max_batch",
+                                                                 "max_batched_tokens",
+                                                                 "memory_fraction",
+                                                                 "cuda_graphs",
+                                                                 "scheduler",
+                                                                 "prefill_replicas",
+                                                                 "kv_link_gbytes_per_s",
+                                                                 "mode",
+                                                                 "trace",
+                                                                 "rate_scale",
+                                                                 "arrival_rate_per_s",
+                                                                 "hourly",
+                                                                 "start_hour",
+                                                                 "burstiness",
+                                                                 "seed",
+                                                                 "min_replicas",
+                                                                 "target_utilisation",
+                                                                 "wake_s",
+                                                                 "parked",
+                                                                 "absorb",
+                                                                 "absorb_gain",
+                                                                 "absorb_latency_s",
+                                                                 "absorb_control_s",
+                                                                 "absorb_window_s",
+                                                                 "absorb_reaction_s",
+                                                                 "slo_ttft_s",
+                                                                 "slo_tpot_s"});
   t.require_known(kKeys);
   ServiceScenarioConfig c;
   c.at = t.where();
@@ -874,9 +860,15 @@ ServiceScenarioConfig parse_service(const TomlTable& t, std::size_t k, std::uint
   ServeRequest& r = c.request;
   r.origin = scenario_file.string();
   r.keyword_names = true;
+  // The LLM: a zoo decoder by name, or a decoder by its shape that `model` names (service_config refuses
+  // a zoo name beside a shape, at the model key).
+  r.model_shape = parse_model_shape(t);
   const auto model = t.string("model");
-  if (!model) t.fail("model", "missing (the LLM the service runs: a zoo decoder, see `fleetwatt list`)");
-  r.model = *model;
+  if (!model && !r.model_shape.given())
+    t.fail("model",
+           "missing (the LLM the service runs: a zoo decoder, see `fleetwatt list`, or its shape: layers, "
+           "hidden, heads, ...)");
+  r.model = model.value_or("");
   const auto trace = t.string("trace");
   if (!trace)
     t.fail("trace", "missing (a request trace: the requests played, or the lengths a generator draws)");

@@ -56,6 +56,11 @@ void check_ranges(const ServeRequest& o) {
   if (!(o.burstiness > 0.0 && o.burstiness < 1e300)) throw option_error(o, "burstiness", "must be positive");
 }
 
+/// The name of a model given by its shape: the request's, else "custom" (as a scenario's job names one).
+std::string shape_name(const ServeRequest& o) {
+  return o.model.empty() ? "custom" : o.model;
+}
+
 }  // namespace
 
 std::string ServeRequest::option_name(std::string_view flag) const {
@@ -72,10 +77,31 @@ double shortest_iteration_s(const sim::ServiceConfig& c) {
 sim::ServiceConfig service_config(const ServeRequest& o) {
   check_ranges(o);
   sim::ServiceConfig c;
-  if (!models::is_zoo_model(o.model))
-    throw option_error(o, "model",
-                       fmt::format("unknown model '{}'; known models: {}", o.model, models::zoo_names()));
-  c.replica.model = models::count_model(o.model, 0);
+  // The option a model's own errors (not fitting the GPUs) name: the shape when the model is given by it.
+  const char* model_flag = "model";
+  if (o.model_shape.given()) {
+    model_flag = "model-shape";
+    if (models::is_zoo_model(o.model))
+      throw option_error(o, "model",
+                         fmt::format("'{}' is a zoo model, whose shape the zoo fixes: a model given by its "
+                                     "shape takes a name of its own (or none: custom)",
+                                     o.model));
+    // Serving reads the shape's widths, never its counts over a sequence: they are taken at one token.
+    try {
+      c.replica.model = models::decoder_from_shape(o.model_shape, 1, shape_name(o));
+    } catch (const std::invalid_argument& e) {
+      throw option_error(o, "model-shape", e.what());  // a shape that cannot be, at its key
+    }
+  } else {
+    if (o.model.empty())
+      throw option_error(o, "model",
+                         fmt::format("missing: a zoo decoder (see `fleetwatt list`) or a shape ({})",
+                                     o.option_name("model-shape")));
+    if (!models::is_zoo_model(o.model))
+      throw option_error(o, "model",
+                         fmt::format("unknown model '{}'; known models: {}", o.model, models::zoo_names()));
+    c.replica.model = models::count_model(o.model, 0);
+  }
   try {
     c.replica.gpu = models::find_gpu(o.gpu);
   } catch (const std::exception& e) {
@@ -132,7 +158,7 @@ sim::ServiceConfig service_config(const ServeRequest& o) {
   try {
     (void)sim::kv_capacity_tokens(c);
   } catch (const std::invalid_argument& e) {
-    throw option_error(o, "model", e.what());
+    throw option_error(o, model_flag, e.what());
   }
   // An objective no token can meet: below one iteration of a replica running one sequence.
   const double fastest = shortest_iteration_s(c);
@@ -144,9 +170,14 @@ sim::ServiceConfig service_config(const ServeRequest& o) {
           o, flag,
           fmt::format("{:.3g} ms is below one iteration of a {} replica on {} x {} ({:.3g} ms with "
                       "a single sequence): no request can meet it",
-                      bound * 1e3, o.model, o.tp, o.gpu, fastest * 1e3));
+                      bound * 1e3, model_label(o), o.tp, o.gpu, fastest * 1e3));
   }
   return c;
+}
+
+std::string model_label(const ServeRequest& o) {
+  if (!o.model_shape.given()) return o.model;
+  return fmt::format("{} ({} layers, hidden {})", shape_name(o), o.model_shape.layers, o.model_shape.hidden);
 }
 
 std::unique_ptr<jobs::RequestSource> request_source(const ServeRequest& o, const jobs::RequestTrace& read) {
@@ -288,7 +319,7 @@ std::string summary_text(const ServeRequest& o, const ServedTrace& served) {
       "iterations\n"
       "KV cache           {:.0f} tokens per {}\n"
       "scheduler          {}\n",
-      o.model, c.replicas, c.replica.tp * c.replica.pp, c.replica.gpu.id, c.replica.tp,
+      model_label(o), c.replicas, c.replica.tp * c.replica.pp, c.replica.gpu.id, c.replica.tp,
       c.replica.pp > 1 ? fmt::format(", pp {}", c.replica.pp) : std::string(), s.gpus, served.trace.name,
       served.trace.format, o.rate_scale, s.requests, s.end_s, s.output_tokens, s.mean_power_W / 1e3,
       s.peak_power_W / 1e3, c.interval_s, s.energy_J / 3.6e6, s.energy_per_request_J,

@@ -1,8 +1,11 @@
-// Helpers of the scenario-parsing tests: the message a bad scenario is refused with, and a minimal job.
+// Helpers of the scenario-parsing tests: the message a bad scenario is refused with (parsed, or prepared to
+// run), and a minimal job.
 #pragma once
 
 #include <string>
 
+#include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/runs/run_assembly.hpp"
 #include "fleetwatt/runs/scenario_loader.hpp"
 
 namespace fleetwatt::test {
@@ -12,6 +15,17 @@ inline std::string error_of(const std::string& toml) {
   try {
     (void)runs::parse_scenario(toml, "bad.toml");
   } catch (const jobs::ConfigError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+/// The message of the error that preparing `toml` (as "bad.toml") to run throws, or "(no error)": what a
+/// scenario's services refuse when they are played.
+inline std::string prepare_error_of(const std::string& toml) {
+  try {
+    (void)runs::prepare_run(runs::parse_scenario(toml, "bad.toml"));
+  } catch (const core::InputError& e) {
     return e.what();
   }
   return "(no error)";

@@ -71,13 +71,23 @@ Energies run_energies(runs::PreparedRun& r) {
           engine->ledger().facility_energy_J()};
 }
 
-std::string prepare_error(const std::string& text) {
-  try {
-    (void)runs::prepare_run(runs::parse_scenario(text, "bad.toml"));
-  } catch (const core::InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
+/// The first TOML block after `marker` in docs/scenario.md, prepared over `horizon_s` from a scenario file
+/// in a folder beside ../requests/azure-conv-10min.csv, the trace the page's examples name.
+runs::PreparedRun prepare_docs_example(const std::string& marker, int horizon_s) {
+  std::ifstream in(test::source_dir() / "docs" / "scenario.md");
+  REQUIRE(in);
+  const std::string page{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const auto heading = page.find(marker);
+  REQUIRE(heading != std::string::npos);
+  const auto start = page.find("```toml\n", heading) + 8;
+  const std::string toml = page.substr(start, page.find("```\n", start) - start);
+  const test::TempDir dir;
+  std::filesystem::create_directories(dir / "scenarios");
+  std::filesystem::create_directories(dir / "requests");
+  std::filesystem::copy_file(test::source_dir() / "examples/requests/azure-conv-10min.csv",
+                             dir / "requests/azure-conv-10min.csv");
+  return runs::prepare_run(runs::load_scenario(dir.write(
+      "scenarios/example.toml", toml + "[workload]\nhorizon_s = " + std::to_string(horizon_s) + "\n")));
 }
 
 }  // namespace
@@ -231,7 +241,7 @@ TEST_CASE("a service's misuse is one located error", "[scenario][service]") {
             .rfind("bad.toml:32:1: workload.service[0].hourly: 'fit' is neither 24 numbers nor \"trace\"",
                    0) == 0);
   // The curve measured on the service's trace needs a day of it; this one holds ten minutes.
-  CHECK(prepare_error(campus(true, "hourly = \"trace\"\n"))
+  CHECK(test::prepare_error_of(campus(true, "hourly = \"trace\"\n"))
             .rfind("bad.toml:32:1: workload.service[0].hourly: the trace covers 0.", 0) == 0);
   CHECK(test::error_of(campus(true, "mode = \"fast\"\n"))
             .rfind("bad.toml:32:1: workload.service[0].mode:", 0) == 0);
@@ -243,7 +253,7 @@ TEST_CASE("a service's misuse is one located error", "[scenario][service]") {
             .rfind("bad.toml:32:1: workload.service[0].prefill_replicas: sets the disaggregated scheduler's "
                    "pools: give scheduler = \"disaggregated\" too",
                    0) == 0);
-  CHECK(prepare_error(campus(true, "scheduler = \"disaggregated\"\ntarget_utilisation = 0.5\n"))
+  CHECK(test::prepare_error_of(campus(true, "scheduler = \"disaggregated\"\ntarget_utilisation = 0.5\n"))
             .rfind("bad.toml:33:1: workload.service[0].target_utilisation: autoscaling does not park "
                    "disaggregated pools' replicas",
                    0) == 0);
@@ -253,40 +263,28 @@ TEST_CASE("a service's misuse is one located error", "[scenario][service]") {
               "bad.toml:33:1: workload.service[0].target_utilisation: autoscaling parks whole replicas, not "
               "pipeline stages (pp 1)",
               0) == 0);
-  CHECK(prepare_error(campus(true, "pp = 9\nreplicas = 1\n"))
+  CHECK(test::prepare_error_of(campus(true, "pp = 9\nreplicas = 1\n"))
             .rfind("bad.toml:33:1: workload.service[0].replicas: 1 replicas of 9 GPUs need 9 GPUs; the group "
                    "has 8",
                    0) == 0);
-  CHECK(prepare_error(campus(true, "scheduler = \"disaggregated\"\nmode = \"exact\"\nprefill_replicas = 8\n"))
+  CHECK(test::prepare_error_of(
+            campus(true, "scheduler = \"disaggregated\"\nmode = \"exact\"\nprefill_replicas = 8\n"))
             .rfind("bad.toml:34:1: workload.service[0].prefill_replicas: 8 leaves none of the 8 replicas to "
                    "decode",
                    0) == 0);
   // Found when the service is prepared, still at its key: a model whose weights do not fit one H100.
   std::string big = campus(true, "tp = 1\n");
   big.replace(big.find("llama3_8b"), 9, "llama2_70b");
-  CHECK(prepare_error(big).rfind("bad.toml:29:1: workload.service[0].model:", 0) == 0);
+  CHECK(test::prepare_error_of(big).rfind("bad.toml:29:1: workload.service[0].model:", 0) == 0);
   std::string unknown = campus(true);
   unknown.replace(unknown.find("llama3_8b"), 9, "gpt-9");
-  CHECK(prepare_error(unknown).rfind("bad.toml:29:1: workload.service[0].model: unknown model 'gpt-9'", 0) ==
-        0);
+  CHECK(test::prepare_error_of(unknown).rfind(
+            "bad.toml:29:1: workload.service[0].model: unknown model 'gpt-9'", 0) == 0);
 }
 
 TEST_CASE("docs/scenario.md's service example runs, its GPU energy the service's",
           "[scenario][service][docs]") {
-  std::ifstream in(test::source_dir() / "docs" / "scenario.md");
-  REQUIRE(in);
-  const std::string page{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  const auto heading = page.find("## LLM services");
-  REQUIRE(heading != std::string::npos);
-  const auto start = page.find("```toml\n", heading) + 8;
-  const std::string toml = page.substr(start, page.find("```\n", start) - start);
-  const test::TempDir dir;
-  std::filesystem::create_directories(dir / "scenarios");
-  std::filesystem::create_directories(dir / "requests");
-  std::filesystem::copy_file(test::source_dir() / "examples/requests/azure-conv-10min.csv",
-                             dir / "requests/azure-conv-10min.csv");
-  auto r = runs::prepare_run(
-      runs::load_scenario(dir.write("scenarios/chat.toml", toml + "[workload]\nhorizon_s = 7200\n")));
+  auto r = prepare_docs_example("## LLM services", 7200);
   REQUIRE(r.services.size() == 1);
   const results::ServiceRecord& record = r.services[0].record;
   CHECK(record.gpus == 128);
@@ -321,11 +319,11 @@ TEST_CASE("absorbing's keys are checked where they are written", "[scenario][ser
 TEST_CASE("a service's SLO: refused below one iteration, attainment counted request by request",
           "[scenario][service]") {
   CHECK(
-      prepare_error(campus(true, "slo_tpot_s = 0.001\n"))
+      test::prepare_error_of(campus(true, "slo_tpot_s = 0.001\n"))
           .rfind("bad.toml:32:1: workload.service[0].slo_tpot_s: 1 ms is below one iteration of a llama3_8b "
                  "replica on 1 x h100-sxm",
                  0) == 0);
-  CHECK(prepare_error(campus(true, "slo_ttft_s = 0.0001\n"))
+  CHECK(test::prepare_error_of(campus(true, "slo_ttft_s = 0.0001\n"))
             .rfind("bad.toml:32:1: workload.service[0].slo_ttft_s:", 0) == 0);
   // Exact mode: the requests' own times, counted here, against the record's count.
   runs::ServeRequest o;
@@ -372,7 +370,7 @@ TEST_CASE("a service's cuda_graphs: decode iterations replay a graph unless it i
   runs::play(host);
   REQUIRE(graphs.run.requests.size() == host.run.requests.size());
   CHECK(host.run.busy_s > graphs.run.busy_s);
-  CHECK_THAT(prepare_error(campus(true, "cuda_graphs = 1\n")),
+  CHECK_THAT(test::prepare_error_of(campus(true, "cuda_graphs = 1\n")),
              Catch::StartsWith("bad.toml:32:1: workload.service[0].cuda_graphs:"));
 }
 
@@ -420,4 +418,20 @@ TEST_CASE("a service's tokens late by its lag: first tokens and ends move by the
   CHECK(o.completions == std::vector<std::int64_t>{0, 0, 0, 1});
   CHECK(o.ttft_p50_s[3] == Approx(1.45));
   CHECK(o.tpot_p50_s[3] == Approx(0.0));
+}
+
+TEST_CASE("docs/scenario.md's service by its shape runs", "[scenario][service][shape][docs]") {
+  const auto r = prepare_docs_example("**A decoder by its shape.**", 300);
+  REQUIRE(r.services.size() == 1);
+  const results::ServiceRecord& record = r.services[0].record;
+  CHECK(record.model == "mistral_7b");
+  CHECK(record.gpus == 16);
+  CHECK(record.replicas == 16);
+  CHECK(record.requests_served > 0);
+  // Mistral 7B's count by hand: embeddings 2 x 32000 x 4096; a layer's Q and O 2 x 4096^2, K and V
+  // 2 x 4096 x 1024, SwiGLU 3 x 4096 x 14336, two norms of 4096; 32 layers and the final norm: the model
+  // card's 7.24 billion (7,241,732,096).
+  const double layer = 2.0 * 4096 * 4096 + 2.0 * 4096 * 1024 + 3.0 * 4096 * 14336 + 2.0 * 4096;
+  CHECK(r.services[0].config.replica.model.params == 2.0 * 32000 * 4096 + 32 * layer + 4096);
+  CHECK(r.services[0].config.replica.model.params == 7241732096.0);
 }

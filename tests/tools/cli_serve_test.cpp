@@ -183,3 +183,78 @@ TEST_CASE("serve --mode fleet gives the library's fleet run, and an unknown mode
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("--mode") != std::string::npos);
 }
+
+TEST_CASE("serve --model-shape serves as the zoo model of that shape, a bad shape is one line",
+          "[cli][serve][shape]") {
+  TempDir dir;
+  const auto trace = dir.write("requests.csv", trace_text());
+  const std::string base = fleetwatt_command() + " serve " + trace.string() + " --gpu h100-sxm --replicas 2 ";
+  // Llama 3 8B's shape from its report (table 3), written out: the JSON summary is the zoo model's, digit
+  // for digit.
+  const std::string shape =
+      " --model-shape layers=32,hidden=4096,heads=32,kv_heads=8,ffn_hidden=14336,vocab=128256";
+  const auto zoo = run_command(base + "--json --model llama3_8b");
+  const auto shaped = run_command(base + "--json" + shape);
+  INFO(zoo.err << shaped.err);
+  REQUIRE(zoo.exit_code == 0);
+  REQUIRE(shaped.exit_code == 0);
+  CHECK(shaped.out == zoo.out);
+  // The text summary names it by its name, depth and width.
+  const auto text = run_command(base + "--model my8b" + shape);
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("service            my8b (32 layers, hidden 4096) on 2 x 1 h100-sxm") !=
+        std::string::npos);
+  const auto help = run_command(fleetwatt_command() + " serve --help");
+  CHECK(help.out.find("--model-shape layers=32,hidden=4096") != std::string::npos);
+  // Refused, each in one line with status 2: an unknown key, a zoo name beside a shape, weights that do not
+  // fit (Llama 3 70B's shape on one H100), a shape without layers.
+  const struct {
+    std::string args, said;
+  } cases[] = {
+      {shape + ",depth=3",
+       "command line: --model-shape: unknown key 'depth' (known: layers, hidden, heads, "
+       "kv_heads, ffn_hidden, vocab, experts, top_k, gated_mlp)"},
+      {shape + " --model llama3_8b", "command line: --model: 'llama3_8b' is a zoo model"},
+      {" --model-shape layers=80,hidden=8192,heads=64,kv_heads=8,ffn_hidden=28672,vocab=128256",
+       "command line: --model-shape: custom's weights (131.4 GiB in 16 bits) do not fit 1 x h100-sxm"},
+      {" --model-shape hidden=4096,heads=32",
+       "command line: --model-shape: needs layers (and hidden, heads)"},
+      {"", "command line: --model: missing: a zoo decoder"},
+  };
+  for (const auto& c : cases) {
+    const auto r = run_command(base + c.args);
+    INFO(c.args << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(c.said) != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+}
+
+TEST_CASE("a scenario service's bad shape stops the run in one located line", "[cli][serve][shape]") {
+  TempDir dir;
+  const auto trace = dir.write("requests.csv", trace_text());
+  const auto scenario = [&](const std::string& model_keys) {
+    return dir.write("s.toml",
+                     "[fleet]\nnodes = 1\ngpus_per_node = 8\ngpu = \"h100-sxm\"\n[workload]\n"
+                     "horizon_s = 60\n[[workload.service]]\n" +
+                         model_keys + "trace = \"" + trace.generic_string() + "\"\n");
+  };
+  const struct {
+    std::string keys, said;
+  } cases[] = {
+      {"hidden = 4096\nheads = 32\n",
+       "s.toml:8:1: workload.service[0].hidden: a model given by its shape needs layers (and hidden, heads)"},
+      {"model = \"llama3_8b\"\nlayers = 32\nhidden = 4096\nheads = 32\n",
+       "s.toml:8:1: workload.service[0].model: 'llama3_8b' is a zoo model, whose shape the zoo fixes"},
+  };
+  for (const auto& c : cases) {
+    const auto out = dir.path() / "out.h5";
+    const auto r =
+        run_command(fleetwatt_command() + " run " + scenario(c.keys).string() + " -o " + out.string());
+    INFO(c.keys << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(c.said) != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK_FALSE(std::filesystem::exists(out));
+  }
+}

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "fleetwatt/jobs/job_spec.hpp"
 #include "fleetwatt/jobs/request_source.hpp"
 #include "fleetwatt/jobs/request_trace.hpp"
 #include "fleetwatt/sim/serving/service_run.hpp"
@@ -16,7 +17,10 @@ namespace fleetwatt::runs {
 
 /// What to serve: `fleetwatt serve`'s options with their defaults.
 struct ServeRequest {
+  /// `model`: a zoo decoder, or the name of the decoder `model_shape` gives (empty: "custom"). A shape is
+  /// given when its layers are; a zoo name beside it is refused (the zoo fixes that model's shape).
   std::string trace, model, gpu = "h100-sxm";
+  jobs::ModelShape model_shape;
   std::uint32_t tp = 1, replicas = 1, max_batch = 256, max_batched_tokens = 8192;
   /// Pipeline stages per replica (each of tp GPUs); a replica of pp stages serves as pp engines of max_batch
   /// sequences each (models/serving/serving_iteration.hpp).
@@ -80,8 +84,12 @@ struct ServedTrace {
 [[nodiscard]] double shortest_iteration_s(const sim::ServiceConfig& config);
 
 /// The service a request describes, checked (a ConfigError at the option for a bad one: an unknown model or
-/// GPU, a model that is not a decoder or does not fit, tp on a GPU without NVLink).
+/// GPU, a model that is not a decoder or does not fit, tp on a GPU without NVLink). A model given by its
+/// shape is counted in Llama's layout (models::decoder_from_shape); its errors name the model-shape option.
 [[nodiscard]] sim::ServiceConfig service_config(const ServeRequest& request);
+/// The model as a summary or an error names it: the zoo name, or the given shape's name with its depth and
+/// width ("custom (80 layers, hidden 8192)").
+[[nodiscard]] std::string model_label(const ServeRequest& request);
 /// The requests it plays, one at a time: `read` (the trace file as read) replayed at the request's rate
 /// and horizon, or arrivals generated with lengths drawn from it. `read` must outlive the source.
 [[nodiscard]] std::unique_ptr<jobs::RequestSource> request_source(const ServeRequest& request,
