@@ -75,11 +75,9 @@ runs::ServeRequest request_of(const std::string& trace, const py::dict& options)
     } else
       throw keyword_error(
           kOrigin, key,
-          "unknown keyword; serve() takes model, model_shape, gpu, tp, replicas, max_batch, "
-          "max_batched_tokens, "
-          "memory_fraction, rate_scale, horizon_s, interval_s, generate_rate, hourly, start_hour, "
-          "burstiness, "
-          "seed, mode, scheduler, prefill_replicas, kv_link_gbytes_per_s");
+          "unknown keyword; serve() takes model, model_shape, gpu, tp, pp, replicas, max_batch, "
+          "max_batched_tokens, memory_fraction, rate_scale, horizon_s, interval_s, generate_rate, hourly, "
+          "start_hour, burstiness, seed, mode, scheduler, prefill_replicas, kv_link_gbytes_per_s");
   }
   return r;
 }

@@ -45,11 +45,11 @@ RunOutcome run_to_file(runs::PreparedRun& r, const std::filesystem::path& out, R
     const sim::ServiceOutcome drawn = engine.service_outcome(s);
     // An absorbing service's tokens came out as late as its work ran behind its plan: played again on that
     // clock, its latencies, SLO and completions are what its requests saw.
-    results::ServiceRecord record = drawn.lag_s.empty()
-                                        ? r.services[s].record
-                                        : play_scenario_service_late(r.scenario.services[s].request,
-                                                                     r.scenario.services[s].name, drawn.lag_s)
-                                              .record;
+    results::ServiceRecord record =
+        drawn.lag_s.empty()
+            ? r.services[s].record
+            : play_scenario_service(r.scenario.services[s].request, r.scenario.services[s].name, drawn.lag_s)
+                  .record;
     record.power_W = drawn.power_W;
     record.energy_J = drawn.energy_J;
     record.absorbing = r.setup.services[s].absorb.enabled;

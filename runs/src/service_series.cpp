@@ -143,10 +143,8 @@ results::ServiceRecord ServiceSeriesBuilder::finish() {
   return std::move(r_);
 }
 
-namespace {
-
-/// play_scenario_service, its tokens late by `lag_s` where given (fleet mode).
-PlayedService play_service(const ServeRequest& o, const std::string& name, std::vector<double> lag_s) {
+PlayedService play_scenario_service(const ServeRequest& o, const std::string& name,
+                                    std::vector<double> lag_s) {
   PlayedService p;
   p.config = service_config(o);
   const sim::ServiceConfig& c = p.config;
@@ -215,17 +213,6 @@ PlayedService play_service(const ServeRequest& o, const std::string& name, std::
     rows.replica.push_back(q.replica);
   }
   return p;
-}
-
-}  // namespace
-
-PlayedService play_scenario_service(const ServeRequest& o, const std::string& name) {
-  return play_service(o, name, {});
-}
-
-PlayedService play_scenario_service_late(const ServeRequest& o, const std::string& name,
-                                         std::vector<double> lag_s) {
-  return play_service(o, name, std::move(lag_s));
 }
 
 std::string service_summary_text(const results::ServiceRecord& r) {

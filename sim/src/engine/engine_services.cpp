@@ -11,6 +11,20 @@
 #include "fleetwatt/sim/engine/engine.hpp"
 
 namespace fleetwatt::sim {
+namespace {
+
+/// Adds `rate` x the time each interval of `dt` seconds shares with [from, to) to its bin (a constant
+/// power's joules, a constant lag's seconds x seconds); bins past the vector's end are beyond the horizon.
+void spread_over_intervals(std::vector<double>& bins, double from, double to, double dt, double rate) {
+  auto k = static_cast<std::size_t>(std::floor(from / dt));
+  while (from < to && k < bins.size()) {
+    const double edge = std::min(to, double(k + 1) * dt);
+    bins[k] += rate * (edge - from);
+    from = edge, ++k;
+  }
+}
+
+}  // namespace
 
 void Engine::start_services() {
   const auto& loads = setup_.services;
@@ -69,30 +83,17 @@ void Engine::account_service(std::size_t s, Time now) {
   if (!(to > from)) return;
   const double gpus = static_cast<double>(held.gpus.size());
   const double total_W = held.W * gpus;
-  // Split at the intervals' edges.
   const double dt = load.interval.seconds();
-  double a = from.seconds();
-  const double b = to.seconds();
-  auto k = static_cast<std::size_t>(std::floor(a / dt));
-  while (a < b && k < held.interval_J.size()) {
-    const double edge = std::min(b, double(k + 1) * dt);
-    held.interval_J[k] += total_W * (edge - a);
-    a = edge, ++k;
-  }
+  const double a = from.seconds(), b = to.seconds();
+  spread_over_intervals(held.interval_J, a, b, dt, total_W);
   // The work run ahead of (or behind) the plan, and how late that leaves it.
-  const double span = b - from.seconds();
+  const double span = b - a;
   held.bank_J += (held.W - held.planned_W) * gpus * span;
   const double planned_total = held.planned_W * gpus;
   const double lag = planned_total > 0.0 ? std::max(0.0, -held.bank_J) / planned_total : 0.0;
   held.lag_s_integral += lag * span;
   held.max_lag_s = std::max(held.max_lag_s, lag);
-  if (held.interval_lag_s.empty() || !(lag > 0.0)) return;
-  a = from.seconds(), k = static_cast<std::size_t>(std::floor(a / dt));
-  while (a < b && k < held.interval_lag_s.size()) {
-    const double edge = std::min(b, double(k + 1) * dt);
-    held.interval_lag_s[k] += lag * (edge - a);
-    a = edge, ++k;
-  }
+  if (lag > 0.0) spread_over_intervals(held.interval_lag_s, a, b, dt, lag);
 }
 
 void Engine::apply_service_power(std::size_t s) {

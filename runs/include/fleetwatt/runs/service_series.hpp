@@ -73,13 +73,11 @@ struct PlayedService {
 
 /// Plays `request` over [0, horizon) (its horizon_s): in fleet mode streamed (never holding the requests),
 /// in exact mode held and played whole. Throws as prepare_service does, and TraceFormatError at a request
-/// that does not fit a replica's KV cache.
-[[nodiscard]] PlayedService play_scenario_service(const ServeRequest& request, const std::string& name);
-
-/// A fleet-mode service played again with its tokens late by `lag_s` (ServiceSeriesBuilder::delay_by): its
-/// latencies, SLO and completions as an absorbing service's requests saw them. The same play otherwise.
-[[nodiscard]] PlayedService play_scenario_service_late(const ServeRequest& request, const std::string& name,
-                                                       std::vector<double> lag_s);
+/// that does not fit a replica's KV cache. `lag_s` (fleet mode; empty: none) makes each interval's tokens
+/// that late (ServiceSeriesBuilder::delay_by): an absorbing service played again, its latencies, SLO and
+/// completions as its requests saw them.
+[[nodiscard]] PlayedService play_scenario_service(const ServeRequest& request, const std::string& name,
+                                                  std::vector<double> lag_s = {});
 
 /// The run summary's lines of a service: its GPUs and replicas, requests served and GPU energy in the window,
 /// energy per 1,000 output tokens, and the window's latency percentiles.
