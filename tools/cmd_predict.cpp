@@ -150,6 +150,11 @@ int predict(const PredictOptions& o) {
                            r.pue);
   std::cout << fmt::format("predictor  {}; GPU preset {} ({})\n", r.predictor, r.gpu.id, r.gpu.source);
   if (r.site) {
+    if (r.site_machine != models::MachineFactors{})
+      std::cout << fmt::format(
+          "machine    {}'s {}: GPU work x {:.4f}, kernel launches x {:.4f} (fitted on all its runs there): "
+          "the compute part's time x {:.4f}\n",
+          r.site_file, r.gpu.id, r.site_machine.gpu, r.site_machine.host, r.site_compute_scale);
     if (r.site->runs > 0)
       std::cout << fmt::format(
           "site       {}: {} run(s) of {} on {}: every part's time x {:.4f}, power x {:.4f} (below the "
@@ -157,8 +162,10 @@ int predict(const PredictOptions& o) {
           r.site_file, r.site->runs, models::site_workload(r.job), r.gpu.id, r.site->time, r.site->power);
     else
       std::cout << fmt::format(
-          "site       {}: no run of {} on {}: the predictor's own prediction\n", r.site_file,
-          models::site_workload(r.job).empty() ? "this job" : models::site_workload(r.job), r.gpu.id);
+          "site       {}: no run of {} on {}: the predictor's {}\n", r.site_file,
+          models::site_workload(r.job).empty() ? "this job" : models::site_workload(r.job), r.gpu.id,
+          r.site_machine != models::MachineFactors{} ? "prediction at the machine's speeds (above)"
+                                                     : "own prediction");
   }
   return 0;
 }

@@ -458,7 +458,7 @@ int validate(const ValidateOptions& o) {
     const models::FitReport fit = models::fit_and_validate(prepared, o.level, options);
     for (const auto& p : fit.left_out)
       left_out[p.row->row] = {p.prediction.epoch_s, p.prediction.step_s, p.prediction.avg_power_W,
-                              p.prediction.band};
+                              p.prediction.band, p.prediction.split};
     predict = [&left_out](const models::Measurement& m) {
       const auto it = left_out.find(&m);
       if (it == left_out.end()) throw std::runtime_error("no left-out prediction (model or GPU unknown)");
@@ -483,6 +483,9 @@ int validate(const ValidateOptions& o) {
         "fleetwatt: few-shot, k = {}: {} rows calibrate their (GPU, workload) groups, {} rows of groups with "
         "no more than k rows are left out, {} rows predicted\n",
         few->k, few->calibration_rows, few->uncalibrated_rows, few->report.compared.size());
+    for (const auto& [machine, f] : few->machine_factors)
+      std::cerr << fmt::format("fleetwatt: machine {} {}: GPU work x {:.3f}, kernel launches x {:.3f}\n",
+                               machine.first, machine.second, f.gpu, f.host);
   }
   const models::ValidationReport& report = few ? few->report : zero_shot;
   if (!o.rows_csv.empty()) {
@@ -514,11 +517,18 @@ int validate(const ValidateOptions& o) {
     std::string gpus;
     for (const auto& [id, s] : report.gpus)
       gpus += fmt::format("{}{}: {}", gpus.empty() ? "" : ", ", json_string(id), json_summary(s));
-    const std::string few_json =
-        few ? fmt::format(
-                  ", \"few_shot\": {{\"k\": {}, \"calibration_rows\": {}, \"uncalibrated_rows\": {}}}",
-                  few->k, few->calibration_rows, few->uncalibrated_rows)
-            : "";
+    std::string few_json;
+    if (few) {
+      std::string machines;
+      for (const auto& [machine, f] : few->machine_factors)
+        machines += fmt::format("{}{{\"source\": {}, \"gpu\": {}, \"gpu_factor\": {}, \"host_factor\": {}}}",
+                                machines.empty() ? "" : ", ", json_string(machine.first),
+                                json_string(machine.second), f.gpu, f.host);
+      few_json = fmt::format(
+          ", \"few_shot\": {{\"k\": {}, \"calibration_rows\": {}, \"uncalibrated_rows\": {}, "
+          "\"machine_prior\": {}, \"machines\": [{}]}}",
+          few->k, few->calibration_rows, few->uncalibrated_rows, few->machine_prior, machines);
+    }
     std::cout << fmt::format("{{\"predictor\": {}, \"gpus\": {{{}}}, \"all\": {}, \"skipped\": {}{}}}\n",
                              json_string(o.predictor), gpus, json_summary(report.all), report.skipped.size(),
                              few_json);

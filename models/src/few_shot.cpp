@@ -31,6 +31,8 @@ struct Row {
   double log_time = std::numeric_limits<double>::quiet_NaN();   ///< log(measured / predicted) time
   double log_power = std::numeric_limits<double>::quiet_NaN();  ///< power_log_ratio; NaN: not measured
   double idle_W = 0.0;                                          ///< the board's idle draw
+  /// The prediction re-timed by its machine's GPU and host factors (the zero-shot one without a split).
+  double base_s = 0.0;
 };
 
 double log_ratio(double measured, double predicted) {
@@ -52,11 +54,13 @@ bool at_limit(double predicted_W, const Measurement& m) {
 
 }  // namespace
 
-FewShotReport few_shot(const MeasurementSet& set, const ValidationReport& zero, std::size_t k, double level) {
+FewShotReport few_shot(const MeasurementSet& set, const ValidationReport& zero, std::size_t k, double level,
+                       double machine_prior) {
   if (!(level > 0.0 && level < 1.0)) throw std::invalid_argument("few-shot band level must be in (0, 1)");
   FewShotReport out;
   out.k = k;
   out.level = level;
+  out.machine_prior = machine_prior;
 
   // Groups, each ordered by the calibration rule: the default power limit first (the group's highest, a 0
   // limit being the default), then the batch nearest the middle one of those runs (a typical operating
@@ -67,7 +71,8 @@ FewShotReport few_shot(const MeasurementSet& set, const ValidationReport& zero, 
     const Measurement& m = set.rows.at(c.row);
     const double idle_W = correction_idle_W(m.gpu);
     groups[{m.gpu, m.workload}].push_back({i, &m, log_ratio(c.measured_s, c.predicted_s),
-                                           power_log_ratio(c.measured_W, c.predicted_W, idle_W), idle_W});
+                                           power_log_ratio(c.measured_W, c.predicted_W, idle_W), idle_W,
+                                           c.predicted_s});
   }
   const auto limit = [](const Measurement& m) {
     return m.power_limit_W > 0.0 ? m.power_limit_W : std::numeric_limits<double>::infinity();
@@ -92,6 +97,30 @@ FewShotReport few_shot(const MeasurementSet& set, const ValidationReport& zero, 
         return a.m->job.meta.batch_size < b.m->job.meta.batch_size;
       return zero.compared[a.compared].row < zero.compared[b.compared].row;
     });
+  }
+
+  // Each machine's GPU and host factors from its calibration runs, every workload's together (a machine: a
+  // GPU of one data set), and every row's time re-timed by them: the group factors below correct what the
+  // machine's factors leave.
+  if (k && machine_prior < std::numeric_limits<double>::infinity()) {
+    std::map<std::pair<std::string, std::string>, std::vector<SplitRun>> calibration;
+    for (const auto& [key, rows] : groups) {
+      if (rows.size() <= k) continue;
+      for (std::size_t i = 0; i < k; ++i) {
+        const RowComparison& c = zero.compared[rows[i].compared];
+        calibration[{rows[i].m->source, key.first}].push_back({c.split, c.measured_s});
+      }
+    }
+    for (const auto& [machine, runs] : calibration)
+      out.machine_factors[machine] = fit_machine_factors(runs, machine_prior);
+    for (auto& [key, rows] : groups)
+      for (Row& r : rows) {
+        const auto it = out.machine_factors.find({r.m->source, key.first});
+        const RowComparison& c = zero.compared[r.compared];
+        if (it == out.machine_factors.end() || !c.split.known()) continue;
+        r.base_s = c.split.time_s(it->second.gpu, it->second.host);
+        r.log_time = log_ratio(c.measured_s, r.base_s);
+      }
   }
 
   // Each GPU's shrinkage weights from the other GPUs' groups, and its corrected predictions.
@@ -164,7 +193,7 @@ FewShotReport few_shot(const MeasurementSet& set, const ValidationReport& zero, 
         const double fp = std::isnan(xp) ? 1.0 : std::exp((repeat ? wp.repeat : wp.varied) * xp);
         const RowComparison& c = zero.compared[rows[i].compared];
         const double power_W = corrected_power(c.predicted_W, fp, power_limit(*rows[i].m), rows[i].idle_W);
-        corrected[gpu].push_back({rows[i].compared, c.predicted_s * ft, power_W,
+        corrected[gpu].push_back({rows[i].compared, rows[i].base_s * ft, power_W,
                                   rows[i].log_time - std::log(ft), log_ratio(c.measured_W, power_W)});
       }
     }

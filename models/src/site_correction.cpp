@@ -44,8 +44,20 @@ std::string site_workload(const jobs::JobSpec& job) {
   return forward ? m.model + " (forward)" : m.model;
 }
 
-SiteCorrection::SiteCorrection(std::vector<Run> runs, const SiteShrinkage& shrinkage, double level)
+SiteCorrection::SiteCorrection(std::vector<Run> runs, const SiteShrinkage& shrinkage, double level,
+                               double machine_prior)
     : runs_(std::move(runs)), shrinkage_(shrinkage), level_(level) {
+  // Each GPU's machine factors from all its runs, every workload's together; the workloads' own factors
+  // correct what those leave.
+  std::map<std::string, std::vector<SplitRun>> by_gpu;
+  for (const Run& r : runs_) by_gpu[r.gpu].push_back({r.split, r.measured_s});
+  for (const auto& [gpu, split_runs] : by_gpu)
+    machines_[gpu] = fit_machine_factors(split_runs, machine_prior);
+  for (Run& r : runs_) {
+    const MachineFactors& m = machines_[r.gpu];
+    if (r.split.known() && r.measured_s > 0.0)
+      r.log_time = std::log(r.measured_s / r.split.time_s(m.gpu, m.host));
+  }
   for (const Run& r : runs_) groups_[{r.gpu, r.workload}].runs.push_back(&r);
   // The site's own residuals: each run predicted from the other runs of its group.
   std::vector<double> time, power;
@@ -85,6 +97,11 @@ std::pair<double, double> SiteCorrection::factors_from(const Group& group, const
   const double wp = credibility(repeat ? shrinkage_.power_repeat : shrinkage_.power_varied, np);
   return {nt ? std::exp(wt * st / static_cast<double>(nt)) : 1.0,
           np ? std::exp(wp * sp / static_cast<double>(np)) : 1.0};
+}
+
+MachineFactors SiteCorrection::machine(const std::string& gpu) const {
+  const auto it = machines_.find(gpu);
+  return it == machines_.end() ? MachineFactors{} : it->second;
 }
 
 SiteCorrection::Factors SiteCorrection::factors(const std::string& gpu, const std::string& workload,

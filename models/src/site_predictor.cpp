@@ -9,6 +9,8 @@
 
 #include "fleetwatt/core/input_error.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
+#include "fleetwatt/models/hardware/roofline.hpp"
+#include "fleetwatt/models/predictors/datasheet_predictor.hpp"
 
 namespace fleetwatt::models {
 
@@ -18,8 +20,38 @@ SiteCorrection::Factors SitePredictor::factors(const JobSpec& job, const GpuHard
   return site_->factors(gpu.id, site_workload(job), {job.meta.batch_size, limit});
 }
 
+namespace {
+
+/// The inner predictor as the datasheet predictor, where it is one and the job has its metadata.
+const DatasheetPredictor* datasheet(const PowerPredictor& inner, const JobSpec& job) {
+  const auto* ds = dynamic_cast<const DatasheetPredictor*>(&inner);
+  return ds != nullptr && DatasheetPredictor::has_metadata(job) ? ds : nullptr;
+}
+
+}  // namespace
+
+double SitePredictor::compute_scale(const JobSpec& job, const GpuHardware& gpu) const {
+  const MachineFactors m = site_->machine(gpu.id);
+  const DatasheetPredictor* ds = datasheet(*inner_, job);
+  if (m == MachineFactors{} || ds == nullptr) return 1.0;
+  const TimeSplit s = ds->split(job, gpu);
+  const double predicted = soft_max(s.gpu_s, s.host_s);
+  return s.known() && predicted > 0.0 ? soft_max(m.gpu * s.gpu_s, m.host * s.host_s) / predicted : 1.0;
+}
+
+double SitePredictor::step_s(const JobSpec& job, const GpuHardware& gpu) const {
+  const DatasheetPredictor* ds = datasheet(*inner_, job);
+  if (ds == nullptr) return 0.0;
+  const TimeSplit s = ds->split(job, gpu);
+  const MachineFactors m = site_->machine(gpu.id);
+  const double step = s.known() ? s.one_step().time_s(m.gpu, m.host) : ds->explain(job, gpu).step_s;
+  return step * factors(job, gpu).time;
+}
+
 EpochPlan SitePredictor::plan(const JobSpec& job, const GpuHardware& gpu) const {
   EpochPlan p = inner_->plan(job, gpu);
+  // The machine first: a job of any workload on a GPU the site has runs of runs at that machine's speeds.
+  p[jobs::PartKind::compute].s *= compute_scale(job, gpu);
   const SiteCorrection::Factors f = factors(job, gpu);
   if (f.runs == 0) return p;
   const double limit = limit_W(gpu), idle_W = correction_idle_W(gpu.id);
@@ -63,6 +95,8 @@ std::shared_ptr<const SiteCorrection> site_correction(
     r.workload = site_workload(as_predicted(m));
     r.config = {m.job.meta.batch_size, m.power_limit_W};
     r.log_time = std::log(m.epoch_s / p.epoch_s);
+    r.split = p.split;
+    r.measured_s = m.epoch_s;
     r.log_power = power_log_ratio(m.avg_power_W, p.avg_power_W, correction_idle_W(m.gpu));
     const double limit = m.power_limit_W > 0.0 ? m.power_limit_W
                          : m.tdp_W > 0.0       ? m.tdp_W

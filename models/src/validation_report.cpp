@@ -87,6 +87,7 @@ ValidationReport validate_measurements(const MeasurementSet& set,
     c.measured_W = m.avg_power_W > 0.0 ? m.avg_power_W : 0.0;
     c.predicted_W = p.avg_power_W;
     if (c.measured_W > 0.0) c.power_error = std::abs(c.predicted_W - c.measured_W) / c.measured_W;
+    c.split = per_step ? p.split.one_step() : p.split;
     c.banded = p.band.level > 0.0;
     if (c.banded) {
       c.time_in_band =
@@ -166,8 +167,10 @@ std::function<Prediction(const Measurement&)> registry_predictor(const std::stri
     const auto* corrected = dynamic_cast<const SitePredictor*>(slot.get());
     const PowerPredictor& inner = corrected ? corrected->inner() : *slot;
     if (const auto* ds = dynamic_cast<const DatasheetPredictor*>(&inner);
-        ds != nullptr && DatasheetPredictor::has_metadata(job))
-      p.step_s = ds->explain(job, gpu).step_s * (corrected ? corrected->factors(job, gpu).time : 1.0);
+        ds != nullptr && DatasheetPredictor::has_metadata(job)) {
+      p.step_s = corrected ? corrected->step_s(job, gpu) : ds->explain(job, gpu).step_s;
+      if (!corrected) p.split = ds->split(job, gpu);  // (a site's correction is of the datasheet's own)
+    }
     p.band = slot->band(job, gpu);
     return p;
   };

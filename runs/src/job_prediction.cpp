@@ -244,7 +244,11 @@ JobPrediction predict_job(const PredictionRequest& o) {
     predictor = std::move(corrected);
   }
   r.predictor = predictor->name();
-  if (site) r.site = site->factors(r.job, r.gpu);
+  if (site) {
+    r.site = site->factors(r.job, r.gpu);
+    r.site_machine = site->machine(r.gpu);
+    r.site_compute_scale = site->compute_scale(r.job, r.gpu);
+  }
   r.plan = predictor->plan(r.job, r.gpu);
   r.profile = r.plan.profile();
   r.band = predictor->uncertainty(r.job, r.gpu);
@@ -323,6 +327,9 @@ std::string prediction_json(const JobPrediction& r) {
     num("site_runs", static_cast<double>(r.site->runs));
     num("site_time_factor", r.site->time);
     num("site_power_factor", r.site->power);
+    num("site_gpu_factor", r.site_machine.gpu);
+    num("site_host_factor", r.site_machine.host);
+    num("site_compute_scale", r.site_compute_scale);
   }
   num("tp", r.job.meta.parallel.tp);
   num("pp", r.job.meta.parallel.pp);

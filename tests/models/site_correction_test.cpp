@@ -22,9 +22,9 @@ TEST_CASE("a site's factor is its runs' mean log ratio, shrunk by the weight for
           "[models][site]") {
   // Two runs of resnet50 on an A40: time ratios 1.2 and 1.4 at batches 64 and 128, power 0.9 and 1.1.
   std::vector<SiteCorrection::Run> runs{
-      {"a40", "resnet50", {64, 0.0}, std::log(1.2), std::log(0.9), false},
-      {"a40", "resnet50", {128, 0.0}, std::log(1.4), std::log(1.1), false},
-      {"v100", "bert", {32, 0.0}, std::log(2.0), std::numeric_limits<double>::quiet_NaN(), false}};
+      {"a40", "resnet50", {64, 0.0}, std::log(1.2), std::log(0.9), false, {}, 0.0},
+      {"a40", "resnet50", {128, 0.0}, std::log(1.4), std::log(1.1), false, {}, 0.0},
+      {"v100", "bert", {32, 0.0}, std::log(2.0), std::numeric_limits<double>::quiet_NaN(), false, {}, 0.0}};
   const SiteCorrection site(runs, shrinkage(), 0.8);
   const double mt = (std::log(1.2) + std::log(1.4)) / 2.0, mp = (std::log(0.9) + std::log(1.1)) / 2.0;
 

@@ -6,7 +6,10 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "fleetwatt/models/fit/records.hpp"
+#include "fleetwatt/models/hardware/time_split.hpp"
 #include "fleetwatt/models/predictors/predictor_constants.hpp"
 #include "fleetwatt/models/site_file.hpp"
 #include "fleetwatt/results/hdf5/result_reader.hpp"
@@ -44,13 +47,35 @@ n_gpus = 1
 
 struct Predicted {
   double epoch_s = 0.0, power_W = 0.0;
+  double compute_s = 0.0, compute_W = 0.0;  ///< the plan's compute part
+  double work_s = 0.0, launch_s = 0.0;      ///< one step's work (GPU and launches overlapping) and launches
+  double gpu_factor = 1.0, host_factor = 1.0;
 };
 
 Predicted predict(const std::string& options) {
   const auto r = run_command(fleetwatt_command() + " predict" + kJob + options);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  return {json_number(r.out, "epoch_s"), json_number(r.out, "avg_power_W")};
+  const auto j = nlohmann::json::parse(r.out);
+  Predicted p{j.at("epoch_s"),
+              j.at("avg_power_W"),
+              j.at("parts").at("compute").at("s"),
+              j.at("parts").at("compute").at("W"),
+              j.at("compute_s"),
+              j.at("launch_s")};
+  if (j.contains("site_gpu_factor"))
+    p.gpu_factor = j.at("site_gpu_factor"), p.host_factor = j.at("site_host_factor");
+  return p;
+}
+
+/// The datasheet's epoch with the step's GPU work g times and its launches h times as long: the work's
+/// GPU time is (work^4 - launches^4)^(1/4) (the roofline's soft knee, below the power limit), the other
+/// parts as predicted.
+double retimed_epoch_s(const Predicted& p, double g, double h) {
+  const double steps = p.compute_s / p.work_s;
+  const double gpu_s = std::pow(std::pow(p.work_s, 4) - std::pow(p.launch_s, 4), 0.25);
+  const double step = std::pow(std::pow(g * gpu_s, 4) + std::pow(h * p.launch_s, 4), 0.25);
+  return p.epoch_s - p.compute_s + steps * step;
 }
 
 }  // namespace
@@ -69,14 +94,39 @@ TEST_CASE("predict --site corrects a job by its site's runs, and validate --site
     return idle + (zero_W - idle) * std::exp(weight * std::log((250.0 - idle) / (zero64.power_W - idle)));
   };
   const Predicted site64 = predict(" --batch 64 --site " + site.string());
-  CHECK(site64.epoch_s ==
-        Approx(zero64.epoch_s * std::exp(w.time_repeat * std::log(150.0 / zero64.epoch_s))));
-  CHECK(site64.power_W == Approx(site_power(zero64.power_W, w.power_repeat)));
-  // Batch 128 varies it: the run's ratio, shrunk by the varied weights, on batch 128's own prediction.
+  // The machine's GPU and host factors minimise (ln(150 / epoch(g, h)))^2 + prior (ln^2 g + ln^2 h) over
+  // its one run: no step of 0.01 in either log does better, and both factors move toward the run.
+  const double g = site64.gpu_factor, h = site64.host_factor;
+  const auto objective = [&](double lg, double lh) {
+    const double e = std::log(150.0 / retimed_epoch_s(zero64, std::exp(lg), std::exp(lh)));
+    return e * e + fleetwatt::models::kMachinePrior * (lg * lg + lh * lh);
+  };
+  for (const double dg : {-0.01, 0.0, 0.01})
+    for (const double dh : {-0.01, 0.0, 0.01})
+      CHECK(objective(std::log(g), std::log(h)) <= objective(std::log(g) + dg, std::log(h) + dh) + 1e-12);
+  CHECK(g < 1.0);  // 150 s measured, 181 s predicted: the GPU ran faster
+  CHECK(retimed_epoch_s(zero64, g, h) < zero64.epoch_s);
+  CHECK(retimed_epoch_s(zero64, g, h) > 150.0);
+  // The run's own factor takes what the machine leaves: exp(w_repeat x ln(150 / epoch(g, h))) on the
+  // re-timed epoch. Power: every part's draw above idle x the factor, averaged over the re-timed parts.
+  const double base64 = retimed_epoch_s(zero64, g, h);
+  CHECK(site64.epoch_s == Approx(base64 * std::exp(w.time_repeat * std::log(150.0 / base64))));
+  const auto mean_power = [&](const Predicted& zero, double weight) {
+    const double compute_s =
+        zero.compute_s * (retimed_epoch_s(zero, g, h) - (zero.epoch_s - zero.compute_s)) / zero.compute_s;
+    const double rest_s = zero.epoch_s - zero.compute_s;
+    const double rest_W = (zero.power_W * zero.epoch_s - zero.compute_W * zero.compute_s) / rest_s;
+    return (compute_s * site_power(zero.compute_W, weight) + rest_s * site_power(rest_W, weight)) /
+           (compute_s + rest_s);
+  };
+  CHECK(site64.power_W == Approx(mean_power(zero64, w.power_repeat)));
+  // Batch 128 varies it: the machine's factors re-time batch 128's own prediction, and the run's ratio,
+  // shrunk by the varied weights, corrects it.
   const Predicted site128 = predict(" --batch 128 --site " + site.string());
+  CHECK(site128.gpu_factor == g);
   CHECK(site128.epoch_s ==
-        Approx(zero128.epoch_s * std::exp(w.time_varied * std::log(150.0 / zero64.epoch_s))));
-  CHECK(site128.power_W == Approx(site_power(zero128.power_W, w.power_varied)));
+        Approx(retimed_epoch_s(zero128, g, h) * std::exp(w.time_varied * std::log(150.0 / base64))));
+  CHECK(site128.power_W == Approx(mean_power(zero128, w.power_varied)));
   // A GPU the site has no run on: the datasheet's prediction.
   const auto v100 = run_command(fleetwatt_command() +
                                 " predict --model resnet50 --gpu v100-pcie-32gb --batch 64 "

@@ -31,16 +31,14 @@ double storage_scale(Precision p) {
   }
 }
 
-/// The soft roofline knee: (a^4 + b^4)^(1/4), within 19 % of max(a, b) where a = b and equal to it far
-/// from the knee (measured kernels approach their bound gradually; the fit also needs a smooth model).
-double soft_max(double a, double b) {
+}  // namespace
+
+double soft_max(double a, double b) noexcept {
   const double m = std::max(a, b);
   if (m <= 0.0) return 0.0;
   const double x = a / m, y = b / m;
   return m * std::pow(x * x * x * x + y * y * y * y, 0.25);
 }
-
-}  // namespace
 
 std::array<OpWork, kOpClasses> operator_work(const ModelCount& m) noexcept {
   for (const auto& o : m.ops)

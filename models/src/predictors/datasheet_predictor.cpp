@@ -115,6 +115,15 @@ bool DatasheetPredictor::has_metadata(const JobSpec& job) noexcept {
   return !job.meta.model.empty() || job.meta.flops_per_sample > 0.0;
 }
 
+TimeSplit DatasheetPredictor::split(const JobSpec& job, const GpuHardware& gpu) const {
+  if (!has_metadata(job)) return {};
+  const StepBreakdown b = explain(job, gpu);
+  if (b.parallel) return {};
+  const RooflineStep& r = b.roofline;
+  return {b.steps_per_epoch, r.bound_s,           r.launch_s,
+          r.stretch,         b.step_s - r.work_s, b.profile.epoch_s() - b.steps_per_epoch * b.step_s};
+}
+
 StepBreakdown DatasheetPredictor::explain(const JobSpec& job, const GpuHardware& gpu) const {
   check_job(job);
   const auto& meta = job.meta;

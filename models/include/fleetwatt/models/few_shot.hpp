@@ -1,6 +1,8 @@
 // Few-shot calibration on an operator's own machines: K measured runs of a workload on a machine correct the
-// zero-shot prediction of that workload's other runs there. The correction is a time factor and a power
-// factor per (machine, workload): exp(w x the mean log(measured / predicted) of the calibration runs), the
+// zero-shot prediction of that workload's other runs there. Every prediction on a machine is first re-timed
+// by its GPU and host factors, fitted on its calibration runs of every workload together
+// (models/hardware/time_split.hpp); then the correction is a time factor and a power factor per (machine,
+// workload): exp(w x the mean log(measured / predicted) of the calibration runs), the
 // weight w shrinking it toward 1 (the datasheet prediction) by how well a group's calibration runs foretold
 // its other runs on the other machines (least squares through the origin), one weight for runs that repeat
 // the calibration runs' batch and power limit and one for runs that vary them; the band is the corrected
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "fleetwatt/models/fit/measurements.hpp"
+#include "fleetwatt/models/hardware/time_split.hpp"
 #include "fleetwatt/models/predictors/predictor_constants.hpp"
 #include "fleetwatt/models/validation_report.hpp"
 
@@ -42,6 +45,10 @@ struct FewShotReport {
   /// For a site's own runs (k > 0): the weights fitted on every GPU's groups and the band half-widths of
   /// every GPU's corrected rows; what `validate --fit` writes as the fit file's [site] table.
   SiteShrinkage site;
+  /// The prior on each machine's GPU and host factors (models/hardware/time_split.hpp; infinite: none
+  /// fitted), and the factors fitted on each machine's calibration runs, by (data set, GPU).
+  double machine_prior = 0.0;
+  std::map<std::pair<std::string, std::string>, MachineFactors> machine_factors;
 };
 
 /// Few-shot evaluation of a zero-shot comparison (`zero`, over `set`: leave-one-GPU-out predictions): in
@@ -54,6 +61,6 @@ struct FewShotReport {
 /// the row's power limit is kept (the limit binds) and no corrected power exceeds it. k = 0 gives the
 /// zero-shot predictions with that band.
 [[nodiscard]] FewShotReport few_shot(const MeasurementSet& set, const ValidationReport& zero, std::size_t k,
-                                     double level);
+                                     double level, double machine_prior = kMachinePrior);
 
 }  // namespace fleetwatt::models

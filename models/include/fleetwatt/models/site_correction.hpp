@@ -1,4 +1,5 @@
-// A site's measured runs as corrections of the predictions there. Per (GPU, workload) the site has runs of,
+// A site's measured runs as corrections of the predictions there. Per GPU, the machine's GPU and host
+// factors, fitted on all its runs (models/hardware/time_split.hpp). Per (GPU, workload) the site has runs of,
 // a time and a power factor: exp(w x the mean log(measured / predicted) of those runs; for power, of the
 // draw above the board's idle, which is what the work sets), the weight w
 // shrinking it toward the datasheet prediction as few-shot calibration measured on the fitting data with one
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "fleetwatt/jobs/job_spec.hpp"
+#include "fleetwatt/models/hardware/time_split.hpp"
 #include "fleetwatt/models/predictors/power_predictor.hpp"
 #include "fleetwatt/models/predictors/predictor_constants.hpp"
 
@@ -70,6 +72,10 @@ class SiteCorrection {
     RunConfig config;
     double log_time = 0.0, log_power = 0.0;
     bool binds = false;
+    /// What sets its predicted epoch, and its measured one: where the split is known, log_time is taken
+    /// against the prediction re-timed by its GPU's machine factors.
+    TimeSplit split;
+    double measured_s = 0.0;
   };
   /// What a job's prediction is corrected by: `runs` 0 where the site has no run of its (GPU, workload),
   /// the factors then 1 and the band the predictor's own.
@@ -79,8 +85,12 @@ class SiteCorrection {
     PredictionBand band;
   };
 
-  /// `level`: the band's level (the fit's [band] level).
-  SiteCorrection(std::vector<Run> runs, const SiteShrinkage& shrinkage, double level);
+  /// `level`: the band's level (the fit's [band] level); `machine_prior`: the prior on each GPU's machine
+  /// factors, fitted on all the site's runs of that GPU (models/hardware/time_split.hpp).
+  SiteCorrection(std::vector<Run> runs, const SiteShrinkage& shrinkage, double level,
+                 double machine_prior = kMachinePrior);
+  /// The GPU and host factors of the site's machines of GPU preset `gpu` ((1, 1) where it has no run).
+  [[nodiscard]] MachineFactors machine(const std::string& gpu) const;
 
   [[nodiscard]] Factors factors(const std::string& gpu, const std::string& workload,
                                 const RunConfig& config) const;
@@ -104,6 +114,7 @@ class SiteCorrection {
   double time_band_ = 0.0, power_band_ = 0.0;
   std::size_t own_residuals_ = 0;
   std::map<std::pair<std::string, std::string>, Group> groups_;
+  std::map<std::string, MachineFactors> machines_;
 
   /// Factors from `group`'s runs other than `skip` (nullptr: all).
   [[nodiscard]] std::pair<double, double> factors_from(const Group& group, const RunConfig& config,

@@ -1,8 +1,10 @@
-// A predictor corrected to a site: the inner predictor's plan with every part's duration scaled by the
-// site's time factor for the job's (GPU, workload) and its draw by the power factor (kept where the power
-// limit binds, never above it), and the site's band; a job of a workload the site has no run of on that GPU
-// is the inner predictor's unchanged. `predict --site`, `validate --site` and a scenario's [fleet] site
-// all predict through it.
+// A predictor corrected to a site: the inner predictor's plan with its compute re-timed by the site's
+// machine factors for the job's GPU (the datasheet predictor's split of the step), then every part's duration
+// scaled by the site's time factor for the job's (GPU, workload) and its draw by the power factor (kept where
+// the power limit binds, never above it), and the site's band; a job of a workload the site has no run of on
+// that GPU takes the machine's re-timing only, and one on a GPU it has no run of is the inner predictor's
+// unchanged. `predict --site`, `validate --site` and a scenario's [fleet]
+// site all predict through it.
 #pragma once
 
 #include <filesystem>
@@ -34,7 +36,16 @@ class SitePredictor final : public PowerPredictor {
 
   /// What the site corrects this job by.
   [[nodiscard]] SiteCorrection::Factors factors(const JobSpec& job, const GpuHardware& gpu) const;
+  /// How many times as long the job's GPU work and launches take on the site's machine of that GPU as the
+  /// datasheet says, together (1 where the site has no run on that GPU, or the inner predictor does not
+  /// split the job's time): what the compute part of its plan is re-timed by.
+  [[nodiscard]] double compute_scale(const JobSpec& job, const GpuHardware& gpu) const;
+  /// The inner datasheet predictor's step re-timed by the machine and the time factor (0: another
+  /// predictor, or a job without metadata).
+  [[nodiscard]] double step_s(const JobSpec& job, const GpuHardware& gpu) const;
   [[nodiscard]] const PowerPredictor& inner() const noexcept { return *inner_; }
+  /// The GPU and host factors of the site's machines of this GPU.
+  [[nodiscard]] MachineFactors machine(const GpuHardware& gpu) const { return site_->machine(gpu.id); }
   /// The power limit in force on `gpu`.
   [[nodiscard]] double limit_W(const GpuHardware& gpu) const noexcept {
     return power_limit_W_ > 0.0 ? std::min(power_limit_W_, gpu.tdp_W) : gpu.tdp_W;

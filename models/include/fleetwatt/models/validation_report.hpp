@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fleetwatt/models/fit/measurements.hpp"
+#include "fleetwatt/models/hardware/time_split.hpp"
 #include "fleetwatt/models/predictors/power_predictor.hpp"
 
 namespace fleetwatt::models {
@@ -24,6 +25,7 @@ struct Prediction {
   double step_s = 0.0;       ///< predicted seconds per step (per-step rows)
   double avg_power_W = 0.0;  ///< predicted average GPU power
   PredictionBand band;       ///< level 0: no band (the in-band shares are then not counted)
+  TimeSplit split;           ///< what sets epoch_s (unknown: a predictor that does not split its time)
 };
 
 /// One compared row.
@@ -35,6 +37,7 @@ struct RowComparison {
   double power_error = 0.0;                    ///< same for power (0 when not measured)
   bool banded = false;                         ///< the prediction carried a band (level > 0)
   bool time_in_band = false, power_in_band = false;
+  TimeSplit split;  ///< what sets predicted_s (a step's for per-step rows)
 };
 
 /// Errors over a group of rows.

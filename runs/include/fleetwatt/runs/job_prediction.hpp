@@ -64,6 +64,9 @@ struct JobPrediction {
   /// The site file the prediction was corrected to (empty: none) and what it corrected this job by.
   std::string site_file;
   std::optional<models::SiteCorrection::Factors> site;
+  /// The site's machine of this GPU (models/hardware/time_split.hpp) and what it re-times the compute by.
+  models::MachineFactors site_machine;
+  double site_compute_scale = 1.0;
   /// The scenario's GPU presets file, where the job came from a scenario.
   std::string gpu_file;
   double epoch_s = 0.0, total_s = 0.0, gpu_energy_J = 0.0, facility_energy_J = 0.0;

@@ -18,6 +18,7 @@
 #include "fleetwatt/models/fit/gemm_efficiency.hpp"
 #include "fleetwatt/models/fit/measurements.hpp"
 #include "fleetwatt/models/hardware/roofline.hpp"
+#include "fleetwatt/models/hardware/time_split.hpp"
 #include "fleetwatt/models/predictors/power_predictor.hpp"
 #include "fleetwatt/models/predictors/predictor_constants.hpp"
 
@@ -30,6 +31,7 @@ struct RowPrediction {
   double avg_power_W = 0.0;
   PredictionBand band;  ///< set by fit_and_validate for left-out rows (level 0 otherwise)
   PowerClass power_class = PowerClass::other;
+  TimeSplit split;  ///< what sets epoch_s
 
   /// The predicted time of the kind `m` measured (a step or an epoch).
   [[nodiscard]] double time_s(const Measurement& m) const noexcept { return m.per_step() ? step_s : epoch_s; }

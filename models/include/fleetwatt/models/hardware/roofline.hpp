@@ -124,6 +124,11 @@ struct RooflineStep {
   double step_s = 0.0;      ///< work_s + io_stall_s (single GPU)
 };
 
+/// The soft roofline knee: (a^4 + b^4)^(1/4), within 19 % of max(a, b) where a = b and equal to it far
+/// from the knee (measured kernels approach their bound gradually; the fit also needs a smooth model). Two
+/// overlapping times, either of which would set the step alone, take this together.
+[[nodiscard]] double soft_max(double a, double b) noexcept;
+
 /// The step of `model` on `gpu` (ops empty: a generic split from forward FLOPs and activations).
 [[nodiscard]] RooflineStep roofline_step(const ModelCount& model, const StepInputs& in,
                                          const GpuHardware& gpu, const RooflineConstants& time,

@@ -17,6 +17,7 @@
 #include "fleetwatt/models/hardware/clock_model.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/models/hardware/roofline.hpp"
+#include "fleetwatt/models/hardware/time_split.hpp"
 #include "fleetwatt/models/predictors/component_model.hpp"
 #include "fleetwatt/models/predictors/power_predictor.hpp"
 #include "fleetwatt/models/predictors/predictor_constants.hpp"
@@ -116,6 +117,10 @@ class DatasheetPredictor final : public PowerPredictor {
   [[nodiscard]] static bool has_metadata(const JobSpec& job) noexcept;
   /// The full working for a job with model metadata.
   [[nodiscard]] StepBreakdown explain(const JobSpec& job, const GpuHardware& gpu) const;
+  /// What sets the job's epoch time: its step's GPU work and kernel launches, the rest of the step and the
+  /// epoch's end. Unknown for a 3D-parallel step, whose host and GPU times are not one overlap, and for a
+  /// job without metadata.
+  [[nodiscard]] TimeSplit split(const JobSpec& job, const GpuHardware& gpu) const;
   [[nodiscard]] const DatasheetParams& params() const noexcept { return params_; }
 
  private:
