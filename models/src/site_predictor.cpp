@@ -33,25 +33,33 @@ const DatasheetPredictor* datasheet(const PowerPredictor& inner, const JobSpec& 
 double SitePredictor::compute_scale(const JobSpec& job, const GpuHardware& gpu) const {
   const MachineFactors m = site_->machine(gpu.id);
   const DatasheetPredictor* ds = datasheet(*inner_, job);
-  if (m == MachineFactors{} || ds == nullptr) return 1.0;
-  const TimeSplit s = ds->split(job, gpu);
-  const double predicted = soft_max(s.gpu_s, s.host_s);
-  return s.known() && predicted > 0.0 ? soft_max(m.gpu * s.gpu_s, m.host * s.host_s) / predicted : 1.0;
+  return m == MachineFactors{} || ds == nullptr ? 1.0 : ds->split(job, gpu).work_scale(m.gpu, m.host);
 }
 
 double SitePredictor::step_s(const JobSpec& job, const GpuHardware& gpu) const {
   const DatasheetPredictor* ds = datasheet(*inner_, job);
   if (ds == nullptr) return 0.0;
-  const TimeSplit s = ds->split(job, gpu);
+  const StepBreakdown b = ds->explain(job, gpu);
+  const TimeSplit s = DatasheetPredictor::split(b);
   const MachineFactors m = site_->machine(gpu.id);
-  const double step = s.known() ? s.one_step().time_s(m.gpu, m.host) : ds->explain(job, gpu).step_s;
+  const double step = s.known() ? s.one_step().time_s(m.gpu, m.host) : b.step_s;
   return step * factors(job, gpu).time;
 }
 
 EpochPlan SitePredictor::plan(const JobSpec& job, const GpuHardware& gpu) const {
-  EpochPlan p = inner_->plan(job, gpu);
   // The machine first: a job of any workload on a GPU the site has runs of runs at that machine's speeds.
-  p[jobs::PartKind::compute].s *= compute_scale(job, gpu);
+  // The datasheet's own plan comes with the split that re-times it, from one breakdown.
+  const MachineFactors m = site_->machine(gpu.id);
+  const DatasheetPredictor* ds = datasheet(*inner_, job);
+  EpochPlan p;
+  if (ds != nullptr && !job.phases) {
+    const StepBreakdown b = ds->explain(job, gpu);
+    p = b.plan;
+    p[jobs::PartKind::compute].s *= DatasheetPredictor::split(b).work_scale(m.gpu, m.host);
+  } else {
+    p = inner_->plan(job, gpu);
+    p[jobs::PartKind::compute].s *= compute_scale(job, gpu);
+  }
   const SiteCorrection::Factors f = factors(job, gpu);
   if (f.runs == 0) return p;
   const double limit = limit_W(gpu), idle_W = correction_idle_W(gpu.id);

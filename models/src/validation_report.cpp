@@ -168,8 +168,13 @@ std::function<Prediction(const Measurement&)> registry_predictor(const std::stri
     const PowerPredictor& inner = corrected ? corrected->inner() : *slot;
     if (const auto* ds = dynamic_cast<const DatasheetPredictor*>(&inner);
         ds != nullptr && DatasheetPredictor::has_metadata(job)) {
-      p.step_s = corrected ? corrected->step_s(job, gpu) : ds->explain(job, gpu).step_s;
-      if (!corrected) p.split = ds->split(job, gpu);  // (a site's correction is of the datasheet's own)
+      if (corrected) {
+        p.step_s = corrected->step_s(job, gpu);
+      } else {  // (a site's split would be of the datasheet's own prediction, not the corrected one)
+        const StepBreakdown b = ds->explain(job, gpu);
+        p.step_s = b.step_s;
+        p.split = DatasheetPredictor::split(b);
+      }
     }
     p.band = slot->band(job, gpu);
     return p;

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "fleetwatt/models/few_shot.hpp"
+#include "fleetwatt/models/hardware/roofline.hpp"
 #include "fleetwatt/models/hardware/time_split.hpp"
 
 using namespace fleetwatt::models;
@@ -20,6 +21,25 @@ TEST_CASE("a split's time: the GPU's work and the launches overlap at the soft k
   CHECK(s.time_s(1.0, 3.0) == Approx(10.0 * (0.1 * std::pow(82.0, 0.25) * 1.5 + 0.02) + 3.0));
   CHECK(s.one_step().time_s(1.0, 1.0) == Approx(0.1 * std::pow(2.0, 0.25) * 1.5 + 0.02));
   CHECK_FALSE(TimeSplit{}.known());
+  // The work alone re-timed: (82 / 2)^(1/4) as long with that host; 1 with the datasheet's speeds or no
+  // split.
+  CHECK(s.work_scale(1.0, 3.0) == Approx(std::pow(41.0, 0.25)));
+  CHECK(s.work_scale(1.0, 1.0) == 1.0);
+  CHECK(TimeSplit{}.work_scale(2.0, 3.0) == 1.0);
+}
+
+TEST_CASE("a roofline step's split: its bound, launches and stretch, the rest of the step and the end",
+          "[time-split]") {
+  RooflineStep r;
+  r.bound_s = 0.08, r.launch_s = 0.05, r.stretch = 1.2, r.work_s = 0.11;
+  // A step of 0.15 s holds 0.04 s of loading stall beyond its work; 20 steps and 2 s of epoch end.
+  const TimeSplit s = time_split(r, 20.0, 0.15, 2.0);
+  CHECK(s.steps == 20.0);
+  CHECK(s.gpu_s == 0.08);
+  CHECK(s.host_s == 0.05);
+  CHECK(s.stretch == 1.2);
+  CHECK(s.other_s == Approx(0.04));
+  CHECK(s.fixed_s == 2.0);
 }
 
 TEST_CASE("a machine's factors: both speeds recovered from runs of both kinds, the prior holding the rest",

@@ -146,7 +146,7 @@ RowPrediction predict_row(const PreparedRow& r, const PredictorFit& fit) {
       r.steps_per_epoch * (s.work_s * s.power_W + s.io_stall_s * s.floor_W) + end_s * s.floor_W;
   p.avg_power_W = energy / p.epoch_s;
   p.power_class = power_class(r.model.family);
-  p.split = {r.steps_per_epoch, s.bound_s, s.launch_s, s.stretch, s.step_s - s.work_s, end_s};
+  p.split = time_split(s, r.steps_per_epoch, s.step_s, end_s);
   return p;
 }
 

@@ -13,6 +13,15 @@ double TimeSplit::time_s(double gpu, double host) const noexcept {
   return steps * (soft_max(gpu * gpu_s, host * host_s) * stretch + other_s) + fixed_s;
 }
 
+double TimeSplit::work_scale(double gpu, double host) const noexcept {
+  const double predicted = soft_max(gpu_s, host_s);
+  return known() && predicted > 0.0 ? soft_max(gpu * gpu_s, host * host_s) / predicted : 1.0;
+}
+
+TimeSplit time_split(const RooflineStep& step, double steps, double step_s, double fixed_s) noexcept {
+  return {steps, step.bound_s, step.launch_s, step.stretch, step_s - step.work_s, fixed_s};
+}
+
 MachineFactors fit_machine_factors(const std::vector<SplitRun>& runs, double prior) {
   std::vector<const SplitRun*> used;
   for (const SplitRun& r : runs)

@@ -116,12 +116,13 @@ bool DatasheetPredictor::has_metadata(const JobSpec& job) noexcept {
 }
 
 TimeSplit DatasheetPredictor::split(const JobSpec& job, const GpuHardware& gpu) const {
-  if (!has_metadata(job)) return {};
-  const StepBreakdown b = explain(job, gpu);
-  if (b.parallel) return {};
-  const RooflineStep& r = b.roofline;
-  return {b.steps_per_epoch, r.bound_s,           r.launch_s,
-          r.stretch,         b.step_s - r.work_s, b.profile.epoch_s() - b.steps_per_epoch * b.step_s};
+  return has_metadata(job) ? split(explain(job, gpu)) : TimeSplit{};
+}
+
+TimeSplit DatasheetPredictor::split(const StepBreakdown& s) noexcept {
+  if (s.parallel) return {};
+  return time_split(s.roofline, s.steps_per_epoch, s.step_s,
+                    s.profile.epoch_s() - s.steps_per_epoch * s.step_s);
 }
 
 StepBreakdown DatasheetPredictor::explain(const JobSpec& job, const GpuHardware& gpu) const {

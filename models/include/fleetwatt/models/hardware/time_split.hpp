@@ -11,6 +11,8 @@
 
 namespace fleetwatt::models {
 
+struct RooflineStep;
+
 struct TimeSplit {
   double steps = 0.0;    ///< steps in the predicted time (0: no split known; one for a step's own time)
   double gpu_s = 0.0;    ///< per step: the GPU's work at full clocks (the roofline's bound)
@@ -23,9 +25,17 @@ struct TimeSplit {
   /// The time with the GPU's work `gpu` and the host's launches `host` times as long as predicted: (1, 1)
   /// gives the prediction.
   [[nodiscard]] double time_s(double gpu, double host) const noexcept;
+  /// How many times as long the step's GPU work and launches take together, overlapped at the knee, with
+  /// the GPU's work `gpu` and the host's launches `host` times as long (1 where the split is unknown).
+  [[nodiscard]] double work_scale(double gpu, double host) const noexcept;
   /// One step of it: no fixed time.
   [[nodiscard]] TimeSplit one_step() const noexcept { return {1.0, gpu_s, host_s, stretch, other_s, 0.0}; }
 };
+
+/// The split of `steps` steps of the roofline's `step`, each `step_s` long (its work and what adds to it),
+/// and `fixed_s` beyond them.
+[[nodiscard]] TimeSplit time_split(const RooflineStep& step, double steps, double step_s,
+                                   double fixed_s) noexcept;
 
 /// The prior's weight against one run's squared log residual: a machine's factors count as uncertain as
 /// one calibration run is about its machine.

@@ -121,6 +121,8 @@ class DatasheetPredictor final : public PowerPredictor {
   /// epoch's end. Unknown for a 3D-parallel step, whose host and GPU times are not one overlap, and for a
   /// job without metadata.
   [[nodiscard]] TimeSplit split(const JobSpec& job, const GpuHardware& gpu) const;
+  /// The split of a breakdown already worked out.
+  [[nodiscard]] static TimeSplit split(const StepBreakdown& s) noexcept;
   [[nodiscard]] const DatasheetParams& params() const noexcept { return params_; }
 
  private:
