@@ -150,7 +150,20 @@ int validate_energy_leaderboard(const ValidateOptions& o) {
 /// efficiency left out of the fit.
 int validate_vidur_layers(const ValidateOptions& o) {
   const std::vector<models::VidurLayer> rows = models::read_vidur_layers(o.measurements);
-  const models::VidurLayerCheck check = models::check_vidur_layers(rows);
+  const models::VidurLayerCheck zero_shot = models::check_vidur_layers(rows);
+  std::optional<models::VidurFewShot> few;
+  if (o.few_shot) {
+    few = models::few_shot_vidur_layers(zero_shot, *o.few_shot);
+    std::cerr << fmt::format(
+        "fleetwatt: few-shot, k = {}: {} rows calibrate their (GPU, model, tp) groups, {} rows of groups "
+        "with "
+        "no more than k rows are left out, {} rows predicted\n",
+        few->k, few->calibration_rows, few->uncalibrated_rows, few->check.predicted.size());
+    for (const auto& [gpu, w] : few->weights)
+      std::cerr << fmt::format("fleetwatt: {}: calibration weight GEMM {:.3f}, element-wise {:.3f}\n", gpu,
+                               w.first, w.second);
+  }
+  const models::VidurLayerCheck& check = few ? few->check : zero_shot;
   if (!o.rows_csv.empty()) {
     std::ostringstream csv;
     csv << "gpu,model,tokens,tp,measured_gemm_s,predicted_gemm_s,measured_elementwise_s,"
@@ -173,8 +186,13 @@ int validate_vidur_layers(const ValidateOptions& o) {
       groups += fmt::format("{}\"{}\": {}", groups.empty() ? "" : ", ", k, obj(e));
     for (const auto& [k, e] : check.gpus)
       gpus += fmt::format("{}\"{}\": {}", gpus.empty() ? "" : ", ", k, obj(e));
-    std::cout << fmt::format("{{\"groups\": {{{}}}, \"gpus\": {{{}}}, \"all\": {}}}\n", groups, gpus,
-                             obj(check.all));
+    const std::string few_json =
+        few ? fmt::format(
+                  ", \"few_shot\": {{\"k\": {}, \"calibration_rows\": {}, \"uncalibrated_rows\": {}}}",
+                  few->k, few->calibration_rows, few->uncalibrated_rows)
+            : std::string();
+    std::cout << fmt::format("{{\"groups\": {{{}}}, \"gpus\": {{{}}}, \"all\": {}{}}}\n", groups, gpus,
+                             obj(check.all), few_json);
     return 0;
   }
   const auto line = [&](const std::string& name, const models::VidurLayerErrors& e) {
@@ -188,23 +206,26 @@ int validate_vidur_layers(const ValidateOptions& o) {
   std::cout << line("all", check.all);
   std::cout << fmt::format(
       "serving (Vidur's layer profiles): {} layers of 1-4,096 tokens compared, each GPU with its GEMM "
-      "efficiency left out of the fit; no host time, no attention (the profiles have neither)\n",
-      check.all.rows);
+      "efficiency left out of the fit{}; no host time, no attention (the profiles have neither)\n",
+      check.all.rows,
+      few ? fmt::format(", then {} of each (GPU, model, tp) calibrating the others", few->k) : std::string());
   return 0;
 }
 
 /// `--serving`: measured LLM serving (SplitwiseSim) beside the serving iteration model.
 int validate_serving(const ValidateOptions& o) {
   // The serving model has its own check: the training predictor's options say nothing of it.
-  if (o.fit || !o.fit_output.empty() || o.leave_one_gpu_out || o.few_shot || !o.site.empty() || o.steps ||
-      !o.step_calibration.empty() || o.predictor != "datasheet")
+  // Few-shot calibration applies to Vidur's layer profiles, which hold several token counts per model.
+  const bool vidur = models::is_vidur_profile(o.measurements);
+  if (o.fit || !o.fit_output.empty() || o.leave_one_gpu_out || (o.few_shot && !vidur) || !o.site.empty() ||
+      o.steps || !o.step_calibration.empty() || o.predictor != "datasheet")
     throw ConfigError(
         {"command line", 0, 0}, "--serving",
-        "checks the serving iteration model: not with --fit, -o, --leave-one-gpu-out, --few-shot, "
-        "--site, --steps, --step-calibration or --predictor");
+        "checks the serving iteration model: not with --fit, -o, --leave-one-gpu-out, --few-shot "
+        "(but on Vidur's layer profiles), --site, --steps, --step-calibration or --predictor");
   if (!o.rows_csv.empty()) check_output_path(o.rows_csv, {"command line", 0, 0}, "--rows", {});
   if (is_energy_leaderboard(o.measurements)) return validate_energy_leaderboard(o);
-  if (models::is_vidur_profile(o.measurements)) return validate_vidur_layers(o);
+  if (vidur) return validate_vidur_layers(o);
   const std::vector<models::ServingMeasurement> rows = models::read_splitwise_perf(o.measurements);
   const models::ServingCheck check = models::check_serving(rows);
   if (!o.rows_csv.empty()) {
@@ -489,13 +510,23 @@ int validate(const ValidateOptions& o) {
   }
   const models::ValidationReport& report = few ? few->report : zero_shot;
   if (!o.rows_csv.empty()) {
-    // Every compared row, for plots and for finding where a predictor is off.
+    // Every compared row, for plots and for finding where a predictor is off; with the datasheet's split of
+    // the row's zero-shot time (what machine factors re-time; empty where it is not known), so that a
+    // machine's speeds can be studied from the file alone.
+    std::map<std::size_t, models::TimeSplit> zero_split;
+    for (const auto& c : zero_shot.compared) zero_split[c.row] = c.split;
     std::string csv =
-        "source,gpu,workload,batch,power_limit_W,measured_s,predicted_s,measured_W,predicted_W\n";
+        "source,gpu,workload,batch,power_limit_W,measured_s,predicted_s,measured_W,predicted_W,steps,"
+        "gpu_work_s,kernel_launch_s,stretch,other_s,fixed_s\n";
     for (const auto& c : report.compared) {
       const models::Measurement& m = set.rows[c.row];
-      csv += fmt::format("{},{},{},{},{},{},{},{},{}\n", m.source, m.gpu, m.workload, m.job.meta.batch_size,
-                         m.power_limit_W, c.measured_s, c.predicted_s, c.measured_W, c.predicted_W);
+      const models::TimeSplit& t = zero_split[c.row];
+      const std::string split = t.known() ? fmt::format("{},{},{},{},{},{}", t.steps, t.gpu_s, t.host_s,
+                                                        t.stretch, t.other_s, t.fixed_s)
+                                          : std::string(",,,,,");
+      csv +=
+          fmt::format("{},{},{},{},{},{},{},{},{},{}\n", m.source, m.gpu, m.workload, m.job.meta.batch_size,
+                      m.power_limit_W, c.measured_s, c.predicted_s, c.measured_W, c.predicted_W, split);
     }
     write_text_atomically(o.rows_csv, csv);
   }
@@ -577,7 +608,11 @@ void add_validate_command(CLI::App& app, Action& action) {
       "other GPUs' left-out errors)");
   cmd->add_flag("--fit", o->fit, "Fit the datasheet predictor's constants and band on the measurements");
   cmd->add_option("-o,--output", o->fit_output, "With --fit: write the fitted constants (TOML) here");
-  cmd->add_option("--rows", o->rows_csv, "Write every compared row (measured and predicted) to this CSV");
+  cmd->add_option(
+      "--rows", o->rows_csv,
+      "Write every compared row (measured and predicted) to this CSV, with the datasheet's split of "
+      "its zero-shot time: steps, each step's GPU work, kernel launches, clock stretch and other "
+      "time, and the time beyond the steps");
   cmd->add_option("--site", o->site,
                   "Site file of measured runs (calibrate --site): predictions corrected to that site, as "
                   "predict --site gives them");
@@ -586,7 +621,8 @@ void add_validate_command(CLI::App& app, Action& action) {
          "Calibrate each (GPU, workload) on K of its rows (at the default power limit, batches nearest "
          "their middle one) and predict its other rows: the leave-one-GPU-out predictions times the group's "
          "factors, shrunk toward 1 by how well such runs foretold the others on the other GPUs; 0 is the "
-         "leave-one-GPU-out figure")
+         "leave-one-GPU-out figure. With --serving on Vidur's layer profiles: each (GPU, model, tp) on K "
+         "of its token counts")
       ->check(CLI::Range(0, 100));
   cmd->add_option("--level", o->level, "Band level for --fit / --leave-one-gpu-out / --few-shot")
       ->capture_default_str()

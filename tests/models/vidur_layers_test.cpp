@@ -118,6 +118,66 @@ TEST_CASE("Vidur's profiled layers against the model's, each GPU with its GEMM e
   CHECK(std::abs(c.all.layer_bias) < 0.03);
   CHECK(c.all.gemm_mre < 0.065);
   CHECK(c.all.elementwise_mre < 0.42);
+
+  // One token count of each (GPU, model, tp) calibrating its other rows (the middle count; 44 groups):
+  // measured 2026-12-01, layers A100 7.3 %, A40 5.6 %, H100 6.8 %, all 6.8 % (bias -0.5 %); GEMMs 6.1 %
+  // (a level the GEMM efficiency already has), element-wise kernels 26.5 % (their trend in tokens is the
+  // model's, which one factor does not bend).
+  const VidurFewShot f = few_shot_vidur_layers(c, 1);
+  CHECK(f.calibration_rows == 44);
+  CHECK(f.check.all.rows == 13000);
+  CHECK(f.check.gpus.at("a100-sxm-80gb").layer_mre < 0.075);
+  CHECK(f.check.gpus.at("a40").layer_mre < 0.058);
+  CHECK(f.check.gpus.at("h100-sxm").layer_mre < 0.07);
+  CHECK(f.check.all.layer_mre < 0.07);
+  CHECK(f.check.all.gemm_mre < 0.063);
+  CHECK(f.check.all.elementwise_mre < 0.27);
+}
+
+TEST_CASE(
+    "Few-shot calibration of Vidur's layers: the middle token count calibrates, weighted by the other GPUs",
+    "[models][serving][few-shot]") {
+  // Two GPUs, one model at tp 1, 64, 256 and 1,024 tokens; every prediction 1 ms of GEMMs and 1 ms of
+  // element-wise kernels. On the H100 the GEMMs take 3x the prediction at every count and the element-wise
+  // kernels e^0.4 x at 256 tokens and e^0.2 x at the others; on the A100, 2x and e x everywhere. A third
+  // group of one row (tp 2) has no other row to predict.
+  std::vector<VidurLayer> rows;
+  const auto row = [&](const std::string& gpu, double tokens, double tp, double gemm, double elementwise) {
+    VidurLayer v;
+    v.gpu = gpu, v.model = "m", v.tokens = tokens, v.tp = tp, v.gemm_s = gemm, v.elementwise_s = elementwise;
+    rows.push_back(v);
+  };
+  for (const double t : {1024.0, 64.0, 256.0})
+    row("h100-sxm", t, 1, 3e-3, 1e-3 * std::exp(t == 256.0 ? 0.4 : 0.2));
+  for (const double t : {64.0, 256.0, 1024.0}) row("a100-sxm-80gb", t, 1, 2e-3, 1e-3 * std::exp(1.0));
+  row("a100-sxm-80gb", 64.0, 2, 2e-3, 1e-3);
+  VidurLayerCheck zero;
+  for (const VidurLayer& r : rows) zero.predicted.push_back({&r, 1e-3, 1e-3});
+
+  const VidurFewShot f = few_shot_vidur_layers(zero, 1);
+  CHECK(f.calibration_rows == 2);
+  CHECK(f.uncalibrated_rows == 1);
+  REQUIRE(f.check.predicted.size() == 4);
+  // The A100's weights from the H100's rows: GEMMs ln 3 on ln 3, slope 1; element-wise 0.2 on 0.4, 0.5.
+  // The H100's from the A100's: ln 2 on ln 2 and 1 on 1, both 1.
+  CHECK(f.weights.at("a100-sxm-80gb").first == Approx(1.0));
+  CHECK(f.weights.at("a100-sxm-80gb").second == Approx(0.5));
+  CHECK(f.weights.at("h100-sxm").first == Approx(1.0));
+  CHECK(f.weights.at("h100-sxm").second == Approx(1.0));
+  for (const VidurLayerPrediction& p : f.check.predicted) {
+    CHECK(p.row->tokens != 256.0);             // the middle count calibrated
+    CHECK(p.gemm_s == Approx(p.row->gemm_s));  // a level: corrected exactly
+  }
+  // The A100's element-wise kernels: e^0.5 of the e they take, |e^-0.5 - 1| off; the H100's: e^0.4 for
+  // e^0.2, |e^0.2 - 1| off.
+  CHECK(f.check.gpus.at("a100-sxm-80gb").elementwise_mre == Approx(1.0 - std::exp(-0.5)));
+  CHECK(f.check.gpus.at("h100-sxm").elementwise_mre == Approx(std::exp(0.2) - 1.0));
+  CHECK(f.check.gpus.at("h100-sxm").gemm_mre == Approx(0.0).margin(1e-12));
+  // K = 0 is the zero-shot check.
+  const VidurFewShot none = few_shot_vidur_layers(zero, 0);
+  CHECK(none.check.predicted.size() == rows.size());
+  // GEMMs 1/3 of the H100's (three rows 2/3 off) and half the A100's (four rows 1/2 off): 4/7.
+  CHECK(none.check.all.gemm_mre == Approx(4.0 / 7.0));
 }
 
 }  // namespace

@@ -177,11 +177,21 @@ TEST_CASE("validate --json: errors as its rows give them, null where a measured 
   std::vector<std::string> cells;
   std::stringstream cs(line.substr(0, line.find('\n')));
   for (std::string c; std::getline(cs, c, ',');) cells.push_back(c);
-  REQUIRE(cells.size() == 9);
+  REQUIRE(cells.size() == 15);
   const double measured_s = std::stod(cells[5]), predicted_s = std::stod(cells[6]),
                measured_W = std::stod(cells[7]), predicted_W = std::stod(cells[8]);
   CHECK(measured_s == 1500.0);
   CHECK(measured_W == 280.0);
+  // The split adds back to the predicted epoch: steps x ((work^4 + launches^4)^(1/4) x stretch + other) +
+  // the time beyond the steps; ImageNet's 1,281,167 images in steps of 256.
+  const double steps = std::stod(cells[9]), work = std::stod(cells[10]), launches = std::stod(cells[11]),
+               stretch = std::stod(cells[12]), other = std::stod(cells[13]), fixed = std::stod(cells[14]);
+  CHECK(steps == std::ceil(1281167.0 / 256.0));
+  CHECK(work > 0.0);
+  CHECK(launches > 0.0);
+  CHECK(fixed > 0.0);
+  CHECK(steps * (std::pow(std::pow(work, 4) + std::pow(launches, 4), 0.25) * stretch + other) + fixed ==
+        Approx(predicted_s).epsilon(1e-9));
   const json& all = j.at("all");
   CHECK(all.at("rows") == 1);
   CHECK(all.at("time_mre").get<double>() == Approx(std::abs(predicted_s - 1500.0) / 1500.0));

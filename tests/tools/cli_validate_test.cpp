@@ -329,4 +329,28 @@ TEST_CASE(
   REQUIRE(f.size() == 8);
   CHECK(std::stod(f[5]) == Approx(predicted.gemm_s).epsilon(1e-12));
   CHECK(std::stod(f[7]) == Approx(predicted.elementwise_s).epsilon(1e-12));
+
+  // --few-shot 1 on Vidur's profiles: a group of one row has nothing to predict once it calibrates, so it
+  // is left out; with a second token count, one calibrates and the other is predicted, by the library's rule.
+  const auto one =
+      run_command(fleetwatt_command() + " validate " + dir.path().string() + " --serving --few-shot 1");
+  REQUIRE(one.exit_code == 0);
+  CHECK_THAT(one.err, Catch::Contains("0 rows calibrate their (GPU, model, tp) groups, 1 rows of groups"));
+  CHECK_THAT(one.err, Catch::Contains("0 rows predicted"));
+  std::ifstream profile_in(dir / "compute/a100/org/Tiny/mlp.csv");
+  std::stringstream profile;
+  profile << profile_in.rdbuf();
+  dir.write(
+      "compute/a100/org/Tiny/mlp.csv",
+      profile.str() + "0.004,0.019,0.005,0.009,0.004,0.039,0.006,0.023,0.003,8,2,1024,4096,0,True,512,1\n");
+  const auto two = run_command(fleetwatt_command() + " validate " + dir.path().string() +
+                               " --serving --few-shot 1 --json");
+  REQUIRE(two.exit_code == 0);
+  const auto few = nlohmann::json::parse(two.out);
+  CHECK(few["few_shot"]["calibration_rows"] == 1);
+  const auto lib = few_shot_vidur_layers(check_vidur_layers(read_vidur_layers(dir.path())), 1);
+  REQUIRE(lib.check.predicted.size() == 1);
+  CHECK(lib.check.predicted[0].row->tokens == 512.0);  // the middle of two counts is the smaller
+  CHECK(few["all"]["rows"] == 1);
+  CHECK(few["all"]["layer_mre"].get<double>() == Approx(lib.check.all.layer_mre).epsilon(1e-12));
 }

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
+#include <tuple>
 
 #include "fleetwatt/core/csv_reader.hpp"
 #include "fleetwatt/core/input_error.hpp"
@@ -156,6 +158,84 @@ VidurLayerCheck check_vidur_layers(const std::vector<VidurLayer>& rows, bool lea
   for (auto& [k, e] : c.gpus) finish(e);
   finish(c.all);
   return c;
+}
+
+VidurFewShot few_shot_vidur_layers(const VidurLayerCheck& zero, std::size_t k) {
+  VidurFewShot out;
+  out.k = k;
+  const auto& rows = zero.predicted;
+  const auto log_gemm = [&](std::size_t i) { return std::log(rows[i].row->gemm_s / rows[i].gemm_s); };
+  const auto log_elementwise = [&](std::size_t i) {
+    return std::log(rows[i].row->elementwise_s / rows[i].elementwise_s);
+  };
+  struct Group {
+    std::string gpu;
+    std::vector<std::size_t> rows;         ///< its calibration rows first
+    double gemm = 0.0, elementwise = 0.0;  ///< the calibration rows' mean log ratios (NaN: none)
+  };
+  std::map<std::tuple<std::string, std::string, double>, std::vector<std::size_t>> by_group;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    by_group[{rows[i].row->gpu, rows[i].row->model, rows[i].row->tp}].push_back(i);
+  std::vector<Group> groups;
+  for (auto& [key, idx] : by_group) {
+    if (idx.size() <= k) {
+      out.uncalibrated_rows += idx.size();
+      continue;
+    }
+    std::vector<double> tokens;
+    for (const std::size_t i : idx) tokens.push_back(rows[i].row->tokens);
+    std::sort(tokens.begin(), tokens.end());
+    tokens.erase(std::unique(tokens.begin(), tokens.end()), tokens.end());
+    const double middle = tokens[(tokens.size() - 1) / 2];
+    const auto distance = [&](std::size_t i) { return std::abs(std::log(rows[i].row->tokens / middle)); };
+    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+      if (distance(a) != distance(b)) return distance(a) < distance(b);
+      return rows[a].row->tokens < rows[b].row->tokens;
+    });
+    Group g{std::get<0>(key), idx, std::numeric_limits<double>::quiet_NaN(),
+            std::numeric_limits<double>::quiet_NaN()};
+    if (k > 0) {
+      g.gemm = g.elementwise = 0.0;
+      for (std::size_t j = 0; j < k; ++j)
+        g.gemm += log_gemm(idx[j]), g.elementwise += log_elementwise(idx[j]);
+      g.gemm /= static_cast<double>(k), g.elementwise /= static_cast<double>(k);
+    }
+    out.calibration_rows += k;
+    groups.push_back(std::move(g));
+  }
+  // The weight of a kind for one GPU: fitted on every other GPU's calibrated groups.
+  const auto weight = [&](const std::string& gpu, bool elementwise) {
+    double xy = 0.0, xx = 0.0;
+    for (const Group& g : groups) {
+      const double x = elementwise ? g.elementwise : g.gemm;
+      if (g.gpu == gpu || std::isnan(x)) continue;
+      for (std::size_t j = k; j < g.rows.size(); ++j) {
+        xy += x * (elementwise ? log_elementwise(g.rows[j]) : log_gemm(g.rows[j]));
+        xx += x * x;
+      }
+    }
+    return xx > 0.0 ? std::clamp(xy / xx, 0.0, 1.0) : 0.0;
+  };
+  for (const Group& g : groups) {
+    auto it = out.weights.find(g.gpu);
+    if (it == out.weights.end())
+      it = out.weights.emplace(g.gpu, std::pair{weight(g.gpu, false), weight(g.gpu, true)}).first;
+    const auto [wg, we] = it->second;
+    const double fg = std::isnan(g.gemm) ? 1.0 : std::exp(wg * g.gemm);
+    const double fe = std::isnan(g.elementwise) ? 1.0 : std::exp(we * g.elementwise);
+    for (std::size_t j = k; j < g.rows.size(); ++j) {
+      VidurLayerPrediction p = rows[g.rows[j]];
+      p.gemm_s *= fg, p.elementwise_s *= fe;
+      out.check.predicted.push_back(p);
+      add(out.check.groups[p.row->gpu + " " + p.row->model], *p.row, p);
+      add(out.check.gpus[p.row->gpu], *p.row, p);
+      add(out.check.all, *p.row, p);
+    }
+  }
+  for (auto& [key, e] : out.check.groups) finish(e);
+  for (auto& [key, e] : out.check.gpus) finish(e);
+  finish(out.check.all);
+  return out;
 }
 
 }  // namespace fleetwatt::models

@@ -64,4 +64,18 @@ struct VidurLayerCheck {
 [[nodiscard]] VidurLayerCheck check_vidur_layers(const std::vector<VidurLayer>& rows,
                                                  bool leave_gpu_out = true);
 
+/// Few-shot calibration of the layer check, as an operator who profiled a few token counts of a model would
+/// use it: in each (GPU, model, tp) group of more than `k` rows, the k rows whose token counts lie nearest
+/// in ratio to the group's middle one (then fewer tokens, then file order) calibrate it, and its other rows
+/// are predicted times exp(w x the calibration rows' mean log(measured / predicted)), for the GEMMs and for
+/// the element-wise kernels each. The weight w in [0, 1] is the least-squares slope, through the origin, of
+/// the other GPUs' predicted rows' log ratios on their groups' calibration means (how far a group's
+/// calibration rows foretell its other rows where that can be checked); `k` 0 is the zero-shot check.
+struct VidurFewShot {
+  VidurLayerCheck check;  ///< the predicted rows: every row of a calibrated group but its calibration rows
+  std::size_t k = 0, calibration_rows = 0, uncalibrated_rows = 0;
+  std::map<std::string, std::pair<double, double>> weights;  ///< by GPU: (GEMM, element-wise)
+};
+[[nodiscard]] VidurFewShot few_shot_vidur_layers(const VidurLayerCheck& zero, std::size_t k);
+
 }  // namespace fleetwatt::models
