@@ -48,7 +48,7 @@ struct VidurLayerErrors {
 
 /// One row predicted: the model's layer GEMMs and element-wise kernels.
 struct VidurLayerPrediction {
-  const VidurLayer* row = nullptr;
+  const VidurLayer* row = nullptr;  ///< into the rows checked, which must outlive the check
   double gemm_s = 0.0, elementwise_s = 0.0;
 };
 
