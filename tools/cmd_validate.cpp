@@ -156,8 +156,7 @@ int validate_vidur_layers(const ValidateOptions& o) {
     few = models::few_shot_vidur_layers(zero_shot, *o.few_shot);
     std::cerr << fmt::format(
         "fleetwatt: few-shot, k = {}: {} rows calibrate their (GPU, model, tp) groups, {} rows of groups "
-        "with "
-        "no more than k rows are left out, {} rows predicted\n",
+        "with no more than k rows are left out, {} rows predicted\n",
         few->k, few->calibration_rows, few->uncalibrated_rows, few->check.predicted.size());
     for (const auto& [gpu, w] : few->weights)
       std::cerr << fmt::format("fleetwatt: {}: calibration weight GEMM {:.3f}, element-wise {:.3f}\n", gpu,

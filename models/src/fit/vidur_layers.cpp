@@ -89,6 +89,21 @@ void finish(VidurLayerErrors& e) {
   e.gemm_mre /= n, e.elementwise_mre /= n, e.layer_mre /= n, e.layer_bias /= n;
 }
 
+/// A predicted row kept in the check and counted in its model's, its GPU's and every row's errors.
+void record(VidurLayerCheck& c, const VidurLayerPrediction& p) {
+  c.predicted.push_back(p);
+  add(c.groups[p.row->gpu + " " + p.row->model], *p.row, p);
+  add(c.gpus[p.row->gpu], *p.row, p);
+  add(c.all, *p.row, p);
+}
+
+/// The check's sums as means, once every row is recorded.
+void finish(VidurLayerCheck& c) {
+  for (auto& [k, e] : c.groups) finish(e);
+  for (auto& [k, e] : c.gpus) finish(e);
+  finish(c.all);
+}
+
 }  // namespace
 
 std::vector<VidurLayer> read_vidur_profile(std::istream& in, const std::string& source,
@@ -149,14 +164,9 @@ VidurLayerCheck check_vidur_layers(const std::vector<VidurLayer>& rows, bool lea
     b.prefill_tokens =
         m.tokens;  // no prompt ends, no keys attended: the layer's linear and element-wise work
     const IterationCost cost = serving_iteration(r, b, kernels_alone, default_predictor_fit(), it->second);
-    c.predicted.push_back({&m, cost.gemm_s, cost.elementwise_s});
-    add(c.groups[m.gpu + " " + m.model], m, c.predicted.back());
-    add(c.gpus[m.gpu], m, c.predicted.back());
-    add(c.all, m, c.predicted.back());
+    record(c, {&m, cost.gemm_s, cost.elementwise_s});
   }
-  for (auto& [k, e] : c.groups) finish(e);
-  for (auto& [k, e] : c.gpus) finish(e);
-  finish(c.all);
+  finish(c);
   return c;
 }
 
@@ -203,7 +213,9 @@ VidurFewShot few_shot_vidur_layers(const VidurLayerCheck& zero, std::size_t k) {
     out.calibration_rows += k;
     groups.push_back(std::move(g));
   }
-  // The weight of a kind for one GPU: fitted on every other GPU's calibrated groups.
+  // The weight of a kind for one GPU: fitted on every other GPU's calibrated groups, by the rule of
+  // few-shot calibration's shrinkage_weight (few_shot.hpp, a room above this one): the least-squares slope
+  // through the origin, clipped to [0, 1].
   const auto weight = [&](const std::string& gpu, bool elementwise) {
     double xy = 0.0, xx = 0.0;
     for (const Group& g : groups) {
@@ -226,15 +238,10 @@ VidurFewShot few_shot_vidur_layers(const VidurLayerCheck& zero, std::size_t k) {
     for (std::size_t j = k; j < g.rows.size(); ++j) {
       VidurLayerPrediction p = rows[g.rows[j]];
       p.gemm_s *= fg, p.elementwise_s *= fe;
-      out.check.predicted.push_back(p);
-      add(out.check.groups[p.row->gpu + " " + p.row->model], *p.row, p);
-      add(out.check.gpus[p.row->gpu], *p.row, p);
-      add(out.check.all, *p.row, p);
+      record(out.check, p);
     }
   }
-  for (auto& [key, e] : out.check.groups) finish(e);
-  for (auto& [key, e] : out.check.gpus) finish(e);
-  finish(out.check.all);
+  finish(out.check);
   return out;
 }
 
