@@ -13,15 +13,6 @@
 
 namespace fleetwatt::models {
 
-double shrinkage_weight(const std::vector<std::pair<double, double>>& pairs) {
-  double xy = 0.0, xx = 0.0;
-  for (const auto& [x, y] : pairs) {
-    xy += x * y;
-    xx += x * x;
-  }
-  return xx > 0.0 ? std::clamp(xy / xx, 0.0, 1.0) : 0.0;
-}
-
 namespace {
 
 /// A row of the zero-shot comparison with its group.
@@ -33,6 +24,12 @@ struct Row {
   double idle_W = 0.0;                                          ///< the board's idle draw
   /// The prediction re-timed by its machine's GPU and host factors (the zero-shot one without a split).
   double base_s = 0.0;
+};
+
+/// A band's half-widths, |ln(measured / predicted)| at its level: for a row that repeats its calibration
+/// run's batch and power limit, and for one that varies them.
+struct BandHalfWidths {
+  double time = 0.0, power = 0.0, time_varied = 0.0, power_varied = 0.0;
 };
 
 double log_ratio(double measured, double predicted) {
@@ -170,6 +167,7 @@ FewShotReport few_shot(const MeasurementSet& set, const ValidationReport& zero, 
     std::size_t compared;
     double time_s, power_W;
     double log_time_residual, log_power_residual;  ///< log(measured / corrected); NaN: not measured
+    bool repeat;                                   ///< repeats a calibration run's batch and power limit
   };
   std::map<std::string, std::vector<Corrected>> corrected;
   std::set<std::string> gpus;
@@ -194,37 +192,52 @@ FewShotReport few_shot(const MeasurementSet& set, const ValidationReport& zero, 
         const RowComparison& c = zero.compared[rows[i].compared];
         const double power_W = corrected_power(c.predicted_W, fp, power_limit(*rows[i].m), rows[i].idle_W);
         corrected[gpu].push_back({rows[i].compared, rows[i].base_s * ft, power_W,
-                                  rows[i].log_time - std::log(ft), log_ratio(c.measured_W, power_W)});
+                                  rows[i].log_time - std::log(ft), log_ratio(c.measured_W, power_W), repeat});
       }
     }
   }
 
-  // The band half-widths at `level` of the corrected rows of every GPU but `skip` ("": every GPU).
+  // The band half-widths at `level` of the corrected rows of every GPU but `skip` ("": every GPU): over
+  // all of them, and for a row that varies its calibration run's batch or power limit the wider of that
+  // and the quantile of such rows alone. Varied rows stray further than repeated ones, and a band pooled
+  // over both is too narrow for them (Mondrian conformal prediction by the category the weights use; the
+  // pooled band stays the floor where that category's rows are few or tight).
   const auto band_without = [&](const std::string& skip) {
-    std::vector<double> rt, rp;
+    std::vector<double> rt, rp, vt, vp;
     for (const auto& [gpu, rows] : corrected) {
       if (gpu == skip) continue;
       for (const Corrected& c : rows) {
-        if (!std::isnan(c.log_time_residual)) rt.push_back(std::abs(c.log_time_residual));
-        if (!std::isnan(c.log_power_residual)) rp.push_back(std::abs(c.log_power_residual));
+        if (!std::isnan(c.log_time_residual)) {
+          rt.push_back(std::abs(c.log_time_residual));
+          if (!c.repeat) vt.push_back(rt.back());
+        }
+        if (!std::isnan(c.log_power_residual)) {
+          rp.push_back(std::abs(c.log_power_residual));
+          if (!c.repeat) vp.push_back(rp.back());
+        }
       }
     }
-    return std::pair{conformal_quantile(rt, level), conformal_quantile(rp, level)};
+    BandHalfWidths b;
+    b.time = conformal_quantile(rt, level), b.power = conformal_quantile(rp, level);
+    b.time_varied = vt.empty() ? b.time : std::max(b.time, conformal_quantile(vt, level));
+    b.power_varied = vp.empty() ? b.power : std::max(b.power, conformal_quantile(vp, level));
+    return b;
   };
 
   // What a site's runs are corrected by (PredictorFit::site): the weights fitted on every GPU's groups, and
   // the band of every GPU's corrected rows (each corrected with weights fitted without its GPU).
   if (k) {
     const ShrinkageWeights wt = weights_without("", false), wp = weights_without("", true);
-    const auto [ht, hp] = band_without("");
-    out.site = {wt.repeat, wt.varied, wp.repeat, wp.varied, ht, hp};
+    const BandHalfWidths b = band_without("");
+    out.site = {wt.repeat, wt.varied, wp.repeat, wp.varied, b.time, b.power, b.time_varied, b.power_varied};
   }
 
   // Each GPU's band: the level quantile of the other GPUs' corrected residuals.
   std::map<std::size_t, Prediction> predicted;  // by index into zero.compared
   for (const auto& [gpu, rows] : corrected) {
-    const auto [ht, hp] = band_without(gpu);
+    const BandHalfWidths b = band_without(gpu);
     for (const Corrected& c : rows) {
+      const double ht = c.repeat ? b.time : b.time_varied, hp = c.repeat ? b.power : b.power_varied;
       Prediction p;
       p.epoch_s = p.step_s = c.time_s;
       p.avg_power_W = c.power_W;

@@ -1,6 +1,7 @@
 // A site's measured runs as factors and a band (models/site_correction.hpp).
 #include "fleetwatt/models/site_correction.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -59,15 +60,22 @@ SiteCorrection::SiteCorrection(std::vector<Run> runs, const SiteShrinkage& shrin
       r.log_time = std::log(r.measured_s / r.split.time_s(m.gpu, m.host));
   }
   for (const Run& r : runs_) groups_[{r.gpu, r.workload}].runs.push_back(&r);
-  // The site's own residuals: each run predicted from the other runs of its group.
-  std::vector<double> time, power;
+  // The site's own residuals: each run predicted from the other runs of its group; those whose group has
+  // no other run at their batch and power limit are varied ones too.
+  std::vector<double> time, power, time_varied, power_varied;
   for (const auto& [key, group] : groups_) {
     if (group.runs.size() < 2) continue;
     for (const Run* r : group.runs) {
       std::size_t used = 0;
-      const auto [ft, fp] = factors_from(group, r->config, r, used);
-      if (!std::isnan(r->log_time)) time.push_back(std::abs(r->log_time - std::log(ft)));
-      if (!std::isnan(r->log_power) && !r->binds) power.push_back(std::abs(r->log_power - std::log(fp)));
+      const GroupFactors f = factors_from(group, r->config, r, used);
+      if (!std::isnan(r->log_time)) {
+        time.push_back(std::abs(r->log_time - std::log(f.time)));
+        if (!f.repeat) time_varied.push_back(time.back());
+      }
+      if (!std::isnan(r->log_power) && !r->binds) {
+        power.push_back(std::abs(r->log_power - std::log(f.power)));
+        if (!f.repeat) power_varied.push_back(power.back());
+      }
     }
   }
   own_residuals_ = time.size();
@@ -78,10 +86,14 @@ SiteCorrection::SiteCorrection(std::vector<Run> runs, const SiteShrinkage& shrin
   };
   time_band_ = pooled(time, shrinkage_.time_band);
   power_band_ = pooled(power, shrinkage_.power_band);
+  // A job that varies its runs' batch or power limit: the fitted varied band pooled with the site's varied
+  // residuals, never narrower than the band of all.
+  time_band_varied_ = std::max(time_band_, pooled(time_varied, shrinkage_.time_band_varied));
+  power_band_varied_ = std::max(power_band_, pooled(power_varied, shrinkage_.power_band_varied));
 }
 
-std::pair<double, double> SiteCorrection::factors_from(const Group& group, const RunConfig& config,
-                                                       const Run* skip, std::size_t& used) const {
+SiteCorrection::GroupFactors SiteCorrection::factors_from(const Group& group, const RunConfig& config,
+                                                          const Run* skip, std::size_t& used) const {
   double st = 0.0, sp = 0.0;
   std::size_t nt = 0, np = 0;
   bool repeat = false;
@@ -96,7 +108,7 @@ std::pair<double, double> SiteCorrection::factors_from(const Group& group, const
   const double wt = credibility(repeat ? shrinkage_.time_repeat : shrinkage_.time_varied, nt);
   const double wp = credibility(repeat ? shrinkage_.power_repeat : shrinkage_.power_varied, np);
   return {nt ? std::exp(wt * st / static_cast<double>(nt)) : 1.0,
-          np ? std::exp(wp * sp / static_cast<double>(np)) : 1.0};
+          np ? std::exp(wp * sp / static_cast<double>(np)) : 1.0, repeat};
 }
 
 MachineFactors SiteCorrection::machine(const std::string& gpu) const {
@@ -109,12 +121,12 @@ SiteCorrection::Factors SiteCorrection::factors(const std::string& gpu, const st
   Factors f;
   const auto it = groups_.find({gpu, workload});
   if (workload.empty() || it == groups_.end()) return f;
-  const auto [ft, fp] = factors_from(it->second, config, nullptr, f.runs);
-  f.time = ft;
-  f.power = fp;
-  if (time_band_ > 0.0 || power_band_ > 0.0)
-    f.band = {level_, std::exp(-time_band_), std::exp(time_band_), std::exp(-power_band_),
-              std::exp(power_band_)};
+  const GroupFactors g = factors_from(it->second, config, nullptr, f.runs);
+  f.time = g.time;
+  f.power = g.power;
+  const double ht = g.repeat ? time_band_ : time_band_varied_;
+  const double hp = g.repeat ? power_band_ : power_band_varied_;
+  if (ht > 0.0 || hp > 0.0) f.band = {level_, std::exp(-ht), std::exp(ht), std::exp(-hp), std::exp(hp)};
   return f;
 }
 

@@ -1,9 +1,14 @@
 // Few-shot calibration: the shrinkage weight against closed forms, and the
-// evaluation's choice of calibration rows, its factors and its band on a hand-built set.
+// evaluation's choice of calibration rows, its factors and its bands (all rows', and the varied rows') on a
+// hand-built set.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "fleetwatt/models/few_shot.hpp"
+#include "fleetwatt/models/fit/predictor_fit.hpp"
 
 using namespace fleetwatt::models;
 
@@ -152,4 +157,36 @@ TEST_CASE("few-shot power: a group's factor scales the draw above the board's id
   for (const auto& c : few.report.compared)
     if (set.rows[c.row].gpu == "a40" && set.rows[c.row].job.meta.batch_size == 8)
       CHECK(c.predicted_W == Approx(180.0));
+}
+
+TEST_CASE("few-shot band: rows that vary the calibration run take the wider band of such rows",
+          "[few-shot]") {
+  MeasurementSet set;
+  ValidationReport zero;
+  // Each GPU off by its own factor: a repeat of the calibration run (batch 64, default limit) measures the
+  // same, batch 128 takes 1.3x as long and batch 32 0.8x.
+  for (const auto& [gpu, factor] : {std::pair{"a", 1.5}, {"b", 0.8}, {"c", 1.1}}) {
+    add_row(set, zero, gpu, 64, 0.0, factor, 1.0);  // the calibration run
+    add_row(set, zero, gpu, 64, 0.0, factor, 1.0);
+    add_row(set, zero, gpu, 128, 0.0, factor * 1.3, 1.0);
+    add_row(set, zero, gpu, 32, 0.0, factor * 0.8, 1.0);
+  }
+  const FewShotReport few = few_shot(set, zero, 1, 0.5);
+  REQUIRE(few.report.compared.size() == 9);
+  // The site's half-widths are over every GPU's corrected rows: |log(measured / predicted)| of all nine
+  // at 50 %, the ceil(10 x 0.5) = 5th smallest, and of the six varied ones, the ceil(7 x 0.5) = 4th.
+  std::vector<double> all, varied;
+  for (const auto& c : few.report.compared) {
+    all.push_back(std::abs(std::log(c.measured_s / c.predicted_s)));
+    if (set.rows[c.row].job.meta.batch_size != 64) varied.push_back(all.back());
+  }
+  std::sort(all.begin(), all.end());
+  std::sort(varied.begin(), varied.end());
+  REQUIRE(varied.size() == 6);
+  CHECK(all[2] < 1e-12);  // the repeats are predicted exactly (their weight is 1)
+  CHECK(few.site.time_band == Approx(all[4]).margin(1e-12));
+  CHECK(few.site.time_band_varied == Approx(varied[3]).margin(1e-12));
+  CHECK(few.site.time_band_varied > few.site.time_band);
+  // Every power is as predicted: both power bands are 0.
+  CHECK(few.site.power_band_varied == Approx(0.0).margin(1e-12));
 }

@@ -1,6 +1,7 @@
 // A site's runs as factors and a band, against hand calculations: the shrunk mean log ratio of a group's
 // runs, the weight for a repeated or a varied configuration, the leave-one-run-out residuals pooled with the
-// fitted half-width, a draw at its limit left there, and a power factor scaling the draw above idle.
+// fitted half-width (for a varied job, the varied one), a draw at its limit left there, and a power factor
+// scaling the draw above idle.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
@@ -66,6 +67,26 @@ TEST_CASE("a site's factor is its runs' mean log ratio, shrunk by the weight for
   CHECK(f.band.level == 0.8);
   CHECK(f.band.time_high == Approx(std::exp(site.time_band())));
   CHECK(f.band.power_low == Approx(std::exp(-site.power_band())));
+  // Without fitted varied half-widths a varied job's band is the same.
+  CHECK(site.factors("a40", "resnet50", {256, 0.0}).band.time_high == Approx(std::exp(site.time_band())));
+
+  // With them (0.3 and 0.15), a job that varies the runs' batch or limit takes them pooled with the site's
+  // varied residuals (both runs' here: each is predicted from a run at another batch), and a job that
+  // repeats a run keeps the band of all.
+  SiteShrinkage wider = shrinkage();
+  wider.time_band_varied = 0.3, wider.power_band_varied = 0.15;
+  const SiteCorrection varied(runs, wider, 0.8);
+  CHECK(varied.time_band() == Approx(site.time_band()));
+  CHECK(varied.time_band_varied() == Approx((10.0 * 0.3 + 2.0 * rt) / 12.0));
+  CHECK(varied.power_band_varied() == Approx((10.0 * 0.15 + 2.0 * rp) / 12.0));
+  f = varied.factors("a40", "resnet50", {256, 0.0});
+  CHECK(f.band.time_high == Approx(std::exp(varied.time_band_varied())));
+  CHECK(f.band.power_high == Approx(std::exp(varied.power_band_varied())));
+  f = varied.factors("a40", "resnet50", {64, 0.0});
+  CHECK(f.band.time_high == Approx(std::exp(varied.time_band())));
+  // A fitted varied half-width below the band of all is never used: the band of all is the floor.
+  wider.time_band_varied = 0.0;
+  CHECK(SiteCorrection(runs, wider, 0.8).time_band_varied() == Approx(site.time_band()));
 }
 
 TEST_CASE("a corrected draw stays at a limit that binds and never passes one", "[models][site]") {

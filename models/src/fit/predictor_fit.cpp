@@ -344,6 +344,15 @@ double conformal_quantile(const std::vector<double>& scores, double level) {
   return conformal_quantile(std::move(unit), level, 1.0);
 }
 
+double shrinkage_weight(const std::vector<std::pair<double, double>>& pairs) {
+  double xy = 0.0, xx = 0.0;
+  for (const auto& [x, y] : pairs) {
+    xy += x * y;
+    xx += x * x;
+  }
+  return xx > 0.0 ? std::clamp(xy / xx, 0.0, 1.0) : 0.0;
+}
+
 namespace {
 
 /// Left-out residuals count each GPU once (its rows share a weight of 1): the band is for a GPU not yet

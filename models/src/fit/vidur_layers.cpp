@@ -6,9 +6,12 @@
 #include <fstream>
 #include <limits>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "fleetwatt/core/csv_reader.hpp"
 #include "fleetwatt/core/input_error.hpp"
+#include "fleetwatt/models/fit/predictor_fit.hpp"
 #include "fleetwatt/models/fit/tensor_gemm_fit.hpp"
 #include "fleetwatt/models/hardware/gpu_hardware.hpp"
 #include "fleetwatt/models/hardware/tensor_gemm.hpp"
@@ -213,20 +216,17 @@ VidurFewShot few_shot_vidur_layers(const VidurLayerCheck& zero, std::size_t k) {
     out.calibration_rows += k;
     groups.push_back(std::move(g));
   }
-  // The weight of a kind for one GPU: fitted on every other GPU's calibrated groups, by the rule of
-  // few-shot calibration's shrinkage_weight (few_shot.hpp, a room above this one): the least-squares slope
-  // through the origin, clipped to [0, 1].
+  // The weight of a kind for one GPU: few-shot calibration's shrinkage weight, fitted on every other GPU's
+  // calibrated groups.
   const auto weight = [&](const std::string& gpu, bool elementwise) {
-    double xy = 0.0, xx = 0.0;
+    std::vector<std::pair<double, double>> pairs;
     for (const Group& g : groups) {
       const double x = elementwise ? g.elementwise : g.gemm;
       if (g.gpu == gpu || std::isnan(x)) continue;
-      for (std::size_t j = k; j < g.rows.size(); ++j) {
-        xy += x * (elementwise ? log_elementwise(g.rows[j]) : log_gemm(g.rows[j]));
-        xx += x * x;
-      }
+      for (std::size_t j = k; j < g.rows.size(); ++j)
+        pairs.emplace_back(x, elementwise ? log_elementwise(g.rows[j]) : log_gemm(g.rows[j]));
     }
-    return xx > 0.0 ? std::clamp(xy / xx, 0.0, 1.0) : 0.0;
+    return shrinkage_weight(pairs);
   };
   for (const Group& g : groups) {
     auto it = out.weights.find(g.gpu);

@@ -111,8 +111,8 @@ PredictorFit parse_predictor_fit(std::string_view toml_text, const std::string& 
   read_map(*band, "time", fit.band.time, 0.0, 20.0);
   read_map(*band, "power", fit.band.power, 0.0, 20.0);
   if (const auto site = top.table("site")) {
-    site->require_known(
-        {"time_repeat", "time_varied", "power_repeat", "power_varied", "time_band", "power_band"});
+    site->require_known({"time_repeat", "time_varied", "power_repeat", "power_varied", "time_band",
+                         "power_band", "time_band_varied", "power_band_varied"});
     // Shrinkage weights lie in [0, 1] (0: the datasheet prediction, 1: the measured factor); band
     // half-widths as [band]'s.
     auto& w = fit.site;
@@ -122,6 +122,11 @@ PredictorFit parse_predictor_fit(std::string_view toml_text, const std::string& 
     w.power_varied = need(*site, "power_varied", 0.0, 1.0);
     w.time_band = need(*site, "time_band", 0.0, 20.0);
     w.power_band = need(*site, "power_band", 0.0, 20.0);
+    // Optional (absent: as wide as the pooled band); never narrower than it.
+    w.time_band_varied =
+        site->has("time_band_varied") ? need(*site, "time_band_varied", w.time_band, 20.0) : w.time_band;
+    w.power_band_varied =
+        site->has("power_band_varied") ? need(*site, "power_band_varied", w.power_band, 20.0) : w.power_band;
   }
   // Per-sample work factors of the fitting data's workloads.
   read_map(top, "workload_work", fit.workload_work, 1e-6, 1e6);
@@ -165,8 +170,9 @@ std::string format_predictor_fit(const PredictorFit& fit) {
       "\n# A site's measured runs: shrinkage of their factors (repeat: a job at a run's batch and power "
       "limit)\n# and the corrected predictions' band half-widths (few-shot calibration, one run per group).\n"
       "[site]\ntime_repeat = {:.6g}\ntime_varied = {:.6g}\npower_repeat = {:.6g}\npower_varied = {:.6g}\n"
-      "time_band = {:.6g}\npower_band = {:.6g}\n",
-      w.time_repeat, w.time_varied, w.power_repeat, w.power_varied, w.time_band, w.power_band);
+      "time_band = {:.6g}\npower_band = {:.6g}\ntime_band_varied = {:.6g}\npower_band_varied = {:.6g}\n",
+      w.time_repeat, w.time_varied, w.power_repeat, w.power_varied, w.time_band, w.power_band,
+      w.time_band_varied, w.power_band_varied);
   if (!fit.workload_work.empty()) {
     out +=
         "\n# Nuisance constants of the fitting data (not used for jobs): per-sample work x the stated FLOPs "

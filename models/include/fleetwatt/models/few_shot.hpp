@@ -23,10 +23,6 @@
 
 namespace fleetwatt::models {
 
-/// The shrinkage weight from pairs (x, y): x the mean log ratio of a group's calibration runs, y the log
-/// ratio of one of its other runs: the w minimising sum (y - w x)^2, clipped to [0, 1]; 0 without pairs.
-[[nodiscard]] double shrinkage_weight(const std::vector<std::pair<double, double>>& pairs);
-
 /// Shrinkage weights for a run that repeats the calibration runs' configuration (batch and power limit) and
 /// for one that varies it, with the pairs each was fitted on.
 struct ShrinkageWeights {

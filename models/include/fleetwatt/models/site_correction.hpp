@@ -95,9 +95,13 @@ class SiteCorrection {
   [[nodiscard]] Factors factors(const std::string& gpu, const std::string& workload,
                                 const RunConfig& config) const;
   [[nodiscard]] const std::vector<Run>& runs() const noexcept { return runs_; }
-  /// The band's half-widths in use, |ln(measured / corrected)|, and the site's own residuals they pool.
+  /// The band's half-widths in use, |ln(measured / corrected)|, for a job that repeats a run's batch and
+  /// power limit and (`_varied`, at least as wide) for one that varies them, and the site's own residuals
+  /// they pool.
   [[nodiscard]] double time_band() const noexcept { return time_band_; }
   [[nodiscard]] double power_band() const noexcept { return power_band_; }
+  [[nodiscard]] double time_band_varied() const noexcept { return time_band_varied_; }
+  [[nodiscard]] double power_band_varied() const noexcept { return power_band_varied_; }
   [[nodiscard]] std::size_t own_residuals() const noexcept { return own_residuals_; }
 
   /// Pseudo-count of the fitted half-width against the site's own residuals: with 10 of its own, the two
@@ -112,13 +116,18 @@ class SiteCorrection {
   SiteShrinkage shrinkage_;
   double level_ = 0.0;
   double time_band_ = 0.0, power_band_ = 0.0;
+  double time_band_varied_ = 0.0, power_band_varied_ = 0.0;
   std::size_t own_residuals_ = 0;
   std::map<std::pair<std::string, std::string>, Group> groups_;
   std::map<std::string, MachineFactors> machines_;
 
+  struct GroupFactors {
+    double time = 1.0, power = 1.0;
+    bool repeat = false;  ///< a run used has `config`'s batch and power limit
+  };
   /// Factors from `group`'s runs other than `skip` (nullptr: all).
-  [[nodiscard]] std::pair<double, double> factors_from(const Group& group, const RunConfig& config,
-                                                       const Run* skip, std::size_t& used) const;
+  [[nodiscard]] GroupFactors factors_from(const Group& group, const RunConfig& config, const Run* skip,
+                                          std::size_t& used) const;
 };
 
 }  // namespace fleetwatt::models

@@ -13,6 +13,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "fleetwatt/models/fit/gemm_efficiency.hpp"
@@ -90,6 +91,11 @@ struct LeftOutPrediction {
 /// The split-conformal quantile of residual scores at `level`: the ceil((n + 1) level)-th smallest of the n
 /// scores (the largest where that passes n); 0 for none. The band's half-widths are this, with weights.
 [[nodiscard]] double conformal_quantile(const std::vector<double>& scores, double level);
+
+/// The shrinkage weight of few-shot calibration from pairs (x, y): x the mean log ratio of a group's
+/// calibration runs, y the log ratio of one of its other runs: the w minimising sum (y - w x)^2, clipped to
+/// [0, 1]; 0 without pairs.
+[[nodiscard]] double shrinkage_weight(const std::vector<std::pair<double, double>>& pairs);
 
 struct FitReport {
   PredictorFit fit;

@@ -27,12 +27,14 @@ struct BandTable {
 /// calibration with one run per (GPU, workload) measured it on the fitting data: the shrinkage weights of a
 /// group's factor, exp(w x the mean log(measured / predicted) of its runs), for a job that repeats a run's
 /// batch and power limit and for one that varies them; and the band's half-widths, |ln(measured /
-/// corrected)| at the band's level, of predictions so corrected. Without a [site] table: weights 1 (the
-/// runs' factor as measured) and no band of its own.
+/// corrected)| at the band's level, of predictions so corrected: over all of them, and (`_varied`, at
+/// least as wide) over those that vary a run's batch or power limit. Without a [site] table: weights 1
+/// (the runs' factor as measured) and no band of its own.
 struct SiteShrinkage {
   double time_repeat = 1.0, time_varied = 1.0;
   double power_repeat = 1.0, power_varied = 1.0;
   double time_band = 0.0, power_band = 0.0;
+  double time_band_varied = 0.0, power_band_varied = 0.0;
 };
 
 struct PredictorFit {
