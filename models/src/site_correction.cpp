@@ -54,22 +54,24 @@ SiteCorrection::SiteCorrection(std::vector<Run> runs, const SiteShrinkage& shrin
   for (const Run& r : runs_) by_gpu[r.gpu].push_back({r.split, r.measured_s});
   for (const auto& [gpu, split_runs] : by_gpu)
     machines_[gpu] = fit_machine_factors(split_runs, machine_prior);
-  for (Run& r : runs_) {
+  for (const Run& r : runs_) {
     const MachineFactors& m = machines_[r.gpu];
-    if (r.split.known() && r.measured_s > 0.0)
-      r.log_time = std::log(r.measured_s / r.split.time_s(m.gpu, m.host));
+    const double predicted_s = r.split.known() ? r.split.time_s(m.gpu, m.host) : r.predicted_s;
+    const double log_time = r.measured_s > 0.0 && predicted_s > 0.0
+                                ? std::log(r.measured_s / predicted_s)
+                                : std::numeric_limits<double>::quiet_NaN();
+    groups_[{r.gpu, r.workload}].runs.push_back({&r, log_time});
   }
-  for (const Run& r : runs_) groups_[{r.gpu, r.workload}].runs.push_back(&r);
   // The site's own residuals: each run predicted from the other runs of its group; those whose group has
   // no other run at their batch and power limit are varied ones too.
   std::vector<double> time, power, time_varied, power_varied;
   for (const auto& [key, group] : groups_) {
     if (group.runs.size() < 2) continue;
-    for (const Run* r : group.runs) {
+    for (const auto& [r, log_time] : group.runs) {
       std::size_t used = 0;
       const GroupFactors f = factors_from(group, r->config, r, used);
-      if (!std::isnan(r->log_time)) {
-        time.push_back(std::abs(r->log_time - std::log(f.time)));
+      if (!std::isnan(log_time)) {
+        time.push_back(std::abs(log_time - std::log(f.time)));
         if (!f.repeat) time_varied.push_back(time.back());
       }
       if (!std::isnan(r->log_power) && !r->binds) {
@@ -98,11 +100,11 @@ SiteCorrection::GroupFactors SiteCorrection::factors_from(const Group& group, co
   std::size_t nt = 0, np = 0;
   bool repeat = false;
   used = 0;
-  for (const Run* r : group.runs) {
+  for (const auto& [r, log_time] : group.runs) {
     if (r == skip) continue;
     ++used;
     repeat = repeat || r->config == config;
-    if (!std::isnan(r->log_time)) st += r->log_time, ++nt;
+    if (!std::isnan(log_time)) st += log_time, ++nt;
     if (!std::isnan(r->log_power)) sp += r->log_power, ++np;
   }
   const double wt = credibility(repeat ? shrinkage_.time_repeat : shrinkage_.time_varied, nt);

@@ -102,9 +102,9 @@ std::shared_ptr<const SiteCorrection> site_correction(
     r.gpu = m.gpu;
     r.workload = site_workload(as_predicted(m));
     r.config = {m.job.meta.batch_size, m.power_limit_W};
-    r.log_time = std::log(m.epoch_s / p.epoch_s);
-    r.split = p.split;
     r.measured_s = m.epoch_s;
+    r.predicted_s = p.epoch_s;
+    r.split = p.split;
     r.log_power = power_log_ratio(m.avg_power_W, p.avg_power_W, correction_idle_W(m.gpu));
     const double limit = m.power_limit_W > 0.0 ? m.power_limit_W
                          : m.tdp_W > 0.0       ? m.tdp_W

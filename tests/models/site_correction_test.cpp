@@ -23,9 +23,9 @@ TEST_CASE("a site's factor is its runs' mean log ratio, shrunk by the weight for
           "[models][site]") {
   // Two runs of resnet50 on an A40: time ratios 1.2 and 1.4 at batches 64 and 128, power 0.9 and 1.1.
   std::vector<SiteCorrection::Run> runs{
-      {"a40", "resnet50", {64, 0.0}, std::log(1.2), std::log(0.9), false, {}, 0.0},
-      {"a40", "resnet50", {128, 0.0}, std::log(1.4), std::log(1.1), false, {}, 0.0},
-      {"v100", "bert", {32, 0.0}, std::log(2.0), std::numeric_limits<double>::quiet_NaN(), false, {}, 0.0}};
+      {"a40", "resnet50", {64, 0.0}, 1.2, 1.0, {}, std::log(0.9), false},
+      {"a40", "resnet50", {128, 0.0}, 1.4, 1.0, {}, std::log(1.1), false},
+      {"v100", "bert", {32, 0.0}, 2.0, 1.0, {}, std::numeric_limits<double>::quiet_NaN(), false}};
   const SiteCorrection site(runs, shrinkage(), 0.8);
   const double mt = (std::log(1.2) + std::log(1.4)) / 2.0, mp = (std::log(0.9) + std::log(1.1)) / 2.0;
 
@@ -52,6 +52,13 @@ TEST_CASE("a site's factor is its runs' mean log ratio, shrunk by the weight for
   f = site.factors("v100", "bert", {32, 0.0});
   CHECK(f.time == Approx(2.0));
   CHECK(f.power == 1.0);
+  // A run without a measured epoch corrects power only.
+  const SiteCorrection untimed({{"v100", "bert", {32, 0.0}, 0.0, 1.0, {}, std::log(1.5), false}}, shrinkage(),
+                               0.8);
+  f = untimed.factors("v100", "bert", {32, 0.0});
+  CHECK(f.runs == 1);
+  CHECK(f.time == 1.0);
+  CHECK(f.power == Approx(std::exp(0.8 * std::log(1.5))));
 
   // The band: each resnet50 run predicted from the other alone (a varied configuration: weights 0.5, 0.25),
   // its |log residual|; with two of its own against 10 at the fitted half-width, h = (10 x h0 + 2 x q) / 12,

@@ -64,18 +64,17 @@ struct RunConfig {
 
 class SiteCorrection {
  public:
-  /// One measured run: its GPU preset, workload, configuration, log(measured / predicted) of its epoch
-  /// time and power_log_ratio of its average power (NaN: not measured); `binds`: its predicted power sat at
-  /// its limit.
+  /// One measured run: its GPU preset, workload, configuration, its measured and zero-shot epoch (what
+  /// sets the zero-shot one in `split`: where that is known, the run's time ratio is taken against the
+  /// prediction re-timed by its GPU's machine factors), power_log_ratio of its average power (NaN: not
+  /// measured); `binds`: its predicted power sat at its limit.
   struct Run {
     std::string gpu, workload;
     RunConfig config;
-    double log_time = 0.0, log_power = 0.0;
-    bool binds = false;
-    /// What sets its predicted epoch, and its measured one: where the split is known, log_time is taken
-    /// against the prediction re-timed by its GPU's machine factors.
+    double measured_s = 0.0, predicted_s = 0.0;  ///< epochs; 0 measured: time not measured
     TimeSplit split;
-    double measured_s = 0.0;
+    double log_power = 0.0;
+    bool binds = false;
   };
   /// What a job's prediction is corrected by: `runs` 0 where the site has no run of its (GPU, workload),
   /// the factors then 1 and the band the predictor's own.
@@ -89,6 +88,11 @@ class SiteCorrection {
   /// factors, fitted on all the site's runs of that GPU (models/hardware/time_split.hpp).
   SiteCorrection(std::vector<Run> runs, const SiteShrinkage& shrinkage, double level,
                  double machine_prior = kMachinePrior);
+  // The groups point into the runs: a move keeps them (the runs' storage moves whole), a copy would not.
+  SiteCorrection(const SiteCorrection&) = delete;
+  SiteCorrection& operator=(const SiteCorrection&) = delete;
+  SiteCorrection(SiteCorrection&&) noexcept = default;
+  SiteCorrection& operator=(SiteCorrection&&) noexcept = default;
   /// The GPU and host factors of the site's machines of GPU preset `gpu` ((1, 1) where it has no run).
   [[nodiscard]] MachineFactors machine(const std::string& gpu) const;
 
@@ -109,8 +113,14 @@ class SiteCorrection {
   static constexpr double kPriorResiduals = 10.0;
 
  private:
+  /// A run with its log(measured / predicted) epoch time, the prediction re-timed by its machine's factors
+  /// (NaN: not measured).
+  struct TimedRun {
+    const Run* run = nullptr;
+    double log_time = 0.0;
+  };
   struct Group {
-    std::vector<const Run*> runs;
+    std::vector<TimedRun> runs;
   };
   std::vector<Run> runs_;
   SiteShrinkage shrinkage_;
