@@ -32,11 +32,6 @@ struct BandHalfWidths {
   double time = 0.0, power = 0.0, time_varied = 0.0, power_varied = 0.0;
 };
 
-double log_ratio(double measured, double predicted) {
-  return measured > 0.0 && predicted > 0.0 ? std::log(measured / predicted)
-                                           : std::numeric_limits<double>::quiet_NaN();
-}
-
 using GroupKey = std::pair<std::string, std::string>;  // (GPU, workload)
 
 /// The row's power limit (its board's maximum where it states none); 0: unknown.

@@ -31,6 +31,11 @@ double power_log_ratio(double measured_W, double predicted_W, double idle_W) noe
              : std::numeric_limits<double>::quiet_NaN();
 }
 
+double log_ratio(double measured, double predicted) noexcept {
+  return measured > 0.0 && predicted > 0.0 ? std::log(measured / predicted)
+                                           : std::numeric_limits<double>::quiet_NaN();
+}
+
 double credibility(double w1, std::size_t n) noexcept {
   if (n == 0 || !(w1 > 0.0)) return 0.0;
   if (w1 >= 1.0) return 1.0;
@@ -57,10 +62,7 @@ SiteCorrection::SiteCorrection(std::vector<Run> runs, const SiteShrinkage& shrin
   for (const Run& r : runs_) {
     const MachineFactors& m = machines_[r.gpu];
     const double predicted_s = r.split.known() ? r.split.time_s(m.gpu, m.host) : r.predicted_s;
-    const double log_time = r.measured_s > 0.0 && predicted_s > 0.0
-                                ? std::log(r.measured_s / predicted_s)
-                                : std::numeric_limits<double>::quiet_NaN();
-    groups_[{r.gpu, r.workload}].runs.push_back({&r, log_time});
+    groups_[{r.gpu, r.workload}].runs.push_back({&r, log_ratio(r.measured_s, predicted_s)});
   }
   // The site's own residuals: each run predicted from the other runs of its group; those whose group has
   // no other run at their batch and power limit are varied ones too.

@@ -39,6 +39,10 @@ namespace fleetwatt::models {
 /// scenario), whose draws are then scaled whole. One rule for the runs' ratios and the jobs' corrections.
 [[nodiscard]] double correction_idle_W(const std::string& gpu_id);
 
+/// log(measured / predicted): what a run says of a time factor; NaN where either is not positive (not
+/// measured, or nothing predicted).
+[[nodiscard]] double log_ratio(double measured, double predicted) noexcept;
+
 /// log((measured - idle) / (predicted - idle)): what a run says of the power factor; NaN where either draw
 /// is not above idle (nothing to scale) or was not measured.
 [[nodiscard]] double power_log_ratio(double measured_W, double predicted_W, double idle_W) noexcept;
