@@ -2,6 +2,7 @@
 // node sleep). Every expected start time and energy below is worked out by hand from the job phases.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -115,19 +116,21 @@ TEST_CASE("a facility power cap queues jobs whose peak would break it", "[polici
 }
 
 /// How much the clock model stretches a 300 W phase on an A800 (TDP 400 W) capped at `cap_W`: the clock
-/// runs at f = (cap - F) / (300 - F) above the floor F = floor_fraction x 400 W, and the clock-bound share
-/// b of the time stretches as 1 / f: b / f + 1 - b.
+/// runs at f = (cap - F) / (300 - F) above the floor F = floor_fraction x 400 W, never below the model's
+/// minimum clock, and the clock-bound share b of the time stretches as 1 / f: b / f + 1 - b.
 double stretch_300_W(double cap_W) {
   const auto& m = models::clock_model();
   const double floor = m.floor_fraction * 400.0;
-  return m.clock_bound_share / ((cap_W - floor) / (300.0 - floor)) + 1.0 - m.clock_bound_share;
+  const double f = std::max(models::ClockModel::kMinClock, (cap_W - floor) / (300.0 - floor));
+  return m.clock_bound_share / f + 1.0 - m.clock_bound_share;
 }
 
 TEST_CASE("GPU power capping stretches a job by the clock model instead of queueing it", "[policies]") {
   // Cap 1,050 W: the second job gets (1050 - 800) / 2 = 125 W of headroom per GPU, a 175 W cap. With the
-  // fitted model (floor 86 W, b = 0.30): f = 89 / 214 = 0.416, 10 s of work takes 10 x 1.421 = 14.2 s.
+  // fitted model (floor 0.293 x 400 = 117.2 W, b = 0.192): f = 57.8 / 182.8 = 0.316, 10 s of work takes
+  // 10 x 1.415 = 14.2 s.
   const double k = stretch_300_W(175.0);
-  CHECK(k == Approx(0.30 / (89.0 / 214.0) + 0.70).epsilon(0.01));
+  CHECK(k == Approx(0.192 / (57.8 / 182.8) + 0.808).epsilon(0.001));
   auto r = run(fleet(1, 4), {job(1, 0, 2, 10), job(2, 0, 2, 10)},
                std::make_unique<PowerCapScheduler>(1050, true, 0.3));
   CHECK(r[2].start.seconds() == 0.0);
@@ -245,7 +248,8 @@ TEST_CASE("a demand-response event can cap GPUs instead of pausing, and the work
 
 TEST_CASE("a demand-response cap that cannot reach the target also pauses the latest jobs", "[policies]") {
   // Target 500 W needs c <= 100 W, under the floor 0.3 x 400 W = 120 W: both are capped at 120 W
-  // (300 + 4 x 70 = 580 W, still too much) and the later job pauses: 300 + 2 x 70 = 440 W.
+  // (300 + 4 x 70 = 580 W, still too much) and the later job pauses: 300 + 2 x 70 = 440 W. 120 W is
+  // 2.8 W above the clock model's floor (117.2 W): the capped job runs at its minimum clock.
   auto dr =
       std::make_unique<DemandResponseScheduler>(100, 200, 500, DemandResponseScheduler::Action::cap, 0.3);
   auto* policy = dr.get();

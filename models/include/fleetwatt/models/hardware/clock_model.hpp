@@ -16,8 +16,9 @@
 namespace fleetwatt::models {
 
 struct ClockModel {
-  double floor_fraction = 0.215;    ///< power that does not follow the clock, as a fraction of TDP
-  double clock_bound_share = 0.30;  ///< share of a capped phase's time that stretches as 1 / f
+  // The defaults are the fitted constants (clock_model()).
+  double floor_fraction = 0.293;     ///< power that does not follow the clock, as a fraction of TDP
+  double clock_bound_share = 0.192;  ///< share of a capped phase's time that stretches as 1 / f
 
   /// Clock fraction in (0, 1] that brings a phase drawing `power_W` at full clocks to `cap_W` (1 without
   /// a cap, cap_W <= 0, or when the phase already fits). Never below kMinClock.
