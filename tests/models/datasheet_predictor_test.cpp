@@ -2,8 +2,11 @@
 // trends the measurements show, power limits, fallbacks and refusals.
 #include "fleetwatt/models/predictors/datasheet_predictor.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <string>
+#include <vector>
 
 using namespace fleetwatt::models;
 using fleetwatt::jobs::ConfigError;
@@ -260,4 +263,57 @@ TEST_CASE("The band's high power stops at the power limit in force", "[models][d
   const double small_W = p.predict(small, gpu_preset("a40")).mean_W();
   REQUIRE(1.5 * small_W < 300.0);
   CHECK(p.band(small, gpu_preset("a40")).power_high == Approx(1.5));
+}
+
+TEST_CASE(
+    "A Keras application given by its FLOPs draws as a CNN with the band of FLOPs-only work, a model of "
+    "unknown kind as the median class",
+    "[models][datasheet][power]") {
+  // GAISSA names its models keras-<architecture> and gives their FLOPs; every model of keras.applications
+  // is a convolutional network, so it saturates as the CNN class does. A model known by its FLOPs alone has
+  // no class with runs in the fitting data: the median of the fitted classes' saturations (cnn,
+  // transformer, mlp).
+  CHECK(named_model_family("keras-vgg16") == ModelFamily::cnn);
+  CHECK(named_model_family("keras-xception") == ModelFamily::cnn);
+  CHECK(named_model_family("custom") == ModelFamily::other);
+  CHECK(named_model_family("kerasnet") == ModelFamily::other);
+  CHECK(power_class(ModelFamily::mlp) == PowerClass::mlp);
+  CHECK(power_class(ModelFamily::recurrent) == PowerClass::other);
+  CHECK(std::string(to_string(PowerClass::mlp)) == "mlp");
+  // Its band is that of work stated without the model's layers, whatever the family.
+  CHECK(band_class(ModelFamily::cnn, true) == PowerClass::other);
+  CHECK(band_class(ModelFamily::cnn, false) == PowerClass::cnn);
+
+  const auto& pc = default_predictor_fit().power;
+  const auto sat = [&](PowerClass c) { return pc.saturation[static_cast<std::size_t>(c)]; };
+  std::vector<double> fitted{sat(PowerClass::cnn), sat(PowerClass::transformer), sat(PowerClass::mlp)};
+  std::sort(fitted.begin(), fitted.end());
+  CHECK(sat(PowerClass::other) == fitted[1]);
+
+  // VGG16 as GAISSA trained it (15.5 GFLOPs, 138.4 M parameters) on the A40, whose fitted saturation
+  // factor multiplies the class's: the step's saturation draw is the CNN class's share of the 300 W TDP.
+  const GpuHardware gpu = gpu_preset("a40");
+  JobSpec j;
+  j.meta.model = "keras-vgg16";
+  j.meta.flops_per_sample = 15.5e9;
+  j.meta.params = 138.4e6;
+  j.meta.batch_size = 32;
+  j.meta.dataset_samples = 23807;
+  const double factor = pc.gpu_saturation.at("a40");
+  const DatasheetPredictor p;
+  CHECK(p.explain(j, gpu).roofline.saturation_W == Approx(sat(PowerClass::cnn) * factor * 300.0));
+  j.meta.model = "my-model";
+  CHECK(p.explain(j, gpu).roofline.saturation_W == Approx(sat(PowerClass::other) * factor * 300.0));
+
+  // A GPU without power runs in the data takes the median of the fitted GPUs' factors, not 1.
+  std::vector<double> factors;
+  for (const auto& [id, f] : pc.gpu_saturation) factors.push_back(f);
+  std::sort(factors.begin(), factors.end());
+  const std::size_t n = factors.size();
+  REQUIRE(n >= 3);
+  const double median = n % 2 ? factors[n / 2] : std::sqrt(factors[n / 2 - 1] * factors[n / 2]);
+  const GpuHardware a800 = gpu_preset("a800");
+  REQUIRE(pc.gpu_saturation.count("a800") == 0);
+  j.meta.model = "keras-vgg16";
+  CHECK(p.explain(j, a800).roofline.saturation_W == Approx(sat(PowerClass::cnn) * median * a800.tdp_W));
 }

@@ -97,6 +97,7 @@ TEST_CASE("every numeric key of a predictor fit file at the numeric edges is loc
       {"power", "floor_gddr", "0.25", "power.floor_gddr"},
       {"power", "saturation_cnn", "1", "power.saturation_cnn"},
       {"power", "saturation_transformer", "0.82", "power.saturation_transformer"},
+      {"power", "saturation_mlp", "0.3", "power.saturation_mlp"},
       {"power", "saturation_other", "0.62", "power.saturation_other"},
       {"power", "exponent", "0.73", "power.exponent"},
       {"power", "memory_weight", "1", "power.memory_weight"},

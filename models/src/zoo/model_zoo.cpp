@@ -668,6 +668,10 @@ bool is_zoo_model(std::string_view name) {
   return find_entry(name) != nullptr;
 }
 
+ModelFamily named_model_family(std::string_view name) noexcept {
+  return name.starts_with(kKerasPrefix) ? ModelFamily::cnn : ModelFamily::other;
+}
+
 std::string zoo_names() {
   std::string out;
   for (const auto& e : zoo_entries()) {

@@ -31,8 +31,8 @@ struct RowPrediction {
   double epoch_s = 0.0;  ///< one epoch (steps and the epoch's end)
   double avg_power_W = 0.0;
   PredictionBand band;  ///< set by fit_and_validate for left-out rows (level 0 otherwise)
-  PowerClass power_class = PowerClass::other;
-  TimeSplit split;  ///< what sets epoch_s
+  PowerClass band_class = PowerClass::other;  ///< the class whose band it takes (band_class)
+  TimeSplit split;                            ///< what sets epoch_s
 
   /// The predicted time of the kind `m` measured (a step or an epoch).
   [[nodiscard]] double time_s(const Measurement& m) const noexcept { return m.per_step() ? step_s : epoch_s; }

@@ -27,11 +27,19 @@
 
 namespace fleetwatt::models {
 
-/// Workload classes of the power model (saturation power differs between CNNs and Transformers).
-enum class PowerClass : std::uint8_t { cnn, transformer, other };
-inline constexpr std::size_t kPowerClasses = 3;
+/// Workload classes of the power model: saturation power differs between CNNs, Transformers and MLPs
+/// (recommendation models such as NCF, whose steps are embedding lookups and small GEMMs); `other`
+/// (recurrent networks, models known by their FLOPs alone) has no runs in the fitting data and takes the
+/// median of the fitted classes' saturations.
+enum class PowerClass : std::uint8_t { cnn, transformer, mlp, other };
+inline constexpr std::size_t kPowerClasses = 4;
 [[nodiscard]] const char* to_string(PowerClass c) noexcept;
 [[nodiscard]] PowerClass power_class(ModelFamily f) noexcept;
+/// The class whose calibrated band a prediction takes: its power class, except for a model known by its
+/// FLOPs alone (`flops_only`: no zoo model, no shape), which takes `other`'s whatever its architecture. Its
+/// errors are those of work stated without the model's layers (GAISSA's Keras runs, FLOPs at an image
+/// size they do not give), not those of a counted model of its family.
+[[nodiscard]] PowerClass band_class(ModelFamily f, bool flops_only) noexcept;
 
 /// Kinds of board memory: the resident floor differs (HBM data-centre parts ~15 % of TDP, GDDR boards more).
 [[nodiscard]] bool has_hbm(const GpuHardware& gpu) noexcept;
@@ -64,8 +72,8 @@ struct RooflineConstants {
 struct UtilisationPowerConstants {
   double floor_hbm = 0.15;   ///< resident floor / TDP, HBM boards (rule where no GPU floor is measured)
   double floor_gddr = 0.28;  ///< the same, GDDR boards
-  std::array<double, kPowerClasses> saturation{0.9, 0.95, 0.8};  ///< saturation / TDP per class
-  double exponent = 0.6;                                         ///< gamma of g(u) = u^gamma
+  std::array<double, kPowerClasses> saturation{0.9, 0.95, 0.8, 0.9};  ///< saturation / TDP per class
+  double exponent = 0.6;                                              ///< gamma of g(u) = u^gamma
   double memory_weight = 0.7;  ///< how much a bandwidth-bound second counts toward u (compute-bound: 1)
   std::map<std::string, double> gpu_floor_W;     ///< fitted floors of GPUs with power measurements
   std::map<std::string, double> gpu_saturation;  ///< fitted saturation factors of those GPUs (x class's)

@@ -203,6 +203,12 @@ struct ZooEntry {
 /// Counts of a named zoo model at `input_size` (0: its default). Throws std::invalid_argument naming the
 /// model and listing the known ones for an unknown name, or saying why the input size is impossible.
 [[nodiscard]] ModelCount count_model(std::string_view name, std::uint32_t input_size = 0);
+/// How a job names a Keras application it gives by its FLOPs: "keras-<architecture>".
+inline constexpr std::string_view kKerasPrefix = "keras-";
+/// The family of a model a job names but gives by its FLOPs (not a zoo model): convolutional for a Keras
+/// application (kKerasPrefix, as GAISSA's runs and their calibrated records name them: every
+/// model in keras.applications is a convolutional image network), other for any other name.
+[[nodiscard]] ModelFamily named_model_family(std::string_view name) noexcept;
 /// Comma-separated zoo names, for messages.
 [[nodiscard]] std::string zoo_names();
 
