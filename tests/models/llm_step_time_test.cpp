@@ -453,7 +453,7 @@ TEST_CASE("Megatron-LM GPT-3 175B on 1,024 A100: the published step time within 
   CHECK(std::abs(err) < 0.15);
   // Pinned at docs/predictors.md's figure, so that a change of the model shows here (it was -18 % with FP32
   // GEMM curves moved to the BF16 ridge point, +86 % at the roofline's fitted constant).
-  CHECK(err == Approx(0.029).margin(0.01));
+  CHECK(err == Approx(0.025).margin(0.01));
 }
 
 TEST_CASE("Llama 3 405B on 8,192 and 16,384 H100 beside the report's MFU, not tuned toward it",
