@@ -454,7 +454,7 @@ void read_folder(const fs::path& folder, MeasurementSet& out) {
 }  // namespace
 
 bool known_by_flops_only(const Measurement& m) {
-  return !m.shape && !is_zoo_model(m.job.meta.model);
+  return !m.shape && known_by_flops_only(m.job.meta);
 }
 
 std::string preset_for_gpu_name(const std::string& name) {

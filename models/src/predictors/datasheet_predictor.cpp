@@ -320,9 +320,9 @@ PredictionBand DatasheetPredictor::band(const JobSpec& job, const GpuHardware& g
 
 PredictionBand DatasheetPredictor::band_of(const JobSpec& job, const GpuHardware& gpu,
                                            const StepBreakdown& s) const {
-  PredictionBand b = prediction_band(
-      params_.fit, gpu, band_class(s.model.family, !is_zoo_model(job.meta.model) && !job.meta.shape.given()),
-      in_fitted_domain(job.meta));
+  PredictionBand b =
+      prediction_band(params_.fit, gpu, band_class(s.model.family, known_by_flops_only(job.meta)),
+                      in_fitted_domain(job.meta));
   // The board holds its average power at or under the limit in force (the TDP, or the predictor's lower
   // power_limit_w), so no measured average can lie above it; the calibrated factor alone would put a
   // near-limit job's high end above what the GPU can draw. Never below the prediction itself (the band always

@@ -668,6 +668,10 @@ bool is_zoo_model(std::string_view name) {
   return find_entry(name) != nullptr;
 }
 
+bool known_by_flops_only(const jobs::ModelMetadata& meta) {
+  return !is_zoo_model(meta.model) && !meta.shape.given();
+}
+
 ModelFamily named_model_family(std::string_view name) noexcept {
   return name.starts_with(kKerasPrefix) ? ModelFamily::cnn : ModelFamily::other;
 }

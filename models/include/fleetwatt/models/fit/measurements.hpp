@@ -43,9 +43,9 @@ struct Measurement {
   [[nodiscard]] double time_s() const noexcept { return per_step() ? step_s : epoch_s; }
 };
 
-/// True for a row whose model fleetwatt knows only by the FLOPs its source quotes (neither a zoo model nor
-/// a measured shape): its work at the source's unstated input size is a nuisance of the fit
-/// (PredictorFit::workload_work, keyed by the row's workload).
+/// True for a row whose job fleetwatt knows only by the FLOPs its source quotes (the job's
+/// known_by_flops_only, models/zoo/model_zoo.hpp) and that has no measured shape: its work at the source's
+/// unstated input size is a nuisance of the fit (PredictorFit::workload_work, keyed by the row's workload).
 [[nodiscard]] bool known_by_flops_only(const Measurement& m);
 
 /// What could not be used, and why (a row of an unknown workload, a GPU without a preset, ...).

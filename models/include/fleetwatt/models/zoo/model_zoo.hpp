@@ -200,6 +200,10 @@ struct ZooEntry {
 /// (is_zoo_model and count_model also take the aliases bert_base, bert_large, gpt2_small, gpt2_medium, the
 /// NeuSight data's spellings, and gpt2-large, opt-1.3b.)
 [[nodiscard]] bool is_zoo_model(std::string_view name);
+/// True for a job whose model fleetwatt knows only by the FLOPs it is given: neither a zoo model nor a
+/// shape. Its work and its band are those of such work (the predictor's band class `other`; the fit's
+/// per-workload work where its source leaves the input size unstated).
+[[nodiscard]] bool known_by_flops_only(const jobs::ModelMetadata& meta);
 /// Counts of a named zoo model at `input_size` (0: its default). Throws std::invalid_argument naming the
 /// model and listing the known ones for an unknown name, or saying why the input size is impossible.
 [[nodiscard]] ModelCount count_model(std::string_view name, std::uint32_t input_size = 0);
