@@ -508,24 +508,30 @@ int validate(const ValidateOptions& o) {
                                machine.first, machine.second, f.gpu, f.host);
   }
   const models::ValidationReport& report = few ? few->report : zero_shot;
+  // The GPU's busy share where a source measured it, against the zero-shot prediction's.
+  const std::vector<models::BusyShare> busy = models::busy_shares(set, zero_shot);
   if (!o.rows_csv.empty()) {
     // Every compared row, for plots and for finding where a predictor is off; with the datasheet's split of
     // the row's zero-shot time (what machine factors re-time; empty where it is not known), so that a
     // machine's speeds can be studied from the file alone.
-    std::map<std::size_t, models::TimeSplit> zero_split;
-    for (const auto& c : zero_shot.compared) zero_split[c.row] = c.split;
+    std::map<std::size_t, const models::RowComparison*> zero_row;
+    for (const auto& c : zero_shot.compared) zero_row[c.row] = &c;
     std::string csv =
         "source,gpu,workload,batch,power_limit_W,measured_s,predicted_s,measured_W,predicted_W,steps,"
-        "gpu_work_s,kernel_launch_s,stretch,other_s,fixed_s\n";
+        "gpu_work_s,kernel_launch_s,stretch,other_s,fixed_s,measured_busy,predicted_busy\n";
     for (const auto& c : report.compared) {
       const models::Measurement& m = set.rows[c.row];
-      const models::TimeSplit& t = zero_split[c.row];
+      const models::RowComparison* z = zero_row.at(c.row);
+      const models::TimeSplit& t = z->split;
       const std::string split = t.known() ? fmt::format("{},{},{},{},{},{}", t.steps, t.gpu_s, t.host_s,
                                                         t.stretch, t.other_s, t.fixed_s)
                                           : std::string(",,,,,");
-      csv +=
-          fmt::format("{},{},{},{},{},{},{},{},{},{}\n", m.source, m.gpu, m.workload, m.job.meta.batch_size,
-                      m.power_limit_W, c.measured_s, c.predicted_s, c.measured_W, c.predicted_W, split);
+      const std::string busy = z->measured_busy > 0.0
+                                   ? fmt::format("{},{}", z->measured_busy, z->predicted_busy)
+                                   : std::string(",");
+      csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", m.source, m.gpu, m.workload,
+                         m.job.meta.batch_size, m.power_limit_W, c.measured_s, c.predicted_s, c.measured_W,
+                         c.predicted_W, split, busy);
     }
     write_text_atomically(o.rows_csv, csv);
   }
@@ -559,9 +565,16 @@ int validate(const ValidateOptions& o) {
           "\"machine_prior\": {}, \"machines\": [{}]}}",
           few->k, few->calibration_rows, few->uncalibrated_rows, few->machine_prior, machines);
     }
-    std::cout << fmt::format("{{\"predictor\": {}, \"gpus\": {{{}}}, \"all\": {}, \"skipped\": {}{}}}\n",
-                             json_string(o.predictor), gpus, json_summary(report.all), report.skipped.size(),
-                             few_json);
+    std::string busy_json;
+    for (const models::BusyShare& b : busy)
+      busy_json += fmt::format(
+          "{}{{\"gpu\": {}, \"workload\": {}, \"rows\": {}, \"measured\": {}, "
+          "\"predicted\": {}}}",
+          busy_json.empty() ? "" : ", ", json_string(b.gpu), json_string(b.workload), b.rows,
+          json_number(b.measured), json_number(b.predicted));
+    std::cout << fmt::format(
+        "{{\"predictor\": {}, \"gpus\": {{{}}}, \"all\": {}, \"skipped\": {}, \"busy\": [{}]{}}}\n",
+        json_string(o.predictor), gpus, json_summary(report.all), report.skipped.size(), busy_json, few_json);
     return 0;
   }
   std::cout << fmt::format("{:<16} {:>6} {:>11} {:>11} {:>12} {:>13} {:>14} {:>7}\n", "GPU", "rows",
@@ -574,6 +587,14 @@ int validate(const ValidateOptions& o) {
       "skipped\n",
       o.predictor, report.all.rows, 100.0 * report.all.time_mre, 100.0 * report.all.power_mre,
       report.all.power_rows, report.skipped.size());
+  if (!busy.empty()) {
+    // The power model's input against the source's own measurement of it (the zero-shot split's).
+    std::cout << fmt::format("\n{:<16} {:<24} {:>6} {:>15} {:>16}\n", "GPU", "workload (busy share)", "rows",
+                             "measured %", "predicted %");
+    for (const models::BusyShare& b : busy)
+      std::cout << fmt::format("{:<16} {:<24} {:>6} {:>15.1f} {:>16.1f}\n", b.gpu, b.workload, b.rows,
+                               100.0 * b.measured, 100.0 * b.predicted);
+  }
   return 0;
 }
 
@@ -611,7 +632,8 @@ void add_validate_command(CLI::App& app, Action& action) {
       "--rows", o->rows_csv,
       "Write every compared row (measured and predicted) to this CSV, with the datasheet's split of "
       "its zero-shot time: steps, each step's GPU work, kernel launches, clock stretch and other "
-      "time, and the time beyond the steps");
+      "time, and the time beyond the steps; and the GPU's busy share as measured (where the source "
+      "measured it) and as that split says");
   cmd->add_option("--site", o->site,
                   "Site file of measured runs (calibrate --site): predictions corrected to that site, as "
                   "predict --site gives them");
@@ -626,7 +648,9 @@ void add_validate_command(CLI::App& app, Action& action) {
   cmd->add_option("--level", o->level, "Band level for --fit / --leave-one-gpu-out / --few-shot")
       ->capture_default_str()
       ->check(CLI::Range(0.5, 0.99));
-  cmd->add_flag("--json", o->json, "Print one JSON object {gpus, all, skipped} instead of the table");
+  cmd->add_flag("--json", o->json,
+                "Print one JSON object {gpus, all, skipped, busy} instead of the tables (busy: the GPU's "
+                "measured and predicted busy share per GPU and workload, where a source measured it)");
   cmd->add_option("--step-calibration", o->step_calibration,
                   "With --steps: the step model's calibration from this file (the format of "
                   "models/data/step_calibration.toml) instead of the built-in one");

@@ -88,6 +88,7 @@ ValidationReport validate_measurements(const MeasurementSet& set,
     c.predicted_W = p.avg_power_W;
     if (c.measured_W > 0.0) c.power_error = std::abs(c.predicted_W - c.measured_W) / c.measured_W;
     c.split = per_step ? p.split.one_step() : p.split;
+    if (m.gpu_busy > 0.0) c.measured_busy = m.gpu_busy, c.predicted_busy = c.split.busy_share();
     c.banded = p.band.level > 0.0;
     if (c.banded) {
       c.time_in_band =
@@ -104,6 +105,24 @@ ValidationReport validate_measurements(const MeasurementSet& set,
   for (const auto& [gpu, sums] : per_gpu) report.gpus[gpu] = sums.summary(levels[gpu]);
   report.all = all.summary(all_levels);
   return report;
+}
+
+std::vector<BusyShare> busy_shares(const MeasurementSet& set, const ValidationReport& report) {
+  std::map<std::pair<std::string, std::string>, BusyShare> groups;
+  for (const RowComparison& c : report.compared) {
+    if (!(c.measured_busy > 0.0)) continue;
+    const Measurement& m = set.rows.at(c.row);
+    BusyShare& b = groups[{m.gpu, m.workload}];
+    b.gpu = m.gpu, b.workload = m.workload;
+    ++b.rows;
+    b.measured += c.measured_busy, b.predicted += c.predicted_busy;
+  }
+  std::vector<BusyShare> out;
+  for (auto& [key, b] : groups) {
+    b.measured /= static_cast<double>(b.rows), b.predicted /= static_cast<double>(b.rows);
+    out.push_back(b);
+  }
+  return out;
 }
 
 jobs::JobSpec as_predicted(const Measurement& m) {

@@ -143,6 +143,8 @@ TEST_CASE("A GAISSA row maps to the job of the validation test", "[models][measu
   CHECK(m->avg_power_W == Approx(27.946062717770033));
   CHECK(m->tdp_W == 60.0);
   CHECK(m->power_limit_W == 0.0);
+  // Its "gpu usage (%)", 94.399 %: nvidia-smi's utilization.gpu averaged over the run.
+  CHECK(m->gpu_busy == Approx(0.943990243902439));
   // The Maxwell board has no TF32; the RTX 3070 (TensorFlow >= 2.4's default) runs FP32 convolutions as TF32.
   CHECK(m->job.meta.stack == fleetwatt::jobs::SoftwareStack::eager);
   CHECK(m->job.meta.precision == fleetwatt::jobs::Precision::fp32);

@@ -42,6 +42,19 @@ TEST_CASE("a roofline step's split: its bound, launches and stretch, the rest of
   CHECK(s.fixed_s == 2.0);
 }
 
+TEST_CASE("a split's busy share: the GPU's stretched work over the whole time", "[time-split]") {
+  // 10 steps of 0.02 s GPU work under 0.01 s of launches, stretched 1.5x, 0.005 s more a step, 2 s of end:
+  // the step's work and launches overlap to 0.02 x (1 + 0.5^4)^(1/4) = 0.0203055 s, so the time is
+  // 10 x (0.0203055 x 1.5 + 0.005) + 2 = 2.354583 s, of which the GPU runs 10 x 0.02 x 1.5 = 0.3 s.
+  const TimeSplit s{10.0, 0.02, 0.01, 1.5, 0.005, 2.0};
+  CHECK(s.time_s(1.0, 1.0) == Approx(2.354583).epsilon(1e-6));
+  CHECK(s.busy_share() == Approx(0.3 / 2.354583).epsilon(1e-6));
+  // A host-bound step with no end: the GPU's share is its work over the launches' (softened) time.
+  const TimeSplit host{5.0, 0.001, 0.004, 1.0, 0.0, 0.0};
+  CHECK(host.busy_share() == Approx(0.001 / (0.004 * std::pow(1.0 + std::pow(0.25, 4), 0.25))));
+  CHECK(TimeSplit{}.busy_share() == 0.0);
+}
+
 TEST_CASE("a machine's factors: both speeds recovered from runs of both kinds, the prior holding the rest",
           "[time-split]") {
   // Two GPU-bound and two host-bound runs measured exactly at GPU x 0.6 and host x 1.8: a negligible prior

@@ -156,11 +156,11 @@ TEST_CASE("predict --site corrects a job by its site's runs, and validate --site
     std::vector<std::string> cells;
     std::stringstream ss(line);
     for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
-    // A corrected row carries no datasheet split: nine figures, then six empty cells (the reader sees five,
-    // the last one ending the line).
-    REQUIRE(line.size() > 5);
-    CHECK(line.compare(line.size() - 5, 5, ",,,,,") == 0);
-    REQUIRE(cells.size() == 14);
+    // A corrected row carries no datasheet split, nor a measured busy share: nine figures, then eight empty
+    // cells (the reader sees seven, the last one ending the line).
+    REQUIRE(line.size() > 7);
+    CHECK(line.compare(line.size() - 7, 7, ",,,,,,,") == 0);
+    REQUIRE(cells.size() == 16);
     CHECK(std::stod(cells[6]) == Approx(p.epoch_s).epsilon(1e-12));
     CHECK(std::stod(cells[8]) == Approx(p.power_W).epsilon(1e-12));
   }

@@ -218,6 +218,8 @@ bool describe_keras_transfer(Measurement& m) {
 /// fine-tuning epoch's absolute 0-based index plus the early-stopping patience, 20; the run stopped at that
 /// index + 20, so it ran 10 + (index + 20 - 10 + 1) = trained - 9 epochs (the power logs show as many).
 constexpr double kGaissaHeadEpochs = 10.0, kGaissaCountedNotRun = 9.0;
+/// GAISSA's mean of nvidia-smi's utilization.gpu over the run (its src/features).
+constexpr const char* kGaissaBusy = "gpu usage (%)";
 
 void read_gaissa(const fs::path& file, MeasurementSet& out) {
   Table t(file);
@@ -255,6 +257,13 @@ void read_gaissa(const fs::path& file, MeasurementSet& out) {
     m.tdp_W = t.positive(*row, "max power limit (W)");
     m.epoch_s = t.positive(*row, "training duration (h)") * 3600.0 / ran;
     m.avg_power_W = t.positive(*row, "average power draw (W)");
+    if (t.has(kGaissaBusy)) {
+      const double busy = t.number(*row, kGaissaBusy, true).value_or(0.0);
+      if (busy < 0.0 || busy > 100.0)
+        throw ConfigError(t.where(*row, kGaissaBusy), kGaissaBusy,
+                          fmt::format("{} is not a percentage (0 to 100)", busy));
+      m.gpu_busy = busy / 100.0;
+    }
     out.rows.push_back(std::move(m));
   }
 }

@@ -13,6 +13,11 @@ double TimeSplit::time_s(double gpu, double host) const noexcept {
   return steps * (soft_max(gpu * gpu_s, host * host_s) * stretch + other_s) + fixed_s;
 }
 
+double TimeSplit::busy_share() const noexcept {
+  const double total = time_s(1.0, 1.0);
+  return known() && total > 0.0 ? steps * gpu_s * stretch / total : 0.0;
+}
+
 double TimeSplit::work_scale(double gpu, double host) const noexcept {
   const double predicted = soft_max(gpu_s, host_s);
   return known() && predicted > 0.0 ? soft_max(gpu * gpu_s, host * host_s) / predicted : 1.0;

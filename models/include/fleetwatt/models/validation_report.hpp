@@ -38,6 +38,9 @@ struct RowComparison {
   bool banded = false;                         ///< the prediction carried a band (level > 0)
   bool time_in_band = false, power_in_band = false;
   TimeSplit split;  ///< what sets predicted_s (a step's for per-step rows)
+  /// The share of the run's time the GPU runs kernels, as its source measured it and as the split says
+  /// (TimeSplit::busy_share); both 0 where the source did not measure it.
+  double measured_busy = 0.0, predicted_busy = 0.0;
 };
 
 /// Errors over a group of rows.
@@ -70,6 +73,17 @@ struct ValidationReport {
 /// (Measurement::shape), the job carries that shape's parameters and FLOPs; where it quotes FLOPs at an
 /// unstated input size, the built-in fit's estimate of the work (PredictorFit::workload_work) applies.
 [[nodiscard]] jobs::JobSpec as_predicted(const Measurement& m);
+
+/// The GPU's busy share of a (GPU, workload)'s compared rows that measured it: means over those rows of
+/// what the source measured and what the predictions' splits say (RowComparison::measured_busy). The power
+/// model turns that share into watts, so this checks its input against a measurement of its own.
+struct BusyShare {
+  std::string gpu, workload;
+  std::size_t rows = 0;
+  double measured = 0.0, predicted = 0.0;
+};
+/// One per (GPU, workload) with rows that measured it, in that order; none where no row did.
+[[nodiscard]] std::vector<BusyShare> busy_shares(const MeasurementSet& set, const ValidationReport& report);
 
 /// A predictor function for validate_measurements from a registry predictor: `kind` built once per
 /// distinct power limit (power_limit_w set where the predictor declares it), the row's GPU preset (from

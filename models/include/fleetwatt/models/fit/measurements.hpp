@@ -33,6 +33,9 @@ struct Measurement {
   double epoch_s = 0.0;        ///< measured seconds per epoch; 0: not measured
   double avg_power_W = 0.0;    ///< measured average GPU power over the run; 0: not measured
   double tdp_W = 0.0;          ///< the board's own maximum limit where the source states it; 0: preset's
+  /// The measured share of the run's time with a kernel running on the GPU (nvidia-smi's utilization.gpu,
+  /// averaged over the run), where the source measured it; 0: not measured.
+  double gpu_busy = 0.0;
   /// The model as the source ran it where that differs from the zoo model of the same name (NeuSight's
   /// "gpt3_xl" is 24 layers of width 3072, not the published 2048); the row is predicted with this shape.
   std::optional<TransformerShape> shape;

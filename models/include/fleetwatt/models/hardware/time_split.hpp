@@ -28,6 +28,9 @@ struct TimeSplit {
   /// How many times as long the step's GPU work and launches take together, overlapped at the knee, with
   /// the GPU's work `gpu` and the host's launches `host` times as long (1 where the split is unknown).
   [[nodiscard]] double work_scale(double gpu, double host) const noexcept;
+  /// The share of the time the GPU runs kernels: its work at the clock the step runs at, every step's,
+  /// over the whole time (what nvidia-smi's utilization.gpu averages to); 0 where the split is unknown.
+  [[nodiscard]] double busy_share() const noexcept;
   /// One step of it: no fixed time.
   [[nodiscard]] TimeSplit one_step() const noexcept { return {1.0, gpu_s, host_s, stretch, other_s, 0.0}; }
 };
