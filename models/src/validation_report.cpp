@@ -88,7 +88,10 @@ ValidationReport validate_measurements(const MeasurementSet& set,
     c.predicted_W = p.avg_power_W;
     if (c.measured_W > 0.0) c.power_error = std::abs(c.predicted_W - c.measured_W) / c.measured_W;
     c.split = per_step ? p.split.one_step() : p.split;
-    if (m.gpu_busy > 0.0) c.measured_busy = m.gpu_busy, c.predicted_busy = c.split.busy_share();
+    // Compared only where the prediction says how its time splits (a datasheet one, not a site's
+    // correction or another predictor's): without it the model states no share, which is not a share of 0.
+    if (m.gpu_busy > 0.0 && c.split.known())
+      c.measured_busy = m.gpu_busy, c.predicted_busy = c.split.busy_share();
     c.banded = p.band.level > 0.0;
     if (c.banded) {
       c.time_in_band =

@@ -322,6 +322,42 @@ TEST_CASE("validate_measurements: errors of the measured kind, power where measu
   CHECK(report.skipped[1].why == "unknown model");
 }
 
+TEST_CASE(
+    "validate_measurements: a measured busy share is compared only with a prediction that splits its time",
+    "[models][measurements][validate]") {
+  MeasurementSet set;
+  Measurement row;
+  row.gpu = "rtx3070", row.workload = "keras-vgg16", row.epoch_s = 100.0, row.gpu_busy = 0.9;
+  set.rows = {row, row};
+  // 50 steps of 1.6 s GPU work under 0.1 s of launches, nothing else: the GPU runs 80 s of the steps' time.
+  const TimeSplit split{50.0, 1.6, 0.1, 1.0, 0.0, 0.0};
+  const auto with_split = [&](const Measurement&) {
+    Prediction p;
+    p.epoch_s = split.time_s(1.0, 1.0), p.split = split;
+    return p;
+  };
+  const ValidationReport compared = validate_measurements(set, with_split);
+  REQUIRE(compared.compared.size() == 2);
+  CHECK(compared.compared[0].measured_busy == 0.9);
+  CHECK(compared.compared[0].predicted_busy == Approx(80.0 / split.time_s(1.0, 1.0)));
+  const std::vector<BusyShare> busy = busy_shares(set, compared);
+  REQUIRE(busy.size() == 1);
+  CHECK(busy[0].rows == 2);
+  CHECK(busy[0].measured == Approx(0.9));
+  CHECK(busy[0].predicted == Approx(80.0 / split.time_s(1.0, 1.0)));
+  // A prediction without a split (a site's correction, another predictor) states no share: not compared,
+  // rather than compared with 0.
+  const ValidationReport unsplit = validate_measurements(set, [](const Measurement&) {
+    Prediction p;
+    p.epoch_s = 100.0;
+    return p;
+  });
+  REQUIRE(unsplit.compared.size() == 2);
+  CHECK(unsplit.compared[0].measured_busy == 0.0);
+  CHECK(unsplit.compared[0].predicted_busy == 0.0);
+  CHECK(busy_shares(set, unsplit).empty());
+}
+
 TEST_CASE("Every numeric records column at ±1e300, NaN and 2^63 is a located error or a finite value",
           "[models][measurements][edges]") {
   // batch_size = 1e300 was cast to 32 bits unchecked (undefined behaviour). Counts are refused outside 32

@@ -39,7 +39,7 @@ struct RowComparison {
   bool time_in_band = false, power_in_band = false;
   TimeSplit split;  ///< what sets predicted_s (a step's for per-step rows)
   /// The share of the run's time the GPU runs kernels, as its source measured it and as the split says
-  /// (TimeSplit::busy_share); both 0 where the source did not measure it.
+  /// (TimeSplit::busy_share); both 0 where the source did not measure it or the prediction has no split.
   double measured_busy = 0.0, predicted_busy = 0.0;
 };
 
